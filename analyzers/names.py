@@ -1,0 +1,78 @@
+"""Metric name normalisation: many spellings, one canonical name.
+
+`normalize("train/loss") == "loss"`, `normalize("eval_loss") == "val_loss"`.
+Unknown names are lower-cased with separators unified (so they still group).
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+# Canonical names analyzers key on.
+CANONICAL = (
+    "loss", "val_loss", "grad_norm", "lr", "loss_scale", "throughput", "data_time",
+    "step_time", "accuracy", "val_accuracy", "epoch", "perplexity", "val_perplexity",
+    "skipped_steps", "memory", "tokens_per_s",
+)
+
+_TRAIN_PREFIXES = ("train/", "train_", "training/", "training_", "trn_", "train.", "train-")
+_VAL_PREFIXES = ("val/", "val_", "valid/", "valid_", "validation/", "validation_", "eval/",
+                 "eval_", "evaluation/", "test/", "test_", "dev/", "dev_", "val.", "eval.", "val-")
+
+_ALIASES = {
+    "loss": "loss", "train_loss": "loss", "training_loss": "loss", "total_loss": "loss",
+    "avg_loss": "loss", "mean_loss": "loss", "loss_epoch": "loss", "loss_step": "loss",
+    "grad_norm": "grad_norm", "gradient_norm": "grad_norm", "total_norm": "grad_norm",
+    "gnorm": "grad_norm", "grad_norm_total": "grad_norm", "global_grad_norm": "grad_norm",
+    "grad-norm": "grad_norm", "grads_norm": "grad_norm", "norm": "grad_norm",
+    "lr": "lr", "learning_rate": "lr", "learning-rate": "lr", "lr_0": "lr", "lr-adam": "lr",
+    "lr-adamw": "lr", "lr-sgd": "lr", "current_lr": "lr",
+    "loss_scale": "loss_scale", "scale": "loss_scale", "loss-scale": "loss_scale",
+    "grad_scale": "loss_scale", "scaler_scale": "loss_scale", "amp_scale": "loss_scale",
+    "throughput": "throughput", "samples_per_second": "throughput", "samples/s": "throughput",
+    "train_samples_per_second": "throughput", "it/s": "throughput", "steps_per_second": "throughput",
+    "train_steps_per_second": "throughput", "samples_per_sec": "throughput", "ips": "throughput",
+    "tokens_per_second": "tokens_per_s", "tok/s": "tokens_per_s", "tokens/s": "tokens_per_s",
+    "data_time": "data_time", "data": "data_time", "dataloader_time": "data_time",
+    "load_time": "data_time", "data_wait": "data_time",
+    "step_time": "step_time", "batch_time": "step_time", "iter_time": "step_time", "time": "step_time",
+    "acc": "accuracy", "accuracy": "accuracy", "top1": "accuracy", "acc1": "accuracy",
+    "top1_acc": "accuracy", "train_acc": "accuracy", "train_accuracy": "accuracy",
+    "epoch": "epoch", "ppl": "perplexity", "perplexity": "perplexity",
+    "skipped": "skipped_steps", "skipped_steps": "skipped_steps", "overflow": "skipped_steps",
+    "mem": "memory", "memory": "memory", "max_memory_allocated": "memory", "gpu_mem": "memory",
+}
+_VAL_ALIASES = {"loss": "val_loss", "accuracy": "val_accuracy", "perplexity": "val_perplexity"}
+
+_SEP = re.compile(r"[\s]+")
+
+
+@lru_cache(maxsize=4096)
+def normalize(raw: str) -> str:
+    """Canonical metric name for a raw name as it appears in an artifact."""
+    n = _SEP.sub("_", raw.strip().strip("'\"").lower())
+    if n in _ALIASES:
+        return _ALIASES[n]
+    for p in _VAL_PREFIXES:
+        if n.startswith(p):
+            rest = n[len(p):]
+            base = _ALIASES.get(rest, rest)
+            return _VAL_ALIASES.get(base, "val_" + base)
+    for suf in ("_val", "/val", "_eval", "/eval", "_valid", "_test"):
+        if n.endswith(suf):
+            base = _ALIASES.get(n[: -len(suf)], n[: -len(suf)])
+            return _VAL_ALIASES.get(base, "val_" + base)
+    for p in _TRAIN_PREFIXES:
+        if n.startswith(p):
+            rest = n[len(p):]
+            return _ALIASES.get(rest, rest)
+    for suf in ("_epoch", "_step", "/epoch", "/step"):
+        if n.endswith(suf) and n[: -len(suf)] in _ALIASES:
+            return _ALIASES[n[: -len(suf)]]
+    # per-layer gradient norms keep their layer: "grad_norm/encoder.0" -> "grad_norm/encoder.0"
+    for p in ("grad_norm/", "grad_norm_", "grad_norm.", "gradient_norm/", "grad/", "grads/", "grad_"):
+        if n.startswith(p) and len(n) > len(p):
+            return "grad_norm/" + n[len(p):]
+    if n.endswith("/grad_norm") or n.endswith(".grad_norm"):
+        return "grad_norm/" + n[: -len("/grad_norm")]
+    return n

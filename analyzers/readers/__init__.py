@@ -1,0 +1,17 @@
+"""Artifact readers, tried in ORDER; the first whose sniff() accepts a file reads it.
+
+Binary/structured formats come first; the plain text reader is last and takes
+any remaining text file (logs, code, configs) as a TextArtifact.
+"""
+from __future__ import annotations
+
+import importlib
+
+_NAMES = ["tensorboard", "mlflow", "wandb", "tabular", "textlog"]
+
+ORDER = []
+for _n in _NAMES:
+    try:
+        ORDER.append(importlib.import_module(f"{__name__}.{_n}"))
+    except ImportError:  # a reader not written yet or missing an optional dependency
+        pass
