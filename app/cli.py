@@ -1,7 +1,144 @@
-"""`mltdbg` command line (placeholder until the diagnose command lands)."""
+"""`mltdbg`: the command line, a thin view over the core.
+
+    mltdbg diagnose PATH... [--symptom TEXT]... [--baseline PATH] [--json]
+    mltdbg sessions list|replay|export ...
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
 import sys
+import textwrap
+from pathlib import Path
 
 
-def main(argv=None) -> int:
-    print("mltdbg: not ready yet", file=sys.stderr)
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("mltdbg")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="mltdbg", description="Debug a failing ML training run from its artifacts.")
+    p.add_argument("--version", action="version", version=f"mltdbg {_version()}")
+    sub = p.add_subparsers(dest="command", required=True)
+    d = sub.add_parser("diagnose", help="rank root-cause hypotheses for a run (offline by default)")
+    d.add_argument("paths", nargs="*", metavar="PATH", help="run folders or artifact files")
+    d.add_argument("--symptom", action="append", default=[], metavar="TEXT", help="what you saw, in words (repeatable)")
+    d.add_argument("--baseline", action="append", default=[], metavar="PATH", help="a good run to compare with")
+    d.add_argument("--repo", metavar="DIR", help="the code's git repo (default: found from the paths)")
+    d.add_argument("--json", action="store_true", help="print one JSON object (diagnosis.schema.json)")
+    d.add_argument("--engine", choices=["auto", "offline", "claude"], default="auto")
+    d.add_argument("--context", metavar="FILE.json", help="a context package (task, artifacts, symptoms, constraints)")
+    try:
+        from mltdbg.sessions.cli import add_subparser
+        add_subparser(sub)
+    except ImportError:
+        pass
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "diagnose":
+        return _diagnose(args)
+    handler = getattr(args, "handler", None)
+    if handler is not None:
+        return handler(args)
     return 2
+
+
+def _fail(msg: str) -> int:
+    print(f"mltdbg: error: {msg}", file=sys.stderr)
+    return 2
+
+
+def _repo_root(start: Path) -> Path | None:
+    p = start.resolve()
+    if p.is_file():
+        p = p.parent
+    for q in (p, *p.parents):
+        if (q / ".git").exists():
+            return q
+    return None
+
+
+def _diagnose(args) -> int:
+    from mltdbg.playbooks.diagnose import InputError, diagnose
+    paths = list(args.paths)
+    symptoms = list(args.symptom)
+    if args.context:
+        try:
+            ctx = json.loads(Path(args.context).read_text("utf-8"))
+            arts = ctx.get("artifacts") or {}
+            for v in arts.values():
+                paths += [v] if isinstance(v, str) else [x for x in v if isinstance(x, str)]
+            symptoms += [s for s in ctx.get("symptoms") or [] if isinstance(s, str)]
+        except (OSError, ValueError, AttributeError) as e:
+            return _fail(f"{args.context}: not a readable context package ({e})")
+    if not paths:
+        return _fail("no PATH given (a run folder or artifact files)")
+    repo = Path(args.repo) if args.repo else _repo_root(Path(paths[0]))
+    try:
+        d = diagnose(paths, symptoms, args.baseline or None, repo_root=repo)
+    except InputError as e:
+        return _fail(str(e))
+    except KeyboardInterrupt:
+        return 130
+    except Exception as e:  # noqa: BLE001 - never a traceback for the user
+        return _fail(f"internal error while diagnosing: {type(e).__name__}: {e} (please report)")
+    if args.json:
+        print(json.dumps(d.to_json(), indent=2, allow_nan=False))
+    else:
+        print(render_text(d))
+    return 0
+
+
+_BAR = 20
+
+
+def render_text(d) -> str:
+    """Human-readable diagnosis: ranked causes with confidence, evidence, check, fix."""
+    out = []
+    label = {"diagnosis_complete": "DIAGNOSIS COMPLETE", "needs_more_data": "NEEDS MORE DATA",
+             "no_issue_found": "NO ISSUE FOUND"}[d.status]
+    out.append(f"{label}  (engine: {d.engine}, {d.elapsed_s:.2f}s)")
+    if d.status == "needs_more_data":
+        out.append("The top hypothesis is below 0.8 confidence: this is a ranking, not a finding.")
+    out.append("")
+    for i, h in enumerate(d.hypotheses, 1):
+        n = int(round(h.confidence * _BAR))
+        out.append(f"{i}. {h.id}  [{'#' * n}{'.' * (_BAR - n)}] {h.confidence:.2f}  {h.severity}")
+        out.append(textwrap.indent(textwrap.fill(h.issue, 92), "   "))
+        for e in h.evidence:
+            where = e.source or ""
+            if e.line:
+                where += f":{e.line}"
+            if e.step is not None:
+                where += f" step {e.step}"
+            out.append(f"   - {e.text}  [{where}]")
+            if e.quote:
+                out.append(f"       > {e.quote[:110]}")
+        out.append(textwrap.indent(textwrap.fill("check: " + h.check, 92), "   "))
+        if h.check_command:
+            out.append(f"   $ {h.check_command}")
+        out.append(textwrap.indent(textwrap.fill("fix: " + h.fix, 92), "   "))
+        if h.patch:
+            out.append("   (a patch is available: --json shows it)")
+        out.append("")
+    if d.needs:
+        out.append("To settle it, bring:")
+        out += [f"  - {n}" for n in d.needs]
+    if d.warnings:
+        out.append("Warnings:")
+        out += [f"  ! {w}" for w in d.warnings[:20]]
+        if len(d.warnings) > 20:
+            out.append(f"  ! ... {len(d.warnings) - 20} more")
+    return "\n".join(out).rstrip() + "\n"
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,68 @@
+"""Ingest -> signals: the whole UI-free analysis of a run in one call.
+
+`analyze(run, baseline, repo_root)` runs every analyzer and returns their signals;
+each analyzer is independent, and one that fails adds a warning instead of
+stopping the others.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from .model import Run, Signal
+
+
+def prepare(run: Run) -> None:
+    """Fill the derived parts of a run (tracebacks, facts) once, in place."""
+    import importlib
+    for step, mod, fn in (("tracebacks", "text", "extract_tracebacks"), ("facts", "config", "extract_facts")):
+        try:
+            getattr(importlib.import_module(f"{__package__}.{mod}"), fn)(run)
+        except Exception as e:  # noqa: BLE001 - one analyzer's bug must not lose the diagnosis
+            run.warnings.append(f"(analysis) {step} extraction failed: {type(e).__name__}: {e}")
+
+
+def analyze(run: Run, baseline: Run | None = None, repo_root: Path | None = None) -> list[Signal]:
+    """Every signal the analyzers find in `run` (and against `baseline`, when given)."""
+    import importlib
+
+    def call(mod: str, fn: str, *a):
+        return getattr(importlib.import_module(f"{__package__}.{mod}"), fn)(*a)
+    prepare(run)
+    if baseline is not None:
+        prepare(baseline)
+    out: list[Signal] = []
+    steps = [("curves", lambda: call("curves", "curve_signals", run)),
+             ("log text", lambda: call("text", "text_signals", run)),
+             ("config", lambda: call("config", "config_signals", run)),
+             ("code", lambda: call("code", "code_signals", run))]
+    if baseline is not None:
+        steps.append(("baseline", lambda: call("baseline", "compare", run, baseline, repo_root)))
+    for name, fn in steps:
+        try:
+            out += fn()
+        except Exception as e:  # noqa: BLE001
+            run.warnings.append(f"(analysis) {name} analyzer failed: {type(e).__name__}: {e}")
+    out += _resume_jumps(run, out)
+    return [s for s in out if s.strength > 0]
+
+
+def _resume_jumps(run: Run, signals: list[Signal]) -> list[Signal]:
+    """A loss jump at a step where the log says it resumed, or where steps restart."""
+    from .curves import _Quoter, _ordered, resume_jump
+    loss = run.metric("loss")
+    if loss is None:
+        return []
+    s = _ordered(loss)
+    q = _Quoter(run)
+    seen = set()
+    out = []
+    for sig in signals:
+        if sig.kind in ("log:resume", "step_restart") and isinstance(sig.data.get("step"), int):
+            st = sig.data["step"]
+            if st in seen:
+                continue
+            seen.add(st)
+            j = resume_jump(s, st, q)
+            if j is not None:
+                out.append(j)
+    return out

@@ -1,0 +1,600 @@
+"""Curve analyzers: metric series in, typed `Signal`s out. Vectorised numpy only.
+
+`curve_signals(run)` looks at loss / val_loss / grad_norm (total and per layer)
+/ lr / loss_scale / timing series and reports the shapes the taxonomy's causes
+leave behind. Thresholds are named below with where they come from.
+"""
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+
+from .model import Evidence, Run, Series, Signal, TextArtifact, value_for_json
+
+# A point is a spike when it sits this many robust sigmas (1.4826*MAD) above
+# its block's median: 6 keeps the false-alarm rate of Gaussian noise ~1e-9.
+SPIKE_Z = 6.0
+# ...and is at least this many times the block median (noise on a near-flat curve is not a spike).
+SPIKE_RATIO = 1.5
+# A rise of the smoothed loss above its running minimum this large, held to the end, is divergence.
+DIVERGENCE_RISE = 0.15
+# grad_norm growth (late median / early median) that counts as orders of magnitude.
+GRAD_GROWTH_RATIO = 30.0
+# Relative drop of the loss from start to end below which the run "did not learn".
+NO_LEARNING_DROP = 0.03
+# Adam-family learning rates above this are high for most models (common defaults 1e-4..3e-3).
+ADAM_LR_HIGH = 1e-2
+SGD_LR_HIGH = 1.0
+LR_TINY = 1e-6
+
+
+def curve_signals(run: Run) -> list[Signal]:
+    """All curve signals for a run (empty when it has no usable series)."""
+    out: list[Signal] = []
+    quote = _Quoter(run)
+    loss = run.metric("loss")
+    if loss is None:
+        # A run may only log eval loss (or a single loss under another name): use it.
+        loss = run.metric("val_loss")
+    if loss is not None and len(loss) >= 3:
+        out += _loss_signals(run, _ordered(loss), quote)
+    val = run.metric("val_loss")
+    if loss is not None and val is not None and val is not loss and len(val) >= 3:
+        out += _train_val(_ordered(loss), _ordered(val), quote)
+    g = run.metric("grad_norm")
+    if g is not None and len(g) >= 3:
+        out += _grad_signals(_ordered(g), quote)
+    out += _layer_signals(run, quote)
+    lr = run.metric("lr")
+    out += _lr_signals(run, _ordered(lr) if lr is not None else None, quote)
+    ls = run.metric("loss_scale")
+    if ls is not None and len(ls) >= 3:
+        out += _loss_scale(_ordered(ls), quote)
+    out += _timing(run, quote)
+    out += _dead_units(run, quote)
+    return out
+
+
+# ---------------------------------------------------------------- helpers
+
+class _Quoter:
+    """Evidence for a series point, with the artifact's line as quote when it is text."""
+
+    def __init__(self, run: Run):
+        self._texts = {t.path: t for t in run.texts}
+
+    def ev(self, s: Series, i: int, text: str) -> Evidence:
+        p = s.point(i)
+        e = Evidence(text=text, source=p["source"], step=p["step"], metric=s.name, value=p["value"])
+        if "line" in p:
+            e.line = p["line"]
+            art: TextArtifact | None = self._texts.get(s.source)
+            if art is not None:
+                q = art.line(e.line).strip()
+                if q:
+                    e.quote = q[:300]
+        return e
+
+
+def _ordered(s: Series) -> Series:
+    """The series in step order (stable, so a restart's repeated steps keep file order)."""
+    if len(s) < 2 or np.all(np.diff(s.steps) >= 0):
+        return s
+    idx = np.argsort(s.steps, kind="stable")
+    return Series(s.name, s.raw_name, s.steps[idx], s.values[idx], s.source, s.locs[idx],
+                  s.loc_kind, s.step_is_index, s.rank)
+
+
+def _fmt(v: float) -> str:
+    if not math.isfinite(v):
+        return str(value_for_json(v))
+    a = abs(v)
+    if a != 0 and (a < 1e-3 or a >= 1e5):
+        return f"{v:.2e}"
+    return f"{v:.4g}"
+
+
+def _smooth(v: np.ndarray, w: int) -> np.ndarray:
+    """Centered moving average of finite values (edges shrink), O(n)."""
+    if w <= 1 or len(v) < 3:
+        return v.astype(np.float64)
+    w = min(w, len(v))
+    c = np.concatenate(([0.0], np.cumsum(v, dtype=np.float64)))
+    n = len(v)
+    half = w // 2
+    lo = np.clip(np.arange(n) - half, 0, n)
+    hi = np.clip(np.arange(n) + half + 1, 0, n)
+    return (c[hi] - c[lo]) / (hi - lo)
+
+
+def _block_stats(v: np.ndarray, block: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per-point median and MAD of the block it falls in (robust local baseline, O(n))."""
+    n = len(v)
+    block = max(5, min(block, n))
+    nb = n // block
+    med = np.empty(n)
+    mad = np.empty(n)
+    if nb > 0:
+        m = v[: nb * block].reshape(nb, block)
+        bm = np.median(m, axis=1)
+        bd = np.median(np.abs(m - bm[:, None]), axis=1)
+        med[: nb * block] = np.repeat(bm, block)
+        mad[: nb * block] = np.repeat(bd, block)
+    if nb * block < n:
+        tail = v[nb * block:] if n - nb * block >= 5 or nb == 0 else v[max(0, n - block):]
+        tm = np.median(tail)
+        med[nb * block:] = tm
+        mad[nb * block:] = np.median(np.abs(tail - tm))
+    return med, mad
+
+
+def _spikes(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Indices of robust upward spikes in a finite array and their z-scores."""
+    n = len(v)
+    if n < 10:
+        return np.array([], dtype=np.int64), np.array([])
+    block = max(10, min(200, n // 20))
+    med, mad = _block_stats(v, block)
+    scale = 1.4826 * mad + 1e-12 + 1e-3 * np.abs(med)
+    z = (v - med) / scale
+    hit = (z > SPIKE_Z) & (v > SPIKE_RATIO * np.abs(med) + 1e-12)
+    idx = np.flatnonzero(hit)
+    return idx, z[idx]
+
+
+def _seg_median(v: np.ndarray, a: float, b: float) -> float:
+    n = len(v)
+    lo, hi = int(n * a), max(int(n * a) + 1, int(math.ceil(n * b)))
+    seg = v[lo:hi]
+    seg = seg[np.isfinite(seg)]
+    return float(np.median(seg)) if len(seg) else float("nan")
+
+
+# ---------------------------------------------------------------- loss
+
+def _loss_signals(run: Run, s: Series, q: _Quoter) -> list[Signal]:
+    out: list[Signal] = []
+    v = s.values
+    finite = np.isfinite(v)
+    bad = np.flatnonzero(~finite)
+    end = int(bad[0]) if len(bad) else len(v)    # analyse the finite prefix
+    pre = v[:end]
+
+    if len(bad):
+        i = int(bad[0])
+        data = {"step": int(s.steps[i]), "metric": s.name, "finite_before": i > 0,
+                "recovers": bool(np.isfinite(v[i:]).any()), "count": int(len(bad))}
+        rising = 0.0
+        if i >= 8:
+            w = max(3, i // 10)
+            sm = _smooth(pre, w)
+            lo = float(np.min(sm))
+            last = float(np.mean(pre[-max(2, i // 10):]))
+            rising = (last - lo) / (abs(lo) + 1e-8)
+            data["rise_before"] = round(rising, 3)
+            # Was the loss still falling or flat right before (a sudden NaN)?
+            data["sudden"] = bool(rising < 0.1 and float(np.max(pre[-3:])) < 3 * abs(float(np.median(pre[-max(3, i // 5):]))) + 1e-8)
+        else:
+            data["sudden"] = True
+        txt = f"{s.name} first non-finite ({value_for_json(v[i])}) at step {int(s.steps[i])}"
+        if i > 0:
+            txt += f", after {_fmt(float(v[i-1]))} at step {int(s.steps[i-1])}"
+        if data.get("rise_before", 0) > 0.1:
+            txt += f"; it had risen {data['rise_before']*100:.0f}% above its minimum first"
+        evs = [q.ev(s, i, txt)]
+        if i > 0:
+            evs.append(q.ev(s, i - 1, f"last finite {s.name} before it"))
+        out.append(Signal("nonfinite", 1.0, txt, evs, data))
+        if data.get("rise_before", 0) > DIVERGENCE_RISE:
+            out.append(Signal("divergence", min(1.0, data["rise_before"] / 0.6) * 0.8,
+                              f"{s.name} rose {data['rise_before']*100:.0f}% above its minimum before going non-finite",
+                              [evs[-1]], {"step": int(s.steps[i - 1]), "rise_pct": data["rise_before"] * 100}))
+
+    n = len(pre)
+    if n < 6:
+        return out
+    w = max(3, n // 25)
+    sm = _smooth(pre, w)
+    start = _seg_median(pre, 0, 0.05)
+    end_lvl = _seg_median(pre, 0.9, 1.0)
+    imin = int(np.argmin(sm))
+    lo = float(sm[imin])
+    span = abs(start) + 1e-8
+    rel_drop = (start - end_lvl) / span
+
+    # Divergence: the smoothed loss fell, then rose well above its minimum and stayed up.
+    if not len(bad) and imin < n - max(3, n // 20) and start > lo:
+        after = sm[imin:]
+        rise = (float(np.max(after)) - lo) / (abs(lo) + 1e-8)
+        tail_rise = (float(np.median(pre[-max(3, n // 10):])) - lo) / (abs(lo) + 1e-8)
+        fell = (start - lo) / span
+        if rise > DIVERGENCE_RISE and tail_rise > DIVERGENCE_RISE * 0.6 and fell > 0.05:
+            j = imin + int(np.argmax(after > lo * (1 + rise / 2) if lo > 0 else after > lo + abs(lo) * rise / 2))
+            strength = min(1.0, tail_rise / 0.5)
+            txt = (f"{s.name} fell to {_fmt(lo)} by step {int(s.steps[imin])}, then rose "
+                   f"{tail_rise*100:.0f}% (to {_fmt(float(np.median(pre[-max(3, n // 10):])))} at the end)")
+            out.append(Signal("divergence", strength, txt,
+                              [q.ev(s, imin, f"{s.name} minimum {_fmt(float(pre[imin]))}"),
+                               q.ev(s, j, f"{s.name} {_fmt(float(pre[j]))}, rising"),
+                               q.ev(s, n - 1, f"{s.name} at the end")],
+                              {"step": int(s.steps[j]), "rise_pct": tail_rise * 100, "min_step": int(s.steps[imin])}))
+
+    # Spikes.
+    idx, z = _spikes(pre)
+    if len(idx):
+        k = int(idx[np.argmax(z)])
+        strength = min(1.0, 0.35 + 0.15 * len(idx))
+        txt = f"{len(idx)} spike(s) in {s.name}; worst {_fmt(float(pre[k]))} at step {int(s.steps[k])} (z={float(np.max(z)):.0f})"
+        out.append(Signal("loss_spike", strength, txt, [q.ev(s, k, txt)],
+                          {"count": int(len(idx)), "worst_step": int(s.steps[k]), "z": float(np.max(z))}))
+
+    # Did it learn? at chance / plateau / slow descent / healthy.
+    chance = _chance_level(run)
+    if abs(rel_drop) < NO_LEARNING_DROP and n >= 10:
+        k = _num_classes(run)
+        near = chance is not None and abs(end_lvl - chance) / chance < 0.05
+        txt = (f"{s.name} stays at {_fmt(end_lvl)} from step {int(s.steps[0])} to {int(s.steps[n-1])} "
+               f"(changes {rel_drop*100:+.1f}%)" + (f"; ln({k}) = {chance:.3f} is chance" if near else ""))
+        out.append(Signal("loss_at_chance", 1.0 if near else 0.7, txt,
+                          [q.ev(s, 0, f"{s.name} at the start"), q.ev(s, n - 1, f"{s.name} at the end")],
+                          {"level": end_lvl, "k": k, "chance": chance, "rel_drop": rel_drop}))
+    elif NO_LEARNING_DROP <= rel_drop < 0.35 and n >= 10:
+        x = np.arange(n, dtype=np.float64)
+        r = float(np.corrcoef(x, sm)[0, 1]) if np.std(sm) > 0 else 0.0
+        first = start - _seg_median(pre, 0.45, 0.55)
+        second = _seg_median(pre, 0.45, 0.55) - end_lvl
+        linear = r < -0.9 and second > 0.5 * first
+        if linear:
+            txt = f"{s.name} falls only {rel_drop*100:.0f}% over {n} points, nearly linearly (r={r:.2f}): still falling at the end"
+            out.append(Signal("slow_descent", min(1.0, 0.6 + (0.35 - rel_drop)), txt,
+                              [q.ev(s, 0, f"{s.name} at the start"), q.ev(s, n - 1, f"{s.name} at the end")],
+                              {"rel_drop": rel_drop, "linearity": -r}))
+        else:
+            late = abs(_seg_median(pre, 0.5, 0.6) - end_lvl) / span
+            if late < 0.03:
+                below = chance is not None and end_lvl < chance * 0.97
+                txt = f"{s.name} drops {rel_drop*100:.0f}% early, then stays flat at {_fmt(end_lvl)} for the second half"
+                if chance is not None:
+                    txt += f" (chance ln K = {chance:.3f})"
+                out.append(Signal("plateau", 0.7, txt,
+                                  [q.ev(s, n // 2, f"{s.name} at mid-run"), q.ev(s, n - 1, f"{s.name} at the end")],
+                                  {"level": end_lvl, "rel_drop": rel_drop}))
+                if below and end_lvl > chance * 0.3:
+                    out.append(Signal("below_chance_stuck", 0.6, txt, out[-1].evidence,
+                                      {"level": end_lvl, "chance": chance}))
+
+    # Oscillation: large back-and-forth of the smoothed curve in the second half.
+    half = pre[n // 2:]
+    if len(half) >= 10:
+        hs = _smooth(half, max(2, len(half) // 50))
+        d = np.diff(hs)
+        flips = float(np.mean(np.signbit(d[1:]) != np.signbit(d[:-1]))) if len(d) > 2 else 0.0
+        amp = float(np.std(hs - _smooth(half, max(3, len(half) // 5)))) / (abs(float(np.median(half))) + 1e-8)
+        if amp > 0.15 and flips > 0.2:
+            txt = f"{s.name} oscillates in the second half (relative amplitude {amp:.2f})"
+            out.append(Signal("oscillation", min(1.0, amp / 0.4), txt, [q.ev(s, n // 2 + int(np.argmax(half)), txt)],
+                              {"amplitude": amp}))
+
+    out += _sawtooth(run, s, pre, q)
+    out += _restart(s, q)
+
+    if not len(bad) and rel_drop > 0.3 and not any(x.kind in ("divergence", "oscillation") for x in out):
+        txt = f"{s.name} falls {rel_drop*100:.0f}% from {_fmt(start)} to {_fmt(end_lvl)}"
+        out.append(Signal("healthy", min(1.0, rel_drop / 0.6), txt,
+                          [q.ev(s, 0, f"{s.name} at the start"), q.ev(s, n - 1, f"{s.name} at the end")],
+                          {"rel_drop": rel_drop}))
+    return out
+
+
+def _num_classes(run: Run) -> int | None:
+    f = run.fact("num_classes")
+    try:
+        k = int(f.value) if f is not None else None
+    except (TypeError, ValueError):
+        k = None
+    return k if k and k >= 2 else None
+
+
+def _chance_level(run: Run) -> float | None:
+    k = _num_classes(run)
+    return math.log(k) if k else None
+
+
+def _sawtooth(run: Run, s: Series, pre: np.ndarray, q: _Quoter) -> list[Signal]:
+    """Epoch-periodic saw-tooth: a strong autocorrelation peak at a period of >= 4 points."""
+    n = len(pre)
+    if n < 40:
+        return []
+    x = pre[-min(n, 1 << 16):]
+    trend = _smooth(x, max(5, len(x) // 8))
+    r = x - trend
+    r = r - r.mean()
+    if not np.any(r):
+        return []
+    f = np.fft.rfft(r, 2 * len(r))
+    ac = np.fft.irfft(f * np.conj(f))[: len(r)]
+    ac = ac / ac[0]
+    lo, hi = 4, len(r) // 3
+    if hi <= lo:
+        return []
+    p = lo + int(np.argmax(ac[lo:hi]))
+    peak = float(ac[p])
+    # Periodicity must repeat (also at 2p) and dominate the noise.
+    if peak < 0.5 or (2 * p < len(ac) and ac[2 * p] < 0.3):
+        return []
+    amp = float(np.std(r)) / (abs(float(np.median(x))) + 1e-8)
+    if amp < 0.02:
+        return []
+    per_epoch = ""
+    ep = run.metric("epoch")
+    if ep is not None and len(ep) > 2:
+        per_epoch = " (epoch boundaries logged)"
+    txt = f"{s.name} repeats with a period of {p} logged points (autocorrelation {peak:.2f}, amplitude {amp*100:.0f}%){per_epoch}"
+    i = n - len(x) + int(np.argmax(r[:p * 2]))
+    return [Signal("sawtooth_epoch", min(1.0, peak), txt, [q.ev(s, i, txt)], {"period": p})]
+
+
+def _restart(s: Series, q: _Quoter) -> list[Signal]:
+    """Step counter going backwards in file order = a restart; loss jump there = bad resume."""
+    # Series are step-ordered by _ordered; detect in source order via locs.
+    order = np.argsort(s.locs, kind="stable")
+    st = s.steps[order]
+    back = np.flatnonzero(np.diff(st) < 0)
+    out: list[Signal] = []
+    if len(back):
+        i = int(order[back[0] + 1])
+        out.append(Signal("step_restart", 0.6, f"{s.name}: step goes back to {int(s.steps[i])} (restart)",
+                          [q.ev(s, i, "step counter restarts")], {"step": int(s.steps[i])}))
+    return out
+
+
+def resume_jump(s: Series, step: int, q: "_Quoter") -> Signal | None:
+    """Loss jump at a known resume step: mean of a few points after vs before."""
+    v = s.values
+    k = int(np.searchsorted(s.steps, step))
+    if k < 3 or k > len(v) - 2:
+        return None
+    before = float(np.nanmedian(v[max(0, k - 5):k]))
+    after = float(np.nanmax(v[k:k + 3]))
+    if before > 0 and after > before * 1.2:
+        txt = f"{s.name} jumps from {_fmt(before)} to {_fmt(after)} at the resume step {step} (+{(after/before-1)*100:.0f}%)"
+        j = k + int(np.nanargmax(v[k:k + 3]))
+        return Signal("loss_jump_at_resume", min(1.0, (after / before - 1) / 0.5), txt,
+                      [q.ev(s, k - 1, "loss before the resume"), q.ev(s, j, txt)], {"step": step})
+    return None
+
+
+# ---------------------------------------------------------------- train vs val
+
+def _train_val(tr: Series, va: Series, q: _Quoter) -> list[Signal]:
+    v = va.values
+    ok = np.isfinite(v)
+    if ok.sum() < 3:
+        return []
+    vi = np.flatnonzero(ok)
+    vv = v[vi]
+    k = int(np.argmin(vv))
+    imin = int(vi[k])
+    vmin = float(vv[k])
+    vend = float(np.median(vv[-max(1, len(vv) // 5):]))
+    rise = (vend - vmin) / (abs(vmin) + 1e-8)
+    if imin >= len(v) - 1 or rise < 0.08:
+        return []
+    # Train loss at the val minimum vs at the end (aligned by step).
+    t_ok = np.isfinite(tr.values)
+    if t_ok.sum() < 3:
+        return []
+    ts, tv = tr.steps[t_ok], tr.values[t_ok]
+    a = int(np.clip(np.searchsorted(ts, va.steps[imin]), 0, len(ts) - 1))
+    t_at = float(np.median(tv[max(0, a - 2):a + 3]))
+    t_end = float(np.median(tv[-max(1, len(tv) // 10):]))
+    drop = (t_at - t_end) / (abs(t_at) + 1e-8)
+    if drop < 0.02:
+        return []
+    txt = (f"val_loss rises {rise*100:.0f}% from its minimum {_fmt(vmin)} at step {int(va.steps[imin])} "
+           f"while train loss keeps falling ({_fmt(t_at)} -> {_fmt(t_end)})")
+    return [Signal("train_val_divergence", min(1.0, rise / 0.3), txt,
+                   [q.ev(va, imin, "val_loss minimum"), q.ev(va, len(v) - 1, "val_loss at the end"),
+                    q.ev(tr, len(tr.values) - 1, "train loss at the end")],
+                   {"step": int(va.steps[imin]), "train_drop": drop, "val_rise": rise})]
+
+
+# ---------------------------------------------------------------- gradients
+
+def _grad_signals(g: Series, q: _Quoter) -> list[Signal]:
+    out: list[Signal] = []
+    v = g.values
+    n = len(v)
+    fin = np.isfinite(v)
+    bad = np.flatnonzero(~fin)
+    if len(bad):
+        i = int(bad[0])
+        txt = f"grad_norm first non-finite ({value_for_json(v[i])}) at step {int(g.steps[i])}"
+        out.append(Signal("nonfinite_grad", 1.0, txt, [q.ev(g, i, txt)], {"step": int(g.steps[i])}))
+    fv = v[fin]
+    fi = np.flatnonzero(fin)
+    if len(fv) < 5:
+        return out
+    zero = float(np.mean(np.abs(fv) < 1e-12))
+    if zero > 0.8:
+        txt = f"grad_norm is 0 at {zero*100:.0f}% of {len(fv)} logged steps"
+        out.append(Signal("grad_zero", min(1.0, zero), txt, [q.ev(g, int(fi[0]), txt), q.ev(g, int(fi[-1]), "still 0 at the end")],
+                          {"share": zero}))
+        return out
+    skip = max(1, len(fv) // 20)   # ignore the first steps (init transients)
+    early = float(np.median(np.abs(fv[skip: skip + max(3, len(fv) // 10)])))
+    late = float(np.median(np.abs(fv[-max(3, len(fv) // 10):])))
+    peak_k = int(np.argmax(fv))
+    peak = float(fv[peak_k])
+    ratio = late / (early + 1e-12)
+    pre_nan_ratio = peak / (early + 1e-12)
+    if ratio > GRAD_GROWTH_RATIO or (len(bad) and pre_nan_ratio > GRAD_GROWTH_RATIO * 3):
+        r = max(ratio, pre_nan_ratio if len(bad) else 0)
+        txt = f"grad_norm grows {r:.0f}x (from ~{_fmt(early)} to {_fmt(peak if len(bad) else late)})"
+        out.append(Signal("grad_growth", min(1.0, math.log10(r) / 3), txt,
+                          [q.ev(g, int(fi[skip]), "grad_norm early"), q.ev(g, int(fi[peak_k]), "grad_norm peak")],
+                          {"ratio": r}))
+    # Steady climb all run long (gradients accumulating): most smoothed steps go up.
+    sm = _smooth(fv, max(3, len(fv) // 20))
+    d = np.diff(sm)
+    up = float(np.mean(d > 0)) if len(d) else 0.0
+    if up > 0.75 and ratio > 3:
+        txt = f"grad_norm climbs steadily ({up*100:.0f}% of steps up, {ratio:.1f}x from start to end)"
+        out.append(Signal("grad_steady_climb", min(1.0, (up - 0.5) * 2) * min(1.0, math.log10(ratio) / 1.5), txt,
+                          [q.ev(g, int(fi[skip]), "grad_norm early"), q.ev(g, int(fi[-1]), "grad_norm at the end")],
+                          {"ratio": ratio, "monotonic_share": up}))
+    idx, z = _spikes(fv)
+    if len(idx):
+        k = int(idx[np.argmax(z)])
+        rr = float(fv[k]) / (float(np.median(fv)) + 1e-12)
+        txt = f"{len(idx)} grad_norm spike(s); worst {_fmt(float(fv[k]))} at step {int(g.steps[fi[k]])} ({rr:.0f}x the median)"
+        out.append(Signal("grad_spike", min(1.0, 0.3 + 0.1 * len(idx) + 0.1 * math.log10(max(rr, 1))), txt,
+                          [q.ev(g, int(fi[k]), txt)], {"count": int(len(idx)), "worst_step": int(g.steps[fi[k]]), "ratio": rr}))
+    return out
+
+
+_NUM = re.compile(r"\d+")
+
+
+def _layer_key(name: str) -> tuple:
+    return tuple(int(x) for x in _NUM.findall(name)) or (10**9,)
+
+
+def _layer_signals(run: Run, q: _Quoter) -> list[Signal]:
+    """Per-layer grad norms: vanishing toward the input (first layer << last layer)."""
+    layers = [s for s in run.series if s.name.startswith("grad_norm/") and len(s) >= 2]
+    names = sorted({s.name for s in layers}, key=_layer_key)
+    if len(names) < 2:
+        return []
+    first = run.metric(names[0])
+    last = run.metric(names[-1])
+    a = float(np.nanmedian(np.abs(first.values[-max(2, len(first) // 4):])))
+    b = float(np.nanmedian(np.abs(last.values[-max(2, len(last) // 4):])))
+    out: list[Signal] = []
+    if b > 0 and a / b < 1e-2:
+        r = b / max(a, 1e-30)
+        txt = f"per-layer grad norm {names[0]} = {_fmt(a)} vs {names[-1]} = {_fmt(b)} ({r:.0e}x smaller toward the input)"
+        out.append(Signal("grad_vanish_layers", min(1.0, math.log10(r) / 4), txt,
+                          [q.ev(first, len(first) - 1, f"{names[0]} late"), q.ev(last, len(last) - 1, f"{names[-1]} late")],
+                          {"ratio": r, "first_layer": names[0], "last_layer": names[-1]}))
+    zeros = [n for n in names if float(np.nanmax(np.abs(run.metric(n).values))) < 1e-12]
+    if zeros and len(zeros) >= len(names) // 2:
+        s0 = run.metric(zeros[0])
+        txt = f"{len(zeros)} of {len(names)} layers have grad norm exactly 0 ({', '.join(zeros[:3])})"
+        out.append(Signal("grad_zero", 0.8, txt, [q.ev(s0, 0, txt)], {"share": len(zeros) / len(names)}))
+    return out
+
+
+# ---------------------------------------------------------------- lr
+
+def _optimizer(run: Run) -> str:
+    f = run.fact("optimizer")
+    return str(f.value).lower() if f is not None and f.value else ""
+
+
+def _lr_signals(run: Run, lr: Series | None, q: _Quoter) -> list[Signal]:
+    out: list[Signal] = []
+    opt = _optimizer(run)
+    sgd = "sgd" in opt or "momentum" in opt
+    high = SGD_LR_HIGH if sgd else ADAM_LR_HIGH
+    if lr is not None and len(lr) >= 2:
+        v = lr.values
+        fin = np.isfinite(v)
+        if fin.sum() >= 2:
+            fv, fi = v[fin], np.flatnonzero(fin)
+            peak = float(np.max(fv))
+            k = int(fi[np.argmax(fv)])
+            if peak > high and (opt or peak >= 10 * high):
+                txt = f"lr reaches {_fmt(peak)} ({opt or 'optimizer unknown'}; above ~{_fmt(high)} is high)"
+                out.append(Signal("lr_high", min(1.0, 0.4 + 0.3 * math.log10(peak / high + 1)), txt, [q.ev(lr, k, txt)], {"lr": peak}))
+            med = float(np.median(fv))
+            if 0 < peak < LR_TINY:
+                txt = f"lr is at most {_fmt(peak)} all run"
+                out.append(Signal("lr_tiny", 0.8, txt, [q.ev(lr, k, txt)], {"lr": peak}))
+            # Collapse: lr falls by >1000x within the first quarter (a per-epoch schedule stepped per batch).
+            q1 = fv[: max(2, len(fv) // 4)]
+            if peak > 0 and float(np.min(q1)) < peak * 1e-3 and len(fv) >= 8:
+                j = int(fi[int(np.argmin(q1))])
+                txt = f"lr falls from {_fmt(peak)} to {_fmt(float(np.min(q1)))} within the first quarter of the run (step {int(lr.steps[j])})"
+                out.append(Signal("lr_schedule_odd", 0.8, txt, [q.ev(lr, k, "lr peak"), q.ev(lr, j, txt)], {"detail": "collapse"}))
+            # Jumps: a ratio > 5x between neighbours after the first 10% (warm-up excluded).
+            r = fv[1:] / np.maximum(fv[:-1], 1e-30)
+            start = max(1, len(fv) // 10)
+            jumps = np.flatnonzero((r[start:] > 5) | (r[start:] < 0.2)) + start
+            if len(jumps):
+                j = int(jumps[0]) + 1
+                txt = f"lr jumps from {_fmt(float(fv[j-1]))} to {_fmt(float(fv[j]))} at step {int(lr.steps[fi[j]])}"
+                out.append(Signal("lr_jump", 0.7, txt, [q.ev(lr, int(fi[j - 1]), "lr before"), q.ev(lr, int(fi[j]), txt)],
+                                  {"step": int(lr.steps[fi[j]]), "before": float(fv[j - 1]), "after": float(fv[j])}))
+            # No warm-up: a transformer-ish run whose lr starts at its peak (only a hint).
+            if len(fv) >= 20 and fv[0] >= 0.99 * peak and peak > high / 10 and not sgd:
+                out.append(Signal("lr_no_warmup", 0.3, f"lr starts at its peak {_fmt(peak)} (no warm-up)",
+                                  [q.ev(lr, 0, "lr at the first step")], {"detail": "no warm-up"}))
+    else:
+        f = run.fact("lr")
+        try:
+            val = float(f.value) if f is not None else None
+        except (TypeError, ValueError):
+            val = None
+        if val is not None and f is not None:
+            ev = Evidence(text=f"configured lr = {f.value}", source=f.source, line=f.line, quote=f.quote)
+            if val > high and opt:
+                out.append(Signal("lr_high", min(1.0, 0.4 + 0.3 * math.log10(val / high + 1)),
+                                  f"configured lr {f.value} for {opt} is high (above ~{_fmt(high)})", [ev], {"lr": val}))
+            if 0 < val < LR_TINY:
+                out.append(Signal("lr_tiny", 0.8, f"configured lr {f.value} is tiny", [ev], {"lr": val}))
+    return out
+
+
+# ---------------------------------------------------------------- amp, timing, activations
+
+def _loss_scale(s: Series, q: _Quoter) -> list[Signal]:
+    v = s.values
+    fv = v[np.isfinite(v) & (v > 0)]
+    if len(fv) < 3:
+        return []
+    r = fv[1:] / fv[:-1]
+    halvings = int(np.sum(r <= 0.55))
+    final, peak = float(fv[-1]), float(np.max(fv))
+    if halvings >= 3 or final < 1.0:
+        k = int(np.argmin(v))
+        txt = f"loss scale halved {halvings} times, from {_fmt(peak)} to {_fmt(final)}"
+        return [Signal("loss_scale_drop", min(1.0, 0.3 + 0.07 * halvings + (0.4 if final < 1 else 0)), txt,
+                       [q.ev(s, k, txt)], {"halvings": halvings, "final_scale": final})]
+    return []
+
+
+def _timing(run: Run, q: _Quoter) -> list[Signal]:
+    d = run.metric("data_time")
+    t = run.metric("step_time")
+    if d is None or t is None or len(d) < 3 or len(t) < 3:
+        return []
+    dm = float(np.nanmedian(d.values))
+    tm = float(np.nanmedian(t.values))
+    if tm <= 0:
+        return []
+    share = dm / tm if dm <= tm else dm / (dm + tm)   # step_time may or may not include data time
+    if share > 0.4:
+        txt = f"data loading takes {share*100:.0f}% of each step (median data_time {_fmt(dm)} vs step_time {_fmt(tm)})"
+        return [Signal("data_time_high", min(1.0, share / 0.7), txt, [q.ev(d, len(d) // 2, txt)], {"share": share})]
+    return []
+
+
+def _dead_units(run: Run, q: _Quoter) -> list[Signal]:
+    out = []
+    for s in run.series:
+        n = s.name
+        if any(k in n for k in ("dead", "zero_frac", "frac_zero", "act_zero", "zero_act", "sparsity")) and len(s):
+            v = s.values[np.isfinite(s.values)]
+            if not len(v):
+                continue
+            share = float(np.median(v[-max(1, len(v) // 4):]))
+            if share > 1.0:
+                share /= 100.0   # logged in percent
+            if share > 0.5:
+                txt = f"{s.raw_name} = {share*100:.0f}% of units output zero late in the run"
+                out.append(Signal("dead_units", min(1.0, share), txt, [q.ev(s, len(s) - 1, txt)], {"share": share, "metric": n}))
+                break
+    return out

@@ -1,0 +1,432 @@
+"""TensorBoard event files (`events.out.tfevents.*`) -> one Series per scalar tag.
+
+In:  an event file (TFRecord framing: uint64 length, uint32 masked CRC32C of the
+     length, payload, uint32 masked CRC32C of the payload; payloads are `Event` protos).
+Out: `run.series` gets every scalar point of every tag (old-style `simple_value`
+     and new-style 1-element float/double `tensor`), steps from `Event.step`,
+     locs = record index in the file (`loc_kind="record"`). Nothing is dropped
+     (TensorBoard's own loader keeps 10,000 points per tag by default).
+
+Speed: no per-record protobuf parsing. Writers log the same tags in the same
+order every step, so the sequence of record lengths is periodic. The framing walk
+finds the period and then checks whole blocks of record headers with numpy
+(every header is compared byte for byte, CRC of the length included, so the
+chain of offsets is exact). Decoding parses one record of each layout in Python
+("template"), checks with numpy that other records have byte-identical structure
+(everything except wall_time, step and the value bytes), and reads step and
+value columns from all matching records at once. Records of other layouts
+(histograms, images, text, odd tags) are decoded one by one.
+
+A truncated last record (the run is still writing) is silently ignored; a bad
+header in the middle is one warning, and the records before it are kept.
+Payload CRCs are not checked (lengths and header CRCs are).
+"""
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from ..model import LOC_RECORD, Run, Series
+from ..names import normalize
+
+# ---------------------------------------------------------------- CRC32C (header checks only: 8 bytes)
+_CRC_TABLE = []
+for _i in range(256):
+    _c = _i
+    for _ in range(8):
+        _c = (_c >> 1) ^ 0x82F63B78 if _c & 1 else _c >> 1
+    _CRC_TABLE.append(_c)
+
+
+def _crc32c(data: bytes) -> int:
+    c = 0xFFFFFFFF
+    for b in data:
+        c = _CRC_TABLE[(c ^ b) & 0xFF] ^ (c >> 8)
+    return c ^ 0xFFFFFFFF
+
+
+def _masked_crc(data: bytes) -> int:
+    c = _crc32c(data)
+    return ((((c >> 15) | (c << 17)) & 0xFFFFFFFF) + 0xA282EAD8) & 0xFFFFFFFF
+
+
+_HEADER_CACHE: dict[int, bytes] = {}
+
+
+def _header(length: int) -> bytes:
+    """The 12 header bytes a valid record of this payload length starts with."""
+    h = _HEADER_CACHE.get(length)
+    if h is None:
+        lb = struct.pack("<Q", length)
+        h = lb + struct.pack("<I", _masked_crc(lb))
+        if len(_HEADER_CACHE) < 65536:
+            _HEADER_CACHE[length] = h
+    return h
+
+
+# ---------------------------------------------------------------- sniff
+
+def sniff(path: Path, head: bytes) -> bool:
+    """Claim files named *tfevents* and any file whose first record is an Event
+    carrying `file_version` "brain.Event:..."."""
+    if "tfevents" in path.name:
+        return True
+    if len(head) < 16:
+        return False
+    n = int.from_bytes(head[:8], "little")
+    return (n < 4096 and head[8:12] == _header(n)[8:] and head[12:13] == b"\x09"
+            and b"brain.Event:" in head[12:12 + n])
+
+
+# ---------------------------------------------------------------- framing
+
+_MAX_PERIOD = 1024
+
+
+def _find_period(hist: list[int]) -> int:
+    """Smallest P such that the last P lengths repeat the P before them (0 if none)."""
+    n = len(hist)
+    last = hist[-1]
+    for p in range(1, min(_MAX_PERIOD, n // 2) + 1):
+        if hist[-1 - p] == last and hist[-p:] == hist[-2 * p:-p]:
+            return p
+    return 0
+
+
+def _frame(buf: bytes, u8: np.ndarray):
+    """Walk the record chain.
+
+    Returns (blocks, singles, count, error):
+      blocks:  [(offset, first_index, stride, lengths, M)]: M repeats of a
+               period of len(lengths) records starting at offset
+      singles: {length: [(offset, index), ...]} records walked one by one
+      count:   number of complete records
+      error:   None, or (index, offset) of the first bad header
+    """
+    N = len(buf)
+    blocks: list = []
+    singles: dict[int, list] = {}
+    p = 0
+    idx = 0
+    hist: list[int] = []
+    walked = 0
+    next_test = 2
+    m_start = 16
+    while True:
+        if N - p < 12:
+            return blocks, singles, idx, None          # clean end or torn header
+        n = int.from_bytes(buf[p:p + 8], "little")
+        if n > N or buf[p + 8:p + 12] != _header(n)[8:]:
+            return blocks, singles, idx, (idx, p)
+        if p + 16 + n > N:
+            return blocks, singles, idx, None          # last record still being written
+        singles.setdefault(n, []).append((p, idx))
+        p += 16 + n
+        idx += 1
+        hist.append(n)
+        walked += 1
+        if walked < next_test:
+            continue
+        next_test = walked * 2 if walked < 1024 else walked + 1024
+        if len(hist) > 2 * _MAX_PERIOD:
+            del hist[:-2 * _MAX_PERIOD]
+        P = _find_period(hist)
+        if not P:
+            continue
+        pattern = hist[-P:]
+        S = sum(pattern) + 16 * P
+        pre = np.cumsum([0] + [L + 16 for L in pattern[:-1]])
+        hdrs = [np.frombuffer(_header(L), np.uint8) for L in pattern]
+        M = m_start
+        while True:
+            M = min(M, (N - p) // S)
+            if M < 1:
+                break
+            ok = np.empty((M, P), bool)
+            for i in range(P):
+                view = as_strided(u8[p + int(pre[i]):], shape=(M, 12), strides=(S, 1))
+                ok[:, i] = (view == hdrs[i]).all(1)
+            flat = ok.ravel()
+            k = M * P if flat.all() else int(np.argmin(flat))
+            full, rest = divmod(k, P)
+            if full:
+                blocks.append((p, idx, S, tuple(pattern), full))
+                p += full * S
+                idx += full * P
+            for L in pattern[:rest]:               # a partial period: walk it as singles
+                singles.setdefault(L, []).append((p, idx))
+                p += L + 16
+                idx += 1
+            if k < M * P:
+                break
+            M *= 2
+        hist = []
+        walked = 0
+        next_test = 2
+
+
+# ---------------------------------------------------------------- protobuf (one record)
+
+def _varint(b: bytes, p: int) -> tuple[int, int]:
+    r = 0
+    s = 0
+    while True:
+        c = b[p]
+        p += 1
+        r |= (c & 0x7F) << s
+        if c < 0x80:
+            return r, p
+        s += 7
+        if s > 63:
+            raise ValueError("varint too long")
+
+
+def _fields(b: bytes, p: int, end: int):
+    """Yield (field, wiretype, start, stop, varint_value) for each field in b[p:end]."""
+    while p < end:
+        key, p = _varint(b, p)
+        f, wt = key >> 3, key & 7
+        if wt == 0:
+            v, q = _varint(b, p)
+            yield f, wt, p, q, v
+        elif wt == 1:
+            q = p + 8
+            yield f, wt, p, q, None
+        elif wt == 2:
+            n, p = _varint(b, p)
+            q = p + n
+            yield f, wt, p, q, None
+        elif wt == 5:
+            q = p + 4
+            yield f, wt, p, q, None
+        else:
+            raise ValueError(f"wire type {wt}")
+        if q > end:
+            raise ValueError("field runs past its message")
+        p = q
+
+
+_DT_FLOAT, _DT_DOUBLE, _DT_INT32, _DT_INT64, _DT_HALF = 1, 2, 3, 9, 19
+_DTYPES = {_DT_FLOAT: "<f4", _DT_DOUBLE: "<f8", _DT_INT32: "<i4", _DT_INT64: "<i8", _DT_HALF: "<f2"}
+
+
+def _tensor_scalar(b: bytes, p: int, end: int):
+    """A 1-element numeric tensor -> (value, pos, kind) where pos/kind locate the
+    value bytes ('<f4'/'<f8') for the vectorised path, or pos=None; None when
+    the tensor is not a numeric scalar."""
+    dtype = 0
+    n_elems = 1
+    found = None
+    for f, wt, a, z, v in _fields(b, p, end):
+        if f == 1 and wt == 0:
+            dtype = v
+        elif f == 2 and wt == 2:
+            for g, wt2, a2, z2, _ in _fields(b, a, z):
+                if g == 2 and wt2 == 2:
+                    for h, wt3, a3, z3, v3 in _fields(b, a2, z2):
+                        if h == 1 and wt3 == 0:
+                            n_elems *= v3
+        elif f == 4 and wt == 2:
+            found = ("content", a, z)
+        elif f == 5 and wt in (2, 5):
+            found = ("float", a, z)
+        elif f == 6 and wt in (2, 1):
+            found = ("double", a, z)
+        elif f in (7, 10, 13) and wt in (0, 2):
+            found = ("varint", a, z, v, wt)
+    if n_elems != 1 or dtype not in _DTYPES or found is None:
+        return None
+    kind = found[0]
+    if kind == "content":
+        a, z = found[1], found[2]
+        dt = np.dtype(_DTYPES[dtype])
+        if z - a != dt.itemsize:
+            return None
+        val = float(np.frombuffer(b, dt, 1, a)[0])
+        return (val, a, _DTYPES[dtype]) if dtype in (_DT_FLOAT, _DT_DOUBLE) else (val, None, None)
+    if kind == "float" and dtype == _DT_FLOAT and found[2] - found[1] == 4:
+        return float(np.frombuffer(b, "<f4", 1, found[1])[0]), found[1], "<f4"
+    if kind == "double" and dtype == _DT_DOUBLE and found[2] - found[1] == 8:
+        return float(np.frombuffer(b, "<f8", 1, found[1])[0]), found[1], "<f8"
+    if kind == "varint":
+        _, a, z, v, wt = found
+        if wt == 2:                               # packed: exactly one varint
+            v, q = _varint(b, a)
+            if q != z:
+                return None
+        if dtype == _DT_HALF:
+            return float(np.array([v], np.uint16).view(np.float16)[0]), None, None
+        if dtype in (_DT_INT32, _DT_INT64):
+            return float(v - (1 << 64) if v >= 1 << 63 else v), None, None
+    return None
+
+
+def _parse_event(b: bytes):
+    """One Event payload -> (step, step_span, wall_span, values, templatable).
+
+    values: [(tag, value, pos, kind, is_tensor, plugin)]; the spans and `pos`
+    are the byte ranges that vary between records of one layout.
+    """
+    step = 0
+    step_span = None
+    wall_span = None
+    values = []
+    templatable = True
+    for f, wt, a, z, v in _fields(b, 0, len(b)):
+        if f == 1 and wt == 1:
+            wall_span = (a, z)
+        elif f == 2 and wt == 0:
+            step = v - (1 << 64) if v >= 1 << 63 else v
+            step_span = (a, z)
+        elif f == 5 and wt == 2:
+            for g, wt2, a2, z2, _ in _fields(b, a, z):
+                if g != 1 or wt2 != 2:
+                    continue
+                tag = None
+                plugin = None
+                val = None
+                for h, wt3, a3, z3, _ in _fields(b, a2, z2):
+                    if h == 1 and wt3 == 2:
+                        tag = b[a3:z3].decode("utf-8", "replace")
+                    elif h == 2 and wt3 == 5:
+                        val = (float(np.frombuffer(b, "<f4", 1, a3)[0]), a3, "<f4", False)
+                    elif h == 8 and wt3 == 2:
+                        t = _tensor_scalar(b, a3, z3)
+                        if t is not None:
+                            val = (t[0], t[1], t[2], True)
+                    elif h == 9 and wt3 == 2:
+                        for k, wt4, a4, z4, _ in _fields(b, a3, z3):
+                            if k == 1 and wt4 == 2:
+                                for m, wt5, a5, z5, _ in _fields(b, a4, z4):
+                                    if m == 1 and wt5 == 2:
+                                        plugin = b[a5:z5].decode("utf-8", "replace")
+                if tag is not None and (val is not None or plugin is not None):
+                    if val is None:
+                        values.append((tag, None, None, None, True, plugin))
+                    else:
+                        values.append((tag, val[0], val[1], val[2], val[3], plugin))
+                        if val[1] is None:
+                            templatable = False
+    return step, step_span, wall_span, values, templatable
+
+
+# ---------------------------------------------------------------- decode
+
+class _Acc:
+    """Per-tag columns gathered from templates and single records."""
+
+    def __init__(self) -> None:
+        self.cols: dict[str, list] = {}       # tag -> [(idx, steps, values, is_tensor)]
+        self.plugins: dict[str, str] = {}     # tag -> first plugin name seen
+
+    def add(self, tag, idx, steps, vals, is_tensor):
+        self.cols.setdefault(tag, []).append((idx, steps, vals, is_tensor))
+
+
+def _varint_column(rows: np.ndarray, a: int, z: int) -> np.ndarray:
+    out = np.zeros(len(rows), np.uint64)
+    for j in range(z - a):
+        out |= (rows[:, a + j] & 0x7F).astype(np.uint64) << np.uint64(7 * j)
+    return out.view(np.int64)
+
+
+def _decode_group(rows: np.ndarray, idx: np.ndarray, acc: _Acc, bad: list) -> None:
+    """All records of one payload length: match templates, decode in bulk."""
+    L = rows.shape[1]
+    tries = 0
+    while len(rows):
+        first = rows[0].tobytes()
+        try:
+            step, step_span, wall_span, values, templatable = _parse_event(first)
+        except (ValueError, IndexError):
+            bad.append(int(idx[0]))
+            rows, idx = rows[1:], idx[1:]
+            continue
+        for tag, _, _, _, _, plugin in values:
+            if plugin is not None:
+                acc.plugins.setdefault(tag, plugin)
+        tries += 1
+        if not templatable or tries > 64 or len(rows) == 1:
+            for tag, val, _, _, is_tensor, _ in values:
+                if val is not None:
+                    acc.add(tag, idx[:1], np.array([step], np.int64), np.array([val]), is_tensor)
+            rows, idx = rows[1:], idx[1:]
+            continue
+        mask = np.ones(L, bool)
+        spans = [s for s in (step_span, wall_span) if s]
+        spans += [(pos, pos + np.dtype(kind).itemsize) for _, val, pos, kind, _, _ in values if val is not None]
+        for a, z in spans:
+            mask[a:z] = False
+        match = (rows[:, mask] == rows[0, mask]).all(1)
+        if step_span:
+            a, z = step_span                   # same varint length: continuation bits agree
+            match &= (rows[:, a:z - 1] >= 0x80).all(1) & (rows[:, z - 1] < 0x80)
+        m_rows, m_idx = rows[match], idx[match]
+        steps = _varint_column(m_rows, *step_span) if step_span else np.zeros(len(m_rows), np.int64)
+        for tag, val, pos, kind, is_tensor, _ in values:
+            if val is None:
+                continue
+            w = np.dtype(kind).itemsize
+            col = np.ascontiguousarray(m_rows[:, pos:pos + w]).view(kind).ravel().astype(np.float64)
+            acc.add(tag, m_idx, steps, col, is_tensor)
+        rows, idx = rows[~match], idx[~match]
+
+
+def read(path: Path, rel: str, run: Run) -> None:
+    """Append one Series per scalar tag of this event file to run.series."""
+    with open(path, "rb") as f:
+        buf = f.read()
+    u8 = np.frombuffer(buf, np.uint8)
+    blocks, singles, count, error = _frame(buf, u8)
+    if error is not None:
+        i, off = error
+        if i == 0:
+            run.warnings.append(f"{rel}: not a TensorBoard event file (bad record header at byte 0)")
+        else:
+            run.warnings.append(f"{rel}: record {i} at byte {off}: bad record length/CRC; "
+                                f"kept the {i} records before it, ignored the rest of the file")
+    # Gather payload rows by length: strided views of blocks, one fancy gather for singles.
+    groups: dict[int, tuple[list, list]] = {}
+    for off, first, S, pattern, M in blocks:
+        pos = off
+        P = len(pattern)
+        for i, L in enumerate(pattern):
+            g = groups.setdefault(L, ([], []))
+            g[0].append(as_strided(u8[pos + 12:], shape=(M, L), strides=(S, 1)))
+            g[1].append(first + i + P * np.arange(M, dtype=np.int64))
+            pos += L + 16
+    for L, recs in singles.items():
+        a = np.array(recs, np.int64).reshape(-1, 2)
+        g = groups.setdefault(L, ([], []))
+        g[0].append(u8[(a[:, 0] + 12)[:, None] + np.arange(L)] if L else np.zeros((len(a), 0), np.uint8))
+        g[1].append(a[:, 1])
+    acc = _Acc()
+    bad: list[int] = []
+    for L, (views, idxs) in groups.items():
+        _decode_group(np.concatenate(views), np.concatenate(idxs), acc, bad)
+    if bad:
+        run.warnings.append(f"{rel}: {len(bad)} record(s) could not be decoded as Event (first: record {min(bad)}); skipped")
+    parent = path.parent.name
+    for tag, parts in acc.cols.items():
+        plugin = acc.plugins.get(tag)
+        # new-style tensors are scalars only for the scalars plugin (not text/histograms/hparams)
+        parts = [p for p in parts if not p[3] or plugin in (None, "", "scalars")]
+        if not parts:
+            continue
+        idx = np.concatenate([p[0] for p in parts])
+        order = np.argsort(idx, kind="stable")
+        name, raw = normalize(tag), tag
+        # add_scalars("loss", {"train": .., "val": ..}) writes tag "loss" into folders
+        # loss_train/ and loss_val/: the folder says which curve it is.
+        main = tag.replace("/", "_") + "_"
+        if parent.startswith(main) and len(parent) > len(main):
+            key = parent[len(main):]
+            name, raw = normalize(f"{key}/{tag}"), f"{parent}/{tag}"
+        run.series.append(Series(
+            name=name, raw_name=raw,
+            steps=np.concatenate([p[1] for p in parts])[order],
+            values=np.concatenate([p[2] for p in parts])[order],
+            source=rel, locs=idx[order], loc_kind=LOC_RECORD))

@@ -1,0 +1,71 @@
+"""One call from paths to a Diagnosis, used by the CLI, the TUI and the benchmarks.
+
+ingest -> analyze (signals) -> engine (ranked hypotheses, verified evidence) -> patches.
+"""
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from mltdbg.analyzers.analyze import analyze
+from mltdbg.analyzers.ingest import ingest
+from mltdbg.analyzers.model import Run
+
+from .engine import Diagnosis, DiagnosisContext, OfflineEngine
+
+
+class InputError(Exception):
+    """Input that cannot be diagnosed at all; the message is one line for the user."""
+
+
+def load(paths: list[str], root: str | os.PathLike | None = None) -> Run:
+    missing = [p for p in paths if not os.path.lexists(p)]
+    if missing:
+        raise InputError(f"{missing[0]}: no such file or directory")
+    return ingest(paths, root=root)
+
+
+def context_for(paths: list[str], symptoms: list[str] | None = None, baseline: list[str] | None = None,
+                verdicts: dict[str, str] | None = None, repo_root: Path | None = None) -> DiagnosisContext:
+    run = load(paths)
+    base = load(baseline) if baseline else None
+    signals = analyze(run, base, repo_root)
+    if base is not None:
+        run.warnings += [f"(baseline) {w}" for w in base.warnings]
+    return DiagnosisContext(run=run, signals=signals, symptoms=list(symptoms or []),
+                            verdicts=dict(verdicts or {}), baseline=base, repo_root=repo_root)
+
+
+def diagnose(paths: list[str], symptoms: list[str] | None = None, baseline: list[str] | None = None,
+             verdicts: dict[str, str] | None = None, repo_root: Path | None = None,
+             engine: str = "offline") -> Diagnosis:
+    """Diagnose the run under `paths`. Raises InputError for unusable input."""
+    t0 = time.perf_counter()
+    ctx = context_for(paths, symptoms, baseline, verdicts, repo_root)
+    if not ctx.run.artifacts:
+        raise InputError(f"{paths[0]}: no readable artifacts found" + (f" ({ctx.run.warnings[0]})" if ctx.run.warnings else ""))
+    d = OfflineEngine().diagnose(ctx)
+    attach_patches(d, ctx)
+    d.elapsed_s = time.perf_counter() - t0
+    return d
+
+
+def attach_patches(d: Diagnosis, ctx: DiagnosisContext) -> None:
+    """Mechanical fixes as unified diffs, where a playbook names a codemod and a repo is known."""
+    root = ctx.repo_root or ctx.run.root
+    try:
+        from . import codemods
+    except ImportError:
+        return
+    for h in d.hypotheses:
+        if not h.codemod:
+            continue
+        try:
+            sig = next((s for s in ctx.signals if s.kind in ("code:" + h.id,)), None)
+            p = codemods.propose(h.codemod, Path(root), ctx.run, sig)
+        except Exception as e:  # noqa: BLE001 - a codemod that cannot apply is not a failed diagnosis
+            d.warnings.append(f"(fix) {h.codemod} could not produce a diff: {type(e).__name__}: {e}")
+            continue
+        if p is not None:
+            h.patch = p.diff

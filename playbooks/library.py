@@ -1,0 +1,101 @@
+"""Playbook data: the 35 cause playbooks, the failure-class playbooks, the contracts.
+
+Everything is package data read with importlib.resources, so an installed
+wheel works with no checkout around it. See SCHEMA.md for the file format.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+import yaml
+
+_PKG = "mltdbg.playbooks"
+
+
+def _files(folder: str):
+    return sorted((p for p in resources.files(_PKG).joinpath(folder).iterdir() if p.name.endswith(".yaml")),
+                  key=lambda p: p.name)
+
+
+@dataclass
+class CausePlaybook:
+    id: str
+    title: str
+    severity: str
+    prior: float
+    evidence: dict[str, float]
+    requires_any: list[str]
+    symptoms: list[re.Pattern]
+    needs: list[str]
+    issue: str
+    check: str
+    fix: str
+    lesson: str = ""
+    check_command: str | None = None
+    instrumentation: str | None = None
+    codemod: str | None = None
+    test_template: str | None = None
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def symptom_match(self, texts: list[str]) -> bool:
+        return any(p.search(t) for p in self.symptoms for t in texts)
+
+
+@dataclass
+class ClassPlaybook:
+    id: str
+    title: str
+    symptoms: list[re.Pattern]
+    hypotheses: list[dict[str, str]]
+    instrumentation: str | None = None
+
+
+@lru_cache(maxsize=1)
+def taxonomy() -> dict[str, Any]:
+    return yaml.safe_load(resources.files(_PKG).joinpath("contracts/taxonomy.yaml").read_text("utf-8"))
+
+
+@lru_cache(maxsize=1)
+def diagnosis_schema() -> dict[str, Any]:
+    return json.loads(resources.files(_PKG).joinpath("contracts/diagnosis.schema.json").read_text("utf-8"))
+
+
+def _rx(items) -> list[re.Pattern]:
+    return [re.compile(s, re.I) for s in (items or [])]
+
+
+@lru_cache(maxsize=1)
+def causes() -> dict[str, CausePlaybook]:
+    """Cause playbooks by id; every taxonomy id has one (a test checks)."""
+    out: dict[str, CausePlaybook] = {}
+    for p in _files("causes"):
+        d = yaml.safe_load(p.read_text("utf-8"))
+        out[d["id"]] = CausePlaybook(
+            id=d["id"], title=d.get("title", d["id"]), severity=d.get("severity", "high"),
+            prior=float(d.get("prior", 0.03)), evidence={k: float(v) for k, v in (d.get("evidence") or {}).items()},
+            requires_any=list(d.get("requires_any") or []), symptoms=_rx(d.get("symptoms")),
+            needs=list(d.get("needs") or []), issue=d.get("issue", d.get("title", d["id"])),
+            check=(d.get("check") or "").strip(), fix=(d.get("fix") or "").strip(), lesson=(d.get("lesson") or "").strip(),
+            check_command=d.get("check_command"), instrumentation=d.get("instrumentation"),
+            codemod=d.get("codemod"), test_template=d.get("test_template"), raw=d)
+    return out
+
+
+@lru_cache(maxsize=1)
+def classes() -> dict[str, ClassPlaybook]:
+    out: dict[str, ClassPlaybook] = {}
+    for p in _files("classes"):
+        d = yaml.safe_load(p.read_text("utf-8"))
+        out[d["id"]] = ClassPlaybook(id=d["id"], title=d.get("title", d["id"]), symptoms=_rx(d.get("symptoms")),
+                                     hypotheses=list(d.get("hypotheses") or []), instrumentation=d.get("instrumentation"))
+    return out
+
+
+def classes_for(symptoms: list[str]) -> list[ClassPlaybook]:
+    """Failure classes whose symptom patterns match the user's text."""
+    return [c for c in classes().values() if any(p.search(t) for p in c.symptoms for t in symptoms)]

@@ -1,0 +1,123 @@
+"""The one evidence verifier, shared by every engine.
+
+An evidence item is verified when the tool re-reads the artifact and finds it:
+- a quote must appear (whitespace-insensitive) within QUOTE_WINDOW lines of the cited line
+  of the file as it is on disk now (re-read, not the parsed copy);
+- a cited value must match the parsed series of that metric at that step (NaN/inf included).
+Anything else (text with no citation, a path outside the run, a missing file) is unverified.
+"""
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+
+from mltdbg.analyzers.model import Evidence, Run
+
+# The issue's rule: the quoted text must appear within 3 lines of the cited line.
+QUOTE_WINDOW = 3
+# Values printed in logs are rounded: accept this relative difference.
+VALUE_RTOL = 1e-3
+
+_WS = re.compile(r"\s+")
+
+
+def _norm(s: str) -> str:
+    return _WS.sub(" ", s).strip()
+
+
+class Verifier:
+    """Re-reads artifacts (cached per file for one diagnosis) and checks evidence."""
+
+    def __init__(self, run: Run):
+        self.run = run
+        self._lines: dict[str, list[str] | None] = {}
+
+    def _file_lines(self, source: str) -> list[str] | None:
+        if source in self._lines:
+            return self._lines[source]
+        lines = None
+        root = self.run.root.resolve()
+        p = (root / source).resolve()
+        try:
+            p.relative_to(root)   # never read outside the run root
+            if p.is_file():
+                from mltdbg.analyzers.ingest import read_bytes
+                lines = read_bytes(p).decode("utf-8", errors="replace").split("\n")
+        except (ValueError, OSError):
+            lines = None
+        self._lines[source] = lines
+        return lines
+
+    def check(self, ev: Evidence) -> bool:
+        if ev.source and ev.quote and ev.line:
+            return self._check_quote(ev)
+        if ev.metric and ev.step is not None and ev.value is not None:
+            return self._check_value(ev)
+        return False
+
+    def _check_quote(self, ev: Evidence) -> bool:
+        lines = self._file_lines(ev.source)
+        if not lines:
+            return False
+        q = _norm(ev.quote)
+        if not q:
+            return False
+        lo = max(0, ev.line - 1 - QUOTE_WINDOW)
+        hi = min(len(lines), ev.line + QUOTE_WINDOW)
+        for s in lines[lo:hi]:
+            if q in _norm(s.replace("\r", "\n")):
+                return True
+        # a quote spanning several lines
+        return q in _norm(" ".join(lines[lo:hi]))
+
+    def _check_value(self, ev: Evidence) -> bool:
+        want = _as_float(ev.value)
+        if want is None:
+            return False
+        for s in self.run.series:
+            if s.name != ev.metric and s.raw_name != ev.metric:
+                continue
+            if ev.source and s.source != ev.source:
+                continue
+            idx = np.flatnonzero(s.steps == ev.step)
+            for i in idx:
+                got = float(s.values[i])
+                if math.isnan(want) and math.isnan(got):
+                    return True
+                if math.isinf(want) and got == want:
+                    return True
+                if math.isfinite(want) and math.isfinite(got) and abs(got - want) <= VALUE_RTOL * max(abs(want), 1e-12):
+                    return True
+        return False
+
+    def verify(self, evidence: list[Evidence]) -> list[Evidence]:
+        for ev in evidence:
+            ev.verified = self.check(ev)
+        return evidence
+
+
+def _as_float(v) -> float | None:
+    if isinstance(v, (int, float)):
+        return float(v)
+    if isinstance(v, str):
+        t = v.strip().lower()
+        if t in ("nan", "-nan"):
+            return float("nan")
+        if t in ("inf", "+inf", "infinity"):
+            return float("inf")
+        if t in ("-inf", "-infinity"):
+            return float("-inf")
+        try:
+            return float(t)
+        except ValueError:
+            return None
+    return None
+
+
+def verified_share(evidence: list[Evidence]) -> float:
+    if not evidence:
+        return 0.0
+    return sum(1 for e in evidence if e.verified) / len(evidence)

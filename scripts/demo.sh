@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Set up a virtual environment (once) and open the TUI on the bundled failing example run
+# (offline engine, no API key needed). The demo works on a copy in a temp dir.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+[ -x .venv/bin/python ] || "$PY" -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip >/dev/null
+.venv/bin/python -m pip install -q torch==2.13.0
+.venv/bin/python -m pip install -q -e .
+if [ -x .venv/bin/mltdbg-tui ]; then
+  exec .venv/bin/mltdbg-tui --demo "$@"
+fi
+exec .venv/bin/mltdbg diagnose app/demo/repo --symptom "training fails: loss explodes" "$@"
