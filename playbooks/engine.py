@@ -30,13 +30,17 @@ TEMPERATURE = 1.0
 # A symptom sentence is a hint: worth at most this much log-odds, never a finding.
 SYMPTOM_BONUS = 1.0
 # Verdicts of checks the user ran: a confirmed cause is lifted, a denied one dropped.
-CONFIRMED_BONUS = 5.0
+CONFIRMED_BONUS = 8.0
 # Pseudo-hypotheses: prior log-odds of "the run is fine" and of "a cause no playbook has".
 HEALTHY_PRIOR = math.log(0.25)
 OTHER_PRIOR = math.log(0.12)
 # Signals that show something failed: they make "healthy" implausible.
-FAILURE_KINDS = ("nonfinite", "divergence", "log:", "train_val_divergence", "grad_zero", "loss_at_chance",
-                 "grad_growth", "nonfinite_grad", "baseline:val_metric_drop", "plateau", "slow_descent")
+FAILURE_KINDS = ("nonfinite", "divergence", "train_val_divergence", "grad_zero", "loss_at_chance",
+                 "grad_growth", "nonfinite_grad", "baseline:val_metric_drop", "plateau", "slow_descent",
+                 "log:cuda_oom", "log:host_oom", "log:label_out_of_range", "log:shape_mismatch",
+                 "log:device_mismatch", "log:dtype_mismatch", "log:nccl_timeout", "log:nccl_error",
+                 "log:child_failed", "log:anomaly_nan", "log:nan_input", "log:exception", "log:import_error",
+                 "log:collapse_output", "log:var_dof", "log:missing_keys", "dead_units", "loss_jump_at_resume")
 # A signal this weak does not satisfy a playbook's requires_any.
 MIN_REQUIRED_STRENGTH = 0.15
 MAX_CAUSES = 5
@@ -175,11 +179,11 @@ class OfflineEngine:
         issue = _fill(pb.issue, {**facts, "top_signal": top}) or f"{pb.title}: {top}"
         if "{top_signal}" not in pb.issue and top not in issue:
             issue = f"{issue} ({top})"
-        cmd = _fill(pb.check_command, facts) if pb.check_command else None
+        cmd = _runnable(ctx, _fill(pb.check_command, facts)) if pb.check_command else None
         return Hypothesis(id=pb.id, title=pb.title, issue=issue, severity=pb.severity, confidence=conf,
                           evidence=evidence, check=_fill(pb.check, facts) or pb.check, fix=_fill(pb.fix, facts) or pb.fix,
                           check_command=cmd, needs=list(pb.needs), instrumentation=pb.instrumentation,
-                          test_template=pb.test_template, lesson=_fill(pb.lesson, facts) or pb.lesson,
+                          test_template=pb.test_template, lesson=_fill(pb.lesson, {**facts, "top_signal": top}) or pb.lesson,
                           codemod=pb.codemod, score=score)
 
     def _status(self, ctx, hyps, p_healthy, failing) -> tuple[str, list[str]]:
@@ -256,6 +260,18 @@ def _placeholders(ctx: DiagnosisContext) -> dict[str, str]:
 
 
 _PH = re.compile(r"\{(\w+)\}")
+_FLAG = re.compile(r"\s(--[\w-]+)")
+
+
+def _runnable(ctx: DiagnosisContext, cmd: str | None) -> str | None:
+    """A check command is offered only when the script really accepts its flags."""
+    if not cmd:
+        return None
+    flags = _FLAG.findall(" " + cmd)
+    script = next((t for t in ctx.run.texts if t.kind == "code" and t.path in cmd), None)
+    if flags and (script is None or not all(f'"{f}"' in script.text or f"'{f}'" in script.text for f in flags)):
+        return None
+    return cmd
 
 
 def _fill(template: str | None, values: dict[str, str]) -> str | None:

@@ -1,0 +1,58 @@
+"""Sessions: a crash-safe record of a debugging session, resume, read-only replay, export. UI-free.
+
+A session is an append-only JSON-lines event log (`events.jsonl`, one event a
+line: `v`, `seq`, `t`, `type`, `payload`) with `debug.md` beside it, in
+`<repo>/.mltdbg/sessions/<id>/` (excluded via `.git/info/exclude`) or, outside
+a repo, in the user data dir. Each append is fsynced before it returns. The
+TUI renders `SessionState`, a pure fold of the events; resuming is loading.
+
+API
+    Session.create(repo_root=None, name=None, environment=None) -> Session
+    Session.open(path_or_id, repo_root=None, readonly=False) -> Session
+        (resume; read-only with a notice when another live process holds it)
+    session.append(type, payload) -> Event | None       fsynced, redacted, paths made relative
+    session.state -> SessionState                       step, capture, diagnoses/hypotheses, plans,
+                                                        checks, verdicts, fixes, verifications, lesson,
+                                                        commits, notes
+    session.notices / session.warnings                  what to tell the user on open
+    list_sessions(repo_root=None) -> [SessionSummary]
+    Replay(path_or_id).next() / .prev() / .jump(n) -> SessionState   never runs or writes anything
+    render_debug_md(capture, date), export_md(state), export_json(state, events)
+    redact(text), redact_obj(obj)                       (sessions.redact; reused by the Claude engine)
+    plot_record(steps, values, anomalies)               downsampled plot for `diagnosis_made.plots`
+
+Event types (past tense: they are facts), payload keys:
+    session_started {id, name, root, in_repo, schema, pid}
+    environment_recorded {python, platform, torch, cuda, gpus, pip_freeze, git: {commit, branch, dirty}, notes}
+    session_resumed {root, pid, interrupted_checks}      written by every writable open
+    capture_edited {field: command|expected|happened|tried, value}
+    artifacts_chosen {paths, excluded}
+    diagnosis_made {engine, diagnosis: <diagnosis.schema.json object>, plots: {metric: plot_record(...)}}
+    check_approved | check_edited | check_skipped {hypothesis_id, command[, original_command]}
+    check_started {check_id, command, cwd, timeout_s, hypothesis_id}
+    check_output {check_id, chunk[, tail, truncated_bytes]}   stored output capped per check at
+        OUTPUT_CAP_BYTES (256 KiB): the first half is written as it comes, the last half is
+        written before check_finished with the count of bytes dropped in between
+    check_finished {check_id, exit_code, duration_s, timed_out, cancelled}
+    verdict_recorded {hypothesis_id, verdict: confirmed|denied|inconclusive, note[, check_id]}
+    fix_proposed {source: playbook|claude|user, diff, files, test_diff[, hypothesis_id]}
+    fix_confirmed | fix_applied | fix_reverted {[note, files]}   (apply to the latest proposal)
+    verification_ran {command, exit_code, passed[, output]}
+    lesson_written {text, file}
+    commit_made {sha, message, files}
+    note_added {text}
+    step_changed {step: capture|diagnose|check|fix|lesson}
+"""
+from .export import export_json, export_md, render_debug_md
+from .log import SCHEMA_VERSION, Event
+from .plots import plot_record
+from .redact import redact, redact_obj
+from .replay import Replay
+from .session import (OUTPUT_CAP_BYTES, ReadOnlyError, Session, SessionError, SessionSummary, list_sessions)
+from .state import EVENT_TYPES, STEPS, CheckPlan, CheckRun, Fix, SessionState, Verdict, fold
+
+__all__ = [
+    "SCHEMA_VERSION", "Event", "EVENT_TYPES", "STEPS", "OUTPUT_CAP_BYTES", "Session", "SessionError", "ReadOnlyError",
+    "SessionSummary", "SessionState", "CheckPlan", "CheckRun", "Fix", "Verdict", "Replay", "fold", "list_sessions",
+    "export_md", "export_json", "render_debug_md", "redact", "redact_obj", "plot_record",
+]

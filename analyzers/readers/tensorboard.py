@@ -27,7 +27,6 @@ import struct
 from pathlib import Path
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
 from ..model import LOC_RECORD, Run, Series
 from ..names import normalize
@@ -96,7 +95,7 @@ def _find_period(hist: list[int]) -> int:
     return 0
 
 
-def _frame(buf: bytes, u8: np.ndarray):
+def _frame(buf: bytes):
     """Walk the record chain.
 
     Returns (blocks, singles, count, error):
@@ -147,7 +146,7 @@ def _frame(buf: bytes, u8: np.ndarray):
                 break
             ok = np.empty((M, P), bool)
             for i in range(P):
-                view = as_strided(u8[p + int(pre[i]):], shape=(M, 12), strides=(S, 1))
+                view = np.ndarray((M, 12), np.uint8, buf, p + int(pre[i]), (S, 1))
                 ok[:, i] = (view == hdrs[i]).all(1)
             flat = ok.ravel()
             k = M * P if flat.all() else int(np.argmin(flat))
@@ -380,7 +379,7 @@ def read(path: Path, rel: str, run: Run) -> None:
     with open(path, "rb") as f:
         buf = f.read()
     u8 = np.frombuffer(buf, np.uint8)
-    blocks, singles, count, error = _frame(buf, u8)
+    blocks, singles, count, error = _frame(buf)
     if error is not None:
         i, off = error
         if i == 0:
@@ -395,7 +394,7 @@ def read(path: Path, rel: str, run: Run) -> None:
         P = len(pattern)
         for i, L in enumerate(pattern):
             g = groups.setdefault(L, ([], []))
-            g[0].append(as_strided(u8[pos + 12:], shape=(M, L), strides=(S, 1)))
+            g[0].append(np.ndarray((M, L), np.uint8, buf, pos + 12, (S, 1)))
             g[1].append(first + i + P * np.arange(M, dtype=np.int64))
             pos += L + 16
     for L, recs in singles.items():

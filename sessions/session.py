@@ -1,0 +1,392 @@
+"""A live debugging session: an append-only, fsynced event log plus its derived state.
+
+    s = Session.create(repo_root, name="nan at step 1200")    # records the environment
+    s.append("capture_edited", {"field": "command", "value": "python train.py"})
+    s.state.capture["command"]
+    s = Session.open(s.id)        # resume = load + fold; a crash loses at most the event being written
+
+One writer per session, enforced with an fcntl lock the kernel drops when the
+process dies; a second opener gets the session read-only with a notice.
+"""
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .export import render_debug_md
+from .log import SCHEMA_VERSION, Event, EventWriter, LoadedLog, dumps_line, now_iso, read_log
+from .redact import redact_obj
+from .state import SessionState, apply, finalize, fold
+from .store import (DEBUG_FILE, EVENTS_FILE, LOCK_FILE, TOOL_DIR, SessionRef, ensure_excluded, find_repo_root,
+                    new_session_id, resolve, session_refs, sessions_dir)
+
+# Stored output per check: the first and last half are kept, the middle is counted
+# (`truncated_bytes`). 256 KiB holds a long pytest or training log's start and end.
+OUTPUT_CAP_BYTES = 256 * 1024
+OUTPUT_HEAD_BYTES = OUTPUT_CAP_BYTES // 2
+OUTPUT_TAIL_BYTES = OUTPUT_CAP_BYTES - OUTPUT_HEAD_BYTES
+
+# Payload keys holding repo paths, made relative to the repo root before writing.
+_PATH_KEYS = {"artifacts_chosen": ("paths", "excluded"), "fix_proposed": ("files",), "commit_made": ("files",),
+              "lesson_written": ("file",), "check_started": ("cwd",), "fix_applied": ("files",)}
+
+
+class SessionError(Exception):
+    """A session could not be found or created (the message says why)."""
+
+
+class ReadOnlyError(SessionError):
+    """An append to a session opened read-only."""
+
+
+class Session:
+    """An open session. Use `Session.create` / `Session.open`, then `append`; read `state`."""
+
+    def __init__(self, ref: SessionRef, root: Path, loaded: LoadedLog, readonly: bool, notices: list[str],
+                 lock_fd: int | None, live_elsewhere: bool):
+        self.ref = ref
+        self.root = root                    # repo root (or the folder a repo-less session started in)
+        self.readonly = readonly
+        self.notices = notices              # messages for the user: read-only, repo moved, damage found
+        self.warnings = loaded.warnings     # "events.jsonl:LINE: what is wrong"
+        self.live_elsewhere = live_elsewhere
+        self.events: list[Event] = loaded.events
+        self._lock_fd = lock_fd
+        self._writer: EventWriter | None = None
+        self._seq = max((e.seq for e in loaded.events), default=0)
+        self._outputs: dict[str, _OutputCap] = {}
+        self._state = fold(self.events)
+        if readonly and not live_elsewhere:
+            finalize(self._state)          # nobody is running its checks any more
+
+    # ----- opening -------------------------------------------------------------------------
+    @classmethod
+    def create(cls, repo_root: Path | str | None = None, name: str | None = None,
+               environment: dict[str, Any] | None = None) -> "Session":
+        """Start a new session for the repo holding repo_root (default: the cwd).
+
+        environment: the environment_recorded payload; None records this machine's now.
+        """
+        start = Path(repo_root or os.getcwd()).resolve()
+        repo = find_repo_root(start)
+        if repo is not None:
+            ensure_excluded(repo)
+        root = repo or start
+        sid = new_session_id(name)
+        d = sessions_dir(repo) / sid
+        try:
+            d.mkdir(parents=True, exist_ok=False)
+        except OSError as e:
+            raise SessionError(f"cannot create session folder {d}: {e.strerror or e}") from e
+        lock_fd, _ = _lock(d)
+        ref = SessionRef(sid, d, d / EVENTS_FILE)
+        s = cls(ref, root, LoadedLog(), readonly=False, notices=[], lock_fd=lock_fd, live_elsewhere=False)
+        s._writer = EventWriter(ref.events)
+        s.append("session_started", {"id": sid, "name": name, "root": str(root), "in_repo": repo is not None,
+                                     "schema": SCHEMA_VERSION, "pid": os.getpid()})
+        if environment is None:
+            from .environment import record_environment
+            environment = record_environment(repo)
+        s.append("environment_recorded", environment)
+        s._write_debug_md()
+        return s
+
+    @classmethod
+    def open(cls, path_or_id: str | Path, repo_root: Path | str | None = None, readonly: bool = False) -> "Session":
+        """Resume a session (folder, events file, id or id prefix): load its log, fold it.
+
+        Writable unless readonly=True, another live process holds it, the file
+        is not a session folder's log, or it was written by a newer version;
+        each reason is added to `notices`. A writable open records
+        `session_resumed`, which marks checks left running as interrupted.
+        """
+        ref, why = resolve(path_or_id, Path(repo_root) if repo_root else None)
+        if ref is None:
+            raise SessionError(why)
+        notices: list[str] = []
+        loaded = read_log(ref.events, f"{ref.id}/{ref.events.name}")
+        if not readonly and ref.events.name != EVENTS_FILE:
+            readonly = True
+            notices.append(f"{ref.events} is not inside a session folder: opened read-only")
+        if not readonly and loaded.newest_version > SCHEMA_VERSION:
+            readonly = True
+            notices.append(f"written by a newer mltdbg (schema {loaded.newest_version}): opened read-only so this "
+                           f"version does not mix its events into it; upgrade mltdbg to continue it")
+        lock_fd, live = None, False
+        if not readonly:
+            lock_fd, holder = _lock(ref.dir)
+            if lock_fd is None:
+                readonly, live = True, holder != "unwritable"
+                notices.append("opened read-only: " + (f"this session is open in another mltdbg ({holder})" if live
+                                                       else f"cannot write in {ref.dir}"))
+        else:
+            live = _held_elsewhere(ref.dir)
+            if live:
+                notices.append("this session is open in another mltdbg: what you see may still change")
+        root = _root_of(ref, loaded, notices)
+        s = cls(ref, root, loaded, readonly, notices, lock_fd, live)
+        if loaded.warnings:
+            notices.append(f"{len(loaded.warnings)} problem(s) in the log; loaded what could be read: "
+                           + loaded.warnings[0] + (" ..." if len(loaded.warnings) > 1 else ""))
+        missing = s.missing_artifacts()
+        if missing:
+            notices.append(f"{len(missing)} of {len(s.state.artifacts)} artifacts are not on this machine "
+                           f"(e.g. {missing[0]}): plots and outputs shown come from the session record")
+        if not readonly:
+            if loaded.torn_offset is not None:
+                # The fragment was never a committed event (its append never returned): drop it so
+                # the next line starts clean. Complete lines before it are untouched.
+                os.truncate(ref.events, loaded.torn_offset)
+            s._writer = EventWriter(ref.events)
+            if loaded.missing_newline:
+                s._writer.write(b"\n")
+            s.append("session_resumed", {"root": str(root), "pid": os.getpid(),
+                                         "interrupted_checks": [c.check_id for c in s.state.running_checks]})
+        return s
+
+    # ----- writing -------------------------------------------------------------------------
+    def append(self, type: str, payload: dict[str, Any] | None = None) -> Event | None:
+        """Record one event; returns once it is fsynced (the UI may then move on).
+
+        Payloads are JSON-only; secrets are redacted and repo paths made relative
+        to the root first. `check_output` chunks beyond the head of the output
+        cap are held in memory and written (last OUTPUT_TAIL_BYTES, with the
+        count of dropped bytes) just before that check's `check_finished`; such
+        a call returns None.
+        """
+        if self.readonly:
+            raise ReadOnlyError("session is read-only" + (f": {self.notices[0]}" if self.notices else ""))
+        payload = dict(payload or {})
+        if type == "check_output":
+            return self._append_output(payload)
+        if type == "check_finished":
+            self._flush_output(str(payload.get("check_id", "")))
+        return self._write(type, payload)
+
+    def _write(self, type: str, payload: dict[str, Any]) -> Event:
+        for key in _PATH_KEYS.get(type, ()):
+            if key in payload:
+                v = payload[key]
+                payload[key] = [self.rel(x) for x in v] if isinstance(v, (list, tuple)) else self.rel(v) if isinstance(v, (str, Path)) else v
+        clean = redact_obj(payload)
+        ev = Event(self._seq + 1, now_iso(), type, clean, SCHEMA_VERSION, redacted=clean != payload)
+        line = dumps_line(ev)
+        assert self._writer is not None
+        self._writer.write(line)
+        self._seq += 1
+        ev.payload = json.loads(line)["payload"]   # in memory exactly what a reload will see
+        self.events.append(ev)
+        apply(self._state, ev)
+        if type == "capture_edited":
+            self._write_debug_md()
+        return ev
+
+    def _append_output(self, p: dict[str, Any]) -> Event | None:
+        cid = str(p.get("check_id", ""))
+        head = self._outputs.setdefault(cid, _OutputCap()).take(str(p.get("chunk", "")))
+        return self._write("check_output", {"check_id": cid, "chunk": head}) if head else None
+
+    def _flush_output(self, cid: str) -> None:
+        cap = self._outputs.pop(cid, None)
+        if cap is not None and cap.tail:
+            tail, dropped = cap.final_tail()
+            self._write("check_output", {"check_id": cid, "chunk": tail, "tail": True, "truncated_bytes": dropped})
+
+    def pending_output(self, check_id: str) -> str:
+        """Output of a running check held for the tail (not yet in the log), for live display."""
+        cap = self._outputs.get(check_id)
+        return cap.tail[-OUTPUT_TAIL_BYTES:].decode("utf-8", "ignore") if cap else ""
+
+    def new_check_id(self) -> str:
+        return f"c{len(self._state.checks) + 1}-{secrets.token_hex(2)}"
+
+    def _write_debug_md(self) -> None:
+        """debug.md beside the log, rewritten atomically (tmp + rename) from the capture."""
+        path = self.ref.dir / DEBUG_FILE
+        tmp = path.with_name(f".{DEBUG_FILE}.{os.getpid()}.tmp")
+        try:
+            tmp.write_text(render_debug_md(self._state.capture, self._state.created_at[:10]), encoding="utf-8")
+            os.replace(tmp, path)
+        except OSError as e:
+            self.notices.append(f"could not write {path}: {e.strerror or e}")
+
+    # ----- reading -------------------------------------------------------------------------
+    @property
+    def id(self) -> str:
+        return self.ref.id
+
+    @property
+    def dir(self) -> Path:
+        return self.ref.dir
+
+    @property
+    def state(self) -> SessionState:
+        """The current state (kept up to date by `append`; do not mutate it)."""
+        return self._state
+
+    def reload(self) -> SessionState:
+        """Re-read the log (a read-only viewer following another process's session)."""
+        loaded = read_log(self.ref.events, f"{self.ref.id}/{self.ref.events.name}")
+        self.events, self.warnings = loaded.events, loaded.warnings
+        self._seq = max((e.seq for e in loaded.events), default=0)
+        self._state = fold(self.events)
+        if self.readonly:
+            self.live_elsewhere = _held_elsewhere(self.ref.dir)
+            if not self.live_elsewhere:
+                finalize(self._state)
+        return self._state
+
+    def rel(self, path: str | Path) -> str:
+        """A path as stored: relative to the root (posix) when under it, else as given."""
+        p = Path(path)
+        if p.is_absolute():
+            try:
+                return p.resolve().relative_to(self.root.resolve()).as_posix() or "."
+            except ValueError:
+                return str(p)
+        return p.as_posix()
+
+    def missing_artifacts(self) -> list[str]:
+        """Recorded artifacts that are not present under the root on this machine."""
+        return [a for a in self._state.artifacts if not (self.root / a).exists()]
+
+    def close(self) -> None:
+        """Release the writer and the lock (a crash releases them too)."""
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    def __enter__(self) -> "Session":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class _OutputCap:
+    """Keeps a check's output within OUTPUT_CAP_BYTES: head written live, tail held in memory."""
+
+    def __init__(self) -> None:
+        self.stored = 0
+        self.tail = bytearray()
+        self.dropped = 0
+
+    def take(self, chunk: str) -> str:
+        """The part of chunk to write now; the rest goes to the tail buffer."""
+        room = OUTPUT_HEAD_BYTES - self.stored
+        if room <= 0:
+            self._hold(chunk.encode("utf-8", "replace"))
+            return ""
+        b = chunk.encode("utf-8", "replace")
+        if len(b) <= room:
+            self.stored += len(b)
+            return chunk
+        head = b[:room].decode("utf-8", "ignore")      # never split a character
+        self.stored = OUTPUT_HEAD_BYTES
+        self._hold(b[len(head.encode("utf-8")):])
+        return head
+
+    def _hold(self, b: bytes) -> None:
+        self.tail += b
+        if len(self.tail) > 2 * OUTPUT_TAIL_BYTES:     # trim in batches: no 128 KiB copy per line
+            cut = len(self.tail) - OUTPUT_TAIL_BYTES
+            self.dropped += cut
+            del self.tail[:cut]
+
+    def final_tail(self) -> tuple[str, int]:
+        if len(self.tail) > OUTPUT_TAIL_BYTES:
+            cut = len(self.tail) - OUTPUT_TAIL_BYTES
+            self.dropped += cut
+            del self.tail[:cut]
+        return self.tail.decode("utf-8", "ignore"), self.dropped
+
+
+def _lock(d: Path) -> tuple[int | None, str | None]:
+    """Take the session's exclusive lock. Out: (fd, None) or (None, who holds it | 'unwritable')."""
+    path = d / LOCK_FILE
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
+        return None, "unwritable"
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        try:
+            holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip()
+        except OSError:
+            holder = ""
+        os.close(fd)
+        return None, holder or "another process"
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"pid {os.getpid()} on {os.uname().nodename}\n".encode(), 0)
+    return fd, None
+
+
+def _held_elsewhere(d: Path) -> bool:
+    """Whether a live process holds the session's lock; opens the lock file read-only, writes nothing."""
+    try:
+        fd = os.open(d / LOCK_FILE, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        return False
+    except OSError:
+        return True
+    finally:
+        os.close(fd)   # closing drops the shared lock we may have taken
+
+
+def _root_of(ref: SessionRef, loaded: LoadedLog, notices: list[str]) -> Path:
+    """The repo root now (from where the folder sits), with a notice when it moved."""
+    recorded = next((e.payload.get("root") for e in loaded.events if e.type == "session_started"), None)
+    parts = ref.dir.resolve().parts
+    if len(parts) >= 3 and parts[-3:-1] == (TOOL_DIR, "sessions"):
+        root = Path(*parts[:-3])
+    elif isinstance(recorded, str) and Path(recorded).is_dir():
+        root = Path(recorded)
+    else:
+        root = find_repo_root() or Path.cwd()
+    if isinstance(recorded, str) and Path(recorded) != root:
+        notices.append(f"the session was recorded in {recorded}; it is now read against {root} "
+                       f"(its paths are relative to the repo root)")
+    return root
+
+
+@dataclass
+class SessionSummary:
+    """One line of `list_sessions`."""
+
+    id: str
+    dir: Path
+    created_at: str
+    updated_at: str
+    name: str | None
+    step: str
+    n_events: int
+    title: str                 # the captured command or the first line of what happened
+    top_hypothesis: str | None
+    live: bool                 # open in a running mltdbg now
+    problems: int              # damaged lines found
+
+
+def list_sessions(repo_root: Path | str | None = None) -> list[SessionSummary]:
+    """Sessions of the repo holding repo_root (default: cwd), or of the data dir outside a repo; newest last."""
+    repo = find_repo_root(repo_root)
+    out = []
+    for ref in session_refs(sessions_dir(repo)):
+        loaded = read_log(ref.events, f"{ref.id}/{EVENTS_FILE}")
+        st = fold(loaded.events)
+        title = st.capture.get("command") or next((x for x in st.capture.get("happened", "").splitlines() if x.strip()), "")
+        top = st.hypotheses[0].get("id") if st.hypotheses and isinstance(st.hypotheses[0], dict) else None
+        out.append(SessionSummary(ref.id, ref.dir, st.created_at, st.time, st.name, st.step, st.n_events,
+                                  title.strip(), top, _held_elsewhere(ref.dir), len(loaded.warnings)))
+    return out

@@ -1,0 +1,138 @@
+"""Where sessions live and how to find them.
+
+In a git repo: `<repo root>/.mltdbg/sessions/<id>/events.jsonl` (+ `debug.md`,
+`lock`), with `.mltdbg/` added to `.git/info/exclude` so the tree stays clean.
+Outside a repo: `<data dir>/sessions/<id>/`, the data dir being `$MLTDBG_HOME`,
+else `$XDG_DATA_HOME/mltdbg`, else `~/.local/share/mltdbg`.
+"""
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+EVENTS_FILE = "events.jsonl"
+DEBUG_FILE = "debug.md"
+LOCK_FILE = "lock"
+TOOL_DIR = ".mltdbg"
+EXCLUDE_LINE = "/.mltdbg/"
+
+
+def find_repo_root(start: Path | str | None = None) -> Path | None:
+    """The nearest folder at or above start holding `.git` (a dir, or a file for worktrees)."""
+    p = Path(start or os.getcwd()).resolve()
+    for d in (p, *p.parents):
+        if (d / ".git").exists():
+            return d
+    return None
+
+
+def data_dir() -> Path:
+    """The user data dir for sessions outside a repo ($MLTDBG_HOME overrides, for tests)."""
+    if os.environ.get("MLTDBG_HOME"):
+        return Path(os.environ["MLTDBG_HOME"])
+    xdg = os.environ.get("XDG_DATA_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".local" / "share") / "mltdbg"
+
+
+def sessions_dir(repo_root: Path | None) -> Path:
+    """Folder holding the session folders for a repo root (None: outside any repo)."""
+    return (repo_root / TOOL_DIR / "sessions") if repo_root is not None else data_dir() / "sessions"
+
+
+def git_dir(repo_root: Path) -> Path | None:
+    """The repo's git dir where `info/exclude` lives (follows a worktree's `.git` file)."""
+    dot = repo_root / ".git"
+    if dot.is_dir():
+        return dot
+    try:
+        text = dot.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    m = re.match(r"gitdir:\s*(.+)", text.strip())
+    if not m:
+        return None
+    gd = Path(m.group(1).strip())
+    gd = gd if gd.is_absolute() else (repo_root / gd).resolve()
+    common = gd / "commondir"   # worktrees share info/exclude with the main repo
+    if common.exists():
+        c = Path(common.read_text().strip())
+        gd = c if c.is_absolute() else (gd / c).resolve()
+    return gd
+
+
+def ensure_excluded(repo_root: Path) -> bool:
+    """Add `/.mltdbg/` to `.git/info/exclude` once (never touches .gitignore). True if it is there."""
+    gd = git_dir(repo_root)
+    if gd is None:
+        return False
+    exclude = gd / "info" / "exclude"
+    try:
+        text = exclude.read_text(encoding="utf-8", errors="replace") if exclude.exists() else ""
+        if any(line.strip() in (EXCLUDE_LINE, ".mltdbg/", ".mltdbg", "/.mltdbg") for line in text.splitlines()):
+            return True
+        exclude.parent.mkdir(parents=True, exist_ok=True)
+        with open(exclude, "a", encoding="utf-8") as f:
+            f.write(("" if not text or text.endswith("\n") else "\n")
+                    + "# mltdbg debugging sessions (local; share one by copying its folder)\n" + EXCLUDE_LINE + "\n")
+        return True
+    except OSError:
+        return False
+
+
+def new_session_id(name: str | None = None) -> str:
+    """`YYYYMMDD-HHMMSS-xxxx[-slug]`: sorts by time, unique, readable."""
+    sid = time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(2)
+    slug = re.sub(r"[^a-z0-9]+", "-", (name or "").lower()).strip("-")[:40]
+    return f"{sid}-{slug}" if slug else sid
+
+
+@dataclass
+class SessionRef:
+    """A session folder found on disk."""
+
+    id: str
+    dir: Path
+    events: Path
+
+
+def session_refs(base: Path) -> list[SessionRef]:
+    """Session folders under a sessions dir, oldest first."""
+    if not base.is_dir():
+        return []
+    refs = [SessionRef(d.name, d, d / EVENTS_FILE) for d in base.iterdir() if (d / EVENTS_FILE).is_file()]
+    return sorted(refs, key=lambda r: r.id)
+
+
+def resolve(path_or_id: str | Path, repo_root: Path | None = None) -> tuple[SessionRef | None, str]:
+    """Find a session by folder, events file, id or unique id prefix.
+
+    Out: (ref, "") or (None, a message saying why not). A file that is not a
+    session folder's `events.jsonl` (e.g. a teammate's exported log) gives a
+    ref whose `dir` is its parent.
+    """
+    p = Path(path_or_id).expanduser()
+    if p.is_file():
+        return SessionRef(p.parent.name if p.name == EVENTS_FILE else p.stem, p.parent, p), ""
+    if p.is_dir() and (p / EVENTS_FILE).is_file():
+        return SessionRef(p.name, p, p / EVENTS_FILE), ""
+    key = str(path_or_id)
+    root = find_repo_root(repo_root) if repo_root is not None else find_repo_root()
+    bases = [sessions_dir(root)] if root is not None else []
+    bases.append(sessions_dir(None))
+    hits: list[SessionRef] = []
+    for base in bases:
+        refs = session_refs(base)
+        exact = [r for r in refs if r.id == key]
+        if exact:
+            return exact[0], ""
+        hits += [r for r in refs if r.id.startswith(key)]
+    if len(hits) == 1:
+        return hits[0], ""
+    if hits:
+        return None, f"'{key}' matches {len(hits)} sessions: " + ", ".join(r.id for r in hits[:5])
+    where = " or ".join(str(b) for b in bases)
+    return None, f"no session '{key}' (looked for a file, a folder, and ids under {where})"

@@ -1,0 +1,113 @@
+"""Curve analyzers on series with known shapes."""
+import math
+
+import numpy as np
+
+from mltdbg.analyzers.curves import curve_signals
+from mltdbg.analyzers.model import Fact, Run, Series
+
+
+def _run(**series) -> Run:
+    run = Run(root=__import__("pathlib").Path("."))
+    for name, vals in series.items():
+        v = np.asarray(vals, dtype=float)
+        run.series.append(Series(name, name, np.arange(len(v)) * 10, v, "m.csv", np.arange(len(v)) + 2, "line"))
+    return run
+
+
+def kinds(run):
+    return {s.kind: s for s in curve_signals(run)}
+
+
+rng = np.random.default_rng(0)
+N = 400
+x = np.arange(N)
+falling = 2.3 * np.exp(-x / 60) + 0.3 + rng.normal(0, 0.01, N)
+
+
+def test_healthy_curve_is_healthy_only():
+    k = kinds(_run(loss=falling, grad_norm=1 + rng.normal(0, 0.05, N)))
+    assert "healthy" in k
+    assert not {"divergence", "nonfinite", "loss_spike", "grad_growth", "loss_at_chance"} & set(k)
+
+
+def test_first_nonfinite_step_and_sudden():
+    v = falling.copy()
+    v[250:] = np.nan
+    s = kinds(_run(loss=v))["nonfinite"]
+    assert s.data["step"] == 2500 and s.data["sudden"] is True
+    assert s.evidence[0].value == "NaN" and s.evidence[0].line == 252
+
+
+def test_divergence_after_initial_fall():
+    v = np.concatenate([falling[:200], falling[199] * (1 + np.linspace(0, 1.5, 200))])
+    s = kinds(_run(loss=v))["divergence"]
+    assert 1900 <= s.data["min_step"] <= 2100 and s.data["rise_pct"] > 50
+
+
+def test_rise_before_nan_points_at_divergence():
+    v = np.concatenate([falling[:200], falling[199] * np.exp(np.linspace(0, 5, 100)), [np.inf, np.nan]])
+    k = kinds(_run(loss=v))
+    assert k["nonfinite"].data["rise_before"] > 1 and k["nonfinite"].data["sudden"] is False
+    assert "divergence" in k
+
+
+def test_single_spike_found_not_called_divergence():
+    v = falling.copy()
+    v[300] = 5.0
+    k = kinds(_run(loss=v))
+    assert k["loss_spike"].data["worst_step"] == 3000
+    assert "divergence" not in k
+
+
+def test_flat_at_chance_with_num_classes():
+    run = _run(loss=math.log(10) + rng.normal(0, 0.005, N))
+    run.facts.append(Fact("num_classes", 10, "config.yaml", 3, "num_classes: 10"))
+    s = kinds(run)["loss_at_chance"]
+    assert s.strength == 1.0 and abs(s.data["chance"] - math.log(10)) < 1e-9
+
+
+def test_slow_linear_descent():
+    s = kinds(_run(loss=2.3 - 0.0005 * x + rng.normal(0, 0.002, N)))
+    assert "slow_descent" in s and "healthy" not in s
+
+
+def test_train_val_divergence():
+    val = np.concatenate([np.linspace(2.0, 0.8, 20), np.linspace(0.8, 1.4, 20)])
+    run = _run(loss=falling)
+    run.series.append(Series("val_loss", "val_loss", np.arange(40) * 100, val, "m.csv", np.arange(40) + 500, "line"))
+    s = kinds(run)["train_val_divergence"]
+    assert s.data["val_rise"] > 0.5
+
+
+def test_grad_growth_zero_and_steady_climb():
+    assert "grad_growth" in kinds(_run(grad_norm=np.logspace(0, 4, N)))
+    assert "grad_zero" in kinds(_run(grad_norm=np.zeros(N)))
+    climb = kinds(_run(grad_norm=1 + 0.05 * x + rng.normal(0, 0.01, N)))
+    assert "grad_steady_climb" in climb
+
+
+def test_lr_collapse_and_jump():
+    lr = 0.1 * 0.5 ** np.arange(N)
+    assert "lr_schedule_odd" in kinds(_run(lr=lr))
+    lr2 = np.concatenate([np.full(200, 1e-4), np.full(200, 1e-2)])
+    assert kinds(_run(lr=lr2))["lr_jump"].data["step"] == 2000
+
+
+def test_sawtooth_epoch_period():
+    period = 25
+    v = 1.0 + 0.3 * ((x % period) / period) + rng.normal(0, 0.005, N) - x / 4000
+    s = kinds(_run(loss=v))["sawtooth_epoch"]
+    assert s.data["period"] in (period - 1, period, period + 1)
+
+
+def test_loss_scale_halvings():
+    ls = 65536 / 2 ** np.minimum(np.arange(N) // 20, 19)
+    assert kinds(_run(loss_scale=ls))["loss_scale_drop"].data["halvings"] >= 3
+
+
+def test_million_points_vectorised():
+    big = np.concatenate([falling] * 2500)  # 1,000,000 points
+    big[987_654] = np.nan
+    s = kinds(_run(loss=big))["nonfinite"]
+    assert s.data["step"] == 9_876_540

@@ -1,0 +1,87 @@
+"""The offline engine: ranking, calibration guards, verdicts, symptoms as hints, status."""
+from pathlib import Path
+
+import jsonschema
+import numpy as np
+
+from mltdbg.analyzers.curves import curve_signals
+from mltdbg.analyzers.model import Evidence, Run, Series, Signal, TextArtifact
+from mltdbg.playbooks import library
+from mltdbg.playbooks.engine import DiagnosisContext, OfflineEngine
+
+rng = np.random.default_rng(1)
+
+
+def run_with(tmp_path: Path, **series) -> Run:
+    run = Run(root=tmp_path)
+    for name, v in series.items():
+        v = np.asarray(v, dtype=float)
+        run.series.append(Series(name, name, np.arange(len(v)), v, "log.txt", np.arange(len(v)) + 1))
+    return run
+
+
+def diagnose(run, signals=None, symptoms=(), verdicts=None):
+    sig = curve_signals(run) if signals is None else signals
+    return OfflineEngine().diagnose(DiagnosisContext(run, sig, list(symptoms), dict(verdicts or {})))
+
+
+def test_output_is_valid_against_the_schema(tmp_path):
+    n = 300
+    loss = np.concatenate([2 * np.exp(-np.arange(150) / 30) + 0.2, 0.2 * np.exp(np.linspace(0, 4, 150))])
+    d = diagnose(run_with(tmp_path, loss=loss, grad_norm=np.logspace(0, 3, n)))
+    jsonschema.validate(d.to_json(), library.diagnosis_schema())
+    assert d.hypotheses and all(e.verified for h in d.hypotheses for e in h.evidence)
+
+
+def test_healthy_run_gives_no_issue(tmp_path):
+    loss = 2.3 * np.exp(-np.arange(400) / 80) + 0.1 + rng.normal(0, 0.01, 400)
+    d = diagnose(run_with(tmp_path, loss=loss, grad_norm=1 + rng.normal(0, 0.02, 400)))
+    assert d.status == "no_issue_found"
+    assert not any(h.severity == "critical" and h.confidence > 0.5 for h in d.hypotheses)
+
+
+def test_misleading_symptom_does_not_outvote_artifacts(tmp_path):
+    # Gradients are exactly zero all run and the loss is flat: frozen, whatever the user thinks.
+    run = run_with(tmp_path, loss=2.3 + rng.normal(0, 0.002, 300), grad_norm=np.zeros(300))
+    d = diagnose(run, symptoms=["I think the learning rate is too high, loss explodes"])
+    assert d.top.id == "frozen_parameters"
+    lr = next((h for h in d.hypotheses if h.id == "lr_too_high"), None)
+    assert lr is None or lr.confidence < 0.2
+
+
+def test_symptom_only_is_never_a_finding(tmp_path):
+    d = diagnose(Run(root=tmp_path), signals=[], symptoms=["CUDA out of memory"])
+    assert d.status == "needs_more_data" and d.needs
+    assert d.top is None or d.top.confidence < 0.8
+
+
+def test_denied_verdict_reranks(tmp_path):
+    run = run_with(tmp_path, loss=2.3 + rng.normal(0, 0.002, 300), grad_norm=np.zeros(300))
+    first = diagnose(run).top.id
+    second = diagnose(run, verdicts={first: "denied"})
+    assert all(h.id != first for h in second.hypotheses)
+
+
+def test_confirmed_verdict_lifts(tmp_path):
+    run = run_with(tmp_path, loss=2.3 + rng.normal(0, 0.002, 300), grad_norm=np.zeros(300))
+    d = diagnose(run)
+    runner_up = d.hypotheses[1].id
+    d2 = diagnose(run, verdicts={runner_up: "confirmed"})
+    assert d2.top.id == runner_up
+
+
+def test_decisive_traceback_signal_completes(tmp_path):
+    (tmp_path / "err.txt").write_text("x\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n")
+    run = Run(root=tmp_path)
+    run.texts.append(TextArtifact("err.txt", tmp_path / "err.txt", "log", (tmp_path / "err.txt").read_text()))
+    sig = Signal("log:cuda_oom", 1.0, "CUDA out of memory", [Evidence("OOM", "err.txt", 2, quote="CUDA out of memory. Tried to allocate 2.00 GiB")])
+    d = diagnose(run, signals=[sig])
+    assert d.status == "diagnosis_complete" and d.top.id == "cuda_oom" and d.top.evidence[0].verified
+
+
+def test_evidence_that_does_not_verify_is_dropped(tmp_path):
+    (tmp_path / "err.txt").write_text("nothing to see\n")
+    run = Run(root=tmp_path)
+    sig = Signal("log:cuda_oom", 1.0, "CUDA out of memory", [Evidence("OOM", "err.txt", 1, quote="CUDA out of memory")])
+    d = diagnose(run, signals=[sig])
+    assert d.top.evidence == []

@@ -1,0 +1,230 @@
+"""Consistency of the playbook YAML data with the taxonomy and the signal vocabulary.
+
+In: playbooks/causes/*.yaml, playbooks/classes/*.yaml, playbooks/contracts/taxonomy.yaml,
+analyzers/signals.md. Out: assertions only; nothing is generated.
+"""
+from __future__ import annotations
+
+import ast
+import re
+import string
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+CAUSES = ROOT / "playbooks" / "causes"
+CLASSES = ROOT / "playbooks" / "classes"
+TAXONOMY = yaml.safe_load((ROOT / "playbooks" / "contracts" / "taxonomy.yaml").read_text())
+SIGNALS_MD = (ROOT / "analyzers" / "signals.md").read_text()
+
+CODEMODS = {"add_zero_grad", "log_softmax", "add_eval", "add_grad_clip", "halve_lr",
+            "remove_softmax_before_ce"}
+SEVERITIES = {"critical", "high", "medium", "low"}
+REQUIRED = {"id", "title", "severity", "prior", "evidence", "requires_any", "symptoms",
+            "needs", "issue", "check", "fix", "lesson"}
+CHECK_PLACEHOLDERS = {"script", "config", "lr", "half_lr"}
+TEST_PLACEHOLDERS = {"module"}
+
+
+def _signal_kinds() -> set[str]:
+    """Signal kinds named in signals.md: the first column of its tables (`a` / `b` rows too)
+    plus every backticked prefixed kind (`log:...`, `code:...`, `config:...`, `baseline:...`)."""
+    rows = re.findall(r"^\|\s*`([a-z0-9_]+)`(?:\s*/\s*`([a-z0-9_]+)`)?", SIGNALS_MD, re.M)
+    table = {k for pair in rows for k in pair if k}
+    prefixed = set(re.findall(r"`((?:log|code|config|baseline):[a-z0-9_]+)`", SIGNALS_MD))
+    return table | prefixed
+
+
+def _fact_names() -> set[str]:
+    """Fact names from the 'Facts:' paragraph of signals.md (usable as lesson placeholders)."""
+    facts = re.search(r"^Facts:(.*?)^Signals:", SIGNALS_MD, re.M | re.S).group(1)
+    return set(re.findall(r"`([a-z0-9_]+)`", facts))
+
+
+KINDS = _signal_kinds()
+FACTS = _fact_names()
+
+
+def _load(folder: Path) -> dict[str, dict]:
+    return {p.stem: yaml.safe_load(p.read_text()) for p in sorted(folder.glob("*.yaml"))}
+
+
+CAUSE_DOCS = _load(CAUSES)
+CLASS_DOCS = _load(CLASSES)
+
+
+def _placeholders(text: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+
+
+def test_vocabulary_parse_is_sane():
+    # guards the parser itself: known kinds from each section must be present, prose words absent
+    for k in ("divergence", "healthy", "low_throughput", "data_time_high", "log:cuda_oom",
+              "code:missing_zero_grad", "config:fp16", "baseline:val_metric_drop"):
+        assert k in KINDS
+    assert "kind" not in KINDS and "lr" not in KINDS
+    assert {"lr", "optimizer", "batch_size", "num_classes"} <= FACTS
+
+
+def test_one_cause_file_per_taxonomy_id():
+    ids = set(TAXONOMY["causes"])
+    assert len(ids) == 35
+    assert set(CAUSE_DOCS) == ids
+    for stem, doc in CAUSE_DOCS.items():
+        assert doc["id"] == stem
+
+
+@pytest.mark.parametrize("cid", sorted(CAUSE_DOCS))
+def test_cause_file_is_well_formed(cid):
+    doc = CAUSE_DOCS[cid]
+    assert REQUIRED <= set(doc), REQUIRED - set(doc)
+    assert doc["severity"] in SEVERITIES
+    assert 0 < doc["prior"] <= 0.3
+    unknown = (set(doc["evidence"]) | set(doc["requires_any"])) - KINDS
+    assert not unknown, f"{cid}: not in signals.md: {unknown}"
+    assert all(isinstance(w, (int, float)) and -10 <= w <= 10 for w in doc["evidence"].values())
+    # every requirement must also move the score, upward
+    assert all(doc["evidence"].get(k, 0) > 0 for k in doc["requires_any"]), cid
+    assert doc["symptoms"] and all(re.compile(s, re.I) for s in doc["symptoms"])
+    assert doc["needs"] and all(isinstance(n, str) and n for n in doc["needs"])
+    if "codemod" in doc:
+        assert doc["codemod"] in CODEMODS
+    assert _placeholders(doc["issue"]) <= {"top_signal"}
+    assert _placeholders(doc["lesson"]) <= FACTS | {"top_signal"}
+    if "check_command" in doc:
+        assert _placeholders(doc["check_command"]) <= CHECK_PLACEHOLDERS
+    for key in ("instrumentation", "test_template"):
+        if key in doc:  # must be valid Python once placeholders are filled
+            ast.parse(doc[key].replace("{module}", "mymodule"))
+    if "test_template" in doc:
+        assert _placeholders(doc["test_template"]) <= TEST_PLACEHOLDERS
+        assert "def test_" in doc["test_template"]
+    # a lesson that says "Added test_x" must name the test its template defines
+    for name in re.findall(r"Added (test_\w+)", doc["lesson"]):
+        assert f"def {name}(" in doc.get("test_template", ""), (cid, name)
+
+
+def test_healthy_lowers_every_cause_that_shows_in_training_curves():
+    # causes whose failure is outside the training curves (eval/serving/CI/speed) may keep it mild
+    mild = {"overfitting", "zero_variance_statistic", "mode_collapse", "architecture_imbalance",
+            "dataloader_bottleneck", "ci_environment_drift"} | {
+        c for c, v in TAXONOMY["causes"].items() if v["family"] == "inference" and c != "resume_mismatch"}
+    for cid, doc in CAUSE_DOCS.items():
+        w = doc["evidence"].get("healthy", 0)
+        assert w <= -2.5 if cid not in mild else w <= 0, cid
+
+
+def test_mechanical_fixes_have_their_codemod():
+    expected = {"missing_zero_grad": "add_zero_grad", "numerical_instability": "log_softmax",
+                "eval_mode_forgotten": "add_eval", "exploding_gradients": "add_grad_clip",
+                "lr_too_high": "halve_lr", "double_softmax": "remove_softmax_before_ce"}
+    assert {c: d["codemod"] for c, d in CAUSE_DOCS.items() if "codemod" in d} == expected
+
+
+def _score(cid: str, signals: dict[str, float]) -> float:
+    """Log-odds of a cause for given signal strengths, the way the engines combine the weights."""
+    import math
+    doc = CAUSE_DOCS[cid]
+    p = doc["prior"]
+    return math.log(p / (1 - p)) + sum(doc["evidence"].get(k, 0) * s for k, s in signals.items())
+
+
+def _best(members: list[str], signals: dict[str, float]) -> str:
+    offered = [m for m in members if set(CAUSE_DOCS[m]["requires_any"]) & set(signals)]
+    return max(offered, key=lambda m: _score(m, signals))
+
+
+# Within each confusable group, the separating signals named in taxonomy.yaml must rank the right member first.
+GROUP_CASES = {
+    "flat_loss_at_chance": [
+        ({"loss_at_chance": 0.8, "grad_zero": 1.0}, "frozen_parameters"),
+        ({"plateau": 0.6, "code:params_not_in_optimizer": 0.9}, "frozen_parameters"),
+        ({"loss_at_chance": 0.6, "grad_vanish_layers": 0.8}, "vanishing_gradients"),
+        ({"slow_descent": 0.7, "lr_tiny": 0.9}, "lr_too_low"),
+        ({"below_chance_stuck": 0.7, "code:softmax_before_ce": 0.9}, "double_softmax"),
+        ({"loss_at_chance": 0.9, "code:separate_shuffle": 0.9}, "label_misalignment"),
+        ({"loss_at_chance": 0.9}, "label_misalignment"),
+        ({"plateau": 0.8}, "plateau_underfitting"),
+    ],
+    "non_finite_loss": [
+        ({"nonfinite": 1.0, "log:nan_input": 0.9}, "nan_in_data"),
+        ({"nonfinite": 1.0, "code:log_softmax_unstable": 0.9}, "numerical_instability"),
+        ({"nonfinite": 1.0, "loss_scale_drop": 0.8, "config:fp16": 1.0}, "mixed_precision_overflow"),
+        ({"nonfinite": 1.0, "divergence": 0.8, "lr_high": 0.5}, "lr_too_high"),
+        ({"nonfinite": 1.0, "grad_growth": 0.9, "nonfinite_grad": 1.0}, "exploding_gradients"),
+        ({"nonfinite": 1.0, "log:var_dof": 1.0}, "zero_variance_statistic"),
+    ],
+    "eval_regression": [
+        ({"baseline:val_metric_drop": 0.8, "baseline:preprocessing_changed": 0.9}, "preprocessing_mismatch"),
+        ({"baseline:val_metric_drop": 0.8, "baseline:split_changed": 0.9}, "seed_or_split_changed"),
+        ({"baseline:val_metric_drop": 0.8, "baseline:seed_changed": 0.9}, "seed_or_split_changed"),
+        ({"baseline:val_metric_drop": 0.8, "baseline:metric_changed": 0.9}, "metric_changed"),
+        ({"baseline:val_metric_drop": 0.8, "baseline:eval_call_removed": 0.9}, "eval_mode_forgotten"),
+        ({"baseline:val_metric_drop": 0.8, "baseline:checkpoint_changed": 0.9}, "wrong_checkpoint"),
+        ({"baseline:val_metric_drop": 0.8, "baseline:tokenizer_changed": 0.9}, "tokenizer_mismatch"),
+    ],
+}
+
+
+@pytest.mark.parametrize("group,signals,want", [
+    (g, s, w) for g, cases in GROUP_CASES.items() for s, w in cases])
+def test_separating_signals_rank_the_right_member_first(group, signals, want):
+    members = TAXONOMY["confusable"][group]["members"]
+    assert _best(members, signals) == want
+
+
+def test_decisive_log_signals_win_over_everything():
+    for kind, want in [("log:cuda_oom", "cuda_oom"), ("log:shape_mismatch", "shape_mismatch"),
+                       ("log:device_mismatch", "device_mismatch"), ("log:dtype_mismatch", "dtype_mismatch"),
+                       ("log:label_out_of_range", "label_out_of_range"), ("log:host_oom", "host_oom"),
+                       ("log:nccl_timeout", "distributed_hang"), ("log:var_dof", "zero_variance_statistic")]:
+        assert _best(sorted(CAUSE_DOCS), {kind: 1.0, "log:exception": 0.5}) == want, kind
+        assert 1 / (1 + 2.718281828 ** -_score(want, {kind: 1.0})) > 0.8, kind
+
+
+def test_class_files():
+    required = {"loss_is_nan", "loss_diverged", "eval_dropped_after_refactor", "inference_broken",
+                "ci_only_failure", "loss_not_decreasing", "out_of_memory", "crash_with_traceback",
+                "training_slow", "distributed_hang"}
+    assert required <= set(CLASS_DOCS)
+    for stem, doc in CLASS_DOCS.items():
+        assert doc["id"] == stem and doc["title"]
+        assert doc["symptoms"] and all(re.compile(s, re.I) for s in doc["symptoms"])
+        causes = [h["cause"] for h in doc["hypotheses"]]
+        assert causes and set(causes) <= set(TAXONOMY["causes"]), stem
+        assert len(causes) == len(set(causes)), f"{stem}: a cause listed twice"
+        assert all(isinstance(h["check"], str) and h["check"] for h in doc["hypotheses"])
+        if "instrumentation" in doc:
+            ast.parse(doc["instrumentation"])
+
+
+@pytest.mark.parametrize("text,cls", [
+    ("loss became nan at step 200", "loss_is_nan"),
+    ("My model was training fine until epoch 7, then loss started increasing", "loss_diverged"),
+    ("accuracy dropped after I refactored the data module", "eval_dropped_after_refactor"),
+    ("model trains fine but predictions at serving time are garbage", "inference_broken"),
+    ("tests pass locally but fail in CI", "ci_only_failure"),
+    ("loss is stuck at 2.30 and not decreasing", "loss_not_decreasing"),
+    ("RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB", "out_of_memory"),
+    ("the job hangs at the first all_reduce with 8 GPUs", "distributed_hang"),
+    ("training is very slow, GPU utilization is 20%", "training_slow"),
+    ("Model only outputs colons (::::) regardless of input", "outputs_degenerate"),
+])
+def test_class_symptoms_match_plain_descriptions(text, cls):
+    assert any(re.search(s, text, re.I) for s in CLASS_DOCS[cls]["symptoms"])
+
+
+@pytest.mark.parametrize("text,cid", [
+    ("loss became nan at step 200", "nan_in_data"),
+    ("loss diverged at epoch 7", "lr_too_high"),
+    ("Getting warning 'var(): degrees of freedom is <= 0' during training", "zero_variance_statistic"),
+    ("RuntimeError: stack expects each tensor to be equal size", "shape_mismatch"),
+    ("Model only outputs colons (::::) regardless of input", "mode_collapse"),
+    ("Embedding layer has 79% of params", "architecture_imbalance"),
+    ("gradient norm exploded", "exploding_gradients"),
+    ("process was Killed, exit code 137", "host_oom"),
+])
+def test_cause_symptoms_match_plain_descriptions(text, cid):
+    assert any(re.search(s, text, re.I) for s in CAUSE_DOCS[cid]["symptoms"])

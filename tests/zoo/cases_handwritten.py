@@ -1,0 +1,1 @@
+"""Hand-written cases (filled in below)."""
