@@ -32,9 +32,14 @@ FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 LOOPS = (ast.For, ast.While, ast.AsyncFor)
 NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
-# Called things that are a forward pass of a network (by the callee's last name).
-_MODEL_WORDS = ("model", "net", "encoder", "decoder", "classifier", "backbone", "generator",
-                "discriminator", "policy", "critic", "actor", "student", "teacher")
+# Called things that are a forward pass of a network, by the tokens of the callee's last name:
+# a token ending in model/net (model, resnet, netG, unet), or one of these whole words.
+_MODEL_WORDS = {"encoder", "decoder", "classifier", "backbone", "generator", "discriminator", "policy",
+                "critic", "actor", "student", "teacher", "transformer", "vae", "autoencoder", "detector",
+                "segmenter"}
+# Libraries whose import marks a file as PyTorch code (eval()/train() modes exist only there).
+_TORCH_LIBS = ("torch", "transformers", "lightning", "pytorch_lightning", "timm", "accelerate", "torchvision",
+               "deepspeed", "peft", "trl", "fairseq", "ignite", "diffusers", "torchaudio", "torchtext")
 _NOT_MODEL_PREFIX = ("get_", "build_", "create_", "make_", "load_", "init_", "setup_", "save_", "_")
 _OPTIMIZERS = {"SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam",
                "LBFGS", "SparseAdam", "ASGD", "Rprop", "Lion", "Adafactor", "AdamW8bit", "Adam8bit",
@@ -76,10 +81,13 @@ def dotted(n: ast.AST | None) -> str | None:
 
 def fname(call: ast.Call) -> str:
     """Dotted name of what is called; `?.attr` when the receiver is an expression."""
-    d = dotted(call.func)
-    if d:
-        return d
-    return "?." + call.func.attr if isinstance(call.func, ast.Attribute) else "?"
+    d = getattr(call, "_mltdbg_fname", None)    # memo on the node: checks ask for it many times
+    if d is None:
+        d = dotted(call.func)
+        if not d:
+            d = "?." + call.func.attr if isinstance(call.func, ast.Attribute) else "?"
+        call._mltdbg_fname = d
+    return d
 
 
 def last(call: ast.Call) -> str:
@@ -153,8 +161,11 @@ def is_model_name(d: str | None) -> bool:
     leaf = d.rsplit(".", 1)[-1]
     if not leaf or leaf[0].isupper() or leaf.lower().startswith(_NOT_MODEL_PREFIX):
         return False
-    low = leaf.lower()
-    return any(w in low for w in _MODEL_WORDS)
+    toks = [t for t in re.split(r"[_\d]+", leaf.lower()) if t]
+    if any(t.endswith(("model", "net")) or t.startswith(("model", "net")) for t in toks):
+        return True
+    # a role word: the first token (`generator_ema`, `teacher`), not a suffix (`config_generator`)
+    return bool(toks) and toks[0] in _MODEL_WORDS
 
 
 def is_backward(c: ast.Call) -> bool:
@@ -222,10 +233,26 @@ class PyFile:
     def __init__(self, t: TextArtifact, tree: ast.Module):
         self.t, self.tree = t, tree
         self.parent: dict[ast.AST, ast.AST] = {}
-        self.nodes = list(ast.walk(tree))
-        for n in self.nodes:
-            for c in ast.iter_child_nodes(n):
+        self._scope_nodes: dict[int, list[ast.AST]] = {id(tree): []}
+        # one pre-order pass in source order: parents, every node, and the nodes of each scope
+        self.nodes: list[ast.AST] = [tree]
+        stack: list[tuple[ast.AST, list | None]] = [(c, self._scope_nodes[id(tree)])
+                                                    for c in reversed(list(ast.iter_child_nodes(tree)))]
+        for c, _ in stack:
+            self.parent[c] = tree
+        while stack:
+            n, bucket = stack.pop()
+            self.nodes.append(n)
+            if isinstance(n, NESTED):
+                inner = self._scope_nodes.setdefault(id(n), []) if isinstance(n, FUNCS) else None
+            else:
+                if bucket is not None:
+                    bucket.append(n)
+                inner = bucket
+            kids = list(ast.iter_child_nodes(n))
+            for c in reversed(kids):
                 self.parent[c] = n
+                stack.append((c, inner))
         self.calls = [n for n in self.nodes if isinstance(n, ast.Call)]
         self.imports: dict[str, str] = {}
         for n in self.nodes:
@@ -237,15 +264,38 @@ class PyFile:
                     self.imports[a.asname or a.name] = f"{n.module or ''}.{a.name}"
         self.funcs = [n for n in self.nodes if isinstance(n, FUNCS)]
         self._assigns: dict[int, dict[str, list[tuple[int, ast.AST]]]] = {}
+        self._all_assigns: list[tuple[str, ast.AST]] | None = None
+        self._scope_of: dict[ast.AST, ast.AST] = {}
+        self._steps: dict[int, list[ast.Call]] = {}
+        self._by_name: dict[str, list[ast.Call]] | None = None
+        self.optimizers = {d for d, v in self.all_assigns() if isinstance(v, ast.Call) and self.is_optimizer_ctor(v)}
         self.backward_calls = [c for c in self.calls if is_backward(c)]
         self.optimizers = {d for d, v in self.all_assigns() if isinstance(v, ast.Call) and self.is_optimizer_ctor(v)}
 
     # --- structure
     def scope_of(self, n: ast.AST) -> ast.AST:
-        p = self.parent.get(n)
-        while p is not None and not isinstance(p, FUNCS + (ast.Module,)):
-            p = self.parent.get(p)
-        return p if p is not None else self.tree
+        hit = self._scope_of.get(n)
+        if hit is None:
+            p = self.parent.get(n)
+            while p is not None and not isinstance(p, FUNCS + (ast.Module,)):
+                p = self.parent.get(p)
+            hit = self._scope_of[n] = p if p is not None else self.tree
+        return hit
+
+    def opt_steps(self, scope: ast.AST) -> list[ast.Call]:
+        """Optimizer step calls of a scope, in source order."""
+        key = id(scope)
+        if key not in self._steps:
+            self._steps[key] = [c for c in self.in_scope(scope) if isinstance(c, ast.Call)
+                                and is_opt_step(c, self.optimizers)]
+        return self._steps[key]
+
+    def calls_named(self, name: str) -> list[ast.Call]:
+        if self._by_name is None:
+            self._by_name = {}
+            for c in self.calls:
+                self._by_name.setdefault(last(c), []).append(c)
+        return self._by_name.get(name, [])
 
     def class_of(self, n: ast.AST) -> ast.ClassDef | None:
         p = self.parent.get(n)
@@ -253,20 +303,31 @@ class PyFile:
             p = self.parent.get(p)
         return p
 
-    def in_scope(self, scope: ast.AST) -> Iterator[ast.AST]:
-        """Nodes of a function (or module) body, not descending into nested defs/classes."""
-        stack = list(ast.iter_child_nodes(scope))[::-1]
-        while stack:   # pre-order, in source order
-            n = stack.pop()
-            if isinstance(n, NESTED):
-                continue
-            yield n
-            stack.extend(list(ast.iter_child_nodes(n))[::-1])
+    def in_scope(self, scope: ast.AST) -> list[ast.AST]:
+        """Nodes of a function (or module) body in source order, not descending into nested defs/classes."""
+        key = id(scope)
+        if key not in self._scope_nodes:   # a node that is not a scope of its own (rare)
+            out = []
+            stack = list(ast.iter_child_nodes(scope))[::-1]
+            while stack:   # pre-order, in source order
+                n = stack.pop()
+                if isinstance(n, NESTED):
+                    continue
+                out.append(n)
+                stack.extend(list(ast.iter_child_nodes(n))[::-1])
+            self._scope_nodes[key] = out
+        return self._scope_nodes[key]
 
     def within(self, n: ast.AST) -> Iterator[ast.AST]:
         """Nodes under n, not descending into nested defs/classes."""
         yield n
-        yield from self.in_scope(n)
+        stack = list(ast.iter_child_nodes(n))[::-1]
+        while stack:
+            x = stack.pop()
+            if isinstance(x, NESTED):
+                continue
+            yield x
+            stack.extend(list(ast.iter_child_nodes(x))[::-1])
 
     def loops_of(self, n: ast.AST) -> list[ast.AST]:
         """Enclosing loops inside n's scope, innermost first (only when n is in the loop body)."""
@@ -324,13 +385,12 @@ class PyFile:
                 best = v
         return best
 
-    def all_assigns(self) -> Iterable[tuple[str, ast.AST]]:
-        for n in self.nodes:
-            if isinstance(n, ast.Assign):
-                for t in n.targets:
-                    d = dotted(t)
-                    if d:
-                        yield d, n.value
+    def all_assigns(self) -> list[tuple[str, ast.AST]]:
+        """(dotted target, value) of every plain assignment in the file."""
+        if self._all_assigns is None:
+            self._all_assigns = [(d, n.value) for n in self.nodes if isinstance(n, ast.Assign)
+                                 for d in (dotted(t) for t in n.targets) if d]
+        return self._all_assigns
 
     def assign_line(self, name: str, pred) -> int | None:
         for n in self.nodes:
@@ -351,6 +411,18 @@ class PyFile:
         full = self.imports.get(head, head)
         return f"{full}.{rest}" if rest else full
 
+    def is_forward(self, c: ast.Call) -> bool:
+        """A call through a network variable (`model(x)`, `self.net(x)`), not a factory in a module."""
+        d = dotted(c.func)
+        if not is_model_name(d):
+            return False
+        head = d.split(".")[0]
+        return "." not in d or head == "self" or head not in self.imports
+
+    @property
+    def uses_torch(self) -> bool:
+        return any(v.split(".")[0] in _TORCH_LIBS for v in self.imports.values())
+
     def has_training(self) -> bool:
         return bool(self.backward_calls)
 
@@ -368,6 +440,8 @@ class RunIndex:
     has_framework: bool = False
     sched_steps: set[str] = field(default_factory=set)                          # leaf names that get .step()
     ce_used: list[tuple[PyFile, int]] = field(default_factory=list)
+    loop_called: set[str] | None = None                                       # names called inside a loop
+    model_dropout: dict[str, bool] = field(default_factory=dict)               # memo of _may_drop
 
 
 _NORM_LAYERS = re.compile(r"Dropout|BatchNorm|dropout|SyncBatchNorm|drop_path|DropPath")
@@ -415,12 +489,23 @@ def _index(files: list[PyFile]) -> RunIndex:
                     if _returns_prob(f, m, r.value, sm_attrs):
                         idx.prob_classes[name] = (f, r.lineno)
     for name, (f, cls) in class_nodes.items():
-        idx.class_dropout[name] = _holds_dropout(cls, class_nodes, set())
+        is_module = any((dotted(b) or "").endswith(("Module", "Sequential")) for b in cls.bases) or \
+            any(isinstance(m, FUNCS) and m.name == "forward" for m in cls.body)
+        if is_module:
+            idx.class_dropout[name] = _holds_dropout(cls, class_nodes, set())
     return idx
+
+
+_SM_CACHE: dict[int, tuple[ast.AST, set[str]]] = {}
 
 
 def _softmax_attrs(cls: ast.AST) -> set[str]:
     """`self.x` attributes that are nn.Softmax or a Sequential ending in Softmax."""
+    hit = _SM_CACHE.get(id(cls))
+    if hit is not None and hit[0] is cls:
+        return hit[1]
+    if len(_SM_CACHE) > 10000:
+        _SM_CACHE.clear()
     out = set()
     for n in ast.walk(cls):
         if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call):
@@ -431,6 +516,7 @@ def _softmax_attrs(cls: ast.AST) -> set[str]:
                     d = dotted(t)
                     if d:
                         out.add(d)
+    _SM_CACHE[id(cls)] = (cls, out)
     return out
 
 
@@ -493,7 +579,7 @@ def _check_zero_grad(f: PyFile, idx: RunIndex) -> list[Finding]:
     done = set()
     for b in f.backward_calls:
         scope = f.scope_of(b)
-        steps = [c for c in f.in_scope(scope) if isinstance(c, ast.Call) and is_opt_step(c, f.optimizers)]
+        steps = f.opt_steps(scope)
         if not steps:
             continue
         loops = f.loops_of(b)
@@ -519,6 +605,8 @@ def _check_zero_grad(f: PyFile, idx: RunIndex) -> list[Finding]:
             continue
         if loop is None and file_has_zero:
             continue    # a step function; the caller may zero the gradients
+        if loop is None and not _called_in_loop(idx, scope):
+            continue    # one backward and one step, run once (a test, a numeric check): harmless
         outside = [n for n in f.in_scope(scope) if is_zero_grad(n)]
         more = [(step.lineno, "optimizer step in the same loop")]
         if outside:
@@ -528,6 +616,16 @@ def _check_zero_grad(f: PyFile, idx: RunIndex) -> list[Finding]:
                            "backward() and step() run every iteration but gradients are never zeroed inside the loop:"
                            " they accumulate across steps", more))
     return out
+
+
+def _called_in_loop(idx: RunIndex, fn: ast.AST) -> bool:
+    """Is this function called from inside a loop anywhere in the run?"""
+    name = getattr(fn, "name", None)
+    if not name:
+        return False
+    if idx.loop_called is None:
+        idx.loop_called = {last(c) for g in idx.files for c in g.calls if g.loops_of(c)}
+    return name in idx.loop_called
 
 
 def _between(f: PyFile, b: ast.Call, step: ast.Call, zeros: list[ast.AST]) -> ast.AST | None:
@@ -847,11 +945,12 @@ def _is_sched_ctor(c: ast.Call) -> bool:
 
 def _fn_training_shape(f: PyFile) -> dict[str, str]:
     """Function name -> 'step' (backward, no loop) or 'epoch' (loop around backward)."""
-    out = {}
-    for fn in f.funcs:
-        bs = [b for b in f.backward_calls if f.scope_of(b) is fn]
-        if bs:
-            out[fn.name] = "epoch" if any(f.loops_of(b) for b in bs) else "step"
+    out: dict[str, str] = {}
+    for b in f.backward_calls:
+        fn = f.scope_of(b)
+        if isinstance(fn, FUNCS):
+            shape = "epoch" if f.loops_of(b) else "step"
+            out[fn.name] = "epoch" if out.get(fn.name) == "epoch" else shape
     return out
 
 
@@ -940,7 +1039,7 @@ def _escapes(f: PyFile, name: str) -> bool:
     return False
 
 
-_RESUME_KEYS = ("epoch", "step", "global_step", "iteration", "iter", "start_epoch", "steps", "it")
+_RESUME_KEY = re.compile(r"epoch|step|iter|^it$", re.I)   # checkpoint keys that carry the loop position
 
 
 def _check_resume(f: PyFile) -> list[Finding]:
@@ -977,8 +1076,8 @@ def _check_resume(f: PyFile) -> list[Finding]:
         out.append(Finding("code:resume_weights_only", MEDIUM, c.lineno,
                            "resume restores model and optimizer but not the lr scheduler: the schedule restarts"))
     reads_step = any(isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Constant)
-                     and str(n.slice.value).lower() in _RESUME_KEYS and isinstance(n.ctx, ast.Load) for n in f.nodes) \
-        or any(last(x) == "get" and x.args and str(const(x.args[0], "")).lower() in _RESUME_KEYS for x in f.calls)
+                     and _RESUME_KEY.search(str(n.slice.value)) and isinstance(n.ctx, ast.Load) for n in f.nodes) \
+        or any(last(x) == "get" and x.args and _RESUME_KEY.search(str(const(x.args[0], ""))) for x in f.calls)
     if not reads_step:
         out.append(Finding("code:resume_weights_only", 0.4, c.lineno,
                            "resume does not read back the epoch/step: the loop and schedule start from 0 again"))
@@ -1004,6 +1103,8 @@ def _inference_regions(f: PyFile) -> list[tuple[ast.AST, ast.AST]]:
 
 
 def _check_eval(f: PyFile, idx: RunIndex) -> list[Finding]:
+    if not f.uses_torch:
+        return []       # Keras/sklearn/JAX models have no train/eval mode to forget
     out, seen = [], set()
     evals = [c for c in f.calls if (last(c) == "eval" and not c.args) or
              (last(c) == "train" and const(arg(c, 0, "mode"), True) is False)]
@@ -1017,9 +1118,9 @@ def _check_eval(f: PyFile, idx: RunIndex) -> list[Finding]:
             if not isinstance(c, ast.Call):
                 continue
             m = dotted(c.func)
-            if isinstance(c.func, ast.Attribute) and c.func.attr in ("generate", "predict", "forward"):
+            if isinstance(c.func, ast.Attribute) and c.func.attr in ("generate", "forward"):
                 m = dotted(c.func.value)
-            if not is_model_name(m):
+            if not is_model_name(m) or (m == dotted(c.func) and not f.is_forward(c)):
                 continue
             if (id(scope), m) in seen:
                 break
@@ -1054,19 +1155,24 @@ def _eval_before(f: PyFile, scope, cls, m: str, line: int, evals: list[ast.Call]
             return True
     # the function is called after an eval() in its caller
     if isinstance(scope, FUNCS):
-        for c in f.calls:
-            if last(c) == scope.name:
-                caller = f.scope_of(c)
-                if any(f.scope_of(e) is caller and e.lineno < c.lineno for e in evals):
-                    return True
-                if f.under_no_grad(c) is not None and any(f.scope_of(e) is caller for e in evals):
-                    return True
+        for c in f.calls_named(scope.name):
+            caller = f.scope_of(c)
+            if any(f.scope_of(e) is caller and e.lineno < c.lineno for e in evals):
+                return True
+            if f.under_no_grad(c) is not None and any(f.scope_of(e) is caller for e in evals):
+                return True
     return False
 
 
 def _may_drop(f: PyFile, idx: RunIndex, m: str) -> bool:
     """Could this model hold dropout/batch-norm? False only when we know its class and it does not."""
     leaf = m.rsplit(".", 1)[-1]
+    if leaf not in idx.model_dropout:
+        idx.model_dropout[leaf] = _may_drop_uncached(idx, leaf)
+    return idx.model_dropout[leaf]
+
+
+def _may_drop_uncached(idx: RunIndex, leaf: str) -> bool:
     for g in idx.files:
         for name, v in g.all_assigns():
             if name.rsplit(".", 1)[-1] == leaf and isinstance(core(v), ast.Call):
@@ -1100,12 +1206,13 @@ def _loop_forward_all_no_grad(f: PyFile, region: ast.AST) -> bool:
 
 
 def _model_calls(f: PyFile, nodes: Iterable[ast.AST]) -> list[ast.Call]:
-    return [c for c in nodes if isinstance(c, ast.Call) and is_model_name(dotted(c.func))]
+    return [c for c in nodes if isinstance(c, ast.Call) and f.is_forward(c)]
 
 
 def _check_detached(f: PyFile) -> list[Finding]:
     out = []
     done = set()
+    crit = {d for d, v in f.all_assigns() if isinstance(v, ast.Call) and last(v).endswith("Loss")}
     for b in f.backward_calls:
         scope = f.scope_of(b)
         loops = f.loops_of(b)
@@ -1132,7 +1239,6 @@ def _check_detached(f: PyFile) -> list[Finding]:
                                    " no gradient reaches the model"))
                 continue
         # loss computed from detached predictions
-        crit = {d for d, v in f.all_assigns() if isinstance(v, ast.Call) and last(v).endswith("Loss")}
         for c in nodes:
             if not (isinstance(c, ast.Call) and c.lineno <= b.lineno and
                     (last(c) in _LOSS_FUNCS or (dotted(c.func) or "") in crit)):
@@ -1374,6 +1480,16 @@ def _check_separate_shuffle(f: PyFile) -> list[Finding]:
             line = max(l for l, base, _ in indexed if base in (xs[0][0], ys[0][0]))
             out.append(Finding("code:separate_shuffle", STRONG, line,
                                f"{xs[0][0]} and {ys[0][0]} are indexed by different random permutations"))
+        elif bool(xs) != bool(ys):
+            # only one side permuted while the other side is used unpermuted in the same function
+            side, other = (xs, "y") if xs else (ys, "x")
+            line = min(l for l, base, _ in indexed if base == side[0][0])
+            partner = next((n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+                            and n.lineno >= line and _category(n.id) == other), None)
+            if partner is not None:
+                out.append(Finding("code:separate_shuffle", 0.6, line,
+                                   f"{side[0][0]} is reordered by a random permutation but {partner} is not:"
+                                   " inputs and targets no longer match"))
         # zip with an offset / batches sliced with different offsets
         for n in nodes:
             if isinstance(n, ast.Call) and fname(n) == "zip" and len(n.args) == 2:
@@ -1439,7 +1555,7 @@ def _check_grad_clip(files: list[PyFile], idx: RunIndex) -> list[tuple[PyFile, F
     for f in files:
         for b in f.backward_calls:
             scope = f.scope_of(b)
-            steps = [c for c in f.in_scope(scope) if isinstance(c, ast.Call) and is_opt_step(c, f.optimizers)]
+            steps = f.opt_steps(scope)
             if steps:
                 return [(f, Finding("code:no_grad_clip", HINT, steps[0].lineno,
                                     "hand-written training loop without clip_grad_norm_: a single bad batch can"

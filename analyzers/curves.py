@@ -130,18 +130,18 @@ def _block_stats(v: np.ndarray, block: int) -> tuple[np.ndarray, np.ndarray]:
     return med, mad
 
 
-def _spikes(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Indices of robust upward spikes in a finite array and their z-scores."""
+def _spikes(v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Indices of robust upward spikes in a finite array, their z-scores and local baselines."""
     n = len(v)
     if n < 10:
-        return np.array([], dtype=np.int64), np.array([])
+        return np.array([], dtype=np.int64), np.array([]), np.array([])
     block = max(10, min(200, n // 20))
     med, mad = _block_stats(v, block)
     scale = 1.4826 * mad + 1e-12 + 1e-3 * np.abs(med)
     z = (v - med) / scale
     hit = (z > SPIKE_Z) & (v > SPIKE_RATIO * np.abs(med) + 1e-12)
     idx = np.flatnonzero(hit)
-    return idx, z[idx]
+    return idx, z[idx], med[idx]
 
 
 def _seg_median(v: np.ndarray, a: float, b: float) -> float:
@@ -222,7 +222,7 @@ def _loss_signals(run: Run, s: Series, q: _Quoter) -> list[Signal]:
                               {"step": int(s.steps[j]), "rise_pct": tail_rise * 100, "min_step": int(s.steps[imin])}))
 
     # Spikes.
-    idx, z = _spikes(pre)
+    idx, z, _ = _spikes(pre)
     if len(idx):
         k = int(idx[np.argmax(z)])
         strength = min(1.0, 0.35 + 0.15 * len(idx))
@@ -445,11 +445,12 @@ def _grad_signals(g: Series, q: _Quoter) -> list[Signal]:
         out.append(Signal("grad_steady_climb", min(1.0, (up - 0.5) * 2) * min(1.0, math.log10(ratio) / 1.5), txt,
                           [q.ev(g, int(fi[skip]), "grad_norm early"), q.ev(g, int(fi[-1]), "grad_norm at the end")],
                           {"ratio": ratio, "monotonic_share": up}))
-    idx, z = _spikes(fv)
+    idx, z, base = _spikes(fv)
     if len(idx):
-        k = int(idx[np.argmax(z)])
-        rr = float(fv[k]) / (float(np.median(fv)) + 1e-12)
-        txt = f"{len(idx)} grad_norm spike(s); worst {_fmt(float(fv[k]))} at step {int(g.steps[fi[k]])} ({rr:.0f}x the median)"
+        w = int(np.argmax(z))
+        k = int(idx[w])
+        rr = float(fv[k]) / (abs(float(base[w])) + 1e-12)
+        txt = f"{len(idx)} grad_norm spike(s); worst {_fmt(float(fv[k]))} at step {int(g.steps[fi[k]])} ({rr:.1f}x the local median)"
         out.append(Signal("grad_spike", min(1.0, 0.3 + 0.1 * len(idx) + 0.1 * math.log10(max(rr, 1))), txt,
                           [q.ev(g, int(fi[k]), txt)], {"count": int(len(idx)), "worst_step": int(g.steps[fi[k]]), "ratio": rr}))
     return out

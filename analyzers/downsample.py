@@ -32,58 +32,58 @@ def minmax_downsample(steps: np.ndarray, values: np.ndarray, n_buckets: int) -> 
     if n <= 2 * n_buckets:
         return steps.copy(), values.copy()
 
-    k = -(-n // n_buckets)                  # points per bucket (ceil)
-    full = n // k                           # whole buckets; a short last bucket is handled apart
-    cut = full * k                          # so the big arrays are reshaped as views, never padded
-    finite = np.isfinite(values)
-    all_finite = bool(finite.all())
-    nonfinite = None if all_finite else ~finite
-
-    # Non-finite points must not win the min/max search: +inf for argmin, then -inf for argmax.
-    buf = values if all_finite else np.where(finite, values, np.inf)
-    lo_idx = _bucket_arg(buf, k, full, cut, np.argmin)
-    if not all_finite:
-        buf = buf.copy() if buf is values else buf
-        np.copyto(buf, -np.inf, where=nonfinite)
-    hi_idx = _bucket_arg(buf, k, full, cut, np.argmax)
-    parts = [lo_idx, hi_idx]
+    k = -(-n // n_buckets)                  # points per bucket (ceil); the last one may be short
+    full = n // k                           # whole buckets
+    cut = full * k
+    # Work through blocks of whole buckets (~1M points) so the temporaries stay small and
+    # are reused: allocating full-size copies of a 10M array costs more than the arithmetic.
+    rows = max(1, BLOCK_POINTS // k)
+    buf = np.empty(min(rows, full) * k)
+    parts: list[np.ndarray] = []
+    for r0 in range(0, full, rows):
+        r1 = min(r0 + rows, full)
+        parts += _bucket_points(values[r0 * k:r1 * k], k, r0 * k, buf)
+    if cut < n:
+        parts += _bucket_points(values[cut:], n - cut, cut, np.empty(n - cut))
     # The global finite extremes are each the min/max of their own bucket: already kept.
-
-    if not all_finite:
-        # A bucket of only non-finite points returned one of them as its "min"/"max": drop it.
-        parts = [lo_idx[finite[lo_idx]], hi_idx[finite[hi_idx]]]
-        nan = np.isnan(values)
-        masks = [nan]
-        if not nan[nonfinite].all():
-            masks += [values == np.inf, values == -np.inf]
-        for mask in masks:
-            parts += _bucket_first_last(mask, k, full, cut)
-
     idx = np.unique(np.concatenate(parts))
     return steps[idx], values[idx]
 
 
-def _bucket_arg(a: np.ndarray, k: int, full: int, cut: int, arg) -> np.ndarray:
-    """Global index of arg (np.argmin/np.argmax) within each bucket of k points."""
-    out = np.arange(full, dtype=np.int64) * k + arg(a[:cut].reshape(full, k), axis=1)
-    if cut < a.shape[0]:
-        out = np.append(out, cut + int(arg(a[cut:])))
-    return out
+BLOCK_POINTS = 1 << 20
 
 
-def _bucket_first_last(mask: np.ndarray, k: int, full: int, cut: int) -> list[np.ndarray]:
-    """Global indices of the first and last True of every bucket that has one."""
-    if not mask.any():
-        return []
-    m = mask[:cut].reshape(full, k)
-    base = np.arange(full, dtype=np.int64) * k
-    has = m.any(axis=1)
-    first = base + m.argmax(axis=1)
-    # Last hit: argmax over a contiguous reversed copy (a strided reversed view is ~10x slower).
-    back = np.ascontiguousarray(mask[cut - 1::-1]).reshape(full, k).argmax(axis=1)[::-1]
-    last = base + (k - 1) - back
-    out = [first[has], last[has]]
-    tail = np.flatnonzero(mask[cut:])
-    if tail.size:
-        out.append(cut + tail[[0, -1]])
+def _bucket_points(seg: np.ndarray, k: int, offset: int, buf: np.ndarray) -> list[np.ndarray]:
+    """Indices (global: + offset) to keep from seg, made of whole buckets of k points."""
+    rows = seg.shape[0] // k
+    base = offset + np.arange(rows, dtype=np.int64) * k
+    finite = np.isfinite(seg)
+    if finite.all():
+        m = seg.reshape(rows, k)
+        return [base + m.argmin(axis=1), base + m.argmax(axis=1)]
+    nonfinite = ~finite
+    b = buf[:seg.shape[0]]
+    m = b.reshape(rows, k)
+    r = np.arange(rows)
+    out = []
+    # Non-finite points must not win: +inf for the min search, then -inf for the max search.
+    # A bucket with no finite point at all yields a non-finite "extreme": dropped.
+    for fill, arg in ((np.inf, np.argmin), (-np.inf, np.argmax)):
+        np.copyto(b, seg)
+        np.copyto(b, fill, where=nonfinite)
+        i = arg(m, axis=1)
+        out.append((base + i)[finite.reshape(rows, k)[r, i]])
+    nan = np.isnan(seg)
+    masks = [nan]
+    if not nan[nonfinite].all():
+        masks += [seg == np.inf, seg == -np.inf]
+    for mask in masks:
+        if not mask.any():
+            continue
+        mm = mask.reshape(rows, k)
+        has = mm.any(axis=1)
+        first = mm.argmax(axis=1)
+        # Last hit: argmax over a contiguous reversed copy (a strided reversed view is ~10x slower).
+        last = (k - 1) - np.ascontiguousarray(mask[::-1]).reshape(rows, k).argmax(axis=1)[::-1]
+        out += [(base + first)[has], (base + last)[has]]
     return out

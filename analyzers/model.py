@@ -132,6 +132,7 @@ class Traceback:
     chained_from: "Traceback | None" = None   # the earlier exception in a chain
     worker: int | None = None                 # DataLoader worker process N
     rank: int | None = None
+    quote: str | None = None                  # the exception line as written in the artifact (for citations)
 
 
 @dataclass

@@ -70,20 +70,40 @@ def _diagnose(args) -> int:
     from mltdbg.playbooks.diagnose import InputError, diagnose
     paths = list(args.paths)
     symptoms = list(args.symptom)
+    task, budget = None, None
     if args.context:
         try:
             ctx = json.loads(Path(args.context).read_text("utf-8"))
+            base = Path(args.context).resolve().parent
             arts = ctx.get("artifacts") or {}
             for v in arts.values():
-                paths += [v] if isinstance(v, str) else [x for x in v if isinstance(x, str)]
+                for x in [v] if isinstance(v, str) else [x for x in v if isinstance(x, str)]:
+                    # paths in a package are relative to the package file when they are not to the cwd
+                    paths.append(x if os.path.lexists(x) or os.path.isabs(x) or not (base / x).exists() else str(base / x))
             symptoms += [s for s in ctx.get("symptoms") or [] if isinstance(s, str)]
+            task = ctx.get("task") if isinstance(ctx.get("task"), str) else None
+            budget = (ctx.get("constraints") or {}).get("max_analysis_time")
         except (OSError, ValueError, AttributeError) as e:
             return _fail(f"{args.context}: not a readable context package ({e})")
     if not paths:
         return _fail("no PATH given (a run folder or artifact files)")
     repo = Path(args.repo) if args.repo else _repo_root(Path(paths[0]))
+    notices: list[str] = []
+    config = None
+    if args.engine != "offline":
+        from mltdbg.playbooks.userconfig import load_config, parse_duration
+        config = load_config()
+        for w in config.warnings:
+            print(f"mltdbg: warning: {w}", file=sys.stderr)
+        secs = parse_duration(str(budget)) if budget is not None else None
+        if secs:
+            config.time_budget_s = min(config.time_budget_s, secs)
     try:
-        d = diagnose(paths, symptoms, args.baseline or None, repo_root=repo)
+        d = diagnose(paths, symptoms, args.baseline or None, repo_root=repo, engine=args.engine,
+                     notices=notices, config=config, task=task,
+                     on_event=_progress if sys.stderr.isatty() and args.engine != "offline" else None)
+        for n in notices:
+            print(f"mltdbg: {n}", file=sys.stderr)
     except InputError as e:
         return _fail(str(e))
     except KeyboardInterrupt:
@@ -95,6 +115,19 @@ def _diagnose(args) -> int:
     else:
         print(render_text(d))
     return 0
+
+
+def _progress(kind: str, data: dict) -> None:
+    """Claude engine progress on stderr: each tool call as it happens, tokens and cost."""
+    if kind == "tool_call":
+        print(f"  claude: {data['name']} {json.dumps(data.get('input') or {})[:100]}", file=sys.stderr)
+    elif kind == "retry":
+        print(f"  claude: {data['why']}, retrying in {data['wait_s']:.1f}s", file=sys.stderr)
+    elif kind == "done":
+        u = data.get("usage") or {}
+        cost = f", ~${u['cost_usd']:.3f}" if u.get("cost_usd") is not None else ""
+        print(f"  claude: {data['outcome']} ({u.get('input_tokens', 0) + u.get('cache_read_tokens', 0) + u.get('cache_write_tokens', 0)} "
+              f"tokens in, {u.get('output_tokens', 0)} out{cost})", file=sys.stderr)
 
 
 _BAR = 20

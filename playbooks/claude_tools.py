@@ -10,7 +10,6 @@ redacted of secrets and capped in size, so a big log is never sent whole.
 """
 from __future__ import annotations
 
-import math
 import re
 from pathlib import Path
 from typing import Any
@@ -306,8 +305,11 @@ class ToolBox:
         if not fin.all():
             bad = np.flatnonzero(~fin)
             out.append(f"non-finite: {len(bad)} points, first {pt(int(bad[0]))}")
-        ds_steps, ds_vals = minmax_downsample(steps, vals, 30)
-        out.append("outline (step: value): " + ", ".join(f"{int(a)}: {_num(b)}" for a, b in zip(ds_steps, ds_vals)))
+        if fin.all() and vals.min() == vals.max():
+            out.append(f"outline: constant {_num(vals[0])}")
+        else:
+            ds_steps, ds_vals = minmax_downsample(steps, vals, 30)
+            out.append("outline (step: value): " + ", ".join(f"{int(a)}: {_num(b)}" for a, b in zip(ds_steps, ds_vals)))
         others = [x for x in self.run.series if x.name == s.name and x is not s]
         if others:
             out.append("also in: " + ", ".join(f"{x.source}" + (f" rank {x.rank}" if x.rank is not None else "") for x in others[:10]))
@@ -399,7 +401,7 @@ _DANGER = [
      "changes the git repository or reaches a remote"),
     (r"(^|[\s;&|(`])(kill|pkill|killall|shutdown|reboot|halt|poweroff|systemctl|crontab|nohup)\b",
      "affects other processes or the machine"),
-    (r"(>>?|\btee\s+(-a\s+)?)\s*(~|/|\$HOME|\.\./)", "writes outside the repo"),
+    (r"(>>?|\btee\s+(-a\s+)?)\s*(?!/dev/null\b)(~|/|\$HOME|\.\./)", "writes outside the repo"),
     (r"\b(os\.(system|remove|unlink|rmdir|removedirs|rename|replace|chmod|popen|exec\w*)|shutil\.(rmtree|move|copy\w*)|subprocess\.|"
      r"urllib\.|requests\.|socket\.|open\([^)]*['\"][wax+]['\"])", "the inline code writes files, runs commands or reaches the network"),
     (r":\(\)\s*\{", "a fork bomb"),
@@ -442,9 +444,10 @@ def patch_problem(patch: str | None, repo_root: Path | None) -> str | None:
     return None
 
 
+# Text addressed to an AI assistant (narrow on purpose: LLM fine-tuning logs are full of chat text).
 _INJECTION = re.compile(
-    r"(?i)(ignore|disregard|forget)\s+(all\s+|any\s+|the\s+)?(previous|prior|above|earlier|your)\s+(instructions|prompts?|rules)"
-    r"|\b(you are now|new instructions|system prompt)\b|\b(as an ai|assistant:)\s")
+    r"(?i)\b(ignore|disregard|forget|override)\s+(all\s+|any\s+|the\s+)?(previous|prior|above|earlier|your|system)\s+"
+    r"(instructions|prompts?|rules|directions)")
 
 
 def injection_lines(run, limit: int = 5) -> list[tuple[str, int, str]]:
@@ -458,8 +461,3 @@ def injection_lines(run, limit: int = 5) -> list[tuple[str, int, str]]:
                 return out
     return out
 
-
-def finite_or_str(v) -> Any:
-    if isinstance(v, float) and not math.isfinite(v):
-        return value_for_json(v)
-    return v

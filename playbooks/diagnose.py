@@ -39,13 +39,32 @@ def context_for(paths: list[str], symptoms: list[str] | None = None, baseline: l
 
 def diagnose(paths: list[str], symptoms: list[str] | None = None, baseline: list[str] | None = None,
              verdicts: dict[str, str] | None = None, repo_root: Path | None = None,
-             engine: str = "offline") -> Diagnosis:
-    """Diagnose the run under `paths`. Raises InputError for unusable input."""
+             engine: str = "offline", *, notices: list[str] | None = None, on_event=None, cancel=None,
+             config=None, task: str | None = None) -> Diagnosis:
+    """Diagnose the run under `paths`. Raises InputError for unusable input.
+
+    engine: "offline", "claude" or "auto" (see claude.select_engine); with Claude the two
+    rankings are merged. A line for the user about the engine choice (how to enable Claude)
+    is appended to `notices` when given; a Claude run that fell back says so in warnings.
+    on_event/cancel/config/task go to the Claude engine (progress callback, threading.Event,
+    UserConfig, the context package's task).
+    """
     t0 = time.perf_counter()
     ctx = context_for(paths, symptoms, baseline, verdicts, repo_root)
     if not ctx.run.artifacts:
         raise InputError(f"{paths[0]}: no readable artifacts found" + (f" ({ctx.run.warnings[0]})" if ctx.run.warnings else ""))
     d = OfflineEngine().diagnose(ctx)
+    if engine != "offline":
+        from .claude import ClaudeEngine, merge, select_engine
+        eng, notice = select_engine(engine, config)
+        if notice:
+            if notices is not None:
+                notices.append(notice)
+            if engine == "claude":   # asked for explicitly: the result itself says it is offline
+                d.warnings.insert(0, f"(engine) {notice}")
+        if isinstance(eng, ClaudeEngine):
+            eng.task = task
+            d = merge(d, eng.diagnose(ctx, on_event=on_event, cancel=cancel, offline=d))
     attach_patches(d, ctx)
     d.elapsed_s = time.perf_counter() - t0
     return d

@@ -170,9 +170,12 @@ class OfflineEngine:
     def _hypothesis(self, ctx, pb, contrib, has_req, conf, score) -> Hypothesis:
         pos = sorted((c for c in contrib if c[0] > 0), key=lambda t: -t[0])
         evidence: list[Evidence] = []
+        seen: set = set()
         for _, sig in pos:
             for e in sig.evidence[:2]:
-                if len(evidence) < MAX_EVIDENCE:
+                key = (e.source, e.line, e.step, e.metric)
+                if len(evidence) < MAX_EVIDENCE and key not in seen:
+                    seen.add(key)
                     evidence.append(Evidence(**{k: getattr(e, k) for k in ("text", "source", "line", "step", "quote", "metric", "value")}))
         top = pos[0][1].summary if pos and has_req else "suggested by the symptom only; no artifact shows it yet"
         facts = _placeholders(ctx)

@@ -14,6 +14,8 @@ from typing import Any
 
 import yaml
 
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 _PKG = "mltdbg.playbooks"
 
 
@@ -57,7 +59,7 @@ class ClassPlaybook:
 
 @lru_cache(maxsize=1)
 def taxonomy() -> dict[str, Any]:
-    return yaml.safe_load(resources.files(_PKG).joinpath("contracts/taxonomy.yaml").read_text("utf-8"))
+    return yaml.load(resources.files(_PKG).joinpath("contracts/taxonomy.yaml").read_text("utf-8"), Loader=_Loader)
 
 
 @lru_cache(maxsize=1)
@@ -74,7 +76,7 @@ def causes() -> dict[str, CausePlaybook]:
     """Cause playbooks by id; every taxonomy id has one (a test checks)."""
     out: dict[str, CausePlaybook] = {}
     for p in _files("causes"):
-        d = yaml.safe_load(p.read_text("utf-8"))
+        d = yaml.load(p.read_text("utf-8"), Loader=_Loader)
         out[d["id"]] = CausePlaybook(
             id=d["id"], title=d.get("title", d["id"]), severity=d.get("severity", "high"),
             prior=float(d.get("prior", 0.03)), evidence={k: float(v) for k, v in (d.get("evidence") or {}).items()},
@@ -90,7 +92,7 @@ def causes() -> dict[str, CausePlaybook]:
 def classes() -> dict[str, ClassPlaybook]:
     out: dict[str, ClassPlaybook] = {}
     for p in _files("classes"):
-        d = yaml.safe_load(p.read_text("utf-8"))
+        d = yaml.load(p.read_text("utf-8"), Loader=_Loader)
         out[d["id"]] = ClassPlaybook(id=d["id"], title=d.get("title", d["id"]), symptoms=_rx(d.get("symptoms")),
                                      hypotheses=list(d.get("hypotheses") or []), instrumentation=d.get("instrumentation"))
     return out

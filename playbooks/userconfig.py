@@ -108,7 +108,7 @@ def _coerce(name: str, v: Any, default: Any) -> Any:
     if name in ("base_url", "price_in_per_mtok", "price_out_per_mtok") and v in (None, ""):
         return None
     if name == "time_budget_s" and isinstance(v, str):
-        v = _duration(v)
+        v = parse_duration(v)
         if v is None:
             return _BAD
     kind = type(default) if default is not None else (str if name == "base_url" else float)
@@ -121,7 +121,7 @@ def _coerce(name: str, v: Any, default: Any) -> Any:
     return v if isinstance(v, str) and v.strip() else _BAD
 
 
-def _duration(s: str) -> float | None:
+def parse_duration(s: str) -> float | None:
     """'5 minutes', '90s', '2m', '300' -> seconds (the context package's max_analysis_time)."""
     import re
     m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(s|sec|secs|seconds?|m|min|mins|minutes?|h|hours?)?\s*", s, re.I)

@@ -21,6 +21,15 @@ API
     redact(text), redact_obj(obj)                       (sessions.redact; reused by the Claude engine)
     plot_record(steps, values, anomalies)               downsampled plot for `diagnosis_made.plots`
 
+Workflow core (import the modules: mltdbg.sessions.checks / fixgate / lesson / demo)
+    checks.CheckRun(cmd, cwd, timeout_s, session, on_line).run() / .cancel()   a check in its own process group
+    checks.ScratchWorktree(repo).instrument(snippet) / .diff() / .check(cmd)   instrumentation on a scratch copy
+    checks.dangerous(cmd, repo_root) -> str | None                              why to flag a command
+    fixgate.FixGate(repo, session): propose / from_worktree / add_test / confirm(typed) / apply(token) /
+        verify(failing_cmd, test_cmd) / revert                                  the confirmed write gate
+    lesson.lesson_entry(...) / append_lesson(repo, entry) / commit_fix(repo, files, message)
+    demo.make_demo_repo(dest=None) -> Path                                      the bundled failing demo, git-initialised
+
 Event types (past tense: they are facts), payload keys:
     session_started {id, name, root, in_repo, schema, pid}
     environment_recorded {python, platform, torch, cuda, gpus, pip_freeze, git: {commit, branch, dirty}, notes}
@@ -32,11 +41,13 @@ Event types (past tense: they are facts), payload keys:
     check_started {check_id, command, cwd, timeout_s, hypothesis_id}
     check_output {check_id, chunk[, tail, truncated_bytes]}   stored output capped per check at
         OUTPUT_CAP_BYTES (256 KiB): the first half is written as it comes, the last half is
-        written before check_finished with the count of bytes dropped in between
+        written before check_finished with the count of bytes dropped in between. Each append
+        costs an fsync (~1-5 ms), so a check runner sends output in batches (say every 0.2 s)
     check_finished {check_id, exit_code, duration_s, timed_out, cancelled}
     verdict_recorded {hypothesis_id, verdict: confirmed|denied|inconclusive, note[, check_id]}
     fix_proposed {source: playbook|claude|user, diff, files, test_diff[, hypothesis_id]}
     fix_confirmed | fix_applied | fix_reverted {[note, files]}   (apply to the latest proposal)
+    test_added {file, diff, written}                     a test file for the latest fix (written: on disk)
     verification_ran {command, exit_code, passed[, output]}
     lesson_written {text, file}
     commit_made {sha, message, files}

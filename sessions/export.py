@@ -155,4 +155,4 @@ def export_json(state: SessionState, events: Iterable[Event] | None = None) -> s
                            "state": state.to_json()}
     if events is not None:
         doc["events"] = [e.to_json() for e in events]
-    return json.dumps(doc, ensure_ascii=False, indent=1, default=str)
+    return json.dumps(doc, ensure_ascii=False, separators=(",", ":"), default=str)

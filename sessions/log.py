@@ -53,13 +53,24 @@ def dumps_line(event: Event) -> bytes:
     """The event as one JSON line (NaN/inf written as strings: the file stays strict JSON)."""
     d = event.to_json()
     try:
-        s = json.dumps(d, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        s = json.dumps(d, ensure_ascii=False, allow_nan=False, separators=(",", ":"), default=_plain)
     except ValueError:
-        s = json.dumps(_finite(d), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        s = json.dumps(_finite(d), ensure_ascii=False, allow_nan=False, separators=(",", ":"), default=_plain)
     return (s + "\n").encode("utf-8")
 
 
+def _plain(obj: Any) -> Any:
+    """JSON for what callers commonly pass: numpy scalars/arrays, paths, sets; else its str()."""
+    if hasattr(obj, "tolist"):          # numpy array or scalar
+        return _finite(obj.tolist())
+    if isinstance(obj, (set, frozenset)):
+        return sorted(obj, key=str)
+    return str(obj)
+
+
 def _finite(obj: Any) -> Any:
+    if hasattr(obj, "tolist") and not isinstance(obj, (str, bytes)):
+        obj = obj.tolist()
     if isinstance(obj, float) and not math.isfinite(obj):
         return "NaN" if math.isnan(obj) else ("inf" if obj > 0 else "-inf")
     if isinstance(obj, dict):
@@ -117,8 +128,14 @@ class LoadedLog:
     newest_version: int = SCHEMA_VERSION
 
 
-def read_log(path: Path, label: str | None = None) -> LoadedLog:
-    """Read an event file. Never raises for bad content; see LoadedLog.warnings."""
+def read_log(path: Path, label: str | None = None, schema: int = SCHEMA_VERSION,
+             upgrades: dict[int, Callable[[dict], dict]] | None = None) -> LoadedLog:
+    """Read an event file. Never raises for bad content; see LoadedLog.warnings.
+
+    schema/upgrades: the version this reader speaks and its upgrade chain
+    (defaults: this release's); older events are upgraded in memory.
+    """
+    upgrades = UPGRADES if upgrades is None else upgrades
     label = label or path.name
     out = LoadedLog()
     try:
@@ -133,9 +150,9 @@ def read_log(path: Path, label: str | None = None) -> LoadedLog:
     newer = 0
     prev_seq = 0
     for i, raw in enumerate(lines):
-        ev = _parse(raw, i + 1, label, out.warnings)
+        ev = _parse(raw, i + 1, label, out.warnings, schema, upgrades)
         if ev is not None:
-            if ev.version > SCHEMA_VERSION:
+            if ev.version > schema:
                 newer = max(newer, ev.version)
             if ev.seq <= prev_seq:
                 out.warnings.append(f"{label}:{i + 1}: event seq {ev.seq} follows seq {prev_seq}; kept in file order")
@@ -143,23 +160,24 @@ def read_log(path: Path, label: str | None = None) -> LoadedLog:
             out.events.append(ev)
     if unterminated:
         n = len(lines) + 1
-        ev = _parse(unterminated, n, label, None)
+        ev = _parse(unterminated, n, label, None, schema, upgrades)
         if ev is None:
             out.torn_offset = len(data) - len(unterminated)
             out.warnings.append(f"{label}:{n}: last line is incomplete ({len(unterminated)} bytes, "
                                 f"written when the session was interrupted); ignored")
         else:
             out.missing_newline = True
-            newer = max(newer, ev.version if ev.version > SCHEMA_VERSION else 0)
+            newer = max(newer, ev.version if ev.version > schema else 0)
             out.events.append(ev)
     if newer:
         out.newest_version = newer
         out.warnings.append(f"{label}: written by a newer mltdbg (event schema {newer}; this one reads up to "
-                            f"{SCHEMA_VERSION}); loaded what this version understands, the rest is ignored")
+                            f"{schema}); loaded what this version understands, the rest is ignored")
     return out
 
 
-def _parse(raw: bytes, lineno: int, label: str, warnings: list[str] | None) -> Event | None:
+def _parse(raw: bytes, lineno: int, label: str, warnings: list[str] | None, schema: int,
+           upgrades: dict[int, Callable[[dict], dict]]) -> Event | None:
     """One line -> Event (upgraded to SCHEMA_VERSION when older), or None with a warning."""
     def bad(why: str) -> None:
         if warnings is not None:
@@ -179,10 +197,10 @@ def _parse(raw: bytes, lineno: int, label: str, warnings: list[str] | None) -> E
     if not isinstance(v, int) or v < 1:
         bad(f"unknown schema version {v!r}")
         return None
-    while v < SCHEMA_VERSION:
-        up = UPGRADES.get(v)
+    while v < schema:
+        up = upgrades.get(v)
         if up is None:
-            bad(f"schema version {v} has no upgrade to {SCHEMA_VERSION}")
+            bad(f"schema version {v} has no upgrade to {schema}")
             return None
         d = up(d)
         v += 1

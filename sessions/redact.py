@@ -74,19 +74,33 @@ def redact_obj(obj: Any) -> Any:
 
     Strings are passed through `redact`; a string value whose dict key names a
     secret (`{"api_key": "..."}`, `{"HF_TOKEN": "..."}`) is masked whole.
+    Other values (numbers, arrays) are returned as they are.
     """
+    return redact_count(obj)[0]
+
+
+def redact_count(obj: Any) -> tuple[Any, int]:
+    """(redact_obj(obj), how many strings it changed)."""
+    hits = [0]
+    return _walk(obj, hits), hits[0]
+
+
+def _walk(obj: Any, hits: list[int]) -> Any:
     if isinstance(obj, str):
-        return redact(obj)
-    if isinstance(obj, dict):
-        out = {}
-        for k, v in obj.items():
-            if isinstance(v, str) and v and isinstance(k, str) and _KEY_NAME.match(k) and not _looks_harmless(k, v):
-                out[k] = MASK
-            else:
-                out[k] = redact_obj(v)
+        out = redact(obj)
+        hits[0] += out is not obj and out != obj
         return out
+    if isinstance(obj, dict):
+        res = {}
+        for k, v in obj.items():
+            if isinstance(v, str) and v and isinstance(k, str) and _KEY_NAME.match(k) and not _looks_harmless(k, v) and v != MASK:
+                res[k] = MASK
+                hits[0] += 1
+            else:
+                res[k] = _walk(v, hits)
+        return res
     if isinstance(obj, (list, tuple)):
-        return [redact_obj(v) for v in obj]
+        return [_walk(v, hits) for v in obj]
     return obj
 
 

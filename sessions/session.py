@@ -14,13 +14,14 @@ import fcntl
 import json
 import os
 import secrets
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .export import render_debug_md
 from .log import SCHEMA_VERSION, Event, EventWriter, LoadedLog, dumps_line, now_iso, read_log
-from .redact import redact_obj
+from .redact import redact_count
 from .state import SessionState, apply, finalize, fold
 from .store import (DEBUG_FILE, EVENTS_FILE, LOCK_FILE, TOOL_DIR, SessionRef, ensure_excluded, find_repo_root,
                     new_session_id, resolve, session_refs, sessions_dir)
@@ -33,7 +34,8 @@ OUTPUT_TAIL_BYTES = OUTPUT_CAP_BYTES - OUTPUT_HEAD_BYTES
 
 # Payload keys holding repo paths, made relative to the repo root before writing.
 _PATH_KEYS = {"artifacts_chosen": ("paths", "excluded"), "fix_proposed": ("files",), "commit_made": ("files",),
-              "lesson_written": ("file",), "check_started": ("cwd",), "fix_applied": ("files",)}
+              "lesson_written": ("file",), "check_started": ("cwd",), "fix_applied": ("files",),
+              "test_added": ("file",), "fix_reverted": ("files",), "fix_confirmed": ("files",)}
 
 
 class SessionError(Exception):
@@ -60,6 +62,7 @@ class Session:
         self._writer: EventWriter | None = None
         self._seq = max((e.seq for e in loaded.events), default=0)
         self._outputs: dict[str, _OutputCap] = {}
+        self._append_lock = threading.RLock()
         self._state = fold(self.events)
         if readonly and not live_elsewhere:
             finalize(self._state)          # nobody is running its checks any more
@@ -162,19 +165,20 @@ class Session:
         if self.readonly:
             raise ReadOnlyError("session is read-only" + (f": {self.notices[0]}" if self.notices else ""))
         payload = dict(payload or {})
-        if type == "check_output":
-            return self._append_output(payload)
-        if type == "check_finished":
-            self._flush_output(str(payload.get("check_id", "")))
-        return self._write(type, payload)
+        with self._append_lock:    # a check's worker thread and the UI thread may append at once
+            if type == "check_output":
+                return self._append_output(payload)
+            if type == "check_finished":
+                self._flush_output(str(payload.get("check_id", "")))
+            return self._write(type, payload)
 
     def _write(self, type: str, payload: dict[str, Any]) -> Event:
         for key in _PATH_KEYS.get(type, ()):
             if key in payload:
                 v = payload[key]
                 payload[key] = [self.rel(x) for x in v] if isinstance(v, (list, tuple)) else self.rel(v) if isinstance(v, (str, Path)) else v
-        clean = redact_obj(payload)
-        ev = Event(self._seq + 1, now_iso(), type, clean, SCHEMA_VERSION, redacted=clean != payload)
+        clean, n_redacted = redact_count(payload)
+        ev = Event(self._seq + 1, now_iso(), type, clean, SCHEMA_VERSION, redacted=n_redacted > 0)
         line = dumps_line(ev)
         assert self._writer is not None
         self._writer.write(line)

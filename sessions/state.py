@@ -25,6 +25,7 @@ EVENT_TYPES = (
     "diagnosis_made", "check_approved", "check_edited", "check_skipped", "check_started", "check_output",
     "check_finished", "verdict_recorded", "fix_proposed", "fix_confirmed", "fix_applied", "fix_reverted",
     "verification_ran", "lesson_written", "commit_made", "note_added", "step_changed",
+    "test_added",
 )
 
 
@@ -79,6 +80,8 @@ class Fix:
     diff: str
     files: list[str] = field(default_factory=list)
     test_diff: str = ""
+    test_file: str | None = None         # set by test_added
+    test_written: bool = False           # the test file is on disk (written through the gate)
     hypothesis_id: str | None = None
     status: str = "proposed"
     history: list[dict[str, Any]] = field(default_factory=list)   # [{status, seq, time}]
@@ -320,6 +323,16 @@ def _fix_status(status):
     return h
 
 
+def _test_added(st, ev, p):
+    # A test file for the latest fix: proposed (written false) or written through the confirmed gate.
+    if not st.fixes:
+        raise ValueError("test_added before any fix was proposed")
+    fx = st.fixes[-1]
+    fx.test_file = p.get("file") if isinstance(p.get("file"), str) else fx.test_file
+    fx.test_diff = _s(p.get("diff"), fx.test_diff)
+    fx.test_written = bool(p.get("written"))
+
+
 def _verification(st, ev, p):
     st.verifications.append({**p, "seq": ev.seq, "time": ev.time})
 
@@ -353,6 +366,6 @@ _HANDLERS = {
     "verdict_recorded": _verdict, "fix_proposed": _fix_proposed, "fix_confirmed": _fix_status("confirmed"),
     "fix_applied": _fix_status("applied"), "fix_reverted": _fix_status("reverted"),
     "verification_ran": _verification, "lesson_written": _lesson, "commit_made": _commit,
-    "note_added": _note, "step_changed": _step,
+    "note_added": _note, "step_changed": _step, "test_added": _test_added,
 }
 assert set(_HANDLERS) == set(EVENT_TYPES)

@@ -24,6 +24,7 @@ Payload CRCs are not checked (lengths and header CRCs are).
 from __future__ import annotations
 
 import struct
+from array import array
 from pathlib import Path
 
 import numpy as np
@@ -85,7 +86,7 @@ def sniff(path: Path, head: bytes) -> bool:
 _MAX_PERIOD = 1024
 
 
-def _find_period(hist: list[int]) -> int:
+def _find_period(hist) -> int:
     """Smallest P such that the last P lengths repeat the P before them (0 if none)."""
     n = len(hist)
     last = hist[-1]
@@ -98,48 +99,52 @@ def _find_period(hist: list[int]) -> int:
 def _frame(buf: bytes):
     """Walk the record chain.
 
-    Returns (blocks, singles, count, error):
+    Returns (blocks, singles, error):
       blocks:  [(offset, first_index, stride, lengths, M)]: M repeats of a
                period of len(lengths) records starting at offset
-      singles: {length: [(offset, index), ...]} records walked one by one
-      count:   number of complete records
+      singles: (offsets, lengths, indexes) int64 arrays of records walked one by one
       error:   None, or (index, offset) of the first bad header
     """
     N = len(buf)
     blocks: list = []
-    singles: dict[int, list] = {}
-    p = 0
-    idx = 0
-    hist: list[int] = []
-    walked = 0
-    next_test = 2
-    m_start = 16
+    s_off, s_len, s_idx = array("q"), array("q"), array("q")
+    known: dict[bytes, int] = {}      # valid 12-byte header -> payload length
+    p = idx = 0
+    walked = 0                        # records walked one by one since the last block
+    wait = 2                          # walk this many before looking for a period (backs off)
+    next_test = wait
+    error = None
     while True:
         if N - p < 12:
-            return blocks, singles, idx, None          # clean end or torn header
-        n = int.from_bytes(buf[p:p + 8], "little")
-        if n > N or buf[p + 8:p + 12] != _header(n)[8:]:
-            return blocks, singles, idx, (idx, p)
+            break                                      # clean end or torn header
+        h = buf[p:p + 12]
+        n = known.get(h)
+        if n is None:
+            n = int.from_bytes(h[:8], "little")
+            if n > N or h != _header(n):
+                error = (idx, p)
+                break
+            known[h] = n
         if p + 16 + n > N:
-            return blocks, singles, idx, None          # last record still being written
-        singles.setdefault(n, []).append((p, idx))
+            break                                      # last record still being written
+        s_off.append(p)
+        s_len.append(n)
+        s_idx.append(idx)
         p += 16 + n
         idx += 1
-        hist.append(n)
         walked += 1
         if walked < next_test:
             continue
         next_test = walked * 2 if walked < 1024 else walked + 1024
-        if len(hist) > 2 * _MAX_PERIOD:
-            del hist[:-2 * _MAX_PERIOD]
-        P = _find_period(hist)
+        P = _find_period(s_len[-min(walked, 2 * _MAX_PERIOD):])
         if not P:
             continue
-        pattern = hist[-P:]
+        pattern = list(s_len[-P:])
         S = sum(pattern) + 16 * P
         pre = np.cumsum([0] + [L + 16 for L in pattern[:-1]])
         hdrs = [np.frombuffer(_header(L), np.uint8) for L in pattern]
-        M = m_start
+        M = 16
+        accepted = 0
         while True:
             M = min(M, (N - p) // S)
             if M < 1:
@@ -155,16 +160,22 @@ def _frame(buf: bytes):
                 blocks.append((p, idx, S, tuple(pattern), full))
                 p += full * S
                 idx += full * P
-            for L in pattern[:rest]:               # a partial period: walk it as singles
-                singles.setdefault(L, []).append((p, idx))
+            for L in pattern[:rest]:               # a partial period: keep it as singles
+                s_off.append(p)
+                s_len.append(L)
+                s_idx.append(idx)
                 p += L + 16
                 idx += 1
+            accepted += k
             if k < M * P:
                 break
             M *= 2
-        hist = []
+        # a period that did not hold (chance repeats in irregular logging): look less often
+        wait = 2 if accepted >= 8 * P else min(wait * 2, 4096)
         walked = 0
-        next_test = 2
+        next_test = wait
+    as_np = lambda a: np.frombuffer(a, np.int64) if len(a) else np.zeros(0, np.int64)  # noqa: E731
+    return blocks, (as_np(s_off), as_np(s_len), as_np(s_idx)), error
 
 
 # ---------------------------------------------------------------- protobuf (one record)
@@ -379,7 +390,7 @@ def read(path: Path, rel: str, run: Run) -> None:
     with open(path, "rb") as f:
         buf = f.read()
     u8 = np.frombuffer(buf, np.uint8)
-    blocks, singles, count, error = _frame(buf)
+    blocks, (s_off, s_len, s_idx), error = _frame(buf)
     if error is not None:
         i, off = error
         if i == 0:
@@ -397,11 +408,16 @@ def read(path: Path, rel: str, run: Run) -> None:
             g[0].append(np.ndarray((M, L), np.uint8, buf, pos + 12, (S, 1)))
             g[1].append(first + i + P * np.arange(M, dtype=np.int64))
             pos += L + 16
-    for L, recs in singles.items():
-        a = np.array(recs, np.int64).reshape(-1, 2)
-        g = groups.setdefault(L, ([], []))
-        g[0].append(u8[(a[:, 0] + 12)[:, None] + np.arange(L)] if L else np.zeros((len(a), 0), np.uint8))
-        g[1].append(a[:, 1])
+    if len(s_len):
+        order = np.argsort(s_len, kind="stable")
+        lens, starts = np.unique(s_len[order], return_index=True)
+        for L, a, z in zip(lens.tolist(), starts.tolist(), starts[1:].tolist() + [len(order)]):
+            sel = order[a:z]
+            g = groups.setdefault(L, ([], []))
+            for c in range(0, len(sel), 1 << 16):      # chunks bound the index array's memory
+                part = sel[c:c + (1 << 16)]
+                g[0].append(u8[(s_off[part] + 12)[:, None] + np.arange(L)])
+                g[1].append(s_idx[part])
     acc = _Acc()
     bad: list[int] = []
     for L, (views, idxs) in groups.items():

@@ -9,17 +9,21 @@ from __future__ import annotations
 import json
 
 from make_zoo import Ctx, case
-from zoo_lib import (CONFIG_JSON, CONFIG_YAML, DATA_BLOBS, DATA_SEQ, DATA_SHAPES, MODEL_CNN, MODEL_LSTM,
+from zoo_lib import (STYLES, fill, CONFIG_JSON, CONFIG_YAML, DATA_BLOBS, DATA_SEQ, DATA_SHAPES, DATA_TEXT, DATA_REGRESSION, MODEL_CNN, MODEL_LSTM, MODEL_GRU_LM, MODEL_TRANSFORMER_LM, lm_script, script,
                      MODEL_MLP, STYLE_FORMAT, clf_script, config_argparse, yaml_dump)
 
 # Which stream each style prints to; files written by the style itself are kept as they are.
 _STDOUT_STYLES = {"kv", "pipe", "hfdict", "keras", "beginner", "rank", "megatron", "fairseq", "mmengine", "fastai"}
 _STDERR_STYLES = {"tqdm", "absl"}
 
-BLOBS = dict(seed=0, dim=20, num_classes=10, spread=1.0, noise=1.0, n_train=2000, n_val=500,
+BLOBS = dict(seed=0, dim=20, num_classes=10, spread=1.0, noise=1.5, n_train=2000, n_val=500,
              depth=2, hidden=64, batch_size=32, epochs=8, lr=0.01, log_every=10)
 SHAPES = dict(seed=0, image_size=12, noise=0.8, n_train=1600, n_val=400, channels=8,
               batch_size=32, epochs=6, lr=0.01, log_every=10)
+CHARLM = dict(seed=0, n_sentences=1200, block=48, emb=32, hidden=128, batch_size=32, epochs=5, lr=0.003,
+              grad_clip=1.0, log_every=5)
+TLM = dict(seed=0, n_sentences=1200, block=48, d_model=64, n_heads=4, n_layers=2, batch_size=32, epochs=5,
+           lr=0.001, grad_clip=1.0, log_every=5)
 SEQ = dict(seed=0, vocab_size=30, num_classes=6, seq_len=20, n_train=1600, n_val=400, emb=16, hidden=32,
            batch_size=32, epochs=6, lr=0.003, log_every=10)
 
@@ -60,8 +64,616 @@ def fmt(style: str, extra: str = "") -> str:
 # =============================================================================
 
 @case("lr_high_mlp_kv", split="tune", expected="lr_too_high",
-      symptom="Loss went down for a bit and then shot up to nan. I think the data has NaNs in it?", misleading=True,
-      fmt=fmt("kv"), notes="MLP on blobs, SGD momentum 0.9 with lr=0.5 (config.yaml); loss falls, then rises and goes NaN.")
+      symptom="Accuracy is stuck at 10% after the first few hundred steps. I think my labels are broken.", misleading=True,
+      fmt=fmt("kv"), notes="MLP on blobs, SGD momentum 0.9 with lr=0.3 in config.yaml (0.01 works): loss falls for ~25 steps, "
+                           "then rises to chance (ln 10) and stays; grad_norm spikes at the rise.")
 def _(c: Ctx):
     clf_case(c, doc="Train an MLP classifier on the blob dataset.", data=DATA_BLOBS, model=MODEL_MLP, style="kv",
-             cfg={**BLOBS, "lr": 0.5})
+             cfg={**BLOBS, "lr": 0.3})
+
+
+@case("lr_high_charlm_hfdict", split="tune", expected="lr_too_high",
+      symptom="Char model's loss drops nicely and then climbs back up after the first epoch.",
+      fmt=fmt("hfdict"), notes="GRU char LM, AdamW lr=0.05 (config.yaml; 3e-3 works), clipping at 1.0 does not save it: "
+                               "loss falls then rises and oscillates.")
+def _(c: Ctx):
+    cfg = {**CHARLM, "lr": 0.05}
+    c.write("config.yaml", yaml_dump(cfg))
+    c.write("train.py", lm_script("Character-level GRU language model on a toy corpus.", model=MODEL_GRU_LM, style="hfdict"))
+    run_train(c, "hfdict")
+
+
+# =============================================================================
+# healthy runs
+# =============================================================================
+
+@case("healthy_mlp_kv_noisy", split="tune", expected=None, symptom="Is this run OK? The loss is really noisy.",
+      fmt=fmt("kv"), notes="Healthy: MLP on blobs, SGD lr=0.01; the per-batch loss is noisy but trends down.")
+def _(c: Ctx):
+    clf_case(c, doc="Train an MLP classifier on the blob dataset.", data=DATA_BLOBS, model=MODEL_MLP, style="kv",
+             cfg={**BLOBS, "epochs": 10})
+
+
+@case("healthy_charlm_hfdict_warmup", split="tune", expected=None, symptom=None,
+      fmt=fmt("hfdict"), notes="Healthy: GRU char LM, AdamW 3e-3 with linear warm-up over 40 steps then linear decay; "
+                               "grad_norm is high during warm-up (normal).")
+def _(c: Ctx):
+    cfg = {**CHARLM, "warmup_steps": 40}
+    c.write("config.yaml", yaml_dump(cfg))
+    c.write("train.py", lm_script(
+        "Character-level GRU language model on a toy corpus, with linear warm-up and decay.", model=MODEL_GRU_LM,
+        style="hfdict",
+        SCHEDULER='''
+        total_steps = cfg["epochs"] * len(loader)
+        scheduler = torch.optim.lr_scheduler.LambdaLR(
+            optimizer, lambda s: min((s + 1) / cfg["warmup_steps"], max(0.0, (total_steps - s) / (total_steps - cfg["warmup_steps"]))))
+        ''',
+        BATCH_END="scheduler.step()"))
+    run_train(c, "hfdict")
+
+
+@case("healthy_cnn_keras_short", split="tune", expected=None, symptom="Only ran 3 epochs to check the pipeline, does it look sane?",
+      fmt=fmt("keras"), notes="Healthy short run: small CNN on synthetic shapes, 3 epochs, Adam 1e-3.")
+def _(c: Ctx):
+    clf_case(c, doc="Small CNN on synthetic 12x12 shape images.", data=DATA_SHAPES, model=MODEL_CNN, style="keras",
+             cfg={**SHAPES, "epochs": 3, "lr": 0.001},
+             OPTIMIZER='optimizer = torch.optim.Adam(model.parameters(), lr=cfg["lr"])',
+             EXTRA_METRICS='metrics["acc"] = (logits.argmax(-1) == y).float().mean().item()')
+
+
+# =============================================================================
+# Shared bespoke pieces: regression MLP, vanilla RNN, per-layer diagnostics
+# =============================================================================
+
+REG = dict(seed=0, dim=8, n=3000, hidden=64, batch_size=64, epochs=6, lr=0.01, log_every=10)
+
+REG_MAIN = '''
+def load_data(cfg):
+    return make_split(cfg["n"], cfg, seed=1)
+
+
+def main():
+    cfg = load_config()
+    CFG.update(cfg)
+    torch.manual_seed(cfg["seed"])
+    x, y = load_data(cfg)
+    n_val = len(x) // 5
+    train_ds = TensorDataset(x[n_val:], y[n_val:])
+    xv, yv = x[:n_val], y[:n_val]
+    loader = DataLoader(train_ds, batch_size=cfg["batch_size"], shuffle=True)
+    model = nn.Sequential(nn.Linear(cfg["dim"], cfg["hidden"]), nn.Tanh(),
+                          nn.Linear(cfg["hidden"], cfg["hidden"]), nn.Tanh(),
+                          nn.Linear(cfg["hidden"], 1))  # @MODEL
+    optimizer = torch.optim.SGD(model.parameters(), lr=cfg["lr"], momentum=0.9)  # @OPTIMIZER
+    RUN.update(total=cfg["epochs"] * len(loader), epochs=cfg["epochs"], per_epoch=len(loader),
+               log_every=cfg["log_every"], batch_size=cfg["batch_size"])
+    log_text(f"training on {len(train_ds)} rows, validating on {n_val}")
+    step = 0
+    for epoch in range(cfg["epochs"]):
+        for xb, yb in loader:
+            step += 1
+            pred = model(xb)
+            loss = F.mse_loss(pred, yb)  # @LOSS
+            optimizer.zero_grad()
+            loss.backward()
+            gnorm = math.sqrt(sum(p.grad.pow(2).sum().item() for p in model.parameters()))
+            optimizer.step()
+            if step % cfg["log_every"] == 0:
+                log_train(step, epoch, {"loss": loss.item(), "lr": optimizer.param_groups[0]["lr"], "grad_norm": gnorm})
+        with torch.no_grad():
+            val_loss = F.mse_loss(model(xv), yv).item()
+        log_val(step, epoch, {"val_loss": val_loss})
+    close()
+
+
+CFG = {}
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def reg_case(c: Ctx, *, doc: str, style: str, cfg: dict, data: str = DATA_REGRESSION, config: str = "yaml",
+             **repl: str | None) -> int:
+    if config == "yaml":
+        c.write("config.yaml", yaml_dump(cfg))
+        src = CONFIG_YAML
+    else:
+        c.write("config.json", json.dumps(cfg, indent=2) + "\n")
+        src = CONFIG_JSON
+    c.write("train.py", script(doc, src, data, STYLES[style], fill(REG_MAIN, **repl)))
+    return run_train(c, style)
+
+
+# Per-layer gradient norms and dead-unit shares, logged as extra metrics.
+PER_LAYER_DEFS = '''
+def layer_grad_norms(model):
+    """Gradient norm of each Linear/Conv layer's weight, input side first."""
+    out = {}
+    layers = [m for m in model.modules() if isinstance(m, (nn.Linear, nn.Conv2d))]
+    for i, m in enumerate(layers):
+        out[f"grad_norm/layer{i}"] = m.weight.grad.norm().item() if m.weight.grad is not None else 0.0
+    return out
+'''
+
+DEAD_DEFS = PER_LAYER_DEFS + '''
+
+@torch.no_grad()
+def dead_fraction(model, x):
+    """Share of ReLU units that output 0 for every sample of the batch, per ReLU layer."""
+    out, h = {}, x
+    i = 0
+    for m in model.body:
+        h = m(h)
+        if isinstance(m, nn.ReLU):
+            out[f"dead_frac/relu{i}"] = (h.amax(dim=0) <= 0).float().mean().item()
+            i += 1
+    return out
+'''
+
+
+# =============================================================================
+# lr_too_high (continued)
+# =============================================================================
+
+@case("lr_high_regression_mlflow", split="holdout", expected="lr_too_high",
+      symptom="regression loss explodes to inf after a few epochs, what is going on", fmt=fmt("mlflow"),
+      notes="Tanh MLP regression, SGD momentum 0.9 at lr=0.2 (config.json; 0.01 works). MSE falls for a while, "
+            "then rises by orders of magnitude and goes inf/NaN. MLflow file store only.")
+def _(c: Ctx):
+    reg_case(c, doc="Fit a small MLP to the tabular regression target.", style="mlflow", cfg={**REG, "lr": 0.2},
+             config="json")
+
+
+# =============================================================================
+# lr_too_low
+# =============================================================================
+
+@case("lr_low_cnn_pylogging", split="tune", expected="lr_too_low",
+      symptom="The CNN trains but painfully slowly, loss has barely moved after 6 epochs.", fmt=fmt("pylogging"),
+      notes="Small CNN on shapes, Adam with lr=2e-6 in config.yaml (1e-3 works): loss falls almost linearly and very slowly.")
+def _(c: Ctx):
+    clf_case(c, doc="Small CNN on synthetic 12x12 shape images.", data=DATA_SHAPES, model=MODEL_CNN, style="pylogging",
+             cfg={**SHAPES, "lr": 2e-6},
+             OPTIMIZER='optimizer = torch.optim.Adam(model.parameters(), lr=cfg["lr"])')
+
+
+@case("lr_low_lstm_absl", split="holdout", expected="lr_too_low", symptom=None, fmt=fmt("absl"),
+      notes="LSTM sequence classifier, plain SGD with lr=1e-4 passed as a flag default (argparse, flags dumped to "
+            "flags.json); loss creeps down linearly from ln 6.")
+def _(c: Ctx):
+    clf_case(c, doc="LSTM classifier: which token dominates a sequence.", data=DATA_SEQ, model=MODEL_LSTM, style="absl",
+             cfg={**SEQ, "lr": 1e-4}, config="flags.json",
+             OPTIMIZER='optimizer = torch.optim.SGD(model.parameters(), lr=cfg["lr"])')
+
+
+# =============================================================================
+# lr_schedule_bug
+# =============================================================================
+
+@case("sched_steplr_per_batch_csv", split="tune", expected="lr_schedule_bug",
+      symptom="Loss stops improving after about 100 steps even though I planned a decay only every 30 epochs.",
+      fmt=fmt("csv"), notes="StepLR(step_size=30, gamma=0.1) meant per epoch (config: lr_step_epochs: 30) but "
+                            "scheduler.step() is called inside the batch loop: lr divides by 10 every 30 batches and "
+                            "is ~1e-9 by step 240; loss freezes high.")
+def _(c: Ctx):
+    clf_case(c, doc="MLP on blobs with a step decay every `lr_step_epochs` epochs.", data=DATA_BLOBS, model=MODEL_MLP,
+             style="csv", cfg={**BLOBS, "lr": 0.01, "epochs": 10, "lr_step_epochs": 30, "lr_gamma": 0.1},
+             SCHEDULER='scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=cfg["lr_step_epochs"], gamma=cfg["lr_gamma"])',
+             BATCH_END="scheduler.step()")
+
+
+@case("sched_cosine_per_batch_pipe", split="tune", expected="lr_schedule_bug", symptom=None, fmt=fmt("pipe"),
+      notes="CosineAnnealingLR(T_max=epochs) meant per epoch but stepped every batch: the lr swings between 0 "
+            "and its peak every 2*epochs batches; loss wobbles with the same period.")
+def _(c: Ctx):
+    clf_case(c, doc="CNN on shapes with cosine annealing over the epochs.", data=DATA_SHAPES, model=MODEL_CNN,
+             style="pipe", cfg={**SHAPES, "lr": 0.05, "epochs": 6},
+             SCHEDULER='scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=cfg["epochs"])',
+             BATCH_END="scheduler.step()")
+
+
+@case("sched_warmup_whole_run_fairseq", split="holdout", expected="lr_schedule_bug",
+      symptom="transformer LM converges way slower than the reference run", fmt=fmt("fairseq"),
+      notes="Inverse-sqrt schedule with warmup_updates equal to the whole run (warmup_updates: 4000 in config.yaml, "
+            "run is 190 updates): the lr ramps linearly the entire run and never reaches its peak.")
+def _(c: Ctx):
+    cfg = {**TLM, "lr": 0.003, "warmup_updates": 4000, "warmup_init_lr": 1e-7}
+    c.write("config.yaml", yaml_dump(cfg))
+    c.write("train.py", lm_script(
+        "Small Transformer char LM with fairseq's inverse_sqrt schedule.", model=MODEL_TRANSFORMER_LM, style="fairseq",
+        LR_UPDATE='''
+        if step < cfg["warmup_updates"]:
+            lr = cfg["warmup_init_lr"] + (cfg["lr"] - cfg["warmup_init_lr"]) * step / cfg["warmup_updates"]
+        else:
+            lr = cfg["lr"] * (cfg["warmup_updates"] / step) ** 0.5
+        for g in optimizer.param_groups:
+            g["lr"] = lr
+        '''))
+    run_train(c, "fairseq")
+
+
+# =============================================================================
+# exploding_gradients
+# =============================================================================
+
+RNN_DEFS = '''
+class RNNClassifier(nn.Module):
+    """Vanilla ReLU RNN over the whole sequence; the last state classifies."""
+
+    def __init__(self, cfg):
+        super().__init__()
+        self.embed = nn.Embedding(cfg["vocab_size"], cfg["emb"])
+        self.rnn = nn.RNN(cfg["emb"], cfg["hidden"], nonlinearity="relu", batch_first=True)
+        self.out = nn.Linear(cfg["hidden"], cfg["num_classes"])
+        nn.init.orthogonal_(self.rnn.weight_hh_l0, gain=cfg["recurrent_gain"])
+
+    def forward(self, x):
+        h, _ = self.rnn(self.embed(x))
+        return self.out(h[:, -1])
+'''
+
+RNN_CFG = {**SEQ, "seq_len": 40, "emb": 16, "hidden": 64, "recurrent_gain": 1.2, "lr": 0.02, "epochs": 6}
+
+
+@case("explode_rnn_pipe", split="tune", expected="exploding_gradients",
+      symptom="Training goes fine for a bit, then the loss jumps to huge values and ends up nan.", fmt=fmt("pipe"),
+      notes="Vanilla ReLU RNN over 40 steps, recurrent weights initialised orthogonal*1.2, SGD momentum, and no "
+            "gradient clipping (none in train.py or config): grad_norm grows by orders of magnitude, loss jumps, then NaN.")
+def _(c: Ctx):
+    clf_case(c, doc="Vanilla RNN sequence classifier.", data=DATA_SEQ, model=RNN_DEFS.replace("RNNClassifier", "Net"),
+             style="pipe", cfg=RNN_CFG)
+
+
+@case("explode_deep_mlp_jsonl", split="tune", expected="exploding_gradients", symptom=None, fmt=fmt("jsonl"),
+      notes="12-layer ReLU MLP without normalisation, weights initialised N(0, 0.25) (init_std in config.yaml), "
+            "SGD momentum, no clipping: grad_norm grows by orders of magnitude, then the loss overflows.")
+def _(c: Ctx):
+    clf_case(c, doc="Deep MLP classifier on blobs.", data=DATA_BLOBS, model=MODEL_MLP, style="jsonl",
+             cfg={**BLOBS, "depth": 12, "hidden": 64, "init_std": 0.25, "lr": 0.003},
+             extra_defs='''
+def init_weights(model, std):
+    for m in model.modules():
+        if isinstance(m, nn.Linear):
+            nn.init.normal_(m.weight, std=std)
+            nn.init.zeros_(m.bias)
+''', OPTIMIZER='''
+init_weights(model, cfg["init_std"])
+optimizer = torch.optim.SGD(model.parameters(), lr=cfg["lr"], momentum=0.9)
+''')
+
+
+@case("explode_rnn_tb", split="holdout", expected="exploding_gradients", symptom="loss goes to inf around step 150?",
+      fmt=fmt("tb_holdout"), notes="Vanilla tanh-free ReLU RNN (hidden 96, 50 steps), recurrent gain 1.3, Adam, no "
+                                   "clipping; gnorm (optim/gnorm) grows by orders of magnitude before the loss blows up.")
+def _(c: Ctx):
+    clf_case(c, doc="Sequence classifier with a plain RNN.", data=DATA_SEQ, model=RNN_DEFS.replace("RNNClassifier", "Net"),
+             style="tb_holdout", cfg={**RNN_CFG, "seq_len": 50, "hidden": 96, "recurrent_gain": 1.3, "lr": 0.003},
+             OPTIMIZER='optimizer = torch.optim.Adam(model.parameters(), lr=cfg["lr"])')
+
+
+# =============================================================================
+# vanishing_gradients
+# =============================================================================
+
+SIGMOID_MLP = '''
+class Net(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        layers, d = [], cfg["dim"]
+        for _ in range(cfg["depth"]):
+            layers += [nn.Linear(d, cfg["hidden"]), nn.Sigmoid()]
+            d = cfg["hidden"]
+        self.body = nn.Sequential(*layers)
+        self.head = nn.Linear(d, cfg["num_classes"])
+
+    def forward(self, x):
+        return self.head(self.body(x))
+'''
+
+
+@case("vanish_sigmoid_kv", split="tune", expected="vanishing_gradients",
+      symptom="Deep net doesn't learn at all, loss flat at 2.30.", fmt=fmt("kv"),
+      notes="16-layer sigmoid MLP, no normalisation or residuals, SGD: per-layer weight-gradient norms "
+            "(grad_norm/layerN, layer0 = input side) fall by orders of magnitude toward the input; loss stays at ln 10.")
+def _(c: Ctx):
+    clf_case(c, doc="Deep sigmoid MLP on blobs.", data=DATA_BLOBS, model=SIGMOID_MLP, style="kv",
+             cfg={**BLOBS, "depth": 16, "hidden": 32, "lr": 0.05}, extra_defs=PER_LAYER_DEFS,
+             EXTRA_METRICS="metrics.update(layer_grad_norms(model))")
+
+
+@case("vanish_sigmoid_tb", split="holdout", expected="vanishing_gradients", symptom=None, fmt=fmt("tb_holdout"),
+      notes="12-layer sigmoid MLP on the shapes images (flattened), Adam 1e-4; per-layer grad norms logged to "
+            "TensorBoard as train/grad_norm/layerN fall by orders of magnitude toward the input; loss flat near ln 4.")
+def _(c: Ctx):
+    model = SIGMOID_MLP.replace('layers, d = [], cfg["dim"]', 'layers, d = [nn.Flatten()], cfg["image_size"] ** 2') \
+                       .replace('cfg["num_classes"]', '4')
+    clf_case(c, doc="Deep sigmoid MLP on flattened shape images.", data=DATA_SHAPES, model=model, style="tb_holdout",
+             cfg={**SHAPES, "depth": 12, "hidden": 48, "lr": 1e-4}, extra_defs=PER_LAYER_DEFS,
+             OPTIMIZER='optimizer = torch.optim.Adam(model.parameters(), lr=cfg["lr"])',
+             EXTRA_METRICS="metrics.update(layer_grad_norms(model))")
+
+
+# =============================================================================
+# dead_relu
+# =============================================================================
+
+@case("dead_relu_bias_pylogging", split="tune", expected="dead_relu",
+      symptom="Loss is stuck around 2.3 from the start and never moves.", fmt=fmt("pylogging"),
+      notes="ReLU MLP whose hidden biases are initialised to -3 (bias_init in config.yaml): ~all units output 0 for "
+            "every input (dead_frac/reluN near 1), their gradients are 0 (grad_norm/layerN ~0 except the head).")
+def _(c: Ctx):
+    clf_case(c, doc="MLP on blobs with a custom bias initialisation.", data=DATA_BLOBS, model=MODEL_MLP,
+             style="pylogging", cfg={**BLOBS, "depth": 3, "bias_init": -3.0},
+             extra_defs=DEAD_DEFS, OPTIMIZER='''
+for m in model.body:
+    if isinstance(m, nn.Linear):
+        nn.init.constant_(m.bias, cfg["bias_init"])
+optimizer = torch.optim.SGD(model.parameters(), lr=cfg["lr"], momentum=0.9)
+''', EXTRA_METRICS="metrics.update(layer_grad_norms(model))\nmetrics.update(dead_fraction(model, x))")
+
+
+@case("dead_relu_lr_spike_tb", split="holdout", expected="dead_relu", symptom="accuracy collapsed to chance",
+      also_acceptable=["lr_too_high"], fmt=fmt("tb_holdout"),
+      notes="ReLU MLP (4 layers) with one huge SGD step: lr=2.0 for the first 5 steps (a 'warm start' hack in "
+            "train.py) kills the ReLUs; afterwards dead_frac/* stays ~1 and the per-layer grads are 0 while the "
+            "loss sits at chance. lr_too_high is the trigger, so it is also acceptable.")
+def _(c: Ctx):
+    clf_case(c, doc="MLP on blobs with a short high-lr 'kick-start'.", data=DATA_BLOBS, model=MODEL_MLP,
+             style="tb_holdout", cfg={**BLOBS, "depth": 4, "kick_lr": 2.0, "kick_steps": 5},
+             extra_defs=DEAD_DEFS,
+             ZERO_GRAD='''
+optimizer.zero_grad()
+for g in optimizer.param_groups:
+    g["lr"] = cfg["kick_lr"] if step <= cfg["kick_steps"] else cfg["lr"]
+''', EXTRA_METRICS="metrics.update(layer_grad_norms(model))\nmetrics.update(dead_fraction(model, x))")
+
+
+# =============================================================================
+# overfitting
+# =============================================================================
+
+@case("overfit_mlp_keras", split="tune", expected="overfitting",
+      symptom="Training accuracy is almost 100% but validation gets worse every epoch.", fmt=fmt("keras"),
+      notes="Wide 3-layer MLP (512 units) on only 120 training samples for 60 epochs with Adam and no "
+            "regularisation: train loss -> 0 while val_loss rises after epoch ~8.")
+def _(c: Ctx):
+    clf_case(c, doc="MLP on a small labelled subset of the blobs.", data=DATA_BLOBS, model=MODEL_MLP, style="keras",
+             cfg={**BLOBS, "n_train": 120, "n_val": 400, "depth": 3, "hidden": 512, "epochs": 60, "batch_size": 16,
+                  "lr": 0.001, "noise": 2.0},
+             OPTIMIZER='optimizer = torch.optim.Adam(model.parameters(), lr=cfg["lr"])',
+             EXTRA_METRICS='metrics["acc"] = (logits.argmax(-1) == y).float().mean().item()')
+
+
+@case("overfit_cnn_lightning", split="tune", expected="overfitting", symptom=None, fmt=fmt("lightning_csv"),
+      notes="CNN with 32 channels on 96 noisy shape images, 40 epochs, Adam: train_loss_step -> 0, val_loss "
+            "(validation rows of metrics.csv) bottoms out early and rises.")
+def _(c: Ctx):
+    clf_case(c, doc="CNN on a small subset of shapes (LightningModule port pending, logs in the Lightning layout).",
+             data=DATA_SHAPES, model=MODEL_CNN, style="lightning_csv",
+             cfg={**SHAPES, "n_train": 96, "noise": 1.4, "channels": 32, "epochs": 40, "batch_size": 16, "lr": 0.002,
+                  "log_every": 3},
+             config="lightning_logs/version_0/hparams.yaml",
+             OPTIMIZER='os.makedirs("lightning_logs/version_0", exist_ok=True)\n'
+                       'optimizer = torch.optim.Adam(model.parameters(), lr=cfg["lr"])')
+
+
+@case("overfit_lstm_fastai", split="holdout", expected="overfitting",
+      symptom="valid_loss keeps going up, is the validation set broken?", misleading=True, fmt=fmt("fastai"),
+      notes="LSTM (hidden 256) on 150 training sequences for 40 epochs, Adam: train_loss keeps falling while "
+            "valid_loss rises from epoch ~6 (fastai-style epoch table).")
+def _(c: Ctx):
+    clf_case(c, doc="LSTM sequence classifier on a small training set.", data=DATA_SEQ, model=MODEL_LSTM, style="fastai",
+             cfg={**SEQ, "n_train": 150, "hidden": 256, "emb": 64, "epochs": 40, "batch_size": 16, "lr": 0.003},
+             OPTIMIZER='optimizer = torch.optim.Adam(model.parameters(), lr=cfg["lr"])')
+
+
+# =============================================================================
+# plateau_underfitting
+# =============================================================================
+
+@case("plateau_weight_decay_tqdm", split="tune", expected="plateau_underfitting",
+      symptom="Loss plateaus around 1.9 almost immediately. More epochs don't help.", fmt=fmt("tqdm"),
+      notes="MLP trained with SGD weight_decay=0.5 (config.yaml; meant 5e-4): heavily over-regularised, the loss "
+            "stalls early far above what the model reaches normally.")
+def _(c: Ctx):
+    clf_case(c, doc="MLP on blobs with L2 regularisation.", data=DATA_BLOBS, model=MODEL_MLP, style="tqdm",
+             cfg={**BLOBS, "weight_decay": 0.5},
+             OPTIMIZER='optimizer = torch.optim.SGD(model.parameters(), lr=cfg["lr"], momentum=0.9, weight_decay=cfg["weight_decay"])')
+
+
+@case("plateau_linear_model_rank", split="holdout", expected="plateau_underfitting", symptom=None, fmt=fmt("rank"),
+      notes="A purely linear model (no hidden layer, `hidden: 0` path in train.py) on a nonlinear regression target: "
+            "MSE plateaus at ~1.0 after a few steps while the target variance is ~1.6.")
+def _(c: Ctx):
+    reg_case(c, doc="Baseline regressor for the tabular target.", style="rank", cfg={**REG, "hidden": 0, "lr": 0.01},
+             MODEL='model = nn.Linear(cfg["dim"], 1) if cfg["hidden"] == 0 else nn.Sequential(\n'
+                   '    nn.Linear(cfg["dim"], cfg["hidden"]), nn.Tanh(), nn.Linear(cfg["hidden"], 1))')
+
+
+# =============================================================================
+# label_misalignment
+# =============================================================================
+
+@case("labels_shuffled_separately_pipe", split="tune", expected="label_misalignment",
+      symptom="Model is stuck at chance: loss never goes below 2.30 even though the data is easy.", fmt=fmt("pipe"),
+      notes="make_datasets() shuffles the features and the labels with two different permutations "
+            "(x = x[perm_x]; y = y[perm_y]): pairs are random, loss stays at ln 10 with healthy gradients.")
+def _(c: Ctx):
+    data = DATA_BLOBS.replace('''    x, y = make_split(cfg["n_train"], cfg, seed=1)
+''', '''    x, y = make_split(cfg["n_train"], cfg, seed=1)
+    # shuffle once up front so batches mix classes
+    x = x[torch.randperm(len(x))]
+    y = y[torch.randperm(len(y))]
+''')
+    clf_case(c, doc="MLP on blobs, data shuffled once at load time.", data=data, model=MODEL_MLP, style="pipe",
+             cfg=BLOBS)
+
+
+@case("labels_off_by_one_cnn_hfdict", split="tune", expected="label_misalignment",
+      symptom="eval_accuracy is 25% no matter what I try (4 classes).", fmt=fmt("hfdict"),
+      notes="ShapesDataset.__getitem__ returns (image[i], label[i - 1]): every image is paired with its "
+            "neighbour's label, so accuracy stays at chance (ln 4 loss); gradients are normal.")
+def _(c: Ctx):
+    data = DATA_SHAPES.replace('''def make_datasets(cfg):
+    x, y = make_split(cfg["n_train"], cfg, seed=1)
+    xv, yv = make_split(cfg["n_val"], cfg, seed=2)
+    return TensorDataset(x, y), TensorDataset(xv, yv)''', '''class ShapesDataset(torch.utils.data.Dataset):
+    def __init__(self, images, labels):
+        self.images, self.labels = images, labels
+
+    def __len__(self):
+        return len(self.images)
+
+    def __getitem__(self, i):
+        # labels file has a header row, so label i is stored at i - 1
+        return self.images[i], self.labels[i - 1]
+
+
+def make_datasets(cfg):
+    x, y = make_split(cfg["n_train"], cfg, seed=1)
+    xv, yv = make_split(cfg["n_val"], cfg, seed=2)
+    return ShapesDataset(x, y), ShapesDataset(xv, yv)''')
+    clf_case(c, doc="CNN on shapes with a map-style dataset.", data=data, model=MODEL_CNN, style="hfdict",
+             cfg={**SHAPES, "lr": 0.001}, OPTIMIZER='optimizer = torch.optim.Adam(model.parameters(), lr=cfg["lr"])')
+
+
+@case("labels_sorted_lstm_mlflow", split="holdout", expected="label_misalignment", symptom=None, fmt=fmt("mlflow"),
+      notes="load step sorts the label list (`labels = sorted(labels)`) but not the sequences: inputs and "
+            "targets no longer correspond; loss stays at ln 6, val acc ~1/6.")
+def _(c: Ctx):
+    data = DATA_SEQ.replace('''    x, y = make_split(cfg["n_train"], cfg, seed=1)
+''', '''    x, y = make_split(cfg["n_train"], cfg, seed=1)
+    y = torch.tensor(sorted(y.tolist()))        # canonical label order for the class-weight table
+''')
+    clf_case(c, doc="LSTM sequence classifier.", data=data, model=MODEL_LSTM, style="mlflow", cfg=SEQ,
+             OPTIMIZER='optimizer = torch.optim.Adam(model.parameters(), lr=cfg["lr"])')
+
+
+# =============================================================================
+# nan_in_data
+# =============================================================================
+
+CSV_DATA_LOADER = '''
+def make_datasets(cfg):
+    """Features and label from data/train.csv (label in the last column); 20% held out."""
+    arr = np.genfromtxt(cfg["data_path"], delimiter=",", skip_header=1)
+    x = torch.tensor(arr[:, :-1], dtype=torch.float32)
+    y = torch.tensor(arr[:, -1], dtype=torch.long)
+    n_val = len(x) // 5
+    return TensorDataset(x[n_val:], y[n_val:]), TensorDataset(x[:n_val], y[:n_val])
+'''
+
+
+def write_blob_csv(c: Ctx, n: int, dim: int, k: int, holes: dict[int, int], rel="data/train.csv", noise=1.5) -> None:
+    """A CSV of blob features + label; `holes` maps row -> column left empty (a missing value)."""
+    import torch
+    g = torch.Generator().manual_seed(0)
+    centres = torch.randn(k, dim, generator=g)
+    g = torch.Generator().manual_seed(3)
+    y = torch.randint(0, k, (n,), generator=g)
+    x = centres[y] + torch.randn(n, dim, generator=g) * noise
+    lines = [",".join([f"f{i}" for i in range(dim)] + ["label"])]
+    for r in range(n):
+        cells = [f"{v:.4f}" for v in x[r].tolist()]
+        if r in holes:
+            cells[holes[r]] = ""
+        lines.append(",".join(cells + [str(int(y[r]))]))
+    c.write(rel, "\n".join(lines) + "\n")
+
+
+@case("nan_csv_missing_value_kv", split="tune", expected="nan_in_data",
+      symptom="Loss becomes nan in the middle of epoch 2, before that it looked fine.", fmt=fmt("kv", "data CSV"),
+      notes="data/train.csv row 1530 (file line 1532) has an empty cell; np.genfromtxt reads it as NaN. The batch "
+            "holding that row turns the loss NaN (finite just before), and every step after is NaN.")
+def _(c: Ctx):
+    write_blob_csv(c, 2000, 8, 6, holes={1530: 3})
+    clf_case(c, doc="MLP on features read from data/train.csv.", data=CSV_DATA_LOADER, model=MODEL_MLP, style="kv",
+             cfg={**BLOBS, "dim": 8, "num_classes": 6, "data_path": "data/train.csv", "log_every": 5})
+
+
+@case("nan_ratio_feature_csv", split="tune", expected="nan_in_data", symptom=None, fmt=fmt("csv", "data CSV"),
+      notes="A derived feature divides two raw columns (f1 / f2); data/train.csv has one row with f2 == 0, "
+            "giving inf in that sample: the loss is inf/NaN at the batch that holds it, finite before.")
+def _(c: Ctx):
+    write_blob_csv(c, 1500, 6, 5, holes={})
+    text = (c.dir / "data/train.csv").read_text().split("\n")
+    cells = text[900].split(",")
+    cells[2] = "0.0000"
+    text[900] = ",".join(cells)
+    c.write("data/train.csv", "\n".join(text))
+    loader = CSV_DATA_LOADER.replace('''    x = torch.tensor(arr[:, :-1], dtype=torch.float32)
+''', '''    x = torch.tensor(arr[:, :-1], dtype=torch.float32)
+    ratio = x[:, 1:2] / x[:, 2:3]                  # derived feature: f1 / f2
+    x = torch.cat([x, ratio], dim=1)
+''')
+    clf_case(c, doc="MLP on CSV features plus a ratio feature.", data=loader, model=MODEL_MLP, style="csv",
+             cfg={**BLOBS, "dim": 7, "num_classes": 5, "data_path": "data/train.csv", "log_every": 5})
+
+
+@case("nan_sample_regression_rank", split="holdout", expected="nan_in_data",
+      symptom="loss=nan after ~150 iterations, I'm guessing the learning rate is too high?", misleading=True,
+      fmt=fmt("rank", "data .npz"),
+      notes="data/features.npy has NaN in row 2417 (a failed sensor read); the regression loss is finite until the "
+            "batch holding it and NaN from there on. lr is a normal 0.01.")
+def _(c: Ctx):
+    import numpy as np
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((3000, 8)).astype(np.float32)
+    x[2417, 5] = np.nan
+    y = (np.sin(x[:, 0]) + x[:, 1] * x[:, 2] + 0.5 * x[:, 3] ** 2).astype(np.float32)
+    (c.dir / "data").mkdir(parents=True, exist_ok=True)
+    np.save(c.dir / "data/features.npy", x)
+    np.save(c.dir / "data/targets.npy", y)
+    reg_case(c, doc="Regressor trained on sensor features from data/*.npy.", style="rank", cfg={**REG, "lr": 0.01},
+             data='''
+def make_split(n, cfg, seed):
+    x = torch.from_numpy(np.load("data/features.npy"))
+    y = torch.from_numpy(np.load("data/targets.npy")).unsqueeze(1)
+    g = torch.Generator().manual_seed(seed)
+    perm = torch.randperm(len(x), generator=g)
+    return x[perm], y[perm]
+''')
+
+
+# =============================================================================
+# numerical_instability
+# =============================================================================
+
+@case("log_of_softmax_jsonl", split="tune", expected="numerical_instability",
+      symptom="After a few epochs the loss suddenly becomes inf and then nan.", fmt=fmt("jsonl"),
+      notes="Loss computed as -log(softmax(logits / temperature)) with temperature 0.05 (config.yaml) instead of "
+            "log_softmax: once a wrong class wins by a wide margin softmax underflows to 0 and log gives -inf; "
+            "loss inf then NaN. Data has no NaN.")
+def _(c: Ctx):
+    clf_case(c, doc="MLP on blobs with a temperature-scaled classification loss.", data=DATA_BLOBS, model=MODEL_MLP,
+             style="jsonl", cfg={**BLOBS, "temperature": 0.05, "lr": 0.05},
+             LOSS='probs = torch.softmax(logits / cfg["temperature"], dim=-1)\n'
+                  'loss = -torch.log(probs[torch.arange(len(y)), y]).mean()')
+
+
+@case("manual_bce_log0_absl", split="holdout", expected="numerical_instability", symptom=None, fmt=fmt("absl"),
+      notes="Binary task with a hand-written BCE: -(y*log(sigmoid(z)) + (1-y)*log(1-sigmoid(z))). sigmoid saturates "
+            "to exactly 1.0 in float32 for confident logits, log(1 - 1) = -inf: the loss turns inf/NaN mid-run.")
+def _(c: Ctx):
+    clf_case(c, doc="Binary classifier (class 0 vs rest) with a custom BCE loss.", data=DATA_BLOBS,
+             style="absl", cfg={**BLOBS, "lr": 0.1, "spread": 3.0}, model=MODEL_MLP.replace('cfg["num_classes"]', "1"),
+             extra_defs='''
+def bce(logit, target):
+    p = torch.sigmoid(logit)
+    return -(target * torch.log(p) + (1 - target) * torch.log(1 - p)).mean()
+
+
+@torch.no_grad()
+def evaluate_binary(model, loader):
+    model.eval()
+    tot, correct, n = 0.0, 0, 0
+    for x, y in loader:
+        z, t = model(x).squeeze(1), (y == 0).float()
+        tot += bce(z, t).item() * len(y)
+        correct += ((z > 0).float() == t).sum().item()
+        n += len(y)
+    model.train()
+    return tot / n, correct / n
+''', FORWARD="logits = model(x).squeeze(1)", LOSS="loss = bce(logits, (y == 0).float())",
+             EVAL="val_loss, val_acc = evaluate_binary(model, val_loader)", CRITERION="", config="flags.json")

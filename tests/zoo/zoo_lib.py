@@ -847,7 +847,7 @@ def main():
     train_loader = DataLoader(train_ds, batch_size=cfg["batch_size"], shuffle=True)  # @LOADER
     val_loader = DataLoader(val_ds, batch_size=256)
     model = Net(cfg)
-    criterion = nn.CrossEntropyLoss()
+    criterion = nn.CrossEntropyLoss()  # @CRITERION
     optimizer = torch.optim.SGD(model.parameters(), lr=cfg["lr"], momentum=0.9)  # @OPTIMIZER
     scheduler = None  # @SCHEDULER
     RUN.update(total=cfg["epochs"] * len(train_loader), epochs=cfg["epochs"], per_epoch=len(train_loader),
@@ -871,8 +871,8 @@ def main():
                 # @EXTRA_METRICS
                 log_train(step, epoch, metrics)
         # @EPOCH_END
-        val_loss, val_acc = evaluate(model, val_loader, criterion)
-        log_val(step, epoch, {"val_loss": val_loss, "val_acc": val_acc})
+        val_loss, val_acc = evaluate(model, val_loader, criterion)  # @EVAL
+        log_val(step, epoch, {"val_loss": val_loss, "val_acc": val_acc})  # @EVAL_LOG
     # @AFTER_TRAINING
     close()
 

@@ -1,0 +1,424 @@
+"""Compare a run with a good baseline run: curves, config/environment facts, and the code diff.
+
+    compare(run, base, repo_root=None) -> list[Signal]      # `baseline:*` kinds, analyzers/signals.md
+
+- Curves: each validation metric both runs log, aligned on the steps they share; worse than the
+  baseline there -> `baseline:val_metric_drop` with both numbers.
+- Facts: lr, seed, tokenizer, checkpoint, versions, pinned dependencies, other config values.
+- Code: in a git repo, the diff between the two runs' `git_sha` facts (or the baseline's commit and the
+  working tree) classified by what each changed line touches: preprocessing, split, metric, seed,
+  eval() removed, checkpoint, tokenizer, lr. Each cites file:line with that line's text.
+"""
+from __future__ import annotations
+
+import ast
+import math
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .model import Evidence, Fact, Run, Series, Signal
+
+# A validation loss this much above the baseline (relative) at the shared steps counts as a drop;
+# a bounded metric (accuracy, F1) this many points (absolute, on a 0-1 scale) below it.
+LOSS_REL_DROP = 0.05
+SCORE_ABS_DROP = 0.01
+TAIL_SHARE = 0.25          # compare the last quarter of the shared steps (the end of training matters)
+MAX_EVIDENCE = 6
+
+_HIGHER_BETTER = re.compile(r"acc|f1|auc|precision|recall|bleu|rouge|map|score|iou|dice|top\d|r2|exact|match|spearman|pearson", re.I)
+_LOWER_BETTER = re.compile(r"loss|perplexity|ppl|error|wer|cer|mse|mae|rmse|nll", re.I)
+
+
+# ---------------------------------------------------------------- curves
+
+def _val_series(run: Run) -> dict[str, Series]:
+    out = {}
+    for name in run.metric_names():
+        if name.startswith("val_") and "/" not in name:
+            s = run.metric(name)
+            if s is not None and len(s):
+                out[name] = s
+    return out
+
+
+def _direction(name: str) -> int | None:
+    """+1 when higher is better, -1 when lower is better, None when unknown."""
+    if _LOWER_BETTER.search(name):
+        return -1
+    if _HIGHER_BETTER.search(name):
+        return +1
+    return None
+
+
+def _align(a: Series, b: Series) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Indices into a and b of the steps both logged (last value kept when a step repeats)."""
+    ia = _last_per_step(a)
+    ib = _last_per_step(b)
+    common, xa, xb = np.intersect1d(a.steps[ia], b.steps[ib], assume_unique=True, return_indices=True)
+    return common, ia[xa], ib[xb], np.isfinite(a.values[ia[xa]]) & np.isfinite(b.values[ib[xb]])
+
+
+def _last_per_step(s: Series) -> np.ndarray:
+    # np.unique on the reversed steps gives the last occurrence of each step
+    rev = s.steps[::-1]
+    _, first_in_rev = np.unique(rev, return_index=True)
+    return (len(s.steps) - 1 - first_in_rev).astype(np.int64)
+
+
+def _curve_signals(run: Run, base: Run) -> list[Signal]:
+    out = []
+    rs, bs = _val_series(run), _val_series(base)
+    for name in sorted(set(rs) & set(bs)):
+        d = _direction(name)
+        if d is None:
+            continue
+        a, b = rs[name], bs[name]
+        common, ia, ib, ok = _align(a, b)
+        aligned = bool(ok.sum())
+        if aligned:
+            ia, ib, common = ia[ok], ib[ok], common[ok]
+            k = max(1, int(math.ceil(len(common) * TAIL_SHARE)))
+            ra, rb = a.values[ia[-k:]], b.values[ib[-k:]]
+            i_last, j_last = int(ia[-1]), int(ib[-1])
+        else:
+            fa, fb = np.flatnonzero(np.isfinite(a.values)), np.flatnonzero(np.isfinite(b.values))
+            if not len(fa) or not len(fb):
+                continue
+            i_last, j_last = int(fa[-1]), int(fb[-1])
+            ra, rb = a.values[[i_last]], b.values[[j_last]]
+        va, vb = float(np.mean(ra)), float(np.mean(rb))
+        if d < 0:
+            drop = (va - vb) / max(abs(vb), 1e-12)
+            worse = drop > LOSS_REL_DROP
+            strength = min(0.9, 0.4 + 2 * drop)
+            words = f"{name} {va:.4g} vs baseline {vb:.4g} ({drop:+.0%})"
+        else:
+            scale = 100.0 if max(np.nanmax(np.abs(ra)), np.nanmax(np.abs(rb))) > 1.5 else 1.0
+            drop = (vb - va) / scale
+            worse = drop > SCORE_ABS_DROP
+            strength = min(0.9, 0.4 + 5 * drop)
+            words = f"{name} {va:.4g} vs baseline {vb:.4g} ({-drop * scale:+.3g})"
+        if not worse:
+            continue
+        where = (f"over the last {len(ra)} of {len(common)} shared steps" if aligned
+                 else "at the last logged step (no shared steps)")
+        if not aligned:
+            strength *= 0.7
+        pa, pb = a.point(i_last), b.point(j_last)
+        ev = [Evidence(text=f"this run: {name} = {a.values[i_last]:.4g} at step {pa['step']}", **_ev_fields(pa)),
+              Evidence(text=f"baseline: {name} = {b.values[j_last]:.4g} at step {pb['step']}", **_ev_fields(pb))]
+        out.append(Signal("baseline:val_metric_drop", round(strength, 3), f"{words} {where}", ev,
+                          {"metric": name, "drop": round(float(drop), 6), "value": va, "baseline_value": vb,
+                           "aligned_steps": int(len(common)) if aligned else 0,
+                           "higher_is_better": d > 0}))
+    return out
+
+
+def _ev_fields(p: dict) -> dict:
+    return {k: p[k] for k in ("source", "line", "step", "metric", "value") if k in p}
+
+
+# ---------------------------------------------------------------- facts
+
+_FACT_KINDS = {
+    "lr": "baseline:lr_changed", "seed": "baseline:seed_changed", "tokenizer": "baseline:tokenizer_changed",
+    "checkpoint": "baseline:checkpoint_changed", "resume_from": "baseline:checkpoint_changed",
+    "torch_version": "baseline:env_changed", "cuda_version": "baseline:env_changed",
+    "python_version": "baseline:env_changed", "gpu": "baseline:env_changed",
+    "cudnn_version": "baseline:env_changed", "transformers_version": "baseline:deps_changed",
+}
+_FACT_STRENGTH = {"baseline:lr_changed": 0.6, "baseline:seed_changed": 0.5, "baseline:tokenizer_changed": 0.7,
+                  "baseline:checkpoint_changed": 0.6, "baseline:env_changed": 0.4, "baseline:deps_changed": 0.4,
+                  "baseline:config_changed": 0.35}
+# Facts that differ between any two runs by design: not a cause.
+_IGNORE_FACTS = {"git_sha", "run_id", "run_name", "output_dir", "name", "date", "time", "host", "hostname",
+                 "wandb_run", "log_dir", "start_time", "pid", "experiment", "logging_dir"}
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        fa, fb = float(a), float(b)
+        return math.isclose(fa, fb, rel_tol=1e-9, abs_tol=0.0) or (math.isnan(fa) and math.isnan(fb))
+    except (TypeError, ValueError):
+        return str(a).strip().strip("'\"").lower() == str(b).strip().strip("'\"").lower()
+
+
+def _fact_ev(f: Fact, who: str) -> Evidence:
+    return Evidence(text=f"{who}: {f.name} = {f.value}", source=f.source, line=f.line, quote=f.quote)
+
+
+def _first_facts(run: Run) -> dict[str, Fact]:
+    out: dict[str, Fact] = {}
+    for f in run.facts:
+        out.setdefault(f.name, f)
+    return out
+
+
+def _fact_signals(run: Run, base: Run) -> list[Signal]:
+    out = []
+    fr, fb = _first_facts(run), _first_facts(base)
+    for name in sorted(set(fr) & set(fb)):
+        if name in _IGNORE_FACTS:
+            continue
+        a, b = fr[name], fb[name]
+        if a.value is None or b.value is None or _same(a.value, b.value):
+            continue
+        kind = _FACT_KINDS.get(name)
+        if kind is None:
+            kind = "baseline:deps_changed" if name.startswith(("dep:", "package:", "pkg:")) else "baseline:config_changed"
+        strength = _FACT_STRENGTH[kind]
+        data = {"fact": name, "value": a.value, "baseline_value": b.value}
+        if kind == "baseline:lr_changed":
+            try:
+                ratio = float(a.value) / float(b.value)
+                data["ratio"] = ratio
+                strength = 0.7 if ratio >= 2 or ratio <= 0.5 else 0.5
+            except (TypeError, ValueError, ZeroDivisionError):
+                pass
+        out.append(Signal(kind, strength, f"{name}: {b.value} in the baseline, {a.value} now",
+                          [_fact_ev(a, "this run"), _fact_ev(b, "baseline")], data))
+    out += _requirement_signals(run, base)
+    return out
+
+
+_REQ = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9_.\-]*)(?:\[[^\]]*\])?\s*(==|>=|<=|~=|!=|===|>|<|@)\s*([^\s;#,]+)", re.M)
+_REQ_FILE = re.compile(r"(requirements|constraints|freeze|pip[-_]?list|packages)[^/]*\.(txt|in)$|environment\.ya?ml$", re.I)
+
+
+def _pins(run: Run) -> dict[str, tuple[str, str, int, str]]:
+    """package (lower-case) -> (spec, source, line, line text) from requirement-like texts."""
+    out = {}
+    for t in run.texts:
+        if not _REQ_FILE.search(t.path):
+            continue
+        for m in _REQ.finditer(t.text):
+            pkg = m.group(1).lower().replace("_", "-")
+            line = t.line_of(m.start())
+            out.setdefault(pkg, (m.group(2) + m.group(3), t.path, line, t.line(line)))
+    return out
+
+
+def _requirement_signals(run: Run, base: Run) -> list[Signal]:
+    pr, pb = _pins(run), _pins(base)
+    if not pr or not pb:
+        return []
+    changed = [p for p in sorted(set(pr) | set(pb)) if pr.get(p, ("",))[0] != pb.get(p, ("",))[0]]
+    if not changed:
+        return []
+    ev = []
+    for p in changed[:MAX_EVIDENCE]:
+        if p in pr:
+            spec, src, line, text = pr[p]
+            was = pb[p][0] if p in pb else "absent"
+            ev.append(Evidence(text=f"{p}{spec} (baseline: {was})", source=src, line=line, quote=text))
+        else:
+            spec, src, line, text = pb[p]
+            ev.append(Evidence(text=f"{p}{spec} only in the baseline", source=src, line=line, quote=text))
+    ml = [p for p in changed if p in ("torch", "numpy", "transformers", "tokenizers", "accelerate", "scikit-learn",
+                                      "pandas", "torchvision", "datasets", "jax", "tensorflow")]
+    strength = 0.55 if ml else 0.35
+    return [Signal("baseline:deps_changed", strength,
+                   f"{len(changed)} pinned dependencies differ from the baseline ({', '.join(changed[:5])})", ev,
+                   {"packages": {p: {"now": pr.get(p, (None,))[0], "baseline": pb.get(p, (None,))[0]} for p in changed}})]
+
+
+# ---------------------------------------------------------------- code diff
+
+_CODE_RULES: list[tuple[str, re.Pattern]] = [
+    ("baseline:tokenizer_changed", re.compile(r"tokeni[sz]er|AutoTokenizer|vocab|sentencepiece|\bbpe\b|tiktoken|spm\.", re.I)),
+    ("baseline:split_changed", re.compile(r"train_test_split|random_split|test_size|train_size|val_size|valid_size|"
+                                          r"split_ratio|val_ratio|test_ratio|train_ratio|holdout|KFold|ShuffleSplit|"
+                                          r"\b(test|val|valid|train)_(ids|idx|indices)\b|\bsplit\s*=|\.split\(\s*\[|"
+                                          r"n_val|num_val|val_frac|test_frac", re.I)),
+    ("baseline:seed_changed", re.compile(r"\bseed\b|manual_seed|random_state|set_seed|PYTHONHASHSEED", re.I)),
+    ("baseline:metric_changed", re.compile(r"average\s*=|ignore_index|threshold|f1_score|accuracy_score|"
+                                           r"precision_score|recall_score|roc_auc|top_k_accuracy|"
+                                           r"\bzero_division\b|[<>]=?\s*0\.\d+\s*\)?\s*$", re.I)),
+    ("baseline:checkpoint_changed", re.compile(r"checkpoint|ckpt|\.pth?\b|\.bin\b|\.safetensors|from_pretrained|"
+                                               r"load_state_dict|resume|weights\s*=", re.I)),
+    ("baseline:preprocessing_changed", re.compile(r"normali[sz]|Normalize|\bmean\b|\bstd\b|transforms?\b|Resize|resize|"
+                                                  r"CenterCrop|RandomCrop|ToTensor|/\s*255|255\.0|max_length|"
+                                                  r"max_len|padding|truncat|\.lower\(\)|augment|scaler\.fit|"
+                                                  r"StandardScaler|MinMaxScaler|interpolation|clip\(|preprocess", re.I)),
+    ("baseline:lr_changed", re.compile(r"\blr\b\s*[=:]|learning_rate\s*[=:]", re.I)),
+]
+_METRIC_FUNC = re.compile(r"acc|f1|metric|score|precision|recall|auc|bleu|rouge|iou|dice|compute_metrics|mAP", re.I)
+_CODE_STRENGTH = {"baseline:tokenizer_changed": 0.7, "baseline:split_changed": 0.7, "baseline:seed_changed": 0.6,
+                  "baseline:metric_changed": 0.7, "baseline:checkpoint_changed": 0.6,
+                  "baseline:preprocessing_changed": 0.7, "baseline:lr_changed": 0.6,
+                  "baseline:eval_call_removed": 0.8}
+_CODE_EXT = (".py", ".yaml", ".yml", ".json", ".toml", ".cfg", ".ini", ".sh", ".txt")
+
+
+def _git(root: Path, *args: str) -> str | None:
+    try:
+        r = subprocess.run(["git", *args], cwd=root, capture_output=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return r.stdout.decode("utf-8", "replace") if r.returncode == 0 else None
+
+
+def _sha(run: Run) -> str | None:
+    f = run.fact("git_sha")
+    v = str(f.value).strip() if f is not None and f.value else ""
+    return v if re.fullmatch(r"[0-9a-fA-F]{6,40}", v) else None
+
+
+def _file_at(root: Path, rev: str | None, path: str) -> str | None:
+    if rev is None:
+        try:
+            return (root / path).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+    return _git(root, "show", f"{rev}:{path}")
+
+
+def _func_spans(text: str | None) -> list[tuple[int, int, str]]:
+    """(first line, last line, function name) of every def in a Python text; [] when it does not parse."""
+    if not text:
+        return []
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return []
+    return [(n.lineno, n.end_lineno or n.lineno, n.name) for n in ast.walk(tree)
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+
+
+def _func_at(spans: list[tuple[int, int, str]], line: int) -> str | None:
+    best = None
+    for a, b, name in spans:
+        if a <= line <= b and (best is None or a >= best[0]):
+            best = (a, b, name)
+    return best[2] if best else None
+
+
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+def _diff_lines(diff: str) -> list[tuple[str, str, int, str]]:
+    """(path, '+'/'-', line number on that side, text) for every changed line of a -U0 diff."""
+    out = []
+    a_path = b_path = None
+    old = new = 0
+    for line in diff.splitlines():
+        if line.startswith("--- "):
+            p = line[4:]
+            a_path = p[2:] if p.startswith("a/") else None
+        elif line.startswith("+++ "):
+            p = line[4:]
+            b_path = p[2:] if p.startswith("b/") else None
+        elif line.startswith("@@"):
+            m = _HUNK.match(line)
+            if m:
+                old, new = int(m.group(1)), int(m.group(3))
+        elif line.startswith("+") and b_path:
+            out.append((b_path, "+", new, line[1:]))
+            new += 1
+        elif line.startswith("-") and a_path:
+            out.append((a_path, "-", old, line[1:]))
+            old += 1
+    return out
+
+
+def _code_signals(run: Run, base: Run, repo_root: Path) -> list[Signal]:
+    root = Path(repo_root).resolve()
+    top = _git(root, "rev-parse", "--show-toplevel")
+    if top is None:
+        return []
+    top_path = Path(top.strip()).resolve()
+    base_sha, run_sha = _sha(base), _sha(run)
+    if base_sha is None:
+        return []
+    if run_sha is not None and run_sha.lower() == base_sha.lower():
+        return []
+    revs = [base_sha, run_sha] if run_sha else [base_sha]
+    diff = _git(top_path, "diff", "-U0", "--no-color", "--no-ext-diff", "--no-renames", *revs, "--")
+    if diff is None:
+        return []
+    changes = [c for c in _diff_lines(diff) if c[0].endswith(_CODE_EXT)]
+    # a path relative to the run root when the file is under it, else relative to the repo
+    def cite(path: str) -> str:
+        p = top_path / path
+        try:
+            return p.relative_to(Path(run.root).resolve()).as_posix()
+        except ValueError:
+            return path
+
+    spans: dict[tuple[str, str], list] = {}
+
+    def func_of(path: str, side: str, line: int) -> str | None:
+        if not path.endswith(".py"):
+            return None
+        key = (path, side)
+        if key not in spans:
+            spans[key] = _func_spans(_file_at(top_path, base_sha if side == "-" else run_sha, path))
+        return _func_at(spans[key], line)
+
+    found: dict[str, list[Evidence]] = {}
+    files: dict[str, set[str]] = {}
+    # eval() calls removed from a file (and not re-added there)
+    added_eval = {p for p, s, _, t in changes if s == "+" and re.search(r"\.eval\(\s*\)|\.train\(\s*(mode\s*=\s*)?False", t)}
+    for path, side, line, text in changes:
+        body = text.strip()
+        if not body or body.startswith("#"):
+            continue
+        kind = None
+        if side == "-" and re.search(r"\.eval\(\s*\)|\.train\(\s*(mode\s*=\s*)?False", body) and path not in added_eval:
+            kind = "baseline:eval_call_removed"
+        if kind is None:
+            for k, rx in _CODE_RULES:
+                if rx.search(body):
+                    kind = k
+                    break
+        if kind is None or kind == "baseline:preprocessing_changed":
+            fn = func_of(path, side, line)
+            if fn and _METRIC_FUNC.search(fn) and not re.search(r"normali|preprocess|transform", fn, re.I):
+                kind = "baseline:metric_changed"
+        if kind is None:
+            continue
+        if side == "+":
+            ev = Evidence(text=f"changed since the baseline ({kind.split(':')[1].replace('_changed', '')})",
+                          source=cite(path), line=line, quote=text)
+        else:
+            ev = Evidence(text=f"removed since the baseline commit {base_sha[:10]}",
+                          source=f"{cite(path)}@{base_sha[:10]}", line=line, quote=text)
+        found.setdefault(kind, []).append(ev)
+        files.setdefault(kind, set()).add(path)
+    out = []
+    for kind, evs in found.items():
+        evs.sort(key=lambda e: "@" in (e.source or ""))     # the current code first, removed lines after
+        what = kind.split(":")[1].replace("_", " ")
+        n = len(evs)
+        strength = _CODE_STRENGTH[kind]
+        out.append(Signal(kind, strength,
+                          f"{what} in the code since the baseline: {n} changed line{'s' if n > 1 else ''} in"
+                          f" {', '.join(sorted(files[kind]))}",
+                          evs[:MAX_EVIDENCE],
+                          {"files": sorted(files[kind]), "lines": n, "base_sha": base_sha,
+                           "run_sha": run_sha or "worktree"}))
+    return out
+
+
+# ---------------------------------------------------------------- entry point
+
+def compare(run: Run, base: Run, repo_root: Path | None = None) -> list[Signal]:
+    """`baseline:*` signals for `run` against the good run `base` (strongest first)."""
+    sigs = _curve_signals(run, base) + _fact_signals(run, base)
+    if repo_root is not None:
+        sigs += _code_signals(run, base, Path(repo_root))
+    # one signal per kind: the strongest, with the others' evidence appended
+    merged: dict[str, Signal] = {}
+    for s in sorted(sigs, key=lambda s: -s.strength):
+        key = f"{s.kind}/{s.data['metric']}" if s.kind == "baseline:val_metric_drop" else s.kind
+        if key not in merged:
+            merged[key] = s
+        else:
+            m = merged[key]
+            m.evidence = (m.evidence + s.evidence)[: MAX_EVIDENCE * 2]
+            m.summary += f"; {s.summary}"
+    return sorted(merged.values(), key=lambda s: -s.strength)

@@ -1,0 +1,624 @@
+"""Config and environment facts, and the config signals drawn from them.
+
+In:  a `Run` whose `texts` hold configs (YAML/JSON, Lightning hparams.yaml), code
+     (read with `ast`, never executed) and logs (argparse `Namespace(...)` dumps,
+     HF `TrainingArguments(...)` reprs, `key: value` lines, pip freeze /
+     collect_env / nvidia-smi output, git SHAs).
+Out: `extract_facts(run)` appends typed `Fact`s (names in signals.md), each with
+     source, line and quote, ordered config < code < log (a log shows what ran);
+     `config_signals(run)` returns `config:fp16`, `config:no_grad_clip`,
+     `config:warmup_zero`.
+"""
+from __future__ import annotations
+
+import ast
+import json
+import re
+from typing import Any, Iterator
+
+import yaml
+
+from .model import Evidence, Fact, Run, Signal, TextArtifact
+
+QUOTE_MAX = 300
+_LOG_HEAD = 300_000      # key: value facts are read from a log's head (where configs are printed)
+
+# ----------------------------------------------------------------------------- synonyms
+
+_SYN: dict[str, str] = {}
+for _fact, _names in {
+    "lr": "lr learning_rate learning-rate base_lr max_lr peak_lr init_lr initial_lr lr0 optimizer.lr optim.lr "
+          "optimizer.params.lr optimizer.learning_rate",
+    "batch_size": "batch_size train_batch_size per_device_train_batch_size per_gpu_train_batch_size "
+                  "micro_batch_size train_micro_batch_size_per_gpu bs batchsize data.batch_size",
+    "grad_clip": "max_grad_norm gradient_clip_val clip_grad_norm grad_clip clip_grad gradient_clipping clip_norm "
+                 "max_norm grad_norm_clip clip_grad_norm_ clip_gradient",
+    "optimizer": "optimizer optim optimizer_name optimizer.name optimizer.type optimizer._target_ opt optimizer_type",
+    "scheduler": "scheduler lr_scheduler lr_scheduler_type scheduler.name scheduler.type lr_schedule "
+                 "scheduler._target_ lr_scheduler.name lr_scheduler.type lr_decay_style",
+    "warmup_steps": "warmup_steps num_warmup_steps warmup lr_warmup_steps warmup_iters warmup_num_steps "
+                    "scheduler.warmup_steps lr_warmup_iters",
+    "warmup_ratio": "warmup_ratio warmup_fraction pct_start warmup_pct warmup_proportion",
+    "seed": "seed random_seed manual_seed seed_everything set_seed",
+    "epochs": "epochs num_epochs num_train_epochs max_epochs n_epochs train_epochs",
+    "max_steps": "max_steps max_iters total_steps num_training_steps train_steps max_iterations num_steps "
+                 "train_iters total_optimization_steps",
+    "weight_decay": "weight_decay wd l2_reg optimizer.weight_decay",
+    "num_classes": "num_classes n_classes num_labels nclasses num_class n_labels",
+    "dropout": "dropout dropout_rate drop_rate hidden_dropout_prob dropout_prob p_dropout dropout_p",
+    "num_workers": "num_workers workers dataloader_num_workers n_workers data.num_workers",
+    "tokenizer": "tokenizer tokenizer_name tokenizer_name_or_path tokenizer_path vocab_file tokenizer.name",
+    "checkpoint": "checkpoint ckpt ckpt_path checkpoint_path pretrained model_name_or_path init_from load_from "
+                  "pretrained_model_name_or_path pretrained_path load_checkpoint weights",
+    "resume_from": "resume_from_checkpoint resume_from resume resume_path ckpt_resume resume_checkpoint",
+    "_fp16": "fp16 half use_fp16",
+    "_bf16": "bf16 use_bf16",
+    "_precision": "precision mixed_precision amp_dtype dtype torch_dtype trainer.precision",
+    "_amp": "amp use_amp autocast enable_amp apex",
+}.items():
+    for _n in _names.split():
+        _SYN[_n] = _fact
+
+_OPTIMIZERS = {"adam", "adamw", "sgd", "rmsprop", "adagrad", "adadelta", "adamax", "nadam", "radam", "lbfgs",
+               "adafactor", "lion", "lamb", "lars", "fusedadam", "fusedlamb", "adam8bit", "adamw8bit",
+               "pagedadamw", "pagedadamw8bit", "sparseadam", "asgd", "rprop", "sophia", "shampoo", "muon"}
+_SCHEDULERS = {"OneCycleLR", "CosineAnnealingLR", "CosineAnnealingWarmRestarts", "StepLR", "MultiStepLR",
+               "ExponentialLR", "LinearLR", "ReduceLROnPlateau", "LambdaLR", "CyclicLR", "PolynomialLR",
+               "SequentialLR", "ConstantLR", "get_linear_schedule_with_warmup", "get_cosine_schedule_with_warmup",
+               "get_constant_schedule_with_warmup", "get_polynomial_decay_schedule_with_warmup",
+               "get_cosine_with_hard_restarts_schedule_with_warmup", "get_scheduler", "get_constant_schedule",
+               "get_inverse_sqrt_schedule", "create_lr_scheduler_with_warmup", "WarmupLR", "WarmupDecayLR"}
+_SEED_CALLS = {"manual_seed", "seed_everything", "set_seed", "manual_seed_all"}
+_CONFIG_CALLS = {"TrainingArguments", "Seq2SeqTrainingArguments", "Trainer", "DataLoader", "SFTConfig",
+                 "TrainerConfig", "Accelerator", "GPTConfig", "Config", "dict"}
+
+_INT_FACTS = {"batch_size", "warmup_steps", "seed", "epochs", "max_steps", "num_classes", "num_workers"}
+_FLOAT_FACTS = {"lr", "warmup_ratio", "weight_decay", "dropout", "grad_clip"}
+_STR_FACTS = {"optimizer", "scheduler", "tokenizer", "checkpoint", "resume_from"}
+
+
+# ----------------------------------------------------------------------------- values
+
+def _num(v: Any) -> Any:
+    """Numbers written as strings ('3e-4', '1,000') become numbers; others unchanged."""
+    if isinstance(v, str):
+        t = v.strip().strip("'\"").replace(",", "") if re.fullmatch(r"\s*['\"]?[-+\d.,eE]+['\"]?\s*", v) else None
+        if t:
+            try:
+                f = float(t)
+                return int(f) if re.fullmatch(r"[-+]?\d+", t) else f
+            except ValueError:
+                return v
+    return v
+
+
+def _scalar(raw: str) -> Any:
+    """A value as printed in a log (`0.1`, `True`, `None`, `adamw_torch`, `'x'`), typed."""
+    s = raw.strip().rstrip(",").strip()
+    low = s.lower()
+    if low in ("none", "null", "~"):
+        return None
+    if low in ("true", "false"):
+        return low == "true"
+    try:
+        return ast.literal_eval(s)
+    except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
+        pass
+    n = _num(s)
+    return n if not isinstance(n, str) else s.strip("'\"")
+
+
+def _typed(name: str, key: str, value: Any) -> list[tuple[str, Any]]:
+    """(fact name, value) pairs for one synonym hit; [] when the value does not fit the fact."""
+    v = _num(value)
+    if isinstance(v, (dict, list, tuple)) and name not in ("_precision",):
+        return []
+    if name == "_fp16":
+        return [("precision", "fp16"), ("amp", True)] if v is True or v in (1, "O1", "O2") else []
+    if name == "_bf16":
+        return [("precision", "bf16"), ("amp", True)] if v is True or v == 1 else []
+    if name == "_amp":
+        if isinstance(v, bool):
+            return [("amp", v)]
+        if isinstance(v, str) and v.lower() in ("o1", "o2", "o3", "native", "apex", "fp16", "bf16"):
+            return [("amp", True)] + ([("precision", v.lower())] if v.lower() in ("fp16", "bf16") else [])
+        return []
+    if name == "_precision":
+        p = _precision(v, key)
+        return p
+    if name in _INT_FACTS:
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            return []
+        return [(name, int(v))]
+    if name in _FLOAT_FACTS:
+        if name == "grad_clip" and (v is None or v is False):
+            return [(name, None)]
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            return []
+        return [(name, float(v))]
+    if name in _STR_FACTS:
+        if v is None or v is False:
+            return [(name, None)] if name in ("resume_from", "checkpoint") else []
+        if not isinstance(v, str) or not v.strip():
+            return []
+        if name == "optimizer":
+            return [(name, _optimizer_name(v))]
+        if name == "scheduler":
+            return [(name, v.rsplit(".", 1)[-1])]
+        return [(name, v)]
+    return []
+
+
+def _optimizer_name(v: str) -> str:
+    """'torch.optim.AdamW' / 'adamw_torch' / 'FusedAdam' -> 'adamw' / 'adamw' / 'fusedadam'."""
+    s = v.rsplit(".", 1)[-1].lower()
+    for suffix in ("_torch_fused", "_torch", "_hf", "_apex_fused", "_fused", "_bnb_8bit", "_8bit", "_anyprecision"):
+        if s.endswith(suffix):
+            s = s[: -len(suffix)]
+    return s
+
+
+def _precision(v: Any, key: str) -> list[tuple[str, Any]]:
+    """precision/amp from Lightning/accelerate/HF spellings ('16-mixed', 'bf16', 'fp16', torch.float16...)."""
+    s = str(v).lower().replace("torch.", "")
+    mixed_key = key in ("mixed_precision", "amp_dtype", "autocast")
+    if s in ("16", "16-mixed", "fp16", "mixed", "o1", "o2"):
+        return [("precision", "fp16"), ("amp", True)]
+    if s in ("16-true", "half", "float16"):        # weights in fp16, no autocast unless the key says so
+        return [("precision", "fp16"), ("amp", mixed_key)]
+    if s in ("bf16", "bf16-mixed"):
+        return [("precision", "bf16"), ("amp", True)]
+    if s in ("bf16-true", "bfloat16"):
+        return [("precision", "bf16"), ("amp", mixed_key)]
+    if s in ("32", "32-true", "fp32", "float32", "no", "64", "64-true", "float64", "full"):
+        return [("precision", "fp32"), ("amp", False)]
+    return []
+
+
+def _lookup(key: str) -> str | None:
+    """Fact name for a (possibly dotted) key: the full path first, then its last part."""
+    k = key.lower().lstrip("-").replace("-", "_") if not key.startswith("learning-rate") else "learning-rate"
+    if k in _SYN:
+        return _SYN[k]
+    last = k.rsplit(".", 1)[-1]
+    if last in _SYN:
+        return _SYN[last]
+    parts = k.split(".")
+    if len(parts) >= 2 and ".".join(parts[-2:]) in _SYN:
+        return _SYN[".".join(parts[-2:])]
+    return None
+
+
+# ----------------------------------------------------------------------------- facts collection
+
+class _Facts:
+    def __init__(self, art: TextArtifact):
+        self.art = art
+        self.out: list[Fact] = []
+        self.seen: set[tuple[str, int | None, str]] = set()
+
+    def add(self, name: str, value: Any, line: int | None, quote: str | None = None) -> None:
+        key = (name, line, repr(value))
+        if key in self.seen:
+            return
+        self.seen.add(key)
+        if quote is None and line is not None:
+            quote = self.art.line(line)
+        self.out.append(Fact(name=name, value=value, source=self.art.path, line=line,
+                             quote=(quote or "")[:QUOTE_MAX] or None))
+
+    def key_value(self, key: str, value: Any, line: int | None, quote: str | None = None) -> None:
+        name = _lookup(key)
+        if name is None:
+            return
+        for fact, v in _typed(name, key.lower().rsplit(".", 1)[-1], value):
+            self.add(fact, v, line, quote)
+
+
+# ---- config files (YAML / JSON) with line numbers from the YAML node marks
+
+def _config_facts(art: TextArtifact, fx: _Facts, run: Run) -> None:
+    try:
+        node = yaml.compose(art.text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        line = mark.line + 1 if mark else 1
+        try:
+            data = json.loads(art.text)
+        except ValueError:
+            run.warnings.append(f"{art.path}:{line}: config not parsed ({str(e).splitlines()[0][:120]})")
+            return
+        for k, v in _flatten(data, ""):
+            fx.key_value(k, v, _find_key_line(art, k.rsplit(".", 1)[-1]))
+        return
+    if node is None:
+        return
+    loader = yaml.SafeLoader("")
+    for path, scalar in _walk(node, ""):
+        try:
+            v = loader.construct_object(scalar, deep=True)
+        except Exception:  # an odd tag: keep the text
+            v = scalar.value
+        line = scalar.start_mark.line + 1
+        fx.key_value(path, v, line)
+
+
+def _walk(node: yaml.Node, prefix: str) -> Iterator[tuple[str, yaml.Node]]:
+    if isinstance(node, yaml.MappingNode):
+        for k, v in node.value:
+            if not isinstance(k, yaml.ScalarNode):
+                continue
+            path = f"{prefix}.{k.value}" if prefix else str(k.value)
+            if isinstance(v, yaml.ScalarNode):
+                yield path, v
+            else:
+                yield from _walk(v, path)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, v in enumerate(node.value[:50]):
+            yield from _walk(v, prefix)
+
+
+def _flatten(d: Any, prefix: str) -> Iterator[tuple[str, Any]]:
+    if isinstance(d, dict):
+        for k, v in d.items():
+            p = f"{prefix}.{k}" if prefix else str(k)
+            if isinstance(v, (dict, list)):
+                yield from _flatten(v, p)
+            else:
+                yield p, v
+    elif isinstance(d, list):
+        for v in d[:50]:
+            yield from _flatten(v, prefix)
+
+
+def _find_key_line(art: TextArtifact, key: str) -> int | None:
+    m = re.search(r"""["']?%s["']?\s*[:=]""" % re.escape(key), art.text)
+    return art.line_of(m.start()) if m else None
+
+
+# ---- code, read with ast
+
+def _call_name(f: ast.expr) -> str:
+    if isinstance(f, ast.Name):
+        return f.id
+    if isinstance(f, ast.Attribute):
+        return f.attr
+    return ""
+
+
+def _dotted(f: ast.expr) -> str:
+    parts = []
+    while isinstance(f, ast.Attribute):
+        parts.append(f.attr)
+        f = f.value
+    if isinstance(f, ast.Name):
+        parts.append(f.id)
+    return ".".join(reversed(parts))
+
+
+def _lit(node: ast.expr) -> Any:
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        pass
+    d = _dotted(node) if isinstance(node, (ast.Attribute, ast.Name)) else ""
+    return d or _NOT_LITERAL
+
+
+_NOT_LITERAL = object()
+
+
+def _code_facts(art: TextArtifact, fx: _Facts, run: Run) -> None:
+    try:
+        tree = ast.parse(art.text)
+    except (SyntaxError, ValueError, MemoryError, RecursionError) as e:
+        line = getattr(e, "lineno", None) or 1
+        run.warnings.append(f"{art.path}:{line}: code does not parse ({type(e).__name__}); read with regexes")
+        _regex_facts(art, fx, art.text, 0)
+        return
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            _code_call(node, fx)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            v = _value_of(node.value)
+            if v is _NOT_LITERAL:
+                continue
+            for t in targets:
+                name = t.id if isinstance(t, ast.Name) else t.attr if isinstance(t, ast.Attribute) else None
+                if name:
+                    fx.key_value(name, v, node.lineno)
+        elif isinstance(node, ast.Dict):
+            for k, v in zip(node.keys, node.values):
+                if isinstance(k, ast.Constant) and isinstance(k.value, str):
+                    val = _value_of(v)
+                    if val is not _NOT_LITERAL:
+                        fx.key_value(k.value, val, k.lineno)
+
+
+_MEANINGFUL_NAME = re.compile(r"float16|bfloat16|float32|optim\.\w+|lr_scheduler\.\w+")
+
+
+def _value_of(node: ast.expr) -> Any:
+    """A literal's value; a dotted name only when it says something (torch.float16, optim.AdamW)."""
+    v = _lit(node)
+    if isinstance(v, str) and not isinstance(node, ast.Constant) and not _MEANINGFUL_NAME.search(v):
+        return _NOT_LITERAL
+    return v
+
+
+def _code_call(node: ast.Call, fx: _Facts) -> None:
+    name = _call_name(node.func)
+    line = node.lineno
+    kw = {k.arg: k.value for k in node.keywords if k.arg}
+    if name.lower() in _OPTIMIZERS:
+        fx.add("optimizer", name.lower(), line)
+        if "lr" in kw:
+            _kw_fact(fx, "lr", kw["lr"], kw["lr"].lineno)
+        elif len(node.args) >= 2:
+            _kw_fact(fx, "lr", node.args[1], line)
+        for k in ("weight_decay",):
+            if k in kw:
+                _kw_fact(fx, k, kw[k], kw[k].lineno)
+        return
+    if name in _SCHEDULERS:
+        fx.add("scheduler", name, line)
+        for k, v in kw.items():
+            _kw_fact(fx, k, v, v.lineno)
+        if name.startswith("get_") and "num_warmup_steps" not in kw and len(node.args) >= 2 and "warmup" in name:
+            _kw_fact(fx, "num_warmup_steps", node.args[1], line)
+        return
+    if name in _SEED_CALLS and node.args:
+        v = _lit(node.args[0])
+        if isinstance(v, int) and not isinstance(v, bool):
+            fx.add("seed", v, line)
+        return
+    if name == "seed" and _dotted(node.func) in ("np.random.seed", "numpy.random.seed", "random.seed") and node.args:
+        v = _lit(node.args[0])
+        if isinstance(v, int) and not isinstance(v, bool):
+            fx.add("seed", v, line)
+        return
+    if name in ("clip_grad_norm_", "clip_grad_norm", "clip_grad_value_"):
+        v = kw.get("max_norm") or kw.get("clip_value") or (node.args[1] if len(node.args) >= 2 else None)
+        if v is not None:
+            _kw_fact(fx, "grad_clip", v, line)
+        return
+    if name == "GradScaler":
+        fx.add("amp", True, line)
+        return
+    if name == "autocast":
+        dt = _lit(kw["dtype"]) if "dtype" in kw else None
+        enabled = _lit(kw["enabled"]) if "enabled" in kw else True
+        if enabled is False:
+            return
+        fx.add("amp", True, line)
+        if isinstance(dt, str):
+            fx.add("precision", "bf16" if "bfloat16" in dt else "fp16" if "float16" in dt else "fp32", line)
+        return
+    if name == "half" and not node.args and isinstance(node.func, ast.Attribute):
+        fx.add("precision", "fp16", line)
+        return
+    if name == "add_argument" and node.args:
+        opt = _lit(node.args[0])
+        if isinstance(opt, str) and "default" in kw:
+            _kw_fact(fx, opt, kw["default"], line)
+        return
+    if name in ("from_pretrained",) and node.args:
+        v = _lit(node.args[0])
+        owner = _dotted(node.func).lower()
+        if isinstance(v, str):
+            fx.add("tokenizer" if "tokenizer" in owner else "checkpoint", v, line)
+        return
+    if name == "load" and _dotted(node.func) in ("torch.load",) and node.args:
+        v = _lit(node.args[0])
+        if isinstance(v, str):
+            fx.add("checkpoint", v, line)
+        return
+    # Trainer(...), TrainingArguments(...), DataLoader(...), any config-like call: its keywords
+    if name in _CONFIG_CALLS or name.endswith(("Config", "Arguments", "Args")) or name == "Trainer":
+        for k, v in kw.items():
+            _kw_fact(fx, k, v, v.lineno)   # the keyword's own line, for a call over many lines
+
+
+def _kw_fact(fx: _Facts, key: str, value: ast.expr, line: int) -> None:
+    v = _value_of(value)
+    if v is not _NOT_LITERAL:
+        fx.key_value(key, v, line)
+
+
+# ---- logs and other text
+
+_NAMESPACE = re.compile(r"Namespace\(")
+_TA_BLOCK = re.compile(r"(?:Seq2Seq)?TrainingArguments\(\s*\n")
+_KV_LINE = re.compile(r"^\s*(\w+)=(.*?),?\s*$")
+_KV_ANY = re.compile(
+    r"(?<![\w.])(--)?([A-Za-z_][\w.-]{0,60}?)\s*(?:[:=]|\s=\s)\s*(?![=:])(\"[^\"\n]{0,200}\"|'[^'\n]{0,200}'|[^\s,;(){}\[\]]{1,200})")
+_METRIC_LINE = re.compile(r"loss|\bstep\s*[:=]?\s*\d|\biter\w*\s*[:=]?\s*\d|it/s|s/it", re.I)
+_HF_BANNER = re.compile(r"^\s+(Num Epochs|Instantaneous batch size per device|Total optimization steps"
+                        r"|Total train batch size \(w\. parallel, distributed & accumulation\))\s*=\s*([\d,]+)", re.M)
+_HF_BANNER_FACT = {"Num Epochs": "epochs", "Instantaneous batch size per device": "batch_size",
+                   "Total optimization steps": "max_steps"}
+
+
+def _log_facts(art: TextArtifact, fx: _Facts) -> None:
+    text = art.text
+    head_end = min(len(text), _LOG_HEAD)
+    # argparse dumps: Namespace(lr=0.1, batch_size=32, ...) anywhere in the log
+    if "Namespace(" in text:
+        for m in list(_NAMESPACE.finditer(text))[:20]:
+            _call_repr(art, fx, text, m.start())
+    # HF TrainingArguments repr, one key=value per line
+    if "TrainingArguments(" in text:
+        for m in list(_TA_BLOCK.finditer(text))[:5]:
+            line0 = art.line_of(m.start())
+            n = line0 + 1
+            while n <= art.n_lines and n < line0 + 400:
+                s = art.line(n)
+                if s.strip().startswith(")"):
+                    break
+                km = _KV_LINE.match(s)
+                if km:
+                    fx.key_value(km.group(1), _scalar(km.group(2)), n, s)
+                n += 1
+    for m in _HF_BANNER.finditer(text, 0, head_end):
+        fx.add(_HF_BANNER_FACT.get(m.group(1), "batch_size"), int(m.group(2).replace(",", "")),
+               art.line_of(m.start(2)))
+    _regex_facts(art, fx, text[:head_end], 0)
+
+
+def _call_repr(art: TextArtifact, fx: _Facts, text: str, off: int) -> None:
+    """Keywords of a printed call such as Namespace(lr=0.1, ...) on one line, read with ast (no eval)."""
+    end = text.find("\n", off)
+    src = text[off: end if end >= 0 else len(text)]
+    line = art.line_of(off)
+    quote = art.line(line)
+    try:
+        call = ast.parse(src.strip().rstrip(",;"), mode="eval").body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        call = None
+    if isinstance(call, ast.Call):
+        for k in call.keywords:
+            if k.arg:
+                v = _lit(k.value)
+                if v is not _NOT_LITERAL:
+                    fx.key_value(k.arg, v, line, quote)
+        return
+    for km in re.finditer(r"(\w+)=('[^']*'|\"[^\"]*\"|[^,)]+)", src):   # a cut/odd repr: key=value pairs
+        fx.key_value(km.group(1), _scalar(km.group(2)), line, quote)
+
+
+def _regex_facts(art: TextArtifact, fx: _Facts, text: str, base: int) -> None:
+    """`key: value` / `key=value` / `--key value` pairs whose key is a known synonym (first per key)."""
+    taken: set[str] = set()
+    for m in _KV_ANY.finditer(text):
+        key = m.group(2)
+        name = _lookup(key)
+        if name is None or key.lower() in taken:
+            continue
+        a = text.rfind("\n", 0, m.start()) + 1
+        b = text.find("\n", m.start())
+        if _METRIC_LINE.search(text, a, b if b >= 0 else len(text)):
+            continue   # a progress line: its lr is the schedule's value at that step, not the setting
+        if name in ("seed",) and key.lower() in ("set_seed", "seed_everything", "manual_seed"):
+            continue
+        taken.add(key.lower())
+        line = art.line_of(base + m.start())
+        fx.key_value(key, _scalar(m.group(3)), line)
+
+
+# ---- environment
+
+_ENV = [
+    ("torch_version", re.compile(r"PyTorch version:\s*([\w.+-]+)|^torch==([\w.+-]+)|^torch\s+(\d+\.\d+[\w.+-]*)\s*$"
+                                 r"|torch(?:\.__version__)?\s*[:=]\s*['\"]?(\d+\.\d+\.\d+[\w.+-]*)", re.M)),
+    ("cuda_version", re.compile(r"CUDA Version:\s*([\d.]+)|CUDA used to build PyTorch:\s*([\d.]+)"
+                                r"|Cuda compilation tools, release ([\d.]+)|CUDA runtime version:\s*([\d.]+)")),
+    ("python_version", re.compile(r"Python version:\s*(\d+\.\d+(?:\.\d+)?)|^Python (\d+\.\d+\.\d+)\s*$", re.M)),
+    ("gpu", re.compile(r"GPU \d+: ((?:NVIDIA|Tesla|Quadro|GeForce|AMD|Instinct)[^\n(|]*?)\s*(?:\(UUID|$|\|)"
+                       r"|\|\s+\d+\s+((?:NVIDIA|Tesla|Quadro|GeForce)[\w .-]+?)\s{2,}(?:On|Off)\s", re.M)),
+    ("git_sha", re.compile(r"^commit ([0-9a-f]{40})\b|^([0-9a-f]{40})\s*$|git[_ ](?:sha|commit|rev|hash)\s*[:=]\s*['\"]?([0-9a-f]{7,40})\b"
+                           r"|HEAD is now at ([0-9a-f]{7,40})\b", re.M | re.I)),
+]
+_ENV_GATES = ("version", "Version", "torch", "CUDA", "Python", "GPU", "commit", "git", "HEAD", "NVIDIA")
+
+
+def _env_facts(art: TextArtifact, fx: _Facts) -> None:
+    text = art.text[: max(_LOG_HEAD, 2_000_000)] if art.kind in ("log", "text", "traceback") else art.text
+    if not any(g in text for g in _ENV_GATES) and not re.search(r"^[0-9a-f]{40}\s*$", text[:4096], re.M):
+        return
+    for name, pat in _ENV:
+        for m in pat.finditer(text):
+            v = next((g for g in m.groups() if g), None)
+            if v:
+                fx.add(name, v.strip(), art.line_of(m.start()))
+                break   # the first of each per artifact: the header, not every table row
+
+
+# ----------------------------------------------------------------------------- public
+
+_ORDER = {"config": 0, "code": 1}
+
+
+def extract_facts(run: Run) -> None:
+    """Append typed facts from every text artifact to run.facts, config < code < log."""
+    found: list[tuple[int, int, Fact]] = []
+    for i, art in enumerate(run.texts):
+        fx = _Facts(art)
+        try:
+            if art.kind == "config":
+                _config_facts(art, fx, run)
+            elif art.kind == "code":
+                _code_facts(art, fx, run)
+            else:
+                _log_facts(art, fx)
+            if art.kind != "code":
+                _env_facts(art, fx)
+        except Exception as e:  # one odd file must not lose the others
+            run.warnings.append(f"{art.path}: facts not read ({type(e).__name__}: {e})")
+        found.extend((_ORDER.get(art.kind, 2), i, f) for f in fx.out)
+    found.sort(key=lambda t: (t[0], t[1], t[2].line or 0))
+    run.facts.extend(f for _, _, f in found)
+
+
+def _ev(f: Fact, text: str) -> Evidence:
+    return Evidence(text=text, source=f.source, line=f.line, quote=f.quote)
+
+
+_TRANSFORMERISH = re.compile(r"bert|gpt|t5|llama|mistral|roberta|transformer|vit|deberta|bart|opt-|falcon|qwen|gemma|phi", re.I)
+_WARMUP_SCHED = re.compile(r"warmup|linear|cosine|onecycle|noam|inverse_sqrt|polynomial", re.I)
+
+
+def config_signals(run: Run) -> list[Signal]:
+    """config:fp16, config:no_grad_clip, config:warmup_zero from run.facts (extract_facts first)."""
+    facts = run.facts
+    by: dict[str, list[Fact]] = {}
+    for f in facts:
+        by.setdefault(f.name, []).append(f)
+    out: list[Signal] = []
+
+    fp16 = [f for f in by.get("precision", []) if f.value == "fp16"]
+    amp = [f for f in by.get("amp", []) if f.value is True]
+    if fp16:
+        f = fp16[-1]
+        out.append(Signal("config:fp16", 0.5, f"fp16 mixed precision is on ({f.source}:{f.line})",
+                          [_ev(f, "fp16 precision configured")], {"precision": "fp16"}))
+    elif amp and not any(f.value == "bf16" for f in by.get("precision", [])):
+        f = amp[-1]
+        out.append(Signal("config:fp16", 0.4, f"automatic mixed precision is on, fp16 by default ({f.source}:{f.line})",
+                          [_ev(f, "AMP enabled (fp16 unless bf16 is asked for)")], {"precision": "fp16", "amp": True}))
+
+    clips = by.get("grad_clip", [])
+    off = [f for f in clips if f.value in (None, 0, 0.0)]
+    on = [f for f in clips if f.value not in (None, 0, 0.0)]
+    if off and not on:
+        f = off[-1]
+        out.append(Signal("config:no_grad_clip", 0.5, f"gradient clipping is off ({f.source}:{f.line}: {f.value})",
+                          [_ev(f, f"gradient clipping set to {f.value}")], {"grad_clip": f.value}))
+    elif not clips and any(t.kind == "config" for t in run.texts):
+        anchor = next((f for f in facts if f.name in ("lr", "optimizer") and f.line is not None), None)
+        if anchor is not None:
+            out.append(Signal("config:no_grad_clip", 0.25,
+                              "no gradient clipping setting in the config or code",
+                              [_ev(anchor, "the config sets the optimiser but no gradient clipping")], {"grad_clip": None}))
+
+    warm = by.get("warmup_steps", []) + by.get("warmup_ratio", [])
+    sched = by.get("scheduler", [])
+    lr = next((f for f in reversed(by.get("lr", [])) if isinstance(f.value, (int, float))), None)
+    opt = next((f for f in reversed(by.get("optimizer", []))), None)
+    text_hint = " ".join(str(f.value) for f in by.get("tokenizer", []) + by.get("checkpoint", []) + sched)
+    transformerish = bool(_TRANSFORMERISH.search(text_hint)) or any(
+        "Training" in (f.quote or "") for f in facts)
+    zero = [f for f in warm if f.value in (0, 0.0)]
+    if zero and not any(f.value not in (0, 0.0, None) for f in warm):
+        f = zero[-1]
+        expects = any(_WARMUP_SCHED.search(str(s.value)) for s in sched)
+        s = 0.5 if expects or transformerish else 0.3
+        ev = [_ev(f, f"warm-up set to {f.value}")] + ([_ev(sched[-1], f"scheduler {sched[-1].value}")] if sched else [])
+        out.append(Signal("config:warmup_zero", s, f"warm-up is 0 ({f.source}:{f.line})"
+                          + (f" with scheduler {sched[-1].value}" if sched else ""), ev,
+                          {"warmup": f.value, "scheduler": sched[-1].value if sched else None}))
+    elif not warm and lr is not None and transformerish and lr.value >= 1e-3 and \
+            (opt is None or "adam" in str(opt.value) or "lamb" in str(opt.value) or "lion" in str(opt.value)):
+        out.append(Signal("config:warmup_zero", 0.3, f"no warm-up with lr {lr.value:g} for a transformer ({lr.source}:{lr.line})",
+                          [_ev(lr, f"lr {lr.value:g} and no warm-up setting")], {"warmup": None, "lr": lr.value}))
+    return out

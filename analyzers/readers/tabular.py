@@ -1,0 +1,484 @@
+"""Metric tables: CSV/TSV, JSONL streams, HF `trainer_state.json` and JSON lists of metric dicts.
+
+In:  a file whose *content* is a metric table (sniffed, not judged by its name alone).
+Out: one `Series` per numeric column / field (`source=rel`, `locs` = 1-based line of the row,
+     or of the line where the row's JSON object starts). Bad rows become ONE warning per file
+     ("rel:LINE: N rows ... (first shown), skipped"); the rest is kept. A truncated last line
+     (a file still being written) is dropped silently. JSON that is not metrics (a config) is
+     left to the text reader.
+
+Cells: blank = missing (that series has no point there: PyTorch Lightning's CSVLogger writes
+train and val metrics on separate rows sharing `step`); `nan`, `inf`, `-inf`, `Infinity` are
+values and kept.
+"""
+from __future__ import annotations
+
+import io
+import json
+import re
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..ingest import is_binary, read_bytes, read_text
+from ..model import LOC_LINE, Run, Series
+from ..names import CANONICAL, normalize
+
+# Step columns in order of preference; then the epoch; else the row index.
+STEP_COLUMNS = ("step", "global_step", "trainer/global_step", "_step", "iteration", "iter", "it",
+                "train/global_step", "num_updates")
+EPOCH_COLUMNS = ("epoch", "train/epoch")
+# Clock columns are not metrics (and "time" would read as step time).
+CLOCK_COLUMNS = {"wall time", "wall_time", "walltime", "timestamp", "_timestamp", "created_at",
+                 "date", "datetime", "time_stamp", "relative time (process)"}
+DELIMITERS = (",", "\t", ";", "|")
+# HF Trainer's last log_history row is a run summary: its train_loss is a mean, not a point.
+SUMMARY_KEYS = {"train_runtime", "total_flos"}
+# A column is a metric when at least this share of its non-blank cells are numbers.
+NUMERIC_SHARE = 0.5
+# JSON documents larger than this are not parsed to sniff them.
+MAX_JSON_SNIFF = 256 * 1024 * 1024
+SNIFF_BYTES = 1 << 20
+
+# JSON NaN must stay a value while a missing field is missing; both would be NaN in a frame,
+# so NaN is parsed as this sentinel and turned back into NaN per series.
+_NAN = -1.2345678901234567e308
+
+
+def _constant(name: str) -> float:
+    return {"NaN": _NAN, "Infinity": float("inf"), "-Infinity": float("-inf")}[name]
+
+
+# ---- sniffing --------------------------------------------------------------------------------
+
+_cache: dict[tuple, tuple] = {}
+
+
+def _key(path: Path):
+    try:
+        st = path.stat()
+        return (str(path), st.st_size, st.st_mtime_ns)
+    except OSError:
+        return (str(path), None, None)
+
+
+def sniff(path: Path, head: bytes) -> bool:
+    """True when the file is a metric table (CSV/TSV, JSONL, trainer_state / metric-list JSON)."""
+    if not head or is_binary(head):
+        return False
+    kind = _detect(path, head)
+    _cache.clear()  # only the file being read is worth keeping
+    if kind is not None:
+        _cache[_key(path)] = kind
+    return kind is not None
+
+
+def _detect(path: Path, head: bytes):
+    s = head.lstrip()
+    if s[:1] in (b"{", b"["):
+        first = s.split(b"\n", 1)[0].strip()
+        if first.startswith(b"{") and first.endswith(b"}") and (b"\n" in s or len(head) < 4096):
+            kind = _detect_jsonl(path, head)
+            if kind:
+                return kind
+        return _detect_json(path)
+    return _detect_csv(path, head)
+
+
+def _metric_dict(d) -> bool:
+    """A dict with at least one numeric (non-bool) value."""
+    return isinstance(d, dict) and any(
+        isinstance(v, (int, float)) and not isinstance(v, bool) for v in _flatten(d).values())
+
+
+def _metricish_keys(records) -> bool:
+    """Some key names a metric or a step (so a dataset of {'text', 'label'} is not a metric list)."""
+    for r in records[:50]:
+        for k in _flatten(r):
+            low = k.lower()
+            n = normalize(low)
+            if (n in CANONICAL or n.startswith("val_") or "loss" in low or "acc" in low
+                    or low in STEP_COLUMNS or n.startswith("grad_norm")):
+                return True
+    return False
+
+
+def _detect_jsonl(path: Path, head: bytes):
+    if b"\n" not in head.strip() and not path.name.endswith((".jsonl", ".ndjson", ".jsonl.gz")):
+        return None
+    lines = [ln for ln in head.split(b"\n")[:40] if ln.strip()]
+    if not head.endswith(b"\n") and len(lines) > 1:
+        lines = lines[:-1]  # the head may cut the last line, or the file is still being written
+    recs, bad = [], 0
+    for ln in lines:
+        try:
+            recs.append(json.loads(ln, parse_constant=_constant))
+        except ValueError:
+            bad += 1
+    if bad > len(lines) / 3:
+        return None
+    if not recs or not all(isinstance(r, dict) for r in recs):
+        return None
+    if len(recs) < 2 and not path.name.endswith((".jsonl", ".ndjson", ".jsonl.gz")):
+        return None
+    if not any(_metric_dict(r) for r in recs) or not _metricish_keys(recs):
+        return None
+    return ("jsonl",)
+
+
+def _detect_json(path: Path):
+    try:
+        if path.stat().st_size > MAX_JSON_SNIFF:
+            return None
+        doc = json.loads(read_bytes(path), parse_constant=_constant)
+    except (ValueError, OSError, UnicodeDecodeError, RecursionError):
+        return None
+    rows, where = _metric_rows(doc)
+    if rows is None:
+        return None
+    return ("json", doc, rows, where)
+
+
+def _metric_rows(doc):
+    """(list of row dicts, key holding them or None) when a JSON document is metrics, else (None, None).
+
+    Accepted: {"log_history": [...]} (HF), a list of metric dicts, a dict with one list of metric
+    dicts (e.g. "history"), and Keras' history.json {"loss": [...], "val_loss": [...]}."""
+    if isinstance(doc, dict):
+        lh = doc.get("log_history")
+        if isinstance(lh, list) and all(isinstance(r, dict) for r in lh):
+            return lh, "log_history"
+        for k, v in doc.items():
+            if isinstance(v, list) and len(v) >= 2 and all(isinstance(r, dict) for r in v) \
+                    and sum(_metric_dict(r) for r in v) >= len(v) / 2 and _metricish_keys(v):
+                return v, k
+        # Keras History.history: every value a list of numbers, some key a metric
+        if doc and all(isinstance(v, list) and v and all(
+                isinstance(x, (int, float)) and not isinstance(x, bool) for x in v) for v in doc.values()) \
+                and _metricish_keys([{k: 0 for k in doc}]):
+            n = max(len(v) for v in doc.values())
+            rows = [{k: v[i] for k, v in doc.items() if i < len(v)} for i in range(n)]
+            return rows, "columns"
+        return None, None
+    if isinstance(doc, list) and len(doc) >= 1 and all(isinstance(r, dict) for r in doc) \
+            and sum(_metric_dict(r) for r in doc) >= len(doc) / 2 and _metricish_keys(doc):
+        return doc, None
+    return None, None
+
+
+def _split_csv_line(line: str, d: str) -> list[str]:
+    return [c.strip().strip('"').strip() for c in line.split(d)]
+
+
+def _is_number(s: str) -> bool:
+    try:
+        float(s)
+        return True
+    except ValueError:
+        return False
+
+
+def _detect_csv(path: Path, head: bytes):
+    text = head.decode("utf-8", errors="replace")
+    lines = text.splitlines()
+    if len(head) >= 4096 and len(lines) > 1:
+        lines = lines[:-1]
+    lines = [ln for ln in lines if ln.strip()]
+    named = path.name.lower().removesuffix(".gz").endswith((".csv", ".tsv"))
+    if len(lines) < 2:
+        return None
+    best = None
+    for d in DELIMITERS:
+        header = _split_csv_line(lines[0], d)
+        if len(header) < 2 or any(not h or len(h) > 100 or _is_number(h) for h in header):
+            continue
+        rows = [_split_csv_line(ln, d) for ln in lines[1:40]]
+        same = [r for r in rows if len(r) == len(header)]
+        if len(same) < max(1, 0.6 * len(rows)):
+            continue
+        numeric_cols = sum(
+            1 for j in range(len(header))
+            if sum(_is_number(r[j]) for r in same if r[j]) >= max(1, 0.6 * sum(1 for r in same if r[j])))
+        if numeric_cols == 0:
+            continue
+        if not named and (len(same) < 3 or numeric_cols < 1 or d == "|" and lines[0].lstrip()[:1] == "|"):
+            continue
+        if best is None or len(header) > best[1]:
+            best = (d, len(header))
+    return ("csv", best[0]) if best else None
+
+
+# ---- reading ---------------------------------------------------------------------------------
+
+
+def read(path: Path, rel: str, run: Run) -> None:
+    """Append the series of a metric table to `run` (warnings for junk rows)."""
+    kind = _cache.pop(_key(path), None)
+    if kind is None:
+        with open(path, "rb") as f:
+            head = f.read(4096)
+        kind = _detect(path, head)
+        if kind is None:
+            run.warnings.append(f"{rel}: not a metric table")
+            return
+    if kind[0] == "csv":
+        _read_csv(path, rel, run, kind[1])
+    elif kind[0] == "jsonl":
+        _read_jsonl(path, rel, run)
+    else:
+        _read_json(path, rel, run, kind[2], kind[3])
+
+
+def _read_csv(path: Path, rel: str, run: Run, delim: str) -> None:
+    text = read_text(path, rel, run)
+    # the header is the first non-blank line
+    lead = len(text) - len(text.lstrip("\r\n"))
+    header_line = text.count("\n", 0, lead) + 1
+    body_start = text.find("\n", lead)
+    if body_start < 0:
+        return
+    header = _split_csv_line(text[lead:body_start].rstrip("\r"), delim)
+    body = text[body_start + 1:]
+    # a last line without its newline is still being written: keep it only if it is whole
+    if body and not body.endswith("\n"):
+        cut = body.rfind("\n") + 1
+        tail = body[cut:]
+        if len(tail.split(delim)) != len(header):
+            body = body[:cut]
+    if not body.strip():
+        return
+    raw = np.frombuffer(body.encode("utf-8", "replace"), dtype=np.uint8)
+    nl = np.flatnonzero(raw == 10)
+    nlines = len(nl) + (0 if body.endswith("\n") else 1)
+    ncol = len(header)
+    quoted = '"' in body
+    fields = None
+    if not quoted:  # cells per line from delimiter counts (quotes would hide delimiters)
+        dpos = np.flatnonzero(raw == ord(delim))
+        fields = np.bincount(np.searchsorted(nl, dpos), minlength=nlines)[:nlines] + 1
+        width = max(ncol, int(fields.max()))
+    else:
+        width = ncol + 8
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            df = pd.read_csv(io.StringIO(body), sep=delim, header=None, names=list(range(width)),
+                             keep_default_na=False, na_values=[""], skip_blank_lines=False,
+                             engine="c", on_bad_lines="warn", low_memory=False)
+        except Exception as e:  # the C tokenizer gave up: nothing sensible to keep
+            run.warnings.append(f"{rel}:{header_line}: could not be parsed as a table ({type(e).__name__})")
+            return
+    lines = np.arange(len(df), dtype=np.int64) + header_line + 1
+    skipped = [int(m.group(1)) for w in caught for m in [re.search(r"line (\d+)", str(w.message))] if m]
+    if skipped:  # pandas dropped these rows: realign rows to their lines
+        keep = np.ones(nlines, bool)
+        keep[np.array(skipped) - 1] = False
+        lines = (np.flatnonzero(keep) + header_line + 1)[:len(df)]
+    bad = np.zeros(len(df), bool)
+    if fields is not None:
+        f = fields[lines - header_line - 1]
+        blank = f == 1
+        bad |= (f != ncol) & ~blank  # a blank line has one empty "cell": nothing, not junk
+    else:
+        extra = df.iloc[:, ncol:].notna().any(axis=1).to_numpy() if width > ncol else np.zeros(len(df), bool)
+        bad |= extra
+    cols = {h: df[j] for j, h in enumerate(header) if j < df.shape[1]}
+    _emit(run, rel, path, header, cols, lines, bad, n_skipped=len(skipped),
+          first_skipped=min(skipped) + header_line if skipped else None)
+
+
+def _read_jsonl(path: Path, rel: str, run: Run) -> None:
+    text = read_text(path, rel, run)
+    lines = text.split("\n")
+    last = None
+    if lines[-1] == "":
+        lines.pop()
+    elif lines:  # no final newline: the last record may still be being written
+        last = lines.pop()
+    recs, lineno, bad_lines = None, None, []
+    # fast path: the whole file as one JSON array (one C call, no Python loop per line)
+    if lines and all(lines):
+        try:
+            recs = json.loads("[" + ",".join(lines) + "]", parse_constant=_constant)
+            lineno = np.arange(1, len(recs) + 1, dtype=np.int64)
+        except ValueError:
+            recs = None
+    if recs is None:  # some line is broken or blank: read line by line
+        recs, nums = [], []
+        for i, ln in enumerate(lines, 1):
+            if not ln.strip():
+                continue
+            try:
+                recs.append(json.loads(ln, parse_constant=_constant))
+                nums.append(i)
+            except ValueError:
+                bad_lines.append(i)
+        lineno = np.array(nums, dtype=np.int64)
+    if last is not None and last.strip():
+        try:
+            recs.append(json.loads(last, parse_constant=_constant))
+            lineno = np.append(lineno, len(lines) + 1)
+        except ValueError:
+            pass  # truncated, not bad
+    isdict = np.array([isinstance(r, dict) for r in recs], dtype=bool)
+    if not isdict.all():
+        bad_lines += lineno[~isdict].tolist()
+        recs = [r for r, k in zip(recs, isdict) if k]
+        lineno = lineno[isdict]
+    _emit_records(run, rel, path, recs, lineno, sorted(bad_lines))
+
+
+def _read_json(path: Path, rel: str, run: Run, rows, where) -> None:
+    text = read_text(path, rel, run)
+    starts = _row_lines(text, where, len(rows))
+    keep = [i for i, r in enumerate(rows) if not (SUMMARY_KEYS & set(r))]
+    rows = [rows[i] for i in keep]
+    lineno = np.asarray(starts, dtype=np.int64)[keep] if len(starts) else np.ones(len(rows), np.int64)
+    _emit_records(run, rel, path, rows, lineno, [])
+
+
+def _row_lines(text: str, where, n: int) -> list[int]:
+    """Line where each element of the metric list starts (found by decoding element by element)."""
+    if where == "columns":  # Keras history: a row is an index into every list
+        return [1] * n
+    if where is None:
+        m = re.match(r"\s*\[", text)
+    else:
+        m = re.search(r'"' + re.escape(where) + r'"\s*:\s*\[', text)
+    if not m:
+        return [1] * n
+    dec = json.JSONDecoder(parse_constant=_constant)
+    i, out = m.end(), []
+    ws = re.compile(r"[\s,]*")
+    for _ in range(n):
+        i = ws.match(text, i).end()
+        out.append(i)
+        try:
+            _, i = dec.raw_decode(text, i)
+        except ValueError:
+            break
+    offs = np.array(out, dtype=np.int64)
+    lens = np.fromiter(map(len, text.split("\n")), dtype=np.int64)
+    line_starts = np.concatenate(([0], np.cumsum(lens + 1)[:-1]))
+    res = np.searchsorted(line_starts, offs, side="right").tolist()
+    return res + [res[-1] if res else 1] * (n - len(res))
+
+
+def _flatten(d: dict, prefix: str = "") -> dict:
+    """Nested dicts to 'a/b' keys (W&B history rows)."""
+    if not any(isinstance(v, dict) for v in d.values()):
+        return d if not prefix else {prefix + k: v for k, v in d.items()}
+    out = {}
+    for k, v in d.items():
+        if isinstance(v, dict):
+            out.update(_flatten(v, f"{prefix}{k}/"))
+        else:
+            out[prefix + k] = v
+    return out
+
+
+def _emit_records(run: Run, rel: str, path: Path, recs: list, lineno: np.ndarray, bad_lines: list[int]) -> None:
+    if any(isinstance(v, dict) for r in recs[:200] for v in r.values()):
+        recs = [_flatten(r) for r in recs]
+    if not recs:
+        if bad_lines:
+            run.warnings.append(f"{rel}:{bad_lines[0]}: {len(bad_lines)} lines not valid JSON objects (first shown), skipped")
+        return
+    df = pd.DataFrame.from_records(recs)
+    header = [str(c) for c in df.columns]
+    cols = {h: df[c] for h, c in zip(header, df.columns)}
+    _emit(run, rel, path, header, cols, np.asarray(lineno, dtype=np.int64), np.zeros(len(df), np.int8),
+          n_skipped=len(bad_lines), first_skipped=min(bad_lines) if bad_lines else None, json_rows=True)
+
+
+def _numeric(col: pd.Series):
+    """(float values with NaN = missing, junk mask) for one column; None if it is not numeric."""
+    if col.dtype == bool or col.dtype == object and len(col) and col.map(type).eq(bool).mean() > 0.5:
+        return None
+    if pd.api.types.is_numeric_dtype(col.dtype):
+        return col.to_numpy(dtype=np.float64, na_value=np.nan), np.zeros(len(col), bool)
+    present = col.notna().to_numpy()
+    if col.dtype == object:  # JSON: numbers, strings, lists mixed
+        isnum = col.map(lambda x: isinstance(x, (int, float)) and not isinstance(x, bool)).to_numpy()
+        vals = np.where(isnum, col.where(isnum, np.nan).to_numpy(dtype=object), np.nan).astype(np.float64)
+        strs = present & ~isnum
+        if strs.any():
+            conv = pd.to_numeric(col.where(strs).astype("str").where(strs), errors="coerce").to_numpy(dtype=np.float64)
+            lit = col.where(strs).astype("str").str.strip().str.lower().isin(("nan", "-nan", "+nan")).to_numpy()
+            ok = strs & (~np.isnan(conv) | lit)
+            vals = np.where(ok, np.where(lit, _NAN, conv), vals)
+            junk = strs & ~ok
+        else:
+            junk = np.zeros(len(col), bool)
+    else:  # text column from CSV (has "nan"/"inf" or junk cells)
+        s = col.astype("str")
+        conv = pd.to_numeric(s, errors="coerce").to_numpy(dtype=np.float64)
+        lit = s.str.strip().str.lower().isin(("nan", "-nan", "+nan")).to_numpy() & present
+        vals = np.where(lit, _NAN, conv)
+        vals[~present] = np.nan
+        junk = present & np.isnan(conv) & ~lit
+    nonblank = int(present.sum())
+    if nonblank == 0 or (nonblank - int(junk.sum())) < NUMERIC_SHARE * nonblank:
+        return None
+    return vals, junk
+
+
+def _tb_tag(path: Path) -> str | None:
+    """TensorBoard's CSV download is named run-<run>-tag-<tag>.csv; its one metric column is 'Value'."""
+    m = re.search(r"-tag-(.+?)\.csv", path.name)
+    return m.group(1) if m else None
+
+
+def _emit(run: Run, rel: str, path: Path, header: list[str], cols: dict, lines: np.ndarray,
+          bad: np.ndarray, n_skipped: int = 0, first_skipped: int | None = None, json_rows: bool = False) -> None:
+    """Series from columns: one per numeric column except the step column."""
+    bad = bad.astype(bool)
+    numeric = {}
+    for h in header:
+        if h.strip().lower() in CLOCK_COLUMNS:
+            continue
+        r = _numeric(cols[h])
+        if r is not None:
+            numeric[h] = r
+            bad |= r[1]
+    nbad = int(bad.sum())
+    if nbad or n_skipped:
+        first = [int(lines[np.flatnonzero(bad)[0]])] if nbad else []
+        if first_skipped is not None:
+            first.append(first_skipped)
+        what = "lines not valid JSON objects or not numeric" if json_rows else "rows not numeric or with the wrong number of cells"
+        run.warnings.append(f"{rel}:{min(first)}: {nbad + n_skipped} {what} (first shown), skipped")
+    lower = {h.strip().lower(): h for h in numeric}
+    step_col = next((lower[c] for c in STEP_COLUMNS if c in lower), None)
+    if step_col is None:
+        step_col = next((lower[c] for c in EPOCH_COLUMNS if c in lower), None)
+    good = ~bad
+    if step_col is not None:
+        sv = numeric[step_col][0]
+        has_step = good & np.isfinite(sv) & (sv != _NAN)
+        steps_all = np.where(has_step, sv, 0).astype(np.int64)
+    metric_cols = [h for h in numeric if h != step_col]
+    tag = _tb_tag(path) if [h.strip().lower() for h in metric_cols] == ["value"] else None
+    for h in metric_cols:
+        vals = numeric[h][0]
+        present = good & ~np.isnan(vals)
+        if step_col is not None:
+            present &= has_step
+            steps = steps_all[present]
+        else:
+            steps = np.arange(int(present.sum()), dtype=np.int64)
+        if not present.any():
+            continue
+        v, locs = vals[present], lines[present]
+        # the same value at the same step again (HF repeats 'epoch' in train and eval rows) is one point
+        same = (steps[1:] == steps[:-1]) & (v[1:] == v[:-1])
+        if same.any():
+            keep = np.r_[True, ~same]
+            steps, v, locs = steps[keep], v[keep], locs[keep]
+        v[v == _NAN] = np.nan
+        raw = tag or h
+        run.series.append(Series(name=normalize(raw), raw_name=raw, steps=steps, values=v,
+                                 source=rel, locs=locs, loc_kind=LOC_LINE,
+                                 step_is_index=step_col is None))

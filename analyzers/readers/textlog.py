@@ -1,0 +1,762 @@
+"""The last reader: any remaining text file becomes a TextArtifact; logs also yield metric Series.
+
+In:  a file no other reader claimed.
+Out: `run.texts` gets a TextArtifact (kind "code", "config", "log" or "text"); for "log"
+     artifacts every metric found in the common printed styles becomes a `Series`
+     (`source=rel`, `locs` = 1-based line numbers). Binary and empty files become a warning.
+
+How, and why not `re` over the text: Python's regex engine costs ~100 ns per *attempted*
+position with a "word: number" pattern (measured ~12 s on a 100 MB, 1,000,000-line log).
+So the text is handled as a byte array:
+  1. whole-array masks find the bytes a metric can hang on ("anchors"): '=' and ':' after a
+     key, a space before a digit or '[', and '/' between digits (progress counters);
+  2. the bytes around every anchor are cut out at once and their digits masked to '0'. A
+     million log lines come from a handful of print statements, so these *shapes* repeat:
+     a 1,000,000-line log has a few dozen distinct ones;
+  3. each distinct shape is read once with an ordinary regex (key, separator, number layout,
+     unit, what follows); the answer is broadcast to all anchors of that shape, and numbers
+     are assembled from their digit columns with integer arithmetic (exactly like float()).
+No Python loop runs per line or per point.
+
+Styles read: `key=value`, `key: value`, `'key': value` (printed dicts, HF Trainer), Keras
+`- loss: 0.5`, tqdm postfixes (tqdm's `\\r` redraws are separate segments; line numbers stay
+the file's `\\n` lines), Python logging prefixes, fairseq/Megatron `key value | key value`
+(space form only for known names), `Step N/M`, `Epoch [N/M]`, bare `[N/M]` and tqdm/Keras
+`N/M [` counters, `[rankN]:`/`[RANK N]`/`[defaultN]:` line prefixes (one series per rank).
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from numpy.lib.stride_tricks import sliding_window_view
+
+from ..ingest import is_binary, read_bytes
+from ..model import LOC_LINE, Run, Series, TextArtifact
+from ..names import normalize
+
+# Lines longer than this are kept as text but not mined for metrics (a serialized tensor or a
+# base64 blob on one line is not a metric line, and its "key: number" pairs would be noise).
+MAX_METRIC_LINE = 100 * 1024
+# Bytes examined before / after an anchor. Most keys and numbers fit the short window;
+# anchors whose key or number runs past it are read again with the long one.
+BACK, FWD = 16, 16
+LONG_BACK, LONG_FWD = 64, 48
+PAD = LONG_BACK + LONG_FWD
+# A config sniffed by content is parsed only when small.
+MAX_CONFIG_SNIFF = 256 * 1024
+MAX_MANT_DIGITS = 18  # int64 holds 18 decimal digits exactly
+
+CODE_EXT = {".py", ".pyx", ".pyi", ".sh", ".bash", ".zsh"}
+CONFIG_EXT = {".yaml", ".yml", ".json", ".toml", ".cfg", ".ini", ".conf", ".env"}
+# Prose that quotes errors ("CUDA out of memory" in a README) is not a log of this run.
+TEXT_EXT = {".md", ".rst", ".html", ".htm", ".tex", ".css", ".js", ".ts", ".c", ".cc", ".cpp",
+            ".h", ".hpp", ".cu", ".java", ".go", ".rs", ".r", ".sql", ".xml", ".svg"}
+
+# ---- key vocabulary --------------------------------------------------------------------------
+STEP_KEYS = {"step", "steps", "global_step", "globalstep", "global_steps", "global step", "iter",
+             "iters", "iteration", "it", "_step", "num_updates", "update", "updates",
+             "trainer/global_step", "train/global_step", "train/step", "optimizer_step"}
+BATCH_KEYS = {"batch", "batch_idx", "batch_id", "minibatch", "mini_batch", "mini-batch"}
+EPOCH_KEYS = {"epoch", "ep", "train/epoch", "trainer/epoch", "train epoch"}
+# Numbers next to these words are identifiers, versions, times or settings, never metrics.
+DENY_KEYS = {
+    "version", "ver", "v", "pid", "tid", "ppid", "port", "line", "lineno", "rank", "local_rank",
+    "global_rank", "world_size", "node", "node_rank", "nnodes", "nproc_per_node", "seed", "id",
+    "ip", "host", "hostname", "addr", "master_addr", "master_port", "cuda", "cudnn", "nccl",
+    "python", "torch", "pytorch", "numpy", "transformers", "driver", "eta", "date", "timestamp",
+    "_timestamp", "exitcode", "exit_code", "errno", "signal", "attempt", "retry", "device", "gpu",
+    "gpus", "cpu", "cpus", "num_workers", "http", "https", "file", "thread", "process", "worker",
+    "localhost", "total_steps", "max_steps", "num_epochs", "epochs", "code", "status", "sha",
+    "commit", "job", "jobid", "job_id", "task", "index", "idx", "shape", "size", "default", "at", "to",
+    "from", "of", "in", "on", "with", "and", "or", "for", "is", "was", "after", "than", "by",
+}
+FILE_EXTS = (".py", ".pyx", ".c", ".cc", ".cpp", ".cu", ".h", ".hpp", ".js", ".rs", ".go",
+             ".java", ".sh", ".txt", ".log", ".yaml", ".yml", ".json", ".so", ".bin", ".pt", ".pth")
+# Words that may precede a key with one space ("val loss", "Train Acc", "lm loss").
+PREFIX_WORDS = {"train", "training", "val", "valid", "validation", "eval", "evaluation", "test",
+                "dev", "avg", "average", "mean", "total", "running", "best", "global"}
+# Two-word names whose second word alone would mean something else.
+PAIR_NAMES = {"learning rate", "grad norm", "gradient norm", "loss scale", "max mem"}
+_SPACE_CANON = {"loss", "val_loss", "accuracy", "val_accuracy", "lr", "grad_norm", "perplexity",
+                "val_perplexity", "loss_scale", "epoch"}
+UNITS = {"ms", "s", "us", "ns", "sec", "secs", "min", "mins", "h", "hr", "gb", "mb", "kb", "gib",
+         "mib", "kib", "b", "k", "m", "g", "x", "it", "its", "tok", "img", "samples", "step"}
+
+# ---- shape regexes (run once per distinct shape; digits are masked to '0') --------------------
+_KEY_TAIL = re.compile(
+    rb"(?<![A-Za-z0-9_./@\-])(?:(?P<pre>[A-Za-z]{1,12}) )?"
+    rb"(?P<key>[A-Za-z_][A-Za-z0-9_./@\-]*?)(?P<q>['\"]?)[ \t]*\Z")
+_VALUE = re.compile(rb"""
+    (?: [:=][ \t]*['"]?[\[(]?[ \t]*(?:tensor\(|np\.(?:float|int)00\(|float\()?   # key: value
+      | \x20\[?[ \t]* )                                                          # key value
+    (?: (?P<spec>[-+]?(?:[nN][aA][nN]|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?))
+      | (?P<sign>[-+]?)(?P<int>0*)(?:(?P<dot>\.)(?P<frac>0*))?(?:[eE](?P<es>[-+]?)(?P<exp>0+))? )
+    (?:[ \t]*(?P<slash>/)[ \t]*(?P<tot>0+))?
+    (?P<unit>%|[A-Za-z]{1,7}(?:/[A-Za-z]{1,8})?)?
+    """, re.X)
+_PROG_BACK = re.compile(rb"(?P<ctx>[\x00\n\r|\[])[ \t]*(?P<n>0+)[ \t]*\Z")
+_PROG_FWD = re.compile(rb"/[ \t]*(?P<m>0+)(?P<after>[ \t]*)")
+_RANK = re.compile(rb"\[?(?:[rR][aA][nN][kK]|[dD][eE][fF][aA][uU][lL][tT])[ \t]?(?P<r>0+)(?:\]|:| )")
+_WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+_CONT = frozenset(b".:/-,")
+_ALPHA = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
+
+_K = np.uint64(0x9E3779B97F4A7C15)
+_POW10 = np.array([float(f"1e{k}") for k in range(0, 309)] + [np.inf] * 400)
+
+
+# ---- shapes ----------------------------------------------------------------------------------
+
+
+def _windows(bp: np.ndarray, pos: np.ndarray, back: int, fwd: int) -> np.ndarray:
+    """(n, back+fwd) bytes around each position of the padded buffer (a copy)."""
+    return sliding_window_view(bp, back + fwd)[pos + PAD - back]
+
+
+def _mask_digits(w: np.ndarray) -> np.ndarray:
+    return np.where((w - np.uint8(48)) < 10, np.uint8(48), w)
+
+
+def _group(m: np.ndarray):
+    """Distinct rows of a uint8 matrix: (codes per row, first row of each code)."""
+    n, width = m.shape
+    if width % 8:
+        m = np.concatenate((m, np.zeros((n, 8 - width % 8), np.uint8)), axis=1)
+    words = np.ascontiguousarray(m).view(np.uint64)
+    h = words[:, 0] * _K
+    for j in range(1, words.shape[1]):
+        h = (h ^ words[:, j]) * _K
+    h ^= h >> np.uint64(29)
+    codes, uniq = pd.factorize(h)
+    reps = np.full(len(uniq), n, dtype=np.int64)
+    np.minimum.at(reps, codes, np.arange(n))
+    return codes.astype(np.int64), reps
+
+
+def _by_code(codes: np.ndarray, ncodes: int):
+    """Row indices grouped by code: (order, starts) so rows of code c are order[starts[c]:starts[c+1]]."""
+    small = codes.astype(np.uint16) if ncodes < 65536 else codes
+    order = np.argsort(small, kind="stable")  # radix sort for 16-bit keys
+    starts = np.concatenate(([0], np.cumsum(np.bincount(codes, minlength=ncodes))))
+    return order, starts
+
+
+def _digits_value(w: np.ndarray, cols: list[int]) -> np.ndarray:
+    """Integer formed by the digit bytes at columns `cols` of each row (<= 18 digits)."""
+    if not cols:
+        return np.zeros(len(w), dtype=np.int64)
+    d = w[:, cols].astype(np.int64) - 48
+    return d @ (10 ** np.arange(len(cols) - 1, -1, -1, dtype=np.int64))
+
+
+def _scale(mant: np.ndarray, e10: int | np.ndarray) -> np.ndarray:
+    """mant * 10**e10 with one correctly rounded operation (exact for |e10| <= 22)."""
+    mf = mant.astype(np.float64)
+    e10 = np.clip(np.asarray(e10), -700, 700)
+    return np.where(e10 >= 0, mf * _POW10[np.clip(e10, 0, 708)], mf / _POW10[np.clip(-e10, 0, 708)])
+
+
+def _key_shape(masked: bytes):
+    """Key at the end of the bytes before an anchor: (status, start, end, has_digit, pre_len).
+    status 0 = none, 1 = key, 2 = may run past the window."""
+    m = _KEY_TAIL.search(masked)
+    if not m:
+        return 0, 0, 0, False, 0
+    key = m.group("key")
+    if key[-1:] in (b".", b"-", b"/"):
+        return 0, 0, 0, False, 0
+    start = m.start()
+    if start == 0 and masked[0] not in (0, 10, 13):
+        return 2, 0, 0, False, 0
+    pre = m.group("pre")
+    pre_len = 0
+    if pre:
+        full = (pre + b" " + key).lower()
+        if pre.lower().decode() in PREFIX_WORDS or full.decode() in PAIR_NAMES:
+            pre_len = len(pre) + 1
+        else:
+            start = m.start("key")
+    return 1, start, m.end("key"), b"0" in key, pre_len
+
+
+def _value_shape(masked: bytes):
+    """Number after an anchor. Returns None (no number), "long", or a layout dict."""
+    m = _VALUE.match(masked)
+    if not m:
+        return None
+    spec, intg, frac, dot, exp = m.group("spec"), m.group("int"), m.group("frac"), m.group("dot"), m.group("exp")
+    if not spec and not intg and not frac:
+        return None
+    has_tot = m.group("tot") is not None
+    if has_tot and (spec or dot or exp or not intg):
+        return None
+    unit = m.group("unit")
+    if unit and unit != b"%" and unit.split(b"/")[0].lower().decode() not in UNITS:
+        return None
+    end = m.end()
+    if end >= len(masked):
+        return "long"
+    c = masked[end]
+    if c in _WORD:
+        return None
+    if c in _CONT:
+        if end + 1 >= len(masked):
+            return "long"
+        if masked[end + 1] == 48:
+            return None
+    lay = {"space": masked[:1] == b" ", "neg": False, "spec": None, "mcols": [], "nfrac": 0,
+           "ecols": [], "eneg": False, "tcols": [], "slash": -1, "is_int": False}
+    if spec:
+        s = spec.lower()
+        lay["spec"] = np.nan if s.lstrip(b"+-") == b"nan" else (-np.inf if s[:1] == b"-" else np.inf)
+        return lay
+    lay["neg"] = m.group("sign") == b"-"
+    lay["mcols"] = list(range(m.start("int"), m.end("int")))
+    if dot:
+        lay["mcols"] += list(range(m.start("frac"), m.end("frac")))
+        lay["nfrac"] = len(frac)
+    if exp:
+        lay["ecols"] = list(range(m.start("exp"), m.end("exp")))
+        lay["eneg"] = m.group("es") == b"-"
+    lay["is_int"] = not dot and not exp
+    if has_tot:
+        lay["tcols"] = list(range(m.start("tot"), m.end("tot")))
+        lay["slash"] = m.start("slash")
+    if len(lay["mcols"]) > MAX_MANT_DIGITS or len(lay["ecols"]) > 3 or len(lay["tcols"]) > 18:
+        lay["float"] = (m.start("sign"), m.end("exp") if exp else (m.end("frac") if dot else m.end("int")))
+    return lay
+
+
+class _Keys:
+    """Distinct keys of one file: lower-cased text -> id, with the first spelling seen."""
+
+    def __init__(self):
+        self.ids: dict[str, int] = {}
+        self.raws: list[str] = []
+
+    def id(self, raw: bytes) -> int:
+        text = raw.decode("ascii", "replace")
+        low = text.lower()
+        i = self.ids.get(low)
+        if i is None:
+            i = self.ids[low] = len(self.raws)
+            self.raws.append(text)
+        return i
+
+
+def _read_anchors(bp: np.ndarray, pos: np.ndarray, back: int, fwd: int, keys: _Keys, last: bool):
+    """Key and number at each anchor. Returns (accepted dict of per-row arrays, positions to
+    read again with longer windows)."""
+    n = len(pos)
+    if n == 0:
+        e = np.zeros(0, np.int64)
+        return {"pos": e, "key": e, "val": np.zeros(0), "is_int": e.astype(bool),
+                "is_space": e.astype(bool), "total": e, "slash": e}, e
+    w = _windows(bp, pos, back, fwd)
+    mk = _mask_digits(w)
+    kcodes, kreps = _group(mk[:, :back])
+    vcodes, vreps = _group(mk[:, back:])
+
+    # values, per distinct shape
+    lays = [_value_shape(mk[r, back:].tobytes()) for r in vreps]
+    vstat = np.array([0 if l is None else (2 if isinstance(l, str) else 1) for l in lays], np.int8)
+    # keys, per distinct shape
+    kinfo = [_key_shape(mk[r, :back].tobytes()) for r in kreps]
+    kstat = np.array([k[0] for k in kinfo], np.int8)
+    rs, rk = vstat[vcodes], kstat[kcodes]
+    again = np.flatnonzero(((rs == 2) & (rk != 0)) | ((rk == 2) & (rs != 0)))
+    ok = (rs == 1) & (rk == 1)
+
+    # a key without digits is the same text in every row of its shape: one id per shape
+    code_id = np.full(len(kinfo), -1, dtype=np.int64)
+    code_digit = np.zeros(len(kinfo), dtype=bool)
+    for c, (st, a, z, has_digit, _) in enumerate(kinfo):
+        if st == 1 and not has_digit:
+            code_id[c] = keys.id(w[kreps[c], a:z].tobytes())
+        code_digit[c] = st == 1 and has_digit
+    key_id = code_id[kcodes]
+    dr = np.flatnonzero(code_digit[kcodes] & ok)
+    if dr.size:  # "acc1", "layer.3": the digits are part of the key, read them per row
+        dcodes = kcodes[dr]
+        for c in np.unique(dcodes):
+            rows = dr[dcodes == c]
+            _, a, z, _, _ = kinfo[c]
+            kb = w[rows, a:z]
+            sub, subreps = _group(kb)
+            ids = np.array([keys.id(kb[r].tobytes()) for r in subreps], dtype=np.int64)
+            key_id[rows] = ids[sub]
+
+    val = np.full(n, np.nan)
+    is_int = np.zeros(n, bool)
+    is_space = np.zeros(n, bool)
+    total = np.full(n, -1, dtype=np.int64)
+    slash = np.full(n, -1, dtype=np.int64)
+    vorder, vstarts = _by_code(vcodes, len(vreps))
+    for c, lay in enumerate(lays):
+        if not isinstance(lay, dict):
+            continue
+        rows = vorder[vstarts[c]:vstarts[c + 1]]
+        rows = rows[ok[rows]]
+        if rows.size == 0:
+            continue
+        is_space[rows] = lay["space"]
+        if lay["spec"] is not None:
+            val[rows] = lay["spec"]
+            continue
+        f = w[rows, back:]
+        if "float" in lay:  # more digits than int64 holds: let float() read these few
+            a, z = lay["float"]
+            val[rows] = [float(x.tobytes()) for x in f[:, a:z]]
+        else:
+            e10 = -lay["nfrac"]
+            if lay["ecols"]:
+                e = _digits_value(f, lay["ecols"])
+                e10 = e10 + np.where(lay["eneg"], -e, e)
+            v = _scale(_digits_value(f, lay["mcols"]), e10)
+            val[rows] = -v if lay["neg"] else v
+        is_int[rows] = lay["is_int"]
+        if lay["tcols"]:
+            total[rows] = _digits_value(f, lay["tcols"])
+            slash[rows] = pos[rows] + lay["slash"]
+    ok &= key_id >= 0
+    acc = {"pos": pos[ok], "key": key_id[ok], "val": val[ok], "is_int": is_int[ok],
+           "is_space": is_space[ok], "total": total[ok], "slash": slash[ok]}
+    return acc, (np.zeros(0, np.int64) if last else pos[again])
+
+
+_SPACE_SPECIAL = (b" nan", b" NaN", b" NAN", b" inf", b" Inf", b" -inf", b" -Inf", b" +inf")
+
+
+def _anchors(b: np.ndarray, data: bytes) -> np.ndarray:
+    """Positions of ':' / '=' after a key-like byte, and of a space between a letter (or spaces)
+    and a digit or '['. Cheap single-byte tests first: most ':' in a log are in timestamps."""
+    if len(b) < 3:
+        return np.zeros(0, np.int64)
+    cur, nxt = b[:-1], b[1:]
+    sep = np.flatnonzero((cur == 61) | (cur == 58))
+    d = nxt - np.uint8(48)
+    spc = np.flatnonzero((cur == 32) & ((d < 10) | (nxt == 91)))
+    # a ':' right after a digit that follows another digit is a time or a port ("12:00", ":29500")
+    p1 = b[np.maximum(sep - 1, 0)]
+    p2 = b[np.maximum(sep - 2, 0)]
+    dig1, dig2 = (p1 - np.uint8(48)) < 10, (p2 - np.uint8(48)) < 10
+    sep = sep[~(dig1 & dig2) & (p1 != 32) | (p1 == 32)]
+    p1 = b[np.maximum(spc - 1, 0)]
+    low = p1 | np.uint8(32)
+    spc = spc[((low - np.uint8(97)) < 26) | (p1 == 32)]
+    # "loss nan" / "loss -inf": rare, so found by literal search rather than a whole-array mask
+    special = [m.start() for tok in _SPACE_SPECIAL if tok in data
+               for m in re.finditer(re.escape(tok), data)]
+    pos = np.concatenate((sep, spc, np.array(special, dtype=np.int64)))
+    pos.sort(kind="stable")
+    return pos
+
+
+def _progress(bp: np.ndarray, b: np.ndarray):
+    """Bare progress counters `[N/M` (mmcv, timm, tutorials) and tqdm/Keras `N/M [` / `N/M ━`.
+    Returns (slash positions, N, M)."""
+    sl = np.flatnonzero(b == 47)
+    empty = np.zeros(0, np.int64)
+    if sl.size == 0:
+        return empty, empty, empty
+    p1 = b[np.maximum(sl - 1, 0)]
+    n1 = b[np.minimum(sl + 1, len(b) - 1)]
+    sl = sl[(((p1 - np.uint8(48)) < 10) | (p1 == 32)) & (((n1 - np.uint8(48)) < 10) | (n1 == 32))]
+    if sl.size == 0:
+        return empty, empty, empty
+    w = _windows(bp, sl, BACK, FWD)
+    mk = _mask_digits(w)
+    codes, reps = _group(mk)
+    info = []
+    for r in reps:
+        s = mk[r].tobytes()
+        mb, mf = _PROG_BACK.search(s[:BACK]), _PROG_FWD.match(s[BACK:])
+        if not mb or not mf:
+            info.append(None)
+            continue
+        ctx = s[mb.start("ctx"):mb.start("ctx") + 1]
+        if ctx == b"[":  # "Epoch [1/10]" belongs to its key; a bracket right after a word is not bare
+            before = s[:mb.start("ctx")].rstrip(b" \t")
+            if before and before[-1] in _ALPHA:
+                info.append(None)
+                continue
+        else:
+            after = s[BACK + mf.end():BACK + mf.end() + 1]
+            if not mf.group("after") or after not in (b"[", b"\xe2"):
+                info.append(None)
+                continue
+        info.append((list(range(mb.start("n"), mb.end("n"))),
+                     [BACK + i for i in range(mf.start("m"), mf.end("m"))]))
+    order, starts = _by_code(codes, len(reps))
+    keep_rows, nv, mv = [], [], []
+    for c, inf in enumerate(info):
+        if inf is None or len(inf[0]) > 15 or len(inf[1]) > 15:
+            continue
+        rows = order[starts[c]:starts[c + 1]]
+        keep_rows.append(rows)
+        nv.append(_digits_value(w[rows], inf[0]))
+        mv.append(_digits_value(w[rows], inf[1]))
+    if not keep_rows:
+        return empty, empty, empty
+    rows = np.concatenate(keep_rows)
+    nv, mv = np.concatenate(nv), np.concatenate(mv)
+    o = np.argsort(rows, kind="stable")
+    rows, nv, mv = rows[o], nv[o], mv[o]
+    ok = (nv <= mv) & (mv > 0)
+    return sl[rows[ok]], nv[ok], mv[ok]
+
+
+def _ranks(bp: np.ndarray, b: np.ndarray, line_starts: np.ndarray) -> np.ndarray | None:
+    """Rank per line from `[rank3]:`, `[rank3]`, `rank3:`, `[RANK 3]`, `[default3]:` prefixes
+    (torchrun, DeepSpeed); -1 where none. None when no line has one."""
+    first = b[line_starts] | np.uint8(32)
+    cand = np.flatnonzero(np.isin(first, (ord("["), ord("{"), ord("r"), ord("d"))))
+    if cand.size == 0:
+        return None
+    w = _windows(bp, line_starts[cand], 0, FWD)
+    mk = _mask_digits(w)
+    codes, reps = _group(mk)
+    out = np.full(len(line_starts), -1, dtype=np.int64)
+    order, starts = _by_code(codes, len(reps))
+    for c, r in enumerate(reps):
+        m = _RANK.match(mk[r].tobytes())
+        if not m:
+            continue
+        rows = order[starts[c]:starts[c + 1]]
+        out[cand[rows]] = _digits_value(w[rows], list(range(m.start("r"), m.end("r"))))
+    return out if (out >= 0).any() else None
+
+
+# ---- from anchors to series ------------------------------------------------------------------
+
+
+def _ffill(valid: np.ndarray, group: np.ndarray | None) -> np.ndarray:
+    """Index of the last valid entry at or before each position (within `group`), -1 if none."""
+    n = len(valid)
+    if group is None:
+        idx = np.where(valid, np.arange(n), -1)
+        return np.maximum.accumulate(idx) if n else idx
+    order = np.lexsort((np.arange(n), group))
+    v = valid[order]
+    idx = np.where(v, np.arange(n), -1)
+    idx = np.maximum.accumulate(idx) if n else idx
+    g = group[order]
+    bad = (idx >= 0) & (g[np.maximum(idx, 0)] != g)
+    idx[bad] = -1
+    src = np.where(idx >= 0, order[np.maximum(idx, 0)], -1)
+    out = np.empty(n, dtype=np.int64)
+    out[order] = src
+    return out
+
+
+def _first_per(seg: np.ndarray, vals: np.ndarray, nseg: int, fill=-1, dtype=np.int64):
+    """Per segment, the value of the first entry in it (entries sorted by position)."""
+    out = np.full(nseg, fill, dtype=dtype)
+    if seg.size:
+        first = np.r_[True, seg[1:] != seg[:-1]]
+        out[seg[first]] = vals[first]
+    return out
+
+
+def _classify_key(raw: str):
+    """Role of a key: 'step', 'batch', 'epoch', 'metric' or None (not a metric); and whether
+    the space form ("loss 0.5") is trusted for it."""
+    low = raw.lower()
+    if not low or not (low[0].isalpha() or low[0] == "_"):
+        return None, False
+    last = low.split()[-1]
+    if low in DENY_KEYS or last in DENY_KEYS or low.endswith(FILE_EXTS):
+        return None, False
+    if low in STEP_KEYS:
+        return "step", True
+    if low in BATCH_KEYS:
+        return "batch", True
+    if low in EPOCH_KEYS or last in EPOCH_KEYS:
+        return "epoch", True
+    space_ok = (normalize(low) in _SPACE_CANON or low.endswith("loss")
+                or low in ("acc1", "acc5", "top1", "top5", "ppl"))
+    return "metric", space_ok
+
+
+def extract_metrics(data: bytes, rel: str, run: Run) -> list[Series]:
+    """All metric series printed in a log (the bytes of the whole file)."""
+    b = np.frombuffer(data, dtype=np.uint8)
+    nb = len(b)
+    if nb == 0:
+        return []
+    bp = np.zeros(nb + 2 * PAD, dtype=np.uint8)
+    bp[PAD:PAD + nb] = b
+    nl = np.flatnonzero(b == 10)
+    line_starts = np.concatenate(([0], nl + 1))
+    if line_starts[-1] >= nb:
+        line_starts = line_starts[:-1]
+    breaks = np.flatnonzero((b == 10) | (b == 13)) if b"\r" in data else nl
+
+    pos = _anchors(b, data)
+    sl, pn, pm = _progress(bp, b)
+
+    # long lines: keep as text, do not mine
+    line_len = np.diff(np.concatenate((line_starts, [nb])))
+    long_lines = np.flatnonzero(line_len > MAX_METRIC_LINE)
+    if long_lines.size:
+        run.warnings.append(f"{rel}:{int(long_lines[0]) + 1}: {long_lines.size} line(s) longer than "
+                            f"{MAX_METRIC_LINE // 1024} KB; kept as text, no metrics read from them")
+        lo, hi = line_starts[long_lines], line_starts[long_lines] + line_len[long_lines]
+
+        def outside(p):
+            i = np.searchsorted(lo, p, side="right") - 1
+            return ~((i >= 0) & (p < hi[np.maximum(i, 0)]))
+        pos = pos[outside(pos)]
+        keep = outside(sl)
+        sl, pn, pm = sl[keep], pn[keep], pm[keep]
+
+    keys = _Keys()
+    acc, again = _read_anchors(bp, pos, BACK, FWD, keys, last=False)
+    if again.size:
+        acc2, _ = _read_anchors(bp, again, LONG_BACK, LONG_FWD, keys, last=True)
+        order = np.argsort(np.concatenate((acc["pos"], acc2["pos"])), kind="stable")
+        acc = {k: np.concatenate((acc[k], acc2[k]))[order] for k in acc}
+    pos, kid, val, is_int = acc["pos"], acc["key"], acc["val"], acc["is_int"]
+
+    # per distinct key (few): role, and whether the space form ("loss 0.5") is trusted for it
+    code_of = {"metric": 1, "step": 2, "batch": 3, "epoch": 4}
+    roles, space_ok = np.zeros(len(keys.raws), np.int8), np.zeros(len(keys.raws), bool)
+    for i, raw in enumerate(keys.raws):
+        r, sp = _classify_key(raw)
+        roles[i], space_ok[i] = code_of.get(r, 0), sp
+    role = roles[kid] if len(kid) else np.zeros(0, np.int8)
+    ok = (role > 0) & (~acc["is_space"] | space_ok[kid])
+    pos, kid, role, val, is_int = pos[ok], kid[ok], role[ok], val[ok], is_int[ok]
+    total, slash = acc["total"][ok], acc["slash"][ok]
+
+    # a '/' inside a keyed value ("Epoch 3/10", "Step [100/600]") is not a bare counter
+    if sl.size and (slash >= 0).any():
+        keep = ~np.isin(sl, slash[slash >= 0])
+        sl, pn, pm = sl[keep], pn[keep], pm[keep]
+    if not ((role == 1) | (role == 4)).any():
+        return []
+
+    nseg = len(breaks) + 1
+    line = np.searchsorted(nl, pos) + 1
+    seg = np.searchsorted(breaks, pos) if len(breaks) != len(nl) else line - 1
+    finite = np.isfinite(val)
+    integral = finite & (val >= 0) & (val == np.floor(np.where(finite, val, 0)))
+    ival = np.where(integral, val, -1).astype(np.int64)
+
+    def first_of(code):  # "epoch: 1.0" (HF) is a fraction that happens to be whole, not a counter
+        m = (role == code) & integral & is_int
+        return _first_per(seg[m], ival[m], nseg), _first_per(seg[m], total[m], nseg)
+
+    S, S_tot = first_of(2)
+    B, B_tot = first_of(3)
+    E, _ = first_of(4)
+    if sl.size:
+        sseg = np.searchsorted(breaks, sl)
+        P = np.where(B >= 0, B, _first_per(sseg, pn, nseg))
+        P_tot = np.where(B >= 0, B_tot, _first_per(sseg, pm, nseg))
+    else:
+        P, P_tot = B, B_tot
+
+    ranks_line = _ranks(bp, b, line_starts)
+    seg_rank = None
+    if ranks_line is not None:
+        seg_start = np.concatenate(([0], breaks + 1))
+        seg_rank = ranks_line[np.minimum(np.searchsorted(nl, seg_start, side="right"), len(ranks_line) - 1)]
+
+    step = _segment_steps(S, S_tot, P, P_tot, E, seg_rank)
+    own = step >= 0
+    # a line with no step of its own takes the last step printed before it (an eval line after
+    # a train line; an HF dict printed right after the progress bar reached that step)
+    src = _ffill(own, seg_rank)
+    carried = ~own & (src >= 0)
+    step[carried] = step[src[carried]]
+
+    # metric points, one series per (key, rank)
+    m = (role == 1) | (role == 4)
+    kid, val, seg, line = kid[m], val[m], seg[m], line[m]
+    prank = seg_rank[seg] if seg_rank is not None else np.full(len(seg), -1)
+    pstep, pcar = step[seg], carried[seg]
+    gkey = kid * (int(prank.max()) + 2) + (prank + 1)
+    gcodes, greps = _group(gkey.view(np.uint8).reshape(-1, 8))
+    order, starts = _by_code(gcodes, len(greps))
+    out = []
+    for c in range(len(greps)):
+        idx = order[starts[c]:starts[c + 1]]
+        if len(idx) < 2:
+            continue
+        st, v, lc, cr = pstep[idx], val[idx], line[idx], pcar[idx]
+        # the same value at the same step again (two log handlers, an epoch repeated in the
+        # eval dict) is one point
+        same = (st[1:] >= 0) & (st[1:] == st[:-1]) & (
+            (v[1:] == v[:-1]) | (np.isnan(v[1:]) & np.isnan(v[:-1])))
+        if same.any():
+            keep = np.r_[True, ~same]
+            st, v, lc, cr = st[keep], v[keep], lc[keep], cr[keep]
+        st, is_index, keep = _finish_steps(st, cr)
+        v, lc = v[keep], lc[keep]
+        if len(v) < 2:
+            continue
+        raw = keys.raws[int(kid[idx[0]])]
+        r = int(prank[idx[0]])
+        out.append(Series(name=normalize(raw), raw_name=raw, steps=st, values=v, source=rel,
+                          locs=lc, loc_kind=LOC_LINE, step_is_index=is_index,
+                          rank=None if r < 0 else r))
+    return out
+
+
+def _segment_steps(S, S_tot, P, P_tot, E, seg_rank) -> np.ndarray:
+    """Step of each segment (-1 = none) from its explicit step S, its progress counter P
+    (batch N, [N/M], N/M [) and its epoch E, all -1 where absent.
+
+    An epoch printed on a line of its own (Keras "Epoch 3/10") carries to the lines after it.
+    A counter that restarts every epoch ("Epoch [2/10], Step [100/600]") becomes global:
+    (epoch - first_epoch) * steps_per_epoch + counter.
+    """
+    src = _ffill(E >= 0, seg_rank)
+    Ec = np.where(src >= 0, E[np.maximum(src, 0)], -1)
+    e_base = 1 if (Ec >= 0).any() and Ec[Ec >= 0].min() >= 1 else 0
+    step = np.full(len(S), -1, dtype=np.int64)
+
+    def globalise(X, X_tot, has):
+        idx = np.flatnonzero(has & (Ec >= 0))
+        out = X.copy()
+        if idx.size < 2:
+            return out
+        x, e = X[idx], Ec[idx]
+        if not np.any((np.diff(x) < 0) & (np.diff(e) > 0)):
+            return out
+        tot = X_tot[idx]
+        per = int(tot.max()) if (tot > 0).any() else int(x.max() + (1 if x.min() == 0 else 0))
+        out[idx] = (e - e_base) * per + x
+        return out
+
+    hasS = S >= 0
+    step[hasS] = globalise(S, S_tot, hasS)[hasS]
+    hasP = (P >= 0) & ~hasS
+    if hasP.any():
+        pidx = np.flatnonzero(hasP)
+        # Keras file logs show only each epoch's last batch ("100/100"): the epoch is the step
+        if np.all((P[pidx] == P_tot[pidx]) & (Ec[pidx] >= 0)):
+            step[pidx] = Ec[pidx]
+        else:
+            step[pidx] = globalise(P, P_tot, hasP)[pidx]
+    hasE = (E >= 0) & (step < 0)
+    step[hasE] = E[hasE]
+    return step
+
+
+# Carried steps that collide this often mean the log printed one step and then many stepless
+# lines: their order is a better x axis than a repeated step.
+MAX_CARRIED_DUP_SHARE = 0.1
+
+
+def _finish_steps(st: np.ndarray, carried: np.ndarray) -> tuple[np.ndarray, bool, np.ndarray]:
+    """Steps of one series (-1 = none) -> (steps, step_is_index, points kept).
+
+    Mostly stepless: the running index. Stepless points before the first step are dropped
+    (a config echo such as `Namespace(lr=[0.0005])` is not a point of the lr curve); later
+    ones take the step before them."""
+    n = len(st)
+    keep = np.ones(n, dtype=bool)
+    miss = st < 0
+    if miss.all() or miss.mean() > 0.5:
+        return np.arange(n, dtype=np.int64), True, keep
+    if miss.any():
+        first = int(np.flatnonzero(~miss)[0])
+        keep[:first] = False
+        idx = np.maximum.accumulate(np.where(~miss, np.arange(n), -1))
+        st = st[np.maximum(idx, 0)]
+    st = st[keep]
+    if carried[keep].mean() > 0.5 and (len(st) - len(np.unique(st))) > MAX_CARRIED_DUP_SHARE * len(st):
+        return np.arange(len(st), dtype=np.int64), True, keep
+    return st, False, keep
+
+
+# ---- the reader ------------------------------------------------------------------------------
+
+_YAML_LINE = re.compile(r"^(?:[ \t]*(?:#.*|-[ \t].*|-|[A-Za-z_][\w.\-]*[ \t]*:(?:[ \t].*)?))?$")
+_LOG_HINT = re.compile(r"\d{4}-\d\d-\d\d|\d\d:\d\d:\d\d|Traceback|\b(?:INFO|WARNING|ERROR|DEBUG)\b")
+
+
+def text_kind(path: Path, text: str) -> str:
+    """'code', 'config', 'text' or 'log' for a file (by extension, then by content)."""
+    name = path.name.lower()
+    for suf in (".gz",):
+        if name.endswith(suf):
+            name = name[: -len(suf)]
+    ext = Path(name).suffix
+    if ext in CODE_EXT:
+        return "code"
+    if ext in CONFIG_EXT or name in ("dockerfile", "requirements.txt", "environment.yml"):
+        return "config"
+    if ext in TEXT_EXT:
+        return "text"
+    if ext in ("", ".txt", ".cfg", ".out") and len(text) <= MAX_CONFIG_SNIFF and _looks_like_config(text):
+        return "config"
+    return "log"
+
+
+def _looks_like_config(text: str) -> bool:
+    """Clearly a JSON object or a YAML mapping (not a log that happens to say `loss: 0.5`)."""
+    s = text.lstrip()
+    if not s or _LOG_HINT.search(text[:4096]):
+        return False
+    if s[0] == "{":
+        try:
+            return isinstance(json.loads(s), dict)
+        except ValueError:
+            return False
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if len(lines) < 3 or not all(_YAML_LINE.match(ln) for ln in lines):
+        return False
+    top = [ln.split(":", 1)[0] for ln in lines if ln[:1].isalpha() or ln[:1] == "_"]
+    if len(top) != len(set(top)):  # repeated top-level keys: a log of "loss: ..." lines
+        return False
+    try:
+        import yaml
+        return isinstance(yaml.safe_load(text), dict)
+    except Exception:
+        return False
+
+
+def sniff(path: Path, head: bytes) -> bool:
+    """The last reader takes every file (binary ones only to say they were skipped)."""
+    return True
+
+
+def read(path: Path, rel: str, run: Run) -> None:
+    """Append a TextArtifact (and, for logs, metric series) to `run`; warnings for bad input."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4096)
+    except OSError as e:
+        run.warnings.append(f"{rel}: cannot read ({e.strerror or e})")
+        return
+    if head[:2] != b"\x1f\x8b" and is_binary(head):
+        run.warnings.append(f"{rel}: binary file, skipped")
+        return
+    data = read_bytes(path)
+    if not data:
+        run.warnings.append(f"{rel}: empty file")
+        return
+    if is_binary(data[:4096]):  # a gzip of something binary
+        run.warnings.append(f"{rel}: binary file, skipped")
+        return
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        bad = data.count(b"\n", 0, e.start) + 1
+        run.warnings.append(f"{rel}:{bad}: not valid UTF-8; undecodable bytes replaced")
+        text = data.decode("utf-8", errors="replace")
+    kind = text_kind(path, text)
+    art = TextArtifact(path=rel, abspath=path, kind=kind, text=text)
+    if data.isascii():  # byte offsets are character offsets: reuse the newline scan
+        nl = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+        art._starts = np.concatenate(([0], nl + 1)).astype(np.int64)
+    run.texts.append(art)
+    if kind == "log":
+        run.series.extend(extract_metrics(data, rel, run))

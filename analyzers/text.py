@@ -1,0 +1,793 @@
+"""Text analysis: Python tracebacks, crash/warning lines, per-rank line maps.
+
+In:  a `Run` whose `texts` hold logs (kind log/text/traceback).
+Out: `extract_tracebacks(run)` fills `run.tracebacks`;
+     `text_signals(run)` returns `log:*` Signals (vocabulary in signals.md);
+     `rank_lines(art)` maps rank -> 1-based line numbers of `[rankN]`-prefixed lines.
+
+Speed: a log of a million lines is mostly metric lines that hold nothing for
+us. We never loop over lines in Python. Every detector line holds one of the
+literal GATES; a gate costs one C-speed substring scan, and only the lines
+holding a gate (the first `_GATE_CAP` per gate: causes come first) reach the
+detector regexes. On a big log (> 6 MB) all gates scan its head and tail (setup
+warnings, the crash) and CORE_GATES (events that also happen mid-run: errors,
+warnings, NaN, loss scale, resume/checkpoint) scan all of it. Tracebacks are
+found by a literal search and parsed from a window after each header, so no
+line index of the whole log is built. Log text is untrusted: it is matched,
+never evaluated; quotes are capped at 300 chars.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from itertools import islice
+from typing import Callable
+
+import numpy as np
+
+from .model import Evidence, Frame, Run, Signal, TextArtifact, Traceback
+
+LOG_KINDS = ("log", "text", "traceback")
+QUOTE_MAX = 300
+_GATE_CAP = 5000          # lines per gate handed to detectors (the first ones: causes come first)
+_TB_CAP = 1000            # tracebacks read per artifact
+_TB_MAX_LINES = 3000      # lines looked at per traceback (interleaved ranks included)
+_MSG_MAX_LINES = 40
+_MSG_MAX_CHARS = 4000
+
+# --------------------------------------------------------------------------- prefixes
+
+# Launchers that tag every line with the rank: torchrun (`[rank1]:`), torchrun --tee
+# (`[default1]:`), mpirun --tag-output (`[1,0]<stderr>:`, job,rank).
+_RANK_PREFIX = re.compile(r"\[(?:rank|default|Rank)(\d+)\]:?\s?|\[\d+,(\d+)\]<std(?:out|err)>:\s?")
+
+
+def _rank_of_prefix(s: str) -> tuple[int | None, str]:
+    """(rank, rest of the line) when the line starts with a rank tag, else (None, s)."""
+    m = _RANK_PREFIX.match(s)
+    if not m:
+        return None, s
+    return int(m.group(1) or m.group(2)), s[m.end():]
+
+
+# --------------------------------------------------------------------------- tracebacks
+
+_TB_HEADER = re.compile(r"(?:Original )?Traceback \(most recent call last\):")
+_FILE_LINE = re.compile(r'\s+File "([^"]*)", line (\d+)(?:, in (.*))?\s*$')
+_EXC_LINE = re.compile(r"([A-Za-z_][\w.]*)(?::\s?(.*))?$")
+_CARET = re.compile(r"\s*[~^]+\s*$")
+_CHAIN = re.compile(r"During handling of the above exception, another exception occurred:"
+                    r"|The above exception was the direct cause of the following exception:")
+# A line that starts a new log record ends a multi-line exception message.
+_NEW_RECORD = re.compile(
+    r"\[?\d{4}[-/]\d\d[-/]\d\d[ T_]|\[?\d\d:\d\d:\d\d|[EWIF]\d{4} \d\d:|\[[EWIF] |"
+    r"(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\b|wandb:|\s*\d+%\|"
+    r"|(?:Original )?Traceback \(most|During handling of|The above exception was")
+_WORKER = re.compile(r"in DataLoader worker process (\d+)")
+_SPAWN_PROC = re.compile(r"Process (\d+) terminated with the following error")
+
+
+def _prefix_matcher(prefix: str) -> re.Pattern | None:
+    """A regex for a per-line log prefix like the header's (digits vary line to line)."""
+    if not prefix.strip():
+        return None
+    return re.compile(re.sub(r"\\?\d+", r"\\d+", re.escape(prefix)))
+
+
+_TB_WINDOW = 400_000      # characters read after a header (interleaved ranks included)
+
+
+class _LineStream:
+    """Lines of one traceback, log prefixes stripped, other ranks' lines skipped.
+
+    Works on a window of text after the header, so no line index of the whole
+    (possibly huge) log is needed.
+    """
+
+    def __init__(self, lines: list[str], header_line: int, prefix: str):
+        self.lines = lines            # lines[0] is the header line
+        self.base = header_line
+        self.rank, rest = _rank_of_prefix(prefix)
+        # what is left of the prefix after the rank tag is a log prefix (timestamps...)
+        self.pm = _prefix_matcher(rest)
+        self.i = 0
+
+    def next(self) -> tuple[int, str, str] | None:
+        """(line number, stripped text, raw text) of the next line of this traceback, or None at the end."""
+        while self.i + 1 < len(self.lines):
+            self.i += 1
+            raw = self.lines[self.i].rstrip("\r")
+            s = raw
+            if self.rank is not None:
+                r, rest = _rank_of_prefix(s)
+                if r != self.rank:
+                    continue  # another rank's (or the launcher's) line interleaved
+                s = rest
+            if self.pm is not None:
+                m = self.pm.match(s)
+                if m:
+                    s = s[m.end():]
+            return self.base + self.i, s, raw
+        return None
+
+
+def _parse_one(text: str, off: int, hline: int) -> tuple[Traceback, int] | None:
+    """Parse the traceback whose header starts at offset `off` on line `hline`.
+    Returns it and the offset just after its last line."""
+    ls = text.rfind("\n", 0, off) + 1
+    window = text[ls: ls + _TB_WINDOW]
+    lines = window.split("\n", _TB_MAX_LINES)[:_TB_MAX_LINES]
+    prefix = text[ls:off]
+    st = _LineStream(lines, hline, prefix)
+    frames: list[Frame] = []
+    exc = None
+    while True:
+        nxt = st.next()
+        if nxt is None:
+            break
+        n, s, raw = nxt
+        m = _FILE_LINE.match(s)
+        if m:
+            frames.append(Frame(file=m.group(1), line=int(m.group(2)), func=(m.group(3) or "").strip()))
+            continue
+        if not s.strip() or _CARET.match(s) or s.strip().startswith("[Previous line repeated"):
+            continue
+        if s[:1] in (" ", "\t"):
+            if frames and frames[-1].code is None:
+                frames[-1].code = s.strip()[:QUOTE_MAX]
+            continue
+        if _TB_HEADER.match(s):   # a header with no exception line: the next one takes over
+            return None
+        exc = (n, s, raw)
+        break
+    if exc is None:
+        return None
+    n, s, raw = exc
+    m = _EXC_LINE.match(s.strip())
+    if m and m.group(1).rsplit(".", 1)[-1][:1].isupper():   # exception classes are CapWords
+        exc_type, first = m.group(1), (m.group(2) or "")
+    else:
+        exc_type, first = "", s.strip()
+    msg = [first]
+    size = len(first)
+    last_i = st.i
+    while len(msg) < _MSG_MAX_LINES and size < _MSG_MAX_CHARS:
+        nxt = st.next()
+        if nxt is None:
+            break
+        _, t, _ = nxt
+        if not t.strip() or _NEW_RECORD.match(t):
+            break
+        msg.append(t.rstrip())
+        size += len(t)
+        last_i = st.i
+    end = ls + sum(len(x) + 1 for x in lines[: last_i + 1])
+    tb = Traceback(exc_type=exc_type, message="\n".join(msg).strip("\n"), frames=frames,
+                   source="", line=n, start_line=hline, rank=st.rank, quote=_quote(raw))
+    return tb, end
+
+
+def _tracebacks_in(art: TextArtifact) -> list[Traceback]:
+    text = art.text
+    key = "Traceback (most recent call last):"
+    if key not in text:
+        return []
+    # a literal search (fast); "Original " before it marks a DataLoader worker's traceback
+    offs = [m.start() for m in islice(re.finditer(re.escape(key), text), _TB_CAP)]
+    hlines = _lines_of_offsets(art, offs)
+    out: list[Traceback] = []
+    ends: list[int] = []
+    for off, hline in zip(offs, hlines):
+        is_original = text.startswith("Original ", off - 9)
+        parsed = _parse_one(text, off - 9 if is_original else off, hline)
+        if parsed is None:
+            continue
+        tb, end = parsed
+        tb.source = art.path
+        prev_i = next((i for i in range(len(out) - 1, -1, -1) if out[i].rank == tb.rank), None)
+        if prev_i is not None:
+            prev = out[prev_i]
+            gap = text[ends[prev_i]: off] if 0 <= off - ends[prev_i] < 5000 else ""
+            if is_original:
+                w = _WORKER.search(prev.message)
+                if w:
+                    tb.worker = int(w.group(1))
+                prev.chained_from = tb   # the worker's exception caused the re-raise
+            elif _CHAIN.search(gap):
+                tb.chained_from = prev
+        sp = _SPAWN_PROC.search(text, max(0, off - 300), off)
+        if sp and tb.rank is None:
+            tb.rank = int(sp.group(1))
+        out.append(tb)
+        ends.append(end)
+    return out
+
+
+def extract_tracebacks(run: Run) -> None:
+    """Fill run.tracebacks from every log-like text artifact (in file order). Idempotent."""
+    done = {t.source for t in run.tracebacks}
+    for art in run.texts:
+        if art.kind not in LOG_KINDS or art.path in done:
+            continue
+        try:
+            run.tracebacks.extend(_tracebacks_in(art))
+        except Exception as e:  # never let one odd log stop the analysis
+            run.warnings.append(f"{art.path}: tracebacks not read ({type(e).__name__}: {e})")
+
+
+# --------------------------------------------------------------------------- line detectors
+
+@dataclass
+class _Det:
+    kind: str
+    pattern: re.Pattern
+    strength: float
+    words: Callable[[re.Match], str]            # one line in words for the evidence
+    data: Callable[[re.Match], dict] | None = None
+    exclude: re.Pattern | None = None          # lines matching this are not this kind
+
+
+_P = re.compile
+_INPUT_WEIGHT = re.compile(r"Input type \((?:torch\.)?(cuda\.)?(\w+)\) and weight type \((?:torch\.)?(cuda\.)?(\w+)\)")
+
+DETECTORS: list[_Det] = [
+    # --- CUDA memory
+    _Det("log:cuda_oom", _P(r"CUDA out of memory|OutOfMemoryError|CUDA error: out of memory|HIP out of memory"
+                            r"|CUBLAS_STATUS_ALLOC_FAILED|CUDNN_STATUS_ALLOC_FAILED|cudaErrorMemoryAllocation"
+                            r"|MPS backend out of memory|RESOURCE_EXHAUSTED: Out of memory|OOM when allocating tensor"),
+         1.0, lambda m: "GPU memory exhausted",
+         None),
+    # --- host memory / SIGKILL
+    _Det("log:host_oom", _P(r"DefaultCPUAllocator: can't allocate memory|Cannot allocate memory|std::bad_alloc"
+                            r"|\bMemoryError\b|Out of memory: Kill(?:ed)? process|oom[-_ ]kill|OOMKilled"
+                            r"|cgroup out-of-memory|is killed by signal: Killed|Signal 9 \(SIGKILL\)"
+                            r"|exit ?code\s*[:=]?\s*(?:-9|137)\b|exit status\s*[:=]?\s*137\b|exitcode\s*:\s*-9\b"
+                            r"|Signals\.SIGKILL|(?:^|\s)Killed(?:\s+[\w./-]+.*)?\s*$|\d+\s+Killed\s"
+                            r"|out of shared memory|killed by signal: Bus error", re.M),
+         1.0, lambda m: "process killed for memory (SIGKILL / exit 137 / host allocator)"),
+    # --- labels / indices
+    _Det("log:label_out_of_range", _P(r"Assertion `t >= 0 && t < n_classes` failed|Target -?\d+ is out of bounds"
+                                      r"|all elements of target should be between 0 and 1|cur_target >= 0 && cur_target < n_classes"
+                                      r"|Assertion `cur_target"),
+         1.0, lambda m: "a target label is outside [0, num_classes)"),
+    _Det("log:label_out_of_range", _P(r"device-side assert(?:ion)? triggered|index out of range in self"
+                                      r"|Assertion `srcIndex < srcSelectDimSize` failed"),
+         0.8, lambda m: "an index (label or token id) out of range on the device"),
+    # --- shapes
+    _Det("log:shape_mismatch", _P(r"stack expects each tensor to be equal size|size mismatch for [\w.]+|size mismatch"
+                                  r"|mat1 and mat2 shapes cannot be multiplied|The size of tensor a \(\d+\) must match the size of tensor b"
+                                  r"|shape '\[[^\]]*\]' is invalid for input of size|Sizes of tensors must match"
+                                  r"|Expected input batch_size \(\d+\) to match target batch_size|Target size \(.*?\) must be the same as input size"
+                                  r"|could not be broadcast together with shapes|doesn't match the broadcast shape"
+                                  r"|to have \d+ channels, but got \d+ channels|Expected \d+D \(unbatched\) or \d+D \(batched\) input"
+                                  r"|Expected \d+-dimensional input for \d+-dimensional weight|shapes \(.*?\) and \(.*?\) not aligned"
+                                  r"|Incompatible shapes|Dimension out of range \(expected to be in range of"
+                                  r"|Using a target size \(.*?\) that is different to the input size"),
+         1.0, lambda m: "tensor shapes do not fit"),
+    # --- devices (the Input type/weight type message is a device one only when cuda is on one side)
+    _Det("log:device_mismatch", _P(r"Expected all tensors to be on the same device|Expected object of device type"
+                                   r"|is on (?:CPU|cpu|cuda:\d+), (?:but|different from)|indices should be either on cpu or on the same device"
+                                   r"|Attempting to deserialize object on a CUDA device but torch\.cuda\.is_available\(\) is False"),
+         1.0, lambda m: "tensors on different devices"),
+    # "Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor)": device when
+    # only one side is cuda, dtype when the tensor types differ (both can hold).
+    _Det("log:device_mismatch", _INPUT_WEIGHT, 1.0, lambda m: "input and weights on different devices",
+         lambda m: {} if bool(m.group(1)) != bool(m.group(3)) else None),
+    _Det("log:dtype_mismatch", _INPUT_WEIGHT, 1.0, lambda m: "input and weights of different dtypes",
+         lambda m: {"input": m.group(2), "weight": m.group(4)} if m.group(2) != m.group(4) else None),
+    # --- dtypes
+    _Det("log:dtype_mismatch", _P(r"expected scalar type \w+ but found \w+|\"[\w\s]+\" not implemented for '\w+'"
+                                  r"|expected dtype \w+|result type \w+ can't be cast to the desired output type \w+"
+                                  r"|mat1 and mat2 must have the same dtype|Found dtype \w+ but expected \w+"
+                                  r"|Expected object of scalar type \w+ but got scalar type \w+"
+                                  r"|to have (?:one of )?the following scalar types?: .*?; but got"
+                                  r"|expected m1 and m2 to have the same dtype"),
+         1.0, lambda m: "incompatible dtypes in one op"),
+    # --- distributed
+    _Det("log:nccl_timeout", _P(r"Watchdog caught collective operation timeout|WorkNCCL\(.*?Timeout\(ms\)=\d+"
+                                r"|ProcessGroupNCCL.*?[Tt]imeout|NCCL.*?[Tt]imed? ?out|Some NCCL operations have failed or timed out"
+                                r"|DistStoreError: .*?[Tt]imed? ?out|RendezvousTimeoutError|Socket Timeout|collective operation timeout"),
+         1.0, lambda m: "a collective operation timed out (a rank stalled or crashed)",
+         lambda m: _nccl_data(m.string)),
+    _Det("log:nccl_error", _P(r"NCCL error|nccl(?:Internal|UnhandledCuda|System|InvalidUsage|InvalidArgument|Remote)Error"
+                              r"|NCCL WARN|DistBackendError|NCCL communicator was aborted"),
+         0.9, lambda m: "NCCL reported an error"),
+    _Det("log:child_failed", _P(r"ChildFailedError:|failed \(exitcode: -?\d+\) local_rank: \d+"),
+         1.0, lambda m: "a torchrun worker process failed"),
+    # --- numerics
+    _Det("log:var_dof", _P(r"(?:var|std|var_mean|std_mean)\(\): degrees of freedom is <= 0|Degrees of freedom <= 0"),
+         1.0, lambda m: "variance/std over a single element (degrees of freedom <= 0)"),
+    _Det("log:anomaly_nan", _P(r"Function '(\w+)' returned nan values in its (\d+)\w* output"),
+         1.0, lambda m: f"autograd anomaly: {m.group(1)} returned NaN", lambda m: {"function": m.group(1)}),
+    _Det("log:nan_input",
+         _P(r"\b(?:nan|inf|NaN|Inf|NAN|INF)s?\b[^\n]{0,40}?\b(?:in|inside|within)\s+(?:the\s+|this\s+|current\s+)?"
+            r"(?:input|batch|data|dataset|sample|feature|image|label|target|x|inputs|example)s?\b"
+            r"|\b(?:input|batch|data|dataset|sample|feature|image|label|target|inputs|example)s?\b[^\n]{0,40}?"
+            r"\b(?:has|have|had|contains?|containing|with|is|are)\s+(?:a\s+|some\s+)?(?:nan|NaN|NAN|inf|Inf)s?\b"
+            r"|\b(?:found|detected|encountered)\s+(?:a\s+)?(?:nan|NaN|NAN)s?\b(?![^\n]{0,20}\b(?:loss|grad))", re.I),
+         0.8, lambda m: "a log line reports NaN in the input data",
+         lambda m: _batch_data(m.string),
+         # (TensorBoard's "NaN or Inf found in input tensor" is about a logged scalar, not data)
+         _P(r"\b(?:loss|grad\w*|norm|lr|learning rate)\b[^\n]{0,12}?\b(?:is|=|:)?\s*(?:nan|inf)\b"
+            r"|NaN or Inf found in input tensor", re.I)),
+    _Det("log:loss_scale_overflow",
+         _P(r"Gradient overflow\.?\s+Skipping step|reducing loss scale to\s*([\d.e+-]+)"
+            r"|Attempted loss scale: ([\d.e+-]+), reducing to ([\d.e+-]+)|OVERFLOW!.*?Skipping step"
+            r"|gradient overflow detected|setting loss scale to:?\s*([\d.e+-]+)|loss scale already at minimum"
+            r"|Current loss scale already at minimum", re.I),
+         0.7, lambda m: "fp16 gradient overflow: step skipped, loss scale reduced",
+         lambda m: _scale_data(m.string)),
+    # --- weights / checkpoints
+    _Det("log:missing_keys",
+         _P(r"Missing key\(s\) in state_dict|Unexpected key\(s\) in state_dict"
+            r"|missing_keys=\[[^\]]|unexpected_keys=\[[^\]]"
+            r"|Some weights of \S+ were not initiali[sz]ed from the model checkpoint"
+            r"|weights? (?:was|were) not (?:loaded|used|initiali[sz]ed)|were newly initiali[sz]ed"
+            r"|were not used when initiali[sz]ing"),
+         0.8, lambda m: "weights missing or unused when loading a state dict",
+         lambda m: _keys_data(m.string)),
+    _Det("log:resume",
+         _P(r"\b(?:[Rr]esum(?:e|es|ing|ed)|RESUM\w*)\b(?![_=])(?!\s*=)[^\n]{0,120}"
+            r"|Restored (?:all states )?from|Continuing training from|[Rr]estoring (?:states|training state|checkpoint)"),
+         0.6, lambda m: "training resumed from a checkpoint", lambda m: _resume_data(m.string),
+         _P(r"resume_from_checkpoint\s*[=:]\s*(?:None|False|null|'')|[Nn]ot resum|[Nn]o checkpoint found|without resum")),
+    _Det("log:checkpoint_path",
+         _P(r"\b(?:[Ll]oad(?:ing|ed)?|LOAD\w*|[Rr]estor(?:e|ing|ed)|[Rr]esum(?:e|ing|ed)|from_pretrained)\b"
+            r"[^\n]{0,60}?(?:checkpoint|ckpt|weights|state[_ ]dict|model)\b"
+            r"|\b(?:[Ll]oad(?:ing|ed)?|[Rr]estor(?:e|ing|ed)|[Rr]esum(?:e|ing|ed))\b[^\n]{0,80}?\S+\.(?:pt|pth|ckpt|bin|safetensors|pkl|h5|tar)\b"),
+         0.5, lambda m: "checkpoint loaded", lambda m: _path_data(m.string) if "path" in _path_data(m.string) else None,
+         _P(r"[Ss]av(?:e|ing|ed) |resume_from_checkpoint\s*[=:]\s*(?:None|False|null)|[Nn]o checkpoint|[Ff]ailed to load")),
+    # --- tests / environment
+    _Det("log:tests_skipped", _P(r"^=*\s*(?:\d+ (?:passed|failed|errors?|warnings?|xfailed|xpassed|deselected), )*\d+ skipped\b"
+                                 r"|\bSKIPPED \[\d+\] \S+|\bOK \(skipped=\d+\)|SKIPPED \(.*?(?:CUDA|GPU|cuda|gpu)", re.M),
+         0.5, lambda m: "tests were skipped", lambda m: _pytest_data(m.string)),
+    _Det("log:import_error",
+         _P(r"ModuleNotFoundError: No module named ['\"]?([\w.]+)|ImportError: (.*)"
+            r"|AttributeError: module '([\w.]+)' has no attribute '(\w+)'"
+            r"|pip's dependency resolver does not currently take into account"
+            r"|requires ([\w.\-\[\]]+[^,]*), but you have ([\w.\-]+ [\w.+\-]+) which is incompatible"
+            r"|conflicting dependencies|ResolutionImpossible|Could not find a version that satisfies the requirement"
+            r"|No matching distribution found for|got an unexpected keyword argument '(\w+)'"),
+         0.9, lambda m: "an import failed or package versions conflict", lambda m: _import_data(m)),
+    _Det("log:dataloader_slow",
+         _P(r"This DataLoader will create (\d+) worker processes in total\. Our suggested max number of worker in current system is (\d+)"
+            r"|does not have many workers which may be a bottleneck|data ?loading (?:is|was|may be) (?:the |a )?(?:main )?bottleneck"
+            r"|[Dd]ata[Ll]oader[^\n]{0,80}\bbottleneck|DataLoader timed out after \d+ seconds", re.I),
+         0.5, lambda m: "the DataLoader warns about its workers / throughput",
+         lambda m: {"workers": int(m.group(1)), "suggested_max": int(m.group(2))} if m.group(1) else {}),
+    _Det("log:tokenizer_warning",
+         _P(r"Token indices sequence length is longer than the specified maximum sequence length"
+            r"|The tokenizer class you load from this checkpoint is not the same type"
+            r"|Asking to (?:truncate|pad) .*? but (?:no maximum length|the tokenizer does not have)"
+            r"|Special tokens have been added in the vocabulary|vocab(?:ulary)? size mismatch"),
+         0.5, lambda m: "the tokenizer warns (length / class / vocabulary)"),
+    _Det("log:collapse_output",
+         _P(r"\b(?:sample|samples|generated|generation|output|outputs|prediction|predictions|pred|preds|completion|decoded)\b"
+            r"(?:\s*#?\d+)?\s*(?:text)?\s*[:=]\s*(.*)", re.I),
+         0.5, lambda m: "the model emits the same token/class over and over",
+         lambda m: _collapse_data(m.group(1))),
+    _Det("log:exception", _P(r"Segmentation fault|core dumped|Fatal Python error: (\w+)|Bus error \(core dumped\)"),
+         0.6, lambda m: "the process crashed", lambda m: {"exc_type": m.group(1) or m.group(0)}),
+]
+
+# Literal substrings that gate the detectors: every detector line contains one of
+# them. Keep in step with DETECTORS (tests check every example line is found).
+GATES = (
+    "rror", "emory", "ALLOC_FAILED", "OOM", "bad_alloc", "illed", "KILL", "xit", "ssert", "out of range", "bounds",
+    "ismatch", "Warning", "shape", "NCCL", "imeout", "imed out", "freedom", "returned nan",
+    "nan", "NaN", "NAN", "verflow", "oss scale", "key", "nitiali", "not used", "esum", "estor", "ontinuing",
+    "oad", "kipped", "SKIPPED", "ependenc", "ncompatible", "ERROR", "ottleneck", "worker", "okenizer",
+    "Token indices", "vocab", "ample", "enerat", "redict", "pred", "utput", "decoded", "completion",
+    "core dumped", "egmentation", "Fatal Python",
+)
+
+# Gates scanned over the whole of a big log (mid-run events); the others only over its head and tail.
+CORE_GATES = ("rror", "Warning", "nan", "NaN", "oss scale", "esum", "heckpoint")
+_SMALL_TEXT = 6_000_000
+_HEAD_CHARS = 512_000
+_TAIL_CHARS = 1_000_000
+
+# ---- data extractors (all on one line of text)
+
+_OOM_DATA = re.compile(r"Tried to allocate ([\d.]+ ?[KMGT]i?B)")
+_OOM_TOTAL = re.compile(r"([\d.]+ ?[KMGT]iB) total capacity|total capacity of ([\d.]+ ?[KMGT]iB)")
+_OOM_GPU = re.compile(r"GPU (\d+)")
+
+
+def _oom_data(s: str) -> dict:
+    d: dict = {}
+    if m := _OOM_DATA.search(s):
+        d["tried_to_allocate"] = m.group(1)
+    if m := _OOM_TOTAL.search(s):
+        d["total_capacity"] = m.group(1) or m.group(2)
+    if m := _OOM_GPU.search(s):
+        d["gpu"] = int(m.group(1))
+    return d
+
+
+def _nccl_data(s: str) -> dict:
+    d: dict = {}
+    for key, pat in (("seq", r"SeqNum=(\d+)"), ("op", r"OpType=(\w+)"), ("timeout_ms", r"Timeout\(ms\)=(\d+)"),
+                     ("rank", r"\[Rank (\d+)\]"), ("ran_for_ms", r"ran for (\d+) milliseconds")):
+        if m := re.search(pat, s):
+            d[key] = int(m.group(1)) if m.group(1).isdigit() else m.group(1)
+    return d
+
+
+_BATCH = re.compile(r"\b(batch|step|iter(?:ation)?|idx|index|sample)\s*(?:#|no\.?|idx|index)?\s*[:=]?\s*(\d+)", re.I)
+
+
+def _batch_data(s: str) -> dict:
+    m = _BATCH.search(s)
+    return {m.group(1).lower(): int(m.group(2))} if m else {}
+
+
+_SCALE_TO = re.compile(r"(?:reducing (?:loss scale )?to|setting loss scale to:?)\s*([\d.]+(?:e[+-]?\d+)?)", re.I)
+
+
+def _scale_data(s: str) -> dict:
+    m = _SCALE_TO.search(s)
+    return {"scale": float(m.group(1))} if m else {}
+
+
+_KEYS_LIST = re.compile(r"(missing|unexpected)_keys=\[(.*?)\]|newly initiali[sz]ed: \[(.*?)\]")
+_HEAD = re.compile(r"classifier|score|lm_head|pooler|qa_outputs|head|fc\.|logits", re.I)
+
+
+def _keys_data(s: str) -> dict:
+    d: dict = {}
+    for m in _KEYS_LIST.finditer(s):
+        keys = re.findall(r"['\"]([^'\"]+)['\"]", m.group(2) if m.group(1) else m.group(3))
+        d[(m.group(1) or "newly_initialized") + "_keys"] = keys[:20]
+    return d
+
+
+_STEP = re.compile(r"\b(?:global[_ ]step|step|iteration|iter|it)\b\s*[:=#]?\s*(\d+)", re.I)
+_EPOCH = re.compile(r"\bepoch\b\s*[:=#]?\s*(\d+)", re.I)
+_PATH = re.compile(r"""['"]?((?:[A-Za-z]:)?[\w.~+-]*(?:[/\\][\w.+=@-]+)+/?|[\w.+=@-]+\.(?:pt|pth|ckpt|bin|safetensors|pkl|h5|tar|msgpack|npz))['"]?""")
+
+
+def _path_data(s: str) -> dict:
+    d: dict = {}
+    for m in _PATH.finditer(s):
+        p = m.group(1)
+        if "/" in p or "\\" in p or re.search(r"\.(?:pt|pth|ckpt|bin|safetensors|pkl|h5|tar|msgpack|npz)$", p):
+            if re.fullmatch(r"[\d/.:\\-]+|[\d.]+\w{0,2}/\w{1,3}", p):   # dates, ratios, rates (1.5s/it)
+                continue
+            d["path"] = p
+            break
+    if m := _STEP.search(s):
+        d["step"] = int(m.group(1))
+    return d
+
+
+def _resume_data(s: str) -> dict:
+    d = _path_data(s)
+    if m := _EPOCH.search(s):
+        d["epoch"] = int(m.group(1))
+    return d
+
+
+_PYTEST_COUNTS = re.compile(r"(\d+) (passed|failed|skipped|errors?|xfailed|xpassed|deselected)\b")
+
+
+def _pytest_data(s: str) -> dict:
+    d: dict = {k: int(n) for n, k in _PYTEST_COUNTS.findall(s)}
+    if m := re.search(r"skipped=(\d+)", s):
+        d["skipped"] = int(m.group(1))
+    if m := re.search(r"SKIPPED \[\d+\] (.*)", s):
+        d["reasons"] = [m.group(1)[:200]]
+    if re.search(r"cuda|gpu|nvidia", s, re.I):
+        d["gpu_related"] = True
+    return d
+
+
+def _import_data(m: re.Match) -> dict:
+    g = m.groups()
+    d: dict = {}
+    if g[0]:
+        d["module"] = g[0]
+    elif g[2]:
+        d.update(module=g[2], name=g[3])
+    elif g[4]:
+        d.update(requires=g[4].strip(), installed=g[5])
+    elif g[6]:
+        d["keyword"] = g[6]
+    return d
+
+
+_REPEAT = re.compile(r"(\S{1,12}?)(?:[\s,]*\1){9,}")
+_SEPARATOR = re.compile(r"[-=_*#~.+|/\\<>\[\]() ]+")
+
+
+def _collapse_data(value: str) -> dict | None:
+    """The repeated unit when the output is one token/class over and over, else None."""
+    m = _REPEAT.search(value)
+    if not m or _SEPARATOR.fullmatch(m.group(1)):
+        return None
+    unit = m.group(1)
+    if len(m.group(0)) < 0.6 * len(value.strip()):
+        return None
+    return {"repeated": unit, "span_chars": len(m.group(0))}
+
+
+# --------------------------------------------------------------------------- candidate lines
+
+def _lines_of_offsets(art: TextArtifact, offs: list[int]) -> list[int]:
+    """1-based line numbers for sorted offsets; uses the cached line index when there is one."""
+    if art._starts is not None or len(offs) > 50_000:
+        return [int(x) for x in art.lines_of(np.asarray(offs, dtype=np.int64))]
+    out, line, pos = [], 1, 0
+    for o in offs:  # few offsets: count newlines between them (one C pass in all)
+        line += art.text.count("\n", pos, o)
+        pos = o
+        out.append(line)
+    return out
+
+
+def _line_text(text: str, off: int) -> tuple[int, str]:
+    a = text.rfind("\n", 0, off) + 1
+    b = text.find("\n", off)
+    return a, text[a: b if b >= 0 else len(text)].rstrip("\r")
+
+
+def _candidates(art: TextArtifact) -> list[tuple[int, str]]:
+    """(line number, text) of every line holding a gate (first _GATE_CAP per gate), in line order.
+
+    Every gate costs a pass over the text, so on a big log all gates run over its
+    head and tail (setup warnings, the crash) and only CORE_GATES, the events that
+    also happen mid-run, over the whole of it.
+    """
+    text = art.text
+    n = len(text)
+    if n <= _SMALL_TEXT:
+        spans = [(0, n, GATES)]
+    else:
+        tail = max(_HEAD_CHARS, n - _TAIL_CHARS)
+        spans = [(0, n, CORE_GATES), (0, _HEAD_CHARS, GATES), (tail, n, GATES)]
+    starts: dict[int, str] = {}
+    for a, b, gates in spans:
+        for g in gates:
+            if text.find(g, a, b) < 0:
+                continue
+            for m in islice(re.compile(re.escape(g)).finditer(text, a, b), _GATE_CAP):
+                ls, s = _line_text(text, m.start())
+                starts.setdefault(ls, s)
+    if not starts:
+        return []
+    offs = sorted(starts)
+    nums = _lines_of_offsets(art, offs)
+    return [(k, starts[o]) for k, o in zip(nums, offs)]
+
+
+# --------------------------------------------------------------------------- signals
+
+def _quote(line: str, at: int = 0) -> str:
+    """The line itself, or a 300-char window of it around position `at`."""
+    if len(line) <= QUOTE_MAX:
+        return line
+    a = max(0, min(at - 50, len(line) - QUOTE_MAX))
+    return line[a: a + QUOTE_MAX]
+
+
+class _Acc:
+    """Collects hits per kind: first occurrence, count, up to 3 evidence lines."""
+
+    def __init__(self) -> None:
+        self.hits: dict[str, dict] = {}
+
+    def add(self, kind: str, strength: float, source: str, line: int, quote: str, words: str, data: dict) -> None:
+        h = self.hits.get(kind)
+        if h is None:
+            h = self.hits[kind] = {"strength": strength, "ev": [], "count": 0, "data": {}, "seen": set(),
+                                   "words": words}
+        h["strength"] = max(h["strength"], strength)
+        for k, v in data.items():   # the first value of a field wins; lists gather
+            old = h["data"].get(k)
+            if isinstance(old, list) and isinstance(v, list):
+                old.extend(x for x in v if x not in old and len(old) < 10)
+            elif old is None:
+                h["data"][k] = list(v) if isinstance(v, list) else v
+        if (source, line) in h["seen"]:
+            return
+        h["seen"].add((source, line))
+        h["count"] += 1
+        if len(h["ev"]) < 3:
+            h["ev"].append(Evidence(text=words, source=source, line=line, quote=quote))
+
+    def signals(self) -> list[Signal]:
+        out = []
+        for kind, h in self.hits.items():
+            n = h["count"]
+            data = h["data"]
+            data["count"] = n
+            more = f" ({n} times)" if n > 1 else ""
+            first = h["ev"][0]
+            summary = f"{h['words']}{more}, first at {first.source}:{first.line}"
+            out.append(Signal(kind=kind, strength=round(min(1.0, h["strength"]), 3), summary=summary,
+                              evidence=h["ev"], data=data))
+        return out
+
+
+def _scan_lines(art: TextArtifact, acc: _Acc) -> None:
+    cands = _candidates(art)
+    for n, s in cands:
+        for d in DETECTORS:
+            m = d.pattern.search(s)
+            if not m:
+                continue
+            if d.exclude is not None and d.exclude.search(s):
+                continue
+            data = d.data(m) if d.data else {}
+            if data is None:     # the detector's own check said no
+                continue
+            if d.kind == "log:cuda_oom":
+                data = _oom_data(s)
+            strength = d.strength
+            if d.kind == "log:missing_keys" and "were not used when initializing" in s:
+                strength = 0.3   # checkpoint weights dropped (a pre-training head), usually expected
+            elif d.kind == "log:missing_keys" and "newly_initialized_keys" in data:
+                keys = data["newly_initialized_keys"]
+                if keys and all(_HEAD.search(k) for k in keys):
+                    strength = 0.3   # a fresh task head is expected when fine-tuning
+            if d.kind == "log:tests_skipped" and data.get("gpu_related"):
+                strength = 0.8
+            if d.kind == "log:host_oom" and re.fullmatch(r"\s*Killed\s*", s):
+                strength = 0.8       # bare "Killed": the OOM killer, usually
+            acc.add(d.kind, strength, art.path, n, _quote(s, m.start()), d.words(m), data)
+
+
+_CF_FIELD = re.compile(r"^\s*(rank|exitcode|error_file|traceback|host|time)\s*:\s*(.*?)\s*$", re.M)
+
+
+def _child_failed_data(msg: str) -> dict:
+    """Fields of torchrun's ChildFailedError table (first 'Root Cause' entry wins)."""
+    root = msg.split("Root Cause", 1)[-1]
+    d: dict = {}
+    for k, v in _CF_FIELD.findall(root):
+        if k in d:
+            continue
+        if k == "rank":
+            m = re.match(r"(-?\d+)(?: \(local_rank: (\d+)\))?", v)
+            if m:
+                d["rank"] = int(m.group(1))
+                if m.group(2):
+                    d["local_rank"] = int(m.group(2))
+        elif k == "exitcode":
+            m = re.match(r"(-?\d+)(?: \(pid: (\d+)\))?", v)
+            if m:
+                d["exitcode"] = int(m.group(1))
+                if m.group(2):
+                    d["pid"] = int(m.group(2))
+        elif k == "traceback":
+            d["traceback"] = v[:200]
+        elif k == "error_file":
+            d["error_file"] = v
+    return d
+
+
+_LAUNCHER_FAIL = re.compile(r"failed \(exitcode: (-?\d+)\) local_rank: (\d+) \(pid: (\d+)\)")
+
+
+def _traceback_signals(run: Run, acc: _Acc, specific_lines: set[tuple[str, int]]) -> None:
+    """Tracebacks: ChildFailedError tables, and `log:exception` for those no detector explained."""
+    for tb in run.tracebacks:
+        quote = tb.quote
+        if tb.exc_type.endswith("ChildFailedError"):
+            d = _child_failed_data(tb.message)
+            acc.add("log:child_failed", 1.0, tb.source, tb.line, quote,
+                    f"torchrun: rank {d.get('rank', '?')} failed with exit code {d.get('exitcode', '?')}", d)
+            if d.get("exitcode") in (-9, 137):
+                acc.add("log:host_oom", 0.8, tb.source, tb.line, quote,
+                        f"rank {d.get('rank', '?')} was killed with SIGKILL (exit {d['exitcode']}): the OOM killer, usually",
+                        {"exitcode": d["exitcode"], "rank": d.get("rank")})
+            continue
+        # Explained when a specific detector fired inside this traceback's lines
+        # (its exception line or message lines).
+        n_msg = tb.message.count("\n") + 1
+        if any((tb.source, i) in specific_lines for i in range(tb.line, tb.line + n_msg)):
+            continue
+        if tb.chained_from is not None and tb.exc_type == tb.chained_from.exc_type:
+            continue
+        first = tb.message.split("\n", 1)[0][:200]
+        acc.add("log:exception", 0.7, tb.source, tb.line, quote,
+                f"{tb.exc_type or 'exception'}: {first}" if first else (tb.exc_type or "exception"),
+                {"exc_type": tb.exc_type, "message": first, "exc_types": [tb.exc_type]})
+
+
+def _launcher_failures(art: TextArtifact, acc: _Acc) -> None:
+    """torchrun's own `failed (exitcode: -9) local_rank: 0 (pid: ...)` lines carry the exit code."""
+    if "failed (exitcode:" not in art.text:
+        return
+    for m in islice(_LAUNCHER_FAIL.finditer(art.text), 50):
+        n = _lines_of_offsets(art, [m.start()])[0]
+        _, s = _line_text(art.text, m.start())
+        code = int(m.group(1))
+        d = {"exitcode": code, "local_rank": int(m.group(2)), "pid": int(m.group(3))}
+        acc.add("log:child_failed", 1.0, art.path, n, _quote(s, m.start() - (len(s) and 0)),
+                f"torchrun: local rank {d['local_rank']} exited with code {code}", d)
+        if code in (-9, 137):
+            acc.add("log:host_oom", 0.8, art.path, n, _quote(s),
+                    f"local rank {d['local_rank']} was killed with SIGKILL (exit {code})", {"exitcode": code})
+
+
+def text_signals(run: Run) -> list[Signal]:
+    """`log:*` signals from every log-like text artifact and from run.tracebacks.
+
+    Tracebacks are extracted here for logs not yet read by extract_tracebacks.
+    """
+    extract_tracebacks(run)
+    acc = _Acc()
+    for art in run.texts:
+        if art.kind not in LOG_KINDS:
+            continue
+        try:
+            _scan_lines(art, acc)
+            _launcher_failures(art, acc)
+        except Exception as e:  # an odd log must not stop the others
+            run.warnings.append(f"{art.path}: log signals not read ({type(e).__name__}: {e})")
+    specific = {(e.source, e.line) for k, h in acc.hits.items() if k != "log:exception"
+                for e in h["ev"]} | {(s, n) for k, h in acc.hits.items() if k != "log:exception" for (s, n) in h["seen"]}
+    _traceback_signals(run, acc, specific)
+    return acc.signals()
+
+
+# --------------------------------------------------------------------------- ranks
+
+_RANK_LINE = re.compile(r"^(?:\[(?:rank|default|Rank)(\d+)\]|\[\d+,(\d+)\]<std(?:out|err)>)", re.M)
+_RANK_TAGS = (b"[rank", b"[default", b"[Rank")
+
+
+def rank_lines(art: TextArtifact) -> dict[int, np.ndarray]:
+    """1-based line numbers per rank for lines tagged `[rankN]`, `[defaultN]` or `[job,N]<stdout>`."""
+    text = art.text
+    if not any(t.decode() in text for t in _RANK_TAGS) and "]<std" not in text:
+        return {}
+    if text.isascii() and "]<std" not in text:
+        return _rank_lines_ascii(art)
+    offs: list[int] = []
+    ranks: list[str] = []
+    for m in _RANK_LINE.finditer(text):
+        offs.append(m.start())
+        ranks.append(m.group(1) or m.group(2))
+    if not offs:
+        return {}
+    lines = art.lines_of(np.asarray(offs, dtype=np.int64))
+    r = np.asarray(ranks, dtype=np.int64)
+    return {int(k): lines[r == k] for k in np.unique(r)}
+
+
+def _rank_lines_ascii(art: TextArtifact) -> dict[int, np.ndarray]:
+    """Vectorised: compare the bytes at every line start with the tags, read up to 5 digits."""
+    buf = np.frombuffer(art.text.encode("ascii"), dtype=np.uint8)
+    if not len(buf):
+        return {}
+    last = len(buf) - 1
+    starts = art.line_starts[: art.n_lines]
+    cand = starts[buf[np.minimum(starts, last)] == ord("[")]
+    found_lines, found_ranks = [], []
+    for tag in _RANK_TAGS:
+        w = len(tag)
+        ok = np.ones(len(cand), dtype=bool)
+        for j in range(w):                      # 1-D gathers only: fast
+            ok &= buf[np.minimum(cand + j, last)] == tag[j]
+        sub = cand[ok]
+        val = np.zeros(len(sub), dtype=np.int64)
+        nd = np.zeros(len(sub), dtype=np.int64)
+        alive = np.ones(len(sub), dtype=bool)
+        for j in range(6):                      # up to 5 digits, read left to right
+            c = buf[np.minimum(sub + w + j, last)].astype(np.int64)
+            alive &= (c >= 48) & (c <= 57) & (j < 5)
+            val = np.where(alive, val * 10 + c - 48, val)
+            nd += alive
+        ok = (nd > 0) & (buf[np.minimum(sub + w + nd, last)] == ord("]"))
+        found_lines.append(sub[ok])
+        found_ranks.append(val[ok])
+    if not found_lines:
+        return {}
+    offs = np.concatenate(found_lines)
+    r = np.concatenate(found_ranks)
+    order = np.argsort(offs, kind="stable")
+    lines = np.searchsorted(starts, offs[order], side="right")
+    r = r[order]
+    return {int(k): lines[r == k] for k in np.unique(r)}

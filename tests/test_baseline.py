@@ -1,0 +1,239 @@
+"""Baseline comparison: aligned validation curves, fact differences, and a classified git diff."""
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import numpy as np
+
+from mltdbg.analyzers.baseline import compare
+from mltdbg.analyzers.model import Fact, Run, Series, TextArtifact
+
+
+def series(name, steps, values, source="metrics.csv"):
+    steps = np.asarray(steps)
+    return Series(name=name, raw_name=name, steps=steps, values=np.asarray(values, dtype=float),
+                  source=source, locs=np.arange(2, len(steps) + 2))
+
+
+def kinds(sigs):
+    return {s.kind for s in sigs}
+
+
+def test_val_loss_worse_at_shared_steps(tmp_path):
+    steps = np.arange(0, 1000, 100)
+    base = Run(root=tmp_path, series=[series("val_loss", steps, np.linspace(2.0, 0.5, 10))])
+    # this run logs every 50 steps; only the shared ones are compared
+    s2 = np.arange(0, 1000, 50)
+    run = Run(root=tmp_path, series=[series("val_loss", s2, np.linspace(2.0, 0.8, 20))])
+    sigs = compare(run, base)
+    drop = [s for s in sigs if s.kind == "baseline:val_metric_drop"]
+    assert len(drop) == 1
+    d = drop[0]
+    assert d.data["metric"] == "val_loss" and d.data["aligned_steps"] == 10
+    assert d.data["drop"] > 0.3 and 0.4 <= d.strength <= 0.9
+    assert d.evidence[0].step == 900 and d.evidence[1].step == 900
+    assert d.evidence[0].line == int(np.flatnonzero(s2 == 900)[0]) + 2
+    assert "val_loss" in d.summary and "baseline" in d.summary
+
+
+def test_equal_or_better_curves_give_nothing(tmp_path):
+    steps = np.arange(10)
+    base = Run(root=tmp_path, series=[series("val_loss", steps, np.linspace(1, 0.5, 10)),
+                                      series("val_accuracy", steps, np.linspace(0.5, 0.8, 10))])
+    run = Run(root=tmp_path, series=[series("val_loss", steps, np.linspace(1, 0.49, 10)),
+                                     series("val_accuracy", steps, np.linspace(0.5, 0.805, 10))])
+    assert compare(run, base) == []
+
+
+def test_accuracy_in_percent_and_nan_points(tmp_path):
+    steps = np.arange(0, 20)
+    b = np.linspace(50, 90, 20)
+    r = b - 6.0
+    r[-1] = np.nan           # a NaN point is skipped, not compared
+    base = Run(root=tmp_path, series=[series("val_accuracy", steps, b)])
+    run = Run(root=tmp_path, series=[series("val_accuracy", steps, r)])
+    d = [s for s in compare(run, base) if s.kind == "baseline:val_metric_drop"][0]
+    assert abs(d.data["drop"] - 0.06) < 1e-9 and d.data["higher_is_better"]
+    assert d.evidence[0].step == 18
+
+
+def test_no_shared_steps_compares_last_values_weaker(tmp_path):
+    base = Run(root=tmp_path, series=[series("val_loss", [1, 3, 5], [1.0, 0.8, 0.6])])
+    run = Run(root=tmp_path, series=[series("val_loss", [2, 4, 6], [1.0, 0.9, 0.9])])
+    d = [s for s in compare(run, base) if s.kind == "baseline:val_metric_drop"][0]
+    assert d.data["aligned_steps"] == 0 and d.strength < 0.9
+
+
+def fact(name, value, source="config.yaml", line=1):
+    return Fact(name=name, value=value, source=source, line=line, quote=f"{name}: {value}")
+
+
+def test_fact_differences(tmp_path):
+    base = Run(root=tmp_path, facts=[fact("lr", 1e-3), fact("seed", 42), fact("batch_size", 32),
+                                     fact("tokenizer", "bert-base-uncased"), fact("torch_version", "2.1.0"),
+                                     fact("git_sha", "a" * 40), fact("epochs", 10)])
+    run = Run(root=tmp_path, facts=[fact("lr", "1e-2"), fact("seed", 7), fact("batch_size", 64),
+                                    fact("tokenizer", "bert-base-cased"), fact("torch_version", "2.3.1"),
+                                    fact("git_sha", "b" * 40), fact("epochs", "10")])
+    by = {s.kind: s for s in compare(run, base)}
+    assert set(by) == {"baseline:lr_changed", "baseline:seed_changed", "baseline:config_changed",
+                       "baseline:tokenizer_changed", "baseline:env_changed"}
+    lr = by["baseline:lr_changed"]
+    assert abs(lr.data["ratio"] - 10) < 1e-9 and lr.strength == 0.7
+    assert lr.evidence[0].quote == "lr: 1e-2" and lr.evidence[1].text.startswith("baseline")
+    assert by["baseline:config_changed"].data["fact"] == "batch_size"
+
+
+def test_pinned_dependencies(tmp_path):
+    def with_reqs(text):
+        r = Run(root=tmp_path)
+        r.texts.append(TextArtifact(path="requirements.txt", abspath=tmp_path / "requirements.txt", kind="text", text=text))
+        return r
+    base = with_reqs("numpy==1.26.4\ntorch==2.1.0\nrequests>=2.0\n")
+    run = with_reqs("# pinned\nnumpy==2.0.1\ntorch==2.1.0\nrequests>=2.0\n")
+    d = [s for s in compare(run, base) if s.kind == "baseline:deps_changed"][0]
+    assert d.data["packages"] == {"numpy": {"now": "==2.0.1", "baseline": "==1.26.4"}}
+    assert d.evidence[0].line == 2 and d.evidence[0].quote == "numpy==2.0.1"
+
+
+# ---------------------------------------------------------------- git diff
+
+GOOD = {
+    "data.py": '''import numpy as np
+from sklearn.model_selection import train_test_split
+
+MEAN, STD = 0.1307, 0.3081
+
+
+def load(X, y, seed=0):
+    X = (X - MEAN) / STD
+    return train_test_split(X, y, test_size=0.2, random_state=seed)
+''',
+    "metrics.py": '''from sklearn.metrics import f1_score
+
+
+def macro_f1(y_true, y_pred):
+    return f1_score(y_true, y_pred, average="macro")
+
+
+def precision(tp, fp):
+    return tp / (tp + fp)
+''',
+    "evaluate.py": '''import torch
+
+
+def evaluate(model, loader):
+    model.eval()
+    with torch.no_grad():
+        return [model(x).argmax(1) for x, _ in loader]
+
+
+CKPT = "runs/best.pt"
+''',
+    "train.py": '''import torch
+torch.manual_seed(1234)
+TOKENIZER = "bert-base-uncased"
+lr = 3e-4
+''',
+}
+
+
+def bad_version():
+    files = dict(GOOD)
+    files["data.py"] = GOOD["data.py"].replace("MEAN, STD = 0.1307, 0.3081", "MEAN, STD = 0.5, 0.5") \
+                                      .replace("test_size=0.2", "test_size=0.5")
+    files["metrics.py"] = GOOD["metrics.py"].replace('average="macro"', 'average="micro"') \
+                                            .replace("tp / (tp + fp)", "tp / (tp + fp + 1)")
+    files["evaluate.py"] = GOOD["evaluate.py"].replace("    model.eval()\n", "").replace("best.pt", "last.pt")
+    files["train.py"] = GOOD["train.py"].replace("1234", "99").replace("bert-base-uncased", "bert-base-cased")
+    return files
+
+
+def git(root, *args):
+    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def commit(root: Path, files: dict[str, str], msg: str) -> str:
+    for rel, text in files.items():
+        (root / rel).write_text(text)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", msg)
+    return git(root, "rev-parse", "HEAD")
+
+
+def repo(tmp_path: Path) -> tuple[Path, str, str]:
+    root = tmp_path / "proj"
+    root.mkdir()
+    git(root, "init", "-q")
+    git(root, "config", "user.email", "t@example.com")
+    git(root, "config", "user.name", "t")
+    good = commit(root, GOOD, "good")
+    bad = commit(root, bad_version(), "refactor")
+    return root, good, bad
+
+
+def check_cites(sig, root: Path, files: set[str]):
+    for e in sig.evidence:
+        if "@" in e.source:       # a removed line, cited at the baseline commit
+            path, sha = e.source.split("@")
+            text = git(root, "show", f"{sha}:{path}").split("\n")
+        else:
+            path = e.source
+            text = (root / path).read_text().split("\n")
+        assert path in files, e
+        assert text[e.line - 1] == e.quote, e
+
+
+def test_code_diff_classified(tmp_path):
+    root, good, bad = repo(tmp_path)
+    base = Run(root=root, facts=[fact("git_sha", good)])
+    run = Run(root=root, facts=[fact("git_sha", bad)])
+    by = {s.kind: s for s in compare(run, base, repo_root=root)}
+    assert {"baseline:preprocessing_changed", "baseline:split_changed", "baseline:metric_changed",
+            "baseline:eval_call_removed", "baseline:checkpoint_changed", "baseline:seed_changed",
+            "baseline:tokenizer_changed"} <= set(by)
+    pre = by["baseline:preprocessing_changed"]
+    assert any(e.source == "data.py" and e.line == 4 and e.quote == "MEAN, STD = 0.5, 0.5" for e in pre.evidence)
+    check_cites(pre, root, {"data.py"})
+    assert [e.quote for e in by["baseline:split_changed"].evidence if "@" not in e.source] == \
+        ["    return train_test_split(X, y, test_size=0.5, random_state=seed)"]
+    met = by["baseline:metric_changed"]
+    quotes = {e.quote.strip() for e in met.evidence if "@" not in e.source}
+    assert 'return f1_score(y_true, y_pred, average="micro")' in quotes
+    assert "return tp / (tp + fp + 1)" in quotes             # found by the enclosing function's name
+    ev = by["baseline:eval_call_removed"]
+    assert ev.evidence[0].source == f"evaluate.py@{good[:10]}" and ev.evidence[0].line == 5
+    check_cites(ev, root, {"evaluate.py"})
+    assert ev.strength >= 0.7
+    for k in ("baseline:checkpoint_changed", "baseline:seed_changed", "baseline:tokenizer_changed"):
+        check_cites(by[k], root, {"evaluate.py", "train.py"})
+    assert by["baseline:checkpoint_changed"].data["run_sha"] == bad
+
+
+def test_baseline_commit_vs_working_tree(tmp_path):
+    root, good, bad = repo(tmp_path)
+    (root / "train.py").write_text(GOOD["train.py"].replace("lr = 3e-4", "lr = 3e-3"))   # uncommitted edit
+    base = Run(root=root, facts=[fact("git_sha", bad)])
+    run = Run(root=root)
+    sigs = compare(run, base, repo_root=root)
+    lr = [s for s in sigs if s.kind == "baseline:lr_changed"]
+    assert lr and lr[0].evidence[0].quote == "lr = 3e-3" and lr[0].data["run_sha"] == "worktree"
+
+
+def test_moved_eval_is_not_removed(tmp_path):
+    root, good, bad = repo(tmp_path)
+    moved = GOOD["evaluate.py"].replace("    model.eval()\n    with torch.no_grad():",
+                                        "    with torch.no_grad():\n        model.eval()")
+    new = commit(root, {"evaluate.py": moved}, "move eval")
+    sigs = compare(Run(root=root, facts=[fact("git_sha", new)]), Run(root=root, facts=[fact("git_sha", good)]), root)
+    assert "baseline:eval_call_removed" not in kinds(sigs)
+
+
+def test_not_a_repo_or_same_commit(tmp_path):
+    base = Run(root=tmp_path, facts=[fact("git_sha", "abcdef1")])
+    run = Run(root=tmp_path, facts=[fact("git_sha", "abcdef2")])
+    assert compare(run, base, repo_root=tmp_path) == []
+    root, good, bad = repo(tmp_path)
+    same = compare(Run(root=root, facts=[fact("git_sha", good)]), Run(root=root, facts=[fact("git_sha", good)]), root)
+    assert same == []

@@ -1,0 +1,148 @@
+"""Static code checks: a corpus of correct scripts stays quiet, each planted bug is found at its line.
+
+Bad fixtures mark the buggy line with `# BUG: code:<kind>`.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from mltdbg.analyzers.code import code_signals
+from mltdbg.analyzers.model import Run, TextArtifact
+
+FIX = Path(__file__).parent / "fixtures" / "code"
+GOOD = sorted((FIX / "good").glob("*.py"))
+BAD = sorted(p for p in (FIX / "bad").glob("*.py") if p.name != "broken_syntax.py")
+WEAK_KINDS = {"code:no_grad_clip", "code:unsafe_log", "code:unsafe_div_std"}
+MARK = re.compile(r"#\s*BUG:\s*(code:\w+)")
+
+
+def run_of(*paths: Path, root: Path | None = None) -> Run:
+    run = Run(root=root or paths[0].parent)
+    for p in paths:
+        run.texts.append(TextArtifact(path=p.name, abspath=p, kind="code", text=p.read_text()))
+    return run
+
+
+def marks(p: Path) -> list[tuple[str, int]]:
+    return [(m.group(1), i) for i, line in enumerate(p.read_text().splitlines(), 1) for m in MARK.finditer(line)]
+
+
+@pytest.mark.parametrize("path", GOOD, ids=lambda p: p.name)
+def test_correct_script_raises_nothing(path):
+    sigs = [s for s in code_signals(run_of(path)) if s.strength > 0.3]
+    assert sigs == [], [s.summary for s in sigs]
+
+
+def test_whole_good_corpus_as_one_run():
+    run = run_of(*GOOD)
+    sigs = [s for s in code_signals(run) if s.strength > 0.3]
+    assert sigs == [], [s.summary for s in sigs]
+    assert run.warnings == []
+
+
+@pytest.mark.parametrize("path", BAD, ids=lambda p: p.name)
+def test_planted_bug_found_at_its_line(path):
+    expected = marks(path)
+    assert expected, f"{path.name} has no BUG marker"
+    sigs = code_signals(run_of(path))
+    for kind, line in expected:
+        hits = [s for s in sigs if s.kind == kind and s.evidence[0].line == line]
+        assert hits, f"{kind} not found at {path.name}:{line}; got {[s.summary for s in sigs]}"
+        s = hits[0]
+        assert s.strength >= (0.2 if kind in WEAK_KINDS else 0.5)
+        ev = s.evidence[0]
+        assert ev.source == path.name
+        assert ev.quote == path.read_text().splitlines()[line - 1]
+        assert ev.text
+
+
+def test_no_signal_strong_on_an_unmarked_line():
+    """Every strong signal in the bad corpus is one of the planted bugs."""
+    for path in BAD:
+        planted = {(k, l) for k, l in marks(path)}
+        for s in code_signals(run_of(path)):
+            if s.strength > 0.3:
+                assert (s.kind, s.evidence[0].line) in planted, f"{path.name}: unexpected {s.summary}"
+
+
+def test_unparsable_file_warns_once_and_others_still_checked():
+    run = run_of(FIX / "bad" / "broken_syntax.py", FIX / "bad" / "missing_zero_grad.py")
+    sigs = code_signals(run)
+    assert len(run.warnings) == 1 and run.warnings[0].startswith("broken_syntax.py:1:")
+    assert any(s.kind == "code:missing_zero_grad" for s in sigs)
+
+
+def test_model_defined_in_another_file(tmp_path):
+    """The model class ends in softmax in model.py; train.py feeds its output to CrossEntropyLoss."""
+    (tmp_path / "model.py").write_text(
+        "import torch.nn as nn\n"
+        "class Net(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.fc = nn.Linear(4, 3)\n"
+        "    def forward(self, x):\n"
+        "        return nn.functional.softmax(self.fc(x), dim=-1)\n")
+    (tmp_path / "train.py").write_text(
+        "import torch\nfrom model import Net\n"
+        "net = Net()\nopt = torch.optim.SGD(net.parameters(), lr=0.1)\ncrit = torch.nn.CrossEntropyLoss()\n"
+        "for i in range(10):\n"
+        "    opt.zero_grad()\n"
+        "    loss = crit(net(torch.randn(2, 4)), torch.tensor([0, 1]))\n"
+        "    loss.backward()\n"
+        "    opt.step()\n")
+    sigs = code_signals(run_of(tmp_path / "model.py", tmp_path / "train.py", root=tmp_path))
+    hit = [s for s in sigs if s.kind == "code:softmax_before_ce"]
+    assert hit and hit[0].strength >= 0.5
+    assert {e.source for e in hit[0].evidence} == {"train.py"}
+    assert hit[0].evidence[0].line == 8
+
+
+def test_model_without_dropout_needs_no_eval(tmp_path):
+    """eval() only matters with dropout/batch-norm: a plain MLP run under no_grad is not flagged."""
+    p = tmp_path / "infer.py"
+    p.write_text(
+        "import torch\nimport torch.nn as nn\n"
+        "class MLP(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.l = nn.Linear(3, 1)\n"
+        "    def forward(self, x):\n"
+        "        return self.l(x)\n"
+        "model = MLP()\nmodel.load_state_dict(torch.load('w.pt'))\n"
+        "with torch.no_grad():\n    print(model(torch.randn(2, 3)))\n")
+    assert not [s for s in code_signals(run_of(p)) if s.kind == "code:no_eval_at_inference"]
+    p.write_text(p.read_text().replace("self.l(x)", "self.l(nn.functional.dropout(x, 0.1, self.training))"))
+    assert [s for s in code_signals(run_of(p)) if s.kind == "code:no_eval_at_inference"]
+
+
+def test_seeded_shuffles_keep_pairs(tmp_path):
+    p = tmp_path / "data.py"
+    p.write_text("import numpy as np\n"
+                 "def load(X, y):\n"
+                 "    np.random.seed(0)\n    np.random.shuffle(X)\n"
+                 "    np.random.seed(0)\n    np.random.shuffle(y)\n    return X, y\n")
+    assert not [s for s in code_signals(run_of(p)) if s.kind == "code:separate_shuffle"]
+
+
+def test_non_code_texts_ignored():
+    run = Run(root=FIX)
+    run.texts.append(TextArtifact(path="log.txt", abspath=FIX / "log.txt", kind="log",
+                                  text="loss.backward()\noptimizer.step()\n"))
+    assert code_signals(run) == []
+
+
+def test_project_split_over_files():
+    """A class-based trainer in one file, its model (ending in softmax) in another."""
+    files = sorted((FIX / "bad_project").glob("*.py"))
+    sigs = code_signals(run_of(*files))
+    for path in files:
+        for kind, line in marks(path):
+            assert any(s.kind == kind and s.evidence[0].source == path.name and s.evidence[0].line == line
+                       and s.strength >= 0.5 for s in sigs), (kind, path.name, line, [x.summary for x in sigs])
+    planted = {(k, p.name, l) for p in files for k, l in marks(p)}
+    extra = [s.summary for s in sigs if s.strength > 0.3
+             and (s.kind, s.evidence[0].source, s.evidence[0].line) not in planted]
+    assert extra == []

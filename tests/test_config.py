@@ -1,0 +1,192 @@
+"""Config / environment facts and config signals on real files and real tool output."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mltdbg.analyzers.config import config_signals, extract_facts
+from mltdbg.analyzers.model import Run, TextArtifact
+
+FIX = Path(__file__).parent / "fixtures" / "config"
+TEXT_FIX = Path(__file__).parent / "fixtures" / "text_signals"
+KINDS = {".yaml": "config", ".yml": "config", ".json": "config", ".py": "code", ".log": "log"}
+
+
+def run_of(*paths: Path) -> Run:
+    run = Run(root=Path("."))
+    for p in paths:
+        run.texts.append(TextArtifact(p.name, p, KINDS.get(p.suffix, "text"), p.read_text()))
+    extract_facts(run)
+    return run
+
+
+def facts(run: Run, source: str | None = None) -> dict[str, list]:
+    d: dict[str, list] = {}
+    for f in run.facts:
+        if source is None or f.source == source:
+            d.setdefault(f.name, []).append(f.value)
+    return d
+
+
+def check_citations(run: Run) -> None:
+    """Each fact's quote is the artifact's text at its line."""
+    for f in run.facts:
+        assert f.line is not None and f.quote, f
+        assert run.text(f.source).line(f.line)[:300] == f.quote, f
+
+
+def test_yaml_nested_config():
+    run = run_of(FIX / "train.yaml")
+    d = facts(run)
+    assert d["lr"] == [3e-4] and d["optimizer"] == ["adamw"] and d["weight_decay"] == [0.01]
+    assert d["batch_size"] == [64] and d["num_workers"] == [8] and d["seed"] == [1234]
+    assert d["precision"] == ["fp16"] and d["amp"] == [True]
+    assert d["grad_clip"] == [None] and d["warmup_steps"] == [0] and d["scheduler"] == ["cosine"]
+    assert d["num_classes"] == [5] and d["epochs"] == [10] and d["dropout"] == [0.1]
+    lr = next(f for f in run.facts if f.name == "lr")
+    assert lr.line == 8 and lr.quote == "  lr: 3e-4"
+    check_citations(run)
+    kinds = {s.kind: s for s in config_signals(run)}
+    assert set(kinds) == {"config:fp16", "config:no_grad_clip", "config:warmup_zero"}
+    assert kinds["config:warmup_zero"].data["scheduler"] == "cosine"
+    assert kinds["config:no_grad_clip"].evidence[0].line == 15
+
+
+def test_json_config_hf_names():
+    run = run_of(FIX / "hparams.json")
+    d = facts(run)
+    assert d["lr"] == [0.1] and d["batch_size"] == [32] and d["grad_clip"] == [1.0]
+    assert d["precision"] == ["fp16"] and d["optimizer"] == ["adamw"] and d["warmup_ratio"] == [0.06]
+    assert d["resume_from"] == ["out/checkpoint-1500"] and d["scheduler"] == ["linear"]
+    check_citations(run)
+    kinds = {s.kind for s in config_signals(run)}
+    assert kinds == {"config:fp16"}     # clipping on, warm-up set
+
+
+def test_lightning_code_read_with_ast():
+    run = run_of(FIX / "train_lightning.py")
+    d = facts(run)
+    assert d["seed"] == [42] and d["batch_size"] == [128] and d["optimizer"] == ["adamw"]
+    assert d["lr"] == [3e-4, 1e-3]       # AdamW lr, then OneCycleLR max_lr
+    assert d["scheduler"] == ["OneCycleLR"] and d["warmup_ratio"] == [0.0] and d["max_steps"] == [10000]
+    assert d["precision"] == ["bf16"] and d["grad_clip"] == [0.0] and d["epochs"] == [20] and d["num_workers"] == [4]
+    check_citations(run)
+    kinds = {s.kind for s in config_signals(run)}
+    assert kinds == {"config:no_grad_clip", "config:warmup_zero"}   # bf16 is not fp16
+
+
+def test_hf_code_multiline_call_lines():
+    run = run_of(FIX / "train_hf.py")
+    by = {(f.name, f.value): f for f in run.facts}
+    assert by[("lr", 5e-5)].line == 7 and by[("lr", 5e-5)].quote.strip() == "learning_rate=5e-5,"
+    assert by[("optimizer", "sgd")].line == 13 and by[("lr", 0.1)].line == 13
+    assert by[("warmup_steps", 0)].line == 14 and by[("tokenizer", "roberta-base")].line == 4
+    assert by[("grad_clip", 1.0)].line == 16 and by[("amp", True)].line in (9, 15)
+    check_citations(run)
+
+
+def test_code_that_does_not_parse_gets_warning_and_regex():
+    run = run_of(FIX / "broken.py")
+    assert any(w.startswith("broken.py:1: code does not parse") for w in run.warnings)
+    d = facts(run)
+    assert d["lr"] == [0.001] and d["batch_size"] == [32]
+
+
+def test_log_namespace_environment_git():
+    run = run_of(FIX / "run.log")
+    d = facts(run)
+    assert d["batch_size"] == [256] and d["lr"] == [0.1] and d["epochs"] == [90] and d["num_workers"] == [8]
+    assert d["torch_version"] == ["2.1.0+cu121"] and d["cuda_version"] == ["12.1"]
+    assert d["python_version"] == ["3.10.12"] and d["gpu"] == ["NVIDIA A100-SXM4-80GB"]
+    assert d["git_sha"] == ["3f2a9c1d5e7b8a0c4d6e2f1a9b3c5d7e8f0a1b2c"]
+    assert "seed" not in d          # seed=None says nothing
+    check_citations(run)
+
+
+def test_hf_training_arguments_repr_in_log():
+    run = run_of(TEXT_FIX / "clean_train.log")
+    d = facts(run)
+    assert d["lr"] == [2e-5] and d["grad_clip"] == [1.0] and d["seed"] == [42] and d["warmup_ratio"] == [0.1]
+    assert d["max_steps"] == [2346] and 32 in d["batch_size"] and d["resume_from"] == [None]
+    check_citations(run)
+    assert config_signals(run) == []
+
+
+def test_nvidia_smi_and_requirements():
+    run = run_of(FIX / "nvidia_smi.txt", FIX / "requirements.txt")
+    d = facts(run)
+    assert d["cuda_version"] == ["12.2"] and d["gpu"] == ["NVIDIA H100 80GB HBM3"] and d["torch_version"] == ["2.2.1"]
+
+
+def test_order_config_code_log():
+    run = run_of(FIX / "run.log", FIX / "train_lightning.py", FIX / "train.yaml")
+    lrs = [(f.source, f.value) for f in run.facts if f.name == "lr"]
+    assert lrs == [("train.yaml", 3e-4), ("train_lightning.py", 3e-4), ("train_lightning.py", 1e-3), ("run.log", 0.1)]
+    assert run.fact("lr").source == "train.yaml"
+
+
+def test_metric_lines_are_not_settings(tmp_path):
+    p = tmp_path / "train.log"
+    p.write_text("step 10 | loss 2.31 | lr: 1.2e-06\nlearning_rate: 0.001\n")
+    run = run_of(p)
+    assert facts(run)["lr"] == [0.001]
+
+
+def test_real_git_sha_and_pip_freeze(tmp_path):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git = ["git", "-c", "user.email=t@t", "-c", "user.name=t", "-C", str(repo)]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "train.py").write_text("lr = 0.1\n")
+    subprocess.run(git + ["add", "."], check=True)
+    subprocess.run(git + ["commit", "-qm", "x"], check=True)
+    sha = subprocess.run(git + ["rev-parse", "HEAD"], check=True, capture_output=True, text=True).stdout
+    log = subprocess.run(git + ["log", "-1"], check=True, capture_output=True, text=True).stdout
+    freeze = subprocess.run([sys.executable, "-m", "pip", "freeze"], capture_output=True, text=True).stdout
+    (tmp_path / "sha.txt").write_text(sha)
+    (tmp_path / "gitlog.txt").write_text(log)
+    (tmp_path / "freeze.txt").write_text(freeze)
+    run = run_of(tmp_path / "sha.txt", tmp_path / "gitlog.txt", tmp_path / "freeze.txt")
+    by = {(f.source, f.name): f.value for f in run.facts}
+    assert by[("sha.txt", "git_sha")] == sha.strip() == by[("gitlog.txt", "git_sha")]
+    import torch
+    assert by[("freeze.txt", "torch_version")] == torch.__version__
+    check_citations(run)
+
+
+def test_bad_config_warns_and_continues(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("lr: [0.1\nbatch_size: 3\n")
+    good = tmp_path / "good.yaml"
+    good.write_text("lr: 0.2\n")
+    run = run_of(bad, good)
+    assert any(w.startswith("bad.yaml:") for w in run.warnings)
+    assert facts(run)["lr"] == [0.2]
+
+
+@pytest.mark.parametrize("text,name,value", [
+    ("mixed_precision: bf16\n", "precision", "bf16"),
+    ("precision: 32\n", "precision", "fp32"),
+    ("trainer:\n  precision: 16\n", "amp", True),
+    ("optimizer:\n  _target_: torch.optim.SGD\n  lr: 0.01\n", "optimizer", "sgd"),
+    ("train_micro_batch_size_per_gpu: 4\ngradient_clipping: 1.0\n", "grad_clip", 1.0),
+    ("lr: '1e-3'\n", "lr", 1e-3),
+    ("max_steps: 1,000\n", "max_steps", 1000),
+])
+def test_config_spellings(tmp_path, text, name, value):
+    p = tmp_path / "c.yaml"
+    p.write_text(text)
+    assert value in facts(run_of(p))[name]
+
+
+def test_config_without_clipping_and_transformer_without_warmup(tmp_path):
+    p = tmp_path / "gpt.yaml"
+    p.write_text("model: gpt2-medium\ntokenizer: gpt2\noptimizer: adamw\nlr: 0.003\n")
+    run = run_of(p)
+    kinds = {s.kind: s for s in config_signals(run)}
+    assert kinds["config:no_grad_clip"].strength < 0.5
+    assert kinds["config:warmup_zero"].data == {"warmup": None, "lr": 0.003}
+    assert kinds["config:warmup_zero"].evidence[0].quote == "lr: 0.003"

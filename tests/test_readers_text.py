@@ -1,0 +1,332 @@
+"""Plain-text reader: metric series from logs printed in the common styles (written the way
+the real tools print them), text kinds, and bad input (empty, binary, non-UTF-8, gzip, a
+5 MB line)."""
+from __future__ import annotations
+
+import gzip
+import logging
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mltdbg.analyzers.ingest import ingest
+from mltdbg.analyzers.model import Run
+from mltdbg.analyzers.readers import textlog
+
+FIX = Path(__file__).parent / "fixtures" / "text"
+
+
+def read(path: Path) -> Run:
+    run = Run(root=path.parent)
+    assert textlog.sniff(path, path.read_bytes()[:4096])
+    textlog.read(path, path.name, run)
+    return run
+
+
+def series(run: Run, name: str, rank=None):
+    found = [s for s in run.series if s.name == name and s.rank == rank]
+    assert len(found) == 1, (name, [(s.name, s.raw_name, s.rank) for s in run.series])
+    return found[0]
+
+
+def line_of(path: Path, needle: str, nth: int = 0) -> int:
+    hits = [i for i, ln in enumerate(path.read_bytes().decode().split("\n"), 1) if needle in ln]
+    return hits[nth]
+
+
+def python_logger(path: Path, fmt: str) -> logging.Logger:
+    log = logging.getLogger(f"trainer.{path.stem}")
+    log.handlers.clear()
+    h = logging.FileHandler(path)
+    h.setFormatter(logging.Formatter(fmt))
+    log.addHandler(h)
+    log.setLevel(logging.INFO)
+    log.propagate = False
+    return log
+
+
+NOISE = [
+    "torch version 2.1.0 cuda: 12.1 cudnn: 8902 python=3.10.12",
+    "pid 12345 host 10.0.0.1 port: 29500 master_addr=192.168.1.10",
+    "train.py:123: UserWarning: something at 0x7f3a2b1c",
+    "started at 2024-05-01 12:00:01 (eta: 1:02:03), checkpoint saved to /ckpt/step_100.pt",
+    "Loaded 1,234 samples from shard-00003-of-00008 in 12:03",
+]
+
+
+@pytest.mark.parametrize("fmt", [
+    "%(asctime)s - %(levelname)s - %(name)s - %(message)s",        # the common tutorial format
+    logging.BASIC_FORMAT,                                           # "INFO:name:message"
+    "[%(asctime)s][%(name)s][%(levelname)s] - %(message)s",        # hydra's default
+])
+def test_python_logging_lines(tmp_path, fmt):
+    p = tmp_path / "train.log"
+    log = python_logger(p, fmt)
+    losses = [2.5 - 0.1 * i for i in range(8)]
+    for i, loss in enumerate(losses):
+        if i == 3:
+            for n in NOISE:
+                log.info(n)
+        log.info("step %d | loss=%.4f | lr=%.2e | grad_norm=%.3f", i * 10, loss, 3e-4, 1.0 + i)
+    log.handlers[0].close()
+    run = read(p)
+    assert sorted(s.name for s in run.series) == ["grad_norm", "loss", "lr"]
+    loss = series(run, "loss")
+    assert loss.steps.tolist() == [i * 10 for i in range(8)]
+    assert loss.values.tolist() == [float(f"{v:.4f}") for v in losses]
+    assert loss.locs.tolist() == [line_of(p, f"step {i * 10} |") for i in range(8)]
+    assert not loss.step_is_index and loss.source == "train.log" and loss.loc_kind == "line"
+    assert series(run, "lr").values.tolist() == [3e-4] * 8
+    assert run.texts[0].kind == "log"
+
+
+def test_torch_training_loop_losses_read_back_exactly(tmp_path):
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    model = torch.nn.Linear(4, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    x, y = torch.randn(64, 4), torch.randn(64, 1)
+    p = tmp_path / "stdout.txt"
+    written = []
+    with open(p, "w") as f:
+        for step in range(1, 31):
+            loss = torch.nn.functional.mse_loss(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            gn = torch.nn.utils.clip_grad_norm_(model.parameters(), 1e9)
+            opt.step()
+            written.append(loss.item())
+            print(f"Iter {step}/30 loss: {loss.item():.6f} grad_norm: {gn.item():.4e}", file=f)
+    run = read(p)
+    s = series(run, "loss")
+    assert s.steps.tolist() == list(range(1, 31))
+    assert s.values.tolist() == [float(f"{v:.6f}") for v in written]
+    assert len(series(run, "grad_norm")) == 30
+
+
+def test_hf_trainer_printed_dicts(tmp_path):
+    """HF Trainer prints log dicts with print(dict) between tqdm redraws of its progress bar."""
+    p = tmp_path / "output.log"
+    rows = []
+    with open(p, "w") as f:
+        for i in range(1, 6):
+            for n in (i * 10 - 1, i * 10):   # tqdm redraws the bar with '\r'
+                f.write(f"\r {n * 2}%|##        | {n}/50 [00:0{i}<00:10,  4.20it/s]")
+            d = {"loss": 2.5 / i, "grad_norm": 1.5 * i, "learning_rate": 5e-05 * (1 - i / 10), "epoch": 0.2 * i}
+            if i == 4:
+                d["loss"], d["grad_norm"] = float("nan"), float("inf")
+            rows.append(d)
+            f.write("\n" + str(d) + "\n")
+        f.write(str({"eval_loss": 1.9, "eval_runtime": 3.2, "epoch": 1.0}) + "\n")
+        f.write(str({"eval_loss": 1.7, "eval_runtime": 3.1, "epoch": 1.0}) + "\n")
+        f.write(str({"train_runtime": 100.1, "train_samples_per_second": 50.0, "train_loss": 2.1, "epoch": 1.0}) + "\n")
+    run = read(p)
+    loss = series(run, "loss")
+    assert loss.raw_name == "loss"
+    assert loss.steps.tolist() == [10, 20, 30, 40, 50]          # from the progress bar before each dict
+    assert loss.values[:3].tolist() == [2.5, 1.25, 2.5 / 3]
+    assert math.isnan(loss.values[3]) and loss.values[4] == 0.5
+    assert loss.locs.tolist() == [line_of(p, "'loss'", k) for k in range(5)]
+    gn = series(run, "grad_norm")
+    assert gn.values[3] == math.inf
+    assert series(run, "lr").values.tolist() == [r["learning_rate"] for r in rows]
+    assert series(run, "val_loss").values.tolist() == [1.9, 1.7]
+    # the summary's train_loss is a mean of the run, not a point of the loss curve
+    assert all(s.raw_name != "train_loss" for s in run.series)
+
+
+def test_keras_fit_epochs(tmp_path):
+    p = tmp_path / "keras.log"
+    hist = {"loss": [0.9123, 0.5011, 0.3507], "accuracy": [0.61, 0.75, 0.83],
+            "val_loss": [1.0211, 0.7010, 0.8123], "val_accuracy": [0.55, 0.70, 0.69]}
+    with open(p, "w") as f:
+        for e in range(3):
+            f.write(f"Epoch {e + 1}/3\n")
+            metrics = " - ".join(f"{k}: {v[e]:.4f}" for k, v in hist.items())
+            f.write(f"1875/1875 [==============================] - 4s 2ms/step - {metrics}\n")
+    run = read(p)
+    for k, v in hist.items():
+        s = series(run, k)
+        assert s.steps.tolist() == [1, 2, 3] and s.values.tolist() == v
+        assert s.locs.tolist() == [2, 4, 6]
+
+
+def test_keras3_progress_bar_with_redraws(tmp_path):
+    """Keras 3 on a terminal redraws the batch line with '\\r'; every redraw is a point."""
+    p = tmp_path / "keras3.log"
+    with open(p, "w") as f:
+        for e in (1, 2):
+            f.write(f"Epoch {e}/2\n")
+            for b in (1, 2, 3, 4):
+                f.write(f"\r{b}/4 ━━━━━━━━━━━━━━━━━━━━ 0s 3ms/step - accuracy: 0.{e}{b}00 - loss: {e}.{b}000")
+            f.write(" - val_accuracy: 0.5000 - val_loss: 0.9000\n")
+    run = read(p)
+    loss = series(run, "loss")
+    assert loss.steps.tolist() == [1, 2, 3, 4, 5, 6, 7, 8]      # batch counter made global over epochs
+    assert loss.values.tolist() == [1.1, 1.2, 1.3, 1.4, 2.1, 2.2, 2.3, 2.4]
+    assert loss.locs.tolist() == [2, 2, 2, 2, 4, 4, 4, 4]        # line numbers stay the file's '\n' lines
+    assert series(run, "val_loss").steps.tolist() == [4, 8]
+
+
+def test_tqdm_postfix(tmp_path):
+    """tqdm's format: '{desc}: {percentage}%|{bar}| {n}/{total} [{elapsed}<{remaining}, {rate}, {postfix}]'."""
+    p = tmp_path / "tqdm.err"
+    with open(p, "w") as f:
+        f.write("Starting\n")
+        for epoch in (0, 1):
+            for n in range(0, 101, 25):
+                f.write(f"\rEpoch {epoch}: {n:3d}%|{'█' * (n // 10):10s}| {n}/100 [00:0{n // 25}<00:04, 24.51it/s, "
+                        f"loss={3 - epoch / 2 - n / 100:.3f}, lr=1.00e-03]")
+            f.write("\n")
+    run = read(p)
+    loss = series(run, "loss")
+    # tqdm restarts its counter every epoch: the counter is made global
+    assert loss.steps.tolist() == [0, 25, 50, 75, 100, 100, 125, 150, 175, 200]
+    assert loss.values.tolist()[:3] == [3.0, 2.75, 2.5]
+    assert set(loss.locs.tolist()) == {2, 3}
+    # the end of epoch 0 and the start of epoch 1 are the same step: one lr point there
+    assert series(run, "lr").steps.tolist() == [0, 25, 50, 75, 100, 125, 150, 175, 200]
+
+
+def test_tutorial_epoch_and_step_counters(tmp_path):
+    p = tmp_path / "log.txt"
+    with open(p, "w") as f:
+        for e in (1, 2):
+            for s in (100, 200, 300):
+                f.write(f"Epoch [{e}/2], Step [{s}/300], Loss: {1 / (e * s):.4f}\n")
+    loss = series(read(p), "loss")
+    assert loss.steps.tolist() == [100, 200, 300, 400, 500, 600]
+
+
+def test_rank_prefixes(tmp_path):
+    p = tmp_path / "torchrun.log"
+    with open(p, "w") as f:
+        f.write("W0501 12:00:00.000000 123 torch/distributed/run.py:779] Setting OMP_NUM_THREADS\n")
+        for s in range(4):
+            for r in range(2):
+                prefix = ["[rank{r}]:", "[default{r}]:"][s % 2].format(r=r)
+                f.write(f"{prefix}step={s} loss={2.0 - s * 0.1 - r * 0.01:.2f}\n")
+        f.write("[RANK 1] step 4 loss 1.5\n[RANK 1] step 5 loss nan\n")
+    run = read(p)
+    r0, r1 = series(run, "loss", rank=0), series(run, "loss", rank=1)
+    assert r0.values.tolist() == [2.0, 1.9, 1.8, 1.7]
+    assert r1.steps.tolist() == [0, 1, 2, 3, 4, 5] and math.isnan(r1.values[-1])
+    assert r1.locs.tolist() == [3, 5, 7, 9, 10, 11]
+
+
+# tool -> metric -> (steps, values): lines as Megatron-LM, mmdetection (mmcv), fairseq, timm and
+# torchvision's reference scripts print them (tests/fixtures/text/styles/)
+STYLES = {
+    "megatron": {"loss": ([10, 20, 30], [7.1, 6.9, 6.5]), "loss_scale": ([10, 20, 30], [65536.0, 32768.0, 32768.0]),
+                 "grad_norm": ([10, 20, 30], [3.215, 2.5, 2.125]), "lr": ([10, 20, 30], [1.5e-4] * 3)},
+    # "Epoch [2][50/7330]": the per-epoch iteration counter is made global
+    "mmcv": {"loss": ([50, 100, 7380], [1.2345, 1.1, 0.9]), "data_time": ([50, 100, 7380], [0.021] * 3),
+             "memory": ([50, 100, 7380], [3000.0] * 3), "grad_norm": ([50, 100, 7380], [10.5] * 3)},
+    "fairseq": {"loss": ([100, 200, 300], [9.123, 8.5, 8.25]), "grad_norm": ([100, 200, 300], [2.1] * 3),
+                "lr": ([100, 200, 300], [1.25e-05] * 3)},
+    "timm": {"loss": ([50, 100, 150], [6.912, 6.8, 6.7]), "lr": ([50, 100, 150], [1e-4] * 3),
+             "step_time": ([50, 100, 150], [0.512] * 3), "data_time": ([50, 100, 150], [0.012] * 3)},
+    "torchvision": {"loss": ([100, 200, 300], [6.9012, 6.8, 6.75]), "accuracy": ([100, 200, 300], [0.125] * 3),
+                    "lr": ([100, 200, 300], [0.1] * 3)},
+}
+
+
+@pytest.mark.parametrize("tool", sorted(STYLES))
+def test_other_peoples_styles(tool):
+    run = read(FIX / "styles" / f"{tool}.log")
+    for name, (steps, values) in STYLES[tool].items():
+        s = series(run, name)
+        assert (s.steps.tolist(), s.values.tolist()) == (steps, values), name
+    # nothing named after a time, a version, an id or a setting
+    names = {s.name for s in run.series}
+    assert not names & {"eta", "version", "pid", "cuda", "port", "date", "size", "python", "pytorch"}
+
+
+def test_units_percent_and_number_forms(tmp_path):
+    p = tmp_path / "units.log"
+    p.write_text(
+        "step 1 acc: 45% time: 12.3ms thr=1.2s/it mem=3.2GB loss=1e-3 gnorm=-inf\n"
+        "step 2 acc: 46.5% time: 12.1ms thr=1.1s/it mem=3.3GB loss=NaN gnorm=Infinity\n"
+        "step 3 acc: 47% time: 11.0ms thr=1.0s/it mem=3.3GB loss='nan' gnorm=+2.5E+02\n")
+    run = read(p)
+    assert series(run, "accuracy").values.tolist() == [45, 46.5, 47]
+    assert series(run, "step_time").values.tolist() == [12.3, 12.1, 11.0]
+    assert series(run, "memory").values.tolist() == [3.2, 3.3, 3.3]
+    loss = series(run, "loss").values
+    assert loss[0] == 1e-3 and np.isnan(loss[1:]).all()
+    assert series(run, "grad_norm").values.tolist() == [-math.inf, math.inf, 250.0]
+
+
+def test_long_keys_and_tensor_reprs(tmp_path):
+    p = tmp_path / "long.log"
+    p.write_text(
+        "it 1 train/grad_norm/encoder.layer.11.attention: 0.000123456789 loss=tensor(2.3100, device='cuda:0')\n"
+        "it 2 train/grad_norm/encoder.layer.11.attention: 0.000023456789 loss=tensor(nan, device='cuda:0')\n"
+        "{'loss': np.float64(0.5), 'acc1': np.float32(0.25), 'it': 3}\n")
+    run = read(p)
+    g = series(run, "grad_norm/encoder.layer.11.attention")
+    assert g.values.tolist() == [0.000123456789, 0.000023456789]
+    loss = series(run, "loss")
+    assert loss.steps.tolist() == [1, 2, 3] and loss.values[0] == 2.31 and math.isnan(loss.values[1])
+
+
+def test_no_metrics_from_prose_and_identifiers(tmp_path):
+    p = tmp_path / "noise.log"
+    p.write_text("\n".join(NOISE * 3) + "\nThe loss went up 3 times. Epoch took 12:03.\n")
+    run = read(p)
+    assert run.series == []
+    assert run.texts[0].n_lines == 16
+
+
+def test_bad_input(tmp_path):
+    (tmp_path / "empty.log").write_bytes(b"")
+    (tmp_path / "weights.bin").write_bytes(bytes(range(256)) * 64)
+    (tmp_path / "latin1.log").write_bytes("step 1 loss=0.5\nÉpoque terminée\nstep 2 loss=0.4\n".encode("latin-1"))
+    with gzip.open(tmp_path / "old.log.gz", "wt") as f:
+        f.write("".join(f"step {i} loss={1 / (i + 1):.3f}\n" for i in range(5)))
+    huge = "x=" + "1" * (5 * 1024 * 1024)
+    (tmp_path / "huge.log").write_text(f"step 1 loss=0.5\n{huge}\nstep 2 loss=0.25\n")
+    run = ingest([tmp_path])
+    w = run.warnings
+    assert "empty.log: empty file" in w
+    assert "weights.bin: binary file, skipped" in w
+    assert "latin1.log:2: not valid UTF-8; undecodable bytes replaced" in w
+    assert any(x.startswith("huge.log:2: 1 line(s) longer than 100 KB") for x in w)
+    assert all("\n" not in x for x in w)
+    by_src = {s.source: s for s in run.series}
+    assert by_src["latin1.log"].values.tolist() == [0.5, 0.4]
+    assert by_src["latin1.log"].locs.tolist() == [1, 3]
+    assert by_src["old.log.gz"].values.tolist() == [1.0, 0.5, 0.333, 0.25, 0.2]
+    assert by_src["huge.log"].values.tolist() == [0.5, 0.25] and by_src["huge.log"].locs.tolist() == [1, 3]
+
+
+def test_text_kinds(tmp_path):
+    files = {
+        "train.py": "import torch\nloss = 0.5\n",
+        "run.sh": "python train.py --lr 1e-3\n",
+        "config.yaml": "lr: 0.001\nbatch_size: 32\n",
+        "hparams": "lr: 0.001\nbatch_size: 32\noptimizer: adam\n",
+        "args": '{"lr": 0.001, "epochs": 3}',
+        "README.md": "# Run\nCUDA out of memory fixed\n",
+        "stdout": "loss: 0.5\nloss: 0.4\nloss: 0.3\n",
+        "slurm-1234.out": "step 1 loss=0.5\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    run = ingest([tmp_path])
+    kinds = {t.path: t.kind for t in run.texts}
+    assert kinds == {"train.py": "code", "run.sh": "code", "config.yaml": "config", "hparams": "config",
+                     "args": "config", "README.md": "text", "stdout": "log", "slurm-1234.out": "log"}
+    # only logs are mined for metrics
+    assert {s.source for s in run.series} == {"stdout"}
+    assert series(run, "loss").step_is_index
+
+
+def test_line_access_matches_locs(tmp_path):
+    p = tmp_path / "mixed.log"
+    p.write_text("héllo wörld\r\nstep 7 loss=0.7\r\n\r\nstep 8 loss=0.6\r\n")
+    run = read(p)
+    s, art = series(run, "loss"), run.texts[0]
+    assert [art.line(n) for n in s.locs] == ["step 7 loss=0.7", "step 8 loss=0.6"]

@@ -1,0 +1,369 @@
+"""Text analysis: tracebacks, log signals and rank maps on real tool output and fixtures."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mltdbg.analyzers.model import Run, TextArtifact
+from mltdbg.analyzers.text import extract_tracebacks, rank_lines, text_signals
+
+FIX = Path(__file__).parent / "fixtures" / "text_signals"
+
+
+def run_of(*arts: tuple[str, str], kind: str = "log") -> Run:
+    run = Run(root=Path("."))
+    for name, text in arts:
+        run.texts.append(TextArtifact(name, Path(name), kind, text))
+    return run
+
+
+def fixture_run(*names: str) -> Run:
+    return run_of(*[(n, (FIX / n).read_text()) for n in names])
+
+
+def signals(run: Run) -> dict:
+    extract_tracebacks(run)
+    return {s.kind: s for s in text_signals(run)}
+
+
+def check_quotes(run: Run, sigs: dict) -> None:
+    """Every evidence quote is the artifact's text at that line (what the verifier re-reads)."""
+    for s in sigs.values():
+        assert s.evidence, s.kind
+        for e in s.evidence:
+            line = run.text(e.source).line(e.line)
+            assert e.quote and e.quote in line and len(e.quote) <= 300, (s.kind, e)
+
+
+# ----------------------------------------------------------------------------- real tracebacks
+
+REAL = textwrap.dedent('''
+    import sys, traceback
+    import torch, torch.nn as nn, torch.nn.functional as F
+    from torch.utils.data import DataLoader, Dataset
+
+    def show(fn):
+        try:
+            fn()
+        except Exception:
+            traceback.print_exc()
+            sys.stderr.flush()
+
+    class Bad(Dataset):
+        def __len__(self):
+            return 8
+        def __getitem__(self, i):
+            if i == 5:
+                raise ValueError(f"bad sample {i}")
+            return torch.zeros(3)
+
+    def chained():
+        try:
+            {}["lr"]
+        except KeyError as e:
+            raise RuntimeError("config has no lr") from e
+
+    def anomaly():
+        with torch.autograd.detect_anomaly():
+            x = torch.zeros(1, requires_grad=True)
+            (x.sqrt() * 0).sum().backward()
+
+    step = sys.argv[1]
+    if step == "ce":
+        show(lambda: F.cross_entropy(torch.randn(4, 10), torch.tensor([1, 2, 10, 3])))
+    elif step == "stack":
+        show(lambda: torch.stack([torch.zeros(3), torch.zeros(4)]))
+    elif step == "dtype":
+        show(lambda: nn.Linear(4, 2)(torch.zeros(3, 4, dtype=torch.float64)))
+    elif step == "keys":
+        show(lambda: nn.Linear(2, 2).load_state_dict({}))
+    elif step == "hostmem":
+        show(lambda: torch.empty(2 ** 60, dtype=torch.uint8))
+    elif step == "var":
+        torch.ones(1).var()
+    elif step == "anomaly":
+        show(anomaly)
+    elif step == "chain":
+        show(chained)
+    elif step == "worker":
+        for _ in DataLoader(Bad(), batch_size=2, num_workers=1):
+            pass
+''')
+
+CASES = ["ce", "stack", "dtype", "keys", "hostmem", "var", "anomaly", "chain", "worker"]
+
+
+@pytest.fixture(scope="module")
+def real_stderr(tmp_path_factory) -> dict[str, str]:
+    """stderr of each snippet, run for real in its own Python process (all in parallel)."""
+    d = tmp_path_factory.mktemp("real")
+    script = d / "snippets.py"
+    script.write_text(REAL)
+    procs = {c: subprocess.Popen([sys.executable, str(script), c], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True, cwd=d) for c in CASES}
+    return {c: p.communicate(timeout=300)[1] for c, p in procs.items()}
+
+
+@pytest.mark.parametrize("case,kind,needle", [
+    ("ce", "log:label_out_of_range", "Target 10 is out of bounds"),
+    ("stack", "log:shape_mismatch", "stack expects each tensor to be equal size"),
+    ("dtype", "log:dtype_mismatch", "mat1 and mat2 must have the same dtype"),
+    ("keys", "log:missing_keys", "Missing key(s) in state_dict"),
+    ("hostmem", "log:host_oom", "DefaultCPUAllocator: can't allocate memory"),
+    ("var", "log:var_dof", "var(): degrees of freedom is <= 0"),
+    ("anomaly", "log:anomaly_nan", "returned nan values"),
+])
+def test_real_errors_give_their_signal(real_stderr, case, kind, needle):
+    run = run_of((f"{case}.err", real_stderr[case]))
+    sigs = signals(run)
+    assert kind in sigs, (case, sorted(sigs), real_stderr[case][-500:])
+    assert needle in sigs[kind].evidence[0].quote
+    assert sigs[kind].strength >= 0.8
+    # a traceback the detectors explained is not also a generic exception
+    assert "log:exception" not in sigs
+    check_quotes(run, sigs)
+
+
+def test_real_cross_entropy_traceback_parsed(real_stderr):
+    run = run_of(("ce.err", real_stderr["ce"]))
+    extract_tracebacks(run)
+    (tb,) = run.tracebacks
+    assert tb.exc_type == "IndexError"
+    assert tb.message == "Target 10 is out of bounds."
+    assert tb.start_line == 1
+    art = run.texts[0]
+    assert art.line(tb.line) == "IndexError: Target 10 is out of bounds." == tb.quote
+    assert tb.frames[0].func == "show" and tb.frames[0].code == "fn()"
+    assert tb.frames[-1].file.endswith("functional.py")
+
+
+def test_real_chained_exception(real_stderr):
+    run = run_of(("chain.err", real_stderr["chain"]))
+    extract_tracebacks(run)
+    first, second = run.tracebacks
+    assert (first.exc_type, second.exc_type) == ("KeyError", "RuntimeError")
+    assert second.chained_from is first and first.chained_from is None
+    assert second.message == "config has no lr"
+    sigs = signals(run)
+    assert sigs["log:exception"].data["exc_type"] == "KeyError"
+
+
+def test_real_dataloader_worker_traceback(real_stderr):
+    run = run_of(("worker.err", real_stderr["worker"]))
+    extract_tracebacks(run)
+    outer, inner = run.tracebacks
+    assert outer.message == "Caught ValueError in DataLoader worker process 0."
+    assert inner.worker == 0 and inner.exc_type == "ValueError" and inner.message == "bad sample 5"
+    assert inner.frames[-1].func == "__getitem__"
+    assert outer.chained_from is inner
+    sigs = signals(run)
+    assert sigs["log:exception"].data["message"] == "bad sample 5"
+    assert sigs["log:exception"].count if False else sigs["log:exception"].data["count"] == 1
+
+
+# ----------------------------------------------------------------------------- fixtures
+
+def test_torchrun_child_failed_sigkill():
+    run = fixture_run("torchrun_sigkill.log")
+    sigs = signals(run)
+    cf = sigs["log:child_failed"]
+    assert cf.data["exitcode"] == -9 and cf.data["rank"] == 1 and cf.data["local_rank"] == 1
+    assert cf.strength == 1.0
+    assert sigs["log:host_oom"].data["exitcode"] == -9
+    (tb,) = run.tracebacks
+    assert tb.exc_type == "torch.distributed.elastic.multiprocessing.errors.ChildFailedError"
+    assert "Signal 9 (SIGKILL) received by PID 140013" in tb.message
+    assert "log:exception" not in sigs
+    check_quotes(run, sigs)
+
+
+def test_rank_prefixed_tracebacks_interleaved():
+    run = fixture_run("rank_tracebacks.log")
+    sigs = signals(run)
+    r0, r1 = run.tracebacks
+    assert (r0.rank, r0.exc_type) == (0, "torch.OutOfMemoryError")
+    assert [f.line for f in r0.frames] == [141, 120]
+    assert (r1.rank, r1.exc_type, r1.message) == (1, "StopIteration", "")
+    assert [f.line for f in r1.frames] == [141, 118]
+    oom = sigs["log:cuda_oom"]
+    assert oom.data["tried_to_allocate"] == "2.00 GiB" and oom.data["total_capacity"] == "79.15 GiB"
+    assert sigs["log:exception"].data["exc_type"] == "StopIteration"
+    assert sigs["log:child_failed"].data["exitcode"] == 1
+    check_quotes(run, sigs)
+
+
+def test_nccl_watchdog_timeout():
+    run = fixture_run("nccl_timeout.log")
+    sigs = signals(run)
+    s = sigs["log:nccl_timeout"]
+    assert s.data["timeout_ms"] == 600000 and s.data["op"] == "ALLREDUCE" and s.data["rank"] == 3
+    assert s.data["count"] == 3 and len(s.evidence) == 3 and "3 times" in s.summary
+    assert s.evidence[0].line == 2
+    check_quotes(run, sigs)
+
+
+def test_warnings_overflow_weights_resume_nan():
+    run = fixture_run("misc_warnings.log")
+    sigs = signals(run)
+    assert sigs["log:var_dof"].evidence[0].line == 1
+    assert sigs["log:dataloader_slow"].data == {"workers": 16, "suggested_max": 4, "count": 1}
+    ls = sigs["log:loss_scale_overflow"]
+    assert ls.data["count"] == 3 and ls.data["scale"] == 32768.0
+    mk = sigs["log:missing_keys"]
+    assert "classifier.bias" in mk.data["newly_initialized_keys"] and mk.strength == 0.8
+    assert sigs["log:checkpoint_path"].data["path"] == "/ckpt/run7/step_12000.pt"
+    assert sigs["log:resume"].data["step"] == 12000 and sigs["log:resume"].data["epoch"] == 3
+    assert sigs["log:anomaly_nan"].data["function"] == "LogSoftmaxBackward0"
+    assert sigs["log:nan_input"].data["batch"] == 4711
+    check_quotes(run, sigs)
+
+
+def test_ci_pytest_and_pip():
+    run = fixture_run("ci_pytest.log")
+    sigs = signals(run)
+    ts = sigs["log:tests_skipped"]
+    assert ts.data["skipped"] == 6 and ts.data["passed"] == 8 and ts.data["gpu_related"]
+    assert "tests/test_train.py:12: CUDA not available" in ts.data["reasons"]
+    assert ts.strength == 0.8
+    assert sigs["log:import_error"].data["requires"] == "torch==2.0.1"
+    check_quotes(run, sigs)
+
+
+def test_clean_training_log_gives_nothing():
+    run = fixture_run("clean_train.log")
+    assert signals(run) == {}
+    assert run.tracebacks == []
+
+
+# ----------------------------------------------------------------------------- single lines
+
+@pytest.mark.parametrize("line,kind", [
+    ("RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 15.78 GiB total capacity; 13.2 GiB already allocated)", "log:cuda_oom"),
+    ("RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`", "log:cuda_oom"),
+    ("Killed", "log:host_oom"),
+    ("./train.sh: line 12: 48211 Killed                  python train.py --bs 512", "log:host_oom"),
+    ("RuntimeError: DataLoader worker (pid 4242) is killed by signal: Killed. ", "log:host_oom"),
+    ("[12345.678] Out of memory: Killed process 4242 (python) total-vm:81234567kB", "log:host_oom"),
+    ("slurmstepd: error: Detected 1 oom_kill event in StepId=1234.0. Some of your processes may have been killed by the cgroup out-of-memory handler.", "log:host_oom"),
+    ("subprocess.CalledProcessError: Command '['python', 'train.py']' returned non-zero exit status 137.", "log:host_oom"),
+    ("/pytorch/aten/src/ATen/native/cuda/Loss.cu:240: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [5,0,0] Assertion `t >= 0 && t < n_classes` failed.", "log:label_out_of_range"),
+    ("RuntimeError: CUDA error: device-side assert triggered", "log:label_out_of_range"),
+    ("IndexError: index out of range in self", "log:label_out_of_range"),
+    ("RuntimeError: mat1 and mat2 shapes cannot be multiplied (64x512 and 256x10)", "log:shape_mismatch"),
+    ("RuntimeError: The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1", "log:shape_mismatch"),
+    ("RuntimeError: shape '[32, -1, 768]' is invalid for input of size 1000", "log:shape_mismatch"),
+    ("\tsize mismatch for fc.weight: copying a param with shape torch.Size([10, 512]) from checkpoint, the shape in current model is torch.Size([100, 512]).", "log:shape_mismatch"),
+    ("RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!", "log:device_mismatch"),
+    ("RuntimeError: Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the same or input should be a MKLDNN tensor and weight is a dense tensor", "log:device_mismatch"),
+    ("RuntimeError: Input type (torch.cuda.HalfTensor) and weight type (torch.cuda.FloatTensor) should be the same", "log:dtype_mismatch"),
+    ("RuntimeError: expected scalar type Float but found Half", "log:dtype_mismatch"),
+    ("RuntimeError: \"addmm_impl_cpu_\" not implemented for 'Half'", "log:dtype_mismatch"),
+    ("RuntimeError: result type Float can't be cast to the desired output type Long", "log:dtype_mismatch"),
+    ("RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1275, unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.14.3\nncclUnhandledCudaError: Call to CUDA function failed.", "log:nccl_error"),
+    ("UserWarning: std(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor", "log:var_dof"),
+    ("found nan in inputs at step 88", "log:nan_input"),
+    ("Input contains NaN, infinity or a value too large for dtype('float32').", "log:nan_input"),
+    ("[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 65536, reducing to 32768", "log:loss_scale_overflow"),
+    ("_IncompatibleKeys(missing_keys=['encoder.weight'], unexpected_keys=[])", "log:missing_keys"),
+    ("Some weights of the model checkpoint at bert-base-uncased were not used when initializing BertForMaskedLM: ['cls.seq_relationship.bias']", "log:missing_keys"),
+    ("Restored all states from the checkpoint at lightning_logs/version_3/checkpoints/epoch=4-step=500.ckpt", "log:resume"),
+    ("=> loading checkpoint 'runs/exp1/model_best.pth.tar'", "log:checkpoint_path"),
+    ("ModuleNotFoundError: No module named 'flash_attn'", "log:import_error"),
+    ("ImportError: cannot import name 'soft_unicode' from 'markupsafe'", "log:import_error"),
+    ("AttributeError: module 'numpy' has no attribute 'float'", "log:import_error"),
+    ("UserWarning: The 'train_dataloader' does not have many workers which may be a bottleneck. Consider increasing the value of the `num_workers` argument", "log:dataloader_slow"),
+    ("Token indices sequence length is longer than the specified maximum sequence length for this model (1024 > 512). Running this sequence through the model will result in indexing errors", "log:tokenizer_warning"),
+    ("sample 3: : : : : : : : : : : : : : : : : : : :", "log:collapse_output"),
+    ("Generated: the the the the the the the the the the the the the", "log:collapse_output"),
+    ("Fatal Python error: Segmentation fault", "log:exception"),
+])
+def test_single_line_detectors(line, kind):
+    run = run_of(("x.log", "step 1 loss 2.0\n" + line + "\nstep 2 loss 1.9\n"))
+    sigs = signals(run)
+    assert kind in sigs, sorted(sigs)
+    assert sigs[kind].evidence[0].line == 2
+    check_quotes(run, sigs)
+
+
+@pytest.mark.parametrize("line", [
+    "step 100 loss nan lr 3e-4",
+    "{'loss': nan, 'grad_norm': nan, 'learning_rate': 2e-05, 'epoch': 1.2}",
+    "Saving model checkpoint to out/checkpoint-500",
+    "resume_from_checkpoint=None,",
+    "sample: the cat sat on the mat and looked at the dog",
+    "==============================================================",
+    "Loss is NaN at batch 12",
+    "12 passed in 0.33s",
+    "Epoch 3: 100%|██████████| 782/782 [00:31<00:00, 25.1it/s, loss=0.412]",
+    "WARNING:tensorflow:NaN or Inf found in input tensor.",
+    "Loading checkpoint shards: 100%|██████████| 2/2 [00:03<00:00,  1.52s/it]",
+    "All model checkpoint weights were used when initializing BertModel.",
+    "Epoch 00012: reducing learning rate of group 0 to 1.0000e-04.",
+    "wandb: Run history:",
+])
+def test_ordinary_lines_give_nothing(line):
+    assert signals(run_of(("x.log", line + "\n"))) == {}
+
+
+def test_timestamped_traceback_prefixes_stripped():
+    text = ("2024-01-02 10:00:01,100 | ERROR | Traceback (most recent call last):\n"
+            "2024-01-02 10:00:01,100 | ERROR |   File \"/app/train.py\", line 12, in step\n"
+            "2024-01-02 10:00:01,100 | ERROR |     out = model(batch)\n"
+            "2024-01-02 10:00:01,101 | ERROR | KeyError: 'input_ids'\n"
+            "2024-01-02 10:00:02,000 | INFO | shutting down\n")
+    run = run_of(("app.log", text))
+    extract_tracebacks(run)
+    (tb,) = run.tracebacks
+    assert (tb.exc_type, tb.message, tb.line) == ("KeyError", "'input_ids'", 4)
+    assert tb.frames[0].file == "/app/train.py" and tb.frames[0].line == 12 and tb.frames[0].code == "out = model(batch)"
+
+
+def test_bad_input_never_raises():
+    garbage = "Traceback (most recent call last):\n  File \"x\", line\n\x00\x01 \ufffd\n" * 3 + "Traceback (most recent call last):"
+    run = run_of(("g.log", garbage), ("e.log", ""))
+    extract_tracebacks(run)
+    text_signals(run)
+    assert run.tracebacks == [] or all(isinstance(t.line, int) for t in run.tracebacks)
+
+
+def test_big_log_mid_and_tail_events():
+    """On a big log the mid-run warning and the final crash are both found; NaN lines are capped."""
+    n = 300_000
+    lines = [f"step {i} loss {1.0 + (i % 7) / 10:.3f} lr 3.0e-04 grad_norm 0.5" for i in range(n)]
+    lines[120_000] = "/x/m.py:3: UserWarning: var(): degrees of freedom is <= 0."
+    lines[200_000] = "NaN detected in batch 200001"
+    for i in range(200_001, n):
+        lines[i] = f"step {i} loss nan lr 3.0e-04 grad_norm nan"
+    lines.append("Killed")
+    run = run_of(("big.log", "\n".join(lines) + "\n"))
+    sigs = signals(run)
+    assert sigs["log:var_dof"].evidence[0].line == 120_001
+    assert sigs["log:nan_input"].evidence[0].line == 200_001
+    assert sigs["log:host_oom"].evidence[0].line == n + 1
+    check_quotes(run, sigs)
+
+
+# ----------------------------------------------------------------------------- ranks
+
+def test_rank_lines_two_ranks_and_fallback():
+    text = "setup\n[rank0]: a\n[rank1]: b\n[rank0]: c\n[default1]:d\n[rank12]: e\n[rank]: no\nplain [rank0]: no\n"
+    want = {0: [2, 4], 1: [3, 5], 12: [6]}
+    art = TextArtifact("r.log", Path("r.log"), "log", text)
+    got = rank_lines(art)
+    assert {k: v.tolist() for k, v in got.items()} == want
+    # the non-ASCII path (regex) agrees with the vectorised one
+    art2 = TextArtifact("r2.log", Path("r2.log"), "log", text.replace("setup", "sétup"))
+    assert {k: v.tolist() for k, v in rank_lines(art2).items()} == want
+    assert all(v.dtype.kind == "i" for v in got.values())
+    assert rank_lines(TextArtifact("n.log", Path("n.log"), "log", "no ranks here\n")) == {}
+
+
+def test_rank_lines_mpirun_tags():
+    art = TextArtifact("m.log", Path("m.log"), "log", "[1,0]<stdout>:hello\n[1,1]<stderr>:x\n")
+    assert {k: v.tolist() for k, v in rank_lines(art).items()} == {0: [1], 1: [2]}
+    assert isinstance(rank_lines(art)[0], np.ndarray)
