@@ -392,12 +392,6 @@ class PyFile:
                                  for d in (dotted(t) for t in n.targets) if d]
         return self._all_assigns
 
-    def assign_line(self, name: str, pred) -> int | None:
-        for n in self.nodes:
-            if isinstance(n, ast.Assign) and pred(n.value) and any(dotted(t) == name for t in n.targets):
-                return n.lineno
-        return None
-
     def is_optimizer_ctor(self, c: ast.Call) -> bool:
         f = fname(c)
         if last(c) in _OPTIMIZERS:
@@ -691,6 +685,7 @@ def _is_ce(c: ast.Call, ce_names: set[str]) -> bool:
 
 
 def _check_softmax(f: PyFile, idx: RunIndex) -> list[Finding]:
+    """softmax -> cross-entropy, log(softmax), log of values that can be 0."""
     out = []
     sm_attrs = set()
     for cls in (n for n in f.nodes if isinstance(n, ast.ClassDef)):
@@ -698,7 +693,6 @@ def _check_softmax(f: PyFile, idx: RunIndex) -> list[Finding]:
     sm_attrs |= {d for d, v in f.all_assigns() if isinstance(v, ast.Call) and last(v) == "Softmax"}
     ce_names = {d for d, v in f.all_assigns() if isinstance(v, ast.Call) and last(v) == "CrossEntropyLoss"}
     prob_models = _prob_models(f, idx)
-    flagged_lines = set()
     for scope in [f.tree] + f.funcs:
         probs = None
         for c in f.in_scope(scope):
@@ -713,7 +707,6 @@ def _check_softmax(f: PyFile, idx: RunIndex) -> list[Finding]:
                 probs = probs if probs is not None else _prob_names(f, scope, idx, sm_attrs)
                 line = _prob_source(a, probs, prob_models, sm_attrs, c.lineno)
                 if line is not None:
-                    flagged_lines.add(c.lineno)
                     out.append(Finding("code:softmax_before_ce", 0.85, c.lineno,
                                        "cross-entropy is given softmax probabilities; it applies log-softmax itself and"
                                        " expects raw logits", [(line, "softmax applied here")]))
@@ -739,8 +732,7 @@ def _check_softmax(f: PyFile, idx: RunIndex) -> list[Finding]:
             elif not _safe(f, scope, x, c.lineno, 0):
                 out.append(Finding("code:unsafe_log", WEAK, c.lineno,
                                    f"log({src(x)}) without an epsilon or clamp: -inf when the value is 0"))
-    # model ends in softmax, cross-entropy used in the run, flow not followed: a clear hint
-    return out, flagged_lines
+    return out
 
 
 def _prob_source(a: ast.AST, probs: dict[str, int], prob_models: dict[str, int], sm_attrs, line: int) -> int | None:
@@ -1393,15 +1385,19 @@ def _check_no_shuffle(f: PyFile) -> list[Finding]:
         target = " ".join(dotted(t) or "" for t in p.targets) if isinstance(p, ast.Assign) else ""
         fn = f.scope_of(c)
         fn_name = fn.name if isinstance(fn, FUNCS) else ""
-        words = f"{target} {src(ds) if ds is not None else ''} {fn_name}".lower()
+        words = f"{target} {src(ds) if ds is not None else ''}".lower()
         if re.search(r"val|test|eval|dev\b|holdout|calib|pred|infer", words):
             continue
         if "train" in words:
             strength = 0.6
         elif target and target in train_iters:
             strength = MEDIUM
+        elif "train" in fn_name.lower() and not re.search(r"val|test|eval|pred|infer", fn_name.lower()):
+            strength = MEDIUM      # e.g. Lightning's train_dataloader()
         else:
             continue
+        if sh is not None:
+            strength -= 0.15       # an explicit shuffle=False is sometimes deliberate (time series, curricula)
         out.append(Finding("code:no_shuffle", strength, c.lineno,
                            "training DataLoader without shuffle=True or a sampler: every epoch sees the same order"
                            " (class-sorted data gives an epoch-periodic saw-tooth)"))
@@ -1601,8 +1597,7 @@ def code_signals(run: Run) -> list[Signal]:
         try:
             for chk in _FILE_CHECKS:
                 found += [(f, x) for x in chk(f, idx)]
-            sm, _ = _check_softmax(f, idx)
-            found += [(f, x) for x in sm]
+            found += [(f, x) for x in _check_softmax(f, idx)]
             for chk in _PLAIN_CHECKS:
                 found += [(f, x) for x in chk(f)]
         except RecursionError:

@@ -262,7 +262,8 @@ DETECTORS: list[_Det] = [
                                   r"|to have \d+ channels, but got \d+ channels|Expected \d+D \(unbatched\) or \d+D \(batched\) input"
                                   r"|Expected \d+-dimensional input for \d+-dimensional weight|shapes \(.*?\) and \(.*?\) not aligned"
                                   r"|Incompatible shapes|Dimension out of range \(expected to be in range of"
-                                  r"|Using a target size \(.*?\) that is different to the input size"),
+                                  r"|Using a target size \(.*?\) that is different to the input size"
+                                  r"|target tensor expected, multi-target not supported|Expected target size"),
          1.0, lambda m: "tensor shapes do not fit"),
     # --- devices (the Input type/weight type message is a device one only when cuda is on one side)
     _Det("log:device_mismatch", _P(r"Expected all tensors to be on the same device|Expected object of device type"
@@ -286,7 +287,8 @@ DETECTORS: list[_Det] = [
     # --- distributed
     _Det("log:nccl_timeout", _P(r"Watchdog caught collective operation timeout|WorkNCCL\(.*?Timeout\(ms\)=\d+"
                                 r"|ProcessGroupNCCL.*?[Tt]imeout|NCCL.*?[Tt]imed? ?out|Some NCCL operations have failed or timed out"
-                                r"|DistStoreError: .*?[Tt]imed? ?out|RendezvousTimeoutError|Socket Timeout|collective operation timeout"),
+                                r"|DistStoreError: .*?[Tt]imed? ?out|RendezvousTimeoutError|Socket Timeout|collective operation timeout"
+                                r"|mismatch between collectives|[Cc]ollective.{0,40}desync"),
          1.0, lambda m: "a collective operation timed out (a rank stalled or crashed)",
          lambda m: _nccl_data(m.string)),
     _Det("log:nccl_error", _P(r"NCCL error|nccl(?:Internal|UnhandledCuda|System|InvalidUsage|InvalidArgument|Remote)Error"

@@ -239,3 +239,20 @@ def test_tf2_style_tensors_float_val_and_plugins(tmp_path):
     assert run.warnings == []
     assert {s.raw_name for s in run.series} == {"epoch_loss", "epoch_lr"}
     _assert_same(run, _reference(f))
+
+
+def test_many_same_length_tags(tmp_path):
+    """Per-layer norms give dozens of tags with identical record layouts: the
+    group-by-fixed-bytes path must keep every tag apart."""
+    w = torch_tb.SummaryWriter(str(tmp_path))
+    for s in range(300):
+        for layer in range(10, 22):
+            w.add_scalar(f"grad_norm/layer.{layer}", layer + s * 1e-3, s)
+        if s % 3 == 0:
+            w.add_scalar("loss", 1.0 / (s + 1), s)
+    w.close()
+    f = next(tmp_path.glob("events.out.tfevents.*"))
+    run = _read(f)
+    _assert_same(run, _reference(f))
+    assert len(run.series) == 13
+    assert run.metric("grad_norm/layer.15").values[7] == np.float32(15 + 7e-3)

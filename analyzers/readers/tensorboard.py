@@ -343,14 +343,44 @@ def _varint_column(rows: np.ndarray, a: int, z: int) -> np.ndarray:
     return out.view(np.int64)
 
 
+def _template(values, step_span, wall_span, L: int):
+    """Byte mask of a layout's fixed bytes (False where wall_time, step, values vary)."""
+    mask = np.ones(L, bool)
+    spans = [s for s in (step_span, wall_span) if s]
+    spans += [(pos, pos + np.dtype(kind).itemsize) for _, val, pos, kind, _, _ in values if val is not None]
+    for a, z in spans:
+        mask[a:z] = False
+    return mask
+
+
+def _decode_rows(rows, idx, step_span, values, acc: _Acc) -> None:
+    """Bulk-decode rows known to share one layout."""
+    steps = _varint_column(rows, *step_span) if step_span else np.zeros(len(rows), np.int64)
+    for tag, val, pos, kind, is_tensor, _ in values:
+        if val is None:
+            continue
+        w = np.dtype(kind).itemsize
+        col = np.ascontiguousarray(rows[:, pos:pos + w]).view(kind).ravel().astype(np.float64)
+        acc.add(tag, idx, steps, col, is_tensor)
+
+
+def _varint_ok(rows, step_span) -> np.ndarray:
+    """Rows whose step varint has the template's length (continuation bits agree)."""
+    if not step_span:
+        return np.ones(len(rows), bool)
+    a, z = step_span
+    return (rows[:, a:z - 1] >= 0x80).all(1) & (rows[:, z - 1] < 0x80)
+
+
 def _decode_group(rows: np.ndarray, idx: np.ndarray, acc: _Acc, bad: list) -> None:
-    """All records of one payload length: match templates, decode in bulk."""
+    """All records of one payload length: parse one record per layout, check which
+    records share its fixed bytes, decode those in bulk; repeat on the rest."""
     L = rows.shape[1]
-    tries = 0
+    level = 0
     while len(rows):
-        first = rows[0].tobytes()
+        level += 1
         try:
-            step, step_span, wall_span, values, templatable = _parse_event(first)
+            step, step_span, wall_span, values, templatable = _parse_event(rows[0].tobytes())
         except (ValueError, IndexError):
             bad.append(int(idx[0]))
             rows, idx = rows[1:], idx[1:]
@@ -358,31 +388,46 @@ def _decode_group(rows: np.ndarray, idx: np.ndarray, acc: _Acc, bad: list) -> No
         for tag, _, _, _, _, plugin in values:
             if plugin is not None:
                 acc.plugins.setdefault(tag, plugin)
-        tries += 1
-        if not templatable or tries > 64 or len(rows) == 1:
+        scalar = any(v[1] is not None for v in values)
+        if not scalar or not templatable or len(rows) == 1 or level > 64:
+            # histograms/images/text, odd dtypes, or too many layouts: this record alone
             for tag, val, _, _, is_tensor, _ in values:
                 if val is not None:
                     acc.add(tag, idx[:1], np.array([step], np.int64), np.array([val]), is_tensor)
             rows, idx = rows[1:], idx[1:]
             continue
-        mask = np.ones(L, bool)
-        spans = [s for s in (step_span, wall_span) if s]
-        spans += [(pos, pos + np.dtype(kind).itemsize) for _, val, pos, kind, _, _ in values if val is not None]
-        for a, z in spans:
-            mask[a:z] = False
-        match = (rows[:, mask] == rows[0, mask]).all(1)
-        if step_span:
-            a, z = step_span                   # same varint length: continuation bits agree
-            match &= (rows[:, a:z - 1] >= 0x80).all(1) & (rows[:, z - 1] < 0x80)
-        m_rows, m_idx = rows[match], idx[match]
-        steps = _varint_column(m_rows, *step_span) if step_span else np.zeros(len(m_rows), np.int64)
-        for tag, val, pos, kind, is_tensor, _ in values:
-            if val is None:
+        mask = _template(values, step_span, wall_span, L)
+        masked = rows[:, mask]
+        if level <= 4:                      # the common case: a few tags share this length
+            match = (masked == masked[0]).all(1) & _varint_ok(rows, step_span)
+            _decode_rows(rows[match], idx[match], step_span, values, acc)
+            rows, idx = rows[~match], idx[~match]
+            continue
+        # Many same-length tags (e.g. per-layer norms): group rows by their fixed bytes in
+        # one sort; each group of >= 2 whose representative has this layout decodes in bulk.
+        keys = np.ascontiguousarray(masked).view(np.dtype((np.void, masked.shape[1]))).ravel()
+        _, first, inv, counts = np.unique(keys, return_index=True, return_inverse=True, return_counts=True)
+        inv = inv.ravel()
+        order = np.argsort(inv, kind="stable")
+        bounds = np.concatenate(([0], np.cumsum(counts)))
+        done = np.zeros(len(rows), bool)
+        spans0 = (step_span, wall_span, [(v[2], v[3]) for v in values])
+        for g in np.flatnonzero((counts >= 2) | (np.arange(len(counts)) == inv[0])).tolist():
+            rep = rows[first[g]]
+            try:
+                _, sp, wp, vals, ok = _parse_event(rep.tobytes())
+            except (ValueError, IndexError):
                 continue
-            w = np.dtype(kind).itemsize
-            col = np.ascontiguousarray(m_rows[:, pos:pos + w]).view(kind).ravel().astype(np.float64)
-            acc.add(tag, m_idx, steps, col, is_tensor)
-        rows, idx = rows[~match], idx[~match]
+            if not ok or (sp, wp, [(v[2], v[3]) for v in vals]) != spans0:
+                continue                    # another layout: a later pass takes it
+            sel = order[bounds[g]:bounds[g + 1]]
+            sel = sel[_varint_ok(rows[sel], step_span)]
+            _decode_rows(rows[sel], idx[sel], step_span, vals, acc)
+            done[sel] = True
+            for tag, _, _, _, _, plugin in vals:
+                if plugin is not None:
+                    acc.plugins.setdefault(tag, plugin)
+        rows, idx = rows[~done], idx[~done]
 
 
 def read(path: Path, rel: str, run: Run) -> None:

@@ -1,0 +1,226 @@
+"""Tabular reader: CSV/TSV (Lightning CSVLogger layout, Keras CSVLogger, TensorBoard's CSV
+download), JSONL streams, HF trainer_state.json and JSON metric lists; junk rows, NaN/inf,
+truncated last lines; configs left to the text reader."""
+from __future__ import annotations
+
+import csv
+import gzip
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mltdbg.analyzers.ingest import ingest
+from mltdbg.analyzers.model import Run
+from mltdbg.analyzers.readers import tabular, textlog
+
+
+def read(path: Path) -> Run:
+    run = Run(root=path.parent)
+    head = path.read_bytes()[:4096]
+    assert tabular.sniff(path, head), path
+    tabular.read(path, path.name, run)
+    return run
+
+
+def series(run: Run, raw: str):
+    found = [s for s in run.series if s.raw_name == raw]
+    assert len(found) == 1, (raw, [s.raw_name for s in run.series])
+    return found[0]
+
+
+def write_lightning_csv(path: Path, epochs: int = 2, steps_per_epoch: int = 3):
+    """The layout of lightning's CSVLogger: csv.DictWriter over all keys seen, one row per
+    log_metrics call, blank cells for keys that call did not log, '\\r\\n' line ends."""
+    keys = ["epoch", "step", "train_loss_step", "val_loss", "val_acc", "train_loss_epoch"]
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=keys)
+        w.writeheader()
+        for e in range(epochs):
+            for s in range(e * steps_per_epoch, (e + 1) * steps_per_epoch):
+                w.writerow({"epoch": e, "step": s, "train_loss_step": 1.0 / (s + 1)})
+            last = (e + 1) * steps_per_epoch - 1
+            w.writerow({"epoch": e, "step": last, "val_loss": 0.9 - e * 0.125, "val_acc": 0.5 + e * 0.125})
+            w.writerow({"epoch": e, "step": last, "train_loss_epoch": 0.75 - e * 0.125})
+
+
+def test_lightning_csvlogger_layout(tmp_path):
+    p = tmp_path / "metrics.csv"
+    write_lightning_csv(p)
+    run = read(p)
+    tl = series(run, "train_loss_step")
+    assert tl.name == "loss" and tl.steps.tolist() == [0, 1, 2, 3, 4, 5]
+    assert tl.values.tolist() == [1.0 / (s + 1) for s in range(6)]
+    assert tl.locs.tolist() == [2, 3, 4, 7, 8, 9]
+    vl = series(run, "val_loss")
+    assert vl.name == "val_loss" and vl.steps.tolist() == [2, 5] and vl.values.tolist() == [0.9, 0.775]
+    assert vl.locs.tolist() == [5, 10]
+    assert series(run, "val_acc").name == "val_accuracy"
+    assert series(run, "train_loss_epoch").locs.tolist() == [6, 11]
+    assert not any(s.step_is_index for s in run.series) and run.warnings == []
+    assert all(s.raw_name != "step" for s in run.series)
+
+
+def test_csv_junk_rows_one_warning_nan_kept(tmp_path):
+    p = tmp_path / "metrics.csv"
+    p.write_text("step,loss,lr\n0,2.5,0.1\n1,nan,0.1\n2,inf,0.1\n"
+                 "step,loss,lr\n"            # a restart appended a second header
+                 "3,abc,0.1\n"               # text in a numeric column
+                 "4,2.0,0.1,9\n"             # one cell too many
+                 "5,1.9,\n6,-Infinity,0.1\n"
+                 "7,1.")                     # still being written
+    run = read(p)
+    assert run.warnings == ["metrics.csv:5: 3 rows not numeric or with the wrong number of cells (first shown), skipped"]
+    loss = series(run, "loss")
+    assert loss.steps.tolist() == [0, 1, 2, 5, 6]
+    assert loss.values[0] == 2.5 and math.isnan(loss.values[1]) and loss.values[2] == math.inf
+    assert loss.values[4] == -math.inf
+    assert loss.locs.tolist() == [2, 3, 4, 8, 9]
+    assert series(run, "lr").steps.tolist() == [0, 1, 2, 6]       # the blank cell is missing, not NaN
+
+
+@pytest.mark.parametrize("delim", ["\t", ";", "|"])
+def test_delimiters_and_epoch_as_step(tmp_path, delim):
+    """Keras' CSVLogger writes epoch,loss,...; no step column means the epoch is the step."""
+    p = tmp_path / "training.log"                  # a CSV by content, whatever its name
+    rows = [["epoch", "accuracy", "loss", "val_loss"]] + [[e, 0.5 + e / 10, 1 / (e + 1), 1.2 / (e + 1)] for e in range(4)]
+    p.write_text("\n".join(delim.join(str(c) for c in r) for r in rows) + "\n")
+    run = ingest([p])
+    assert run.texts == []
+    loss = series(run, "loss")
+    assert loss.steps.tolist() == [0, 1, 2, 3] and not loss.step_is_index
+    assert series(run, "val_loss").values.tolist() == [1.2 / (e + 1) for e in range(4)]
+
+
+def test_row_index_when_no_step_column_and_tensorboard_download(tmp_path):
+    (tmp_path / "losses.csv").write_text("loss,acc\n0.5,0.1\n0.4,0.2\n")
+    (tmp_path / "run-baseline-tag-train_loss.csv").write_text(
+        "Wall time,Step,Value\n1714550000.1,0,2.5\n1714550010.2,100,2.25\n")
+    run = ingest([tmp_path])
+    loss = series(run, "loss")
+    assert loss.step_is_index and loss.steps.tolist() == [0, 1]
+    tb = series(run, "train_loss")
+    assert tb.name == "loss" and tb.steps.tolist() == [0, 100] and tb.values.tolist() == [2.5, 2.25]
+    assert not any(s.raw_name == "Wall time" for s in run.series)
+
+
+def test_jsonl_wandb_history(tmp_path):
+    p = tmp_path / "history.jsonl"
+    with open(p, "w") as f:
+        for s in range(4):
+            d = {"_step": s, "train": {"loss": 2.0 - s / 8}, "lr": 1e-3, "_runtime": s * 1.5}
+            if s == 2:
+                d["train"]["loss"] = float("nan")          # json.dumps writes NaN, a value
+            if s == 3:
+                d["grads"] = {"_type": "histogram", "values": [1, 2], "bins": [0, 1, 2]}
+                d["lr"] = float("inf")
+            f.write(json.dumps(d) + "\n")
+        f.write("{not json}\n")
+        f.write(json.dumps({"_step": 4, "train": {"loss": 1.0}}) + "\n")
+        f.write('{"_step": 5, "train": {"loss": 1.')      # still being written
+    run = read(p)
+    assert run.warnings == ["history.jsonl:5: 1 lines not valid JSON objects or not numeric (first shown), skipped"]
+    loss = series(run, "train/loss")
+    assert loss.name == "loss" and loss.steps.tolist() == [0, 1, 2, 3, 4]
+    assert loss.values[1] == 1.875 and math.isnan(loss.values[2])
+    assert loss.locs.tolist() == [1, 2, 3, 4, 6]
+    lr = series(run, "lr")
+    assert lr.steps.tolist() == [0, 1, 2, 3] and lr.values[3] == math.inf   # missing at step 4, not NaN
+
+
+def test_jsonl_large_file_fast_path_gzip(tmp_path):
+    p = tmp_path / "metrics.jsonl.gz"
+    with gzip.open(p, "wt") as f:
+        for s in range(20_000):
+            f.write(json.dumps({"step": s, "loss": 1.0 / (s + 1)}) + "\n")
+    run = ingest([p])
+    loss = series(run, "loss")
+    assert len(loss) == 20_000 and loss.locs[-1] == 20_000 and loss.values[9] == 0.1
+
+
+def write_trainer_state(path: Path) -> dict:
+    """As transformers' TrainerState.save_to_json: json.dumps(asdict(state), indent=2, sort_keys=True)."""
+    state = {"best_metric": None, "best_model_checkpoint": None, "epoch": 1.0, "eval_steps": 500,
+             "global_step": 20, "is_hyper_param_search": False, "is_local_process_zero": True,
+             "is_world_process_zero": True, "logging_steps": 10, "max_steps": 20, "num_train_epochs": 1,
+             "log_history": [
+                 {"epoch": 0.5, "grad_norm": 1.5, "learning_rate": 5e-05, "loss": 2.3, "step": 10},
+                 {"epoch": 1.0, "grad_norm": float("nan"), "learning_rate": 2.5e-05, "loss": float("nan"), "step": 20},
+                 {"epoch": 1.0, "eval_loss": 2.1, "eval_accuracy": 0.4, "eval_runtime": 1.2, "step": 20},
+                 {"epoch": 1.0, "step": 20, "total_flos": 1e12, "train_loss": 2.2, "train_runtime": 10.0,
+                  "train_samples_per_second": 5.0}],
+             "save_steps": 500, "total_flos": 1e12, "trial_name": None, "trial_params": None}
+    path.write_text(json.dumps(state, indent=2, sort_keys=True) + "\n")
+    return state
+
+
+def test_hf_trainer_state(tmp_path):
+    p = tmp_path / "trainer_state.json"
+    write_trainer_state(p)
+    run = read(p)
+    lines = p.read_text().split("\n")
+    loss = series(run, "loss")
+    assert loss.steps.tolist() == [10, 20] and loss.values[0] == 2.3 and math.isnan(loss.values[1])
+    # each point cites the line where its row's object opens
+    for loc, step in zip(loss.locs, loss.steps):
+        assert lines[loc - 1].strip() == "{"
+        row = "\n".join(lines[loc - 1:loc + 8])
+        assert f'"step": {step}' in row
+    ev = series(run, "eval_loss")
+    assert ev.name == "val_loss" and ev.steps.tolist() == [20] and ev.values.tolist() == [2.1]
+    # the summary row's train_loss is a mean of the run, not a loss point
+    assert not any(s.raw_name in ("train_loss", "train_runtime") for s in run.series)
+    assert series(run, "epoch").steps.tolist() == [10, 20]
+
+
+def test_config_json_goes_to_text_reader(tmp_path):
+    cfg = tmp_path / "config.json"
+    cfg.write_text(json.dumps({"lr": 0.001, "batch_size": 32, "optimizer": {"name": "adamw", "betas": [0.9, 0.999]}}, indent=2))
+    one_line = tmp_path / "args.json"
+    one_line.write_text(json.dumps({"lr": 0.001, "epochs": 3}))
+    data = tmp_path / "train.json"
+    data.write_text(json.dumps([{"text": "hello", "label": 3}, {"text": "bye", "label": 1}]))
+    for p in (cfg, one_line, data):
+        assert not tabular.sniff(p, p.read_bytes()[:4096]), p
+    run = ingest([tmp_path])
+    assert {t.path: t.kind for t in run.texts} == {"config.json": "config", "args.json": "config", "train.json": "config"}
+    assert run.series == []
+
+
+def test_json_metric_list_and_keras_history(tmp_path):
+    (tmp_path / "log.json").write_text(json.dumps(
+        [{"iteration": 1, "loss": 0.5, "val_loss": float("nan")}, {"iteration": 2, "loss": 0.25}], indent=1))
+    (tmp_path / "history.json").write_text(json.dumps({"loss": [1.0, 0.5], "val_loss": [1.1, 0.7]}))
+    run = ingest([tmp_path])
+    loss = [s for s in run.series if s.source == "log.json" and s.name == "loss"][0]
+    assert loss.steps.tolist() == [1, 2] and loss.locs.tolist() == [2, 7]
+    vl = [s for s in run.series if s.source == "log.json" and s.name == "val_loss"][0]
+    assert vl.steps.tolist() == [1] and math.isnan(vl.values[0])
+    kh = [s for s in run.series if s.source == "history.json" and s.name == "val_loss"][0]
+    assert kh.values.tolist() == [1.1, 0.7] and kh.step_is_index
+
+
+def test_logs_with_commas_are_not_tables(tmp_path):
+    p = tmp_path / "train.log"
+    p.write_text("".join(f"Epoch {e}, loss {1 / (e + 1):.3f}, acc {e / 10:.2f}\n" for e in range(5)))
+    assert not tabular.sniff(p, p.read_bytes()[:4096])
+    md = tmp_path / "results.txt"
+    md.write_text("| model | acc |\n|---|---|\n| a | 0.5 |\n| b | 0.6 |\n")
+    assert not tabular.sniff(md, md.read_bytes()[:4096])
+
+
+def test_large_csv_reads_with_c_parser(tmp_path):
+    p = tmp_path / "metrics.csv"
+    n = 200_000
+    steps = np.arange(n)
+    loss = 1.0 / (steps + 1)
+    loss[150_000] = np.nan
+    with open(p, "w") as f:
+        f.write("step,loss,lr\n")
+        np.savetxt(f, np.column_stack((steps, loss, np.full(n, 1e-4))), fmt=["%d", "%.6g", "%.1e"], delimiter=",")
+    run = read(p)
+    s = series(run, "loss")
+    assert len(s) == n and math.isnan(s.values[150_000]) and s.locs[150_000] == 150_002
+    assert s.steps[-1] == n - 1 and run.warnings == []
