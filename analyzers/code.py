@@ -223,7 +223,7 @@ class Finding:
     strength: float
     line: int
     text: str
-    more: list[tuple[int, str]] = field(default_factory=list)   # extra (line, words) citations
+    more: list[tuple] = field(default_factory=list)   # extra (line, words) or (line, words, PyFile) citations
     data: dict = field(default_factory=dict)
 
 
@@ -643,24 +643,24 @@ def _between(f: PyFile, b: ast.Call, step: ast.Call, zeros: list[ast.AST]) -> as
     return None
 
 
-def _prob_names(f: PyFile, scope: ast.AST, idx: RunIndex, sm_attrs: set[str]) -> dict[str, int]:
-    """Names in scope assigned from softmax (or from a model whose forward ends in softmax) -> line."""
+def _prob_names(f: PyFile, scope: ast.AST, idx: RunIndex, sm_attrs: set[str]) -> dict[str, tuple[int, tuple]]:
+    """Names in scope holding probabilities -> (line assigned, (file, line of the softmax))."""
     prob_models = _prob_models(f, idx)
-    out: dict[str, int] = {}
+    out: dict[str, tuple[int, tuple]] = {}
     for name, lst in f.assigns(scope).items():
         for line, v in lst:
             c = core(v)
             if is_softmax_call(c, sm_attrs):
-                out[name] = line
+                out[name] = (line, (f, line))
             elif isinstance(c, ast.Call) and (dotted(c.func) or "") in prob_models:
-                out[name] = prob_models[dotted(c.func)]
-            elif name in out and line > out[name]:
+                out[name] = (line, prob_models[dotted(c.func)])
+            elif name in out and line > out[name][0]:
                 del out[name]       # reassigned to something else later
     return out
 
 
-def _prob_models(f: PyFile, idx: RunIndex) -> dict[str, int]:
-    """Variables holding a model whose output is probabilities -> line of its softmax."""
+def _prob_models(f: PyFile, idx: RunIndex) -> dict[str, tuple]:
+    """Variables holding a model whose output is probabilities -> (file, line of its softmax)."""
     if not hasattr(f, "_probm"):
         d = {}
         for name, v in f.all_assigns():
@@ -668,10 +668,9 @@ def _prob_models(f: PyFile, idx: RunIndex) -> dict[str, int]:
             if not isinstance(c, ast.Call):
                 continue
             if last(c) in idx.prob_classes:
-                pf, line = idx.prob_classes[last(c)]
-                d[name] = line if pf is f else c.lineno
+                d[name] = idx.prob_classes[last(c)]
             elif last(c) == "Sequential" and c.args and isinstance(c.args[-1], ast.Call) and last(c.args[-1]) == "Softmax":
-                d[name] = c.args[-1].lineno
+                d[name] = (f, c.args[-1].lineno)
         f._probm = d
     return f._probm
 
@@ -705,11 +704,11 @@ def _check_softmax(f: PyFile, idx: RunIndex) -> list[Finding]:
                 if a is None:
                     continue
                 probs = probs if probs is not None else _prob_names(f, scope, idx, sm_attrs)
-                line = _prob_source(a, probs, prob_models, sm_attrs, c.lineno)
-                if line is not None:
+                where = _prob_source(f, a, probs, prob_models, sm_attrs, c.lineno)
+                if where is not None:
                     out.append(Finding("code:softmax_before_ce", 0.85, c.lineno,
                                        "cross-entropy is given softmax probabilities; it applies log-softmax itself and"
-                                       " expects raw logits", [(line, "softmax applied here")]))
+                                       " expects raw logits", [(where[1], "softmax applied here", where[0])]))
                 continue
             # log(softmax) and log of values that can be 0
             x = None
@@ -721,11 +720,11 @@ def _check_softmax(f: PyFile, idx: RunIndex) -> list[Finding]:
             if x is None:
                 continue
             probs = probs if probs is not None else _prob_names(f, scope, idx, sm_attrs)
-            line = _prob_source(x, probs, prob_models, sm_attrs, c.lineno)
-            if line is not None:
+            where = _prob_source(f, x, probs, prob_models, sm_attrs, c.lineno)
+            if where is not None:
                 out.append(Finding("code:log_softmax_unstable", STRONG, c.lineno,
                                    "log of softmax underflows to log(0) = -inf; use log_softmax",
-                                   [(line, "softmax here")] if line != c.lineno else []))
+                                   [(where[1], "softmax here", where[0])] if where != (f, c.lineno) else []))
             elif isinstance(core(x), ast.Call) and last(core(x)) == "sigmoid":
                 out.append(Finding("code:log_softmax_unstable", 0.6, c.lineno,
                                    "log of sigmoid underflows to -inf; use F.logsigmoid or BCEWithLogits"))
@@ -735,12 +734,13 @@ def _check_softmax(f: PyFile, idx: RunIndex) -> list[Finding]:
     return out
 
 
-def _prob_source(a: ast.AST, probs: dict[str, int], prob_models: dict[str, int], sm_attrs, line: int) -> int | None:
+def _prob_source(f: PyFile, a: ast.AST, probs: dict, prob_models: dict, sm_attrs, line: int) -> tuple | None:
+    """(file, line) of the softmax that produced expression `a`, or None."""
     c = core(a)
     if is_softmax_call(c, sm_attrs):
-        return c.lineno
-    if isinstance(c, ast.Name) and c.id in probs and probs[c.id] <= line:
-        return probs[c.id]
+        return (f, c.lineno)
+    if isinstance(c, ast.Name) and c.id in probs and probs[c.id][0] <= line:
+        return probs[c.id][1]
     if isinstance(c, ast.Call) and (dotted(c.func) or "") in prob_models:
         return prob_models[dotted(c.func)]
     return None
@@ -1608,8 +1608,7 @@ def code_signals(run: Run) -> list[Signal]:
         ce_f, ce_line = idx.ce_used[0]
         found.append((pf, Finding("code:softmax_before_ce", MEDIUM, line,
                                   "the model's forward returns softmax probabilities and the run trains with"
-                                  " cross-entropy, which expects logits",
-                                  [(ce_line, "cross-entropy here")] if ce_f is pf else [])))
+                                  " cross-entropy, which expects logits", [(ce_line, "cross-entropy here", ce_f)])))
     found += _check_grad_clip(files, idx)
     return _to_signals(found)
 
@@ -1623,7 +1622,9 @@ def _to_signals(found: list[tuple[PyFile, Finding]]) -> list[Signal]:
         seen.add(key)
         t = f.t
         ev = [Evidence(text=x.text, source=t.path, line=x.line, quote=t.line(x.line))]
-        ev += [Evidence(text=w, source=t.path, line=ln, quote=t.line(ln)) for ln, w in x.more]
+        for m in x.more:
+            mt = m[2].t if len(m) > 2 else t
+            ev.append(Evidence(text=m[1], source=mt.path, line=m[0], quote=mt.line(m[0])))
         out.append(Signal(kind=x.kind, strength=round(float(x.strength), 3),
                           summary=f"{t.path}:{x.line}: {x.text}", evidence=ev,
                           data={"file": t.path, "line": x.line, **x.data}))

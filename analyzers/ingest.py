@@ -95,12 +95,19 @@ def _collect(p: Path, out: list[Path], run: Run, seen: set) -> None:
     except OSError as e:
         run.warnings.append(f"{p}: skipped ({e.strerror or e})")
         return
+    key = (st.st_dev, st.st_ino)
+    if key in seen:
+        # Reached twice (a symlink such as wandb/latest-run): read once. Only a link
+        # back to one of its own ancestors is a loop worth telling the user about.
+        if p.is_symlink() and stat.S_ISDIR(st.st_mode):
+            try:
+                if p.absolute().parent.resolve().is_relative_to(p.resolve()):
+                    run.warnings.append(f"{p}: skipped (symlink loop)")
+            except OSError:
+                pass
+        return
+    seen.add(key)
     if stat.S_ISDIR(st.st_mode):
-        key = (st.st_dev, st.st_ino)
-        if key in seen:
-            run.warnings.append(f"{p}: skipped (symlink loop)")
-            return
-        seen.add(key)
         try:
             entries = sorted(os.scandir(p), key=lambda e: e.name)
         except OSError as e:

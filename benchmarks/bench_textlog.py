@@ -28,30 +28,26 @@ NAN_LINE = int(N * 0.9)
 def write_log(path: Path) -> None:
     rng = np.random.default_rng(0)
     noise = ["2024-05-01 12:00:01,123 - INFO - data - loaded shard /data/shard_{i}.bin from 10.0.0.7 (pid 4242, torch 2.1.0)",
-             "2024-05-01 12:00:01,123 - WARNING - py.warnings - train.py:88: UserWarning: grad is None for layer {i}",
              "[W socket.cpp:663] [c10d] The client socket has failed to connect to [localhost]:29500 (errno: 97)"]
     gn = 1.0 + rng.random(N)
     with open(path, "w") as f:
         step = 0
         for i in range(1, N + 1):
             r = i % 10
-            if r < 7:
+            ts = f"2024-05-01 12:{step // 60000 % 60:02d}:{step // 1000 % 60:02d},{step % 1000:03d}"
+            if r < 7:   # train line
                 loss = math.nan if i == NAN_LINE else 2.0 / (1 + step * 1e-5)
-                if r < 4:
-                    f.write(f"2024-05-01 12:{step // 60000 % 60:02d}:{step // 1000 % 60:02d},{step % 1000:03d} - INFO - trainer - "
-                            f"step {step} | loss={loss:.4f} | lr=1.0e-04 | grad_norm={gn[i - 1]:.3f}\n")
-                elif r < 6:
-                    f.write(f"{{'loss': {loss:.4f}, 'grad_norm': {gn[i - 1]:.3f}, 'learning_rate': 0.0001, 'epoch': {step / 1e5:.2f}}}\n")
-                else:
-                    f.write(f"Step {step}/{N} - loss: {loss:.4f} - lr: 1.0000e-04\n")
+                f.write(f"{ts} - INFO - trainer - step {step} | loss={loss:.4f} | lr=1.0e-04 | grad_norm={gn[i - 1]:.3f}\n")
                 step += 1
+            elif r == 7:  # eval line, another style
+                f.write(f"{ts} - INFO - trainer - {{'eval_loss': {2.1 / (1 + step * 1e-5):.4f}, 'eval_accuracy': 0.5, 'epoch': {step / 1e5:.2f}}}\n")
             else:
-                f.write(noise[r - 7].format(i=i) + "\n")
+                f.write(noise[r - 8].format(i=i) + "\n")
 
 
 def naive(path: Path):
     """What a straightforward Python reader does: one regex search per field per line."""
-    pat = {k: re.compile(rf"['\"]?{k}['\"]?\s*[:=]\s*([-+0-9.eEnaNinf]+)") for k in ("loss", "lr", "grad_norm")}
+    pat = {k: re.compile(r"\b['\"]?" + k + r"['\"]?\s*[:=]\s*([-+0-9.eEnaNinf]+)") for k in ("loss", "lr", "grad_norm", "eval_loss")}
     step_re = re.compile(r"\b[Ss]tep\s+(\d+)")
     out = {k: [] for k in pat}
     with open(path) as f:

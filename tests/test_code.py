@@ -146,3 +146,10 @@ def test_project_split_over_files():
     extra = [s.summary for s in sigs if s.strength > 0.3
              and (s.kind, s.evidence[0].source, s.evidence[0].line) not in planted]
     assert extra == []
+
+
+def test_softmax_citation_points_into_the_model_file():
+    files = sorted((FIX / "bad_project").glob("*.py"))
+    sig = next(s for s in code_signals(run_of(*files)) if s.kind == "code:softmax_before_ce")
+    soft = sig.evidence[1]
+    assert soft.source == "models.py" and soft.quote == "        return torch.softmax(out, dim=1)"

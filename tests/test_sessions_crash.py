@@ -26,11 +26,12 @@ for line in sys.stdin:
     pid = os.fork()
     if pid == 0:
         s = Session.open(line.strip())
-        print("ready", os.getpid(), flush=True)
+        # One os.write per line: a pipe write under 4 KiB is atomic, so a kill never leaves half a line.
+        os.write(1, f"ready {os.getpid()}\n".encode())
         i = 0
         while True:
             ev = s.append("note_added", {"text": f"{os.getpid()}:{i}:" + "x" * (10, 3000, 64_000)[i % 3]})
-            print(ev.seq, ev.payload["text"][:40], flush=True)
+            os.write(1, f"{ev.seq} {ev.payload['text'][:40]}\n".encode())
             i += 1
     _, status = os.waitpid(pid, 0)
     print("reaped", os.WTERMSIG(status) if os.WIFSIGNALED(status) else -1, flush=True)
@@ -43,6 +44,8 @@ LANES = 8
 def run_lane(session_dir, rounds, seed, acked, errors, torn):
     rng = random.Random(seed)
     host = subprocess.Popen([sys.executable, "-c", HOST], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    watchdog = threading.Timer(120, host.kill)    # a protocol bug fails the test instead of hanging it
+    watchdog.start()
     try:
         for _ in range(rounds):
             host.stdin.write(f"{session_dir}\n")
@@ -55,6 +58,9 @@ def run_lane(session_dir, rounds, seed, acked, errors, torn):
             os.kill(int(first[1]), signal.SIGKILL)
             while (line := host.stdout.readline().strip()) and not line.startswith("reaped"):
                 seq, prefix = line.split(" ", 1)
+                if "reaped" in prefix or not seq.isdigit():
+                    errors.append(f"garbled line from the writer: {line[:80]!r}")
+                    return
                 acked[int(seq)] = prefix
             if line != f"reaped {int(signal.SIGKILL)}":
                 errors.append(f"writer ended with {line!r}, not by SIGKILL")
@@ -65,6 +71,7 @@ def run_lane(session_dir, rounds, seed, acked, errors, torn):
             if bad:
                 errors.append(f"{session_dir.name}: {bad}")
     finally:
+        watchdog.cancel()
         host.kill()
         host.wait()
 

@@ -127,7 +127,9 @@ def _is_mlflow_db(path: Path) -> bool:
 # ---------------------------------------------------------------- read
 
 def read(path: Path, rel: str, run: Run) -> None:
-    if path.open("rb").read(16) == _SQLITE_MAGIC:
+    with open(path, "rb") as f:
+        magic = f.read(16)
+    if magic == _SQLITE_MAGIC:
         _read_db(path, rel, run)
         return
     where = _run_part(path)

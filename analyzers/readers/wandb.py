@@ -36,7 +36,7 @@ from ..ingest import read_text
 from ..model import LOC_RECORD, Fact, Run, Series
 from ..names import normalize
 from .mlflow import fact_name
-from .tensorboard import _fields, _varint
+from .tensorboard import _fields
 
 _MAGIC = b":W&B" + struct.pack("<H", 0xBEE1)
 _BLOCK = 32768
@@ -47,7 +47,7 @@ _RUN_DIR = re.compile(r"^(offline-)?run-\d{8}_\d{6}-[A-Za-z0-9]+$")
 _CLAIMED = {"config.yaml", "wandb-metadata.json", "wandb-summary.json"}
 # the SDK's own logs (connection, threads, sync state): not the training's output
 _SDK_LOGS = {"debug.log", "debug-internal.log", "debug-core.log"}
-_INTERNAL_KEYS = {"_runtime", "_timestamp", "_step", "_wandb"}
+_INTERNAL_KEYS = {"_runtime", "_timestamp", "_step", "_wandb", "wandb_version"}
 
 
 def _is_run_dir(d: Path) -> bool:

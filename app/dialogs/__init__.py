@@ -1,0 +1,1 @@
+"""Modal dialogs: help, approve a command, type-to-confirm a fix, the one-hour reset, the session picker."""

@@ -1,0 +1,1 @@
+"""Reusable widgets: the metric plot, the artifact viewer, confidence bars."""
