@@ -1158,21 +1158,26 @@ def _eval_before(f: PyFile, scope, cls, m: str, line: int, evals: list[ast.Call]
 
 def _may_drop(f: PyFile, idx: RunIndex, m: str) -> bool:
     """Could this model hold dropout/batch-norm? False only when we know its class and it does not."""
-    leaf = m.rsplit(".", 1)[-1]
-    if leaf not in idx.model_dropout:
-        idx.model_dropout[leaf] = _may_drop_uncached(idx, leaf)
-    return idx.model_dropout[leaf]
+    key = f"{f.t.path}\0{m.rsplit('.', 1)[-1]}"
+    if key not in idx.model_dropout:
+        idx.model_dropout[key] = _may_drop_uncached(f, idx, m.rsplit(".", 1)[-1])
+    return idx.model_dropout[key]
 
 
-def _may_drop_uncached(idx: RunIndex, leaf: str) -> bool:
-    for g in idx.files:
+def _may_drop_uncached(f: PyFile, idx: RunIndex, leaf: str) -> bool:
+    # this file's own assignment of the variable first; other files only through classes the run defines
+    for g in [f] + [x for x in idx.files if x is not f]:
         for name, v in g.all_assigns():
-            if name.rsplit(".", 1)[-1] == leaf and isinstance(core(v), ast.Call):
-                cls = last(core(v))
-                if cls in idx.class_dropout:
-                    return idx.class_dropout[cls]
-                if cls == "Sequential":
-                    return bool(_NORM_LAYERS.search(src(v)))
+            if name.rsplit(".", 1)[-1] != leaf or not isinstance(core(v), ast.Call):
+                continue
+            ctor = core(v)
+            cls = last(ctor)
+            if cls in idx.class_dropout:
+                return idx.class_dropout[cls]
+            if g is f and cls == "Sequential" and "torch" in g.origin(fname(ctor)) + fname(ctor).replace("nn.", "torch.nn."):
+                return bool(_NORM_LAYERS.search(src(v)))
+            if g is f:
+                return True      # built by something we cannot see into
     if idx.class_dropout and not any(idx.class_dropout.values()):
         return False       # every model class of the run is free of dropout/BN
     return True

@@ -62,6 +62,8 @@ class MltdbgApp(App):
         self.series: dict[str, Any] = {}    # metric -> (steps, values) of the live run (full resolution)
         self.anomalies: list[dict[str, Any]] = []
         self.diagnosis = None               # the live Diagnosis (hypothesis extras: instrumentation, tests)
+        self.baseline_series: dict[str, Any] = {}
+        self.warnings: list[str] = []       # ingest warnings of the last diagnosis
         self.stale = False                  # a verdict came in: diagnose again on the hypotheses screen
 
     # ----- start -------------------------------------------------------------------------------

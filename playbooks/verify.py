@@ -22,6 +22,18 @@ QUOTE_WINDOW = 3
 VALUE_RTOL = 1e-3
 
 _WS = re.compile(r"\s+")
+_AT_COMMIT = re.compile(r"^(.+)@([0-9a-f]{7,40})$")
+
+
+def _git_show(root: Path, sha: str, rel: str) -> list[str] | None:
+    import subprocess
+    if rel.startswith("/") or ".." in Path(rel).parts:
+        return None
+    try:
+        r = subprocess.run(["git", "-C", str(root), "show", f"{sha}:./{rel}"], capture_output=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return r.stdout.decode("utf-8", errors="replace").split("\n") if r.returncode == 0 else None
 
 
 def _norm(s: str) -> str:
@@ -40,6 +52,10 @@ class Verifier:
             return self._lines[source]
         lines = None
         root = self.run.root.resolve()
+        m = _AT_COMMIT.match(source)
+        if m:   # a line as it was in an earlier commit (baseline diffs cite removed lines so)
+            self._lines[source] = _git_show(root, m.group(2), m.group(1))
+            return self._lines[source]
         p = (root / source).resolve()
         try:
             p.relative_to(root)   # never read outside the run root

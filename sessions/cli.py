@@ -1,7 +1,7 @@
 """`mltdbg sessions list | replay ID|FILE | export ID --format md|json`.
 
 `add_subparser(subparsers)` adds the `sessions` command to the `mltdbg`
-parser; its handler `run(args) -> exit code` is set as `args.func`.
+parser; its handler `run(args) -> exit code` is set as `args.handler` (and `args.func`).
 Exit codes: 0 ok, 1 session not found or unreadable, 2 usage.
 """
 from __future__ import annotations
@@ -35,7 +35,7 @@ def add_subparser(subparsers: Any) -> argparse.ArgumentParser:
     e.add_argument("session", help="session id (or unique prefix), folder or events file")
     e.add_argument("--format", choices=("md", "json"), default="md")
     e.add_argument("-o", "--output", type=Path, default=None, help="write here instead of stdout")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, handler=run)   # app/cli.py dispatches on `handler`
     return p
 
 

@@ -79,7 +79,7 @@ def export_md(state: SessionState) -> str:
                     quote = f" `{e['quote']}`" if e.get("quote") else ""
                     lines.append(f"- {e.get('text', '')}" + (f" ({where.strip()})" if where.strip() else "") + quote)
             if h.get("check"):
-                lines.append(f"\nCheck: {h['check']}")
+                lines.append(("\n" if h.get("evidence") else "") + f"Check: {h['check']}")
             if h.get("fix"):
                 lines.append(f"Fix: {h['fix']}")
             if v and v.note:

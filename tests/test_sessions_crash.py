@@ -8,7 +8,6 @@ import sys
 import threading
 import time
 
-import pytest
 
 from mltdbg.sessions import Replay, Session
 from mltdbg.sessions.log import read_log

@@ -1,10 +1,8 @@
 """Session log: append/resume, damage on load, versions, locks, paths, output cap, environment."""
 import json
-import os
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 

@@ -42,7 +42,7 @@ class CaptureScreen(StepScreen):
     BINDINGS = [
         Binding("ctrl+n", "next", "Next: diagnose", id="next", priority=True),
         Binding("ctrl+r", "run_command", "Run command", id="run_command", priority=True),
-        Binding("ctrl+x", "cancel_run", "Cancel run", id="cancel_run", show=False, priority=True),
+        Binding("ctrl+g", "cancel_run", "Cancel run", id="cancel_run", show=False, priority=True),
     ]
 
     class OutputLine(Message):
@@ -242,7 +242,7 @@ class CaptureScreen(StepScreen):
     # ----- leaving -----------------------------------------------------------------------------
     def action_next(self) -> None:
         if self._run is not None:
-            self.notify("the command is still running (ctrl+x cancels it)", severity="warning")
+            self.notify("the command is still running (ctrl+g cancels it)", severity="warning")
             return
         if not self.mapp.readonly:
             self.flush()

@@ -132,6 +132,11 @@ def load_data(cfg):
     return make_split(cfg["n"], cfg, seed=1)
 
 
+def build_model(cfg):
+    h = cfg["hidden"]
+    return nn.Sequential(nn.Linear(cfg["dim"], h), nn.Tanh(), nn.Linear(h, h), nn.Tanh(), nn.Linear(h, 1))  # @MODEL
+
+
 def main():
     cfg = load_config()
     CFG.update(cfg)
@@ -141,9 +146,7 @@ def main():
     train_ds = TensorDataset(x[n_val:], y[n_val:])
     xv, yv = x[:n_val], y[:n_val]
     loader = DataLoader(train_ds, batch_size=cfg["batch_size"], shuffle=True)
-    model = nn.Sequential(nn.Linear(cfg["dim"], cfg["hidden"]), nn.Tanh(),
-                          nn.Linear(cfg["hidden"], cfg["hidden"]), nn.Tanh(),
-                          nn.Linear(cfg["hidden"], 1))  # @MODEL
+    model = build_model(cfg)
     optimizer = torch.optim.SGD(model.parameters(), lr=cfg["lr"], momentum=0.9)  # @OPTIMIZER
     RUN.update(total=cfg["epochs"] * len(loader), epochs=cfg["epochs"], per_epoch=len(loader),
                log_every=cfg["log_every"], batch_size=cfg["batch_size"])
@@ -218,6 +221,7 @@ def dead_fraction(model, x):
 
 @case("lr_high_regression_mlflow", split="holdout", expected="lr_too_high",
       symptom="regression loss explodes to inf after a few epochs, what is going on", fmt=fmt("mlflow"),
+      also_acceptable=["exploding_gradients"],
       notes="Tanh MLP regression, SGD momentum 0.9 at lr=0.2 (config.json; 0.01 works). MSE falls for a while, "
             "then rises by orders of magnitude and goes inf/NaN. MLflow file store only.")
 def _(c: Ctx):
@@ -231,19 +235,19 @@ def _(c: Ctx):
 
 @case("lr_low_cnn_pylogging", split="tune", expected="lr_too_low",
       symptom="The CNN trains but painfully slowly, loss has barely moved after 6 epochs.", fmt=fmt("pylogging"),
-      notes="Small CNN on shapes, Adam with lr=2e-6 in config.yaml (1e-3 works): loss falls almost linearly and very slowly.")
+      notes="Small CNN on shapes, Adam with lr=2e-5 in config.yaml (1e-3 works): loss falls almost linearly and very slowly.")
 def _(c: Ctx):
     clf_case(c, doc="Small CNN on synthetic 12x12 shape images.", data=DATA_SHAPES, model=MODEL_CNN, style="pylogging",
-             cfg={**SHAPES, "lr": 2e-6},
+             cfg={**SHAPES, "lr": 2e-5},
              OPTIMIZER='optimizer = torch.optim.Adam(model.parameters(), lr=cfg["lr"])')
 
 
 @case("lr_low_lstm_absl", split="holdout", expected="lr_too_low", symptom=None, fmt=fmt("absl"),
-      notes="LSTM sequence classifier, plain SGD with lr=1e-4 passed as a flag default (argparse, flags dumped to "
+      notes="LSTM sequence classifier, plain SGD (no momentum) with lr=1e-3 passed as a flag default (argparse, flags dumped to "
             "flags.json); loss creeps down linearly from ln 6.")
 def _(c: Ctx):
     clf_case(c, doc="LSTM classifier: which token dominates a sequence.", data=DATA_SEQ, model=MODEL_LSTM, style="absl",
-             cfg={**SEQ, "lr": 1e-4}, config="flags.json",
+             cfg={**SEQ, "lr": 1e-3, "epochs": 8}, config="flags.json",
              OPTIMIZER='optimizer = torch.optim.SGD(model.parameters(), lr=cfg["lr"])')
 
 
@@ -325,31 +329,28 @@ def _(c: Ctx):
              style="pipe", cfg=RNN_CFG)
 
 
-@case("explode_deep_mlp_jsonl", split="tune", expected="exploding_gradients", symptom=None, fmt=fmt("jsonl"),
-      notes="12-layer ReLU MLP without normalisation, weights initialised N(0, 0.25) (init_std in config.yaml), "
-            "SGD momentum, no clipping: grad_norm grows by orders of magnitude, then the loss overflows.")
+@case("explode_gru_lm_noclip_jsonl", split="tune", expected="exploding_gradients", also_acceptable=["lr_too_high"],
+      symptom=None, fmt=fmt("jsonl"),
+      notes="GRU char LM with gradient clipping disabled (grad_clip: 0 in config.yaml, so train.py skips "
+            "clip_grad_norm_) and AdamW lr=0.15: train/grad_norm grows from ~4 to ~1e4-1e5 within ~40 steps while the "
+            "loss jumps back up. The lr is also high, so lr_too_high is acceptable.")
 def _(c: Ctx):
-    clf_case(c, doc="Deep MLP classifier on blobs.", data=DATA_BLOBS, model=MODEL_MLP, style="jsonl",
-             cfg={**BLOBS, "depth": 12, "hidden": 64, "init_std": 0.25, "lr": 0.003},
-             extra_defs='''
-def init_weights(model, std):
-    for m in model.modules():
-        if isinstance(m, nn.Linear):
-            nn.init.normal_(m.weight, std=std)
-            nn.init.zeros_(m.bias)
-''', OPTIMIZER='''
-init_weights(model, cfg["init_std"])
-optimizer = torch.optim.SGD(model.parameters(), lr=cfg["lr"], momentum=0.9)
-''')
+    cfg = {**CHARLM, "lr": 0.15, "grad_clip": 0}
+    c.write("config.yaml", yaml_dump(cfg))
+    c.write("train.py", lm_script(
+        "Character-level GRU language model on a toy corpus.", model=MODEL_GRU_LM, style="jsonl",
+        CLIP='''
+gnorm = torch.nn.utils.clip_grad_norm_(model.parameters(), cfg["grad_clip"] if cfg["grad_clip"] > 0 else float("inf")).item()
+'''))
+    run_train(c, "jsonl")
 
 
 @case("explode_rnn_tb", split="holdout", expected="exploding_gradients", symptom="loss goes to inf around step 150?",
-      fmt=fmt("tb_holdout"), notes="Vanilla tanh-free ReLU RNN (hidden 96, 50 steps), recurrent gain 1.3, Adam, no "
-                                   "clipping; gnorm (optim/gnorm) grows by orders of magnitude before the loss blows up.")
+      fmt=fmt("tb_holdout"), notes="Vanilla ReLU RNN (hidden 96, 50 steps), recurrent weights orthogonal*1.5, SGD momentum, no "
+                                   "clipping; optim/gnorm spikes by orders of magnitude, then the loss goes NaN.")
 def _(c: Ctx):
     clf_case(c, doc="Sequence classifier with a plain RNN.", data=DATA_SEQ, model=RNN_DEFS.replace("RNNClassifier", "Net"),
-             style="tb_holdout", cfg={**RNN_CFG, "seq_len": 50, "hidden": 96, "recurrent_gain": 1.3, "lr": 0.003},
-             OPTIMIZER='optimizer = torch.optim.Adam(model.parameters(), lr=cfg["lr"])')
+             style="tb_holdout", cfg={**RNN_CFG, "seq_len": 50, "hidden": 96, "recurrent_gain": 1.5, "log_every": 2})
 
 
 # =============================================================================
@@ -413,20 +414,42 @@ optimizer = torch.optim.SGD(model.parameters(), lr=cfg["lr"], momentum=0.9)
 ''', EXTRA_METRICS="metrics.update(layer_grad_norms(model))\nmetrics.update(dead_fraction(model, x))")
 
 
-@case("dead_relu_lr_spike_tb", split="holdout", expected="dead_relu", symptom="accuracy collapsed to chance",
-      also_acceptable=["lr_too_high"], fmt=fmt("tb_holdout"),
-      notes="ReLU MLP (4 layers) with one huge SGD step: lr=2.0 for the first 5 steps (a 'warm start' hack in "
-            "train.py) kills the ReLUs; afterwards dead_frac/* stays ~1 and the per-layer grads are 0 while the "
-            "loss sits at chance. lr_too_high is the trigger, so it is also acceptable.")
+RELU_HOOK_DEFS = '''
+_acts = {}
+
+
+def watch_relus(model):
+    """Keep the last output of every ReLU module (for the dead-unit share)."""
+    for name, m in model.named_modules():
+        if isinstance(m, nn.ReLU):
+            m.register_forward_hook(lambda mod, inp, out, name=name: _acts.__setitem__(name, out.detach()))
+
+
+def dead_fraction():
+    """Share of units/channels that are 0 for every sample (and position) of the last batch."""
+    out = {}
+    for name, a in _acts.items():
+        a = a.transpose(0, 1).reshape(a.shape[1], -1) if a.dim() == 4 else a.t()
+        out[f"dead_frac/{name}"] = (a.amax(dim=1) <= 0).float().mean().item()
+    return out
+''' + PER_LAYER_DEFS
+
+
+@case("dead_relu_cnn_bias_tb", split="holdout", expected="dead_relu", symptom="accuracy collapsed to chance",
+      fmt=fmt("tb_holdout"),
+      notes="CNN whose conv and hidden Linear biases are initialised to -2 (init_bias in config.yaml, 'sparse "
+            "activations' init in train.py): every ReLU outputs 0 for every input (train/dead_frac/* = 1.0), all "
+            "layer gradients except the output bias are 0; loss stays at ln 4.")
 def _(c: Ctx):
-    clf_case(c, doc="MLP on blobs with a short high-lr 'kick-start'.", data=DATA_BLOBS, model=MODEL_MLP,
-             style="tb_holdout", cfg={**BLOBS, "depth": 4, "kick_lr": 2.0, "kick_steps": 5},
-             extra_defs=DEAD_DEFS,
-             ZERO_GRAD='''
-optimizer.zero_grad()
-for g in optimizer.param_groups:
-    g["lr"] = cfg["kick_lr"] if step <= cfg["kick_steps"] else cfg["lr"]
-''', EXTRA_METRICS="metrics.update(layer_grad_norms(model))\nmetrics.update(dead_fraction(model, x))")
+    clf_case(c, doc="CNN on shapes with a sparse-activation initialisation.", data=DATA_SHAPES, model=MODEL_CNN,
+             style="tb_holdout", cfg={**SHAPES, "init_bias": -2.0}, extra_defs=RELU_HOOK_DEFS,
+             OPTIMIZER='''
+hidden = [m for m in model.modules() if isinstance(m, nn.Conv2d) or (isinstance(m, nn.Linear) and m.out_features != 4)]
+for m in hidden:
+    nn.init.constant_(m.bias, cfg["init_bias"])
+watch_relus(model)
+optimizer = torch.optim.SGD(model.parameters(), lr=cfg["lr"], momentum=0.9)
+''', EXTRA_METRICS="metrics.update(layer_grad_norms(model))\nmetrics.update(dead_fraction())")
 
 
 # =============================================================================
@@ -472,14 +495,14 @@ def _(c: Ctx):
 # plateau_underfitting
 # =============================================================================
 
-@case("plateau_weight_decay_tqdm", split="tune", expected="plateau_underfitting",
-      symptom="Loss plateaus around 1.9 almost immediately. More epochs don't help.", fmt=fmt("tqdm"),
-      notes="MLP trained with SGD weight_decay=0.5 (config.yaml; meant 5e-4): heavily over-regularised, the loss "
-            "stalls early far above what the model reaches normally.")
+@case("plateau_tiny_model_tqdm", split="tune", expected="plateau_underfitting",
+      symptom="Loss plateaus around 1.7 almost immediately. More epochs don't help.", fmt=fmt("tqdm"),
+      notes="The MLP has one hidden layer of 2 units (hidden: 2, depth: 1 in config.yaml) for a 10-class, "
+            "20-dimensional problem: far too small, the loss stalls early around 1.7 (ln 10 = 2.30, a 64-unit "
+            "model reaches ~0.5).")
 def _(c: Ctx):
-    clf_case(c, doc="MLP on blobs with L2 regularisation.", data=DATA_BLOBS, model=MODEL_MLP, style="tqdm",
-             cfg={**BLOBS, "weight_decay": 0.5},
-             OPTIMIZER='optimizer = torch.optim.SGD(model.parameters(), lr=cfg["lr"], momentum=0.9, weight_decay=cfg["weight_decay"])')
+    clf_case(c, doc="MLP on blobs.", data=DATA_BLOBS, model=MODEL_MLP, style="tqdm",
+             cfg={**BLOBS, "depth": 1, "hidden": 2})
 
 
 @case("plateau_linear_model_rank", split="holdout", expected="plateau_underfitting", symptom=None, fmt=fmt("rank"),
@@ -487,8 +510,7 @@ def _(c: Ctx):
             "MSE plateaus at ~1.0 after a few steps while the target variance is ~1.6.")
 def _(c: Ctx):
     reg_case(c, doc="Baseline regressor for the tabular target.", style="rank", cfg={**REG, "hidden": 0, "lr": 0.01},
-             MODEL='model = nn.Linear(cfg["dim"], 1) if cfg["hidden"] == 0 else nn.Sequential(\n'
-                   '    nn.Linear(cfg["dim"], cfg["hidden"]), nn.Tanh(), nn.Linear(cfg["hidden"], 1))')
+             MODEL='return nn.Linear(cfg["dim"], 1) if h == 0 else nn.Sequential(nn.Linear(cfg["dim"], h), nn.Tanh(), nn.Linear(h, 1))')
 
 
 # =============================================================================
@@ -583,24 +605,24 @@ def write_blob_csv(c: Ctx, n: int, dim: int, k: int, holes: dict[int, int], rel=
 
 
 @case("nan_csv_missing_value_kv", split="tune", expected="nan_in_data",
-      symptom="Loss becomes nan in the middle of epoch 2, before that it looked fine.", fmt=fmt("kv", "data CSV"),
-      notes="data/train.csv row 1530 (file line 1532) has an empty cell; np.genfromtxt reads it as NaN. The batch "
+      symptom="Loss becomes nan about 30 steps in, before that it looked fine.", fmt=fmt("kv", "data CSV"),
+      notes="data/train.csv data row 1128 (file line 1130, column f3) has an empty cell; np.genfromtxt reads it as NaN. The batch "
             "holding that row turns the loss NaN (finite just before), and every step after is NaN.")
 def _(c: Ctx):
-    write_blob_csv(c, 2000, 8, 6, holes={1530: 3})
+    write_blob_csv(c, 2000, 8, 6, holes={1128: 3})
     clf_case(c, doc="MLP on features read from data/train.csv.", data=CSV_DATA_LOADER, model=MODEL_MLP, style="kv",
              cfg={**BLOBS, "dim": 8, "num_classes": 6, "data_path": "data/train.csv", "log_every": 5})
 
 
 @case("nan_ratio_feature_csv", split="tune", expected="nan_in_data", symptom=None, fmt=fmt("csv", "data CSV"),
       notes="A derived feature divides two raw columns (f1 / f2); data/train.csv has one row with f2 == 0, "
-            "giving inf in that sample: the loss is inf/NaN at the batch that holds it, finite before.")
+            "giving inf in that sample (data row 989, file line 991): the loss is inf/NaN at the batch that holds it, finite before.")
 def _(c: Ctx):
     write_blob_csv(c, 1500, 6, 5, holes={})
     text = (c.dir / "data/train.csv").read_text().split("\n")
-    cells = text[900].split(",")
+    cells = text[990].split(",")
     cells[2] = "0.0000"
-    text[900] = ",".join(cells)
+    text[990] = ",".join(cells)
     c.write("data/train.csv", "\n".join(text))
     loader = CSV_DATA_LOADER.replace('''    x = torch.tensor(arr[:, :-1], dtype=torch.float32)
 ''', '''    x = torch.tensor(arr[:, :-1], dtype=torch.float32)
@@ -612,7 +634,7 @@ def _(c: Ctx):
 
 
 @case("nan_sample_regression_rank", split="holdout", expected="nan_in_data",
-      symptom="loss=nan after ~150 iterations, I'm guessing the learning rate is too high?", misleading=True,
+      symptom="loss=nan after ~20 iterations, I'm guessing the learning rate is too high?", misleading=True,
       fmt=fmt("rank", "data .npz"),
       notes="data/features.npy has NaN in row 2417 (a failed sensor read); the regression loss is finite until the "
             "batch holding it and NaN from there on. lr is a normal 0.01.")
@@ -641,13 +663,13 @@ def make_split(n, cfg, seed):
 # =============================================================================
 
 @case("log_of_softmax_jsonl", split="tune", expected="numerical_instability",
-      symptom="After a few epochs the loss suddenly becomes inf and then nan.", fmt=fmt("jsonl"),
+      symptom="Loss jumps up and then becomes nan within the first epoch.", fmt=fmt("jsonl"),
       notes="Loss computed as -log(softmax(logits / temperature)) with temperature 0.05 (config.yaml) instead of "
             "log_softmax: once a wrong class wins by a wide margin softmax underflows to 0 and log gives -inf; "
             "loss inf then NaN. Data has no NaN.")
 def _(c: Ctx):
     clf_case(c, doc="MLP on blobs with a temperature-scaled classification loss.", data=DATA_BLOBS, model=MODEL_MLP,
-             style="jsonl", cfg={**BLOBS, "temperature": 0.05, "lr": 0.05},
+             style="jsonl", cfg={**BLOBS, "temperature": 0.05, "lr": 0.02},
              LOSS='probs = torch.softmax(logits / cfg["temperature"], dim=-1)\n'
                   'loss = -torch.log(probs[torch.arange(len(y)), y]).mean()')
 
@@ -677,3 +699,368 @@ def evaluate_binary(model, loader):
     return tot / n, correct / n
 ''', FORWARD="logits = model(x).squeeze(1)", LOSS="loss = bce(logits, (y == 0).float())",
              EVAL="val_loss, val_acc = evaluate_binary(model, val_loader)", CRITERION="", config="flags.json")
+
+
+# =============================================================================
+# mixed_precision_overflow
+# =============================================================================
+
+FP16_MAIN = '''
+
+class DynamicLossScaler:
+    """apex-style dynamic loss scaling for a pure fp16 model."""
+
+    def __init__(self, init_scale=2.0 ** 16, window=200):
+        self.scale, self.window, self.good = init_scale, window, 0
+
+    def has_overflow(self, params):
+        return any(p.grad is not None and not torch.isfinite(p.grad).all() for p in params)
+
+    def update(self, overflow):
+        if overflow:
+            self.scale = max(self.scale / 2, 2.0 ** -24)
+            self.good = 0
+        else:
+            self.good += 1
+            if self.good % self.window == 0:
+                self.scale *= 2
+
+
+def main():
+    cfg = load_config()
+    torch.manual_seed(cfg["seed"])
+    x, y = make_split(cfg["n"], cfg, seed=1)
+    loader = DataLoader(TensorDataset(x, y), batch_size=cfg["batch_size"], shuffle=True)
+    model = build_model(cfg)
+    if cfg["precision"] == "fp16":
+        model = model.half()
+    optimizer = torch.optim.SGD(model.parameters(), lr=cfg["lr"], momentum=0.9)
+    scaler = DynamicLossScaler(cfg["init_loss_scale"])
+    RUN.update(total=cfg["epochs"] * len(loader), epochs=cfg["epochs"], per_epoch=len(loader),
+               log_every=cfg["log_every"], batch_size=cfg["batch_size"])
+    step, skipped = 0, 0
+    for epoch in range(cfg["epochs"]):
+        for xb, yb in loader:
+            step += 1
+            if cfg["precision"] == "fp16":
+                xb, yb = xb.half(), yb.half()
+            loss = LOSS(model(xb), yb)
+            optimizer.zero_grad()
+            (loss * scaler.scale).backward()
+            overflow = scaler.has_overflow(model.parameters())
+            if overflow:
+                skipped += 1
+                log_overflow(step, scaler.scale)
+            else:
+                for p in model.parameters():
+                    p.grad.div_(scaler.scale)
+                optimizer.step()
+            gnorm = 0.0 if overflow else math.sqrt(sum(p.grad.float().pow(2).sum().item() for p in model.parameters()))
+            scaler.update(overflow)
+            if step % cfg["log_every"] == 0:
+                log_train(step, epoch, {"loss": loss.item(), "lr": cfg["lr"], "grad_norm": gnorm,
+                                        "loss_scale": scaler.scale, "skipped": skipped})
+    close()
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+@case("fp16_overflow_apex_pylogging", split="tune", expected="mixed_precision_overflow",
+      symptom="Training in fp16 prints lots of 'Gradient overflow' and the loss never improves.", fmt=fmt("pylogging"),
+      notes="Pure-fp16 MLP (precision: fp16 in config.yaml) on unnormalised features in the thousands: activations "
+            "overflow fp16 (inf) so every step is skipped; the log shows apex-style 'Gradient overflow. Skipping "
+            "step, loss scaler 0 reducing loss scale to ...' lines and loss_scale halving to its floor. In fp32 the "
+            "same run trains.")
+def _(c: Ctx):
+    cfg = {**BLOBS, "n": 2000, "feature_scale": 3000.0, "precision": "fp16", "init_loss_scale": 65536.0,
+           "lr": 1e-4, "epochs": 3}
+    c.write("config.yaml", yaml_dump(cfg))
+    data = DATA_BLOBS.split("\n\n\ndef make_datasets")[0]
+    data = data.replace('* cfg.get("noise", 1.0)\n    return x, y', '* cfg.get("noise", 1.0)\n    # raw sensor units, not standardised\n    return x * cfg["feature_scale"], y')
+    style = STYLES["pylogging"] + '''
+
+def log_overflow(step, new_scale):
+    logger.warning("Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to %s", new_scale / 2)
+'''
+    model = '''
+LOSS = nn.CrossEntropyLoss()
+
+
+def build_model(cfg):
+    return nn.Sequential(nn.Linear(cfg["dim"], 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(),
+                         nn.Linear(256, cfg["num_classes"]))
+'''
+    c.write("train.py", script("fp16 MLP classifier with dynamic loss scaling.", CONFIG_YAML, data, model, style,
+                               FP16_MAIN))
+    run_train(c, "pylogging")
+
+
+DS_STYLE = '''
+import time
+
+
+def _stamp():
+    t = time.time()
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(t)) + f",{int(t * 1000) % 1000:03d}"
+
+
+def log_overflow(step, new_scale):
+    print(f"[{_stamp()}] [INFO] [loss_scaler.py:183:update_scale] [deepspeed] OVERFLOW! Rank 0 Skipping step. "
+          f"Attempted loss scale: {int(new_scale)}, reducing to {int(max(new_scale / 2, 1))}", flush=True)
+
+
+def log_train(step, epoch, m):
+    print(f"[{_stamp()}] [INFO] [logging.py:96:log_dist] [Rank 0] step={step}, skipped={m['skipped']}, "
+          f"lr=[{m['lr']}], mom=[(0.9, 0.999)]", flush=True)
+    print(f"[{_stamp()}] [INFO] [timer.py:260:stop] epoch={epoch}/micro_step={step}/global_step={step}, "
+          f"RunningAvgSamplesPerSec=1021.3, CurrSamplesPerSec=1033.9, MemAllocated=0.02GB, MaxMemAllocated=0.03GB", flush=True)
+    print(f"step {step} | loss {m['loss']:.4f} | loss_scale {m['loss_scale']:g}", flush=True)
+
+
+def log_text(msg):
+    print(msg, flush=True)
+
+
+def close():
+    pass
+'''
+
+
+@case("fp16_overflow_deepspeed_mse", split="holdout", expected="mixed_precision_overflow", symptom=None,
+      fmt="DeepSpeed-style log lines (OVERFLOW! Skipping step) + ds_config.json",
+      notes="fp16 regression (ds_config.json: fp16.enabled true) on targets in the hundreds: the MSE itself "
+            "overflows fp16 (inf), so DeepSpeed-style dynamic scaling skips every step and the loss scale halves "
+            "to 1; the printed loss stays inf. In fp32 it trains.")
+def _(c: Ctx):
+    c.write("ds_config.json", json.dumps({"train_batch_size": 64, "fp16": {"enabled": True, "loss_scale": 0,
+                                                                          "initial_scale_power": 16,
+                                                                          "loss_scale_window": 200, "min_loss_scale": 1},
+                                          "gradient_clipping": 1.0}, indent=2) + "\n")
+    cfg = {**REG, "precision": "fp16", "init_loss_scale": 65536.0, "target_scale": 400.0, "lr": 1e-5, "epochs": 3}
+    c.write("config.yaml", yaml_dump(cfg))
+    data = DATA_REGRESSION.replace('return x, y.unsqueeze(1)', 'return x, (y * cfg["target_scale"]).unsqueeze(1)   # in grams')
+    model = '''
+LOSS = nn.MSELoss()
+
+
+def build_model(cfg):
+    return nn.Sequential(nn.Linear(cfg["dim"], cfg["hidden"]), nn.Tanh(), nn.Linear(cfg["hidden"], 1))
+'''
+    c.write("train.py", script("fp16 regressor, DeepSpeed-style dynamic loss scaling.", CONFIG_YAML, data, model,
+                               DS_STYLE, FP16_MAIN))
+    c.run("python train.py", stdout="train.log", stderr="train.log")
+
+
+# =============================================================================
+# zero_variance_statistic
+# =============================================================================
+
+@case("var_last_batch_of_one_kv", split="tune", expected="zero_variance_statistic",
+      symptom="Loss is NaN from the end of the first epoch on.", fmt=fmt("kv", "stderr merged"),
+      notes="Net.forward standardises each batch with x.std(0); 1601 training samples at batch 32 leave a last "
+            "batch of ONE sample, std over one element is NaN (torch prints 'std(): degrees of freedom is <= 0') "
+            "and the loss and weights turn NaN at step 51.")
+def _(c: Ctx):
+    model = MODEL_MLP.replace('''    def forward(self, x):
+        return self.head(self.body(x))''', '''    def forward(self, x):
+        x = (x - x.mean(0)) / (x.std(0) + 1e-6)      # per-batch feature standardisation
+        return self.head(self.body(x))''')
+    clf_case(c, doc="MLP on blobs with in-model batch standardisation.", data=DATA_BLOBS, model=model, style="kv",
+             cfg={**BLOBS, "n_train": 1601, "log_every": 5, "noise": 1.5})
+
+
+@case("var_target_norm_rank", split="holdout", expected="zero_variance_statistic", symptom=None,
+      fmt=fmt("rank", "stderr merged"),
+      notes="Regression targets normalised per batch with yb.var(); 2369 training rows at batch 64 leave a final "
+            "batch of one row: var(): degrees of freedom is <= 0 warning, NaN target, NaN loss from the end of "
+            "epoch 1 on.")
+def _(c: Ctx):
+    reg_case(c, doc="Regressor with per-batch target normalisation.", style="rank", cfg={**REG, "n": 2961},
+             LOSS="loss = F.mse_loss(pred, (yb - yb.mean()) / yb.var().sqrt())  # normalised target")
+
+
+# =============================================================================
+# label_out_of_range
+# =============================================================================
+
+@case("target_out_of_bounds_pipe", split="tune", expected="label_out_of_range",
+      symptom="Crashes with IndexError partway through the first epoch.", fmt=fmt("pipe", "traceback in log"),
+      notes="data/train.csv has labels 0..10 (a rare 11th 'other' class, 0.5% of rows) but num_classes: 10 in "
+            "config.yaml: F.cross_entropy raises 'IndexError: Target 10 is out of bounds.' at the first batch "
+            "holding one.")
+def _(c: Ctx):
+    write_blob_csv(c, 2400, 8, 10, holes={})
+    lines = (c.dir / "data/train.csv").read_text().split("\n")
+    for r in (700, 1333, 1900, 2210):
+        cells = lines[r].split(",")
+        cells[-1] = "10"
+        lines[r] = ",".join(cells)
+    c.write("data/train.csv", "\n".join(lines))
+    clf_case(c, doc="MLP on CSV features.", data=CSV_DATA_LOADER, model=MODEL_MLP, style="pipe",
+             cfg={**BLOBS, "dim": 8, "num_classes": 10, "data_path": "data/train.csv", "log_every": 5})
+
+
+@case("target_minus_one_mmengine", split="holdout", expected="label_out_of_range",
+      symptom="IndexError in the loss, no idea why", fmt=fmt("mmengine", "traceback in log"),
+      notes="Unlabelled sequences carry label -1 (meant to be ignored) but the loss has no ignore_index: "
+            "'IndexError: Target -1 is out of bounds.' at the first batch containing one.")
+def _(c: Ctx):
+    data = DATA_SEQ.replace('''    x, y = make_split(cfg["n_train"], cfg, seed=1)
+''', '''    x, y = make_split(cfg["n_train"], cfg, seed=1)
+    y[torch.arange(len(y)) % 97 == 96] = -1         # unlabelled samples
+''')
+    clf_case(c, doc="LSTM classifier on partly labelled sequences.", data=data, model=MODEL_LSTM, style="mmengine",
+             cfg={**SEQ, "log_every": 5}, OPTIMIZER='optimizer = torch.optim.Adam(model.parameters(), lr=cfg["lr"])')
+
+
+# =============================================================================
+# missing_zero_grad
+# =============================================================================
+
+@case("no_zero_grad_mlp_kv", split="tune", expected="missing_zero_grad",
+      symptom="grad_norm keeps growing the whole run and the loss gets worse after a while.", fmt=fmt("kv"),
+      notes="The training loop never calls optimizer.zero_grad(): gradients accumulate across steps, grad_norm "
+            "climbs steadily all run, the loss falls at first then degrades.")
+def _(c: Ctx):
+    clf_case(c, doc="MLP on blobs.", data=DATA_BLOBS, model=MODEL_MLP, style="kv", cfg=BLOBS, ZERO_GRAD="")
+
+
+@case("zero_grad_per_epoch_charlm_tqdm", split="tune", expected="missing_zero_grad", symptom=None, fmt=fmt("tqdm"),
+      notes="optimizer.zero_grad() sits at the top of the epoch loop instead of the batch loop: grads accumulate "
+            "over every batch of an epoch; the pre-clip grad_norm climbs within each epoch and resets at epoch "
+            "boundaries.")
+def _(c: Ctx):
+    cfg = {**CHARLM, "grad_clip": 1.0}
+    c.write("config.yaml", yaml_dump(cfg))
+    c.write("train.py", lm_script(
+        "Character-level GRU language model on a toy corpus.", model=MODEL_GRU_LM, style="tqdm",
+        ZERO_GRAD="", EPOCH_END=None,
+        CORPUS='text, val_text = make_corpus(cfg["n_sentences"], seed=1), make_corpus(150, seed=2)').replace(
+        "    for epoch in range(cfg[\"epochs\"]):\n        for x, y in loader:",
+        "    for epoch in range(cfg[\"epochs\"]):\n        optimizer.zero_grad()\n        for x, y in loader:"))
+    run_train(c, "tqdm")
+
+
+@case("no_zero_grad_transformer_mlflow", split="holdout", expected="missing_zero_grad", symptom=None,
+      fmt=fmt("mlflow"), notes="Transformer char LM; the loop has no zero_grad at all (it was removed with a "
+                               "gradient-accumulation refactor): the pre-clip grad_norm metric climbs steadily.")
+def _(c: Ctx):
+    cfg = {**TLM, "lr": 0.001}
+    c.write("config.yaml", yaml_dump(cfg))
+    c.write("train.py", lm_script("Small Transformer char LM.", model=MODEL_TRANSFORMER_LM, style="mlflow",
+                                  ZERO_GRAD="", SAMPLE=None))
+    run_train(c, "mlflow")
+
+
+# =============================================================================
+# frozen_parameters
+# =============================================================================
+
+@case("frozen_stale_optimizer_pipe", split="tune", expected="frozen_parameters",
+      symptom="Loss doesn't move at all, but gradients are definitely non-zero.", fmt=fmt("pipe"),
+      notes="The model is re-created after the optimizer was built (a 're-seed so init matches the reference' "
+            "block): the optimizer updates the first, unused model; the trained model never changes "
+            "(param_norm constant, loss flat) while its grad_norm is normal.")
+def _(c: Ctx):
+    clf_case(c, doc="MLP on blobs.", data=DATA_BLOBS, model=MODEL_MLP, style="pipe", cfg=BLOBS,
+             OPTIMIZER='''
+optimizer = torch.optim.SGD(model.parameters(), lr=cfg["lr"], momentum=0.9)
+# re-seed so the initial weights match the reference run
+torch.manual_seed(cfg["seed"])
+model = Net(cfg)
+''', ZERO_GRAD="model.zero_grad()",
+             EXTRA_METRICS='metrics["param_norm"] = math.sqrt(sum(p.detach().pow(2).sum().item() for p in model.parameters()))')
+
+
+@case("frozen_requires_grad_jsonl", split="tune", expected="frozen_parameters", symptom=None, fmt=fmt("jsonl"),
+      notes="'Freeze the backbone' loop sets requires_grad=False on ALL parameters (model.parameters() instead "
+            "of model.body.parameters()); the resulting 'does not require grad' error was silenced with "
+            "loss.requires_grad_(True). grad_norm is exactly 0 and the loss is flat.")
+def _(c: Ctx):
+    clf_case(c, doc="MLP on blobs, backbone frozen for linear probing.", data=DATA_BLOBS, model=MODEL_MLP,
+             style="jsonl", cfg=BLOBS, OPTIMIZER='''
+for p in model.parameters():  # freeze the backbone
+    p.requires_grad = False
+optimizer = torch.optim.SGD(model.parameters(), lr=cfg["lr"], momentum=0.9)
+''', LOSS='''
+loss = criterion(logits, y)
+loss.requires_grad_(True)  # fixes "element 0 of tensors does not require grad"
+''')
+
+
+@case("frozen_no_grad_forward_rank", split="holdout", expected="frozen_parameters",
+      symptom="I think my learning rate is too low, the loss is flat", misleading=True, fmt=fmt("rank"),
+      notes="The forward pass is wrapped in torch.no_grad() 'to save memory' and loss.requires_grad = True is "
+            "set so backward() does not raise: no parameter ever gets a gradient, gnorm is 0, loss flat at ln 6.")
+def _(c: Ctx):
+    clf_case(c, doc="LSTM classifier.", data=DATA_SEQ, model=MODEL_LSTM, style="rank", cfg=SEQ,
+             OPTIMIZER='optimizer = torch.optim.Adam(model.parameters(), lr=cfg["lr"])',
+             FORWARD='''
+with torch.no_grad():  # saves activation memory
+    logits = model(x)
+''', LOSS='''
+loss = criterion(logits, y)
+loss.requires_grad = True
+''')
+
+
+# =============================================================================
+# double_softmax
+# =============================================================================
+
+@case("double_softmax_mlp_pylogging", split="tune", expected="double_softmax",
+      symptom="Loss drops a bit and then gets stuck around 1.8, accuracy is OK-ish but the loss won't go lower.",
+      fmt=fmt("pylogging"), notes="The model ends in nn.Softmax(dim=-1) and its output goes into "
+                                  "nn.CrossEntropyLoss (which applies log_softmax itself): loss floors high, below ln 10.")
+def _(c: Ctx):
+    model = MODEL_MLP.replace('self.head = nn.Linear(d, cfg["num_classes"])',
+                              'self.head = nn.Sequential(nn.Linear(d, cfg["num_classes"]), nn.Softmax(dim=-1))')
+    clf_case(c, doc="MLP classifier with probability outputs.", data=DATA_BLOBS, model=model, style="pylogging",
+             cfg={**BLOBS, "epochs": 10})
+
+
+@case("double_softmax_cnn_tb", split="holdout", expected="double_softmax", symptom=None, fmt=fmt("tb_holdout"),
+      notes="CNN forward returns F.softmax(logits, dim=1) and training uses nn.CrossEntropyLoss: the loss "
+            "floors around 0.8-0.9 (ln 4 = 1.39) although accuracy is high.")
+def _(c: Ctx):
+    model = MODEL_CNN.replace("        return self.classifier(self.features(x))",
+                              "        return F.softmax(self.classifier(self.features(x)), dim=1)")
+    clf_case(c, doc="CNN on shapes.", data=DATA_SHAPES, model=model, style="tb_holdout", cfg=SHAPES)
+
+
+# =============================================================================
+# data_not_shuffled
+# =============================================================================
+
+@case("unshuffled_sorted_kv", split="tune", expected="data_not_shuffled",
+      symptom="The loss curve has a weird repeating saw-tooth pattern.", fmt=fmt("kv"),
+      notes="The training set is sorted by label (make_datasets sorts for a per-class count report) and the "
+            "DataLoader has shuffle=False: every epoch walks class 0, then 1, ...; the loss jumps at each class "
+            "boundary and repeats with the epoch period.")
+def _(c: Ctx):
+    data = DATA_BLOBS.replace('''    x, y = make_split(cfg["n_train"], cfg, seed=1)
+''', '''    x, y = make_split(cfg["n_train"], cfg, seed=1)
+    order = torch.argsort(y, stable=True)          # group by class for the per-class report
+    x, y = x[order], y[order]
+    print("per-class counts:", torch.bincount(y).tolist())
+''')
+    clf_case(c, doc="MLP on blobs.", data=data, model=MODEL_MLP, style="kv", cfg={**BLOBS, "log_every": 3},
+             LOADER='train_loader = DataLoader(train_ds, batch_size=cfg["batch_size"], shuffle=False)')
+
+
+@case("unshuffled_lstm_mmengine", split="holdout", expected="data_not_shuffled", symptom="loss oscillates every epoch",
+      fmt=fmt("mmengine"),
+      notes="Sequences sorted by label (sorted once for bucketing) and DataLoader(shuffle=False): epoch-periodic "
+            "saw-tooth in the loss.")
+def _(c: Ctx):
+    data = DATA_SEQ.replace('''    x, y = make_split(cfg["n_train"], cfg, seed=1)
+''', '''    x, y = make_split(cfg["n_train"], cfg, seed=1)
+    order = torch.argsort(y, stable=True)          # bucket by label
+    x, y = x[order], y[order]
+''')
+    clf_case(c, doc="LSTM classifier.", data=data, model=MODEL_LSTM, style="mmengine", cfg={**SEQ, "log_every": 2},
+             OPTIMIZER='optimizer = torch.optim.Adam(model.parameters(), lr=cfg["lr"])',
+             LOADER='train_loader = DataLoader(train_ds, batch_size=cfg["batch_size"], shuffle=False)')

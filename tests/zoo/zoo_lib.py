@@ -631,6 +631,8 @@ def config_argparse(defaults: dict, dump: str = "args.json") -> str:
         else:
             lines.append(f"    p.add_argument('--{k}', type={t}, default={v!r})")
     lines.append("    cfg = vars(p.parse_args())")
+    if "/" in dump:
+        lines.append(f"    os.makedirs('{dump.rsplit('/', 1)[0]}', exist_ok=True)")
     if dump.endswith(".yaml"):
         lines.append(f"    with open('{dump}', 'w') as f:\n        yaml.safe_dump(cfg, f)")
     else:

@@ -17,7 +17,7 @@ if os.environ.get("ZOO_FAKE_CLOCK"):
     _real_sleep = time.sleep
     _main = threading.main_thread()
     _now = [float(os.environ.get("ZOO_T0", "1714564800.0"))]
-    _tick = float(os.environ.get("ZOO_TICK", "0.0004"))
+    _tick = float(os.environ.get("ZOO_TICK", "0.05"))
     _p0 = _now[0] - 5000.0
 
     def _clock() -> float:

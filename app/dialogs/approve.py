@@ -1,0 +1,48 @@
+"""Approve a command before it runs: the exact command, where it runs, and why it is flagged if it is."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from mltdbg.sessions.checks import dangerous
+
+
+class ApproveCommand(ModalScreen[bool]):
+    """Returns True when the user pressed y (or Enter on an unflagged command); a flagged command needs y."""
+
+    DEFAULT_CSS = """
+    ApproveCommand { align: center middle; }
+    ApproveCommand > Vertical { width: 90%; max-width: 100; height: auto; border: thick $accent; padding: 1 2;
+                                background: $surface; }
+    ApproveCommand .danger { color: $error; text-style: bold; }
+    """
+    BINDINGS = [Binding("y", "yes", "Run it", id="approve_yes"), Binding("enter", "enter", "Run", show=False),
+                Binding("n,escape", "no", "Don't run", id="approve_no")]
+
+    def __init__(self, command: str, cwd: Path, question: str):
+        super().__init__()
+        self.command, self.cwd, self.question = command, cwd, question
+        self.flag = dangerous(command, cwd)
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(self.question, classes="title")
+            yield Static(f"\n  $ {self.command}\n\n  in {self.cwd}\n", markup=False)
+            if self.flag:
+                yield Static(f"FLAGGED: this command {self.flag}. Read it before you run it.", classes="danger")
+            yield Static("y: run it    n / Esc: don't" + ("" if self.flag else "    Enter: run"))
+
+    def action_yes(self) -> None:
+        self.dismiss(True)
+
+    def action_enter(self) -> None:
+        if not self.flag:
+            self.dismiss(True)
+
+    def action_no(self) -> None:
+        self.dismiss(False)

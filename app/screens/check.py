@@ -1,0 +1,242 @@
+"""Step 3, Check: the selected hypothesis's minimal check. The exact command is shown (flagged when
+dangerous); the user approves, edits or skips it. Instrumentation goes into a scratch worktree only,
+and its diff is shown before anything runs. Output streams live; one key cancels the whole process
+group. Then the verdict (confirmed / denied / inconclusive) goes back to the ranking."""
+from __future__ import annotations
+
+from rich.markup import escape
+from rich.syntax import Syntax
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.widgets import Footer, Header, Input, RichLog, Static
+
+from mltdbg.sessions.checks import DEFAULT_TIMEOUT_S, dangerous
+from .base import StepScreen
+
+VERDICT_KEYS = {"1": "confirmed", "2": "denied", "3": "inconclusive"}
+
+
+class CheckScreen(StepScreen):
+    STEP = "check"
+    CSS_PATH = "check.tcss"
+    BINDINGS = [
+        Binding("escape", "back", "Back", id="back"),
+        Binding("a", "approve", "Approve & run", id="approve"),
+        Binding("e", "edit", "Edit", id="edit"),
+        Binding("s", "skip", "Skip", id="skip"),
+        Binding("x", "cancel", "Cancel run", id="cancel"),
+        Binding("1", "verdict('confirmed')", "Confirmed", id="confirmed"),
+        Binding("2", "verdict('denied')", "Denied", id="denied"),
+        Binding("3", "verdict('inconclusive')", "Inconclusive", id="inconclusive"),
+    ]
+
+    class OutputLine(Message):
+        def __init__(self, line: str) -> None:
+            super().__init__()
+            self.line = line
+
+    class CheckFinished(Message):
+        def __init__(self, result) -> None:
+            super().__init__()
+            self.result = result
+
+    class ScratchReady(Message):
+        def __init__(self, diff: str, error: str | None) -> None:
+            super().__init__()
+            self.diff, self.error = diff, error
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.hid = None
+        self._run = None
+        self._wt = None
+
+    def compose(self) -> ComposeResult:
+        app = self.mapp
+        self.hid = app.focus_hypothesis()
+        h = app.hypothesis(self.hid)
+        yield Header()
+        with VerticalScroll(id="top"):
+            yield Static(f"[b]3 Check[/b]  {escape(str(self.hid))}: {escape(str(h.get('check') or 'no check written'))}",
+                         id="what")
+            yield Input(self._command(h), id="cmd")
+            yield Static("", id="flag")
+            yield Static("", id="instr")
+        yield RichLog(id="out", max_lines=5000, markup=False, wrap=False)
+        yield Static("", id="verdict_bar")
+        yield Footer()
+
+    def _command(self, h: dict) -> str:
+        plan = self.state.plans.get(self.hid or "")
+        return (plan.command if plan else None) or h.get("check_command") or self.state.capture.get("command", "")
+
+    def on_mount(self) -> None:
+        out = self.query_one("#out", RichLog)
+        self._flag()
+        last = self._last_check()
+        if last is not None:
+            out.write(f"$ {last.command}   [{last.status}" + (f", exit {last.exit_code}" if last.exit_code is not None else "") + "]")
+            out.write(last.output)
+            if last.status == "interrupted":
+                out.write("(this check was interrupted when mltdbg-tui closed: run it again with a)")
+        else:
+            out.write("Press a to approve and run the command, e to edit it, s to skip this check.")
+        self._verdict_bar()
+        out.focus()
+        instr = self.mapp.hypothesis(self.hid).get("instrumentation")
+        if instr and not self.mapp.readonly:
+            self.query_one("#instr", Static).update("preparing the scratch copy for the instrumentation ...")
+            self._scratch(instr)
+
+    def on_unmount(self) -> None:
+        if self._run is not None:
+            self._run.cancel()
+        if self._wt is not None:
+            self._wt.close()
+
+    def _last_check(self):
+        runs = [c for c in self.state.checks.values() if c.hypothesis_id == self.hid]
+        return runs[-1] if runs else None
+
+    def _flag(self) -> None:
+        why = dangerous(self.query_one("#cmd", Input).value, self.mapp.root)
+        self.query_one("#flag", Static).update(f"[b red]FLAGGED:[/] this command {escape(why)}" if why else
+                                               "[dim]runs in the repo, in its own process group, "
+                                               f"timeout {DEFAULT_TIMEOUT_S:.0f} s[/]")
+
+    def _verdict_bar(self) -> None:
+        v = self.state.verdicts.get(self.hid or "")
+        last = self._last_check()
+        txt = f"verdict: [b]{v.verdict}[/b]. " if v else ""
+        if self._run is not None:
+            txt += "running ... x cancels it (the whole process group)"
+        elif last is not None:
+            txt += "What does the output say? 1 confirmed  2 denied  3 inconclusive"
+        self.query_one("#verdict_bar", Static).update(txt)
+
+    # ----- instrumentation in a scratch copy ---------------------------------------------------
+    @work(thread=True, exclusive=True, exit_on_error=False, group="scratch")
+    def _scratch(self, snippet: str) -> None:
+        from mltdbg.sessions.checks import ScratchError, ScratchWorktree
+        wt = ScratchWorktree(self.mapp.root)
+        try:
+            wt.open()
+            wt.instrument(snippet)
+            self._wt = wt
+            self.post_message(self.ScratchReady(wt.diff(), None))
+        except (ScratchError, OSError) as e:
+            wt.close()
+            self.post_message(self.ScratchReady("", str(e)))
+
+    @on(ScratchReady)
+    def _scratch_ready(self, event: ScratchReady) -> None:
+        w = self.query_one("#instr", Static)
+        if event.error:
+            w.update(f"[yellow]instrumentation not applied:[/] {escape(event.error)}. The command runs uninstrumented.")
+        else:
+            w.update(Syntax("# instrumentation, in a scratch copy only (your tree is not touched):\n" + event.diff,
+                            "diff", theme="ansi_dark", word_wrap=False))
+
+    # ----- the decision ------------------------------------------------------------------------
+    def action_edit(self) -> None:
+        if not self.mapp.readonly:
+            self.query_one("#cmd", Input).focus()
+
+    @on(Input.Submitted, "#cmd")
+    def _edited(self, event: Input.Submitted) -> None:
+        self._record_edit()
+        self._flag()
+        self.query_one("#out").focus()
+
+    @on(Input.Changed, "#cmd")
+    def _changed(self) -> None:
+        self._flag()
+
+    def _record_edit(self) -> None:
+        cmd = self.query_one("#cmd", Input).value.strip()
+        h = self.mapp.hypothesis(self.hid)
+        plan = self.state.plans.get(self.hid or "")
+        before = (plan.command if plan else None) or h.get("check_command") or self.state.capture.get("command", "")
+        if cmd and cmd != before:
+            self.mapp.record("check_edited", {"hypothesis_id": self.hid, "command": cmd, "original_command": before})
+
+    def action_approve(self) -> None:
+        if self.mapp.readonly or self._run is not None:
+            return
+        cmd = self.query_one("#cmd", Input).value.strip()
+        if not cmd:
+            self.notify("no command to run: press e and write one", severity="warning")
+            return
+        self._record_edit()
+        from ..dialogs.approve import ApproveCommand
+        self.app.push_screen(ApproveCommand(cmd, self.mapp.root, "Run this check?"),
+                             lambda ok: self._start(cmd) if ok else None)
+
+    def _start(self, cmd: str) -> None:
+        self.mapp.record("check_approved", {"hypothesis_id": self.hid, "command": cmd})
+        out = self.query_one("#out", RichLog)
+        out.clear()
+        out.write(f"$ {cmd}" + ("   (in a scratch copy with the instrumentation)" if self._wt else ""))
+        self._run = True   # set before the worker starts: the bar shows "running"
+        self._verdict_bar()
+        self._execute(cmd)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="check")
+    def _execute(self, cmd: str) -> None:
+        from mltdbg.sessions.checks import CheckRun
+        app = self.mapp
+        kw = dict(session=app.session, hypothesis_id=self.hid, timeout_s=DEFAULT_TIMEOUT_S, env=app.options.env,
+                  on_line=lambda ln: self.post_message(self.OutputLine(ln)))
+        run = self._wt.check(cmd, **kw) if self._wt is not None else CheckRun(cmd, app.root, **kw)
+        self._run = run
+        self.post_message(self.CheckFinished(run.run()))
+
+    def action_cancel(self) -> None:
+        run = self._run
+        if run is not None and run is not True:
+            run.cancel()
+            self.notify("cancelling: the check's process group is being ended")
+
+    @on(OutputLine)
+    def _line(self, event: OutputLine) -> None:
+        self.query_one("#out", RichLog).write(event.line)
+
+    @on(CheckFinished)
+    def _finished(self, event: CheckFinished) -> None:
+        r, self._run = event.result, None
+        self.query_one("#out", RichLog).write(f"[{r.status}" + (f", exit {r.exit_code}" if r.exit_code is not None else "")
+                                              + f", {r.duration_s:.1f} s]" + (f" {r.error}" if r.error else ""))
+        self._verdict_bar()
+
+    def worker_failed(self, name, error) -> None:
+        self._run = None
+        self._verdict_bar()
+
+    def action_skip(self) -> None:
+        if self._run is not None:
+            return
+        if self.mapp.record("check_skipped", {"hypothesis_id": self.hid,
+                                              "command": self.query_one("#cmd", Input).value.strip()}):
+            self.mapp.goto("diagnose", hypothesis_id=self.hid)
+
+    def action_verdict(self, verdict: str) -> None:
+        if self._run is not None:
+            self.notify("the check is still running", severity="warning")
+            return
+        last = self._last_check()
+        payload = {"hypothesis_id": self.hid, "verdict": verdict,
+                   "note": f"after check `{last.command}`" if last else "without running the check"}
+        if last is not None:
+            payload["check_id"] = last.check_id
+        if self.mapp.record("verdict_recorded", payload):
+            self.mapp.stale = True      # the ranking is redone with this verdict
+            self.mapp.goto("diagnose", hypothesis_id=self.hid)
+
+    def action_back(self) -> None:
+        if self._run is not None:
+            self.notify("the check is still running: x cancels it first", severity="warning")
+            return
+        self.mapp.goto("diagnose", hypothesis_id=self.hid)

@@ -1,0 +1,107 @@
+"""The artifact viewer, opened from a citation: the file at that line, `/` to search, n/N to jump
+between the cited lines (or the search hits while a search is active), Esc to go back."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Input, Static
+
+from ..widgets.viewer import ArtifactView
+
+
+class ViewerScreen(Screen):
+    CSS_PATH = "viewer.tcss"
+    BINDINGS = [
+        Binding("escape", "back", "Back", id="viewer_back"),
+        Binding("slash", "search", "Search", id="viewer_search"),
+        Binding("n", "jump(1)", "Next cited/hit", id="viewer_next"),
+        Binding("N", "jump(-1)", "Prev", id="viewer_prev"),
+        Binding("down,j", "move(1)", "Down", show=False),
+        Binding("up,k", "move(-1)", "Up", show=False),
+        Binding("pagedown,space", "move(20)", "Page down", show=False),
+        Binding("pageup", "move(-20)", "Page up", show=False),
+        Binding("g", "top", "Top", show=False),
+        Binding("G", "bottom", "End", show=False),
+    ]
+
+    def __init__(self, path: Path, label: str, cited: list[int], start: int | None = None):
+        super().__init__()
+        self.path, self.label, self.cited_lines, self.start = path, label, cited, start
+        self.hits: list[int] = []
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        try:
+            self.view = ArtifactView(self.path, [c - 1 for c in self.cited_lines], id="view")
+            problem = "(binary file: nothing to show as text)" if self.view.index.binary else ""
+        except OSError as e:
+            self.view, problem = None, f"cannot open {self.label}: {e.strerror or e}"
+        yield Static(f"{self.label}  ({len(self.view.index) if self.view else 0} lines; "
+                     f"> cited lines: {', '.join(map(str, self.cited_lines)) or 'none'}) {problem}", id="where",
+                     markup=False)
+        if self.view is not None:
+            yield self.view
+        yield Input(placeholder="search (Enter)", id="search")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#search").display = False
+        if self.view is not None:
+            self.view.focus()
+            self.call_after_refresh(self.view.goto, (self.start or (self.cited_lines[0] if self.cited_lines else 1)) - 1)
+
+    def action_back(self) -> None:
+        inp = self.query_one("#search", Input)
+        if inp.display:
+            inp.display = False
+            if self.view:
+                self.view.focus()
+            return
+        if self.hits:
+            self.hits = []
+            if self.view:
+                self.view.matches = set()
+                self.view.refresh()
+            return
+        self.dismiss()
+
+    def action_search(self) -> None:
+        inp = self.query_one("#search", Input)
+        inp.display = True
+        inp.focus()
+
+    @on(Input.Submitted, "#search")
+    def _search(self, event: Input.Submitted) -> None:
+        event.input.display = False
+        if self.view is None:
+            return
+        self.hits = self.view.index.search(event.value)
+        self.view.matches = set(self.hits)
+        self.view.focus()
+        self.notify(f"{len(self.hits)} line(s) match {event.value!r}" + ("; n/N jump, Esc clears" if self.hits else ""))
+        if self.hits:
+            self.action_jump(1)
+
+    def action_jump(self, direction: int) -> None:
+        if self.view is None:
+            return
+        targets = self.hits or [c - 1 for c in self.cited_lines]
+        if not targets:
+            return
+        cur = self.view.cursor
+        after = [t for t in targets if (t > cur if direction > 0 else t < cur)]
+        self.view.goto((after[0] if direction > 0 else after[-1]) if after else (targets[0] if direction > 0 else targets[-1]))
+
+    def action_move(self, n: int) -> None:
+        if self.view is not None:
+            self.view.goto(self.view.cursor + n)
+
+    def action_top(self) -> None:
+        self.action_move(-10**12)
+
+    def action_bottom(self) -> None:
+        self.action_move(10**12)
