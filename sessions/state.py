@@ -25,7 +25,7 @@ EVENT_TYPES = (
     "diagnosis_made", "check_approved", "check_edited", "check_skipped", "check_started", "check_output",
     "check_finished", "verdict_recorded", "fix_proposed", "fix_confirmed", "fix_applied", "fix_reverted",
     "verification_ran", "lesson_written", "commit_made", "note_added", "step_changed",
-    "test_added",
+    "test_added", "claude_ran",
 )
 
 
@@ -110,6 +110,7 @@ class SessionState:
     lesson: dict[str, Any] | None = None
     commits: list[dict[str, Any]] = field(default_factory=list)
     notes: list[dict[str, Any]] = field(default_factory=list)    # {text, seq, time}
+    engine_runs: list[dict[str, Any]] = field(default_factory=list)  # claude_ran payloads (no key), with seq
     resumes: list[dict[str, Any]] = field(default_factory=list)  # {time, seq, interrupted_checks}
     seq: int = 0                          # seq of the last event applied
     time: str = ""
@@ -351,6 +352,10 @@ def _note(st, ev, p):
     st.notes.append({"text": _s(p.get("text")), "seq": ev.seq, "time": ev.time})
 
 
+def _claude_ran(st, ev, p):
+    st.engine_runs.append({**p, "seq": ev.seq})
+
+
 def _step(st, ev, p):
     step = p.get("step")
     if not isinstance(step, str) or not step:
@@ -367,5 +372,6 @@ _HANDLERS = {
     "fix_applied": _fix_status("applied"), "fix_reverted": _fix_status("reverted"),
     "verification_ran": _verification, "lesson_written": _lesson, "commit_made": _commit,
     "note_added": _note, "step_changed": _step, "test_added": _test_added,
+    "claude_ran": _claude_ran,
 }
 assert set(_HANDLERS) == set(EVENT_TYPES)

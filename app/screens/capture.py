@@ -62,7 +62,7 @@ class CaptureScreen(StepScreen):
 
     def __init__(self) -> None:
         super().__init__()
-        self._timers: dict[str, object] = {}
+        self._save_timers: dict[str, object] = {}
         self._run = None
 
     def compose(self) -> ComposeResult:
@@ -108,13 +108,13 @@ class CaptureScreen(StepScreen):
         self._schedule("happened", event.text_area.text)
 
     def _schedule(self, field: str, value: str) -> None:
-        old = self._timers.pop(field, None)
+        old = self._save_timers.pop(field, None)
         if old is not None:
             old.stop()
-        self._timers[field] = self.set_timer(SAVE_DELAY_S, lambda: self._save(field, value))
+        self._save_timers[field] = self.set_timer(SAVE_DELAY_S, lambda: self._save(field, value))
 
     def _save(self, field: str, value: str) -> None:
-        self._timers.pop(field, None)
+        self._save_timers.pop(field, None)
         if self.mapp.readonly or self.state.capture.get(field, "") == value:
             return
         self.mapp.record("capture_edited", {"field": field, "value": value})
@@ -122,9 +122,9 @@ class CaptureScreen(StepScreen):
 
     def flush(self) -> None:
         """Record every pending edit now (before leaving the screen)."""
-        for t in self._timers.values():
+        for t in self._save_timers.values():
             t.stop()
-        self._timers.clear()
+        self._save_timers.clear()
         vals = {"command": self.query_one("#command", Input).value, "expected": self.query_one("#expected", Input).value,
                 "tried": self.query_one("#tried", Input).value, "happened": self.query_one("#happened", TextArea).text}
         for k, v in vals.items():

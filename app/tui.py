@@ -1,0 +1,71 @@
+"""`mltdbg-tui`: the guided debugging session in the terminal.
+
+    mltdbg-tui [PATH...] [--baseline PATH] [--engine auto|offline|claude]
+    mltdbg-tui --resume [ID]        reopen a session where it was (no ID: pick one)
+    mltdbg-tui --replay ID|FILE     show a session read-only, step by step
+    mltdbg-tui --demo               a copy of the bundled failing demo repo, ready to debug
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+from pathlib import Path
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="mltdbg-tui", description="A guided debugging session for a failing training run.")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="run folders or artifact files (default: the current folder)")
+    p.add_argument("--baseline", action="append", default=[], metavar="PATH", help="a good run to compare with")
+    p.add_argument("--resume", nargs="?", const="", metavar="ID", help="reopen a session (no ID: choose from a list)")
+    p.add_argument("--replay", metavar="ID|FILE", help="show a recorded session read-only")
+    p.add_argument("--demo", action="store_true", help="debug the bundled demo (a copy in a temp dir)")
+    p.add_argument("--engine", choices=["auto", "offline", "claude"], default="auto")
+    p.add_argument("--name", help="a name for the new session")
+    p.add_argument("--command", metavar="CMD", help="the failing command (prefilled in the capture form)")
+    return p
+
+
+def options_from(args: argparse.Namespace):
+    """Options for the app; raises SystemExit with a one-line message for unusable input."""
+    from .mltdbg_app import Options
+    o = Options(paths=list(args.paths), baseline=list(args.baseline), resume=args.resume, replay=args.replay,
+                demo=args.demo, engine=args.engine, cwd=os.getcwd(), name=args.name, command=args.command)
+    missing = [b for b in o.baseline if not os.path.lexists(b)]
+    if missing:
+        raise SystemExit(f"mltdbg-tui: --baseline {missing[0]}: no such file or directory")
+    if o.demo:
+        from mltdbg.sessions.demo import make_demo_repo
+        repo = make_demo_repo()
+        o.cwd, o.paths, o.name = str(repo), [], o.name or "demo"
+        o.command = o.command or "python train.py"
+        # The demo's `python` must be the one mltdbg runs in (it has torch): put it first on PATH.
+        os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")
+    return o
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        opts = options_from(args)
+    except SystemExit as e:
+        print(e, file=sys.stderr)
+        return 2
+    from .mltdbg_app import MltdbgApp
+    app = MltdbgApp(opts)
+
+    def hangup(signum, frame):
+        # The terminal went away mid-check: end every check's process group; the session log is kept.
+        from mltdbg.sessions.checks import cancel_all
+        cancel_all()
+        app.exit()
+    signal.signal(signal.SIGHUP, hangup)
+    app.run()
+    if opts.demo:
+        print(f"demo repo: {opts.cwd}")
+    return app.return_code or 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
