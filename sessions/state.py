@@ -309,7 +309,7 @@ def _verdict(st, ev, p):
 
 def _fix_proposed(st, ev, p):
     fx = Fix(_s(p.get("source"), "user"), _s(p.get("diff")), [x for x in p.get("files") or [] if isinstance(x, str)],
-             _s(p.get("test_diff")), p.get("hypothesis_id") if isinstance(p.get("hypothesis_id"), str) else None)
+             _s(p.get("test_diff")), hypothesis_id=p.get("hypothesis_id") if isinstance(p.get("hypothesis_id"), str) else None)
     fx.history.append({"status": "proposed", "seq": ev.seq, "time": ev.time})
     st.fixes.append(fx)
 

@@ -205,6 +205,9 @@ def _detect_csv(path: Path, head: bytes):
             continue
         if not named and (len(same) < 3 or numeric_cols < 1 or d == "|" and lines[0].lstrip()[:1] == "|"):
             continue
+        # a table of features (a dataset) is not a metric log
+        if not _metricish_keys([{h: 0 for h in header}]):
+            continue
         if best is None or len(header) > best[1]:
             best = (d, len(header))
     return ("csv", best[0]) if best else None

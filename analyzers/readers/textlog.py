@@ -54,7 +54,8 @@ CODE_EXT = {".py", ".pyx", ".pyi", ".sh", ".bash", ".zsh"}
 CONFIG_EXT = {".yaml", ".yml", ".json", ".toml", ".cfg", ".ini", ".conf", ".env"}
 # Prose that quotes errors ("CUDA out of memory" in a README) is not a log of this run.
 TEXT_EXT = {".md", ".rst", ".html", ".htm", ".tex", ".css", ".js", ".ts", ".c", ".cc", ".cpp",
-            ".h", ".hpp", ".cu", ".java", ".go", ".rs", ".r", ".sql", ".xml", ".svg"}
+            ".h", ".hpp", ".cu", ".java", ".go", ".rs", ".r", ".sql", ".xml", ".svg",
+            ".csv", ".tsv"}  # a CSV the tabular reader did not take is data, not a log
 
 # ---- key vocabulary --------------------------------------------------------------------------
 STEP_KEYS = {"step", "steps", "global_step", "globalstep", "global_steps", "global step", "iter",

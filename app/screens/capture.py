@@ -131,9 +131,7 @@ class CaptureScreen(StepScreen):
             self._save(k, v)
 
     def _show_saved(self) -> None:
-        s = self.mapp.session
-        where = s.rel(s.dir / "debug.md") if s else "debug.md"
-        self.query_one("#saved", Static).update(f"saved as you type to {where}"
+        self.query_one("#saved", Static).update("saved as you type to debug.md in the session folder"
                                                 + ("  (read-only: not saved)" if self.mapp.readonly else ""))
 
     # ----- artifacts ---------------------------------------------------------------------------
@@ -197,7 +195,7 @@ class CaptureScreen(StepScreen):
             self.notify("write the failing command first", severity="warning")
             return
         from ..dialogs.approve import ApproveCommand
-        self.push_screen(ApproveCommand(cmd, self.mapp.root, "Run the failing command to capture what it prints?"),
+        self.app.push_screen(ApproveCommand(cmd, self.mapp.root, "Run the failing command to capture what it prints?"),
                          lambda ok: self._start(cmd) if ok else None)
 
     def _start(self, cmd: str) -> None:

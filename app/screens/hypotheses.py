@@ -222,6 +222,10 @@ class HypothesesScreen(StepScreen):
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
         self._detail(self.mapp.hypothesis(event.option.id))
 
+    @on(OptionList.OptionSelected, "#hyps")
+    def _chosen(self) -> None:
+        self.action_check()   # Enter on the list: the list consumes the key, so route it here
+
     def _detail(self, h: dict) -> None:
         lines = [f"[b]{escape(str(h.get('issue', '')))}[/b]", ""]
         for e in h.get("evidence") or []:

@@ -3,8 +3,6 @@
 those files). Outside git the lesson is written to CLAUDE.md only, and the screen says so."""
 from __future__ import annotations
 
-import datetime as dt
-
 from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -44,7 +42,7 @@ class LessonScreen(StepScreen):
         test_name = first_test_name(_added_text(fx.test_diff)) if fx and fx.test_written and fx.test_diff else None
         what, how, lesson = _split_lesson(str(h.get("lesson") or ""))
         entry = (st.lesson or {}).get("text") or lesson_entry(
-            dt.date.fromisoformat(st.created_at[:10]) if st.created_at else None,
+            app.now().date(),
             what or str(h.get("title") or h.get("issue") or "the bug"), how or "Caught by mltdbg, not by a test",
             test_name, lesson)
         msg = commit_message(str(h.get("title") or h.get("issue") or self.hid), self.hid, test_name)
