@@ -59,6 +59,7 @@ class MltdbgApp(App):
         self.now = now or (lambda: dt.datetime.now(dt.timezone.utc))
         self.problems: list[str] = []       # bad input found at start, shown on the capture screen
         self._reset_shown = False
+        self._notified: set[str] = set()
         self.series: dict[str, Any] = {}    # metric -> (steps, values) of the live run (full resolution)
         self.anomalies: list[dict[str, Any]] = []
         self.diagnosis = None               # the live Diagnosis (hypothesis extras: instrumentation, tests)
@@ -183,6 +184,12 @@ class MltdbgApp(App):
             if isinstance(h, dict) and h.get("id") == hid:
                 return h
         return {}
+
+    def notify_once(self, text: str, severity: str = "warning") -> None:
+        """A toast shown once per run of the app (engine notices repeat on every diagnosis)."""
+        if text not in self._notified:
+            self._notified.add(text)
+            self.notify(text, severity=severity, timeout=8)
 
     # ----- time --------------------------------------------------------------------------------
     def elapsed_s(self) -> float:

@@ -85,7 +85,7 @@ def _walk(repo, s):
     s.append("check_approved", {"hypothesis_id": top.id, "command": check_cmd})
     with ScratchWorktree(repo) as wt:
         wt.instrument(top.instrumentation)
-        assert "+        print(f\"step={step} grad_norm_before_backward" in wt.diff()
+        assert "print(f\"[mltdbg] grad_norm_before_backward" in wt.diff()
         check = wt.check(check_cmd, session=s, hypothesis_id=top.id, timeout_s=300).run()
     assert git(repo, "status", "--porcelain") == before_head and not (repo / "runs" / "check").exists()
     before = [float(x) for x in re.findall(r"grad_norm_before_backward=([0-9.e+-]+)", check.output)]

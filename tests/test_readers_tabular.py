@@ -14,7 +14,7 @@ import pytest
 
 from mltdbg.analyzers.ingest import ingest
 from mltdbg.analyzers.model import Run
-from mltdbg.analyzers.readers import tabular, textlog
+from mltdbg.analyzers.readers import tabular
 
 
 def read(path: Path) -> Run:
@@ -224,3 +224,13 @@ def test_large_csv_reads_with_c_parser(tmp_path):
     s = series(run, "loss")
     assert len(s) == n and math.isnan(s.values[150_000]) and s.locs[150_000] == 150_002
     assert s.steps[-1] == n - 1 and run.warnings == []
+
+
+def test_jsonl_bare_nan_from_fstrings_is_a_value(tmp_path):
+    """f'{{"step": {s}, "loss": {loss}}}' prints nan/inf, which json does not accept: read them as values."""
+    p = tmp_path / "log.jsonl"
+    p.write_text("".join(f'{{"step": {s}, "loss": {v}}}\n' for s, v in ((1, 0.5), (2, float("nan")), (3, float("-inf")))))
+    run = read(p)
+    loss = series(run, "loss")
+    assert run.warnings == [] and loss.steps.tolist() == [1, 2, 3]
+    assert math.isnan(loss.values[1]) and loss.values[2] == -math.inf

@@ -330,3 +330,38 @@ def test_line_access_matches_locs(tmp_path):
     run = read(p)
     s, art = series(run, "loss"), run.texts[0]
     assert [art.line(n) for n in s.locs] == ["step 7 loss=0.7", "step 8 loss=0.6"]
+
+
+def test_whitespace_tables_fastai_and_pandas(tmp_path):
+    """fastai prints a padded per-epoch table; a printed pandas DataFrame adds its index column."""
+    import pandas as pd
+    p = tmp_path / "train.log"
+    hist = pd.DataFrame({"epoch": [0, 1, 2], "train_loss": [0.435641, 0.237202, 0.171016],
+                         "valid_loss": [0.352603, 0.260322, 0.383311], "accuracy": [0.95, 0.9375, 0.9575],
+                         "time": ["00:01", "00:02", "00:01"]})
+    fastai = "epoch     train_loss  valid_loss  accuracy  time    \n" + "".join(
+        f"{r.epoch:<10d}{r.train_loss:<12.6f}{r.valid_loss:<12.6f}{r.accuracy:<10.6f}{r.time:<10s}\n"
+        for r in hist.itertuples())
+    p.write_text("model: 333190 parameters\n" + fastai + "Better model found at epoch 1\n"
+                 + hist.drop(columns="time").to_string() + "\n")
+    run = read(p)
+    fa = [s for s in run.series if s.locs[0] == 3]
+    assert {s.name for s in fa} == {"loss", "val_loss", "accuracy"}
+    vl = next(s for s in fa if s.name == "val_loss")
+    assert vl.steps.tolist() == [0, 1, 2] and vl.values.tolist() == [0.352603, 0.260322, 0.383311]
+    assert vl.locs.tolist() == [3, 4, 5]
+    pdl = [s for s in run.series if s.locs[0] == 8 and s.name == "loss"]
+    assert pdl and pdl[0].values.tolist() == [0.435641, 0.237202, 0.171016]
+
+
+def test_data_csv_is_text_not_metrics(tmp_path):
+    (tmp_path / "train.csv").write_text("f0,f1,label\n0.5,1.5,1\n,2.0,0\n0.1,0.2,1\n")
+    run = ingest([tmp_path])
+    assert run.series == [] and [(t.path, t.kind) for t in run.texts] == [("train.csv", "text")]
+
+
+def test_metrics_at_the_very_start_and_end_of_a_file(tmp_path):
+    p = tmp_path / "edges.log"
+    p.write_text("loss=0.5 step=1\n" + "noise line without numbers\n" * 50 + "step=9 loss=0.25")
+    loss = series(read(p), "loss")
+    assert loss.steps.tolist() == [1, 9] and loss.values.tolist() == [0.5, 0.25] and loss.locs.tolist() == [1, 52]

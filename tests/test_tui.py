@@ -23,9 +23,6 @@ from mltdbg.sessions import Session
 
 from tui_helpers import CHECK_CMD, DEMO_TEST, demo_app, until, use_this_python
 
-pytestmark = pytest.mark.asyncio if hasattr(pytest.mark, "asyncio") else []
-
-
 def run(coro):
     import asyncio
     return asyncio.run(coro)
@@ -57,7 +54,7 @@ def test_walk_the_demo_through_all_five_steps(tmp_path, monkeypatch):
             await _to_hypotheses(app, pilot)
             st = app.session.state
             assert st.capture["expected"] == "final loss below 0.8"
-            assert st.hypotheses[0]["id"] == "missing_zero_grad" and "train.log" in st.diagnosis["plots"]["loss"].__repr__() or True
+            assert st.hypotheses[0]["id"] == "missing_zero_grad"
             assert set(st.diagnosis["plots"]) >= {"loss", "grad_norm"}
             await pilot.press("o")
             await pilot.pause()

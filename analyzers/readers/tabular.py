@@ -17,6 +17,7 @@ import io
 import json
 import re
 import warnings
+from itertools import chain, repeat
 from pathlib import Path
 
 import numpy as np
@@ -49,6 +50,9 @@ _NAN = -1.2345678901234567e308
 
 def _constant(name: str) -> float:
     return {"NaN": _NAN, "Infinity": float("inf"), "-Infinity": float("-inf")}[name]
+
+
+_DEC = json.JSONDecoder(parse_constant=_constant)
 
 
 # ---- sniffing --------------------------------------------------------------------------------
@@ -113,10 +117,11 @@ def _detect_jsonl(path: Path, head: bytes):
         lines = lines[:-1]  # the head may cut the last line, or the file is still being written
     recs, bad = [], 0
     for ln in lines:
-        try:
-            recs.append(json.loads(ln, parse_constant=_constant))
-        except ValueError:
+        r = _loads_lenient(ln.decode("utf-8", "replace"))
+        if r is None:
             bad += 1
+        else:
+            recs.append(r)
     if bad > len(lines) / 3:
         return None
     if not recs or not all(isinstance(r, dict) for r in recs):
@@ -300,37 +305,60 @@ def _read_jsonl(path: Path, rel: str, run: Run) -> None:
         lines.pop()
     elif lines:  # no final newline: the last record may still be being written
         last = lines.pop()
-    recs, lineno, bad_lines = None, None, []
-    # fast path: the whole file as one JSON array (one C call, no Python loop per line)
-    if lines and all(lines):
-        try:
-            recs = json.loads("[" + ",".join(lines) + "]", parse_constant=_constant)
-            lineno = np.arange(1, len(recs) + 1, dtype=np.int64)
-        except ValueError:
-            recs = None
-    if recs is None:  # some line is broken or blank: read line by line
-        recs, nums = [], []
-        for i, ln in enumerate(lines, 1):
+    recs, nums, bad_lines = [], [], []
+    # each chunk of lines is parsed as one JSON array (one C call); only a chunk holding a broken
+    # line is read line by line
+    for a in range(0, len(lines), JSONL_CHUNK):
+        chunk = lines[a:a + JSONL_CHUNK]
+        if all(chunk):
+            try:
+                recs += json.loads("[" + ",".join(chunk) + "]", parse_constant=_constant)
+                nums.append(np.arange(a + 1, a + len(chunk) + 1, dtype=np.int64))
+                continue
+            except ValueError:
+                pass
+        got = []
+        for i, ln in enumerate(chunk, a + 1):
             if not ln.strip():
                 continue
-            try:
-                recs.append(json.loads(ln, parse_constant=_constant))
-                nums.append(i)
-            except ValueError:
+            r = _loads_lenient(ln)
+            if r is None:
                 bad_lines.append(i)
-        lineno = np.array(nums, dtype=np.int64)
+            else:
+                recs.append(r)
+                got.append(i)
+        nums.append(np.array(got, dtype=np.int64))
+    lineno = np.concatenate(nums) if nums else np.zeros(0, np.int64)
     if last is not None and last.strip():
-        try:
-            recs.append(json.loads(last, parse_constant=_constant))
+        r = _loads_lenient(last)
+        if r is not None:  # else truncated, not bad
+            recs.append(r)
             lineno = np.append(lineno, len(lines) + 1)
-        except ValueError:
-            pass  # truncated, not bad
-    isdict = np.array([isinstance(r, dict) for r in recs], dtype=bool)
-    if not isdict.all():
+    if set(map(type, recs)) - {dict}:
+        isdict = np.array([isinstance(r, dict) for r in recs], dtype=bool)
         bad_lines += lineno[~isdict].tolist()
         recs = [r for r, k in zip(recs, isdict) if k]
         lineno = lineno[isdict]
     _emit_records(run, rel, path, recs, lineno, sorted(bad_lines))
+
+
+JSONL_CHUNK = 20_000
+# Python's json writes NaN/Infinity; f-strings and other writers print nan/inf
+_BARE = re.compile(r"(?<![\w\"])(-?)(nan|inf|infinity)(?![\w\"])", re.I)
+
+
+def _loads_lenient(line: str):
+    try:
+        return _DEC.decode(line)
+    except ValueError:
+        pass
+    fixed = _BARE.sub(lambda m: m.group(1) + ("NaN" if m.group(2).lower() == "nan" else "Infinity"), line)
+    if fixed == line:
+        return None
+    try:
+        return _DEC.decode(fixed.replace("-NaN", "NaN"))
+    except ValueError:
+        return None
 
 
 def _read_json(path: Path, rel: str, run: Run, rows, where) -> None:
@@ -389,15 +417,28 @@ def _emit_records(run: Run, rel: str, path: Path, recs: list, lineno: np.ndarray
         if bad_lines:
             run.warnings.append(f"{rel}:{bad_lines[0]}: {len(bad_lines)} lines not valid JSON objects (first shown), skipped")
         return
-    df = pd.DataFrame.from_records(recs)
-    header = [str(c) for c in df.columns]
-    cols = {h: df[c] for h, c in zip(header, df.columns)}
-    _emit(run, rel, path, header, cols, np.asarray(lineno, dtype=np.int64), np.zeros(len(df), np.int8),
+    header, cols = _columns(recs)
+    _emit(run, rel, path, header, cols, np.asarray(lineno, dtype=np.int64), np.zeros(len(recs), bool),
           n_skipped=len(bad_lines), first_skipped=min(bad_lines) if bad_lines else None, json_rows=True)
 
 
-def _numeric(col: pd.Series):
+def _columns(recs: list[dict]):
+    """Column per key: a float array (NaN = missing) when every value is a number, else an
+    object Series. C-level map over the records, no Python loop per record."""
+    keys = list(dict.fromkeys(chain.from_iterable(recs)))
+    cols = {}
+    for k in keys:
+        try:
+            cols[k] = np.fromiter(map(dict.get, recs, repeat(k), repeat(np.nan)), dtype=np.float64, count=len(recs))
+        except (TypeError, ValueError):  # strings, lists, None: the slow, careful path
+            cols[k] = pd.Series(list(map(dict.get, recs, repeat(k))), dtype=object)
+    return [str(k) for k in keys], {str(k): v for k, v in cols.items()}
+
+
+def _numeric(col):
     """(float values with NaN = missing, junk mask) for one column; None if it is not numeric."""
+    if isinstance(col, np.ndarray):
+        return col, np.zeros(len(col), bool)
     if col.dtype == bool or col.dtype == object and len(col) and col.map(type).eq(bool).mean() > 0.5:
         return None
     if pd.api.types.is_numeric_dtype(col.dtype):

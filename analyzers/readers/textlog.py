@@ -45,7 +45,6 @@ MAX_METRIC_LINE = 100 * 1024
 # anchors whose key or number runs past it are read again with the long one.
 BACK, FWD = 16, 16
 LONG_BACK, LONG_FWD = 64, 48
-PAD = LONG_BACK + LONG_FWD
 # A config sniffed by content is parsed only when small.
 MAX_CONFIG_SNIFF = 256 * 1024
 MAX_MANT_DIGITS = 18  # int64 holds 18 decimal digits exactly
@@ -113,9 +112,29 @@ _POW10 = np.array([float(f"1e{k}") for k in range(0, 309)] + [np.inf] * 400)
 # ---- shapes ----------------------------------------------------------------------------------
 
 
-def _windows(bp: np.ndarray, pos: np.ndarray, back: int, fwd: int) -> np.ndarray:
-    """(n, back+fwd) bytes around each position of the padded buffer (a copy)."""
-    return sliding_window_view(bp, back + fwd)[pos + PAD - back]
+def _windows(b: np.ndarray, pos: np.ndarray, back: int, fwd: int) -> np.ndarray:
+    """(n, back+fwd) bytes from pos-back to pos+fwd (a copy); zeros beyond the ends of b."""
+    width, nb = back + fwd, len(b)
+    start = pos - back
+    inner = (start >= 0) & (start + width <= nb)
+    if inner.all():
+        return sliding_window_view(b, width)[start]
+    # anchors near the ends of the file: cut from small zero-padded copies of the ends
+    out = np.zeros((len(pos), width), dtype=np.uint8)
+    out[inner] = sliding_window_view(b, width)[start[inner]] if nb >= width else 0
+    edge = np.flatnonzero(~inner)
+    padded = np.zeros(nb + 2 * width, dtype=np.uint8) if nb <= 4 * width else None
+    if padded is not None:
+        padded[width:width + nb] = b
+        out[edge] = sliding_window_view(padded, width)[start[edge] + width]
+        return out
+    head = np.concatenate((np.zeros(width, np.uint8), b[:2 * width]))
+    tail = np.concatenate((b[nb - 2 * width:], np.zeros(width, np.uint8)))
+    at_head = edge[start[edge] < 0]
+    at_tail = edge[start[edge] >= 0]
+    out[at_head] = sliding_window_view(head, width)[start[at_head] + width]
+    out[at_tail] = sliding_window_view(tail, width)[start[at_tail] - (nb - 2 * width)]
+    return out
 
 
 _ZERO_DIGITS = bytes(48 if 48 <= c <= 57 else c for c in range(256))
@@ -150,12 +169,12 @@ def _by_code(codes: np.ndarray, ncodes: int):
     return order, starts
 
 
-def _digits_value(w: np.ndarray, cols: list[int]) -> np.ndarray:
-    """Integer formed by the digit bytes at columns `cols` of each row (<= 18 digits)."""
-    if not cols:
-        return np.zeros(len(w), dtype=np.int64)
-    d = w[:, cols].astype(np.int64) - 48
-    return d @ (10 ** np.arange(len(cols) - 1, -1, -1, dtype=np.int64))
+def _digits_value(w: np.ndarray, rows: np.ndarray, cols: list[int]) -> np.ndarray:
+    """Integer formed by the digit bytes at columns `cols` of the given rows (<= 18 digits)."""
+    acc = np.zeros(len(rows), dtype=np.int64)
+    for c in cols:
+        acc = acc * 10 + (w[rows, c].astype(np.int64) - 48)
+    return acc
 
 
 def _scale(mant: np.ndarray, e10: int | np.ndarray) -> np.ndarray:
@@ -253,87 +272,86 @@ class _Keys:
         return i
 
 
-def _read_anchors(bp: np.ndarray, pos: np.ndarray, back: int, fwd: int, keys: _Keys, last: bool):
+def _read_anchors(b: np.ndarray, pos: np.ndarray, back: int, fwd: int, keys: _Keys, last: bool):
     """Key and number at each anchor. Returns (accepted dict of per-row arrays, positions to
-    read again with longer windows)."""
+    read again with longer windows).
+
+    One shape per anchor covers both sides (key before, number after): a print statement
+    gives the same few shapes on every line, so the regexes run a few dozen times in all."""
     n = len(pos)
+    e = np.zeros(0, np.int64)
+    empty = {"pos": e, "key": e, "val": np.zeros(0), "is_int": e.astype(bool),
+             "is_space": e.astype(bool), "total": e, "slash": e}
     if n == 0:
-        e = np.zeros(0, np.int64)
-        return {"pos": e, "key": e, "val": np.zeros(0), "is_int": e.astype(bool),
-                "is_space": e.astype(bool), "total": e, "slash": e}, e
-    w = _windows(bp, pos, back, fwd)
+        return empty, e
+    w = _windows(b, pos, back, fwd)
     mk = _mask_digits(w)
-    kcodes, kreps = _group(mk[:, :back])
-    vcodes, vreps = _group(mk[:, back:])
-
-    # values, per distinct shape
-    lays = [_value_shape(mk[r, back:].tobytes()) for r in vreps]
-    vstat = np.array([0 if l is None else (2 if isinstance(l, str) else 1) for l in lays], np.int8)
-    # keys, per distinct shape
-    kinfo = [_key_shape(mk[r, :back].tobytes()) for r in kreps]
-    kstat = np.array([k[0] for k in kinfo], np.int8)
-    rs, rk = vstat[vcodes], kstat[kcodes]
-    again = np.flatnonzero(((rs == 2) & (rk != 0)) | ((rk == 2) & (rs != 0)))
-    ok = (rs == 1) & (rk == 1)
-
-    # a key without digits is the same text in every row of its shape: one id per shape
-    code_id = np.full(len(kinfo), -1, dtype=np.int64)
-    code_digit = np.zeros(len(kinfo), dtype=bool)
-    for c, (st, a, z, has_digit, _) in enumerate(kinfo):
-        if st == 1 and not has_digit:
-            code_id[c] = keys.id(w[kreps[c], a:z].tobytes())
-        code_digit[c] = st == 1 and has_digit
-    key_id = code_id[kcodes]
-    dr = np.flatnonzero(code_digit[kcodes] & ok)
-    if dr.size:  # "acc1", "layer.3": the digits are part of the key, read them per row
-        dcodes = kcodes[dr]
-        for c in np.unique(dcodes):
-            rows = dr[dcodes == c]
-            _, a, z, _, _ = kinfo[c]
+    codes, reps = _group(mk)
+    # read each distinct shape once
+    kinfo, lays, status = [], [], np.zeros(len(reps), np.int8)  # 0 no, 1 yes, 2 read again
+    for c, r in enumerate(reps):
+        lay = _value_shape(mk[r, back:].tobytes())
+        k = _key_shape(mk[r, :back].tobytes()) if lay is not None else (0, 0, 0, False, 0)
+        kinfo.append(k)
+        lays.append(lay)
+        if k[0] and lay is not None:
+            status[c] = 2 if (k[0] == 2 or isinstance(lay, str)) else 1
+    st = status[codes]
+    again = e if last else pos[st == 2]
+    idx = np.flatnonzero(st == 1)
+    if idx.size == 0:
+        return empty, again
+    # per shape: constant facts broadcast to rows; digits read per group of rows
+    cid = codes[idx]
+    code_kid = np.full(len(reps), -1, dtype=np.int64)
+    code_int = np.zeros(len(reps), dtype=bool)
+    code_space = np.zeros(len(reps), dtype=bool)
+    code_slash = np.full(len(reps), -1, dtype=np.int64)
+    for c in np.flatnonzero(status == 1):
+        _, a, z, has_digit, _ = kinfo[c]
+        if not has_digit:  # the key is the same text in every row of this shape
+            code_kid[c] = keys.id(w[reps[c], a:z].tobytes())
+        lay = lays[c]
+        code_int[c], code_space[c], code_slash[c] = lay["is_int"], lay["space"], lay["slash"]
+    kid = code_kid[cid]
+    val = np.empty(len(idx))
+    total = np.full(len(idx), -1, dtype=np.int64)
+    order, starts = _by_code(cid, len(reps))
+    for c in np.flatnonzero(status == 1):
+        sub = order[starts[c]:starts[c + 1]]
+        if sub.size == 0:
+            continue
+        rows = idx[sub]
+        lay = lays[c]
+        _, a, z, has_digit, _ = kinfo[c]
+        if has_digit:  # "acc1", "layer.3": the digits are part of the key, read them per row
             kb = w[rows, a:z]
-            sub, subreps = _group(kb)
-            ids = np.array([keys.id(kb[r].tobytes()) for r in subreps], dtype=np.int64)
-            key_id[rows] = ids[sub]
-
-    val = np.full(n, np.nan)
-    is_int = np.zeros(n, bool)
-    is_space = np.zeros(n, bool)
-    total = np.full(n, -1, dtype=np.int64)
-    slash = np.full(n, -1, dtype=np.int64)
-    vorder, vstarts = _by_code(vcodes, len(vreps))
-    for c, lay in enumerate(lays):
-        if not isinstance(lay, dict):
-            continue
-        rows = vorder[vstarts[c]:vstarts[c + 1]]
-        rows = rows[ok[rows]]
-        if rows.size == 0:
-            continue
-        is_space[rows] = lay["space"]
+            g, greps = _group(kb)
+            kid[sub] = np.array([keys.id(kb[r].tobytes()) for r in greps], dtype=np.int64)[g]
         if lay["spec"] is not None:
-            val[rows] = lay["spec"]
+            val[sub] = lay["spec"]
             continue
-        f = w[rows, back:]
         if "float" in lay:  # more digits than int64 holds: let float() read these few
-            a, z = lay["float"]
-            val[rows] = [float(x.tobytes()) for x in f[:, a:z]]
-        else:
-            e10 = -lay["nfrac"]
-            if lay["ecols"]:
-                e = _digits_value(f, lay["ecols"])
-                e10 = e10 + np.where(lay["eneg"], -e, e)
-            v = _scale(_digits_value(f, lay["mcols"]), e10)
-            val[rows] = -v if lay["neg"] else v
-        is_int[rows] = lay["is_int"]
+            i, j = lay["float"]
+            val[sub] = [float(x.tobytes()) for x in w[rows, back + i:back + j]]
+            continue
+        e10 = -lay["nfrac"]
+        if lay["ecols"]:
+            ex = _digits_value(w, rows, [back + k for k in lay["ecols"]])
+            e10 = e10 + (-ex if lay["eneg"] else ex)
+        v = _scale(_digits_value(w, rows, [back + k for k in lay["mcols"]]), e10)
+        val[sub] = -v if lay["neg"] else v
         if lay["tcols"]:
-            total[rows] = _digits_value(f, lay["tcols"])
-            slash[rows] = pos[rows] + lay["slash"]
-    ok &= key_id >= 0
-    acc = {"pos": pos[ok], "key": key_id[ok], "val": val[ok], "is_int": is_int[ok],
-           "is_space": is_space[ok], "total": total[ok], "slash": slash[ok]}
-    return acc, (np.zeros(0, np.int64) if last else pos[again])
+            total[sub] = _digits_value(w, rows, [back + k for k in lay["tcols"]])
+    slash = code_slash[cid]
+    slash = np.where(slash >= 0, pos[idx] + slash, -1)
+    acc = {"pos": pos[idx], "key": kid, "val": val, "is_int": code_int[cid],
+           "is_space": code_space[cid], "total": total, "slash": slash}
+    return acc, again
 
 
-_SPACE_SPECIAL = [(t, re.compile(re.escape(t) + rb"(?![A-Za-z])")) for t in (b" nan", b" inf", b" -inf")]
+_SPACE_NAN = re.compile(rb" nan(?![A-Za-z])")
+_INF = re.compile(rb"inf(?![A-Za-z])")
 
 
 def _anchors(b: np.ndarray, data: bytes) -> np.ndarray:
@@ -354,14 +372,21 @@ def _anchors(b: np.ndarray, data: bytes) -> np.ndarray:
     low = p1 | np.uint8(32)
     spc = spc[((low - np.uint8(97)) < 26) | (p1 == 32)]
     # "loss nan" / "loss -inf" (Python prints nan/inf in lower case): rare, so found by a literal
-    # search (~1.5 GB/s) rather than more whole-array masks
-    special = [m.start() for tok, pat in _SPACE_SPECIAL if tok in data for m in pat.finditer(data)]
+    # search (~1.5 GB/s) rather than by more whole-array masks
+    special = [m.start() for m in _SPACE_NAN.finditer(data)] if b" nan" in data else []
+    if b"inf" in data:
+        for m in _INF.finditer(data):
+            i = m.start()
+            if data[i - 1:i] == b" ":
+                special.append(i - 1)
+            elif data[i - 2:i] == b" -":
+                special.append(i - 2)
     pos = np.concatenate((sep, spc, np.array(special, dtype=np.int64)))
     pos.sort(kind="stable")
     return pos
 
 
-def _progress(bp: np.ndarray, b: np.ndarray):
+def _progress(b: np.ndarray):
     """Bare progress counters `[N/M` (mmcv, timm, tutorials) and tqdm/Keras `N/M [` / `N/M ━`.
     Returns (slash positions, N, M)."""
     sl = np.flatnonzero(b == 47)
@@ -373,7 +398,7 @@ def _progress(bp: np.ndarray, b: np.ndarray):
     sl = sl[(((p1 - np.uint8(48)) < 10) | (p1 == 32)) & (((n1 - np.uint8(48)) < 10) | (n1 == 32))]
     if sl.size == 0:
         return empty, empty, empty
-    w = _windows(bp, sl, BACK, FWD)
+    w = _windows(b, sl, BACK, FWD)
     mk = _mask_digits(w)
     codes, reps = _group(mk)
     info = []
@@ -403,8 +428,8 @@ def _progress(bp: np.ndarray, b: np.ndarray):
             continue
         rows = order[starts[c]:starts[c + 1]]
         keep_rows.append(rows)
-        nv.append(_digits_value(w[rows], inf[0]))
-        mv.append(_digits_value(w[rows], inf[1]))
+        nv.append(_digits_value(w, rows, inf[0]))
+        mv.append(_digits_value(w, rows, inf[1]))
     if not keep_rows:
         return empty, empty, empty
     rows = np.concatenate(keep_rows)
@@ -415,14 +440,14 @@ def _progress(bp: np.ndarray, b: np.ndarray):
     return sl[rows[ok]], nv[ok], mv[ok]
 
 
-def _ranks(bp: np.ndarray, b: np.ndarray, line_starts: np.ndarray) -> np.ndarray | None:
+def _ranks(b: np.ndarray, line_starts: np.ndarray) -> np.ndarray | None:
     """Rank per line from `[rank3]:`, `[rank3]`, `rank3:`, `[RANK 3]`, `[default3]:` prefixes
     (torchrun, DeepSpeed); -1 where none. None when no line has one."""
     first = b[line_starts] | np.uint8(32)
     cand = np.flatnonzero(np.isin(first, (ord("["), ord("{"), ord("r"), ord("d"))))
     if cand.size == 0:
         return None
-    w = _windows(bp, line_starts[cand], 0, FWD)
+    w = _windows(b, line_starts[cand], 0, FWD)
     mk = _mask_digits(w)
     codes, reps = _group(mk)
     out = np.full(len(line_starts), -1, dtype=np.int64)
@@ -432,7 +457,7 @@ def _ranks(bp: np.ndarray, b: np.ndarray, line_starts: np.ndarray) -> np.ndarray
         if not m:
             continue
         rows = order[starts[c]:starts[c + 1]]
-        out[cand[rows]] = _digits_value(w[rows], list(range(m.start("r"), m.end("r"))))
+        out[cand[rows]] = _digits_value(w, rows, list(range(m.start("r"), m.end("r"))))
     return out if (out >= 0).any() else None
 
 
@@ -487,22 +512,23 @@ def _classify_key(raw: str):
     return "metric", space_ok
 
 
-def extract_metrics(data: bytes, rel: str, run: Run) -> list[Series]:
-    """All metric series printed in a log (the bytes of the whole file)."""
+def extract_metrics(data: bytes, rel: str, run: Run, nl: np.ndarray | None = None) -> list[Series]:
+    """All metric series printed in a log (the bytes of the whole file; `nl`: offsets of its
+    newlines when the caller has them)."""
     b = np.frombuffer(data, dtype=np.uint8)
     nb = len(b)
     if nb == 0:
         return []
-    bp = np.zeros(nb + 2 * PAD, dtype=np.uint8)
-    bp[PAD:PAD + nb] = b
-    nl = np.flatnonzero(b == 10)
+    if nl is None:
+        nl = np.flatnonzero(b == 10)
     line_starts = np.concatenate(([0], nl + 1))
     if line_starts[-1] >= nb:
         line_starts = line_starts[:-1]
-    breaks = np.flatnonzero((b == 10) | (b == 13)) if b"\r" in data else nl
+    cr = np.flatnonzero(b == 13)   # tqdm/Keras redraws: '\r' also ends a segment
+    breaks = np.union1d(nl, cr) if cr.size else nl
 
     pos = _anchors(b, data)
-    sl, pn, pm = _progress(bp, b)
+    sl, pn, pm = _progress(b)
 
     # long lines: keep as text, do not mine
     line_len = np.diff(np.concatenate((line_starts, [nb])))
@@ -520,9 +546,9 @@ def extract_metrics(data: bytes, rel: str, run: Run) -> list[Series]:
         sl, pn, pm = sl[keep], pn[keep], pm[keep]
 
     keys = _Keys()
-    acc, again = _read_anchors(bp, pos, BACK, FWD, keys, last=False)
+    acc, again = _read_anchors(b, pos, BACK, FWD, keys, last=False)
     if again.size:
-        acc2, _ = _read_anchors(bp, again, LONG_BACK, LONG_FWD, keys, last=True)
+        acc2, _ = _read_anchors(b, again, LONG_BACK, LONG_FWD, keys, last=True)
         order = np.argsort(np.concatenate((acc["pos"], acc2["pos"])), kind="stable")
         acc = {k: np.concatenate((acc[k], acc2[k]))[order] for k in acc}
     pos, kid, val, is_int = acc["pos"], acc["key"], acc["val"], acc["is_int"]
@@ -542,8 +568,9 @@ def extract_metrics(data: bytes, rel: str, run: Run) -> list[Series]:
     if sl.size and (slash >= 0).any():
         keep = ~np.isin(sl, slash[slash >= 0])
         sl, pn, pm = sl[keep], pn[keep], pm[keep]
+    tables = _tables(data, rel, nl)
     if not ((role == 1) | (role == 4)).any():
-        return []
+        return tables
 
     nseg = len(breaks) + 1
     line = np.searchsorted(nl, pos) + 1
@@ -566,7 +593,7 @@ def extract_metrics(data: bytes, rel: str, run: Run) -> list[Series]:
     else:
         P, P_tot = B, B_tot
 
-    ranks_line = _ranks(bp, b, line_starts)
+    ranks_line = _ranks(b, line_starts)
     seg_rank = None
     if ranks_line is not None:
         seg_start = np.concatenate(([0], breaks + 1))
@@ -610,6 +637,71 @@ def extract_metrics(data: bytes, rel: str, run: Run) -> list[Series]:
         out.append(Series(name=normalize(raw), raw_name=raw, steps=st, values=v, source=rel,
                           locs=lc, loc_kind=LOC_LINE, step_is_index=is_index,
                           rank=None if r < 0 else r))
+    return out + tables
+
+
+# A header of a whitespace-aligned table pads its cells: "epoch     train_loss  valid_loss".
+_TABLE_TRIGGER = b"loss  "
+_TABLE_HEADER = re.compile(rb"[ \t]*[A-Za-z_][\w/.\-]*(?:[ \t]{2,}[A-Za-z_][\w/.\-]*)+[ \t]*\Z")
+MAX_TABLE_HEADERS = 200  # trigger hits examined per file (a table header is printed once or per epoch)
+
+
+def _float_or_none(cell: bytes):
+    try:
+        return float(cell)
+    except ValueError:
+        return None
+
+
+def _tables(data: bytes, rel: str, nl: np.ndarray) -> list[Series]:
+    """Whitespace-aligned metric tables inside a log: fastai's per-epoch table, a printed
+    pandas DataFrame of the history. One series per numeric column; step = the epoch column,
+    else the row index. Rows end at the first line that is not a row of the table."""
+    if _TABLE_TRIGGER not in data:
+        return []
+    out, seen = [], set()
+    for k, m in enumerate(re.finditer(re.escape(_TABLE_TRIGGER), data)):
+        if k >= MAX_TABLE_HEADERS:
+            break
+        ls = data.rfind(b"\n", 0, m.start()) + 1
+        if ls in seen:
+            continue
+        seen.add(ls)
+        le = data.find(b"\n", m.start())
+        le = len(data) if le < 0 else le
+        header = data[ls:le].rstrip(b"\r")
+        if not _TABLE_HEADER.match(header):
+            continue
+        names = [h.decode("ascii", "replace") for h in header.split()]
+        line = int(np.searchsorted(nl, ls)) + 1
+        rows, pos = [], le + 1
+        while pos < len(data):
+            e = data.find(b"\n", pos)
+            e = len(data) if e < 0 else e
+            cells = data[pos:e].split()
+            if len(cells) == len(names) + 1:   # pandas prints its index first
+                cells = cells[1:]
+            vals = [_float_or_none(c) for c in cells] if len(cells) == len(names) else []
+            if not vals or sum(v is not None for v in vals) * 2 < len(vals):
+                break
+            line += 1
+            rows.append((line, vals))
+            pos = e + 1
+        if len(rows) < 2:
+            continue
+        locs = np.array([r[0] for r in rows], dtype=np.int64)
+        cols = {n: np.array([np.nan if r[1][j] is None else r[1][j] for r in rows]) for j, n in enumerate(names)}
+        lower = {n.lower(): n for n in names}
+        step_col = next((lower[c] for c in ("epoch", "step", "iteration", "iter") if c in lower), None)
+        if step_col is not None and np.isfinite(cols[step_col]).all():
+            steps, is_index = cols[step_col].astype(np.int64), False
+        else:
+            step_col, steps, is_index = None, np.arange(len(rows), dtype=np.int64), True
+        for n, v in cols.items():
+            if n == step_col or np.isnan(v).all():  # a time column ("00:01") is not a metric
+                continue
+            out.append(Series(name=normalize(n), raw_name=n, steps=steps, values=v, source=rel,
+                              locs=locs, loc_kind=LOC_LINE, step_is_index=is_index))
     return out
 
 
@@ -759,9 +851,9 @@ def read(path: Path, rel: str, run: Run) -> None:
         text = data.decode("utf-8", errors="replace")
     kind = text_kind(path, text)
     art = TextArtifact(path=rel, abspath=path, kind=kind, text=text)
+    nl = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
     if data.isascii():  # byte offsets are character offsets: reuse the newline scan
-        nl = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
         art._starts = np.concatenate(([0], nl + 1)).astype(np.int64)
     run.texts.append(art)
     if kind == "log":
-        run.series.extend(extract_metrics(data, rel, run))
+        run.series.extend(extract_metrics(data, rel, run, nl))

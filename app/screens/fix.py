@@ -60,7 +60,7 @@ class FixScreen(StepScreen):
             yield Static(f"[b]4 Fix[/b]  {escape(str(self.hid))}: {escape(str(h.get('fix') or ''))}", id="what")
             yield Static("", id="source")
             yield Static("", id="diff")
-            yield Label("Test file (written with the fix, after the same confirmation)")
+            yield Label("Test file, written with the fix after the same confirmation (t edits it: F7 selects all, a paste replaces; Esc leaves)")
             yield Input(id="test_path")
             yield TextArea("", id="test", language=None, soft_wrap=False)
             yield Label("Verify with (the failing command, or a shorter reproduction)")
@@ -228,6 +228,7 @@ class FixScreen(StepScreen):
         log.clear()
         self._verifying = True
         self.query_one("#status", Static).update("verifying ... (x cancels)")
+        self.query_one("#body").scroll_end(animate=False)
         self._verify(repro, test_cmd)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="verify")
@@ -250,6 +251,7 @@ class FixScreen(StepScreen):
         if v.missing_test:
             log.write("(no test was run: the commit will carry no test)")
         self._show()
+        self.query_one("#body").scroll_end(animate=False)
 
     def worker_failed(self, name, error) -> None:
         self._verifying = False

@@ -166,7 +166,7 @@ class HypothesesScreen(StepScreen):
         app.series, app.baseline_series, app.diagnosis = event.series, event.baseline, event.diagnosis
         app.warnings = event.warnings
         for w in event.warnings[:3]:
-            self.notify(w, severity="warning", timeout=6)
+            app.notify_once(w)
         self._show()
 
     def worker_failed(self, name, error) -> None:

@@ -76,7 +76,8 @@ class LessonScreen(StepScreen):
             c = st.commits[-1]
             lines.append(f"[b green]Committed {escape(c['sha'][:12])}[/]: {escape(c['message'].splitlines()[0])}")
             lines.append("files: " + escape(", ".join(c["files"])))
-            lines.append("Done. ctrl+q quits; the session is kept (mltdbg-tui --replay shows it to a teammate).")
+            lines.append(f"Done. ctrl+q quits; the session is kept: mltdbg-tui --replay {escape(self.mapp.session.id)} "
+                         "shows it to a teammate.")
         elif not st.in_repo:
             lines.append("[yellow]Not a git repo: nothing can be committed.[/] ctrl+s writes the lesson to "
                          f"{LESSON_FILE} only.")

@@ -142,7 +142,7 @@ class MetricPlot(Widget):
         if self.log_scale:
             plt.yscale("log")
         plt.xlim(lo_step, hi_step)
-        out = Text.from_ansi(plt.build())
+        out = Text.from_ansi(plt.build().rstrip("\n"))
         legend = " ".join(f"|{lab}@{st:g}" for st, lab, _ in marks if lab and lo_step <= st <= hi_step)
         zoom = "" if self.window == (0.0, 1.0) else f" zoom {lo_step:g}-{hi_step:g}"
         out.append(f"\n{self.metric}{' log' if self.log_scale else ''}{' EMA' if self.smooth else ''}{zoom}"

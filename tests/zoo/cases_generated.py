@@ -78,10 +78,10 @@ def _(c: Ctx):
 
 @case("lr_high_charlm_hfdict", split="tune", expected="lr_too_high",
       symptom="Char model's loss drops nicely and then climbs back up after the first epoch.",
-      fmt=fmt("hfdict"), notes="GRU char LM, AdamW lr=0.05 (config.yaml; 3e-3 works), clipping at 1.0 does not save it: "
-                               "loss falls then rises and oscillates.")
+      fmt=fmt("hfdict"), notes="GRU char LM, AdamW lr=0.15 (config.yaml; 3e-3 works), with gradient clipping at 1.0: the "
+                               "loss falls for ~10 steps, then rises far above its start and only partly recovers.")
 def _(c: Ctx):
-    cfg = {**CHARLM, "lr": 0.05}
+    cfg = {**CHARLM, "lr": 0.15}
     c.write("config.yaml", yaml_dump(cfg))
     c.write("train.py", lm_script("Character-level GRU language model on a toy corpus.", model=MODEL_GRU_LM, style="hfdict"))
     run_train(c, "hfdict")
@@ -773,13 +773,13 @@ if __name__ == "__main__":
 
 @case("fp16_overflow_apex_pylogging", split="tune", expected="mixed_precision_overflow",
       symptom="Training in fp16 prints lots of 'Gradient overflow' and the loss never improves.", fmt=fmt("pylogging"),
-      notes="Pure-fp16 MLP (precision: fp16 in config.yaml) on unnormalised features in the thousands: activations "
-            "overflow fp16 (inf) so every step is skipped; the log shows apex-style 'Gradient overflow. Skipping "
-            "step, loss scaler 0 reducing loss scale to ...' lines and loss_scale halving to its floor. In fp32 the "
-            "same run trains.")
+      notes="Pure-fp16 MLP (precision: fp16 in config.yaml) with a hand-written label-smoothed CE using "
+            "logits.exp().sum().log(): once logits pass ~11, exp overflows fp16 (max 65504) to inf and every step "
+            "overflows; the log shows apex-style 'Gradient overflow.  Skipping step, loss scaler 0 "
+            "reducing loss scale to ...' lines and loss_scale halving to its floor. In fp32 the same run trains.")
 def _(c: Ctx):
-    cfg = {**BLOBS, "n": 2000, "feature_scale": 3000.0, "precision": "fp16", "init_loss_scale": 65536.0,
-           "lr": 1e-4, "epochs": 3}
+    cfg = {**BLOBS, "n": 2000, "feature_scale": 10.0, "precision": "fp16", "init_loss_scale": 65536.0,
+           "lr": 0.01, "epochs": 3}
     c.write("config.yaml", yaml_dump(cfg))
     data = DATA_BLOBS.split("\n\n\ndef make_datasets")[0]
     data = data.replace('* cfg.get("noise", 1.0)\n    return x, y', '* cfg.get("noise", 1.0)\n    # raw sensor units, not standardised\n    return x * cfg["feature_scale"], y')
@@ -789,7 +789,11 @@ def log_overflow(step, new_scale):
     logger.warning("Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to %s", new_scale / 2)
 '''
     model = '''
-LOSS = nn.CrossEntropyLoss()
+def LOSS(logits, y, smoothing=0.1):
+    """Label-smoothed cross-entropy: log-sum-exp minus the smoothed target logit."""
+    lse = logits.exp().sum(-1).log()
+    target = (1 - smoothing) * logits.gather(1, y[:, None]).squeeze(1) + smoothing * logits.mean(-1)
+    return (lse - target).mean()
 
 
 def build_model(cfg):
@@ -1067,3 +1071,500 @@ def _(c: Ctx):
     clf_case(c, doc="LSTM classifier.", data=data, model=MODEL_LSTM, style="mmengine", cfg={**SEQ, "log_every": 2},
              OPTIMIZER='optimizer = torch.optim.Adam(model.parameters(), lr=cfg["lr"])',
              LOADER='train_loader = DataLoader(train_ds, batch_size=cfg["batch_size"], shuffle=False)')
+
+
+# =============================================================================
+# mode_collapse
+# =============================================================================
+
+PRED_HIST = '''
+@torch.no_grad()
+def prediction_counts(model, loader, num_classes):
+    """How often each class is predicted on the validation set."""
+    model.eval()
+    preds = torch.cat([model(x).argmax(-1) for x, _ in loader])
+    model.train()
+    return torch.bincount(preds, minlength=num_classes).tolist()
+'''
+
+
+@case("collapse_majority_class_pylogging", split="tune", expected="mode_collapse",
+      symptom="Loss looks great (0.2) but the model predicts class 0 for every single input.", fmt=fmt("pylogging"),
+      notes="make_datasets() meant to subsample class 0 to 1% but the mask is inverted: it keeps all of class 0 "
+            "and 1% of every other class. The model learns to emit class 0 for every input (pred_counts logged "
+            "each epoch: all mass on one class) while the training loss falls.")
+def _(c: Ctx):
+    data = DATA_BLOBS.replace('''    x, y = make_split(cfg["n_train"], cfg, seed=1)
+''', '''    x, y = make_split(cfg["n_train"], cfg, seed=1)
+    # class 0 is over-represented upstream: keep only cfg["keep_frac"] of it
+    g = torch.Generator().manual_seed(3)
+    keep = (y == 0) | (torch.rand(len(y), generator=g) < cfg["keep_frac"])
+    x, y = x[keep], y[keep]
+''')
+    clf_case(c, doc="MLP on blobs with class-0 subsampling.", data=data, model=MODEL_MLP, style="pylogging",
+             cfg={**BLOBS, "n_train": 6000, "keep_frac": 0.01, "noise": 2.5}, extra_defs=PRED_HIST,
+             EVAL_LOG='''
+log_val(step, epoch, {"val_loss": val_loss, "val_acc": val_acc})
+log_text(f"pred_counts: {prediction_counts(model, val_loader, cfg['num_classes'])}")
+''', )
+
+
+@case("collapse_weighted_sampler_rank", split="holdout", expected="mode_collapse", symptom=None, fmt=fmt("rank"),
+      notes="WeightedRandomSampler is given each sample's class FREQUENCY as its weight (meant 1/frequency) on "
+            "an imbalanced training set: batches are almost all the majority class and the model predicts that "
+            "class for everything ('preds:' lines show one id repeated); loss falls.")
+def _(c: Ctx):
+    data = DATA_SEQ.replace('''def make_datasets(cfg):
+    x, y = make_split(cfg["n_train"], cfg, seed=1)''', '''def make_datasets(cfg):
+    x, y = make_split(cfg["n_train"], cfg, seed=1)
+    y = torch.where(torch.arange(len(y)) % 3 == 0, y, torch.full_like(y, 2))   # imbalanced: 2/3 are class 2''')
+    clf_case(c, doc="LSTM classifier with class-balanced sampling.", data=data, model=MODEL_LSTM, style="rank",
+             cfg={**SEQ, "lr": 0.003}, extra_defs=PRED_HIST,
+             LOADER='''
+counts = torch.bincount(train_ds.tensors[1], minlength=cfg["num_classes"]).float()
+weights = counts[train_ds.tensors[1]]              # per-sample weight for balancing
+sampler = torch.utils.data.WeightedRandomSampler(weights, num_samples=len(weights), replacement=True)
+train_loader = DataLoader(train_ds, batch_size=cfg["batch_size"], sampler=sampler)
+''', OPTIMIZER='optimizer = torch.optim.Adam(model.parameters(), lr=cfg["lr"])', EVAL_LOG='''
+log_val(step, epoch, {"val_loss": val_loss, "val_acc": val_acc})
+xs, _ = next(iter(val_loader))
+log_text("preds: " + " ".join(str(int(p)) for p in model(xs[:24]).argmax(-1)))
+log_text(f"pred_counts: {prediction_counts(model, val_loader, cfg['num_classes'])}")
+''')
+
+
+# =============================================================================
+# architecture_imbalance
+# =============================================================================
+
+WORDLM_MAIN = '''
+def make_tokens(n, vocab, seed):
+    """Zipf-distributed token ids with short-range structure (bigram repeats)."""
+    g = torch.Generator().manual_seed(seed)
+    ranks = torch.arange(1, vocab + 1, dtype=torch.float)
+    p = 1.0 / ranks
+    ids = torch.multinomial(p / p.sum(), n, replacement=True, generator=g)
+    ids[1::2] = (ids[0::2] * 7 + 3) % vocab
+    return ids
+
+
+class WordLM(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.embed = nn.Embedding(cfg["vocab_size"], cfg["emb"])
+        self.proj_in = nn.Linear(cfg["emb"], cfg["hidden"])
+        self.rnn = nn.GRU(cfg["hidden"], cfg["hidden"], batch_first=True)
+        self.proj_out = nn.Linear(cfg["hidden"], cfg["emb"])
+        self.head = nn.Linear(cfg["emb"], cfg["vocab_size"])
+
+    def forward(self, x):
+        h, _ = self.rnn(self.proj_in(self.embed(x)))
+        return self.head(self.proj_out(h))
+
+
+def param_table(model):
+    total = sum(p.numel() for p in model.parameters())
+    rows = [f"{'module':<12}{'params':>12}{'share':>9}"]
+    for name, m in model.named_children():
+        n = sum(p.numel() for p in m.parameters())
+        rows.append(f"{name:<12}{n:>12,}{100 * n / total:>8.1f}%")
+    rows.append(f"{'total':<12}{total:>12,}")
+    return rows
+
+
+def main():
+    cfg = load_config()
+    torch.manual_seed(cfg["seed"])
+    ids = make_tokens(cfg["n_tokens"], cfg["vocab_size"], seed=1)
+    blocks = ids[: len(ids) // (cfg["block"] + 1) * (cfg["block"] + 1)].view(-1, cfg["block"] + 1)
+    loader = DataLoader(TensorDataset(blocks[:, :-1], blocks[:, 1:]), batch_size=cfg["batch_size"], shuffle=True)
+    model = WordLM(cfg)
+    for row in param_table(model):
+        log_text(row)
+    optimizer = torch.optim.Adam(model.parameters(), lr=cfg["lr"])
+    RUN.update(total=cfg["epochs"] * len(loader), epochs=cfg["epochs"], per_epoch=len(loader),
+               log_every=cfg["log_every"], batch_size=cfg["batch_size"])
+    step = 0
+    for epoch in range(cfg["epochs"]):
+        for x, y in loader:
+            step += 1
+            loss = F.cross_entropy(model(x).reshape(-1, cfg["vocab_size"]), y.reshape(-1))
+            optimizer.zero_grad()
+            loss.backward()
+            gnorm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0).item()
+            optimizer.step()
+            if step % cfg["log_every"] == 0:
+                log_train(step, epoch, {"loss": loss.item(), "lr": cfg["lr"], "grad_norm": gnorm})
+    close()
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+@case("arch_embedding_heavy_kv", split="tune", expected="architecture_imbalance",
+      symptom="My LM has 1.5M parameters but it learns worse than a much smaller model from the tutorial.", fmt=fmt("kv"),
+      notes="Word LM with vocab 8000 and emb 96 but a GRU body of hidden 24: the parameter table printed at the "
+            "start shows embed ~49.6% + head ~50.1%, the recurrent body well under 1%. Loss falls slowly.")
+def _(c: Ctx):
+    cfg = dict(seed=0, vocab_size=8000, emb=96, hidden=24, n_tokens=24000, block=32, batch_size=32, epochs=2,
+               lr=0.003, log_every=2)
+    c.write("config.yaml", yaml_dump(cfg))
+    c.write("train.py", script("Word-level GRU language model.", CONFIG_YAML, STYLES["kv"], WORDLM_MAIN))
+    run_train(c, "kv")
+
+
+@case("arch_embedding_heavy_lightning_summary_rank", split="holdout", expected="architecture_imbalance", symptom=None,
+      fmt=fmt("rank", "Lightning-style model summary"),
+      notes="Same failure in another layout: a Lightning-style ModelSummary table (printed by train.py) shows "
+            "the embedding + output head with >99% of 1.5 M parameters and a few-K-parameter GRU body.")
+def _(c: Ctx):
+    main = WORDLM_MAIN.replace('''    for row in param_table(model):
+        log_text(row)''', '''    for row in lightning_summary(model):
+        log_text(row)''')
+    summary = '''
+def _fmt_count(n):
+    for unit, div in (("M", 1e6), ("K", 1e3)):
+        if n >= div:
+            return f"{n / div:.1f} {unit}"
+    return str(n)
+
+
+def lightning_summary(model):
+    """The table Lightning prints at fit start."""
+    rows = ["  | Name     | Type      | Params", "------------------------------------"]
+    for i, (name, m) in enumerate(model.named_children()):
+        rows.append(f"{i} | {name:<8} | {type(m).__name__:<9} | {_fmt_count(sum(p.numel() for p in m.parameters()))}")
+    total = sum(p.numel() for p in model.parameters())
+    rows += ["------------------------------------", f"{_fmt_count(total):<10}Trainable params",
+             f"{'0':<10}Non-trainable params", f"{_fmt_count(total):<10}Total params",
+             f"{total * 4 / 1e6:<10.3f}Total estimated model params size (MB)"]
+    return rows
+'''
+    cfg = dict(seed=0, vocab_size=6000, emb=128, hidden=16, n_tokens=20000, block=32, batch_size=32, epochs=2,
+               lr=0.003, log_every=2)
+    c.write("config.yaml", yaml_dump(cfg))
+    c.write("train.py", script("Word-level GRU language model.", CONFIG_YAML, STYLES["rank"], summary, main))
+    run_train(c, "rank")
+
+
+# =============================================================================
+# shape_mismatch
+# =============================================================================
+
+@case("shape_varlen_collate_tqdm", split="tune", expected="shape_mismatch",
+      symptom="DataLoader crashes immediately with a RuntimeError about stack.", fmt=fmt("tqdm", "traceback in log"),
+      notes="SentenceDataset returns one tensor per sentence, sentences have different lengths, and the "
+            "DataLoader uses the default collate (no padding collate_fn): real 'stack expects each tensor to be "
+            "equal size' error from torch's collate.")
+def _(c: Ctx):
+    cfg = {**CHARLM, "epochs": 2}
+    c.write("config.yaml", yaml_dump(cfg))
+    data = DATA_TEXT + '''
+
+class SentenceDataset(torch.utils.data.Dataset):
+    """One sample per sentence: (input ids, next-char ids)."""
+
+    def __init__(self, text, stoi):
+        self.sents = [s.strip() + "." for s in text.split(".") if s.strip()]
+        self.stoi = stoi
+
+    def __len__(self):
+        return len(self.sents)
+
+    def __getitem__(self, i):
+        ids = torch.tensor([self.stoi[ch] for ch in self.sents[i]])
+        return ids[:-1], ids[1:]
+'''
+    text = lm_script("Char GRU LM, one sentence per sample.", model=MODEL_GRU_LM, style="tqdm", data=data)
+    text = text.replace('train_ds, val_ds = CharData(text, stoi, cfg["block"]), CharData(val_text, stoi, cfg["block"])',
+                        'train_ds, val_ds = SentenceDataset(text, stoi), SentenceDataset(val_text, stoi)')
+    c.write("train.py", text)
+    run_train(c, "tqdm")
+
+
+@case("shape_flatten_size_beginner", split="tune", expected="shape_mismatch",
+      symptom="RuntimeError: mat1 and mat2 shapes cannot be multiplied, right at the first batch.",
+      fmt=fmt("beginner", "traceback in log"),
+      notes="The CNN's first Linear is sized from config input_size: 16 while the data are 12x12 images "
+            "(image_size: 12): flatten gives 144 features, the layer expects 256.")
+def _(c: Ctx):
+    model = MODEL_CNN.replace('s = cfg.get("image_size", 12) // 4', 's = cfg["input_size"] // 4')
+    clf_case(c, doc="Small CNN on synthetic shape images.", data=DATA_SHAPES, model=model, style="beginner",
+             cfg={**SHAPES, "input_size": 16})
+
+
+@case("shape_per_timestep_logits_absl", split="holdout", expected="shape_mismatch", symptom=None,
+      fmt=fmt("absl", "traceback in log"),
+      notes="The LSTM head is applied to every timestep and the logits are flattened with view(-1, C): "
+            "input batch 640 (32 x 20 steps) vs target batch 32, real ValueError from cross_entropy.")
+def _(c: Ctx):
+    model = MODEL_LSTM.replace("        return self.out(h.mean(dim=1))",
+                               "        return self.out(h).view(-1, self.out.out_features)")
+    clf_case(c, doc="LSTM classifier.", data=DATA_SEQ, model=model, style="absl", cfg=SEQ, config="flags.json",
+             OPTIMIZER='optimizer = torch.optim.Adam(model.parameters(), lr=cfg["lr"])')
+
+
+# =============================================================================
+# dtype_mismatch
+# =============================================================================
+
+@case("dtype_float64_numpy_kv", split="tune", expected="dtype_mismatch",
+      symptom="RuntimeError about Double and Float as soon as training starts", fmt=fmt("kv", "traceback in log"),
+      notes="Features loaded with np.genfromtxt (float64) and wrapped with torch.from_numpy, so the input is "
+            "Double while the model is Float: real 'mat1 and mat2 must have the same dtype' error.")
+def _(c: Ctx):
+    write_blob_csv(c, 1200, 8, 6, holes={})
+    loader = CSV_DATA_LOADER.replace("    x = torch.tensor(arr[:, :-1], dtype=torch.float32)\n",
+                                     "    x = torch.from_numpy(arr[:, :-1])\n")
+    clf_case(c, doc="MLP on CSV features.", data=loader, model=MODEL_MLP, style="kv",
+             cfg={**BLOBS, "dim": 8, "num_classes": 6, "data_path": "data/train.csv"})
+
+
+@case("dtype_float_targets_rank", split="holdout", expected="dtype_mismatch", symptom="crash in the loss function",
+      fmt=fmt("rank", "traceback in log"),
+      notes="Labels are stored as float32 (`y.float()` for a mixup experiment left in place) and passed to "
+            "F.cross_entropy: 'expected target dtype to be Long or Byte, but got Float'.")
+def _(c: Ctx):
+    data = DATA_SEQ.replace('''    xv, yv = make_split(cfg["n_val"], cfg, seed=2)
+''', '''    y = y.float()                                  # soft labels for mixup
+    xv, yv = make_split(cfg["n_val"], cfg, seed=2)
+''')
+    clf_case(c, doc="LSTM classifier.", data=data, model=MODEL_LSTM, style="rank", cfg=SEQ,
+             OPTIMIZER='optimizer = torch.optim.Adam(model.parameters(), lr=cfg["lr"])')
+
+
+# =============================================================================
+# dataloader_bottleneck
+# =============================================================================
+
+SLOW_DATA = '''
+
+class DecodedImages(torch.utils.data.Dataset):
+    """Decodes each image on access (simulated JPEG decode + resize)."""
+
+    def __init__(self, x, y, decode_ms):
+        self.x, self.y, self.decode_s = x, y, decode_ms / 1000.0
+
+    def __len__(self):
+        return len(self.x)
+
+    def __getitem__(self, i):
+        time.sleep(self.decode_s)                  # decode + resize
+        return self.x[i], self.y[i]
+'''
+
+TIMED_LOOP = dict(
+    LOADER='''
+train_ds = DecodedImages(*train_ds.tensors, cfg["decode_ms"])
+train_loader = DataLoader(train_ds, batch_size=cfg["batch_size"], shuffle=True, num_workers=cfg["num_workers"])
+''',
+    EPOCH_START="t_data = time.perf_counter()",
+    ZERO_GRAD='''
+t_step = time.perf_counter()
+data_time = t_step - t_data
+optimizer.zero_grad()
+''',
+    BATCH_END='''
+step_time = time.perf_counter() - t_data
+''',
+    EXTRA_METRICS='''
+metrics.update(data_time=data_time, time=step_time, samples_per_sec=len(x) / step_time)
+''')
+
+
+@case("slow_decode_pipe", split="tune", expected="dataloader_bottleneck",
+      symptom="Training is really slow, GPU utilisation is around 10%.", fmt=fmt("pipe"),
+      notes="Dataset.__getitem__ decodes each image on access (~12 ms) and the DataLoader has num_workers=0: "
+            "data_time is ~85% of each step's time and samples/s is low.")
+def _(c: Ctx):
+    clf_case(c, doc="CNN on shapes, images decoded on the fly.", data=DATA_SHAPES + SLOW_DATA, model=MODEL_CNN,
+             style="pipe", cfg={**SHAPES, "decode_ms": 12, "num_workers": 0, "epochs": 2},
+             OPTIMIZER='optimizer = torch.optim.Adam(model.parameters(), lr=cfg["lr"])',
+             **{**TIMED_LOOP, "BATCH_END": TIMED_LOOP["BATCH_END"] + "t_data = time.perf_counter()"})
+
+
+@case("slow_tokenize_mmengine", split="holdout", expected="dataloader_bottleneck", symptom=None, fmt=fmt("mmengine"),
+      notes="Sequences are tokenised inside __getitem__ (~8 ms each) with num_workers=0: mmengine-style lines show "
+            "data_time close to time for every iteration.")
+def _(c: Ctx):
+    slow = SLOW_DATA.replace("DecodedImages", "TokenizedText").replace("Decodes each image on access (simulated JPEG decode + resize).", "Tokenises each raw text on access.").replace("# decode + resize", "# tokenizer call")
+    loop = {k: v.replace("DecodedImages", "TokenizedText") for k, v in TIMED_LOOP.items()}
+    loop["BATCH_END"] += "t_data = time.perf_counter()"
+    clf_case(c, doc="LSTM classifier over raw text tokenised on the fly.", data=DATA_SEQ + slow, model=MODEL_LSTM,
+             style="mmengine", cfg={**SEQ, "decode_ms": 8, "num_workers": 0, "epochs": 2, "log_every": 5},
+             OPTIMIZER='optimizer = torch.optim.Adam(model.parameters(), lr=cfg["lr"])', **loop)
+
+
+# =============================================================================
+# lr_too_high (hold-out, CNN)
+# =============================================================================
+
+@case("lr_high_cnn_mmengine", split="holdout", expected="lr_too_high", symptom="loss goes up after the first epoch",
+      fmt=fmt("mmengine"), notes="CNN with SGD momentum 0.9 at lr=0.3 (config.yaml; 0.01 works): the loss falls "
+                                 "briefly, then climbs back to ln 4 and stays; grad_norm spikes.")
+def _(c: Ctx):
+    clf_case(c, doc="CNN on shapes.", data=DATA_SHAPES, model=MODEL_CNN, style="mmengine",
+             cfg={**SHAPES, "lr": 0.3, "log_every": 5})
+
+
+# =============================================================================
+# healthy (more)
+# =============================================================================
+
+@case("healthy_regression_mlflow", split="holdout", expected=None, symptom="Can you sanity check this run?",
+      fmt=fmt("mlflow"), notes="Healthy: tanh MLP regression, SGD momentum lr=0.01; MSE falls steadily.")
+def _(c: Ctx):
+    reg_case(c, doc="Fit a small MLP to the tabular regression target.", style="mlflow", cfg={**REG, "epochs": 8},
+             config="json")
+
+
+@case("healthy_transformer_fairseq", split="holdout", expected=None, symptom=None, fmt=fmt("fairseq"),
+      notes="Healthy: Transformer char LM with inverse-sqrt schedule and a 30-update warm-up; loss falls, grad "
+            "norm is higher in warm-up.")
+def _(c: Ctx):
+    cfg = {**TLM, "lr": 0.003, "warmup_updates": 30, "warmup_init_lr": 1e-7}
+    c.write("config.yaml", yaml_dump(cfg))
+    c.write("train.py", lm_script(
+        "Small Transformer char LM with fairseq's inverse_sqrt schedule.", model=MODEL_TRANSFORMER_LM, style="fairseq",
+        LR_UPDATE='''
+        if step < cfg["warmup_updates"]:
+            lr = cfg["warmup_init_lr"] + (cfg["lr"] - cfg["warmup_init_lr"]) * step / cfg["warmup_updates"]
+        else:
+            lr = cfg["lr"] * (cfg["warmup_updates"] / step) ** 0.5
+        for g in optimizer.param_groups:
+            g["lr"] = lr
+        '''))
+    run_train(c, "fairseq")
+
+
+@case("healthy_cnn_tb_every_step", split="holdout", expected=None, symptom="the loss is spiky, should I worry?",
+      fmt=fmt("tb_holdout"), notes="Healthy: CNN on shapes logged every step to TensorBoard; per-step loss is "
+                                   "spiky (small batches of 16) but trends down, val improves.")
+def _(c: Ctx):
+    clf_case(c, doc="CNN on shapes.", data=DATA_SHAPES, model=MODEL_CNN, style="tb_holdout",
+             cfg={**SHAPES, "batch_size": 16, "epochs": 3, "log_every": 1, "lr": 0.001},
+             OPTIMIZER='optimizer = torch.optim.Adam(model.parameters(), lr=cfg["lr"])')
+
+
+@case("healthy_mlp_lightning_restart", split="tune", expected=None,
+      symptom="There's a loss spike halfway through training, is something broken?", fmt=fmt("lightning_csv"),
+      notes="Healthy: CosineAnnealingWarmRestarts (T_0 = half the run, in hparams) restarts the lr once mid-run; "
+            "the loss spikes briefly at the restart and then goes below its previous level. Intended schedule.")
+def _(c: Ctx):
+    clf_case(c, doc="MLP on blobs with SGDR warm restarts.", data=DATA_BLOBS, model=MODEL_MLP, style="lightning_csv",
+             cfg={**BLOBS, "lr": 0.05, "epochs": 8, "restart_every_steps": 252, "log_every": 6},
+             config="lightning_logs/version_0/hparams.yaml",
+             SCHEDULER='scheduler = torch.optim.lr_scheduler.CosineAnnealingWarmRestarts(optimizer, T_0=cfg["restart_every_steps"])',
+             BATCH_END="scheduler.step()")
+
+
+# =============================================================================
+# resume_mismatch
+# =============================================================================
+
+RESUME_MAIN = '''
+
+def main():
+    cfg = load_config()
+    CFG.update(cfg)
+    torch.manual_seed(cfg["seed"])
+    train_ds, val_ds = make_datasets(cfg)
+    loader = DataLoader(train_ds, batch_size=cfg["batch_size"], shuffle=True)
+    val_loader = DataLoader(val_ds, batch_size=256)
+    model = Net(cfg)
+    criterion = nn.CrossEntropyLoss()
+    optimizer = torch.optim.Adam(model.parameters(), lr=cfg["lr"])
+    total = cfg["epochs"] * len(loader)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda s: min(1.0, (s + 1) / cfg["warmup_steps"]) * max(0.02, 1 - s / total))
+    RUN.update(total=total, epochs=cfg["epochs"], per_epoch=len(loader), log_every=cfg["log_every"],
+               batch_size=cfg["batch_size"])
+    step = 0
+    if cfg.get("resume_from"):
+        ckpt = torch.load(cfg["resume_from"])
+        model.load_state_dict(ckpt["model"])
+        step = ckpt["step"]
+        log_text(f"Resuming from checkpoint {cfg['resume_from']} (global step {step})")
+    start_epoch = step // len(loader)
+    for epoch in range(start_epoch, cfg["epochs"]):
+        for x, y in loader:
+            step += 1
+            loss = criterion(model(x), y)
+            optimizer.zero_grad()
+            loss.backward()
+            gnorm = torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0).item()
+            optimizer.step()
+            scheduler.step()
+            if step % cfg["log_every"] == 0:
+                log_train(step, epoch, {"loss": loss.item(), "lr": optimizer.param_groups[0]["lr"], "grad_norm": gnorm})
+            if step == cfg.get("stop_at_step"):
+                os.makedirs("checkpoints", exist_ok=True)
+                torch.save({"model": model.state_dict(), "step": step}, f"checkpoints/step_{step}.pt")
+                log_text(f"saved checkpoints/step_{step}.pt; job time limit reached, exiting")
+                close()
+                return
+        val_loss, val_acc = evaluate(model, val_loader, criterion)
+        log_val(step, epoch, {"val_loss": val_loss, "val_acc": val_acc})
+    close()
+
+
+CFG = {}
+
+if __name__ == "__main__":
+    main()
+'''
+
+EVAL_DEF = '''
+@torch.no_grad()
+def evaluate(model, loader, criterion):
+    model.eval()
+    loss_sum, correct, n = 0.0, 0, 0
+    for x, y in loader:
+        logits = model(x)
+        loss_sum += criterion(logits, y).item() * len(y)
+        correct += (logits.argmax(-1) == y).sum().item()
+        n += len(y)
+    model.train()
+    return loss_sum / n, correct / n
+'''
+
+
+def resume_case(c: Ctx, style: str, cfg: dict, data: str, model: str, log: str | None) -> None:
+    """First job stops at cfg['stop_at_step'] (time limit) and saves weights only; the second resumes from them."""
+    c.write("config.yaml", yaml_dump(cfg))
+    c.write("train.py", script("Classifier training with preemption-safe resume (weights + step saved).",
+                               CONFIG_YAML, data, model, STYLES[style], EVAL_DEF, RESUME_MAIN))
+    run = (lambda: c.run("python train.py", stdout=log, stderr=log, append=True)) if log else (lambda: run_train(c, style))
+    run()
+    cfg2 = {**cfg, "resume_from": f"checkpoints/step_{cfg['stop_at_step']}.pt"}
+    cfg2.pop("stop_at_step")
+    c.write("config.yaml", yaml_dump(cfg2))
+    run()
+    for p in (c.dir / "checkpoints").glob("*.pt"):
+        p.unlink()
+
+
+@case("resume_fresh_optimizer_pylogging", split="tune", expected="resume_mismatch",
+      symptom="After the job restarted from the checkpoint the loss jumped up and took ages to recover.",
+      fmt=fmt("pylogging", "two runs appended"),
+      notes="The job hit its time limit at step 250 and saved only the model weights + step. The resumed run "
+            "(resume_from in config.yaml) builds a fresh Adam and a fresh warm-up/decay scheduler: the lr jumps "
+            "from its decayed value back to the warm-up start and the loss jumps at step 251. Both runs append to "
+            "train.log.")
+def _(c: Ctx):
+    resume_case(c, "pylogging", {**BLOBS, "lr": 0.003, "epochs": 8, "warmup_steps": 20, "stop_at_step": 250,
+                                 "log_every": 5}, DATA_BLOBS, MODEL_MLP, log=None)
+
+
+@case("resume_fresh_scheduler_tb", split="holdout", expected="resume_mismatch", symptom=None,
+      fmt="TensorBoard (two event files) + console log",
+      notes="CNN job preempted at step 150 (weights + step saved, optimizer and scheduler not); the resumed job "
+            "writes a second TensorBoard event file: optim/lr-AdamW jumps from ~1e-3 back up and the loss jumps at "
+            "step 151. console.log has 'Resuming from checkpoint ... (global step 150)'.")
+def _(c: Ctx):
+    style = STYLES["tb_holdout"].replace("def log_text(msg):\n    pass", "def log_text(msg):\n    print(msg, flush=True)")
+    STYLES["tb_resume"] = style
+    resume_case(c, "tb_resume", {**SHAPES, "lr": 0.002, "epochs": 6, "warmup_steps": 30, "stop_at_step": 150,
+                                 "log_every": 2}, DATA_SHAPES, MODEL_CNN, log="console.log")

@@ -246,6 +246,7 @@ def load_cases() -> dict[str, CaseSpec]:
     # Run as a script this module is __main__; the case modules import it as make_zoo.
     sys.modules.setdefault("make_zoo", sys.modules[__name__])
     import cases_generated  # noqa: F401  (registers via @case)
+    import cases_regression  # noqa: F401
     import cases_handwritten  # noqa: F401
     return CASES
 

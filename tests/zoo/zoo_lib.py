@@ -984,10 +984,11 @@ def evaluate(model, loader, vocab):
 @torch.no_grad()
 def sample(model, stoi, itos, prompt="the ", n=40):
     model.eval()
+    g = torch.Generator().manual_seed(0)
     ids = torch.tensor([[stoi[c] for c in prompt]])
     for _ in range(n):
-        logits = model(ids[:, -32:])[:, -1]
-        ids = torch.cat([ids, logits.argmax(-1, keepdim=True)], dim=1)
+        probs = torch.softmax(model(ids[:, -32:])[:, -1], dim=-1)
+        ids = torch.cat([ids, torch.multinomial(probs, 1, generator=g)], dim=1)
     model.train()
     return "".join(itos[i] for i in ids[0].tolist())
 
