@@ -55,8 +55,8 @@ MAX_SUMMARIES = 8      # metric summaries in the overview (loss, val_loss, grad_
 PRICES = {"sonnet": (3.0, 15.0), "haiku": (1.0, 5.0), "opus": (5.0, 25.0)}
 _EPHEMERAL = {"type": "ephemeral"}
 
-ENABLE_HINT = ("To use Claude: set ANTHROPIC_API_KEY and run `mltdbg diagnose --engine claude` once "
-               "(or agree in the TUI); that stores your consent that redacted excerpts and code may be sent to Anthropic.")
+ENABLE_HINT = ("Claude engine off: set ANTHROPIC_API_KEY and run `mltdbg diagnose --engine claude` once "
+               "(records your consent to send redacted excerpts).")
 
 
 # ---------------------------------------------------------------- the system prompt (stable: cached)

@@ -365,3 +365,17 @@ def test_metrics_at_the_very_start_and_end_of_a_file(tmp_path):
     p.write_text("loss=0.5 step=1\n" + "noise line without numbers\n" * 50 + "step=9 loss=0.25")
     loss = series(read(p), "loss")
     assert loss.steps.tolist() == [1, 9] and loss.values.tolist() == [0.5, 0.25] and loss.locs.tolist() == [1, 52]
+
+
+def test_byte_windows_near_the_ends_match_a_plain_loop():
+    rng = np.random.default_rng(1)
+    for nb in (3, 20, 40, 100, 1000):
+        b = rng.integers(0, 255, nb, dtype=np.uint8)
+        for back, fwd in ((16, 16), (64, 48), (0, 16)):
+            got = textlog._windows(b, np.arange(nb), back, fwd)
+            ref = np.zeros((nb, back + fwd), np.uint8)
+            for p in range(nb):
+                for j in range(back + fwd):
+                    if 0 <= p - back + j < nb:
+                        ref[p, j] = b[p - back + j]
+            assert (got == ref).all(), (nb, back, fwd)

@@ -116,24 +116,21 @@ def _windows(b: np.ndarray, pos: np.ndarray, back: int, fwd: int) -> np.ndarray:
     """(n, back+fwd) bytes from pos-back to pos+fwd (a copy); zeros beyond the ends of b."""
     width, nb = back + fwd, len(b)
     start = pos - back
-    inner = (start >= 0) & (start + width <= nb)
-    if inner.all():
-        return sliding_window_view(b, width)[start]
-    # anchors near the ends of the file: cut from small zero-padded copies of the ends
-    out = np.zeros((len(pos), width), dtype=np.uint8)
-    out[inner] = sliding_window_view(b, width)[start[inner]] if nb >= width else 0
-    edge = np.flatnonzero(~inner)
-    padded = np.zeros(nb + 2 * width, dtype=np.uint8) if nb <= 4 * width else None
-    if padded is not None:
+    if nb < width:
+        padded = np.zeros(nb + 2 * width, dtype=np.uint8)
         padded[width:width + nb] = b
-        out[edge] = sliding_window_view(padded, width)[start[edge] + width]
-        return out
-    head = np.concatenate((np.zeros(width, np.uint8), b[:2 * width]))
-    tail = np.concatenate((b[nb - 2 * width:], np.zeros(width, np.uint8)))
-    at_head = edge[start[edge] < 0]
-    at_tail = edge[start[edge] >= 0]
-    out[at_head] = sliding_window_view(head, width)[start[at_head] + width]
-    out[at_tail] = sliding_window_view(tail, width)[start[at_tail] - (nb - 2 * width)]
+        return sliding_window_view(padded, width)[start + width]
+    clipped = np.clip(start, 0, nb - width)
+    out = sliding_window_view(b, width)[clipped]
+    edge = np.flatnonzero(clipped != start)
+    if edge.size:  # anchors near the ends of the file: cut from zero-padded copies of the ends
+        k = min(nb, 2 * width)
+        head = np.concatenate((np.zeros(width, np.uint8), b[:k], np.zeros(width, np.uint8)))
+        tail = np.concatenate((np.zeros(width, np.uint8), b[nb - k:], np.zeros(width, np.uint8)))
+        lo = edge[start[edge] < 0]
+        hi = edge[start[edge] >= 0]
+        out[lo] = sliding_window_view(head, width)[start[lo] + width]
+        out[hi] = sliding_window_view(tail, width)[start[hi] - (nb - k) + width]
     return out
 
 
@@ -169,12 +166,12 @@ def _by_code(codes: np.ndarray, ncodes: int):
     return order, starts
 
 
-def _digits_value(w: np.ndarray, rows: np.ndarray, cols: list[int]) -> np.ndarray:
-    """Integer formed by the digit bytes at columns `cols` of the given rows (<= 18 digits)."""
-    acc = np.zeros(len(rows), dtype=np.int64)
+def _digits_value(f: np.ndarray, cols: list[int]) -> np.ndarray:
+    """Integer formed by the digit bytes at columns `cols` of each row of f (<= 18 digits)."""
+    acc = np.zeros(len(f), dtype=np.int64)
     for c in cols:
-        acc = acc * 10 + (w[rows, c].astype(np.int64) - 48)
-    return acc
+        acc = acc * 10 + f[:, c]
+    return acc - 48 * int("0" + "1" * len(cols))  # every byte was '0' + digit
 
 
 def _scale(mant: np.ndarray, e10: int | np.ndarray) -> np.ndarray:
@@ -335,14 +332,15 @@ def _read_anchors(b: np.ndarray, pos: np.ndarray, back: int, fwd: int, keys: _Ke
             i, j = lay["float"]
             val[sub] = [float(x.tobytes()) for x in w[rows, back + i:back + j]]
             continue
+        f = w[rows, back:]
         e10 = -lay["nfrac"]
         if lay["ecols"]:
-            ex = _digits_value(w, rows, [back + k for k in lay["ecols"]])
+            ex = _digits_value(f, lay["ecols"])
             e10 = e10 + (-ex if lay["eneg"] else ex)
-        v = _scale(_digits_value(w, rows, [back + k for k in lay["mcols"]]), e10)
+        v = _scale(_digits_value(f, lay["mcols"]), e10)
         val[sub] = -v if lay["neg"] else v
         if lay["tcols"]:
-            total[sub] = _digits_value(w, rows, [back + k for k in lay["tcols"]])
+            total[sub] = _digits_value(f, lay["tcols"])
     slash = code_slash[cid]
     slash = np.where(slash >= 0, pos[idx] + slash, -1)
     acc = {"pos": pos[idx], "key": kid, "val": val, "is_int": code_int[cid],
@@ -360,9 +358,21 @@ def _anchors(b: np.ndarray, data: bytes) -> np.ndarray:
     if len(b) < 3:
         return np.zeros(0, np.int64)
     cur, nxt = b[:-1], b[1:]
-    sep = np.flatnonzero((cur == 61) | (cur == 58))
-    d = nxt - np.uint8(48)
-    spc = np.flatnonzero((cur == 32) & ((d < 10) | (nxt == 91)))
+    # two reused buffers: a fresh 100 MB temporary per operation costs more in page faults
+    # than the comparison itself
+    m1, m2 = np.empty(len(cur), dtype=bool), np.empty(len(cur), dtype=bool)
+    np.equal(cur, 61, out=m1)
+    np.equal(cur, 58, out=m2)
+    np.logical_or(m1, m2, out=m1)
+    sep = np.flatnonzero(m1)
+    np.subtract(nxt, 48, out=m1.view(np.uint8))
+    np.less(m1.view(np.uint8), 10, out=m1)
+    np.equal(nxt, 91, out=m2)
+    np.logical_or(m1, m2, out=m1)
+    np.equal(cur, 32, out=m2)
+    np.logical_and(m1, m2, out=m1)
+    spc = np.flatnonzero(m1)
+    del m1, m2
     # a ':' right after a digit that follows another digit is a time or a port ("12:00", ":29500")
     p1 = b[np.maximum(sep - 1, 0)]
     p2 = b[np.maximum(sep - 2, 0)]
@@ -428,8 +438,8 @@ def _progress(b: np.ndarray):
             continue
         rows = order[starts[c]:starts[c + 1]]
         keep_rows.append(rows)
-        nv.append(_digits_value(w, rows, inf[0]))
-        mv.append(_digits_value(w, rows, inf[1]))
+        nv.append(_digits_value(w[rows], inf[0]))
+        mv.append(_digits_value(w[rows], inf[1]))
     if not keep_rows:
         return empty, empty, empty
     rows = np.concatenate(keep_rows)
@@ -457,7 +467,7 @@ def _ranks(b: np.ndarray, line_starts: np.ndarray) -> np.ndarray | None:
         if not m:
             continue
         rows = order[starts[c]:starts[c + 1]]
-        out[cand[rows]] = _digits_value(w, rows, list(range(m.start("r"), m.end("r"))))
+        out[cand[rows]] = _digits_value(w[rows], list(range(m.start("r"), m.end("r"))))
     return out if (out >= 0).any() else None
 
 

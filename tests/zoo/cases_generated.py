@@ -325,7 +325,8 @@ RNN_CFG = {**SEQ, "seq_len": 40, "emb": 16, "hidden": 64, "recurrent_gain": 1.2,
 
 
 @case("explode_rnn_pipe", split="tune", expected="exploding_gradients",
-      symptom="Training goes fine for a bit, then the loss jumps to huge values and ends up nan.", fmt=fmt("pipe"),
+      symptom="Loss jumps to huge values and ends up nan. I think one of my input sequences has a NaN in it.",
+      misleading=True, fmt=fmt("pipe"),
       notes="Vanilla ReLU RNN over 40 steps, recurrent weights initialised orthogonal*1.2, SGD momentum, and no "
             "gradient clipping (none in train.py or config): grad_norm grows by orders of magnitude, loss jumps, then NaN.")
 def _(c: Ctx):
@@ -866,7 +867,8 @@ def build_model(cfg):
 # =============================================================================
 
 @case("var_last_batch_of_one_kv", split="tune", expected="zero_variance_statistic",
-      symptom="Loss is NaN from the end of the first epoch on.", fmt=fmt("kv", "stderr merged"),
+      symptom="Loss goes NaN at the end of the first epoch, probably my learning rate is too high?", misleading=True,
+      fmt=fmt("kv", "stderr merged"),
       notes="Net.forward standardises each batch with x.std(0); 1601 training samples at batch 32 leave a last "
             "batch of ONE sample, std over one element is NaN (torch prints 'std(): degrees of freedom is <= 0') "
             "and the loss and weights turn NaN at step 51.")
@@ -1019,8 +1021,8 @@ loss.requires_grad = True
 # =============================================================================
 
 @case("double_softmax_mlp_pylogging", split="tune", expected="double_softmax",
-      symptom="Loss drops a bit and then gets stuck around 1.8, accuracy is OK-ish but the loss won't go lower.",
-      fmt=fmt("pylogging"), notes="The model ends in nn.Softmax(dim=-1) and its output goes into "
+      symptom="Loss gets stuck around 1.8 even though accuracy is OK-ish. I think the model is too small.",
+      misleading=True, fmt=fmt("pylogging"), notes="The model ends in nn.Softmax(dim=-1) and its output goes into "
                                   "nn.CrossEntropyLoss (which applies log_softmax itself): loss floors high, below ln 10.")
 def _(c: Ctx):
     model = MODEL_MLP.replace('self.head = nn.Linear(d, cfg["num_classes"])',
@@ -1043,7 +1045,8 @@ def _(c: Ctx):
 # =============================================================================
 
 @case("unshuffled_sorted_kv", split="tune", expected="data_not_shuffled",
-      symptom="The loss curve has a weird repeating saw-tooth pattern.", fmt=fmt("kv"),
+      symptom="The loss curve has a weird repeating saw-tooth pattern, is my learning-rate scheduler broken?",
+      misleading=True, fmt=fmt("kv"),
       notes="The training set is sorted by label (make_datasets sorts for a per-class count report) and the "
             "DataLoader has shuffle=False: every epoch walks class 0, then 1, ...; the loss jumps at each class "
             "boundary and repeats with the epoch period.")
@@ -1375,7 +1378,7 @@ metrics.update(data_time=data_time, time=step_time, samples_per_sec=len(x) / ste
 
 
 @case("slow_decode_pipe", split="tune", expected="dataloader_bottleneck",
-      symptom="Training is really slow, GPU utilisation is around 10%.", fmt=fmt("pipe"),
+      symptom="Training is really slow, I think the model is too big for this GPU.", misleading=True, fmt=fmt("pipe"),
       notes="Dataset.__getitem__ decodes each image on access (~12 ms) and the DataLoader has num_workers=0: "
             "data_time is ~85% of each step's time and samples/s is low.")
 def _(c: Ctx):

@@ -228,16 +228,21 @@ def case_yaml(spec: CaseSpec) -> str:
 
 
 def build_one(spec: CaseSpec, root: Path) -> tuple[str, float, str | None]:
+    """Build one case in a scratch folder outside any git repo (libraries such as MLflow behave
+    differently inside one), then move it to root/<name>."""
     t0 = time.perf_counter()
-    ctx = Ctx(spec, root)
-    if ctx.dir.exists():
-        shutil.rmtree(ctx.dir)
-    ctx.dir.mkdir(parents=True)
-    try:
-        spec.build(ctx)
-        ctx.finish()
-    except Exception as e:  # report and keep building the others
-        return spec.name, time.perf_counter() - t0, f"{type(e).__name__}: {e}"
+    with tempfile.TemporaryDirectory(prefix="zoo_build_") as scratch:
+        ctx = Ctx(spec, Path(scratch))
+        ctx.dir.mkdir(parents=True)
+        try:
+            spec.build(ctx)
+            ctx.finish()
+        except Exception as e:  # report and keep building the others
+            return spec.name, time.perf_counter() - t0, f"{type(e).__name__}: {e}"
+        dest = root / spec.name
+        if dest.exists():
+            shutil.rmtree(dest)
+        shutil.move(str(ctx.dir), str(dest))
     return spec.name, time.perf_counter() - t0, None
 
 
@@ -260,6 +265,8 @@ def readme_table(cases: dict[str, CaseSpec]) -> str:
 
 def update_readme(cases: dict[str, CaseSpec]) -> None:
     readme = HERE / "README.md"
+    if not readme.exists():
+        return
     text = readme.read_text()
     a, b = "<!-- table:start -->", "<!-- table:end -->"
     if a in text and b in text:
