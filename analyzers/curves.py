@@ -27,7 +27,6 @@ NO_LEARNING_DROP = 0.03
 # Adam-family learning rates above this are high for most models (common defaults 1e-4..3e-3).
 ADAM_LR_HIGH = 1e-2
 SGD_LR_HIGH = 1.0
-LR_TINY = 1e-6
 
 
 def curve_signals(run: Run) -> list[Signal]:
@@ -187,6 +186,10 @@ def _loss_signals(run: Run, s: Series, q: _Quoter) -> list[Signal]:
         if i > 0:
             evs.append(q.ev(s, i - 1, f"last finite {s.name} before it"))
         out.append(Signal("nonfinite", 1.0, txt, evs, data))
+        if data.get("sudden") and i > 0:
+            out.append(Signal("nonfinite_sudden", 1.0,
+                              f"{s.name} was finite and not rising right before step {int(s.steps[i])}: a sudden NaN/inf",
+                              evs, {"step": int(s.steps[i])}))
         if data.get("rise_before", 0) > DIVERGENCE_RISE:
             out.append(Signal("divergence", min(1.0, data["rise_before"] / 0.6) * 0.8,
                               f"{s.name} rose {data['rise_before']*100:.0f}% above its minimum before going non-finite",
@@ -204,17 +207,35 @@ def _loss_signals(run: Run, s: Series, q: _Quoter) -> list[Signal]:
     span = abs(start) + 1e-8
     rel_drop = (start - end_lvl) / span
 
+    # Point-to-point noise (robust): a per-batch loss is noisy, and a smoothed minimum of
+    # noise sits below the true level, so a rise must beat what noise alone would give.
+    sigma = 1.4826 * float(np.median(np.abs(np.diff(pre) - np.median(np.diff(pre))))) / math.sqrt(2)
+    wd = max(5, n // 10)
+    smd = _smooth(pre, wd)
+    imin_d = int(np.argmin(smd[: n - max(2, n // 20)])) if n > 8 else imin
+    lo_d = float(smd[imin_d])
+    m_tail = max(3, n // 10)
+    noise_floor = 3.0 * sigma * (1.2533 / math.sqrt(m_tail) + 1.0 / math.sqrt(wd))
+
     # Divergence: the smoothed loss fell, then rose well above its minimum and stayed up.
-    if not len(bad) and imin < n - max(3, n // 20) and start > lo:
-        after = sm[imin:]
+    if not len(bad) and imin_d < n - max(3, n // 20):
+        imin, lo = imin_d, lo_d
+        after = smd[imin:]
+        tail_lvl = float(np.median(pre[-m_tail:]))
         rise = (float(np.max(after)) - lo) / (abs(lo) + 1e-8)
-        tail_rise = (float(np.median(pre[-max(3, n // 10):])) - lo) / (abs(lo) + 1e-8)
+        tail_rise = (tail_lvl - lo) / (abs(lo) + 1e-8)
         fell = (start - lo) / span
-        if rise > DIVERGENCE_RISE and tail_rise > DIVERGENCE_RISE * 0.6 and fell > 0.05:
+        from_start = fell <= 0.05 and (tail_lvl - start) / span > DIVERGENCE_RISE and tail_lvl - start > noise_floor
+        if (rise > DIVERGENCE_RISE and tail_rise > DIVERGENCE_RISE * 0.6 and fell > 0.05 and tail_lvl - lo > noise_floor) or from_start:
             j = imin + int(np.argmax(after > lo * (1 + rise / 2) if lo > 0 else after > lo + abs(lo) * rise / 2))
             strength = min(1.0, tail_rise / 0.5)
-            txt = (f"{s.name} fell to {_fmt(lo)} by step {int(s.steps[imin])}, then rose "
-                   f"{tail_rise*100:.0f}% (to {_fmt(float(np.median(pre[-max(3, n // 10):])))} at the end)")
+            if from_start and fell <= 0.05:
+                tail_rise = (tail_lvl - start) / span
+                txt = (f"{s.name} rises from {_fmt(start)} at the start to {_fmt(tail_lvl)} at the end "
+                       f"(+{tail_rise*100:.0f}%) without ever falling")
+            else:
+                txt = (f"{s.name} fell to {_fmt(lo)} by step {int(s.steps[imin])}, then rose "
+                       f"{tail_rise*100:.0f}% (to {_fmt(tail_lvl)} at the end)")
             out.append(Signal("divergence", strength, txt,
                               [q.ev(s, imin, f"{s.name} minimum {_fmt(float(pre[imin]))}"),
                                q.ev(s, j, f"{s.name} {_fmt(float(pre[j]))}, rising"),
@@ -240,30 +261,31 @@ def _loss_signals(run: Run, s: Series, q: _Quoter) -> list[Signal]:
         out.append(Signal("loss_at_chance", 1.0 if near else 0.7, txt,
                           [q.ev(s, 0, f"{s.name} at the start"), q.ev(s, n - 1, f"{s.name} at the end")],
                           {"level": end_lvl, "k": k, "chance": chance, "rel_drop": rel_drop}))
-    elif NO_LEARNING_DROP <= rel_drop < 0.35 and n >= 10:
+    elif rel_drop >= NO_LEARNING_DROP and n >= 10:
         x = np.arange(n, dtype=np.float64)
         r = float(np.corrcoef(x, sm)[0, 1]) if np.std(sm) > 0 else 0.0
-        first = start - _seg_median(pre, 0.45, 0.55)
-        second = _seg_median(pre, 0.45, 0.55) - end_lvl
-        linear = r < -0.9 and second > 0.5 * first
+        mid = _seg_median(pre, 0.45, 0.55)
+        linear = rel_drop < 0.35 and r < -0.9 and (mid - end_lvl) > 0.5 * (start - mid)
+        # Improvement after the first third, relative to the start (noise-aware).
+        third = _seg_median(pre, 0.3, 0.4)
+        flat_late = (third - end_lvl) / span < 0.03 or (third - end_lvl) < noise_floor
+        high = (end_lvl > 0.5 * chance) if chance is not None else rel_drop < 0.5
         if linear:
             txt = f"{s.name} falls only {rel_drop*100:.0f}% over {n} points, nearly linearly (r={r:.2f}): still falling at the end"
             out.append(Signal("slow_descent", min(1.0, 0.6 + (0.35 - rel_drop)), txt,
                               [q.ev(s, 0, f"{s.name} at the start"), q.ev(s, n - 1, f"{s.name} at the end")],
                               {"rel_drop": rel_drop, "linearity": -r}))
-        else:
-            late = abs(_seg_median(pre, 0.5, 0.6) - end_lvl) / span
-            if late < 0.03:
-                below = chance is not None and end_lvl < chance * 0.97
-                txt = f"{s.name} drops {rel_drop*100:.0f}% early, then stays flat at {_fmt(end_lvl)} for the second half"
-                if chance is not None:
-                    txt += f" (chance ln K = {chance:.3f})"
-                out.append(Signal("plateau", 0.7, txt,
-                                  [q.ev(s, n // 2, f"{s.name} at mid-run"), q.ev(s, n - 1, f"{s.name} at the end")],
-                                  {"level": end_lvl, "rel_drop": rel_drop}))
-                if below and end_lvl > chance * 0.3:
-                    out.append(Signal("below_chance_stuck", 0.6, txt, out[-1].evidence,
-                                      {"level": end_lvl, "chance": chance}))
+        elif flat_late and high:
+            txt = (f"{s.name} drops {rel_drop*100:.0f}% in the first third, then stays flat at {_fmt(end_lvl)} "
+                   f"to the end")
+            if chance is not None:
+                txt += f" ({end_lvl / chance * 100:.0f}% of the chance level ln K = {chance:.3f})"
+            out.append(Signal("plateau", 0.8 if chance is not None else 0.6, txt,
+                              [q.ev(s, int(n * 0.35), f"{s.name} a third into the run"), q.ev(s, n - 1, f"{s.name} at the end")],
+                              {"level": end_lvl, "rel_drop": rel_drop}))
+            if chance is not None and chance * 0.3 < end_lvl < chance * 0.97:
+                out.append(Signal("below_chance_stuck", 0.6, txt, out[-1].evidence,
+                                  {"level": end_lvl, "chance": chance}))
 
     # Oscillation: large back-and-forth of the smoothed curve in the second half.
     half = pre[n // 2:]
@@ -271,8 +293,10 @@ def _loss_signals(run: Run, s: Series, q: _Quoter) -> list[Signal]:
         hs = _smooth(half, max(2, len(half) // 50))
         d = np.diff(hs)
         flips = float(np.mean(np.signbit(d[1:]) != np.signbit(d[:-1]))) if len(d) > 2 else 0.0
-        amp = float(np.std(hs - _smooth(half, max(3, len(half) // 5)))) / (abs(float(np.median(half))) + 1e-8)
-        if amp > 0.15 and flips > 0.2:
+        resid = float(np.std(hs - _smooth(half, max(3, len(half) // 5))))
+        amp = resid / (abs(float(np.median(half))) + 1e-8)
+        hw = max(2, len(half) // 50)
+        if amp > 0.15 and flips > 0.2 and resid > 2.0 * sigma / math.sqrt(hw):
             txt = f"{s.name} oscillates in the second half (relative amplitude {amp:.2f})"
             out.append(Signal("oscillation", min(1.0, amp / 0.4), txt, [q.ev(s, n // 2 + int(np.argmax(half)), txt)],
                               {"amplitude": amp}))
@@ -280,7 +304,7 @@ def _loss_signals(run: Run, s: Series, q: _Quoter) -> list[Signal]:
     out += _sawtooth(run, s, pre, q)
     out += _restart(s, q)
 
-    if not len(bad) and rel_drop > 0.3 and not any(x.kind in ("divergence", "oscillation") for x in out):
+    if not len(bad) and rel_drop > 0.3 and not any(x.kind in ("divergence", "oscillation", "plateau") for x in out):
         txt = f"{s.name} falls {rel_drop*100:.0f}% from {_fmt(start)} to {_fmt(end_lvl)}"
         out.append(Signal("healthy", min(1.0, rel_drop / 0.6), txt,
                           [q.ev(s, 0, f"{s.name} at the start"), q.ev(s, n - 1, f"{s.name} at the end")],
@@ -510,10 +534,10 @@ def _lr_signals(run: Run, lr: Series | None, q: _Quoter) -> list[Signal]:
             if peak > high and (opt or peak >= 10 * high):
                 txt = f"lr reaches {_fmt(peak)} ({opt or 'optimizer unknown'}; above ~{_fmt(high)} is high)"
                 out.append(Signal("lr_high", min(1.0, 0.4 + 0.3 * math.log10(peak / high + 1)), txt, [q.ev(lr, k, txt)], {"lr": peak}))
-            med = float(np.median(fv))
-            if 0 < peak < LR_TINY:
-                txt = f"lr is at most {_fmt(peak)} all run"
-                out.append(Signal("lr_tiny", 0.8, txt, [q.ev(lr, k, txt)], {"lr": peak}))
+            low = _lr_lowness(peak, sgd)
+            if low > 0:
+                txt = f"lr is at most {_fmt(peak)} all run ({opt or 'optimizer unknown'})"
+                out.append(Signal("lr_tiny", low, txt, [q.ev(lr, k, txt)], {"lr": peak}))
             # Collapse: lr falls by >1000x within the first quarter (a per-epoch schedule stepped per batch).
             q1 = fv[: max(2, len(fv) // 4)]
             if peak > 0 and float(np.min(q1)) < peak * 1e-3 and len(fv) >= 8:
@@ -544,9 +568,22 @@ def _lr_signals(run: Run, lr: Series | None, q: _Quoter) -> list[Signal]:
             if val > high and opt:
                 out.append(Signal("lr_high", min(1.0, 0.4 + 0.3 * math.log10(val / high + 1)),
                                   f"configured lr {f.value} for {opt} is high (above ~{_fmt(high)})", [ev], {"lr": val}))
-            if 0 < val < LR_TINY:
-                out.append(Signal("lr_tiny", 0.8, f"configured lr {f.value} is tiny", [ev], {"lr": val}))
+            low = _lr_lowness(val, sgd)
+            if low > 0:
+                out.append(Signal("lr_tiny", low, f"configured lr {f.value} is low for {opt or 'the optimizer'}", [ev], {"lr": val}))
     return out
+
+
+def _lr_lowness(lr: float, sgd: bool) -> float:
+    """How low an lr is for its optimizer family, 0 (normal) .. 0.9 (tiny).
+    Adam-family defaults sit at 1e-4..3e-3 (fine-tuning goes to 1e-5); SGD at 1e-2..1e-1."""
+    if not lr or lr <= 0:
+        return 0.0
+    scale = 10.0 if sgd else 1.0
+    for bound, strength in ((1e-6, 0.9), (1e-5, 0.7), (5e-5, 0.4)):
+        if lr < bound * scale:
+            return strength
+    return 0.0
 
 
 # ---------------------------------------------------------------- amp, timing, activations

@@ -91,6 +91,9 @@ def summarise(rows: list[dict], verbose: bool) -> dict:
     for split in sorted({r["split"] for r in rows}):
         rs = [r for r in rows if r["split"] == split]
         faults = [r for r in rs if not r["healthy"]]
+        for r in faults:   # "no issue" on a broken run is a miss, whatever low ranking came with it
+            if r["status"] == "no_issue_found":
+                r["ranked"] = []
         healthy = [r for r in rs if r["healthy"]]
         top1 = sum(1 for r in faults if r["ranked"] and r["ranked"][0][0] in r["ok"])
         top3 = sum(1 for r in faults if any(i in r["ok"] for i, _, _ in r["ranked"][:3]))
@@ -119,7 +122,7 @@ def summarise(rows: list[dict], verbose: bool) -> dict:
             for r in rs:
                 got = ", ".join(f"{i} {c:.2f}" for i, c, _ in r["ranked"][:3])
                 mark = "ok " if (r["healthy"] and not any(s == "critical" and c > 0.5 for _, c, s in r["ranked"])) or \
-                    (not r["healthy"] and r["ranked"] and r["ranked"][0][0] in r["ok"]) else "MISS"
+                    (not r["healthy"] and r["status"] != "no_issue_found" and r["ranked"] and r["ranked"][0][0] in r["ok"]) else "MISS"
                 print(f"  {mark} {r['case']:<40} want {('healthy' if r['healthy'] else r['expected']):<24} "
                       f"{r['status']:<18} {got}  ({r['s']:.2f}s)")
     return res

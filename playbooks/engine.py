@@ -41,6 +41,8 @@ FAILURE_KINDS = ("nonfinite", "divergence", "train_val_divergence", "grad_zero",
                  "log:device_mismatch", "log:dtype_mismatch", "log:nccl_timeout", "log:nccl_error",
                  "log:child_failed", "log:anomaly_nan", "log:nan_input", "log:exception", "log:import_error",
                  "log:collapse_output", "log:var_dof", "log:missing_keys", "dead_units", "loss_jump_at_resume")
+# Code findings that describe the setup rather than a bug.
+BENIGN_CODE_KINDS = ("code:hf_trainer", "code:lightning", "code:no_grad_clip")
 # A signal this weak does not satisfy a playbook's requires_any.
 MIN_REQUIRED_STRENGTH = 0.15
 MAX_CAUSES = 5
@@ -123,7 +125,10 @@ class OfflineEngine:
         for s in ctx.signals:
             if s.kind not in strongest or s.strength > strongest[s.kind].strength:
                 strongest[s.kind] = s
-        failing = any(k.startswith(FAILURE_KINDS) for k in strongest if strongest[k].strength >= 0.3)
+        failing = any(k.startswith(FAILURE_KINDS) for k in strongest if strongest[k].strength >= 0.3) or any(
+            (k.startswith("code:") and k not in BENIGN_CODE_KINDS and s.strength >= 0.6) or
+            (k in ("lr_schedule_odd", "loss_scale_drop", "data_time_high") and s.strength >= 0.5)
+            for k, s in strongest.items())
         scored: list[tuple[float, library.CausePlaybook, list[tuple[float, Signal]], bool]] = []
         for pb in library.causes().values():
             verdict = ctx.verdicts.get(pb.id)
