@@ -301,10 +301,10 @@ def _loss_signals(run: Run, s: Series, q: _Quoter) -> list[Signal]:
             out.append(Signal("oscillation", min(1.0, amp / 0.4), txt, [q.ev(s, n // 2 + int(np.argmax(half)), txt)],
                               {"amplitude": amp}))
 
+
     out += _sawtooth(run, s, pre, q)
     out += _restart(s, q)
-
-    if not len(bad) and rel_drop > 0.3 and not any(x.kind in ("divergence", "oscillation", "plateau") for x in out):
+    if not len(bad) and rel_drop > 0.3 and not any(x.kind in ("divergence", "oscillation", "plateau", "sawtooth_epoch") for x in out):
         txt = f"{s.name} falls {rel_drop*100:.0f}% from {_fmt(start)} to {_fmt(end_lvl)}"
         out.append(Signal("healthy", min(1.0, rel_drop / 0.6), txt,
                           [q.ev(s, 0, f"{s.name} at the start"), q.ev(s, n - 1, f"{s.name} at the end")],
@@ -345,8 +345,10 @@ def _sawtooth(run: Run, s: Series, pre: np.ndarray, q: _Quoter) -> list[Signal]:
         return []
     p = lo + int(np.argmax(ac[lo:hi]))
     peak = float(ac[p])
-    # Periodicity must repeat (also at 2p) and dominate the noise.
-    if peak < 0.5 or (2 * p < len(ac) and ac[2 * p] < 0.3):
+    # A real period: the autocorrelation dips between lag 0 and p (a smooth trend left
+    # over by detrending decays without a dip), repeats at 2p, and dominates the noise.
+    trough = float(np.min(ac[1:p]))
+    if peak < 0.5 or trough > 0.1 or peak - trough < 0.6 or (2 * p < len(ac) and ac[2 * p] < 0.3):
         return []
     amp = float(np.std(r)) / (abs(float(np.median(x))) + 1e-8)
     if amp < 0.02:

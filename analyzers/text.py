@@ -364,6 +364,11 @@ DETECTORS: list[_Det] = [
             r"|Special tokens have been added in the vocabulary|vocab(?:ulary)? size mismatch"),
          0.5, lambda m: "the tokenizer warns (length / class / vocabulary)"),
     _Det("log:collapse_output",
+         _P(r"\b(?:pred(?:iction)?s?|class(?:es)?|output|label)[_ ]?(?:counts?|hist(?:ogram)?|distribution|freq(?:uenc(?:y|ies))?)"
+            r"\s*[:=]\s*(\[[^\]\n]{0,2000}\]|\{[^}\n]{0,2000}\}|\([^)\n]{0,2000}\))", re.I),
+         0.7, lambda m: "the model's predictions pile onto one class",
+         lambda m: _one_class_data(m.group(1))),
+    _Det("log:collapse_output",
          _P(r"\b(?:sample|samples|generated|generation|output|outputs|prediction|predictions|pred|preds|completion|decoded)\b"
             r"(?:\s*#?\d+)?\s*(?:text)?\s*[:=]\s*(.*)", re.I),
          0.5, lambda m: "the model emits the same token/class over and over",
@@ -379,7 +384,7 @@ GATES = (
     "ismatch", "Warning", "shape", "NCCL", "imeout", "imed out", "freedom", "returned nan",
     "nan", "NaN", "NAN", "verflow", "oss scale", "key", "nitiali", "not used", "esum", "estor", "ontinuing",
     "oad", "kipped", "SKIPPED", "ependenc", "ncompatible", "ERROR", "ottleneck", "worker", "okenizer",
-    "Token indices", "vocab", "ample", "enerat", "redict", "pred", "utput", "decoded", "completion",
+    "Token indices", "vocab", "ample", "enerat", "redict", "pred", "utput", "_count", "_hist", "istribution", "decoded", "completion",
     "core dumped", "egmentation", "Fatal Python",
 )
 
@@ -500,6 +505,21 @@ def _import_data(m: re.Match) -> dict:
 
 _REPEAT = re.compile(r"(\S{1,12}?)(?:[\s,]*\1){9,}")
 _SEPARATOR = re.compile(r"[-=_*#~.+|/\\<>\[\]() ]+")
+
+
+_NUMS = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")
+
+
+def _one_class_data(value: str) -> dict | None:
+    """A count/frequency list where one class holds >= 95 % of the mass (and there are >= 3 classes)."""
+    body = re.sub(r"['\"]?\w+['\"]?\s*:\s*", " ", value) if "{" in value else value   # dict: keep the values
+    nums = [float(x) for x in _NUMS.findall(body)]
+    if len(nums) < 3 or sum(nums) <= 0:
+        return None
+    share = max(nums) / sum(nums)
+    if share < 0.95:
+        return None
+    return {"share": round(share, 3), "classes": len(nums), "top_class": nums.index(max(nums))}
 
 
 def _collapse_data(value: str) -> dict | None:

@@ -40,7 +40,8 @@ FAILURE_KINDS = ("nonfinite", "divergence", "train_val_divergence", "grad_zero",
                  "log:cuda_oom", "log:host_oom", "log:label_out_of_range", "log:shape_mismatch",
                  "log:device_mismatch", "log:dtype_mismatch", "log:nccl_timeout", "log:nccl_error",
                  "log:child_failed", "log:anomaly_nan", "log:nan_input", "log:exception", "log:import_error",
-                 "log:collapse_output", "log:var_dof", "log:missing_keys", "dead_units", "loss_jump_at_resume")
+                 "log:collapse_output", "log:var_dof", "log:missing_keys", "dead_units", "loss_jump_at_resume",
+                 "sawtooth_epoch", "grad_vanish_layers", "grad_steady_climb", "log:param_imbalance")
 # Code findings that describe the setup rather than a bug.
 BENIGN_CODE_KINDS = ("code:hf_trainer", "code:lightning", "code:no_grad_clip")
 # A signal this weak does not satisfy a playbook's requires_any.
