@@ -751,7 +751,80 @@ def text_signals(run: Run) -> list[Signal]:
     specific = {(e.source, e.line) for k, h in acc.hits.items() if k != "log:exception"
                 for e in h["ev"]} | {(s, n) for k, h in acc.hits.items() if k != "log:exception" for (s, n) in h["seen"]}
     _traceback_signals(run, acc, specific)
-    return acc.signals()
+    out = acc.signals()
+    for art in run.texts:
+        if art.kind in LOG_KINDS:
+            sig = param_imbalance(art)
+            if sig is not None:
+                out.append(sig)
+                break
+    return out
+
+
+# --------------------------------------------------------------------------- parameter budget
+
+# A row of a parameter table: a module name, a count (1,234,567 / 7.9M / 1.2e6) and maybe a share.
+_PARAM_ROW = re.compile(
+    r"^[^\n\w]{0,40}?(?P<name>[A-Za-z_][\w.\-/]{0,60})\s*(?:\(\w+\))?\s*[:|=]?\s+"
+    r"(?P<count>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?\s*[KMB]\b|\d+(?:\.\d+)?e\+?\d+|\d{3,})"
+    r"(?:\s*(?:params|parameters|weights))?\s*[|(\s]*(?:(?P<pct>\d{1,3}(?:\.\d+)?)\s*%)?", re.M | re.I)
+# Parts that are vocabulary-sized: embeddings and the output projection over the vocabulary.
+_VOCAB_PART = re.compile(r"emb|wte|wpe|token|vocab|lm_head|tok_|word|proj_out|output|decoder|head|unembed", re.I)
+_TOTAL_ROW = re.compile(r"^(total|trainable|all|sum|non-trainable)", re.I)
+# Above this share of all parameters in vocabulary-sized parts, the body is starved.
+VOCAB_SHARE_HIGH = 0.75
+PARAM_SCAN_CHARS = 400_000
+
+
+def _count(s: str) -> float:
+    s = s.replace(",", "").strip()
+    mult = {"K": 1e3, "M": 1e6, "B": 1e9}.get(s[-1:].upper(), 1.0) if s[-1:].isalpha() else 1.0
+    return float(s[:-1] if mult != 1.0 else s) * mult
+
+
+def param_imbalance(art: TextArtifact) -> Signal | None:
+    """`log:param_imbalance` from a printed parameter table (3+ modules) whose
+    vocabulary-sized parts (embeddings, output head) hold most of the parameters."""
+    head = art.text[:PARAM_SCAN_CHARS]
+    if not re.search(r"param", head, re.I):
+        return None
+    rows = []
+    for m in _PARAM_ROW.finditer(head):
+        name = m.group("name")
+        if _TOTAL_ROW.match(name) or name.lower() in ("step", "epoch", "iter", "loss", "lr"):
+            continue
+        try:
+            rows.append((name, _count(m.group("count")), float(m.group("pct")) if m.group("pct") else None, m.start()))
+        except ValueError:
+            continue
+    # Keep one contiguous table: rows whose offsets are close together.
+    if len(rows) < 3:
+        return None
+    block = [rows[0]]
+    for r in rows[1:]:
+        if r[3] - block[-1][3] < 300:
+            block.append(r)
+        elif len(block) < 3:
+            block = [r]
+        else:
+            break
+    if len(block) < 3:
+        return None
+    total = sum(r[1] for r in block)
+    if total <= 0:
+        return None
+    shares = [r[1] / total for r in block]
+    vocab = sum(sh for r, sh in zip(block, shares) if _VOCAB_PART.search(r[0]))
+    if vocab < VOCAB_SHARE_HIGH or vocab > 0.999:
+        return None
+    first = block[0]
+    line = art.line_of(first[3]) + (1 if art.text[first[3]:first[3] + 1] == "\n" else 0)
+    big = max(zip(block, shares), key=lambda t: t[1])
+    txt = (f"embeddings/output head hold {vocab * 100:.1f}% of the parameters; the rest of the model "
+           f"{(1 - vocab) * 100:.1f}% (largest: {big[0][0]} {big[1] * 100:.1f}%)")
+    ev = Evidence(text=txt, source=art.path, line=line, quote=art.line(line).strip()[:300])
+    return Signal("log:param_imbalance", min(1.0, 0.5 + (vocab - VOCAB_SHARE_HIGH) * 2), txt, [ev],
+                  {"share": round(vocab, 4), "part": big[0][0]})
 
 
 # --------------------------------------------------------------------------- ranks

@@ -82,7 +82,8 @@ PREFIX_WORDS = {"train", "training", "val", "valid", "validation", "eval", "eval
 # Two-word names whose second word alone would mean something else.
 PAIR_NAMES = {"learning rate", "grad norm", "gradient norm", "loss scale", "max mem"}
 _SPACE_CANON = {"loss", "val_loss", "accuracy", "val_accuracy", "lr", "grad_norm", "perplexity",
-                "val_perplexity", "loss_scale", "epoch"}
+                "val_perplexity", "loss_scale", "epoch", "data_time", "step_time", "throughput",
+                "tokens_per_s"}
 UNITS = {"ms", "s", "us", "ns", "sec", "secs", "min", "mins", "h", "hr", "gb", "mb", "kb", "gib",
          "mib", "kib", "b", "k", "m", "g", "x", "it", "its", "tok", "img", "samples", "step"}
 
