@@ -48,11 +48,12 @@ def analyze(run: Run, baseline: Run | None = None, repo_root: Path | None = None
 
 def _resume_jumps(run: Run, signals: list[Signal]) -> list[Signal]:
     """A loss jump at a step where the log says it resumed, or where steps restart."""
-    from .curves import _Quoter, _ordered, resume_jump
-    loss = run.metric("loss")
-    if loss is None:
+    from .curves import _Quoter, _ordered, resume_jump, resume_lr_jump
+    loss, lr = run.metric("loss"), run.metric("lr")
+    if loss is None and lr is None:
         return []
-    s = _ordered(loss)
+    s = _ordered(loss) if loss is not None else None
+    lrs = _ordered(lr) if lr is not None else None
     q = _Quoter(run)
     seen = set()
     out = []
@@ -62,7 +63,8 @@ def _resume_jumps(run: Run, signals: list[Signal]) -> list[Signal]:
             if st in seen:
                 continue
             seen.add(st)
-            j = resume_jump(s, st, q)
-            if j is not None:
-                out.append(j)
+            for j in (resume_jump(s, st, q) if s is not None else None,
+                      resume_lr_jump(lrs, st, q) if lrs is not None else None):
+                if j is not None:
+                    out.append(j)
     return out

@@ -35,13 +35,15 @@ _LOWER_BETTER = re.compile(r"loss|perplexity|ppl|error|wer|cer|mse|mae|rmse|nll"
 
 # ---------------------------------------------------------------- curves
 
-def _val_series(run: Run) -> dict[str, Series]:
-    out = {}
-    for name in run.metric_names():
-        if name.startswith("val_") and "/" not in name:
-            s = run.metric(name)
-            if s is not None and len(s):
-                out[name] = s
+def _val_series(run: Run) -> dict[tuple[str, str], Series]:
+    """Eval series keyed by (name, file name): a final test score printed in eval.log pairs
+    with the baseline's eval.log, not with the per-epoch val curve in train.log."""
+    out: dict[tuple[str, str], Series] = {}
+    for s in run.series:
+        if s.name.startswith("val_") and "/" not in s.name and len(s) and s.rank in (None, 0):
+            key = (s.name, Path(s.source).name)
+            if key not in out or len(s) > len(out[key]):
+                out[key] = s
     return out
 
 
@@ -72,11 +74,12 @@ def _last_per_step(s: Series) -> np.ndarray:
 def _curve_signals(run: Run, base: Run) -> list[Signal]:
     out = []
     rs, bs = _val_series(run), _val_series(base)
-    for name in sorted(set(rs) & set(bs)):
+    for key in sorted(set(rs) & set(bs)):
+        name = key[0]
         d = _direction(name)
         if d is None:
             continue
-        a, b = rs[name], bs[name]
+        a, b = rs[key], bs[key]
         common, ia, ib, ok = _align(a, b)
         aligned = bool(ok.sum())
         if aligned:
@@ -238,12 +241,13 @@ _CODE_RULES: list[tuple[str, re.Pattern]] = [
     ("baseline:metric_changed", re.compile(r"average\s*=|ignore_index|threshold|f1_score|accuracy_score|"
                                            r"precision_score|recall_score|roc_auc|top_k_accuracy|"
                                            r"\bzero_division\b|[<>]=?\s*0\.\d+\s*\)?\s*$", re.I)),
-    ("baseline:checkpoint_changed", re.compile(r"checkpoint|ckpt|\.pth?\b|\.bin\b|\.safetensors|from_pretrained|"
-                                               r"load_state_dict|resume|weights\s*=", re.I)),
     ("baseline:preprocessing_changed", re.compile(r"normali[sz]|Normalize|\bmean\b|\bstd\b|transforms?\b|Resize|resize|"
                                                   r"CenterCrop|RandomCrop|ToTensor|/\s*255|255\.0|max_length|"
                                                   r"max_len|padding|truncat|\.lower\(\)|augment|scaler\.fit|"
-                                                  r"StandardScaler|MinMaxScaler|interpolation|clip\(|preprocess", re.I)),
+                                                  r"StandardScaler|MinMaxScaler|interpolation|clip\(|preprocess|min-max|minmax|\bscal(e|ing)\b|"
+                                                  r"\.(min|max)\(\s*(0|dim\s*=\s*0)?\s*\)", re.I)),
+    ("baseline:checkpoint_changed", re.compile(r"checkpoint|ckpt|\.pth?\b|\.bin\b|\.safetensors|from_pretrained|"
+                                               r"load_state_dict|resume|weights\s*=", re.I)),
     ("baseline:lr_changed", re.compile(r"\blr\b\s*[=:]|learning_rate\s*[=:]", re.I)),
 ]
 _METRIC_FUNC = re.compile(r"acc|f1|metric|score|precision|recall|auc|bleu|rouge|iou|dice|compute_metrics|mAP", re.I)
@@ -333,7 +337,12 @@ def _code_signals(run: Run, base: Run, repo_root: Path) -> list[Signal]:
     top_path = Path(top.strip()).resolve()
     base_sha, run_sha = _sha(base), _sha(run)
     if base_sha is None:
-        return []
+        # Neither run recorded its commit: assume the good run is the previous commit and the
+        # bad one is the working tree (the usual "it broke after my last change").
+        prev = _git(top_path, "rev-parse", "--verify", "-q", "HEAD~1")
+        if prev is None or not prev.strip():
+            return []
+        base_sha, run_sha = prev.strip(), None
     if run_sha is not None and run_sha.lower() == base_sha.lower():
         return []
     revs = [base_sha, run_sha] if run_sha else [base_sha]

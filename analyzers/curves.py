@@ -392,6 +392,28 @@ def resume_jump(s: Series, step: int, q: "_Quoter") -> Signal | None:
     return None
 
 
+def resume_lr_jump(lr: Series, step: int, q: "_Quoter") -> Signal | None:
+    """The lr right after a resume step vs right before it: a restarted schedule or a
+    fresh optimizer shows up as a jump (here > 1.3x either way within the next 4 points)."""
+    v = lr.values
+    k = int(np.searchsorted(lr.steps, step, side="right"))
+    if k < 1 or k >= len(v):
+        return None
+    before = float(v[k - 1])
+    after = v[k:k + 4]
+    after = after[np.isfinite(after)]
+    if before <= 0 or not len(after):
+        return None
+    j = k + int(np.argmax(np.abs(np.log(np.maximum(after, 1e-30) / before))))
+    ratio = float(v[j]) / before
+    if 1 / 1.3 < ratio < 1.3:
+        return None
+    txt = f"lr goes from {_fmt(before)} to {_fmt(float(v[j]))} right after the resume at step {step} ({ratio:.2f}x)"
+    return Signal("lr_jump", min(1.0, 0.5 + abs(math.log(ratio)) / 2), txt,
+                  [q.ev(lr, k - 1, "lr before the resume"), q.ev(lr, j, txt)],
+                  {"step": step, "before": before, "after": float(v[j]), "at_resume": True})
+
+
 # ---------------------------------------------------------------- train vs val
 
 def _train_val(tr: Series, va: Series, q: _Quoter) -> list[Signal]:

@@ -37,16 +37,25 @@ def _readers():
     return ORDER
 
 
-def ingest(paths: Iterable[str | os.PathLike], root: str | os.PathLike | None = None) -> Run:
+def ingest(paths: Iterable[str | os.PathLike], root: str | os.PathLike | None = None,
+           exclude: Iterable[str | os.PathLike] = ()) -> Run:
     """Read every artifact under `paths`. `root` anchors relative citations
-    (default: the common parent of the paths, or the single directory given)."""
+    (default: the common parent of the paths, or the single directory given).
+    `exclude`: paths not to read (a baseline run kept inside the run folder)."""
     paths = [Path(p) for p in paths]
     if root is None:
         root = _common_root(paths)
     run = Run(root=Path(root).resolve())
     files: list[Path] = []
+    seen: set = set()
+    for x in exclude:
+        try:
+            st = Path(x).stat()
+            seen.add((st.st_dev, st.st_ino))
+        except OSError:
+            pass
     for p in paths:
-        _collect(p, files, run, set())
+        _collect(p, files, run, seen)
     if len(files) > MAX_FILES:
         run.warnings.append(f"{_rel(paths[0], run.root)}: {len(files)} files found; read the first {MAX_FILES} (pass the run folder itself to narrow it)")
         files = files[:MAX_FILES]

@@ -19,17 +19,17 @@ class InputError(Exception):
     """Input that cannot be diagnosed at all; the message is one line for the user."""
 
 
-def load(paths: list[str], root: str | os.PathLike | None = None) -> Run:
+def load(paths: list[str], root: str | os.PathLike | None = None, exclude: list[str] | None = None) -> Run:
     missing = [p for p in paths if not os.path.lexists(p)]
     if missing:
         raise InputError(f"{missing[0]}: no such file or directory")
-    return ingest(paths, root=root)
+    return ingest(paths, root=root, exclude=exclude or ())
 
 
 def context_for(paths: list[str], symptoms: list[str] | None = None, baseline: list[str] | None = None,
                 verdicts: dict[str, str] | None = None, repo_root: Path | None = None) -> DiagnosisContext:
-    run = load(paths)
     base = load(baseline) if baseline else None
+    run = load(paths, exclude=baseline)
     signals = analyze(run, base, repo_root)
     if base is not None:
         run.warnings += [f"(baseline) {w}" for w in base.warnings]

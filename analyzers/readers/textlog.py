@@ -629,7 +629,9 @@ def extract_metrics(data: bytes, rel: str, run: Run, nl: np.ndarray | None = Non
     out = []
     for c in range(len(greps)):
         idx = order[starts[c]:starts[c + 1]]
-        if len(idx) < 2:
+        # An eval metric may be printed once (a final test accuracy); training series need two points.
+        need = 1 if normalize(keys.raws[int(kid[idx[0]])]).startswith("val_") else 2
+        if len(idx) < need:
             continue
         st, v, lc, cr = pstep[idx], val[idx], line[idx], pcar[idx]
         # the same value at the same step again (two log handlers, an epoch repeated in the
@@ -641,7 +643,7 @@ def extract_metrics(data: bytes, rel: str, run: Run, nl: np.ndarray | None = Non
             st, v, lc, cr = st[keep], v[keep], lc[keep], cr[keep]
         st, is_index, keep = _finish_steps(st, cr)
         v, lc = v[keep], lc[keep]
-        if len(v) < 2:
+        if len(v) < need:
             continue
         raw = keys.raws[int(kid[idx[0]])]
         r = int(prank[idx[0]])

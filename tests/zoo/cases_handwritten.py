@@ -7,7 +7,6 @@ public issue reports. The two CI cases run real pytest on a tiny project.
 """
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 import tempfile

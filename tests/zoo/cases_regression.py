@@ -417,7 +417,7 @@ def reg(name, **kw):
 # --- preprocessing_mismatch ----------------------------------------------------
 
 @reg("preproc_minmax_eval_plain", split="tune", expected="preprocessing_mismatch",
-     symptom="After the refactor test accuracy dropped from ~0.9 to ~0.3. Training curves look identical.",
+     symptom="After the refactor test accuracy dropped from 0.95 to 0.68. Training curves look identical.",
      fmt="plain train/eval logs + eval_results.json, baseline_run/, repo.bundle",
      notes="Refactor commit makes evaluate.py scale test features with min-max (computed on the test set) while "
            "training still standardises with the train mean/std saved in the checkpoint.")
@@ -472,7 +472,7 @@ def _(c: Ctx):
 # --- metric_changed -----------------------------------------------------------------
 
 @reg("metric_confidence_threshold_plain", split="tune", expected="metric_changed",
-     symptom="Accuracy dropped from 0.9 to 0.6 after the eval cleanup but the model didn't change!",
+     symptom="Accuracy dropped from 0.95 to 0.83 after the eval cleanup but the model didn't change!",
      fmt="plain train/eval logs + eval_results.json, baseline_run/, repo.bundle",
      notes="Refactor changes accuracy() to count a prediction as correct only when its softmax probability "
            "exceeds 0.9 (a 'confident accuracy'); same checkpoint, lower number.")
@@ -601,11 +601,11 @@ if __name__ == "__main__":
 
 
 @case("inference_without_eval_plain", split="tune", expected="eval_mode_forgotten",
-      symptom="val_acc during training was 0.97 but predict.py gives much lower accuracy, and the "
-              "probabilities for the same row change between runs.",
+      symptom="predict.py gives different probabilities for the same rows every time I run it, and a different "
+              "accuracy each run.",
       fmt="plain train log + predict.log", notes="predict.py loads the checkpoint and never calls model.eval(): "
                                                  "dropout (p=0.5) stays on; two inference passes over the same "
-                                                 "rows give different probabilities and lower accuracy than training's val_acc.")
+                                                 "rows give different probabilities and accuracies.")
 def _(c: Ctx):
     files = {**cls_project("plain"), "predict.py": PREDICT_NO_EVAL}
     files.pop("evaluate.py")
@@ -624,7 +624,7 @@ DP_TRAIN_PATCH = ('''    model = Classifier(cfg)
 
 
 @case("checkpoint_strict_false_plain", split="tune", expected="wrong_checkpoint",
-      symptom="The evaluation accuracy is ~17%, basically random, even though training reached 97%.",
+      symptom="The evaluation accuracy is ~20%, basically random, even though validation reached 92% in training.",
       fmt="plain train/eval logs + eval_results.json",
       notes="train.py wraps the model in nn.DataParallel, so saved keys start with 'module.'; evaluate.py loads "
             "with strict=False and prints the real _IncompatibleKeys(missing_keys=[...], unexpected_keys=[...]) "
