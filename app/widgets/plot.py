@@ -66,6 +66,7 @@ class MetricPlot(Widget):
         self.anomalies = list(anomalies or [])
         if self.metric not in self.series and self.available:
             self.metric = self.available[0]
+        self.log_scale = _wide_range(self.series.get(self.metric))
         self.refresh()
 
     @property
@@ -78,6 +79,7 @@ class MetricPlot(Widget):
         av = self.available
         if av:
             self.metric = av[(av.index(self.metric) + 1) % len(av)] if self.metric in av else av[0]
+            self.log_scale = _wide_range(self.series.get(self.metric))
 
     def zoom(self, factor: float) -> None:
         lo, hi = self.window
@@ -177,3 +179,16 @@ def anomalies_from_signals(signals) -> list[dict[str, Any]]:
             out.append({"step": d["worst_step"], "metric": "loss" if s.kind == "loss_spike" else "grad_norm",
                         "label": "spike"})
     return out
+
+
+# A positive series spanning more than this ratio is drawn on a log axis by default
+# (a blow-up to 1e8 otherwise flattens the whole healthy part into the bottom row).
+WIDE_RANGE = 1e3
+
+
+def _wide_range(sv) -> bool:
+    if sv is None:
+        return False
+    v = np.asarray(sv[1], dtype=float)
+    v = v[np.isfinite(v)]
+    return bool(len(v) and v.min() > 0 and v.max() / v.min() > WIDE_RANGE)
