@@ -1177,10 +1177,27 @@ def _may_drop_uncached(f: PyFile, idx: RunIndex, leaf: str) -> bool:
             if g is f and cls == "Sequential" and "torch" in g.origin(fname(ctor)) + fname(ctor).replace("nn.", "torch.nn."):
                 return bool(_NORM_LAYERS.search(src(v)))
             if g is f:
+                fn = _local_function(idx, last(ctor))
+                if fn is not None:   # a factory in the run's own code: read what it builds
+                    body = ast.get_source_segment(fn[0].t.text, fn[1]) or ""
+                    return bool(_NORM_LAYERS.search(body) or _EXTERNAL_MODEL.search(body))
                 return True      # built by something we cannot see into
     if idx.class_dropout and not any(idx.class_dropout.values()):
         return False       # every model class of the run is free of dropout/BN
     return True
+
+
+# Model constructors from libraries whose models usually hold dropout/batch-norm.
+_EXTERNAL_MODEL = re.compile(r"from_pretrained|timm\.|torchvision|models\.|AutoModel|hub\.load|create_model")
+
+
+def _local_function(idx: RunIndex, name: str):
+    """(file, FunctionDef) of a top-level function `name` defined in the run's code, or None."""
+    for g in idx.files:
+        for node in getattr(g.tree, "body", []):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+                return g, node
+    return None
 
 
 def _from_pretrained(f: PyFile, m: str) -> bool:

@@ -282,7 +282,10 @@ DETECTORS: list[_Det] = [
                                   r"|mat1 and mat2 must have the same dtype|Found dtype \w+ but expected \w+"
                                   r"|Expected object of scalar type \w+ but got scalar type \w+"
                                   r"|to have (?:one of )?the following scalar types?: .*?; but got"
-                                  r"|expected m1 and m2 to have the same dtype"),
+                                  r"|expected m1 and m2 to have the same dtype"
+                                  r"|expected (?:target|input|weight|index|mask|src|self) dtype to be \w+"
+                                  r"|must have the same dtype|dtype mismatch|should be the same dtype"
+                                  r"|Expected \w+ to be of (?:scalar )?type \w+"),
          1.0, lambda m: "incompatible dtypes in one op"),
     # --- distributed
     _Det("log:nccl_timeout", _P(r"Watchdog caught collective operation timeout|WorkNCCL\(.*?Timeout\(ms\)=\d+"
@@ -768,6 +771,9 @@ _PARAM_ROW = re.compile(
     r"^[^\n\w]{0,40}?(?P<name>[A-Za-z_][\w.\-/]{0,60})\s*(?:\(\w+\))?\s*[:|=]?\s+"
     r"(?P<count>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?\s*[KMB]\b|\d+(?:\.\d+)?e\+?\d+|\d{3,})"
     r"(?:\s*(?:params|parameters|weights))?\s*[|(\s]*(?:(?P<pct>\d{1,3}(?:\.\d+)?)\s*%)?", re.M | re.I)
+# Lightning's ModelSummary: "0 | embed | Embedding | 768 K | train" (any prefix such as [rank0]:).
+_LIGHTNING_ROW = re.compile(r"^.{0,40}?\b\d+\s*\|\s*(?P<name>[A-Za-z_][\w.\-]*)\s*\|\s*[\w.\[\]]+\s*\|"
+                            r"\s*(?P<count>\d+(?:[.,]\d+)*\s*[KMBT]?)\s*(?:\||$)", re.M)
 # Parts that are vocabulary-sized: embeddings and the output projection over the vocabulary.
 _VOCAB_PART = re.compile(r"emb|wte|wpe|token|vocab|lm_head|tok_|word|proj_out|output|decoder|head|unembed", re.I)
 _TOTAL_ROW = re.compile(r"^(total|trainable|all|sum|non-trainable)", re.I)
@@ -778,7 +784,7 @@ PARAM_SCAN_CHARS = 400_000
 
 def _count(s: str) -> float:
     s = s.replace(",", "").strip()
-    mult = {"K": 1e3, "M": 1e6, "B": 1e9}.get(s[-1:].upper(), 1.0) if s[-1:].isalpha() else 1.0
+    mult = {"K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}.get(s[-1:].upper(), 1.0) if s[-1:].isalpha() else 1.0
     return float(s[:-1] if mult != 1.0 else s) * mult
 
 
@@ -788,8 +794,8 @@ def param_imbalance(art: TextArtifact) -> Signal | None:
     head = art.text[:PARAM_SCAN_CHARS]
     if not re.search(r"param", head, re.I):
         return None
-    rows = []
-    for m in _PARAM_ROW.finditer(head):
+    rows = [(m.group("name"), _count(m.group("count")), None, m.start()) for m in _LIGHTNING_ROW.finditer(head)]
+    for m in ([] if len(rows) >= 3 else _PARAM_ROW.finditer(head)):
         name = m.group("name")
         if _TOTAL_ROW.match(name) or name.lower() in ("step", "epoch", "iter", "loss", "lr"):
             continue

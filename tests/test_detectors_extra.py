@@ -1,0 +1,73 @@
+"""Detectors added while tuning on the zoo's tune split: parameter tables, prediction
+collapse, dtype wording, lr jump at a resume, eval() on a model without dropout."""
+from pathlib import Path
+
+import numpy as np
+
+from mltdbg.analyzers.analyze import analyze
+from mltdbg.analyzers.ingest import ingest
+
+
+def signals(tmp_path: Path, files: dict[str, str]):
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    run = ingest([tmp_path])
+    return {s.kind: s for s in analyze(run)}
+
+
+def test_lightning_summary_table_with_rank_prefix(tmp_path):
+    table = ("[rank0]:   | Name | Type | Params\n[rank0]: ---\n"
+             "[rank0]: 0 | tok_emb | Embedding | 3.1 M\n[rank0]: 1 | blocks | ModuleList | 120 K\n"
+             "[rank0]: 2 | lm_head | Linear | 3.1 M\n[rank0]: 6.3 M Total params\n")
+    s = signals(tmp_path, {"train.log": table})["log:param_imbalance"]
+    assert s.data["share"] > 0.95 and s.evidence[0].line == 3
+
+
+def test_plain_parameter_table(tmp_path):
+    table = "module  params  share\nembedding 7,900,000 79%\nencoder 1,500,000 15%\nhead 600,000 6%\n"
+    s = signals(tmp_path, {"model.log": table})["log:param_imbalance"]
+    assert 0.84 < s.data["share"] < 0.86
+
+
+def test_balanced_table_is_not_flagged(tmp_path):
+    table = "module  params\nembedding 1,000,000\nencoder 8,000,000\nhead 1,000,000\n"
+    assert "log:param_imbalance" not in signals(tmp_path, {"model.log": table})
+
+
+def test_prediction_counts_on_one_class(tmp_path):
+    log = "".join(f"epoch {i} loss={1.0 / (i + 1):.3f}\npred_counts: [500, 0, 0, 0, 0]\n" for i in range(5))
+    assert "log:collapse_output" in signals(tmp_path, {"train.log": log})
+    spread = "".join(f"epoch {i} loss={1.0 / (i + 1):.3f}\npred_counts: [100, 90, 110, 95, 105]\n" for i in range(5))
+    (tmp_path / "spread").mkdir()
+    assert "log:collapse_output" not in signals(tmp_path / "spread", {"train.log": spread})
+
+
+def test_target_dtype_wording(tmp_path):
+    tb = ('Traceback (most recent call last):\n  File "train.py", line 3, in <module>\n    loss = F.cross_entropy(out, y)\n'
+          "RuntimeError: expected target dtype to be Long or Byte, but got Float\n")
+    assert "log:dtype_mismatch" in signals(tmp_path, {"err.log": tb})
+
+
+def test_lr_jump_right_after_resume(tmp_path):
+    lines = [f"step={s} loss={1.0 - s / 1000:.4f} lr={0.002 * (1 - s / 600):.6f}" for s in range(10, 260, 10)]
+    lines.append("Resuming from checkpoint checkpoints/step_250.pt (global step 250)")
+    lines += [f"step={s} loss={1.0 - s / 1000:.4f} lr={0.0001 * (s - 250):.6f}" for s in range(260, 400, 10)]
+    s = signals(tmp_path, {"train.log": "\n".join(lines) + "\n"})
+    assert s["lr_jump"].data["step"] == 250
+
+
+def test_no_eval_is_harmless_without_dropout(tmp_path):
+    code = '''import torch, torch.nn as nn
+def build_model(h):
+    return nn.Linear(4, 1) if h == 0 else nn.Sequential(nn.Linear(4, h), nn.Tanh(), nn.Linear(h, 1))
+model = build_model(0)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for x, y in []:
+    opt.zero_grad(); loss = ((model(x) - y) ** 2).mean(); loss.backward(); opt.step()
+with torch.no_grad():
+    print(model(torch.zeros(1, 4)))
+'''
+    assert "code:no_eval_at_inference" not in signals(tmp_path, {"train.py": code})
+    drop = code.replace("nn.Tanh()", "nn.Dropout(0.5)")
+    (tmp_path / "d").mkdir()
+    assert "code:no_eval_at_inference" in signals(tmp_path / "d", {"train.py": drop})
