@@ -186,6 +186,13 @@ def _loss_signals(run: Run, s: Series, q: _Quoter) -> list[Signal]:
         if i > 0:
             evs.append(q.ev(s, i - 1, f"last finite {s.name} before it"))
         out.append(Signal("nonfinite", 1.0, txt, evs, data))
+        # The loss ran to ~0 right before it broke: a log/exp of a saturated value (log(0), log(1-1)),
+        # not bad data, is the usual cause.
+        last = abs(float(v[i - 1])) if i else float("inf")
+        if i >= 2 and last < 1e-3 and last < 1e-2 * float(np.max(np.abs(v[:i]))):
+            out.append(Signal("nonfinite_after_saturation", 0.9,
+                              f"{s.name} had fallen to {_fmt(float(v[i-1]))} (from {_fmt(float(v[0]))}) just before the NaN/inf",
+                              evs, {"step": int(s.steps[i]), "last_finite": float(v[i - 1])}))
         if data.get("sudden") and i > 0:
             out.append(Signal("nonfinite_sudden", 1.0,
                               f"{s.name} was finite and not rising right before step {int(s.steps[i])}: a sudden NaN/inf",
@@ -577,6 +584,12 @@ def _lr_signals(run: Run, lr: Series | None, q: _Quoter) -> list[Signal]:
                 txt = f"lr jumps from {_fmt(float(fv[j-1]))} to {_fmt(float(fv[j]))} at step {int(lr.steps[fi[j]])}"
                 out.append(Signal("lr_jump", 0.7, txt, [q.ev(lr, int(fi[j - 1]), "lr before"), q.ev(lr, int(fi[j]), txt)],
                                   {"step": int(lr.steps[fi[j]]), "before": float(fv[j - 1]), "after": float(fv[j])}))
+            # Warm-up that never ends: the lr climbs through the whole run and peaks at the last step.
+            if len(fv) >= 8 and fv[-1] >= 0.99 * peak and fv[0] < 0.5 * peak and float(np.mean(np.diff(fv) >= 0)) > 0.9:
+                txt = (f"lr rises the whole run, from {_fmt(float(fv[0]))} to {_fmt(peak)} at the last step: "
+                       f"the warm-up never ends")
+                out.append(Signal("lr_schedule_odd", 0.8, txt, [q.ev(lr, int(fi[0]), "lr at the start"), q.ev(lr, k, txt)],
+                                  {"detail": "warm-up spans the run"}))
             # No warm-up: a transformer-ish run whose lr starts at its peak (only a hint).
             if len(fv) >= 20 and fv[0] >= 0.99 * peak and peak > high / 10 and not sgd:
                 out.append(Signal("lr_no_warmup", 0.3, f"lr starts at its peak {_fmt(peak)} (no warm-up)",

@@ -26,7 +26,7 @@ _ALIASES = {
     "gnorm": "grad_norm", "grad_norm_total": "grad_norm", "global_grad_norm": "grad_norm",
     "grad-norm": "grad_norm", "grads_norm": "grad_norm", "norm": "grad_norm",
     "lr": "lr", "learning_rate": "lr", "learning-rate": "lr", "lr_0": "lr", "lr-adam": "lr",
-    "lr-adamw": "lr", "lr-sgd": "lr", "current_lr": "lr",
+    "lr-adamw": "lr", "lr-sgd": "lr", "lr-adam": "lr", "current_lr": "lr", "base_lr": "lr",
     "loss_scale": "loss_scale", "scale": "loss_scale", "loss-scale": "loss_scale",
     "grad_scale": "loss_scale", "scaler_scale": "loss_scale", "amp_scale": "loss_scale",
     "throughput": "throughput", "samples_per_second": "throughput", "samples/s": "throughput",
@@ -75,4 +75,14 @@ def normalize(raw: str) -> str:
             return "grad_norm/" + n[len(p):]
     if n.endswith("/grad_norm") or n.endswith(".grad_norm"):
         return "grad_norm/" + n[: -len("/grad_norm")]
+    # A namespace in front of a known name ("optim/gnorm", "charts/learning_rate",
+    # "trainer/train/total_loss"): the last segment decides, an eval segment makes it val_.
+    if "/" in n:
+        head, _, last = n.rpartition("/")
+        if last in _ALIASES:
+            base = _ALIASES[last]
+            segs = set(head.split("/"))
+            if segs & {"val", "valid", "validation", "eval", "evaluation", "test", "dev"}:
+                return _VAL_ALIASES.get(base, "val_" + base)
+            return base
     return n

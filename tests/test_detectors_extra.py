@@ -71,3 +71,20 @@ with torch.no_grad():
     drop = code.replace("nn.Tanh()", "nn.Dropout(0.5)")
     (tmp_path / "d").mkdir()
     assert "code:no_eval_at_inference" in signals(tmp_path / "d", {"train.py": drop})
+
+
+def test_namespaced_metric_names_normalise():
+    from mltdbg.analyzers.names import normalize
+    assert normalize("optim/gnorm") == "grad_norm" and normalize("optim/lr-AdamW") == "lr"
+    assert normalize("charts/eval/loss") == "val_loss" and normalize("grad_norm/layer0") == "grad_norm/layer0"
+
+
+def test_warmup_spanning_the_whole_run(tmp_path):
+    lines = [f"step={s} loss={3 - s / 200:.4f} lr={1e-4 * s / 190:.3e}" for s in range(10, 200, 10)]
+    assert signals(tmp_path, {"train.log": "\n".join(lines) + "\n"})["lr_schedule_odd"].data["detail"] == "warm-up spans the run"
+
+
+def test_nan_right_after_the_loss_saturates(tmp_path):
+    vals = ["0.69", "0.05", "0.0004", "0.00001", "nan", "nan"]
+    lines = [f"step={10 * (i + 1)} loss={v}" for i, v in enumerate(vals)]
+    assert "nonfinite_after_saturation" in signals(tmp_path, {"train.log": "\n".join(lines) + "\n"})
