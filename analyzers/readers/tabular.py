@@ -21,7 +21,6 @@ from itertools import chain, repeat
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from ..ingest import is_binary, read_bytes, read_text
 from ..model import LOC_LINE, Run, Series
@@ -240,6 +239,7 @@ def read(path: Path, rel: str, run: Run) -> None:
 
 
 def _read_csv(path: Path, rel: str, run: Run, delim: str) -> None:
+    import pandas as pd  # lazily: ~0.3 s to import, and most runs have no table to parse
     text = read_text(path, rel, run)
     # the header is the first non-blank line
     lead = len(text) - len(text.lstrip("\r\n"))
@@ -425,6 +425,7 @@ def _emit_records(run: Run, rel: str, path: Path, recs: list, lineno: np.ndarray
 def _columns(recs: list[dict]):
     """Column per key: a float array (NaN = missing) when every value is a number, else an
     object Series. C-level map over the records, no Python loop per record."""
+    import pandas as pd
     keys = list(dict.fromkeys(chain.from_iterable(recs)))
     cols = {}
     for k in keys:
@@ -437,6 +438,7 @@ def _columns(recs: list[dict]):
 
 def _numeric(col):
     """(float values with NaN = missing, junk mask) for one column; None if it is not numeric."""
+    import pandas as pd
     if isinstance(col, np.ndarray):
         return col, np.zeros(len(col), bool)
     if col.dtype == bool or col.dtype == object and len(col) and col.map(type).eq(bool).mean() > 0.5:
