@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import islice
 from typing import Callable
 
@@ -556,6 +557,21 @@ def _line_text(text: str, off: int) -> tuple[int, str]:
     return a, text[a: b if b >= 0 else len(text)].rstrip("\r")
 
 
+# Gates that are also a metric's printed value: `loss=nan`, `'loss': NaN` (a NaN curve is read
+# from the metric series, not from its text) do not hand a line to the detectors.
+_VALUE_GATES = ("nan", "NaN", "NAN")
+
+
+@lru_cache(maxsize=None)
+def _gate_re(g: str) -> re.Pattern:
+    """The gate as a literal search; a value gate skips `=`/`:` (then a space, a '-') before it.
+    (The lookbehinds come after the literal so the search still scans for the literal first.)"""
+    if g not in _VALUE_GATES:
+        return re.compile(re.escape(g))
+    lit = re.escape(g)
+    return re.compile(lit + "".join(f"(?<![=:]{sep}{lit})" for sep in ("", " ", "-", " -", "'", '"', " '", ' "')))
+
+
 def _candidates(art: TextArtifact) -> list[tuple[int, str]]:
     """(line number, text) of every line holding a gate (first _GATE_CAP per gate), in line order.
 
@@ -573,9 +589,10 @@ def _candidates(art: TextArtifact) -> list[tuple[int, str]]:
     starts: dict[int, str] = {}
     for a, b, gates in spans:
         for g in gates:
-            if text.find(g, a, b) < 0:
+            i = text.find(g, a, b)
+            if i < 0:
                 continue
-            for m in islice(re.compile(re.escape(g)).finditer(text, a, b), _GATE_CAP):
+            for m in islice(_gate_re(g).finditer(text, i, b), _GATE_CAP):
                 ls, s = _line_text(text, m.start())
                 starts.setdefault(ls, s)
     if not starts:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_right
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +23,9 @@ QUOTE_WINDOW = 3
 VALUE_RTOL = 1e-3
 
 _WS = re.compile(r"\s+")
+# Files are re-read from disk a block at a time: a quote on line 900,000 of a 50 MB log needs
+# only that line's neighbours, not the whole file decoded and split.
+_BLOCK = 1 << 20
 _AT_COMMIT = re.compile(r"^(.+)@([0-9a-f]{7,40})$")
 
 
@@ -40,14 +44,46 @@ def _norm(s: str) -> str:
     return _WS.sub(" ", s).strip()
 
 
+class _DiskLines:
+    """Lines of a plain (not gzipped) file on disk by number, as `text.split("\n")` numbers them,
+    without holding the file. Block boundaries seen on the way are kept as (line, offset) marks,
+    so a later read seeks close to its line."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.marks = [(0, 0)]   # (0-based line, byte offset where it starts), sorted
+
+    def get(self, lo: int, hi: int) -> list[str]:
+        """Lines lo..hi-1 (0-based; fewer at the end of the file), decoded with replacement."""
+        line, off = self.marks[bisect_right(self.marks, (lo, math.inf)) - 1]
+        buf = b""
+        with open(self.path, "rb") as f:
+            f.seek(off)
+            while True:
+                blk = f.read(_BLOCK)
+                buf += blk
+                n = buf.count(b"\n")
+                if blk and line + n <= lo:  # line lo starts after this buffer: skip it, keep a mark
+                    k = buf.rfind(b"\n")
+                    if k >= 0:
+                        line, off, buf = line + n, off + k + 1, buf[k + 1:]
+                        self.marks.insert(bisect_right(self.marks, (line, off)), (line, off))
+                    continue
+                if not blk or line + n >= hi:
+                    break
+        parts = buf.split(b"\n")
+        return [x.decode("utf-8", errors="replace") for x in parts[max(0, lo - line):hi - line]]
+
+
 class Verifier:
     """Re-reads artifacts (cached per file for one diagnosis) and checks evidence."""
 
     def __init__(self, run: Run):
         self.run = run
-        self._lines: dict[str, list[str] | None] = {}
+        self._lines: dict[str, list[str] | _DiskLines | None] = {}
 
-    def _file_lines(self, source: str) -> list[str] | None:
+    def _file_lines(self, source: str) -> list[str] | _DiskLines | None:
+        """The file's lines (a list, or a _DiskLines reading them on demand); None if unreadable."""
         if source in self._lines:
             return self._lines[source]
         lines = None
@@ -60,8 +96,13 @@ class Verifier:
         try:
             p.relative_to(root)   # never read outside the run root
             if p.is_file():
-                from mltdbg.analyzers.ingest import read_bytes
-                lines = read_bytes(p).decode("utf-8", errors="replace").split("\n")
+                with open(p, "rb") as f:
+                    gz = f.read(2) == b"\x1f\x8b"
+                if gz:
+                    from mltdbg.analyzers.ingest import read_bytes
+                    lines = read_bytes(p).decode("utf-8", errors="replace").split("\n")
+                else:
+                    lines = _DiskLines(p)
         except (ValueError, OSError):
             lines = None
         self._lines[source] = lines
@@ -82,12 +123,13 @@ class Verifier:
         if not q:
             return False
         lo = max(0, ev.line - 1 - QUOTE_WINDOW)
-        hi = min(len(lines), ev.line + QUOTE_WINDOW)
-        for s in lines[lo:hi]:
+        hi = ev.line + QUOTE_WINDOW
+        near = lines.get(lo, hi) if isinstance(lines, _DiskLines) else lines[lo:hi]
+        for s in near:
             if q in _norm(s.replace("\r", "\n")):
                 return True
         # a quote spanning several lines
-        return q in _norm(" ".join(lines[lo:hi]))
+        return q in _norm(" ".join(near))
 
     def _check_value(self, ev: Evidence) -> bool:
         want = _as_float(ev.value)

@@ -306,3 +306,26 @@ def test_viewer_index_reads_only_what_is_asked(tmp_path):
     b = tmp_path / "blob.bin"
     b.write_bytes(bytes(range(256)) * 100)
     assert LineIndex(b).binary
+
+
+def test_claude_consent_is_asked_once_and_declining_stays_offline(tmp_path, monkeypatch):
+    from mltdbg.app.dialogs.consent import ClaudeConsent
+    from mltdbg.playbooks.userconfig import load_config
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-not-a-real-key")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")   # nothing listens: never reached
+    repo = tmp_path / "demo-classifier"
+    from mltdbg.sessions.demo import make_demo_repo
+    make_demo_repo(repo)
+    app = MltdbgApp(Options(cwd=str(repo), name="demo", command="python train.py", engine="auto"))
+
+    async def walk():
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            await pilot.press("ctrl+n")
+            await until(pilot, lambda: isinstance(app.screen, ClaudeConsent), what="the consent question")
+            await pilot.press("n")
+            await until(pilot, lambda: app.session.state.diagnoses, what="an offline diagnosis")
+            assert app.session.state.diagnoses[-1]["engine"] == "offline"
+    import asyncio
+    asyncio.run(walk())
+    assert load_config().consent is False

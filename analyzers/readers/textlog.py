@@ -31,7 +31,6 @@ import re
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 from numpy.lib.stride_tricks import sliding_window_view
 
 from ..ingest import is_binary, read_bytes
@@ -136,11 +135,86 @@ def _windows(b: np.ndarray, pos: np.ndarray, back: int, fwd: int) -> np.ndarray:
 
 
 _ZERO_DIGITS = bytes(48 if 48 <= c <= 57 else c for c in range(256))
+# Zero bytes on both sides of the masked copy: at least the longest window reach.
+PAD = 64
+# Whole-file byte masks are built this many bytes at a time: a fresh 100 MB temporary per
+# operation costs more in page faults than the comparison itself.
+CHUNK = 1 << 22
 
 
-def _mask_digits(w: np.ndarray) -> np.ndarray:
-    """Every digit byte replaced by '0' (bytes.translate: a C loop, ~3x faster than np.where)."""
-    return np.frombuffer(w.tobytes().translate(_ZERO_DIGITS), dtype=np.uint8).reshape(w.shape)
+def _hash_rows(words: np.ndarray) -> np.ndarray:
+    """One 64-bit hash per row of a uint64 matrix (the row's bytes, 8 at a time)."""
+    h = words[:, 0] * _K
+    for j in range(1, words.shape[1]):
+        h ^= words[:, j]
+        h *= _K
+    h ^= h >> np.uint64(29)
+    return h
+
+
+# Anchors are hashed and numbered this many at a time, so the temporaries stay small and are
+# reused (fresh memory costs more than the arithmetic on it).
+ROWS = 1 << 18
+
+
+def _blocks(n: int):
+    return (slice(a, min(a + ROWS, n)) for a in range(0, n, ROWS))
+
+
+def _factorize(h: np.ndarray):
+    """Equal values of a uint64 array: (code per value, numbered by first appearance; index of
+    the first value of each code). Like pandas.factorize, without importing pandas: a table of
+    2**16 slots keyed by 16 bits of the value settles the few distinct values a log has in a
+    few O(n) passes; values that lost their slot to another value try the next 16 bits, and
+    what is left after three tries is sorted (np.unique)."""
+    n = len(h)
+    if n == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    codes = np.empty(n, dtype=np.int64)
+    ncodes = 0
+    todo = None  # rows not settled yet (None: all)
+    for shift in (48, 32, 16):
+        sel = h if todo is None else h[todo]
+        m = len(sel)
+
+        def slots(hh):
+            return ((hh >> np.uint64(shift)) & np.uint64(0xFFFF)).astype(np.intp)
+        table = np.zeros(1 << 16, np.uint64)
+        for blk in _blocks(m):  # any one value per slot wins
+            table[slots(sel[blk])] = sel[blk]
+        used = np.zeros(1 << 16, bool)
+        hit = np.empty(m, dtype=bool)
+        for blk in _blocks(m):
+            sl = slots(sel[blk])
+            hit[blk] = table[sl] == sel[blk]
+            used[sl[hit[blk]]] = True
+        slot_code = np.cumsum(used) - 1 + ncodes
+        ncodes += int(used.sum())
+        if todo is None:
+            for blk in _blocks(m):
+                codes[blk] = slot_code[slots(sel[blk])]
+            if hit.all():
+                todo = np.zeros(0, np.int64)
+                break
+            todo = np.flatnonzero(~hit)
+        else:
+            codes[todo[hit]] = slot_code[slots(sel[hit])]
+            todo = todo[~hit]
+        if todo.size == 0:
+            break
+    else:
+        u, inv = np.unique(h[todo], return_inverse=True)
+        codes[todo] = ncodes + inv
+        ncodes += len(u)
+    first = np.full(ncodes, n, dtype=np.int64)
+    for blk in _blocks(n):
+        np.minimum.at(first, codes[blk], np.arange(blk.start, blk.stop))
+    rank = np.argsort(first, kind="stable")
+    renum = np.empty(ncodes, np.int64)
+    renum[rank] = np.arange(ncodes)
+    for blk in _blocks(n):
+        codes[blk] = renum[codes[blk]]
+    return codes, first[rank]
 
 
 def _group(m: np.ndarray):
@@ -148,15 +222,63 @@ def _group(m: np.ndarray):
     n, width = m.shape
     if width % 8:
         m = np.concatenate((m, np.zeros((n, 8 - width % 8), np.uint8)), axis=1)
-    words = np.ascontiguousarray(m).view(np.uint64)
-    h = words[:, 0] * _K
-    for j in range(1, words.shape[1]):
-        h = (h ^ words[:, j]) * _K
-    h ^= h >> np.uint64(29)
-    codes, uniq = pd.factorize(h)
-    reps = np.full(len(uniq), n, dtype=np.int64)
-    np.minimum.at(reps, codes, np.arange(n))
-    return codes.astype(np.int64), reps
+    return _factorize(_hash_rows(np.ascontiguousarray(m).view(np.uint64)))
+
+
+class _Masked:
+    """The file with every digit masked to '0' and PAD zero bytes at both ends, so the
+    digit-masked bytes around any position are read from it directly: shapes are hashed from
+    8-byte words gathered at the anchors, and only one window per distinct shape is cut."""
+
+    def __init__(self, data: bytes):
+        nb = len(data)
+        m = np.empty(nb + 2 * PAD, dtype=np.uint8)
+        m[:PAD] = 0
+        m[PAD + nb:] = 0
+        for a in range(0, nb, CHUNK):  # bytes.translate (a C loop), a chunk at a time: no 2nd copy
+            piece = data[a:a + CHUNK].translate(_ZERO_DIGITS)
+            m[PAD + a:PAD + a + len(piece)] = np.frombuffer(piece, dtype=np.uint8)
+        self.m = m
+        # every byte offset as the start of a little-endian uint64 (unaligned view, no copy)
+        self.words = np.ndarray((len(m) - 7,), dtype="<u8", buffer=m, strides=(1,))
+
+    def windows(self, pos: np.ndarray, back: int, fwd: int) -> np.ndarray:
+        """Masked bytes pos-back .. pos+fwd of each position (zeros beyond the file)."""
+        return sliding_window_view(self.m, back + fwd)[np.asarray(pos) - back + PAD]
+
+    def group(self, pos: np.ndarray, back: int, fwd: int):
+        """Distinct masked windows around positions: (code per position, first position index
+        of each code); the same answer as _group(windows) without building the windows."""
+        width = back + fwd
+        last = np.uint64((1 << (8 * (width % 8))) - 1) if width % 8 else None
+        h = np.empty(len(pos), dtype=np.uint64)
+        for blk in _blocks(len(pos)):
+            start = pos[blk] - back + PAD
+            hh = self.words[start]
+            hh *= _K
+            for j in range(1, -(-width // 8)):
+                start += 8
+                w = self.words[start]
+                if last is not None and 8 * (j + 1) > width:  # bytes past the window: zeros in _group
+                    w &= last
+                hh ^= w
+                hh *= _K
+            hh ^= hh >> np.uint64(29)
+            h[blk] = hh
+        return _factorize(h)
+
+
+def _raw(b: np.ndarray, pos: np.ndarray, a: int, z: int) -> np.ndarray:
+    """Raw bytes pos+a .. pos+z of each position (all inside the file: digits, key text)."""
+    return sliding_window_view(b, z - a)[np.asarray(pos) + a]
+
+
+def _find_byte(b: np.ndarray, v: int) -> np.ndarray:
+    """Offsets of every byte equal to v (chunked: no whole-file temporary)."""
+    if len(b) <= CHUNK:
+        return np.flatnonzero(b == v)
+    parts = [np.flatnonzero(b[a:a + CHUNK] == v) + a for a in range(0, len(b), CHUNK)]
+    return np.concatenate(parts)
 
 
 def _by_code(codes: np.ndarray, ncodes: int):
@@ -167,11 +289,12 @@ def _by_code(codes: np.ndarray, ncodes: int):
     return order, starts
 
 
-def _digits_value(f: np.ndarray, cols: list[int]) -> np.ndarray:
-    """Integer formed by the digit bytes at columns `cols` of each row of f (<= 18 digits)."""
-    acc = np.zeros(len(f), dtype=np.int64)
+def _digits_value(b: np.ndarray, base: np.ndarray, cols: list[int]) -> np.ndarray:
+    """Integer formed by the digit bytes at offsets base + c (c in `cols`) of b (<= 18 digits)."""
+    acc = np.zeros(len(base), dtype=np.int64)
     for c in cols:
-        acc = acc * 10 + f[:, c]
+        acc *= 10
+        acc += b[base + c]
     return acc - 48 * int("0" + "1" * len(cols))  # every byte was '0' + digit
 
 
@@ -270,9 +393,10 @@ class _Keys:
         return i
 
 
-def _read_anchors(b: np.ndarray, pos: np.ndarray, back: int, fwd: int, keys: _Keys, last: bool):
+def _read_anchors(b: np.ndarray, masked: _Masked, pos: np.ndarray, back: int, fwd: int, keys: _Keys,
+                  last: bool):
     """Key and number at each anchor. Returns (accepted dict of per-row arrays, positions to
-    read again with longer windows).
+    read again with longer windows). "slash": offset of a '/' in the value from the anchor, -1.
 
     One shape per anchor covers both sides (key before, number after): a print statement
     gives the same few shapes on every line, so the regexes run a few dozen times in all."""
@@ -282,14 +406,13 @@ def _read_anchors(b: np.ndarray, pos: np.ndarray, back: int, fwd: int, keys: _Ke
              "is_space": e.astype(bool), "total": e, "slash": e}
     if n == 0:
         return empty, e
-    w = _windows(b, pos, back, fwd)
-    mk = _mask_digits(w)
-    codes, reps = _group(mk)
+    codes, reps = masked.group(pos, back, fwd)
+    mk = masked.windows(pos[reps], back, fwd)  # one masked window per distinct shape
     # read each distinct shape once
     kinfo, lays, status = [], [], np.zeros(len(reps), np.int8)  # 0 no, 1 yes, 2 read again
-    for c, r in enumerate(reps):
-        lay = _value_shape(mk[r, back:].tobytes())
-        k = _key_shape(mk[r, :back].tobytes()) if lay is not None else (0, 0, 0, False, 0)
+    for c in range(len(reps)):
+        lay = _value_shape(mk[c, back:].tobytes())
+        k = _key_shape(mk[c, :back].tobytes()) if lay is not None else (0, 0, 0, False, 0)
         kinfo.append(k)
         lays.append(lay)
         if k[0] and lay is not None:
@@ -300,15 +423,17 @@ def _read_anchors(b: np.ndarray, pos: np.ndarray, back: int, fwd: int, keys: _Ke
     if idx.size == 0:
         return empty, again
     # per shape: constant facts broadcast to rows; digits read per group of rows
-    cid = codes[idx]
-    code_kid = np.full(len(reps), -1, dtype=np.int64)
+    cid = codes[idx] if idx.size < n else codes
+    del codes, st
+    code_kid = np.full(len(reps), -1, dtype=np.int32)
     code_int = np.zeros(len(reps), dtype=bool)
     code_space = np.zeros(len(reps), dtype=bool)
-    code_slash = np.full(len(reps), -1, dtype=np.int64)
+    code_slash = np.full(len(reps), -1, dtype=np.int16)
     for c in np.flatnonzero(status == 1):
         _, a, z, has_digit, _ = kinfo[c]
         if not has_digit:  # the key is the same text in every row of this shape
-            code_kid[c] = keys.id(w[reps[c], a:z].tobytes())
+            p = int(pos[reps[c]]) - back
+            code_kid[c] = keys.id(b[p + a:p + z].tobytes())
         lay = lays[c]
         code_int[c], code_space[c], code_slash[c] = lay["is_int"], lay["space"], lay["slash"]
     kid = code_kid[cid]
@@ -320,32 +445,30 @@ def _read_anchors(b: np.ndarray, pos: np.ndarray, back: int, fwd: int, keys: _Ke
         if sub.size == 0:
             continue
         rows = idx[sub]
+        at = pos[rows]  # the anchor: the number's columns count from it
         lay = lays[c]
         _, a, z, has_digit, _ = kinfo[c]
         if has_digit:  # "acc1", "layer.3": the digits are part of the key, read them per row
-            kb = w[rows, a:z]
+            kb = _raw(b, at, a - back, z - back)
             g, greps = _group(kb)
-            kid[sub] = np.array([keys.id(kb[r].tobytes()) for r in greps], dtype=np.int64)[g]
+            kid[sub] = np.array([keys.id(kb[r].tobytes()) for r in greps], dtype=np.int32)[g]
         if lay["spec"] is not None:
             val[sub] = lay["spec"]
             continue
         if "float" in lay:  # more digits than int64 holds: let float() read these few
             i, j = lay["float"]
-            val[sub] = [float(x.tobytes()) for x in w[rows, back + i:back + j]]
+            val[sub] = [float(x.tobytes()) for x in _raw(b, at, i, j)]
             continue
-        f = w[rows, back:]
         e10 = -lay["nfrac"]
         if lay["ecols"]:
-            ex = _digits_value(f, lay["ecols"])
+            ex = _digits_value(b, at, lay["ecols"])
             e10 = e10 + (-ex if lay["eneg"] else ex)
-        v = _scale(_digits_value(f, lay["mcols"]), e10)
+        v = _scale(_digits_value(b, at, lay["mcols"]), e10)
         val[sub] = -v if lay["neg"] else v
         if lay["tcols"]:
-            total[sub] = _digits_value(f, lay["tcols"])
-    slash = code_slash[cid]
-    slash = np.where(slash >= 0, pos[idx] + slash, -1)
+            total[sub] = _digits_value(b, at, lay["tcols"])
     acc = {"pos": pos[idx], "key": kid, "val": val, "is_int": code_int[cid],
-           "is_space": code_space[cid], "total": total, "slash": slash}
+           "is_space": code_space[cid], "total": total, "slash": code_slash[cid]}
     return acc, again
 
 
@@ -358,30 +481,37 @@ def _anchors(b: np.ndarray, data: bytes) -> np.ndarray:
     and a digit or '['. Cheap single-byte tests first: most ':' in a log are in timestamps."""
     if len(b) < 3:
         return np.zeros(0, np.int64)
-    cur, nxt = b[:-1], b[1:]
-    # two reused buffers: a fresh 100 MB temporary per operation costs more in page faults
-    # than the comparison itself
-    m1, m2 = np.empty(len(cur), dtype=bool), np.empty(len(cur), dtype=bool)
-    np.equal(cur, 61, out=m1)
-    np.equal(cur, 58, out=m2)
-    np.logical_or(m1, m2, out=m1)
-    sep = np.flatnonzero(m1)
-    np.subtract(nxt, 48, out=m1.view(np.uint8))
-    np.less(m1.view(np.uint8), 10, out=m1)
-    np.equal(nxt, 91, out=m2)
-    np.logical_or(m1, m2, out=m1)
-    np.equal(cur, 32, out=m2)
-    np.logical_and(m1, m2, out=m1)
-    spc = np.flatnonzero(m1)
+    # a block at a time: whole-file temporaries (100 MB of masks) cost more in page faults
+    # than the comparisons themselves
+    parts = []
+    m1, m2 = np.empty(CHUNK, dtype=bool), np.empty(CHUNK, dtype=bool)
+    for s0 in range(0, len(b) - 1, CHUNK):
+        cur = b[s0:min(s0 + CHUNK, len(b) - 1)]
+        nxt = b[s0 + 1:s0 + 1 + len(cur)]
+        k1, k2 = m1[:len(cur)], m2[:len(cur)]
+        np.equal(cur, 61, out=k1)
+        np.equal(cur, 58, out=k2)
+        np.logical_or(k1, k2, out=k1)
+        sep = np.flatnonzero(k1) + s0
+        np.subtract(nxt, 48, out=k1.view(np.uint8))
+        np.less(k1.view(np.uint8), 10, out=k1)
+        np.equal(nxt, 91, out=k2)
+        np.logical_or(k1, k2, out=k1)
+        np.equal(cur, 32, out=k2)
+        np.logical_and(k1, k2, out=k1)
+        spc = np.flatnonzero(k1) + s0
+        # a ':' right after a digit that follows another digit is a time or a port ("12:00", ":29500")
+        p1 = b[np.maximum(sep - 1, 0)]
+        p2 = b[np.maximum(sep - 2, 0)]
+        dig1, dig2 = (p1 - np.uint8(48)) < 10, (p2 - np.uint8(48)) < 10
+        sep = sep[~(dig1 & dig2) & (p1 != 32) | (p1 == 32)]
+        p1 = b[np.maximum(spc - 1, 0)]
+        low = p1 | np.uint8(32)
+        spc = spc[((low - np.uint8(97)) < 26) | (p1 == 32)]
+        blk = np.concatenate((sep, spc))
+        blk.sort(kind="stable")
+        parts.append(blk)
     del m1, m2
-    # a ':' right after a digit that follows another digit is a time or a port ("12:00", ":29500")
-    p1 = b[np.maximum(sep - 1, 0)]
-    p2 = b[np.maximum(sep - 2, 0)]
-    dig1, dig2 = (p1 - np.uint8(48)) < 10, (p2 - np.uint8(48)) < 10
-    sep = sep[~(dig1 & dig2) & (p1 != 32) | (p1 == 32)]
-    p1 = b[np.maximum(spc - 1, 0)]
-    low = p1 | np.uint8(32)
-    spc = spc[((low - np.uint8(97)) < 26) | (p1 == 32)]
     # "loss nan" / "loss -inf" (Python prints nan/inf in lower case): rare, so found by a literal
     # search (~1.5 GB/s) rather than by more whole-array masks
     special = [m.start() for m in _SPACE_NAN.finditer(data)] if b" nan" in data else []
@@ -392,15 +522,16 @@ def _anchors(b: np.ndarray, data: bytes) -> np.ndarray:
                 special.append(i - 1)
             elif data[i - 2:i] == b" -":
                 special.append(i - 2)
-    pos = np.concatenate((sep, spc, np.array(special, dtype=np.int64)))
-    pos.sort(kind="stable")
+    pos = np.concatenate(parts + [np.array(special, dtype=np.int64)])
+    if special:
+        pos.sort(kind="stable")
     return pos
 
 
-def _progress(b: np.ndarray):
+def _progress(b: np.ndarray, masked: _Masked):
     """Bare progress counters `[N/M` (mmcv, timm, tutorials) and tqdm/Keras `N/M [` / `N/M ━`.
     Returns (slash positions, N, M)."""
-    sl = np.flatnonzero(b == 47)
+    sl = _find_byte(b, 47)
     empty = np.zeros(0, np.int64)
     if sl.size == 0:
         return empty, empty, empty
@@ -409,11 +540,10 @@ def _progress(b: np.ndarray):
     sl = sl[(((p1 - np.uint8(48)) < 10) | (p1 == 32)) & (((n1 - np.uint8(48)) < 10) | (n1 == 32))]
     if sl.size == 0:
         return empty, empty, empty
-    w = _windows(b, sl, BACK, FWD)
-    mk = _mask_digits(w)
-    codes, reps = _group(mk)
+    codes, reps = masked.group(sl, BACK, FWD)
+    mk = masked.windows(sl[reps], BACK, FWD)
     info = []
-    for r in reps:
+    for r in range(len(reps)):
         s = mk[r].tobytes()
         mb, mf = _PROG_BACK.search(s[:BACK]), _PROG_FWD.match(s[BACK:])
         if not mb or not mf:
@@ -439,8 +569,8 @@ def _progress(b: np.ndarray):
             continue
         rows = order[starts[c]:starts[c + 1]]
         keep_rows.append(rows)
-        nv.append(_digits_value(w[rows], inf[0]))
-        mv.append(_digits_value(w[rows], inf[1]))
+        nv.append(_digits_value(b, sl[rows] - BACK, inf[0]))
+        mv.append(_digits_value(b, sl[rows] - BACK, inf[1]))
     if not keep_rows:
         return empty, empty, empty
     rows = np.concatenate(keep_rows)
@@ -451,24 +581,24 @@ def _progress(b: np.ndarray):
     return sl[rows[ok]], nv[ok], mv[ok]
 
 
-def _ranks(b: np.ndarray, line_starts: np.ndarray) -> np.ndarray | None:
+def _ranks(b: np.ndarray, masked: _Masked, line_starts: np.ndarray) -> np.ndarray | None:
     """Rank per line from `[rank3]:`, `[rank3]`, `rank3:`, `[RANK 3]`, `[default3]:` prefixes
     (torchrun, DeepSpeed); -1 where none. None when no line has one."""
     first = b[line_starts] | np.uint8(32)
     cand = np.flatnonzero(np.isin(first, (ord("["), ord("{"), ord("r"), ord("d"))))
     if cand.size == 0:
         return None
-    w = _windows(b, line_starts[cand], 0, FWD)
-    mk = _mask_digits(w)
-    codes, reps = _group(mk)
+    at = line_starts[cand]
+    codes, reps = masked.group(at, 0, FWD)
+    mk = masked.windows(at[reps], 0, FWD)
     out = np.full(len(line_starts), -1, dtype=np.int64)
     order, starts = _by_code(codes, len(reps))
-    for c, r in enumerate(reps):
-        m = _RANK.match(mk[r].tobytes())
+    for c in range(len(reps)):
+        m = _RANK.match(mk[c].tobytes())
         if not m:
             continue
         rows = order[starts[c]:starts[c + 1]]
-        out[cand[rows]] = _digits_value(w[rows], list(range(m.start("r"), m.end("r"))))
+        out[cand[rows]] = _digits_value(b, at[rows], list(range(m.start("r"), m.end("r"))))
     return out if (out >= 0).any() else None
 
 
@@ -535,11 +665,13 @@ def extract_metrics(data: bytes, rel: str, run: Run, nl: np.ndarray | None = Non
     line_starts = np.concatenate(([0], nl + 1))
     if line_starts[-1] >= nb:
         line_starts = line_starts[:-1]
-    cr = np.flatnonzero(b == 13)   # tqdm/Keras redraws: '\r' also ends a segment
+    cr = _find_byte(b, 13) if b"\r" in data else nl[:0]  # tqdm/Keras redraws: '\r' also ends a segment
     breaks = np.union1d(nl, cr) if cr.size else nl
 
+    masked = _Masked(data)
     pos = _anchors(b, data)
-    sl, pn, pm = _progress(b)
+    sl, pn, pm = _progress(b, masked)
+    ranks_line = _ranks(b, masked, line_starts)
 
     # long lines: keep as text, do not mine
     line_len = np.diff(np.concatenate((line_starts, [nb])))
@@ -557,11 +689,14 @@ def extract_metrics(data: bytes, rel: str, run: Run, nl: np.ndarray | None = Non
         sl, pn, pm = sl[keep], pn[keep], pm[keep]
 
     keys = _Keys()
-    acc, again = _read_anchors(b, pos, BACK, FWD, keys, last=False)
+    acc, again = _read_anchors(b, masked, pos, BACK, FWD, keys, last=False)
     if again.size:
-        acc2, _ = _read_anchors(b, again, LONG_BACK, LONG_FWD, keys, last=True)
-        order = np.argsort(np.concatenate((acc["pos"], acc2["pos"])), kind="stable")
-        acc = {k: np.concatenate((acc[k], acc2[k]))[order] for k in acc}
+        acc2, _ = _read_anchors(b, masked, again, LONG_BACK, LONG_FWD, keys, last=True)
+        # the re-read anchors are few: insert them in position order (no sort of all)
+        at = np.searchsorted(acc["pos"], acc2["pos"])
+        for k in list(acc):  # one array at a time: the old one is freed as the new one is made
+            acc[k] = np.insert(acc[k], at, acc2[k])
+    del masked
     pos, kid, val, is_int = acc["pos"], acc["key"], acc["val"], acc["is_int"]
 
     # per distinct key (few): role, and whether the space form ("loss 0.5") is trusted for it
@@ -572,27 +707,37 @@ def extract_metrics(data: bytes, rel: str, run: Run, nl: np.ndarray | None = Non
         roles[i], space_ok[i] = code_of.get(r, 0), sp
     role = roles[kid] if len(kid) else np.zeros(0, np.int8)
     ok = (role > 0) & (~acc["is_space"] | space_ok[kid])
-    pos, kid, role, val, is_int = pos[ok], kid[ok], role[ok], val[ok], is_int[ok]
-    total, slash = acc["total"][ok], acc["slash"][ok]
+    total, slash = acc["total"], acc["slash"]
+    del acc  # a million-line log has millions of anchors: no array more than needed at once
+    if not ok.all():
+        pos, kid, role, val, is_int = pos[ok], kid[ok], role[ok], val[ok], is_int[ok]
+        total, slash = total[ok], slash[ok]
+    del ok
 
     # a '/' inside a keyed value ("Epoch 3/10", "Step [100/600]") is not a bare counter
     if sl.size and (slash >= 0).any():
-        keep = ~np.isin(sl, slash[slash >= 0])
+        has = slash >= 0
+        keep = ~np.isin(sl, pos[has] + slash[has])
         sl, pn, pm = sl[keep], pn[keep], pm[keep]
+    del slash
     tables = _tables(data, rel, nl)
     if not ((role == 1) | (role == 4)).any():
         return tables
 
     nseg = len(breaks) + 1
-    line = np.searchsorted(nl, pos) + 1
-    seg = np.searchsorted(breaks, pos) if len(breaks) != len(nl) else line - 1
-    finite = np.isfinite(val)
-    integral = finite & (val >= 0) & (val == np.floor(np.where(finite, val, 0)))
-    ival = np.where(integral, val, -1).astype(np.int64)
+    seg = np.searchsorted(breaks, pos)
+    # counters (step, batch, epoch): whole numbers
+    cnt = np.flatnonzero(role >= 2)
+    c_val, c_role, c_seg = val[cnt], role[cnt], seg[cnt]
+    finite = np.isfinite(c_val)
+    integral = finite & (c_val >= 0) & (c_val == np.floor(np.where(finite, c_val, 0))) & is_int[cnt]
+    ival = np.where(integral, c_val, -1).astype(np.int64)
+    c_total = total[cnt]
+    del total, is_int, finite, c_val
 
     def first_of(code):  # "epoch: 1.0" (HF) is a fraction that happens to be whole, not a counter
-        m = (role == code) & integral & is_int
-        return _first_per(seg[m], ival[m], nseg), _first_per(seg[m], total[m], nseg)
+        m = (c_role == code) & integral
+        return _first_per(c_seg[m], ival[m], nseg), _first_per(c_seg[m], c_total[m], nseg)
 
     S, S_tot = first_of(2)
     B, B_tot = first_of(3)
@@ -604,7 +749,6 @@ def extract_metrics(data: bytes, rel: str, run: Run, nl: np.ndarray | None = Non
     else:
         P, P_tot = B, B_tot
 
-    ranks_line = _ranks(b, line_starts)
     seg_rank = None
     if ranks_line is not None:
         seg_start = np.concatenate(([0], breaks + 1))
@@ -620,12 +764,19 @@ def extract_metrics(data: bytes, rel: str, run: Run, nl: np.ndarray | None = Non
 
     # metric points, one series per (key, rank)
     m = (role == 1) | (role == 4)
-    kid, val, seg, line = kid[m], val[m], seg[m], line[m]
-    prank = seg_rank[seg] if seg_rank is not None else np.full(len(seg), -1)
-    pstep, pcar = step[seg], carried[seg]
-    gkey = kid * (int(prank.max()) + 2) + (prank + 1)
-    gcodes, greps = _group(gkey.view(np.uint8).reshape(-1, 8))
+    if not m.all():
+        kid, val, seg, pos = kid[m], val[m], seg[m], pos[m]
+    del m, role
+    if seg_rank is not None:
+        prank = seg_rank[seg]
+        gkey = kid * (int(prank.max()) + 2) + (prank + 1)
+    else:
+        prank, gkey = None, kid
+    gcodes, greps = _factorize(gkey.astype(np.uint64))
+    del gkey
     order, starts = _by_code(gcodes, len(greps))
+    del gcodes
+    same_breaks = len(breaks) == len(nl)  # no '\r': segments are lines
     out = []
     for c in range(len(greps)):
         idx = order[starts[c]:starts[c + 1]]
@@ -633,7 +784,9 @@ def extract_metrics(data: bytes, rel: str, run: Run, nl: np.ndarray | None = Non
         need = 1 if normalize(keys.raws[int(kid[idx[0]])]).startswith("val_") else 2
         if len(idx) < need:
             continue
-        st, v, lc, cr = pstep[idx], val[idx], line[idx], pcar[idx]
+        sg = seg[idx]
+        lc = sg + 1 if same_breaks else np.searchsorted(nl, pos[idx]) + 1
+        st, v, cr = step[sg], val[idx], carried[sg]
         # the same value at the same step again (two log handlers, an epoch repeated in the
         # eval dict) is one point
         same = (st[1:] >= 0) & (st[1:] == st[:-1]) & (
@@ -646,7 +799,7 @@ def extract_metrics(data: bytes, rel: str, run: Run, nl: np.ndarray | None = Non
         if len(v) < need:
             continue
         raw = keys.raws[int(kid[idx[0]])]
-        r = int(prank[idx[0]])
+        r = -1 if prank is None else int(prank[idx[0]])
         out.append(Series(name=normalize(raw), raw_name=raw, steps=st, values=v, source=rel,
                           locs=lc, loc_kind=LOC_LINE, step_is_index=is_index,
                           rank=None if r < 0 else r))
@@ -864,7 +1017,7 @@ def read(path: Path, rel: str, run: Run) -> None:
         text = data.decode("utf-8", errors="replace")
     kind = text_kind(path, text)
     art = TextArtifact(path=rel, abspath=path, kind=kind, text=text)
-    nl = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+    nl = _find_byte(np.frombuffer(data, dtype=np.uint8), 10)
     if data.isascii():  # byte offsets are character offsets: reuse the newline scan
         art._starts = np.concatenate(([0], nl + 1)).astype(np.int64)
     run.texts.append(art)

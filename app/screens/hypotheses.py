@@ -106,9 +106,33 @@ class HypothesesScreen(StepScreen):
     def action_rediagnose(self) -> None:
         if self.mapp.readonly:
             return
+        if self._needs_consent():
+            from ..dialogs.consent import ClaudeConsent
+            self.app.push_screen(ClaudeConsent(), self._consented)
+            return
         self.query_one("#busy").display = True
         self.query_one("#status", Static).update("diagnosing: reading the artifacts ...")
         self._diagnose()
+
+    def _needs_consent(self) -> bool:
+        """Claude is possible (key set, engine auto) but the user was never asked."""
+        import os
+        if self.mapp.options.engine != "auto" or not os.environ.get("ANTHROPIC_API_KEY") or self._asked_consent:
+            return False
+        from mltdbg.playbooks.userconfig import load_config
+        try:
+            return not load_config().consent
+        except Exception:  # noqa: BLE001 - an unreadable config means: ask
+            return True
+
+    _asked_consent = False
+
+    def _consented(self, agreed: bool | None) -> None:
+        self._asked_consent = True
+        if agreed:
+            from mltdbg.playbooks.userconfig import grant_consent
+            grant_consent()
+        self.action_rediagnose()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="diagnose")
     def _diagnose(self) -> None:
