@@ -108,7 +108,7 @@ def session_refs(base: Path) -> list[SessionRef]:
 
 
 def resolve(path_or_id: str | Path, repo_root: Path | None = None) -> tuple[SessionRef | None, str]:
-    """Find a session by folder, events file, id or unique id prefix.
+    """Find a session by folder, events file, id, unique id prefix or unique name.
 
     Out: (ref, "") or (None, a message saying why not). A file that is not a
     session folder's `events.jsonl` (e.g. a teammate's exported log) gives a
@@ -130,6 +130,9 @@ def resolve(path_or_id: str | Path, repo_root: Path | None = None) -> tuple[Sess
         if exact:
             return exact[0], ""
         hits += [r for r in refs if r.id.startswith(key)]
+    if not hits:   # by the name the user gave it: ids end with "-<name>"
+        for base in bases:
+            hits += [r for r in session_refs(base) if r.id.endswith("-" + key)]
     if len(hits) == 1:
         return hits[0], ""
     if hits:
