@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+from functools import lru_cache
 from typing import Any, Iterator
 
 import yaml
@@ -175,6 +176,7 @@ def _precision(v: Any, key: str) -> list[tuple[str, Any]]:
     return []
 
 
+@lru_cache(maxsize=4096)  # a log repeats the same few keys on every line
 def _lookup(key: str) -> str | None:
     """Fact name for a (possibly dotted) key: the full path first, then its last part."""
     k = key.lower().lstrip("-").replace("-", "_") if not key.startswith("learning-rate") else "learning-rate"
@@ -490,14 +492,17 @@ def _call_repr(art: TextArtifact, fx: _Facts, text: str, off: int) -> None:
 def _regex_facts(art: TextArtifact, fx: _Facts, text: str, base: int) -> None:
     """`key: value` / `key=value` / `--key value` pairs whose key is a known synonym (first per key)."""
     taken: set[str] = set()
+    metric_line: dict[int, bool] = {}   # line start -> is a progress line (a line has many keys)
     for m in _KV_ANY.finditer(text):
         key = m.group(2)
         name = _lookup(key)
         if name is None or key.lower() in taken:
             continue
         a = text.rfind("\n", 0, m.start()) + 1
-        b = text.find("\n", m.start())
-        if _METRIC_LINE.search(text, a, b if b >= 0 else len(text)):
+        if a not in metric_line:
+            b = text.find("\n", m.start())
+            metric_line[a] = bool(_METRIC_LINE.search(text, a, b if b >= 0 else len(text)))
+        if metric_line[a]:
             continue   # a progress line: its lr is the schedule's value at that step, not the setting
         if name in ("seed",) and key.lower() in ("set_seed", "seed_everything", "manual_seed"):
             continue

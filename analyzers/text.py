@@ -557,19 +557,23 @@ def _line_text(text: str, off: int) -> tuple[int, str]:
     return a, text[a: b if b >= 0 else len(text)].rstrip("\r")
 
 
-# Gates that are also a metric's printed value: `loss=nan`, `'loss': NaN` (a NaN curve is read
-# from the metric series, not from its text) do not hand a line to the detectors.
+# Gates that are also a metric's printed value: `loss=nan`, `'loss': NaN,` (a NaN curve is read
+# from the metric series, not from its text) do not hand a line to the detectors. A value is
+# the gate right after `=`/`:` and followed by the end of the line, a separator or the next
+# `key=`; "root:NaN detected in batch 3" stays a hit.
 _VALUE_GATES = ("nan", "NaN", "NAN")
+_VALUE_END = r"""(?=['"]?(?:[ \t]*(?:[,;|})\]]|\r?\n|\Z)|[ \t]+[\w./\-]+[ \t]*[:=]))"""
 
 
 @lru_cache(maxsize=None)
 def _gate_re(g: str) -> re.Pattern:
-    """The gate as a literal search; a value gate skips `=`/`:` (then a space, a '-') before it.
-    (The lookbehinds come after the literal so the search still scans for the literal first.)"""
-    if g not in _VALUE_GATES:
-        return re.compile(re.escape(g))
+    """The gate as a literal search; a value gate skips metric values (lookarounds come after
+    the literal, so the search still scans for the literal first)."""
     lit = re.escape(g)
-    return re.compile(lit + "".join(f"(?<![=:]{sep}{lit})" for sep in ("", " ", "-", " -", "'", '"', " '", ' "')))
+    if g not in _VALUE_GATES:
+        return re.compile(lit)
+    after_sep = "|".join(f"(?<=[=:]{sep}{lit})" for sep in ("", " ", "-", " -", "'", '"', " '", ' "'))
+    return re.compile(f"{lit}(?!(?:{after_sep}){_VALUE_END})")
 
 
 def _candidates(art: TextArtifact) -> list[tuple[int, str]]:
@@ -587,14 +591,23 @@ def _candidates(art: TextArtifact) -> list[tuple[int, str]]:
         tail = max(_HEAD_CHARS, n - _TAIL_CHARS)
         spans = [(0, n, CORE_GATES), (0, _HEAD_CHARS, GATES), (tail, n, GATES)]
     starts: dict[int, str] = {}
+    whole: set[str] = set()   # gates whose every hit in the whole text was taken
     for a, b, gates in spans:
         for g in gates:
+            if g in whole:
+                continue
             i = text.find(g, a, b)
             if i < 0:
+                if a == 0 and b == n:
+                    whole.add(g)   # not in the text at all: not in its head or tail either
                 continue
+            hits = 0
             for m in islice(_gate_re(g).finditer(text, i, b), _GATE_CAP):
+                hits += 1
                 ls, s = _line_text(text, m.start())
                 starts.setdefault(ls, s)
+            if a == 0 and b == n and hits < _GATE_CAP:
+                whole.add(g)   # all its hits are in: the head and tail add nothing
     if not starts:
         return []
     offs = sorted(starts)

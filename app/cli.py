@@ -21,9 +21,23 @@ def _version() -> str:
         return "0+unknown"
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _VersionAction(argparse.Action):
+    """--version, looked up only when asked (importlib.metadata costs ~30 ms at every start)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS,
+                 help="show program's version number and exit"):
+        super().__init__(option_strings=option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"mltdbg {_version()}")
+        parser.exit()
+
+
+def build_parser(with_sessions: bool = True) -> argparse.ArgumentParser:
+    """The CLI's parser; without the `sessions` command when the command line is known to be
+    `diagnose ...` (importing the sessions package costs ~40 ms of every start)."""
     p = argparse.ArgumentParser(prog="mltdbg", description="Debug a failing ML training run from its artifacts.")
-    p.add_argument("--version", action="version", version=f"mltdbg {_version()}")
+    p.add_argument("--version", action=_VersionAction)
     sub = p.add_subparsers(dest="command", required=True)
     d = sub.add_parser("diagnose", help="rank root-cause hypotheses for a run (offline by default)")
     d.add_argument("paths", nargs="*", metavar="PATH", help="run folders or artifact files")
@@ -33,16 +47,18 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--json", action="store_true", help="print one JSON object (diagnosis.schema.json)")
     d.add_argument("--engine", choices=["auto", "offline", "claude"], default="auto")
     d.add_argument("--context", metavar="FILE.json", help="a context package (task, artifacts, symptoms, constraints)")
-    try:
-        from mltdbg.sessions.cli import add_subparser
-        add_subparser(sub)
-    except ImportError:
-        pass
+    if with_sessions:
+        try:
+            from mltdbg.sessions.cli import add_subparser
+            add_subparser(sub)
+        except ImportError:
+            pass
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(with_sessions=argv[:1] != ["diagnose"]).parse_args(argv)
     if args.command == "diagnose":
         return _diagnose(args)
     handler = getattr(args, "handler", None)

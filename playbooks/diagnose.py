@@ -73,6 +73,8 @@ def diagnose(paths: list[str], symptoms: list[str] | None = None, baseline: list
 def attach_patches(d: Diagnosis, ctx: DiagnosisContext) -> None:
     """Mechanical fixes as unified diffs, where a playbook names a codemod and a repo is known."""
     root = ctx.repo_root or ctx.run.root
+    if not any(h.codemod for h in d.hypotheses):
+        return   # (importing the codemods costs ~20 ms of every diagnosis)
     try:
         from . import codemods
     except ImportError:

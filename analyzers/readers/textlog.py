@@ -27,7 +27,9 @@ the file's `\\n` lines), Python logging prefixes, fairseq/Megatron `key value | 
 from __future__ import annotations
 
 import json
+import os
 import re
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -157,8 +159,33 @@ def _hash_rows(words: np.ndarray) -> np.ndarray:
 ROWS = 1 << 18
 
 
-def _blocks(n: int):
-    return (slice(a, min(a + ROWS, n)) for a in range(0, n, ROWS))
+def _blocks(n: int, lo: int = 0):
+    return (slice(a, min(a + ROWS, n)) for a in range(lo, n, ROWS))
+
+
+def _halves(fn, n: int, align: int) -> list:
+    """[fn(0, mid), fn(mid, n)] with the halves run on two threads (numpy releases the GIL in
+    its loops, so whole-array passes over a big file take half the time on two cores); one
+    call fn(0, n) when the work is small or there is one core. mid is a multiple of align."""
+    mid = (n // 2) // align * align
+    if mid == 0 or (os.cpu_count() or 1) < 2:
+        return [fn(0, n)]
+    out, err = [None], []
+
+    def second():
+        try:
+            out[0] = fn(mid, n)
+        except BaseException as e:  # noqa: BLE001 - re-raised in the caller's thread
+            err.append(e)
+    t = threading.Thread(target=second)
+    t.start()
+    try:
+        first = fn(0, mid)
+    finally:
+        t.join()
+    if err:
+        raise err[0]
+    return [first, out[0]]
 
 
 def _factorize(h: np.ndarray):
@@ -252,19 +279,22 @@ class _Masked:
         width = back + fwd
         last = np.uint64((1 << (8 * (width % 8))) - 1) if width % 8 else None
         h = np.empty(len(pos), dtype=np.uint64)
-        for blk in _blocks(len(pos)):
-            start = pos[blk] - back + PAD
-            hh = self.words[start]
-            hh *= _K
-            for j in range(1, -(-width // 8)):
-                start += 8
-                w = self.words[start]
-                if last is not None and 8 * (j + 1) > width:  # bytes past the window: zeros in _group
-                    w &= last
-                hh ^= w
+
+        def hash_rows(lo, hi):
+            for blk in _blocks(hi, lo):
+                start = pos[blk] - back + PAD
+                hh = self.words[start]
                 hh *= _K
-            hh ^= hh >> np.uint64(29)
-            h[blk] = hh
+                for j in range(1, -(-width // 8)):
+                    start += 8
+                    w = self.words[start]
+                    if last is not None and 8 * (j + 1) > width:  # bytes past the window: zeros in _group
+                        w &= last
+                    hh ^= w
+                    hh *= _K
+                hh ^= hh >> np.uint64(29)
+                h[blk] = hh
+        _halves(hash_rows, len(pos), ROWS)
         return _factorize(h)
 
 
@@ -273,12 +303,20 @@ def _raw(b: np.ndarray, pos: np.ndarray, a: int, z: int) -> np.ndarray:
     return sliding_window_view(b, z - a)[np.asarray(pos) + a]
 
 
+def _count_before(a: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """np.searchsorted(a, v) for sorted a and sorted v, in one linear pass over v: the
+    binary searches run for the (fewer) elements of a instead."""
+    k = np.searchsorted(v, a, side="right")
+    return np.repeat(np.arange(len(a) + 1, dtype=np.int64), np.diff(k, prepend=0, append=len(v)))
+
+
 def _find_byte(b: np.ndarray, v: int) -> np.ndarray:
     """Offsets of every byte equal to v (chunked: no whole-file temporary)."""
     if len(b) <= CHUNK:
         return np.flatnonzero(b == v)
-    parts = [np.flatnonzero(b[a:a + CHUNK] == v) + a for a in range(0, len(b), CHUNK)]
-    return np.concatenate(parts)
+    parts = _halves(lambda lo, hi: [np.flatnonzero(b[a:min(a + CHUNK, hi)] == v) + a
+                                    for a in range(lo, hi, CHUNK)], len(b), CHUNK)
+    return np.concatenate([x for half in parts for x in half])
 
 
 def _by_code(codes: np.ndarray, ncodes: int):
@@ -289,18 +327,37 @@ def _by_code(codes: np.ndarray, ncodes: int):
     return order, starts
 
 
+def _rows_of(codes: np.ndarray, ncodes: int, wanted):
+    """(code, its row indices in order) for each code in `wanted`: a few codes take one pass
+    over `codes` each, more take one sort (_by_code)."""
+    wanted = list(wanted)
+    if len(wanted) <= 6:
+        for c in wanted:
+            yield c, np.flatnonzero(codes == c)
+        return
+    order, starts = _by_code(codes, ncodes)
+    for c in wanted:
+        yield c, order[starts[c]:starts[c + 1]]
+
+
 def _digits_value(b: np.ndarray, base: np.ndarray, cols: list[int]) -> np.ndarray:
     """Integer formed by the digit bytes at offsets base + c (c in `cols`) of b (<= 18 digits)."""
     acc = np.zeros(len(base), dtype=np.int64)
+    if not cols:
+        return acc
+    f = _raw(b, base, min(cols), max(cols) + 1)  # one gather of the bytes, then columns
     for c in cols:
         acc *= 10
-        acc += b[base + c]
+        acc += f[:, c - min(cols)]
     return acc - 48 * int("0" + "1" * len(cols))  # every byte was '0' + digit
 
 
 def _scale(mant: np.ndarray, e10: int | np.ndarray) -> np.ndarray:
     """mant * 10**e10 with one correctly rounded operation (exact for |e10| <= 22)."""
     mf = mant.astype(np.float64)
+    if np.ndim(e10) == 0:  # one exponent for all (no 'e' in the number): one operation
+        e = int(e10)
+        return mf * _POW10[min(e, 700)] if e >= 0 else mf / _POW10[min(-e, 700)]
     e10 = np.clip(np.asarray(e10), -700, 700)
     return np.where(e10 >= 0, mf * _POW10[np.clip(e10, 0, 708)], mf / _POW10[np.clip(-e10, 0, 708)])
 
@@ -396,14 +453,15 @@ class _Keys:
 def _read_anchors(b: np.ndarray, masked: _Masked, pos: np.ndarray, back: int, fwd: int, keys: _Keys,
                   last: bool):
     """Key and number at each anchor. Returns (accepted dict of per-row arrays, positions to
-    read again with longer windows). "slash": offset of a '/' in the value from the anchor, -1.
+    read again with longer windows). "slash": offset of a '/' in the value from the anchor, -1;
+    "total": M of a value "N/M", -1 (None when no value has one).
 
     One shape per anchor covers both sides (key before, number after): a print statement
     gives the same few shapes on every line, so the regexes run a few dozen times in all."""
     n = len(pos)
     e = np.zeros(0, np.int64)
     empty = {"pos": e, "key": e, "val": np.zeros(0), "is_int": e.astype(bool),
-             "is_space": e.astype(bool), "total": e, "slash": e}
+             "is_space": e.astype(bool), "total": None, "slash": e}
     if n == 0:
         return empty, e
     codes, reps = masked.group(pos, back, fwd)
@@ -438,10 +496,8 @@ def _read_anchors(b: np.ndarray, masked: _Masked, pos: np.ndarray, back: int, fw
         code_int[c], code_space[c], code_slash[c] = lay["is_int"], lay["space"], lay["slash"]
     kid = code_kid[cid]
     val = np.empty(len(idx))
-    total = np.full(len(idx), -1, dtype=np.int64)
-    order, starts = _by_code(cid, len(reps))
-    for c in np.flatnonzero(status == 1):
-        sub = order[starts[c]:starts[c + 1]]
+    total = None
+    for c, sub in _rows_of(cid, len(reps), np.flatnonzero(status == 1)):
         if sub.size == 0:
             continue
         rows = idx[sub]
@@ -466,64 +522,97 @@ def _read_anchors(b: np.ndarray, masked: _Masked, pos: np.ndarray, back: int, fw
         v = _scale(_digits_value(b, at, lay["mcols"]), e10)
         val[sub] = -v if lay["neg"] else v
         if lay["tcols"]:
+            if total is None:
+                total = np.full(len(idx), -1, dtype=np.int64)
             total[sub] = _digits_value(b, at, lay["tcols"])
     acc = {"pos": pos[idx], "key": kid, "val": val, "is_int": code_int[cid],
            "is_space": code_space[cid], "total": total, "slash": code_slash[cid]}
     return acc, again
 
 
-_SPACE_NAN = re.compile(rb" nan(?![A-Za-z])")
-_INF = re.compile(rb"inf(?![A-Za-z])")
 
 
-def _anchors(b: np.ndarray, data: bytes) -> np.ndarray:
+def _is_anchor(b: np.ndarray, i: int) -> bool:
+    """The test _anchors applies, for one position (the file's first two: their neighbours
+    before the file's start read as the file's first byte)."""
+    c, n = int(b[i]), int(b[i + 1])
+    p1, p2 = int(b[max(i - 1, 0)]), int(b[max(i - 2, 0)])
+    if c in (61, 58):
+        return not (48 <= p1 <= 57 and 48 <= p2 <= 57)
+    return c == 32 and (48 <= n <= 57 or n == 91) and (97 <= (p1 | 32) <= 122 or p1 == 32)
+
+
+def _anchors(b: np.ndarray, data: bytes, masked: _Masked | None = None) -> np.ndarray:
     """Positions of ':' / '=' after a key-like byte, and of a space between a letter (or spaces)
-    and a digit or '['. Cheap single-byte tests first: most ':' in a log are in timestamps."""
-    if len(b) < 3:
+    and a digit or '['. Cheap single-byte tests first: most ':' in a log are in timestamps.
+
+    Whole-array masks over the digit-masked copy (every digit is '0' there; its zero padding
+    stands in for the bytes before the file), a block at a time: whole-file temporaries cost
+    more in page faults than the comparisons themselves."""
+    nb = len(b)
+    if nb < 3:
         return np.zeros(0, np.int64)
-    # a block at a time: whole-file temporaries (100 MB of masks) cost more in page faults
-    # than the comparisons themselves
-    parts = []
-    m1, m2 = np.empty(CHUNK, dtype=bool), np.empty(CHUNK, dtype=bool)
-    for s0 in range(0, len(b) - 1, CHUNK):
-        cur = b[s0:min(s0 + CHUNK, len(b) - 1)]
-        nxt = b[s0 + 1:s0 + 1 + len(cur)]
-        k1, k2 = m1[:len(cur)], m2[:len(cur)]
-        np.equal(cur, 61, out=k1)
-        np.equal(cur, 58, out=k2)
-        np.logical_or(k1, k2, out=k1)
-        sep = np.flatnonzero(k1) + s0
-        np.subtract(nxt, 48, out=k1.view(np.uint8))
-        np.less(k1.view(np.uint8), 10, out=k1)
-        np.equal(nxt, 91, out=k2)
-        np.logical_or(k1, k2, out=k1)
-        np.equal(cur, 32, out=k2)
-        np.logical_and(k1, k2, out=k1)
-        spc = np.flatnonzero(k1) + s0
-        # a ':' right after a digit that follows another digit is a time or a port ("12:00", ":29500")
-        p1 = b[np.maximum(sep - 1, 0)]
-        p2 = b[np.maximum(sep - 2, 0)]
-        dig1, dig2 = (p1 - np.uint8(48)) < 10, (p2 - np.uint8(48)) < 10
-        sep = sep[~(dig1 & dig2) & (p1 != 32) | (p1 == 32)]
-        p1 = b[np.maximum(spc - 1, 0)]
-        low = p1 | np.uint8(32)
-        spc = spc[((low - np.uint8(97)) < 26) | (p1 == 32)]
-        blk = np.concatenate((sep, spc))
-        blk.sort(kind="stable")
-        parts.append(blk)
-    del m1, m2
-    # "loss nan" / "loss -inf" (Python prints nan/inf in lower case): rare, so found by a literal
-    # search (~1.5 GB/s) rather than by more whole-array masks
-    special = [m.start() for m in _SPACE_NAN.finditer(data)] if b" nan" in data else []
-    if b"inf" in data:
-        for m in _INF.finditer(data):
-            i = m.start()
-            if data[i - 1:i] == b" ":
-                special.append(i - 1)
-            elif data[i - 2:i] == b" -":
-                special.append(i - 2)
-    pos = np.concatenate(parts + [np.array(special, dtype=np.int64)])
-    if special:
+    if masked is None:
+        masked = _Masked(data)
+    M = masked.m
+
+    def scan(lo, hi):  # anchor positions in [lo, hi); spaces before 'n', 'i', '-' (nan/inf?)
+        parts, spec = [], []
+        sep, t1, t2 = (np.empty(CHUNK, dtype=bool) for _ in range(3))
+        u = np.empty(CHUNK, dtype=np.uint8)
+        for s0 in range(lo, hi, CHUNK):
+            n = min(CHUNK, hi - s0)
+            o = PAD + s0
+            cur, nxt, p1, p2 = M[o:o + n], M[o + 1:o + 1 + n], M[o - 1:o - 1 + n], M[o - 2:o - 2 + n]
+            a, x, y, w = sep[:n], t1[:n], t2[:n], u[:n]
+            # ':' or '=', unless right after two digits (a time or a port: "12:00", ":29500")
+            np.equal(cur, 61, out=a)
+            np.equal(cur, 58, out=x)
+            np.logical_or(a, x, out=a)
+            np.equal(p1, 48, out=x)
+            np.equal(p2, 48, out=y)
+            np.logical_and(x, y, out=x)
+            np.greater(a, x, out=a)  # a and not x
+            # ' ' before a digit or '[', after a letter or a space
+            np.equal(nxt, 48, out=x)
+            np.equal(nxt, 91, out=y)
+            np.logical_or(x, y, out=x)
+            np.equal(cur, 32, out=y)
+            np.logical_and(x, y, out=x)
+            # (a space before 'n', 'i' or '-': where " nan", " inf", " -inf" may start)
+            z = w.view(bool)
+            np.equal(nxt, 110, out=z)
+            np.logical_or(z, nxt == 105, out=z)
+            np.logical_or(z, nxt == 45, out=z)
+            np.logical_and(z, y, out=z)
+            spec.append(np.flatnonzero(z) + s0)
+            np.bitwise_or(p1, 32, out=w)
+            np.subtract(w, 97, out=w)
+            np.less(w, 26, out=y)
+            np.logical_and(x, y, out=y)   # ... after a letter
+            np.equal(p1, 32, out=w.view(bool))
+            np.logical_and(x, w.view(bool), out=x)  # ... after a space
+            np.logical_or(x, y, out=x)
+            np.logical_or(a, x, out=a)
+            if s0 == 0:
+                for i in range(min(2, n)):
+                    a[i] = _is_anchor(b, i)
+            parts.append(np.flatnonzero(a) + s0)
+        return parts, spec
+    halves = _halves(scan, nb - 1, CHUNK)
+    parts = [x for h in halves for x in h[0]]
+    # "loss nan" / "loss -inf" (Python prints nan/inf in lower case): the space before them,
+    # when the word is not longer ("info", "nano")
+    cand = np.concatenate([x for h in halves for x in h[1]])
+    at = cand + PAD
+    nxt4 = [M[at + k] for k in range(1, 6)]
+    not_alpha = [((c | np.uint8(32)) - np.uint8(97)) >= 26 for c in nxt4]
+    is_nan = (nxt4[0] == 110) & (nxt4[1] == 97) & (nxt4[2] == 110) & not_alpha[3]
+    is_inf = (nxt4[0] == 105) & (nxt4[1] == 110) & (nxt4[2] == 102) & not_alpha[3]
+    is_ninf = (nxt4[0] == 45) & (nxt4[1] == 105) & (nxt4[2] == 110) & (nxt4[3] == 102) & not_alpha[4]
+    special = cand[is_nan | is_inf | is_ninf]
+    pos = np.concatenate(parts + [special])
+    if special.size:
         pos.sort(kind="stable")
     return pos
 
@@ -669,7 +758,7 @@ def extract_metrics(data: bytes, rel: str, run: Run, nl: np.ndarray | None = Non
     breaks = np.union1d(nl, cr) if cr.size else nl
 
     masked = _Masked(data)
-    pos = _anchors(b, data)
+    pos = _anchors(b, data, masked)
     sl, pn, pm = _progress(b, masked)
     ranks_line = _ranks(b, masked, line_starts)
 
@@ -694,8 +783,13 @@ def extract_metrics(data: bytes, rel: str, run: Run, nl: np.ndarray | None = Non
         acc2, _ = _read_anchors(b, masked, again, LONG_BACK, LONG_FWD, keys, last=True)
         # the re-read anchors are few: insert them in position order (no sort of all)
         at = np.searchsorted(acc["pos"], acc2["pos"])
+        if (acc["total"] is None) != (acc2["total"] is None):
+            for d in (acc, acc2):
+                if d["total"] is None:
+                    d["total"] = np.full(len(d["pos"]), -1, dtype=np.int64)
         for k in list(acc):  # one array at a time: the old one is freed as the new one is made
-            acc[k] = np.insert(acc[k], at, acc2[k])
+            if acc[k] is not None:
+                acc[k] = np.insert(acc[k], at, acc2[k])
     del masked
     pos, kid, val, is_int = acc["pos"], acc["key"], acc["val"], acc["is_int"]
 
@@ -711,7 +805,7 @@ def extract_metrics(data: bytes, rel: str, run: Run, nl: np.ndarray | None = Non
     del acc  # a million-line log has millions of anchors: no array more than needed at once
     if not ok.all():
         pos, kid, role, val, is_int = pos[ok], kid[ok], role[ok], val[ok], is_int[ok]
-        total, slash = total[ok], slash[ok]
+        total, slash = None if total is None else total[ok], slash[ok]
     del ok
 
     # a '/' inside a keyed value ("Epoch 3/10", "Step [100/600]") is not a bare counter
@@ -725,14 +819,14 @@ def extract_metrics(data: bytes, rel: str, run: Run, nl: np.ndarray | None = Non
         return tables
 
     nseg = len(breaks) + 1
-    seg = np.searchsorted(breaks, pos)
+    seg = _count_before(breaks, pos) if len(breaks) < len(pos) else np.searchsorted(breaks, pos)
     # counters (step, batch, epoch): whole numbers
     cnt = np.flatnonzero(role >= 2)
     c_val, c_role, c_seg = val[cnt], role[cnt], seg[cnt]
     finite = np.isfinite(c_val)
     integral = finite & (c_val >= 0) & (c_val == np.floor(np.where(finite, c_val, 0))) & is_int[cnt]
     ival = np.where(integral, c_val, -1).astype(np.int64)
-    c_total = total[cnt]
+    c_total = total[cnt] if total is not None else np.full(len(cnt), -1, dtype=np.int64)
     del total, is_int, finite, c_val
 
     def first_of(code):  # "epoch: 1.0" (HF) is a fraction that happens to be whole, not a counter
@@ -772,14 +866,11 @@ def extract_metrics(data: bytes, rel: str, run: Run, nl: np.ndarray | None = Non
         gkey = kid * (int(prank.max()) + 2) + (prank + 1)
     else:
         prank, gkey = None, kid
-    gcodes, greps = _factorize(gkey.astype(np.uint64))
+    gcodes, greps = _factorize(_hash_rows(gkey.astype(np.uint64)[:, None]))  # mixed: small ints share top bits
     del gkey
-    order, starts = _by_code(gcodes, len(greps))
-    del gcodes
     same_breaks = len(breaks) == len(nl)  # no '\r': segments are lines
     out = []
-    for c in range(len(greps)):
-        idx = order[starts[c]:starts[c + 1]]
+    for c, idx in _rows_of(gcodes, len(greps), range(len(greps))):
         # An eval metric may be printed once (a final test accuracy); training series need two points.
         need = 1 if normalize(keys.raws[int(kid[idx[0]])]).startswith("val_") else 2
         if len(idx) < need:
@@ -1009,6 +1100,15 @@ def read(path: Path, rel: str, run: Run) -> None:
     if is_binary(data[:4096]):  # a gzip of something binary
         run.warnings.append(f"{rel}: binary file, skipped")
         return
+    nl = _find_byte(np.frombuffer(data, dtype=np.uint8), 10)
+    series = None
+    if data.isascii() and len(data) > MAX_CONFIG_SNIFF:
+        # A big ASCII log: its kind follows from its name alone (content is sniffed only up to
+        # MAX_CONFIG_SNIFF), so its metrics are read before the text is decoded, and the
+        # reader's temporaries and the decoded copy are never held at once.
+        kind = text_kind(path, "")
+        if kind == "log":
+            series = extract_metrics(data, rel, run, nl)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -1017,9 +1117,8 @@ def read(path: Path, rel: str, run: Run) -> None:
         text = data.decode("utf-8", errors="replace")
     kind = text_kind(path, text)
     art = TextArtifact(path=rel, abspath=path, kind=kind, text=text)
-    nl = _find_byte(np.frombuffer(data, dtype=np.uint8), 10)
     if data.isascii():  # byte offsets are character offsets: reuse the newline scan
         art._starts = np.concatenate(([0], nl + 1)).astype(np.int64)
     run.texts.append(art)
     if kind == "log":
-        run.series.extend(extract_metrics(data, rel, run, nl))
+        run.series.extend(series if series is not None else extract_metrics(data, rel, run, nl))
