@@ -116,17 +116,10 @@ def _env(tmp_path, **kw):
     return env
 
 
-def _need_mlflow_reader():
-    from mltdbg.analyzers.readers import ORDER
-    if not any(m.__name__.endswith("mlflow") for m in ORDER):
-        pytest.skip("the MLflow reader is not installed")
-
-
 def test_cli_engine_auto_and_context_package(tmp_path):
     """`mltdbg diagnose` (auto) with no key: the offline result on stdout (valid JSON), the
     how-to-enable line on stderr; `--context` reads the spec's context package, its paths
     relative to the package file."""
-    _need_mlflow_reader()
     _mlflow_run(tmp_path / "proj")
     pkg = tmp_path / "proj" / "ctx.json"
     pkg.write_text(json.dumps({"task": "Diagnose training failure", "artifacts": {"loss_curves": "mlruns"},
@@ -139,7 +132,6 @@ def test_cli_engine_auto_and_context_package(tmp_path):
 
 
 def test_cli_engine_claude_respects_base_url_stores_consent_and_merges(tmp_path):
-    _need_mlflow_reader()
     from fake_anthropic_server import FakeAnthropic, submit, tool_use
     runs = _mlflow_run(tmp_path / "proj")
     rc = {"id": "lr_too_high", "issue": "loss climbs from step 150", "severity": "critical", "confidence": 0.7,

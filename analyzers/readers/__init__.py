@@ -9,9 +9,4 @@ import importlib
 
 _NAMES = ["tensorboard", "mlflow", "wandb", "tabular", "textlog"]
 
-ORDER = []
-for _n in _NAMES:
-    try:
-        ORDER.append(importlib.import_module(f"{__name__}.{_n}"))
-    except ImportError:  # a reader not written yet or missing an optional dependency
-        pass
+ORDER = [importlib.import_module(f"{__name__}.{_n}") for _n in _NAMES]
