@@ -11,6 +11,7 @@ import pytest
 
 from mltdbg.sessions import OUTPUT_CAP_BYTES, Session
 from mltdbg.sessions.checks import CheckRun, ScratchError, ScratchWorktree, dangerous
+from repo_helpers import git, make_repo
 
 PY = sys.executable
 
@@ -40,23 +41,6 @@ print(f"step={step} after_backward")
 # ... optimizer.step()
 print(f"step={step} after_step")
 '''
-
-
-def git(cwd, *args):
-    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True).stdout
-
-
-def make_repo(path: Path, files: dict[str, str]) -> Path:
-    path.mkdir(parents=True, exist_ok=True)
-    git(path, "init", "-q")
-    git(path, "config", "user.name", "Test")
-    git(path, "config", "user.email", "test@example.invalid")
-    for rel, text in files.items():
-        (path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (path / rel).write_text(text)
-    git(path, "add", "-A")
-    git(path, "commit", "-qm", "init")
-    return path
 
 
 def tree_hash(root: Path) -> str:

@@ -13,28 +13,9 @@ import pytest
 from mltdbg.analyzers.code import code_signals
 from mltdbg.analyzers.model import Fact, Run, TextArtifact
 from mltdbg.playbooks.codemods import PatchError, apply_patch, propose, revert_patch, unified_diff
+from repo_helpers import git, make_repo
 
 BAD = Path(__file__).parent / "fixtures" / "code" / "bad"
-
-
-def git(root: Path, *args: str) -> str:
-    r = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True)
-    return r.stdout
-
-
-def make_repo(root: Path, files: dict[str, str | bytes]) -> Path:
-    root.mkdir(parents=True, exist_ok=True)
-    for rel, text in files.items():
-        p = root / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_bytes(text if isinstance(text, bytes) else text.encode())
-    git(root, "init", "-q")
-    git(root, "config", "user.email", "t@example.com")
-    git(root, "config", "user.name", "t")
-    git(root, "config", "core.autocrlf", "false")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "base")
-    return root
 
 
 def run_of(root: Path, kinds: dict[str, str] | None = None) -> Run:

@@ -16,6 +16,7 @@ from mltdbg.sessions.checks import CheckRun, ScratchWorktree, dangerous
 from mltdbg.sessions.demo import make_demo_repo
 from mltdbg.sessions.fixgate import CONFIRM_WORD, FixGate, NotConfirmed, first_test_name, patch_from_diff
 from mltdbg.sessions.lesson import append_lesson, commit_fix, commit_message, lesson_entry
+from repo_helpers import git
 
 PY = sys.executable
 # The test a user would write for the demo: with zero_grad, grad_norm stays flat over 50 steps;
@@ -34,10 +35,6 @@ def test_grad_norm_does_not_climb():
     assert len(norms) == 10
     assert max(norms) <= 2 * norms[0]
 '''
-
-
-def git(cwd, *args):
-    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True).stdout
 
 
 def test_demo_repo_is_a_fresh_git_repo_with_one_commit(tmp_path):

@@ -12,6 +12,7 @@ import pytest
 from mltdbg.playbooks.codemods import Patch, unified_diff
 from mltdbg.sessions import Session
 from mltdbg.sessions.fixgate import (CONFIRM_WORD, FixError, FixGate, NotConfirmed, fill_template, first_test_name)
+from repo_helpers import git, make_repo
 
 PY = sys.executable
 SCRIPT = '''\
@@ -39,23 +40,6 @@ import train
 def test_lr_is_small_enough():
     assert train.LR < 0.3
 '''
-
-
-def git(cwd, *args):
-    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True).stdout
-
-
-def make_repo(path: Path, files: dict[str, str], init: bool = True) -> Path:
-    path.mkdir(parents=True, exist_ok=True)
-    for rel, text in files.items():
-        (path / rel).write_text(text)
-    if init:
-        git(path, "init", "-q")
-        git(path, "config", "user.name", "Test")
-        git(path, "config", "user.email", "test@example.invalid")
-        git(path, "add", "-A")
-        git(path, "commit", "-qm", "init")
-    return path
 
 
 def sha(p: Path) -> str:

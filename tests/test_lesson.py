@@ -11,26 +11,10 @@ import pytest
 from mltdbg.sessions import Session
 from mltdbg.sessions.lesson import (HEADING, LessonError, NotAGitRepo, append_lesson, commit_fix, commit_message,
                                     lesson_entry)
+from repo_helpers import git, make_repo
 
 RECIPE = ("- (2026-05-04) Off-by-one in DataLoader dropped the last sample of every epoch. Caught by a stack-trace "
           "error, not by a test. Added test_last_sample_included. Lesson: every loader needs a length-preservation test.")
-
-
-def git(cwd, *args):
-    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True).stdout
-
-
-def make_repo(path: Path, files: dict[str, str]) -> Path:
-    path.mkdir(parents=True, exist_ok=True)
-    git(path, "init", "-q")
-    git(path, "config", "user.name", "Test")
-    git(path, "config", "user.email", "test@example.invalid")
-    for rel, text in files.items():
-        (path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (path / rel).write_text(text)
-    git(path, "add", "-A")
-    git(path, "commit", "-qm", "init")
-    return path
 
 
 def test_entry_in_the_recipe_format():

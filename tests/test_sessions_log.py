@@ -9,12 +9,9 @@ import pytest
 from mltdbg.sessions import OUTPUT_CAP_BYTES, ReadOnlyError, Session, SessionError, list_sessions
 from mltdbg.sessions.log import read_log
 from mltdbg.sessions.state import fold
+from repo_helpers import git
 
 ENV = {"python": "3.11", "torch": None, "cuda": None, "gpus": [], "pip_freeze": [], "git": None}
-
-
-def git(cwd, *args):
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
 
 
 @pytest.fixture

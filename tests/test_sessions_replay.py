@@ -9,13 +9,10 @@ import numpy as np
 import pytest
 
 from mltdbg.sessions import ReadOnlyError, Replay, Session, export_json, export_md, plot_record, render_debug_md
+from repo_helpers import git
 
 ENV = {"python": "3.11.9", "torch": "2.13.0", "cuda": "12.4", "gpus": ["GPU 0: NVIDIA H200"], "pip_freeze": ["numpy==2.0"],
        "git": {"commit": "a" * 40, "branch": "main", "dirty": True}}
-
-
-def git(cwd, *args):
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
 
 
 @pytest.fixture
