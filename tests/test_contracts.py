@@ -14,6 +14,8 @@ COPIES = REPO / "playbooks" / "contracts"
 @pytest.mark.parametrize("name", ["taxonomy.yaml", "diagnosis.schema.json"])
 def test_shipped_copy_matches_shared(name):
     if not (SHARED / name).exists():
+        # Only a checkout with the shared contracts beside it can compare; CI and this repo's
+        # sessions have ../shared, a user testing an installed copy does not.
         pytest.skip("../shared is not beside this checkout (installed elsewhere)")
     assert (COPIES / name).read_bytes() == (SHARED / name).read_bytes(), f"playbooks/contracts/{name} differs from ../shared/{name}"
 
