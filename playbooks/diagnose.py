@@ -66,6 +66,7 @@ def diagnose(paths: list[str], symptoms: list[str] | None = None, baseline: list
             eng.task = task
             d = merge(d, eng.diagnose(ctx, on_event=on_event, cancel=cancel, offline=d))
     attach_patches(d, ctx)
+    d.run, d.baseline = ctx.run, ctx.baseline   # so views can plot without reading the artifacts again
     d.elapsed_s = time.perf_counter() - t0
     return d
 

@@ -92,6 +92,8 @@ class Diagnosis:
     engine: str = "offline"
     elapsed_s: float = 0.0
     signals: list[Signal] = field(default_factory=list)
+    run: Run | None = field(default=None, repr=False)        # what was diagnosed (not in the JSON)
+    baseline: Run | None = field(default=None, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         return {"status": self.status, "engine": self.engine,

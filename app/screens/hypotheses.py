@@ -136,7 +136,7 @@ class HypothesesScreen(StepScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="diagnose")
     def _diagnose(self) -> None:
-        from mltdbg.playbooks.diagnose import InputError, diagnose, load
+        from mltdbg.playbooks.diagnose import InputError, diagnose
         from mltdbg.sessions import plot_record
         app, st, root = self.mapp, self.state, self.mapp.root
         paths = [str(root / a) for a in st.artifacts] or [str(root)]
@@ -153,8 +153,7 @@ class HypothesesScreen(StepScreen):
             d = diagnose(paths, symptoms, app.options.baseline or None, verdicts, root, engine=app.options.engine,
                          notices=notices, on_event=lambda kind, data=None: self.post_message(self.Progressed(_progress(kind, data))))
             self.post_message(self.Progressed("diagnosed; drawing the curves ..."))
-            run = load(paths)
-            base = load(app.options.baseline) if app.options.baseline else None
+            run, base = d.run, d.baseline
         except InputError as e:
             self.post_message(self.DiagnosisFailed(str(e)))
             return
