@@ -478,7 +478,7 @@ class ClaudeEngine:
                          needs=needs, warnings=warnings, engine="claude", signals=ctx.signals)
 
     def _record(self, rec: dict) -> None:
-        from mltdbg.sessions.redact import redact_obj
+        from mltdbg.analyzers.common.redact import redact_obj
         rec = redact_obj(rec)
         key = self._api_key or os.environ.get("ANTHROPIC_API_KEY")
         if key and len(key) >= 8:   # belt and braces: a key that no pattern knows
@@ -497,7 +497,7 @@ def build_overview(ctx: DiagnosisContext, offline: Diagnosis | None, cfg: UserCo
                    task: str | None = None) -> tuple[str, list[dict]]:
     """The first message: task, symptoms, artifacts, metric outlines, offline findings and capped
     excerpts. Redacted. Returns (text, [{path, ranges}] of the excerpts sent)."""
-    from mltdbg.sessions.redact import redact
+    from mltdbg.analyzers.common.redact import redact
     run = ctx.run
     box = ToolBox(ctx, ctx.repo_root, offline)
     out = [f"# Task\n{task or 'Diagnose why this training run failed or misbehaves.'}"]

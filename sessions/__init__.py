@@ -57,7 +57,7 @@ Event types (past tense: they are facts), payload keys:
 from .export import export_json, export_md, render_debug_md
 from .log import SCHEMA_VERSION, Event
 from .plots import plot_record
-from .redact import redact, redact_obj
+from mltdbg.analyzers.common.redact import redact, redact_obj
 from .replay import Replay
 from .session import (OUTPUT_CAP_BYTES, ReadOnlyError, Session, SessionError, SessionSummary, list_sessions)
 from .state import EVENT_TYPES, STEPS, CheckPlan, CheckRun, Fix, SessionState, Verdict, fold

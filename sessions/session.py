@@ -21,7 +21,7 @@ from typing import Any
 
 from .export import render_debug_md
 from .log import SCHEMA_VERSION, Event, EventWriter, LoadedLog, dumps_line, now_iso, read_log
-from .redact import redact_count
+from mltdbg.analyzers.common.redact import redact_count
 from .state import SessionState, apply, finalize, fold
 from .store import (DEBUG_FILE, EVENTS_FILE, LOCK_FILE, TOOL_DIR, SessionRef, ensure_excluded, find_repo_root,
                     new_session_id, resolve, session_refs, sessions_dir)

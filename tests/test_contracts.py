@@ -23,7 +23,7 @@ def test_shipped_copy_matches_shared(name):
 def test_schema_ids_are_taxonomy_ids():
     ids = set(library.taxonomy()["causes"])
     enum = set(library.diagnosis_schema()["properties"]["root_causes"]["items"]["properties"]["id"]["enum"])
-    assert ids == enum and len(ids) == 35
+    assert ids == enum and len(ids) == 41
 
 
 def test_every_cause_has_one_playbook():

@@ -1,7 +1,7 @@
 """Redaction: secrets in the forms they take in shells, logs, configs and env dumps; ML text left alone."""
 import pytest
 
-from mltdbg.sessions.redact import MASK, redact, redact_count, redact_obj
+from mltdbg.analyzers.common.redact import MASK, redact, redact_count, redact_obj
 
 SECRETS = [
     # (text, the secret part that must disappear)
