@@ -1,0 +1,1 @@
+python scripts/train.py --cfg experiments/mpii/train.yaml

@@ -1,0 +1,1 @@
+train_cifar.py --model revnet38

@@ -1,0 +1,1 @@
+fold_label.append(np.eye(5)[label])

@@ -1,0 +1,14 @@
+CUDA_VISIBLE_DEVICES=6 torchrun --standalone --nnodes 1 --nproc-per-node 1 vla-scripts/finetune.py \
+  --vla_path "hugg_models/openvla-7b" \
+  --data_root_dir "datasets" \
+  --dataset_name bridge_orig \
+  --run_root_dir "checkpoints_log" \
+  --adapter_tmp_dir "checkpoints_log/adapter_tmp" \
+  --lora_rank 32 \
+  --batch_size 4 \
+  --grad_accumulation_steps 4 \
+  --learning_rate 5e-4 \
+  --image_aug False \
+  --wandb_project xx \
+  --wandb_entity xx \
+  --save_steps 2500

@@ -1,0 +1,1 @@
+h = self.wo(h)

@@ -1,0 +1,2 @@
+img = Image.open(img_path).convert("RGB")
+img = self.tfs(img)

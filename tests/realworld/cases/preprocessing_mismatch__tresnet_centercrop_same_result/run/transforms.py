@@ -1,0 +1,3 @@
+    transforms.Resize(int(368 / 1)),
+    transforms.CenterCrop(368),
+    transforms.ToTensor()

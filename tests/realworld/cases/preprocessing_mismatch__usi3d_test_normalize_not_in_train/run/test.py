@@ -1,0 +1,1 @@
+transforms.Normalize((0.5, 0.5, 0.5), (0.5, 0.5, 0.5))

@@ -1,0 +1,1 @@
+model.load_state_dict(state_dict, strict=False)

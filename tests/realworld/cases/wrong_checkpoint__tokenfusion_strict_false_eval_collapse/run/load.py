@@ -1,0 +1,1 @@
+v.load_state_dict(ckpt[k], strict=False)
