@@ -1,0 +1,1 @@
+return tf.nn.softmax(output)

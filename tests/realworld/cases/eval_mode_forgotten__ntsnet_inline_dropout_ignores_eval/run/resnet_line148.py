@@ -1,0 +1,1 @@
+x = nn.Dropout(p=0.5)(x)

@@ -1,0 +1,1 @@
+L=loss (out, slp)

@@ -1,0 +1,1 @@
+--max-sentences 32 --arch fconv --criterion label_smoothed_cross_entropy --clip-norm 0.1 --lr 0.20 --dropout 0.2
