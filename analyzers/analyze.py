@@ -6,15 +6,16 @@ stopping the others.
 """
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
-from .model import Run, Signal
+from mltdbg.analyzers.curves import Quoter, ordered, resume_jump, resume_lr_jump
+from mltdbg.analyzers.model import Run, Signal
 
 
 def prepare(run: Run) -> None:
     """Fill the derived parts of a run (tracebacks, facts) once, in place."""
-    import importlib
-    for step, mod, fn in (("tracebacks", "text", "extract_tracebacks"), ("facts", "config", "extract_facts")):
+    for step, mod, fn in (("tracebacks", "tracebacks", "extract_tracebacks"), ("facts", "config", "extract_facts")):
         try:
             getattr(importlib.import_module(f"{__package__}.{mod}"), fn)(run)
         except Exception as e:  # noqa: BLE001 - one analyzer's bug must not lose the diagnosis
@@ -23,7 +24,6 @@ def prepare(run: Run) -> None:
 
 def analyze(run: Run, baseline: Run | None = None, repo_root: Path | None = None) -> list[Signal]:
     """Every signal the analyzers find in `run` (and against `baseline`, when given)."""
-    import importlib
 
     def call(mod: str, fn: str, *a):
         return getattr(importlib.import_module(f"{__package__}.{mod}"), fn)(*a)
@@ -32,9 +32,11 @@ def analyze(run: Run, baseline: Run | None = None, repo_root: Path | None = None
         prepare(baseline)
     out: list[Signal] = []
     steps = [("curves", lambda: call("curves", "curve_signals", run)),
-             ("log text", lambda: call("text", "text_signals", run)),
+             ("log text", lambda: call("log_findings", "text_signals", run)),
              ("config", lambda: call("config", "config_signals", run)),
-             ("code", lambda: call("code", "code_signals", run))]
+             ("code", lambda: call("code", "code_signals", run)),
+             ("probes", lambda: call("probes.results", "probe_signals", run)),
+             ("ranks", lambda: call("crossrank", "rank_signals", run))]
     if baseline is not None:
         steps.append(("baseline", lambda: call("baseline", "compare", run, baseline, repo_root)))
     for name, fn in steps:
@@ -48,13 +50,12 @@ def analyze(run: Run, baseline: Run | None = None, repo_root: Path | None = None
 
 def _resume_jumps(run: Run, signals: list[Signal]) -> list[Signal]:
     """A loss jump at a step where the log says it resumed, or where steps restart."""
-    from .curves import _Quoter, _ordered, resume_jump, resume_lr_jump
     loss, lr = run.metric("loss"), run.metric("lr")
     if loss is None and lr is None:
         return []
-    s = _ordered(loss) if loss is not None else None
-    lrs = _ordered(lr) if lr is not None else None
-    q = _Quoter(run)
+    s = ordered(loss) if loss is not None else None
+    lrs = ordered(lr) if lr is not None else None
+    q = Quoter(run)
     seen = set()
     out = []
     for sig in signals:

@@ -13,14 +13,16 @@ from __future__ import annotations
 
 import ast
 import math
+import os
 import re
-import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .model import Evidence, Fact, Run, Series, Signal
+from mltdbg.analyzers.common.gitrepo import file_at, find_repo_root, resolve_commit, run_git
+from mltdbg.analyzers.model import Evidence, Fact, Run, Series, Signal
 
 # A validation loss this much above the baseline (relative) at the shared steps counts as a drop;
 # a bounded metric (accuracy, F1) this many points (absolute, on a 0-1 scale) below it.
@@ -256,14 +258,16 @@ _CODE_STRENGTH = {"baseline:tokenizer_changed": 0.7, "baseline:split_changed": 0
                   "baseline:preprocessing_changed": 0.7, "baseline:lr_changed": 0.6,
                   "baseline:eval_call_removed": 0.8}
 _CODE_EXT = (".py", ".yaml", ".yml", ".json", ".toml", ".cfg", ".ini", ".sh", ".txt")
-
-
-def _git(root: Path, *args: str) -> str | None:
-    try:
-        r = subprocess.run(["git", *args], cwd=root, capture_output=True, timeout=60)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return r.stdout.decode("utf-8", "replace") if r.returncode == 0 else None
+GIT_TIMEOUT_S = 60.0       # one git read (a diff, a file at a commit); a hung git must not hang the diagnosis
+# Bounds on the code diff (a baseline diff that deleted a 190 MB data file ran past 120 s at 1.6 GB):
+# a file with more changed lines than this is data or generated, not a code change to cite (the
+# largest hand-written change in the zoo and corpus is under 300 lines);
+MAX_DIFF_FILE_LINES = 5_000
+# at most this many files, and this much diff text, are read (what is left is named in a warning);
+MAX_DIFF_FILES = 500
+MAX_DIFF_BYTES = 16 * 1024 * 1024
+# and reading the files a change sits in (to name its function) stops after this long.
+CODE_DIFF_BUDGET_S = 20.0
 
 
 def _sha(run: Run) -> str | None:
@@ -278,7 +282,7 @@ def _file_at(root: Path, rev: str | None, path: str) -> str | None:
             return (root / path).read_text(encoding="utf-8", errors="replace")
         except OSError:
             return None
-    return _git(root, "show", f"{rev}:{path}")
+    return file_at(root, rev, path, timeout=GIT_TIMEOUT_S)
 
 
 def _func_spans(text: str | None) -> list[tuple[int, int, str]]:
@@ -329,42 +333,88 @@ def _diff_lines(diff: str) -> list[tuple[str, str, int, str]]:
     return out
 
 
-def _code_signals(run: Run, base: Run, repo_root: Path) -> list[Signal]:
-    root = Path(repo_root).resolve()
-    top = _git(root, "rev-parse", "--show-toplevel")
-    if top is None:
+def _diff_paths(top: Path, revs: list[str], run: Run) -> list[str]:
+    """The code files changed between revs whose diff is worth reading (from `git diff --numstat`,
+    which costs no file text): a code extension, at most MAX_DIFF_FILE_LINES changed lines, not
+    binary, at most MAX_DIFF_FILES. What is left out is named in one warning on run."""
+    r = run_git(top, "diff", "--numstat", "-z", "--no-renames", *revs, "--", timeout=GIT_TIMEOUT_S,
+                max_bytes=MAX_DIFF_BYTES)
+    if not r.ok:
         return []
-    top_path = Path(top.strip()).resolve()
+    keep: list[str] = []
+    big: list[str] = []
+    for rec in r.raw.split(b"\0"):
+        parts = rec.split(b"\t", 2)
+        if len(parts) != 3:
+            continue
+        path = os.fsdecode(parts[2].lstrip(b"\n"))
+        if not path.endswith(_CODE_EXT):
+            continue
+        if not parts[0].isdigit() or not parts[1].isdigit():    # binary
+            continue
+        if int(parts[0]) + int(parts[1]) > MAX_DIFF_FILE_LINES:
+            big.append(path)
+        else:
+            keep.append(path)
+    if big:
+        run.warnings.append(f"baseline code diff: {len(big)} file(s) with more than {MAX_DIFF_FILE_LINES:,} changed "
+                            f"lines not read as code ({', '.join(big[:3])}{', ...' if len(big) > 3 else ''})")
+    if len(keep) > MAX_DIFF_FILES:
+        run.warnings.append(f"baseline code diff: {len(keep)} changed files; read the first {MAX_DIFF_FILES}")
+        keep = keep[:MAX_DIFF_FILES]
+    return keep
+
+
+def _code_signals(run: Run, base: Run, repo_root: Path) -> list[Signal]:
+    top_path = find_repo_root(repo_root) if Path(repo_root).is_dir() else None
+    if top_path is None:
+        return []
     base_sha, run_sha = _sha(base), _sha(run)
     if base_sha is None:
         # Neither run recorded its commit: assume the good run is the previous commit and the
         # bad one is the working tree (the usual "it broke after my last change").
-        prev = _git(top_path, "rev-parse", "--verify", "-q", "HEAD~1")
-        if prev is None or not prev.strip():
+        prev = resolve_commit(top_path, "HEAD~1", timeout=GIT_TIMEOUT_S)
+        if prev is None:
             return []
-        base_sha, run_sha = prev.strip(), None
+        base_sha, run_sha = prev, None
     if run_sha is not None and run_sha.lower() == base_sha.lower():
         return []
     revs = [base_sha, run_sha] if run_sha else [base_sha]
-    diff = _git(top_path, "diff", "-U0", "--no-color", "--no-ext-diff", "--no-renames", *revs, "--")
-    if diff is None:
+    paths = _diff_paths(top_path, revs, run)
+    if not paths:
         return []
+    d = run_git(top_path, "diff", "-U0", "--no-color", "--no-ext-diff", "--no-renames", *revs, "--",
+                *(f":(literal){p}" for p in paths), timeout=GIT_TIMEOUT_S, max_bytes=MAX_DIFF_BYTES)
+    if not d.ok:
+        return []
+    diff = d.out
+    if d.truncated:
+        diff = diff[:diff.rfind("\n") + 1]
+        run.warnings.append(f"baseline code diff: more than {MAX_DIFF_BYTES // 2**20} MB; read the first "
+                            f"{MAX_DIFF_BYTES // 2**20} MB")
     changes = [c for c in _diff_lines(diff) if c[0].endswith(_CODE_EXT)]
+    run_root = Path(run.root).resolve()
+    cited: dict[str, str] = {}
+
     # a path relative to the run root when the file is under it, else relative to the repo
     def cite(path: str) -> str:
-        p = top_path / path
-        try:
-            return p.relative_to(Path(run.root).resolve()).as_posix()
-        except ValueError:
-            return path
+        if path not in cited:
+            try:
+                cited[path] = (top_path / path).relative_to(run_root).as_posix()
+            except ValueError:
+                cited[path] = path
+        return cited[path]
 
     spans: dict[tuple[str, str], list] = {}
+    deadline = time.monotonic() + CODE_DIFF_BUDGET_S
 
     def func_of(path: str, side: str, line: int) -> str | None:
         if not path.endswith(".py"):
             return None
         key = (path, side)
         if key not in spans:
+            if time.monotonic() > deadline:     # out of time: the change is still cited, without its function
+                return None
             spans[key] = _func_spans(_file_at(top_path, base_sha if side == "-" else run_sha, path))
         return _func_at(spans[key], line)
 

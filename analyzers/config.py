@@ -7,19 +7,24 @@ In:  a `Run` whose `texts` hold configs (YAML/JSON, Lightning hparams.yaml), cod
 Out: `extract_facts(run)` appends typed `Fact`s (names in signals.md), each with
      source, line and quote, ordered config < code < log (a log shows what ran);
      `config_signals(run)` returns `config:fp16`, `config:no_grad_clip`,
-     `config:warmup_zero`.
+     `config:warmup_zero`, and the optimiser / batch settings that are off by
+     themselves: `config:weight_decay_high`, `config:momentum_odd`,
+     `config:betas_odd`, `config:eps_large`, `config:batch_size_tiny`.
 """
 from __future__ import annotations
 
 import ast
 import json
+import math
 import re
 from functools import lru_cache
 from typing import Any, Iterator
 
 import yaml
 
-from .model import Evidence, Fact, Run, Signal, TextArtifact
+from mltdbg.analyzers.common import yamlsafe
+from mltdbg.analyzers.model import Evidence, Fact, Run, Signal, TextArtifact
+from mltdbg.analyzers.code.index import parse_tree
 
 QUOTE_MAX = 300
 _LOG_HEAD = 300_000      # key: value facts are read from a log's head (where configs are printed)
@@ -45,6 +50,15 @@ for _fact, _names in {
     "max_steps": "max_steps max_iters total_steps num_training_steps train_steps max_iterations num_steps "
                  "train_iters total_optimization_steps",
     "weight_decay": "weight_decay wd l2_reg optimizer.weight_decay",
+    "momentum": "momentum sgd_momentum optimizer.momentum optim.momentum",
+    "beta1": "beta1 adam_beta1 optimizer.beta1",
+    "beta2": "beta2 adam_beta2 optimizer.beta2",
+    "_betas": "betas adam_betas optimizer.betas optim.betas",
+    # only keys that name the optimiser's epsilon (a bare `eps` is as often a norm layer's or label smoothing's)
+    "eps": "adam_eps adam_epsilon optimizer.eps optim.eps optimizer_eps opt_eps optimizer.epsilon optimizer.params.eps",
+    "global_batch_size": "global_batch_size total_batch_size effective_batch_size",
+    "grad_accum": "gradient_accumulation_steps accumulate_grad_batches grad_accum_steps grad_accum accum_iter "
+                  "accumulation_steps update_freq gradient_accumulation grad_accumulation_steps",
     "num_classes": "num_classes n_classes num_labels nclasses num_class n_labels",
     "dropout": "dropout dropout_rate drop_rate hidden_dropout_prob dropout_prob p_dropout dropout_p",
     "num_workers": "num_workers workers dataloader_num_workers n_workers data.num_workers",
@@ -73,8 +87,11 @@ _SEED_CALLS = {"manual_seed", "seed_everything", "set_seed", "manual_seed_all"}
 _CONFIG_CALLS = {"TrainingArguments", "Seq2SeqTrainingArguments", "Trainer", "DataLoader", "SFTConfig",
                  "TrainerConfig", "Accelerator", "GPTConfig", "Config", "dict"}
 
-_INT_FACTS = {"batch_size", "warmup_steps", "seed", "epochs", "max_steps", "num_classes", "num_workers"}
-_FLOAT_FACTS = {"lr", "warmup_ratio", "weight_decay", "dropout", "grad_clip"}
+# Optimisers whose `momentum` argument defaults to 0 in torch (a call without it runs without momentum).
+_MOMENTUM_OPTIMIZERS = {"sgd", "rmsprop"}
+_INT_FACTS = {"batch_size", "warmup_steps", "seed", "epochs", "max_steps", "num_classes", "num_workers", "grad_accum",
+              "global_batch_size"}
+_FLOAT_FACTS = {"lr", "warmup_ratio", "weight_decay", "dropout", "grad_clip", "momentum", "beta1", "beta2", "eps"}
 _STR_FACTS = {"optimizer", "scheduler", "tokenizer", "checkpoint", "resume_from"}
 
 
@@ -112,6 +129,13 @@ def _scalar(raw: str) -> Any:
 def _typed(name: str, key: str, value: Any) -> list[tuple[str, Any]]:
     """(fact name, value) pairs for one synonym hit; [] when the value does not fit the fact."""
     v = _num(value)
+    if name == "_betas":
+        if isinstance(v, str):   # "(0.9, 0.999)" as printed in a log
+            v = _scalar(v)
+        if isinstance(v, (list, tuple)) and len(v) == 2 and all(
+                isinstance(_num(b), (int, float)) and not isinstance(b, bool) for b in v):
+            return [("beta1", float(_num(v[0]))), ("beta2", float(_num(v[1])))]
+        return []
     if isinstance(v, (dict, list, tuple)) and name not in ("_precision",):
         return []
     if name == "_fp16":
@@ -221,13 +245,18 @@ class _Facts:
 
 def _config_facts(art: TextArtifact, fx: _Facts, run: Run) -> None:
     try:
-        node = yaml.compose(art.text, Loader=yaml.SafeLoader)
+        node = yamlsafe.compose(art.text)      # bounded: size, alias expansion, depth
+    except yamlsafe.YamlRefused as e:
+        run.warnings.append(f"{art.path}: config not read: {e}")
+        return
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         line = mark.line + 1 if mark else 1
         try:
+            if len(art.text) > yamlsafe.MAX_YAML_BYTES:
+                raise ValueError("too large")
             data = json.loads(art.text)
-        except ValueError:
+        except (ValueError, RecursionError):     # RecursionError: JSON nested thousands deep
             run.warnings.append(f"{art.path}:{line}: config not parsed ({str(e).splitlines()[0][:120]})")
             return
         for k, v in _flatten(data, ""):
@@ -251,8 +280,8 @@ def _walk(node: yaml.Node, prefix: str) -> Iterator[tuple[str, yaml.Node]]:
             if not isinstance(k, yaml.ScalarNode):
                 continue
             path = f"{prefix}.{k.value}" if prefix else str(k.value)
-            if isinstance(v, yaml.ScalarNode):
-                yield path, v
+            if isinstance(v, yaml.ScalarNode) or _short_scalar_list(v):
+                yield path, v      # a short list of scalars is one value: betas: [0.9, 0.999]
             else:
                 yield from _walk(v, path)
     elif isinstance(node, yaml.SequenceNode):
@@ -260,11 +289,18 @@ def _walk(node: yaml.Node, prefix: str) -> Iterator[tuple[str, yaml.Node]]:
             yield from _walk(v, prefix)
 
 
+def _short_scalar_list(node: yaml.Node) -> bool:
+    return isinstance(node, yaml.SequenceNode) and 0 < len(node.value) <= 4 and \
+        all(isinstance(x, yaml.ScalarNode) for x in node.value)
+
+
 def _flatten(d: Any, prefix: str) -> Iterator[tuple[str, Any]]:
     if isinstance(d, dict):
         for k, v in d.items():
             p = f"{prefix}.{k}" if prefix else str(k)
-            if isinstance(v, (dict, list)):
+            if isinstance(v, list) and 0 < len(v) <= 4 and not any(isinstance(x, (dict, list)) for x in v):
+                yield p, v         # a short list of scalars is one value: "betas": [0.9, 0.999]
+            elif isinstance(v, (dict, list)):
                 yield from _flatten(v, p)
             else:
                 yield p, v
@@ -312,7 +348,7 @@ _NOT_LITERAL = object()
 
 def _code_facts(art: TextArtifact, fx: _Facts, run: Run) -> None:
     try:
-        tree = ast.parse(art.text)
+        tree = parse_tree(art.text)
     except (SyntaxError, ValueError, MemoryError, RecursionError) as e:
         line = getattr(e, "lineno", None) or 1
         run.warnings.append(f"{art.path}:{line}: code does not parse ({type(e).__name__}); read with regexes")
@@ -359,9 +395,11 @@ def _code_call(node: ast.Call, fx: _Facts) -> None:
             _kw_fact(fx, "lr", kw["lr"], kw["lr"].lineno)
         elif len(node.args) >= 2:
             _kw_fact(fx, "lr", node.args[1], line)
-        for k in ("weight_decay",):
+        for k in ("weight_decay", "momentum", "eps", "betas"):
             if k in kw:
                 _kw_fact(fx, k, kw[k], kw[k].lineno)
+        if name.lower() in _MOMENTUM_OPTIMIZERS and "momentum" not in kw and len(node.args) <= 2:
+            fx.add("momentum", 0.0, line)   # not passed: torch's default is 0 (no momentum)
         return
     if name in _SCHEDULERS:
         fx.add("scheduler", name, line)
@@ -465,7 +503,22 @@ def _log_facts(art: TextArtifact, fx: _Facts) -> None:
     for m in _HF_BANNER.finditer(text, 0, head_end):
         fx.add(_HF_BANNER_FACT.get(m.group(1), "batch_size"), int(m.group(2).replace(",", "")),
                art.line_of(m.start(2)))
+    _cli_facts(art, fx, text[:head_end])
     _regex_facts(art, fx, text[:head_end], 0)
+
+
+# A launch command echoed into a log: `python train.py --batch_size 2`, `torchrun ... --lr=0.1`.
+_CLI_LINE = re.compile(r"^[ \t]*(?:[$+#>]\s*)?(?:\S*/)?(?:python[\d.]*(?:\s+-m)?|torchrun|accelerate\s+launch|deepspeed"
+                       r"|srun|mpirun|horovodrun)\b[^\n]*--[A-Za-z][^\n]*$", re.MULTILINE)
+_CLI_FLAG = re.compile(r"(?<!\S)--([A-Za-z][\w.-]*)(?:=|\s+)(?!--)([^\s]+)")
+
+
+def _cli_facts(art: TextArtifact, fx: _Facts, text: str) -> None:
+    """Flags of launch commands found in a log's head (values as the shell passed them)."""
+    for m in list(_CLI_LINE.finditer(text))[:20]:
+        line = art.line_of(m.start())
+        for f in _CLI_FLAG.finditer(m.group(0)):
+            fx.key_value(f.group(1), _scalar(f.group(2)), line)
 
 
 def _call_repr(art: TextArtifact, fx: _Facts, text: str, off: int) -> None:
@@ -574,7 +627,8 @@ _WARMUP_SCHED = re.compile(r"warmup|linear|cosine|onecycle|noam|inverse_sqrt|pol
 
 
 def config_signals(run: Run) -> list[Signal]:
-    """config:fp16, config:no_grad_clip, config:warmup_zero from run.facts (extract_facts first)."""
+    """Config signals from run.facts (extract_facts first): precision, clipping, warm-up, and the
+    optimiser and batch settings that are off by themselves (see _optimizer_signals, _batch_signals)."""
     facts = run.facts
     by: dict[str, list[Fact]] = {}
     for f in facts:
@@ -626,4 +680,115 @@ def config_signals(run: Run) -> list[Signal]:
             (opt is None or "adam" in str(opt.value) or "lamb" in str(opt.value) or "lion" in str(opt.value)):
         out.append(Signal("config:warmup_zero", 0.3, f"no warm-up with lr {lr.value:g} for a transformer ({lr.source}:{lr.line})",
                           [_ev(lr, f"lr {lr.value:g} and no warm-up setting")], {"warmup": None, "lr": lr.value}))
+    out += _optimizer_signals(by)
+    out += _batch_signals(run, by)
     return out
+
+
+# Weight decay. Coupled L2 (SGD, Adam, RMSprop) is normally 1e-5..5e-4 (torchvision ImageNet recipes
+# 1e-4..5e-4); 0.1 and above pins the weights near 0. Decoupled decay (AdamW, LAMB, Lion, Adafactor)
+# is normally 0.01..0.1 (BERT/GPT recipes); 1.0 and above is off by an order of magnitude.
+WD_HIGH_COUPLED = 0.1
+WD_HIGH_DECOUPLED = 1.0
+_DECOUPLED = ("adamw", "lamb", "lion", "adafactor", "fusedlamb", "pagedadamw")
+# Adam's epsilon defaults to 1e-8 (torch) / 1e-7 (Keras); 1e-6..1e-5 is used for fp16. At >= 1e-3 it
+# starts to dominate sqrt(v) for typical gradients and the step shrinks toward lr * g / eps.
+EPS_LARGE = 1e-3
+EPS_HUGE = 0.1
+# A per-step batch at or below this is "tiny": per-batch gradient and batch-norm statistics are noise.
+BATCH_TINY = 4
+# ...unless gradient accumulation brings the optimizer's batch up to at least this.
+BATCH_ACCUMULATED_OK = 16
+
+
+def _last_number(facts: list[Fact]) -> Fact | None:
+    return next((f for f in reversed(facts) if isinstance(f.value, (int, float)) and not isinstance(f.value, bool)), None)
+
+
+def _optimizer_signals(by: dict[str, list[Fact]]) -> list[Signal]:
+    """Optimizer settings other than the lr that are off by themselves: weight decay, momentum, betas, eps."""
+    out: list[Signal] = []
+    opt_f = next((f for f in reversed(by.get("optimizer", [])) if f.value), None)
+    opt = str(opt_f.value).lower() if opt_f is not None else ""
+    adam_like = not opt or "adam" in opt or opt in ("lamb", "fusedlamb", "radam", "nadam", "adamax")
+
+    wd = _last_number(by.get("weight_decay", []))
+    if wd is not None and wd.value > 0:
+        decoupled = not opt or opt.startswith(_DECOUPLED)
+        high = WD_HIGH_DECOUPLED if decoupled else WD_HIGH_COUPLED
+        if wd.value >= high:
+            times = wd.value / high
+            out.append(Signal("config:weight_decay_high", min(0.9, 0.5 + 0.15 * math.log10(times) * 3),
+                              f"weight decay {wd.value:g} for {opt or 'the optimizer'} ({wd.source}:{wd.line}); "
+                              f"above ~{high:g} it pulls the weights toward 0 faster than the loss can move them",
+                              [_ev(wd, f"weight_decay = {wd.value:g}")], {"weight_decay": wd.value, "optimizer": opt}))
+
+    moms = [f for f in by.get("momentum", []) if isinstance(f.value, (int, float)) and not isinstance(f.value, bool)]
+    if moms and (not opt or "sgd" in opt or "rmsprop" in opt or "momentum" in opt):
+        set_ = [f for f in moms if not (f.source.endswith(".py") and f.value == 0.0 and "momentum" not in (f.quote or ""))]
+        implicit = [f for f in moms if f not in set_]
+        bad = next((f for f in set_ if f.value >= 1.0 or f.value < 0), None)
+        if bad is not None:
+            out.append(Signal("config:momentum_odd", 0.8, f"momentum {bad.value:g} ({bad.source}:{bad.line}) is outside "
+                              f"[0, 1): every step adds more than the last", [_ev(bad, f"momentum = {bad.value:g}")],
+                              {"momentum": bad.value, "detail": "out_of_range"}))
+        elif implicit and any(f.value > 0 for f in set_):
+            want = next(f for f in set_ if f.value > 0)
+            f = implicit[-1]
+            out.append(Signal("config:momentum_odd", 0.7,
+                              f"momentum {want.value:g} is set in {want.source}:{want.line} but the {opt or 'SGD'} call at "
+                              f"{f.source}:{f.line} does not pass it (torch's default is 0: no momentum)",
+                              [_ev(want, f"momentum = {want.value:g} configured"), _ev(f, "the optimizer is built without momentum")],
+                              {"momentum": 0.0, "configured": want.value, "detail": "not_passed"}))
+        elif set_ and all(f.value == 0 for f in set_):
+            f = set_[-1]
+            out.append(Signal("config:momentum_odd", 0.3, f"{opt or 'SGD'} with momentum 0 ({f.source}:{f.line}); "
+                              f"SGD recipes use 0.9", [_ev(f, "momentum = 0")], {"momentum": 0.0, "detail": "zero"}))
+
+    b1, b2 = _last_number(by.get("beta1", [])), _last_number(by.get("beta2", []))
+    if adam_like and (b1 is not None or b2 is not None):
+        v1 = b1.value if b1 is not None else 0.9
+        v2 = b2.value if b2 is not None else 0.999
+        why, strength = None, 0.0
+        if not (0 <= v1 < 1 and 0 <= v2 < 1):
+            why, strength = "a beta outside [0, 1)", 0.8
+        elif v2 < v1:
+            why, strength = "beta2 below beta1 (swapped?)", 0.6
+        elif v2 < 0.9 and v1 >= 0.5:
+            why, strength = "beta2 below 0.9: the second-moment estimate follows single batches", 0.4
+        if why:
+            f = b2 if b2 is not None else b1
+            out.append(Signal("config:betas_odd", strength, f"Adam betas ({v1:g}, {v2:g}): {why} ({f.source}:{f.line})",
+                              [_ev(f, f"betas = ({v1:g}, {v2:g})")], {"beta1": v1, "beta2": v2}))
+
+    eps = _last_number(by.get("eps", []))
+    if eps is not None and adam_like and eps.value >= EPS_LARGE:
+        s = 0.8 if eps.value >= EPS_HUGE else 0.45
+        out.append(Signal("config:eps_large", s, f"optimizer eps {eps.value:g} ({eps.source}:{eps.line}); the default is "
+                          f"1e-8, and at this size it swamps sqrt(v) so steps shrink to ~lr*g/eps",
+                          [_ev(eps, f"eps = {eps.value:g}")], {"eps": eps.value, "optimizer": opt}))
+    return out
+
+
+_BATCHNORM = re.compile(r"\bBatchNorm[123]d\b|\bSyncBatchNorm\b|\bbatch_norm\(")
+
+
+def _batch_signals(run: Run, by: dict[str, list[Fact]]) -> list[Signal]:
+    """config:batch_size_tiny: every training batch-size fact is <= BATCH_TINY (and accumulation does not make up for it)."""
+    sizes = [f for f in by.get("batch_size", []) if isinstance(f.value, int) and f.value > 0]
+    # Code also holds eval loaders (DataLoader(val_ds, batch_size=256)): config and logs say what training used.
+    sizes = [f for f in sizes if not f.source.endswith(".py")] or sizes
+    if not sizes or max(f.value for f in sizes) > BATCH_TINY:
+        return []
+    accum = _last_number(by.get("grad_accum", []))
+    total = _last_number(by.get("global_batch_size", []))
+    bs = min(f.value for f in sizes)
+    if (accum is not None and bs * max(1, int(accum.value)) >= BATCH_ACCUMULATED_OK) or \
+            (total is not None and total.value >= BATCH_ACCUMULATED_OK):
+        return []
+    f = next(f for f in sizes if f.value == bs)
+    bn = next((t for t in run.texts if t.kind == "code" and _BATCHNORM.search(t.text)), None)
+    strength = {1: 0.7, 2: 0.6}.get(bs, 0.45) + (0.15 if bn is not None else 0.0)
+    txt = f"batch size {bs} ({f.source}:{f.line})" + (f" with batch norm in {bn.path}" if bn is not None else "")
+    return [Signal("config:batch_size_tiny", min(0.9, strength), txt, [_ev(f, f"batch_size = {bs}")],
+                   {"batch_size": bs, "batchnorm": bn is not None})]

@@ -1,17 +1,20 @@
 """Curve analyzers: metric series in, typed `Signal`s out. Vectorised numpy only.
 
-`curve_signals(run)` looks at loss / val_loss / grad_norm (total and per layer)
-/ lr / loss_scale / timing series and reports the shapes the taxonomy's causes
-leave behind. Thresholds are named below with where they come from.
+`curve_signals(run)` looks at loss / val_loss / accuracy / val_accuracy /
+grad_norm (total and per layer) / lr / loss_scale / timing series and reports
+the shapes the taxonomy's causes leave behind (signals.md lists them).
+Thresholds are named below with where they come from.
 """
 from __future__ import annotations
 
 import math
 import re
+import warnings
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
-from .model import Evidence, Run, Series, Signal, TextArtifact, value_for_json
+from mltdbg.analyzers.model import Evidence, Run, Series, Signal, TextArtifact, value_for_json
 
 # A point is a spike when it sits this many robust sigmas (1.4826*MAD) above
 # its block's median: 6 keeps the false-alarm rate of Gaussian noise ~1e-9.
@@ -27,38 +30,88 @@ NO_LEARNING_DROP = 0.03
 # Adam-family learning rates above this are high for most models (common defaults 1e-4..3e-3).
 ADAM_LR_HIGH = 1e-2
 SGD_LR_HIGH = 1.0
+# Cross-entropy at a standard (fan-in scaled) init sits near ln K. A first loss above
+# max(INIT_LOSS_CHANCE_X * ln K, ln K + INIT_LOSS_CHANCE_PLUS) means logits far from 0 at step 0.
+INIT_LOSS_CHANCE_X = 3.0
+INIT_LOSS_CHANCE_PLUS = 3.0
+# With K unknown: no tokenizer's vocabulary has ln V above 13 (ln 440k), so a cross-entropy
+# (a run that also logs accuracy or perplexity, or an "lm"/"nll"/"ce" loss) starting above it
+# did not start from a standard init.
+INIT_LOSS_ABSOLUTE = 13.0
+# Per-step loss noise: median |step-to-step change| over the median level, second half of the
+# run, >= NOISY_MIN_POINTS points. Batch-16..64 runs in the zoo measure 0.004-0.6; batch 1, 1.6.
+NOISY_LOSS_RATIO = 1.0
+NOISY_MIN_POINTS = 25
+# Input-side layer's grad norm over the output-side layer's (and over the median of the others)
+# at one step. Zoo nets with standardised inputs: <= 3 (sigmoid stacks: 1e-7); raw 0..255 pixels
+# into a conv net: 32x the last layer, 9x the others' median in its first steps.
+FIRST_LAYER_GRAD_PEAK = 20.0
+FIRST_LAYER_GRAD_MEDIAN = 5.0
+# Overfitting needs a validation curve that first improved by at least this share.
+VAL_IMPROVED = 0.03
+# Train accuracy at or below this over the last third, flat, and well above chance is "capped"
+# (wrong labels cap it near 1 - their share until the model memorises them).
+TRAIN_ACC_CAP = 0.92
+TRAIN_ACC_FLAT = 0.05
+# Validation better than training over the later evaluations: accuracy higher by at least
+# VAL_ACC_ABOVE, or train loss / val loss above VAL_LOSS_BELOW_X (healthy zoo runs: 0.3-1.4,
+# from dropout and from train losses averaged over an epoch that was still improving).
+VAL_ACC_ABOVE = 0.10
+VAL_LOSS_BELOW_X = 1.5
+# Validation "near perfect": accuracy >= NEAR_PERFECT_ACC or a loss below NEAR_ZERO_LOSS_SHARE
+# of the chance level (or of the first train loss when K is unknown).
+NEAR_PERFECT_ACC = 0.99
+NEAR_ZERO_LOSS_SHARE = 0.01
 
 
 def curve_signals(run: Run) -> list[Signal]:
     """All curve signals for a run (empty when it has no usable series)."""
     out: list[Signal] = []
-    quote = _Quoter(run)
-    loss = run.metric("loss")
+    quote = Quoter(run)
+    loss = primary(run, "loss")
     if loss is None:
         # A run may only log eval loss (or a single loss under another name): use it.
         loss = run.metric("val_loss")
     if loss is not None and len(loss) >= 3:
-        out += _loss_signals(run, _ordered(loss), quote)
+        out += _loss_signals(run, ordered(loss), quote)
+        out += _huge_start(run, ordered(loss), quote)
     val = run.metric("val_loss")
     if loss is not None and val is not None and val is not loss and len(val) >= 3:
-        out += _train_val(_ordered(loss), _ordered(val), quote)
-    g = run.metric("grad_norm")
+        out += _train_val(run, ordered(loss), ordered(val), quote)
+    out += _val_vs_train(run, quote)
+    out += _accuracy_signals(run, quote)
+    g = primary(run, "grad_norm")
     if g is not None and len(g) >= 3:
-        out += _grad_signals(_ordered(g), quote)
+        out += _grad_signals(ordered(g), quote)
     out += _layer_signals(run, quote)
     lr = run.metric("lr")
-    out += _lr_signals(run, _ordered(lr) if lr is not None else None, quote)
+    out += _lr_signals(run, ordered(lr) if lr is not None else None, quote)
     ls = run.metric("loss_scale")
     if ls is not None and len(ls) >= 3:
-        out += _loss_scale(_ordered(ls), quote)
+        out += _loss_scale(ordered(ls), quote)
     out += _timing(run, quote)
     out += _dead_units(run, quote)
+    if any(x.kind in ("loss_huge_at_start", "train_acc_capped") for x in out):
+        # a fall from a broken start, or a fit capped far below 100 %, is not a healthy curve
+        out = [x for x in out if x.kind != "healthy"]
     return out
 
 
 # ---------------------------------------------------------------- helpers
 
-class _Quoter:
+def primary(run: Run, name: str) -> Series | None:
+    """The series a curve analyzer reads for a name: Run.metric's (the longest), unless it is
+    finite throughout and another series of that name is not (a NaN in one of 5,000 logs, or
+    in one print style's copy of the loss): the one that went non-finite is the one to read."""
+    s = run.metric(name)
+    if s is None or not np.isfinite(s.values).all():
+        return s
+    bad = [x for x in run.series if x.name == name and x is not s and len(x) >= 3
+           and (x.rank in (None, 0) or s.rank not in (None, 0)) and not np.isfinite(x.values).all()]
+    return max(bad, key=len) if bad else s
+
+
+class Quoter:
     """Evidence for a series point, with the artifact's line as quote when it is text."""
 
     def __init__(self, run: Run):
@@ -77,7 +130,7 @@ class _Quoter:
         return e
 
 
-def _ordered(s: Series) -> Series:
+def ordered(s: Series) -> Series:
     """The series in step order (stable, so a restart's repeated steps keep file order)."""
     if len(s) < 2 or np.all(np.diff(s.steps) >= 0):
         return s
@@ -153,7 +206,7 @@ def _seg_median(v: np.ndarray, a: float, b: float) -> float:
 
 # ---------------------------------------------------------------- loss
 
-def _loss_signals(run: Run, s: Series, q: _Quoter) -> list[Signal]:
+def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
     out: list[Signal] = []
     v = s.values
     finite = np.isfinite(v)
@@ -177,14 +230,15 @@ def _loss_signals(run: Run, s: Series, q: _Quoter) -> list[Signal]:
             data["sudden"] = bool(rising < 0.1 and float(np.max(pre[-3:])) < 3 * abs(float(np.median(pre[-max(3, i // 5):]))) + 1e-8)
         else:
             data["sudden"] = True
-        txt = f"{s.name} first non-finite ({value_for_json(v[i])}) at step {int(s.steps[i])}"
-        if i > 0:
-            txt += f", after {_fmt(float(v[i-1]))} at step {int(s.steps[i-1])}"
+        ci, prev = _first_bad_in_time(s, bad, finite)   # the points cited: as written, in order
+        txt = f"{s.name} first non-finite ({value_for_json(v[ci])}) at step {int(s.steps[ci])}"
+        if prev is not None:
+            txt += f", after {_fmt(float(v[prev]))} at step {int(s.steps[prev])}"
         if data.get("rise_before", 0) > 0.1:
             txt += f"; it had risen {data['rise_before']*100:.0f}% above its minimum first"
-        evs = [q.ev(s, i, txt)]
-        if i > 0:
-            evs.append(q.ev(s, i - 1, f"last finite {s.name} before it"))
+        evs = [q.ev(s, ci, txt)]
+        if prev is not None:
+            evs.append(q.ev(s, prev, f"last finite {s.name} before it"))
         out.append(Signal("nonfinite", 1.0, txt, evs, data))
         # The loss ran to ~0 right before it broke: a log/exp of a saturated value (log(0), log(1-1)),
         # not bad data, is the usual cause.
@@ -249,8 +303,10 @@ def _loss_signals(run: Run, s: Series, q: _Quoter) -> list[Signal]:
                                q.ev(s, n - 1, f"{s.name} at the end")],
                               {"step": int(s.steps[j]), "rise_pct": tail_rise * 100, "min_step": int(s.steps[imin])}))
 
-    # Spikes.
+    # Spikes. The high loss of the first steps (a bad init, an unscaled input) is a start, not a spike.
     idx, z, _ = _spikes(pre)
+    keep = idx >= _initial_transient(pre)
+    idx, z = idx[keep], z[keep]
     if len(idx):
         k = int(idx[np.argmax(z)])
         strength = min(1.0, 0.35 + 0.15 * len(idx))
@@ -309,6 +365,7 @@ def _loss_signals(run: Run, s: Series, q: _Quoter) -> list[Signal]:
                               {"amplitude": amp}))
 
 
+    out += _noisy(s, pre, q)
     out += _sawtooth(run, s, pre, q)
     out += _restart(s, q)
     if not len(bad) and rel_drop > 0.3 and not any(x.kind in ("divergence", "oscillation", "plateau", "sawtooth_epoch") for x in out):
@@ -317,6 +374,126 @@ def _loss_signals(run: Run, s: Series, q: _Quoter) -> list[Signal]:
                           [q.ev(s, 0, f"{s.name} at the start"), q.ev(s, n - 1, f"{s.name} at the end")],
                           {"rel_drop": rel_drop}))
     return out
+
+
+# Above this many points _initial_transient compares each point with an estimate of the median
+# of the window after it (the median of block medians, O(n) in all), not with the exact one
+# (O(n) per point: quadratic on a long run that starts high).
+TRANSIENT_EXACT_MAX = 50_000
+
+
+def _first_bad_in_time(s: Series, bad: np.ndarray, finite: np.ndarray) -> tuple[int, int | None]:
+    """The first non-finite point as the run wrote it and the finite point written just before
+    it. In step order unless the steps go back in the artifact's order (a restart: a merged
+    folder of event files), where step order would put the other side's point before it."""
+    i = int(bad[0])
+    if len(s) < 2 or np.all(np.diff(s.locs) >= 0):
+        return i, (i - 1 if i > 0 else None)
+    order = np.argsort(s.locs, kind="stable")
+    rank = np.empty(len(order), np.int64)
+    rank[order] = np.arange(len(order))
+    first = int(bad[np.argmin(rank[bad])])
+    before = order[: rank[first]]
+    before = before[finite[before]]
+    return first, (int(before[-1]) if len(before) else None)
+
+
+def _initial_transient(v: np.ndarray) -> int:
+    """How many leading points are still coming down from a high start: each is more than 1.5x
+    the median of the points that follow it (0 for a run that starts at its usual level)."""
+    n = len(v)
+    w = max(5, n // 20)
+    lim = min(n - 1, max(3, n // 5))
+    if n > TRANSIENT_EXACT_MAX:
+        return _initial_transient_blocks(v, w, lim)
+    i = 0
+    while i < lim:
+        nxt = v[i + 1:i + 1 + w]
+        nxt = nxt[np.isfinite(nxt)]
+        if not len(nxt) or not np.isfinite(v[i]) or v[i] <= 1.5 * abs(float(np.median(nxt))):
+            break
+        i += 1
+    return i
+
+
+def _initial_transient_blocks(v: np.ndarray, w: int, lim: int) -> int:
+    """_initial_transient for a long series: the window median after point i is taken as the
+    median of the medians of the (w // 64)-point blocks that the window covers."""
+    bs = max(1, w // 64)
+    head = v[: lim + 1 + w]
+    nb = len(head) // bs
+    k = max(1, w // bs)
+    if nb < k:
+        return 0
+    with warnings.catch_warnings():             # all-NaN blocks are NaN, and say so
+        warnings.simplefilter("ignore", RuntimeWarning)
+        bmed = np.nanmedian(head[: nb * bs].reshape(nb, bs), axis=1)
+        wmed = np.nanmedian(sliding_window_view(bmed, k), axis=1)      # window starting at block j
+    i = np.arange(lim)
+    j = np.minimum((i + 1 + bs - 1) // bs, len(wmed) - 1)               # first whole block after point i
+    ref = wmed[j]
+    ok = np.isfinite(v[:lim]) & np.isfinite(ref) & (v[:lim] > 1.5 * np.abs(ref))
+    stop = np.flatnonzero(~ok)
+    return int(stop[0]) if stop.size else lim
+
+
+_CE_NAME = re.compile(r"\b(lm|nll|ce|xent|cross.?entropy|ppl|perplexity)\b|lm[ _]loss", re.IGNORECASE)
+
+
+def _huge_start(run: Run, s: Series, q: Quoter) -> list[Signal]:
+    """loss_huge_at_start: the first logged loss far above where a standard init puts it (ln K),
+    or non-finite at the very first point."""
+    v = s.values
+    if len(v) < 4:
+        return []
+    if not np.isfinite(v[0]):
+        txt = f"{s.name} is {value_for_json(v[0])} at the first logged step {int(s.steps[0])}"
+        return [Signal("loss_huge_at_start", 0.8, txt, [q.ev(s, 0, txt)], {"first": value_for_json(v[0]), "nonfinite": True})]
+    first = float(np.max(v[:2][np.isfinite(v[:2])]))
+    i0 = 0 if v[0] >= first else 1
+    later = v[len(v) // 2:]
+    later = later[np.isfinite(later)]
+    chance = _chance_level(run)
+    if chance is not None:
+        bar = max(INIT_LOSS_CHANCE_X * chance, chance + INIT_LOSS_CHANCE_PLUS)
+        ref = f"ln K = {chance:.3f} is where a standard init starts"
+    else:
+        ce = bool(_CE_NAME.search(s.raw_name)) or any(
+            m in run.metric_names() for m in ("accuracy", "val_accuracy", "perplexity", "val_perplexity"))
+        if not ce:
+            return []
+        bar, chance = INIT_LOSS_ABSOLUTE, None
+        ref = f"no vocabulary puts a standard init's cross-entropy above {INIT_LOSS_ABSOLUTE:g}"
+    if first <= bar:
+        return []
+    base = chance if chance is not None else INIT_LOSS_ABSOLUTE / 3
+    strength = min(1.0, 0.5 + 0.25 * math.log10(first / base))
+    end = float(np.median(later)) if len(later) else float("nan")
+    txt = f"{s.name} starts at {_fmt(first)} (step {int(s.steps[i0])}); {ref}"
+    if chance is not None and math.isfinite(end) and end > bar:
+        txt += f"; still {_fmt(end)} in the second half"
+        strength = min(1.0, strength + 0.1)
+    return [Signal("loss_huge_at_start", strength, txt, [q.ev(s, i0, txt)],
+                   {"first": first, "chance": chance, "ratio": first / base, "step": int(s.steps[i0])})]
+
+
+def _noisy(s: Series, pre: np.ndarray, q: Quoter) -> list[Signal]:
+    """loss_noisy: step-to-step changes as large as the loss itself in the second half (a tiny batch)."""
+    half = pre[len(pre) // 2:]
+    half = half[np.isfinite(half)]
+    if len(half) < NOISY_MIN_POINTS:
+        return []
+    level = float(np.median(np.abs(half)))
+    if level <= 0:
+        return []
+    r = float(np.median(np.abs(np.diff(half)))) / level
+    if r < NOISY_LOSS_RATIO:
+        return []
+    k = len(pre) // 2 + int(np.argmax(half))
+    txt = (f"{s.name} jumps by {r:.1f}x its median level ({_fmt(level)}) from one logged step to the next "
+           f"in the second half of the run")
+    return [Signal("loss_noisy", min(1.0, 0.4 + 0.3 * (r - NOISY_LOSS_RATIO)), txt, [q.ev(s, k, txt)],
+                   {"ratio": r, "level": level})]
 
 
 def _num_classes(run: Run) -> int | None:
@@ -333,7 +510,7 @@ def _chance_level(run: Run) -> float | None:
     return math.log(k) if k else None
 
 
-def _sawtooth(run: Run, s: Series, pre: np.ndarray, q: _Quoter) -> list[Signal]:
+def _sawtooth(run: Run, s: Series, pre: np.ndarray, q: Quoter) -> list[Signal]:
     """Epoch-periodic saw-tooth: a strong autocorrelation peak at a period of >= 4 points."""
     n = len(pre)
     if n < 40:
@@ -369,9 +546,9 @@ def _sawtooth(run: Run, s: Series, pre: np.ndarray, q: _Quoter) -> list[Signal]:
     return [Signal("sawtooth_epoch", min(1.0, peak), txt, [q.ev(s, i, txt)], {"period": p})]
 
 
-def _restart(s: Series, q: _Quoter) -> list[Signal]:
+def _restart(s: Series, q: Quoter) -> list[Signal]:
     """Step counter going backwards in file order = a restart; loss jump there = bad resume."""
-    # Series are step-ordered by _ordered; detect in source order via locs.
+    # Series are step-ordered by ordered; detect in source order via locs.
     order = np.argsort(s.locs, kind="stable")
     st = s.steps[order]
     back = np.flatnonzero(np.diff(st) < 0)
@@ -383,7 +560,7 @@ def _restart(s: Series, q: _Quoter) -> list[Signal]:
     return out
 
 
-def resume_jump(s: Series, step: int, q: "_Quoter") -> Signal | None:
+def resume_jump(s: Series, step: int, q: "Quoter") -> Signal | None:
     """Loss jump at a known resume step: mean of a few points after vs before."""
     v = s.values
     k = int(np.searchsorted(s.steps, step))
@@ -399,7 +576,7 @@ def resume_jump(s: Series, step: int, q: "_Quoter") -> Signal | None:
     return None
 
 
-def resume_lr_jump(lr: Series, step: int, q: "_Quoter") -> Signal | None:
+def resume_lr_jump(lr: Series, step: int, q: "Quoter") -> Signal | None:
     """The lr right after a resume step vs right before it: a restarted schedule or a
     fresh optimizer shows up as a jump (here > 1.3x either way within the next 4 points)."""
     v = lr.values
@@ -423,7 +600,7 @@ def resume_lr_jump(lr: Series, step: int, q: "_Quoter") -> Signal | None:
 
 # ---------------------------------------------------------------- train vs val
 
-def _train_val(tr: Series, va: Series, q: _Quoter) -> list[Signal]:
+def _train_val(run: Run, tr: Series, va: Series, q: Quoter) -> list[Signal]:
     v = va.values
     ok = np.isfinite(v)
     if ok.sum() < 3:
@@ -435,13 +612,16 @@ def _train_val(tr: Series, va: Series, q: _Quoter) -> list[Signal]:
     vmin = float(vv[k])
     vend = float(np.median(vv[-max(1, len(vv) // 5):]))
     rise = (vend - vmin) / (abs(vmin) + 1e-8)
-    if imin >= len(v) - 1 or rise < 0.08:
-        return []
-    # Train loss at the val minimum vs at the end (aligned by step).
     t_ok = np.isfinite(tr.values)
     if t_ok.sum() < 3:
         return []
     ts, tv = tr.steps[t_ok], tr.values[t_ok]
+    gap = _val_gap(run, ts, tv, va, vi, vv, q)
+    if gap:
+        return gap
+    if imin >= len(v) - 1 or rise < 0.08:
+        return []
+    # Train loss at the val minimum vs at the end (aligned by step).
     a = int(np.clip(np.searchsorted(ts, va.steps[imin]), 0, len(ts) - 1))
     t_at = float(np.median(tv[max(0, a - 2):a + 3]))
     t_end = float(np.median(tv[-max(1, len(tv) // 10):]))
@@ -456,12 +636,192 @@ def _train_val(tr: Series, va: Series, q: _Quoter) -> list[Signal]:
                    {"step": int(va.steps[imin]), "train_drop": drop, "val_rise": rise})]
 
 
+def _val_gap(run: Run, ts: np.ndarray, tv: np.ndarray, va: Series, vi: np.ndarray, vv: np.ndarray,
+             q: Quoter) -> list[Signal]:
+    """val_gap_from_start: validation never improves on its first evaluation while training learns,
+    and sits near chance (or far above the train loss) from that first evaluation: validation data
+    the model cannot use (another distribution, other preprocessing, unpaired targets), not overfitting."""
+    first = float(vv[0])
+    improved = (first - float(np.min(vv))) / (abs(first) + 1e-8)
+    if improved >= VAL_IMPROVED or va.step_is_index:
+        return []
+    a = int(np.clip(np.searchsorted(ts, va.steps[vi[0]], side="right") - 1, 0, len(ts) - 1))
+    t_first = float(np.median(tv[max(0, a - 2):a + 1]))
+    t_end = float(np.median(tv[-max(1, len(tv) // 10):]))
+    t_start = float(np.median(tv[: max(1, len(tv) // 20)]))
+    if (t_start - t_end) / (abs(t_start) + 1e-8) < 0.2:
+        return []                        # training did not learn either: not a train/val gap
+    chance = _chance_level(run)
+    near_chance = chance is not None and first >= 0.85 * chance
+    wide = t_first < 0.7 * first and chance is None
+    if not (near_chance or wide):
+        return []
+    txt = (f"val_loss is {_fmt(first)} at its first evaluation (step {int(va.steps[vi[0]])}) and never improves"
+           + (f" (chance ln K = {chance:.3f})" if chance is not None else "")
+           + f" while train loss falls to {_fmt(t_end)}")
+    return [Signal("val_gap_from_start", 0.8 if near_chance else 0.6, txt,
+                   [q.ev(va, int(vi[0]), "val_loss at the first evaluation"), q.ev(va, int(vi[-1]), "val_loss at the end")],
+                   {"first_val": first, "train_end": t_end, "chance": chance})]
+
+
+def _epoch_train_level(tr: Series, steps: np.ndarray) -> np.ndarray:
+    """Train metric per evaluation step: the median of the train points since the previous evaluation."""
+    ts, tv = tr.steps, tr.values             # in step order (ordered)
+    out = np.full(len(steps), np.nan)
+    hi = np.searchsorted(ts, steps, side="right")
+    lo = np.r_[0, hi[:-1]]                     # points after the previous evaluation
+    fin = np.isfinite(tv)
+    for i in range(len(steps)):                # one slice per evaluation, never a pass over all points
+        a, b = int(lo[i]), int(hi[i])
+        if a >= b or not fin[a:b].any():
+            a = max(0, b - 3)
+        seg = tv[a:b][fin[a:b]]
+        if len(seg):
+            out[i] = float(np.median(seg))
+    return out
+
+
+def _aligned(tr: Series | None, va: Series | None) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """(val index, train level, val value) over the later half of the evaluations (>= 2), when the
+    two series share a step axis."""
+    if tr is None or va is None or tr is va or len(tr) < 3 or len(va) < 2 or va.step_is_index or tr.step_is_index:
+        return None
+    tr, va = ordered(tr), ordered(va)
+    vi = np.flatnonzero(np.isfinite(va.values))
+    if len(vi) < 2 or va.steps[vi[-1]] < tr.steps[0]:
+        return None
+    t = _epoch_train_level(tr, va.steps[vi])
+    late = slice(len(vi) // 2, None)
+    t, v, idx = t[late], va.values[vi][late], vi[late]
+    ok = np.isfinite(t)
+    if ok.sum() < 1:
+        return None
+    return idx[ok], t[ok], v[ok]
+
+
+def _val_vs_train(run: Run, q: Quoter) -> list[Signal]:
+    """val_above_train (validation better than training late in the run) and val_near_perfect."""
+    out: list[Signal] = []
+    loss, val = run.metric("loss"), run.metric("val_loss")
+    acc, vacc = run.metric("accuracy"), run.metric("val_accuracy")
+    chance = _chance_level(run)
+    best: tuple[float, str, list[Evidence], dict] | None = None
+    al = _aligned(acc, vacc)
+    if al is not None:
+        idx, t, v = al
+        scale = 100.0 if max(float(np.max(t)), float(np.max(v))) > 1.5 else 1.0
+        gap = float(np.median(v - t)) / scale
+        if gap >= VAL_ACC_ABOVE:
+            va = ordered(vacc)
+            txt = (f"validation accuracy {float(np.median(v)) / scale:.3f} vs train accuracy {float(np.median(t)) / scale:.3f} "
+                   f"over the later evaluations (+{gap:.2f})")
+            best = (min(1.0, 0.4 + 2 * gap), txt, [q.ev(va, int(idx[-1]), "val accuracy late")], {"by": "accuracy", "gap": gap})
+    al = _aligned(loss, val)
+    if al is not None:
+        idx, t, v = al
+        r = float(np.median(t / np.maximum(v, 1e-12)))
+        if r >= VAL_LOSS_BELOW_X and float(np.median(v)) > 0:
+            strength = min(0.7, 0.3 + 0.8 * (r - VAL_LOSS_BELOW_X))
+            if best is None or strength > best[0]:
+                va = ordered(val)
+                txt = (f"val_loss {_fmt(float(np.median(v)))} is {r:.1f}x below the train loss "
+                       f"{_fmt(float(np.median(t)))} over the later evaluations")
+                best = (strength, txt, [q.ev(va, int(idx[-1]), "val_loss late")], {"by": "loss", "ratio": r})
+    if best is not None:
+        out.append(Signal("val_above_train", best[0], best[1], best[2], best[3]))
+
+    # Near perfect on validation: accuracy ~1 or a loss near 0 (how close the labels are to the inputs).
+    if vacc is not None and len(vacc) >= 2:
+        va = ordered(vacc)
+        vi = np.flatnonzero(np.isfinite(va.values))
+        if len(vi):
+            vals = va.values[vi]
+            vals = vals / 100.0 if float(np.max(vals)) > 1.5 else vals
+            hit = np.flatnonzero(vals >= NEAR_PERFECT_ACC)
+            if len(hit) and float(np.median(vals[-max(1, len(vals) // 3):])) >= NEAR_PERFECT_ACC:
+                j = int(vi[hit[0]])
+                early = hit[0] <= max(0, len(vals) // 3 - 1)
+                txt = (f"validation accuracy reaches {vals[hit[0]]:.3f} at step {int(va.steps[j])}"
+                       + (" (from the first evaluations)" if early else "") + f" and ends at {vals[-1]:.3f}")
+                out.append(Signal("val_near_perfect", 0.8 if early else 0.6, txt, [q.ev(va, j, txt)],
+                                  {"step": int(va.steps[j]), "early": bool(early), "by": "accuracy"}))
+                return out
+    if val is not None and val is not loss and len(val) >= 2 and loss is not None and len(loss) >= 3:
+        va = ordered(val)
+        vi = np.flatnonzero(np.isfinite(va.values))
+        ref = chance if chance is not None else float(np.nanmax(ordered(loss).values[:3]))
+        if len(vi) and ref and math.isfinite(ref) and ref > 0:
+            vals = va.values[vi]
+            tail = float(np.median(vals[-max(1, len(vals) // 3):]))
+            if tail < NEAR_ZERO_LOSS_SHARE * ref and tail >= 0:
+                hit = np.flatnonzero(vals < NEAR_ZERO_LOSS_SHARE * ref)
+                j = int(vi[hit[0]])
+                early = hit[0] <= max(0, len(vals) // 3 - 1)
+                txt = (f"val_loss falls to {_fmt(float(vals[hit[0]]))} by step {int(va.steps[j])}, under "
+                       f"{NEAR_ZERO_LOSS_SHARE * 100:g}% of " + (f"chance (ln K = {chance:.3f})" if chance else "its start"))
+                out.append(Signal("val_near_perfect", 0.8 if early else 0.6, txt, [q.ev(va, j, txt)],
+                                  {"step": int(va.steps[j]), "early": bool(early), "by": "loss"}))
+    # A training loss of ~1e-6 within the first tenth of the run: too good to be true.
+    if loss is not None and len(loss) >= 10 and not any(x.kind == "val_near_perfect" for x in out):
+        tr = ordered(loss)
+        v = tr.values
+        n10 = max(2, len(v) // 10)
+        head = v[:n10][np.isfinite(v[:n10])]
+        if len(head) and float(np.min(head)) < 1e-6 and float(np.nanmedian(v[n10:])) < 1e-4:
+            j = int(np.nanargmin(v[:n10]))
+            txt = f"{tr.name} is {_fmt(float(v[j]))} already at step {int(tr.steps[j])} and stays near 0"
+            out.append(Signal("val_near_perfect", 0.7, txt, [q.ev(tr, j, txt)],
+                              {"step": int(tr.steps[j]), "early": True, "by": "train_loss"}))
+    return out
+
+
+def _accuracy_signals(run: Run, q: Quoter) -> list[Signal]:
+    """train_acc_capped: train accuracy flat well below 100 % (and well above chance) through the
+    last third, with the train loss flooring far from 0."""
+    acc = run.metric("accuracy")
+    if acc is None or len(acc) < 6:
+        return []
+    a = ordered(acc)
+    fi = np.flatnonzero(np.isfinite(a.values))
+    if len(fi) < 6:
+        return []
+    v = a.values[fi]
+    if float(np.max(v)) > 1.5:
+        v = v / 100.0
+    n = len(v)
+    last3 = float(np.median(v[-max(2, n // 3):]))
+    mid3 = float(np.median(v[n // 3: max(n // 3 + 1, 2 * n // 3)]))
+    k = _num_classes(run)
+    floor_acc = (1.0 / k if k else 0.25) + 0.15
+    # per-batch accuracy is noisy: "flat" allows three standard errors of a third's median
+    sigma = 1.4826 * float(np.median(np.abs(np.diff(v) - np.median(np.diff(v))))) / math.sqrt(2)
+    tol = max(TRAIN_ACC_FLAT, 3 * 1.2533 * sigma / math.sqrt(max(2, n // 3)))
+    if not (floor_acc <= last3 <= TRAIN_ACC_CAP) or last3 - mid3 > tol:
+        return []
+    loss = run.metric("loss")
+    if loss is not None and len(loss) >= 6:
+        lv = ordered(loss).values
+        lv = lv[np.isfinite(lv)]
+        if len(lv) and float(np.median(lv[-max(2, len(lv) // 3):])) < 0.1:
+            return []                     # the loss still reaches ~0: not a capped fit
+    strength = 0.6
+    txt = f"train accuracy stays at {last3:.3f} through the last third of the run (it was {mid3:.3f} in the middle third)"
+    vacc = run.metric("val_accuracy")
+    if vacc is not None and len(vacc):
+        vv = vacc.values[np.isfinite(vacc.values)]
+        vv = vv / 100.0 if len(vv) and float(np.max(vv)) > 1.5 else vv
+        if len(vv) and float(np.median(vv[-max(1, len(vv) // 3):])) >= last3 + VAL_ACC_ABOVE:
+            strength = 0.85
+            txt += f"; validation accuracy is higher ({float(np.median(vv[-max(1, len(vv) // 3):])):.3f})"
+    return [Signal("train_acc_capped", strength, txt, [q.ev(a, int(fi[-1]), "train accuracy at the end")],
+                   {"level": last3, "middle": mid3})]
+
+
 # ---------------------------------------------------------------- gradients
 
-def _grad_signals(g: Series, q: _Quoter) -> list[Signal]:
+def _grad_signals(g: Series, q: Quoter) -> list[Signal]:
     out: list[Signal] = []
     v = g.values
-    n = len(v)
     fin = np.isfinite(v)
     bad = np.flatnonzero(~fin)
     if len(bad):
@@ -501,6 +861,8 @@ def _grad_signals(g: Series, q: _Quoter) -> list[Signal]:
                           [q.ev(g, int(fi[skip]), "grad_norm early"), q.ev(g, int(fi[-1]), "grad_norm at the end")],
                           {"ratio": ratio, "monotonic_share": up}))
     idx, z, base = _spikes(fv)
+    keep = idx >= _initial_transient(fv)
+    idx, z, base = idx[keep], z[keep], base[keep]
     if len(idx):
         w = int(np.argmax(z))
         k = int(idx[w])
@@ -518,7 +880,7 @@ def _layer_key(name: str) -> tuple:
     return tuple(int(x) for x in _NUM.findall(name)) or (10**9,)
 
 
-def _layer_signals(run: Run, q: _Quoter) -> list[Signal]:
+def _layer_signals(run: Run, q: Quoter) -> list[Signal]:
     """Per-layer grad norms: vanishing toward the input (first layer << last layer)."""
     layers = [s for s in run.series if s.name.startswith("grad_norm/") and len(s) >= 2]
     names = sorted({s.name for s in layers}, key=_layer_key)
@@ -529,18 +891,50 @@ def _layer_signals(run: Run, q: _Quoter) -> list[Signal]:
     a = float(np.nanmedian(np.abs(first.values[-max(2, len(first) // 4):])))
     b = float(np.nanmedian(np.abs(last.values[-max(2, len(last) // 4):])))
     out: list[Signal] = []
-    if b > 0 and a / b < 1e-2:
+    if b > 0 and 0 < a and a / b < 1e-2:   # exactly 0 is dead units / no gradient, not a vanishing one
         r = b / max(a, 1e-30)
         txt = f"per-layer grad norm {names[0]} = {_fmt(a)} vs {names[-1]} = {_fmt(b)} ({r:.0e}x smaller toward the input)"
         out.append(Signal("grad_vanish_layers", min(1.0, math.log10(r) / 4), txt,
                           [q.ev(first, len(first) - 1, f"{names[0]} late"), q.ev(last, len(last) - 1, f"{names[-1]} late")],
                           {"ratio": r, "first_layer": names[0], "last_layer": names[-1]}))
+    out += _first_layer_large(run, names, q)
     zeros = [n for n in names if float(np.nanmax(np.abs(run.metric(n).values))) < 1e-12]
     if zeros and len(zeros) >= len(names) // 2:
         s0 = run.metric(zeros[0])
         txt = f"{len(zeros)} of {len(names)} layers have grad norm exactly 0 ({', '.join(zeros[:3])})"
         out.append(Signal("grad_zero", 0.8, txt, [q.ev(s0, 0, txt)], {"share": len(zeros) / len(names)}))
     return out
+
+
+def _first_layer_large(run: Run, names: list[str], q: Quoter) -> list[Signal]:
+    """grad_first_layer_large: the input-side layer's grad norm far above the other layers' (unscaled inputs)."""
+    if len(names) < 3:
+        return []
+    ser = [run.metric(n) for n in names]
+    m = min(len(s) for s in ser)
+    if m < 2:
+        return []
+    mat = np.vstack([np.abs(s.values[:m]) for s in ser])
+    first, others = mat[0], np.median(mat[1:], axis=0)
+    ok = np.isfinite(first) & np.isfinite(others) & (first > 0) & (others > 0)
+    if ok.sum() < 2:
+        return []
+    r = first[ok] / others[ok]
+    r_last = first[ok] / np.maximum(mat[-1][ok], 1e-30)
+    idx = np.flatnonzero(ok)
+    peak_k = int(np.argmax(r_last))
+    peak, peak_med = float(r_last[peak_k]), float(np.max(r))
+    if not ((peak >= FIRST_LAYER_GRAD_PEAK and peak_med >= FIRST_LAYER_GRAD_MEDIAN) or peak_med >= FIRST_LAYER_GRAD_PEAK):
+        return []
+    i = int(idx[peak_k])
+    s0 = ser[0]
+    txt = (f"{names[0]} (input side) has {peak:.0f}x the grad norm of {names[-1]} at step {int(s0.steps[i])} "
+           f"({_fmt(float(first[i]))} vs {_fmt(float(mat[-1][i]))}; up to {peak_med:.0f}x the other layers' median)")
+    dead = float(np.nanmax(first[m // 2:])) < 1e-12 if m >= 4 else False
+    if dead:
+        txt += "; it is exactly 0 in the second half (the units it feeds died)"
+    return [Signal("grad_first_layer_large", min(1.0, math.log10(max(peak, 1.0)) / 2 + (0.15 if dead else 0.0)), txt,
+                   [q.ev(s0, i, txt)], {"ratio": peak, "median_ratio": peak_med, "layer": names[0], "died": dead})]
 
 
 # ---------------------------------------------------------------- lr
@@ -550,7 +944,7 @@ def _optimizer(run: Run) -> str:
     return str(f.value).lower() if f is not None and f.value else ""
 
 
-def _lr_signals(run: Run, lr: Series | None, q: _Quoter) -> list[Signal]:
+def _lr_signals(run: Run, lr: Series | None, q: Quoter) -> list[Signal]:
     out: list[Signal] = []
     opt = _optimizer(run)
     sgd = "sgd" in opt or "momentum" in opt
@@ -562,7 +956,7 @@ def _lr_signals(run: Run, lr: Series | None, q: _Quoter) -> list[Signal]:
             fv, fi = v[fin], np.flatnonzero(fin)
             peak = float(np.max(fv))
             k = int(fi[np.argmax(fv)])
-            if peak > high and (opt or peak >= 10 * high):
+            if (peak > high or (sgd and peak >= SGD_LR_HIGH)) and (opt or peak >= 10 * high):
                 txt = f"lr reaches {_fmt(peak)} ({opt or 'optimizer unknown'}; above ~{_fmt(high)} is high)"
                 out.append(Signal("lr_high", min(1.0, 0.4 + 0.3 * math.log10(peak / high + 1)), txt, [q.ev(lr, k, txt)], {"lr": peak}))
             low = _lr_lowness(peak, sgd)
@@ -602,7 +996,7 @@ def _lr_signals(run: Run, lr: Series | None, q: _Quoter) -> list[Signal]:
             val = None
         if val is not None and f is not None:
             ev = Evidence(text=f"configured lr = {f.value}", source=f.source, line=f.line, quote=f.quote)
-            if val > high and opt:
+            if (val > high or (sgd and val >= SGD_LR_HIGH)) and opt:
                 out.append(Signal("lr_high", min(1.0, 0.4 + 0.3 * math.log10(val / high + 1)),
                                   f"configured lr {f.value} for {opt} is high (above ~{_fmt(high)})", [ev], {"lr": val}))
             low = _lr_lowness(val, sgd)
@@ -625,7 +1019,7 @@ def _lr_lowness(lr: float, sgd: bool) -> float:
 
 # ---------------------------------------------------------------- amp, timing, activations
 
-def _loss_scale(s: Series, q: _Quoter) -> list[Signal]:
+def _loss_scale(s: Series, q: Quoter) -> list[Signal]:
     v = s.values
     fv = v[np.isfinite(v) & (v > 0)]
     if len(fv) < 3:
@@ -641,7 +1035,7 @@ def _loss_scale(s: Series, q: _Quoter) -> list[Signal]:
     return []
 
 
-def _timing(run: Run, q: _Quoter) -> list[Signal]:
+def _timing(run: Run, q: Quoter) -> list[Signal]:
     d = run.metric("data_time")
     t = run.metric("step_time")
     if d is None or t is None or len(d) < 3 or len(t) < 3:
@@ -657,7 +1051,7 @@ def _timing(run: Run, q: _Quoter) -> list[Signal]:
     return []
 
 
-def _dead_units(run: Run, q: _Quoter) -> list[Signal]:
+def _dead_units(run: Run, q: Quoter) -> list[Signal]:
     out = []
     for s in run.series:
         n = s.name

@@ -9,31 +9,44 @@ A reader is a module with:
     sniff(path: Path, head: bytes) -> bool
     read(path: Path, rel: str, run: Run) -> None   # appends to run.series/texts/...
 Readers must not raise for bad content: they append "rel:line: what" to run.warnings.
+A reader may also have `finish(run) -> None`, called once after every file is read (to merge
+what spans files, e.g. the event files of one TensorBoard folder).
 Anything they raise anyway is caught here and turned into one warning line.
 """
 from __future__ import annotations
 
+import errno
 import gzip
 import os
+import re
 import stat
 from pathlib import Path
 from typing import Iterable
 
-from .model import Run
+from mltdbg.analyzers.model import Run
 
 # Directories that never hold run artifacts and can be huge.
 SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "env", "node_modules", "__pycache__",
              ".mltdbg", ".mypy_cache", ".pytest_cache", ".tox", "site-packages", ".idea", ".ipynb_checkpoints"}
 # Beyond this many files in one ingest we stop and say so (a folder of thousands of files).
 MAX_FILES = 5000
-# Files larger than this are read only by readers that stream (TensorBoard); text over it is cut.
-MAX_TEXT_BYTES = 2 * 1024**3
+# At most this much of one text file is held (after gunzip): the first half and the last half,
+# the middle replaced by its line ends only, so every line keeps its number (a 2 GB log held whole
+# took 4.2 GB RSS once decoded). Readers that stream (TensorBoard) are not bound by it.
+MAX_TEXT_BYTES = 1024**3
+# Runs of NUL bytes this long are holes (a sparse file, the zero padding of its last block, a log padded
+# after a crash), not text: dropped.
+# They hold no line ends, so line numbers do not move.
+NUL_RUN = 256
 HEAD_BYTES = 4096
+# The most a sniffer may read to see a whole header line (a metrics.csv with hundreds of columns).
+WIDE_HEAD_BYTES = 8 * 1024**2
+_CHUNK = 16 * 1024**2
 
 
 def _readers():
     # Imported lazily so a broken optional reader never stops ingest of the others.
-    from .readers import ORDER
+    from mltdbg.analyzers.readers import ORDER  # noqa: PLC0415 - loaded only on this path, keeps the common path light
     return ORDER
 
 
@@ -79,6 +92,14 @@ def ingest(paths: Iterable[str | os.PathLike], root: str | os.PathLike | None = 
                 run.warnings.append(f"{rel}: could not be read as {reader.__name__.rsplit('.', 1)[-1]} ({type(e).__name__}: {e})")
             run.artifacts.append(rel)
             break
+    for reader in readers:   # what spans files (a folder of event files read as one run)
+        fin = getattr(reader, "finish", None)
+        if fin is not None:
+            try:
+                fin(run)
+            except Exception as e:  # noqa: BLE001 - the per-file results stay
+                run.warnings.append(f"(ingest) {reader.__name__.rsplit('.', 1)[-1]}: could not merge files "
+                                    f"({type(e).__name__}: {e})")
     return run
 
 
@@ -135,43 +156,192 @@ def _collect(p: Path, out: list[Path], run: Run, seen: set) -> None:
 
 
 def _head(p: Path) -> bytes:
+    return head_bytes(p, HEAD_BYTES)
+
+
+def head_bytes(p: Path, n: int, lines: int = 0) -> bytes:
+    """The first n bytes of p (gunzipped when it is gzip). lines: stop as soon as that many line
+    ends are in (a sniffer that wants the header and a few rows, however wide the lines)."""
     with open(p, "rb") as f:
-        head = f.read(HEAD_BYTES)
-    if head[:2] == b"\x1f\x8b":
-        with gzip.open(p, "rb") as g:
-            try:
-                head = g.read(HEAD_BYTES)
-            except (OSError, EOFError):
-                pass
-    return head
-
-
-def read_bytes(path: Path) -> bytes:
-    """Whole file, gunzipped when it is gzip (by magic bytes, not by name)."""
-    with open(path, "rb") as f:
-        data = f.read(MAX_TEXT_BYTES)
-    if data[:2] == b"\x1f\x8b":
+        head = f.read(min(n, HEAD_BYTES) if lines else n)
+        gz = head[:2] == b"\x1f\x8b"
+        if gz:
+            f.seek(0)
+            g = gzip.GzipFile(fileobj=f)
+            head = b""
+            src = g
+        else:
+            src = f
         try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError):
-            # a truncated gzip (still being written): keep what decompresses
-            d = gzip.GzipFile(fileobj=__import__("io").BytesIO(data))
-            chunks = []
+            while len(head) < n and (not lines or head.count(b"\n") < lines):
+                b = src.read(min(n - len(head), max(HEAD_BYTES, len(head))))
+                if not b:
+                    break
+                head += b
+                if not lines:
+                    break
+        except (OSError, EOFError):     # a truncated gzip: what decompressed
+            pass
+    return head[:n]
+
+
+class _Held:
+    """A file's bytes as they stream in, at most `cap` held: the head, then a rolling tail; the part
+    between is kept as its line ends only (see MAX_TEXT_BYTES)."""
+
+    def __init__(self, cap: int):
+        self.cap = cap
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.full = False           # the head is complete: new bytes go to the tail
+        self.skipped = 0            # bytes dropped from the middle
+        self.skipped_lines = 0
+        self.nul = 0                # bytes of NUL runs (holes) dropped
+
+    def feed(self, b: bytes) -> None:
+        if b"\x00" * 64 in b:       # cheap test first: most chunks have no NUL run
+            n = len(b)
+            b = _NUL_RUN.sub(b"", b)
+            self.nul += n - len(b)
+        if not self.full:
+            room = self.cap // 2 - len(self.head)
+            self.head += b[:room]
+            b = b[room:]
+            if not b:
+                return
+            self.full = True
+        self.tail += b
+        if len(self.tail) > self.cap // 2 + _CHUNK:      # trim in batches
+            self._trim(len(self.tail) - self.cap // 2)
+
+    def _trim(self, cut: int) -> None:
+        self.skipped_lines += self.tail.count(b"\n", 0, cut)
+        self.skipped += cut
+        del self.tail[:cut]
+
+    def bytes(self) -> bytes:
+        if not self.skipped and not self.full:
+            return bytes(self.head)
+        if len(self.tail) > self.cap // 2:
+            self._trim(len(self.tail) - self.cap // 2)
+        if not self.skipped:
+            return bytes(self.head + self.tail)
+        # cut at line ends on both sides, so the lines kept are whole and keep their numbers
+        h = self.head.rfind(b"\n") + 1
+        t = self.tail.find(b"\n") + 1
+        self.skipped += len(self.head) - h + t
+        self.skipped_lines += self.tail.count(b"\n", 0, t)
+        return b"".join((memoryview(self.head)[:h], b"\n" * self.skipped_lines, memoryview(self.tail)[t:]))
+
+
+_NUL_RUN = re.compile(rb"\x00{%d,}" % NUL_RUN)
+
+
+def read_bytes(path: Path, rel: str | None = None, run: Run | None = None, cap: int = MAX_TEXT_BYTES) -> bytes:
+    """A file's bytes, gunzipped when it is gzip (by magic bytes, not by name), bounded:
+
+    - read up to the size it had when opened (a log still growing is read as it was then);
+    - holes of a sparse file are skipped and NUL runs dropped (no line ends in them);
+    - at most `cap` bytes held: the first and last cap/2, the middle as its line ends only.
+    With rel and run, what was left out is said in one warning on run.
+    """
+    held = _Held(cap)
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        holes = _has_holes(f.fileno(), size)      # (before any buffered read: it moves the file offset)
+        gz = f.read(2) == b"\x1f\x8b"
+        f.seek(0)
+        if gz:
+            g = gzip.GzipFile(fileobj=_Upto(f, size))
             try:
                 while True:
-                    c = d.read(1 << 20)
-                    if not c:
+                    b = g.read(_CHUNK)
+                    if not b:
                         break
-                    chunks.append(c)
-            except (OSError, EOFError):
+                    held.feed(b)
+            except (OSError, EOFError):    # a truncated gzip (still being written): keep what decompresses
                 pass
-            data = b"".join(chunks)
+        elif size <= cap // 2 and not holes:
+            data = f.read(size)            # the usual file: one read, held once
+            if b"\x00" * 64 in data:
+                n = len(data)
+                data = _NUL_RUN.sub(b"", data)
+                held.nul = n - len(data)
+            held.head = None
+        else:
+            got = 0
+            for b in _data_chunks(f, size):
+                got += len(b)
+                held.feed(b)
+            held.nul += size - got          # the holes jumped over
+    if held.head is not None:
+        data = held.bytes()
+    if run is not None and rel is not None and (held.skipped or held.nul > NUL_RUN * 16):
+        bits = []
+        if held.skipped:
+            bits.append(f"{held.skipped / 2**20:,.0f} MB in the middle not read (over the "
+                        f"{cap / 2**20:,.0f} MB held per file; line numbers kept)")
+        if held.nul > NUL_RUN * 16:
+            bits.append(f"{held.nul / 2**20:,.1f} MB of NUL bytes (holes) skipped")
+        run.warnings.append(f"{rel}: " + "; ".join(bits))
     return data
 
 
+class _Upto:
+    """A file object that ends at `size` bytes (the size the file had when it was opened)."""
+
+    def __init__(self, f, size: int):
+        self.f, self.left = f, size
+
+    def read(self, n: int = -1) -> bytes:
+        if self.left <= 0:
+            return b""
+        b = self.f.read(self.left if n is None or n < 0 else min(n, self.left))
+        self.left -= len(b)
+        return b
+
+
+def _has_holes(fd: int, size: int) -> bool:
+    """Whether the file has a hole before size (sparse); False where the OS cannot tell.
+    The offset of fd is put back at 0."""
+    try:
+        return size > 0 and os.lseek(fd, 0, os.SEEK_HOLE) < size
+    except (OSError, AttributeError):
+        return False
+    finally:
+        os.lseek(fd, 0, os.SEEK_SET)
+
+
+def _data_chunks(f, size: int):
+    """The file's bytes up to size, in chunks, jumping over the holes of a sparse file (SEEK_DATA)."""
+    fd, pos = f.fileno(), 0
+    seek_data = getattr(os, "SEEK_DATA", None)
+    while pos < size:
+        start, end = pos, size
+        if seek_data is not None:
+            try:
+                start = os.lseek(fd, pos, seek_data)
+                end = min(os.lseek(fd, start, os.SEEK_HOLE), size)
+            except OSError as e:
+                if e.errno == errno.ENXIO:      # nothing but a hole after pos
+                    return
+                seek_data, start, end = None, pos, size     # no SEEK_DATA on this file system
+        if start >= size:
+            return
+        os.lseek(fd, start, os.SEEK_SET)
+        while start < end:
+            b = os.read(fd, min(_CHUNK, end - start))
+            if not b:
+                return
+            yield b
+            start += len(b)
+        pos = end
+
+
 def read_text(path: Path, rel: str, run: Run) -> str:
-    """Decoded text of a file: UTF-8, bad bytes replaced with a warning naming the first bad line."""
-    data = read_bytes(path)
+    """Decoded text of a file (read_bytes: bounded): UTF-8, bad bytes replaced with a warning naming
+    the first bad line."""
+    data = read_bytes(path, rel, run)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:

@@ -1,9 +1,9 @@
-"""Text analysis: Python tracebacks, crash/warning lines, per-rank line maps.
+"""Detectors over log text: crash, warning and error lines become `log:*` signals.
 
-In:  a `Run` whose `texts` hold logs (kind log/text/traceback).
-Out: `extract_tracebacks(run)` fills `run.tracebacks`;
-     `text_signals(run)` returns `log:*` Signals (vocabulary in signals.md);
-     `rank_lines(art)` maps rank -> 1-based line numbers of `[rankN]`-prefixed lines.
+In:  a `Run` whose `texts` hold logs (kind log/text/traceback) and whose `tracebacks`
+     were filled by analyzers/tracebacks.py (filled here when they were not).
+Out: `text_signals(run)` returns `log:*` Signals (vocabulary in signals.md);
+     `param_imbalance(art)` reads a printed parameter table.
 
 Speed: a log of a million lines is mostly metric lines that hold nothing for
 us. We never loop over lines in Python. Every detector line holds one of the
@@ -11,10 +11,8 @@ literal GATES; a gate costs one C-speed substring scan, and only the lines
 holding a gate (the first `_GATE_CAP` per gate: causes come first) reach the
 detector regexes. On a big log (> 6 MB) all gates scan its head and tail (setup
 warnings, the crash) and CORE_GATES (events that also happen mid-run: errors,
-warnings, NaN, loss scale, resume/checkpoint) scan all of it. Tracebacks are
-found by a literal search and parsed from a window after each header, so no
-line index of the whole log is built. Log text is untrusted: it is matched,
-never evaluated; quotes are capped at 300 chars.
+warnings, NaN, loss scale, resume/checkpoint) scan all of it. Log text is
+untrusted: it is matched, never evaluated; quotes are capped at 300 chars.
 """
 from __future__ import annotations
 
@@ -24,197 +22,10 @@ from functools import lru_cache
 from itertools import islice
 from typing import Callable
 
-import numpy as np
+from mltdbg.analyzers.model import Evidence, Run, Signal, TextArtifact
+from mltdbg.analyzers.tracebacks import LOG_KINDS, extract_tracebacks, line_quote, lines_of_offsets
 
-from .model import Evidence, Frame, Run, Signal, TextArtifact, Traceback
-
-LOG_KINDS = ("log", "text", "traceback")
-QUOTE_MAX = 300
 _GATE_CAP = 5000          # lines per gate handed to detectors (the first ones: causes come first)
-_TB_CAP = 1000            # tracebacks read per artifact
-_TB_MAX_LINES = 3000      # lines looked at per traceback (interleaved ranks included)
-_MSG_MAX_LINES = 40
-_MSG_MAX_CHARS = 4000
-
-# --------------------------------------------------------------------------- prefixes
-
-# Launchers that tag every line with the rank: torchrun (`[rank1]:`), torchrun --tee
-# (`[default1]:`), mpirun --tag-output (`[1,0]<stderr>:`, job,rank).
-_RANK_PREFIX = re.compile(r"\[(?:rank|default|Rank)(\d+)\]:?\s?|\[\d+,(\d+)\]<std(?:out|err)>:\s?")
-
-
-def _rank_of_prefix(s: str) -> tuple[int | None, str]:
-    """(rank, rest of the line) when the line starts with a rank tag, else (None, s)."""
-    m = _RANK_PREFIX.match(s)
-    if not m:
-        return None, s
-    return int(m.group(1) or m.group(2)), s[m.end():]
-
-
-# --------------------------------------------------------------------------- tracebacks
-
-_TB_HEADER = re.compile(r"(?:Original )?Traceback \(most recent call last\):")
-_FILE_LINE = re.compile(r'\s+File "([^"]*)", line (\d+)(?:, in (.*))?\s*$')
-_EXC_LINE = re.compile(r"([A-Za-z_][\w.]*)(?::\s?(.*))?$")
-_CARET = re.compile(r"\s*[~^]+\s*$")
-_CHAIN = re.compile(r"During handling of the above exception, another exception occurred:"
-                    r"|The above exception was the direct cause of the following exception:")
-# A line that starts a new log record ends a multi-line exception message.
-_NEW_RECORD = re.compile(
-    r"\[?\d{4}[-/]\d\d[-/]\d\d[ T_]|\[?\d\d:\d\d:\d\d|[EWIF]\d{4} \d\d:|\[[EWIF] |"
-    r"(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\b|wandb:|\s*\d+%\|"
-    r"|(?:Original )?Traceback \(most|During handling of|The above exception was")
-_WORKER = re.compile(r"in DataLoader worker process (\d+)")
-_SPAWN_PROC = re.compile(r"Process (\d+) terminated with the following error")
-
-
-def _prefix_matcher(prefix: str) -> re.Pattern | None:
-    """A regex for a per-line log prefix like the header's (digits vary line to line)."""
-    if not prefix.strip():
-        return None
-    return re.compile(re.sub(r"\\?\d+", r"\\d+", re.escape(prefix)))
-
-
-_TB_WINDOW = 400_000      # characters read after a header (interleaved ranks included)
-
-
-class _LineStream:
-    """Lines of one traceback, log prefixes stripped, other ranks' lines skipped.
-
-    Works on a window of text after the header, so no line index of the whole
-    (possibly huge) log is needed.
-    """
-
-    def __init__(self, lines: list[str], header_line: int, prefix: str):
-        self.lines = lines            # lines[0] is the header line
-        self.base = header_line
-        self.rank, rest = _rank_of_prefix(prefix)
-        # what is left of the prefix after the rank tag is a log prefix (timestamps...)
-        self.pm = _prefix_matcher(rest)
-        self.i = 0
-
-    def next(self) -> tuple[int, str, str] | None:
-        """(line number, stripped text, raw text) of the next line of this traceback, or None at the end."""
-        while self.i + 1 < len(self.lines):
-            self.i += 1
-            raw = self.lines[self.i].rstrip("\r")
-            s = raw
-            if self.rank is not None:
-                r, rest = _rank_of_prefix(s)
-                if r != self.rank:
-                    continue  # another rank's (or the launcher's) line interleaved
-                s = rest
-            if self.pm is not None:
-                m = self.pm.match(s)
-                if m:
-                    s = s[m.end():]
-            return self.base + self.i, s, raw
-        return None
-
-
-def _parse_one(text: str, off: int, hline: int) -> tuple[Traceback, int] | None:
-    """Parse the traceback whose header starts at offset `off` on line `hline`.
-    Returns it and the offset just after its last line."""
-    ls = text.rfind("\n", 0, off) + 1
-    window = text[ls: ls + _TB_WINDOW]
-    lines = window.split("\n", _TB_MAX_LINES)[:_TB_MAX_LINES]
-    prefix = text[ls:off]
-    st = _LineStream(lines, hline, prefix)
-    frames: list[Frame] = []
-    exc = None
-    while True:
-        nxt = st.next()
-        if nxt is None:
-            break
-        n, s, raw = nxt
-        m = _FILE_LINE.match(s)
-        if m:
-            frames.append(Frame(file=m.group(1), line=int(m.group(2)), func=(m.group(3) or "").strip()))
-            continue
-        if not s.strip() or _CARET.match(s) or s.strip().startswith("[Previous line repeated"):
-            continue
-        if s[:1] in (" ", "\t"):
-            if frames and frames[-1].code is None:
-                frames[-1].code = s.strip()[:QUOTE_MAX]
-            continue
-        if _TB_HEADER.match(s):   # a header with no exception line: the next one takes over
-            return None
-        exc = (n, s, raw)
-        break
-    if exc is None:
-        return None
-    n, s, raw = exc
-    m = _EXC_LINE.match(s.strip())
-    if m and m.group(1).rsplit(".", 1)[-1][:1].isupper():   # exception classes are CapWords
-        exc_type, first = m.group(1), (m.group(2) or "")
-    else:
-        exc_type, first = "", s.strip()
-    msg = [first]
-    size = len(first)
-    last_i = st.i
-    while len(msg) < _MSG_MAX_LINES and size < _MSG_MAX_CHARS:
-        nxt = st.next()
-        if nxt is None:
-            break
-        _, t, _ = nxt
-        if not t.strip() or _NEW_RECORD.match(t):
-            break
-        msg.append(t.rstrip())
-        size += len(t)
-        last_i = st.i
-    end = ls + sum(len(x) + 1 for x in lines[: last_i + 1])
-    tb = Traceback(exc_type=exc_type, message="\n".join(msg).strip("\n"), frames=frames,
-                   source="", line=n, start_line=hline, rank=st.rank, quote=_quote(raw))
-    return tb, end
-
-
-def _tracebacks_in(art: TextArtifact) -> list[Traceback]:
-    text = art.text
-    key = "Traceback (most recent call last):"
-    if key not in text:
-        return []
-    # a literal search (fast); "Original " before it marks a DataLoader worker's traceback
-    offs = [m.start() for m in islice(re.finditer(re.escape(key), text), _TB_CAP)]
-    hlines = _lines_of_offsets(art, offs)
-    out: list[Traceback] = []
-    ends: list[int] = []
-    for off, hline in zip(offs, hlines):
-        is_original = text.startswith("Original ", off - 9)
-        parsed = _parse_one(text, off - 9 if is_original else off, hline)
-        if parsed is None:
-            continue
-        tb, end = parsed
-        tb.source = art.path
-        prev_i = next((i for i in range(len(out) - 1, -1, -1) if out[i].rank == tb.rank), None)
-        if prev_i is not None:
-            prev = out[prev_i]
-            gap = text[ends[prev_i]: off] if 0 <= off - ends[prev_i] < 5000 else ""
-            if is_original:
-                w = _WORKER.search(prev.message)
-                if w:
-                    tb.worker = int(w.group(1))
-                prev.chained_from = tb   # the worker's exception caused the re-raise
-            elif _CHAIN.search(gap):
-                tb.chained_from = prev
-        sp = _SPAWN_PROC.search(text, max(0, off - 300), off)
-        if sp and tb.rank is None:
-            tb.rank = int(sp.group(1))
-        out.append(tb)
-        ends.append(end)
-    return out
-
-
-def extract_tracebacks(run: Run) -> None:
-    """Fill run.tracebacks from every log-like text artifact (in file order). Idempotent."""
-    done = {t.source for t in run.tracebacks}
-    for art in run.texts:
-        if art.kind not in LOG_KINDS or art.path in done:
-            continue
-        try:
-            run.tracebacks.extend(_tracebacks_in(art))
-        except Exception as e:  # never let one odd log stop the analysis
-            run.warnings.append(f"{art.path}: tracebacks not read ({type(e).__name__}: {e})")
-
 
 # --------------------------------------------------------------------------- line detectors
 
@@ -539,18 +350,6 @@ def _collapse_data(value: str) -> dict | None:
 
 # --------------------------------------------------------------------------- candidate lines
 
-def _lines_of_offsets(art: TextArtifact, offs: list[int]) -> list[int]:
-    """1-based line numbers for sorted offsets; uses the cached line index when there is one."""
-    if art._starts is not None or len(offs) > 50_000:
-        return [int(x) for x in art.lines_of(np.asarray(offs, dtype=np.int64))]
-    out, line, pos = [], 1, 0
-    for o in offs:  # few offsets: count newlines between them (one C pass in all)
-        line += art.text.count("\n", pos, o)
-        pos = o
-        out.append(line)
-    return out
-
-
 def _line_text(text: str, off: int) -> tuple[int, str]:
     a = text.rfind("\n", 0, off) + 1
     b = text.find("\n", off)
@@ -611,19 +410,11 @@ def _candidates(art: TextArtifact) -> list[tuple[int, str]]:
     if not starts:
         return []
     offs = sorted(starts)
-    nums = _lines_of_offsets(art, offs)
+    nums = lines_of_offsets(art, offs)
     return [(k, starts[o]) for k, o in zip(nums, offs)]
 
 
 # --------------------------------------------------------------------------- signals
-
-def _quote(line: str, at: int = 0) -> str:
-    """The line itself, or a 300-char window of it around position `at`."""
-    if len(line) <= QUOTE_MAX:
-        return line
-    a = max(0, min(at - 50, len(line) - QUOTE_MAX))
-    return line[a: a + QUOTE_MAX]
-
 
 class _Acc:
     """Collects hits per kind: first occurrence, count, up to 3 evidence lines."""
@@ -689,7 +480,7 @@ def _scan_lines(art: TextArtifact, acc: _Acc) -> None:
                 strength = 0.8
             if d.kind == "log:host_oom" and re.fullmatch(r"\s*Killed\s*", s):
                 strength = 0.8       # bare "Killed": the OOM killer, usually
-            acc.add(d.kind, strength, art.path, n, _quote(s, m.start()), d.words(m), data)
+            acc.add(d.kind, strength, art.path, n, line_quote(s, m.start()), d.words(m), data)
 
 
 _CF_FIELD = re.compile(r"^\s*(rank|exitcode|error_file|traceback|host|time)\s*:\s*(.*?)\s*$", re.M)
@@ -755,14 +546,14 @@ def _launcher_failures(art: TextArtifact, acc: _Acc) -> None:
     if "failed (exitcode:" not in art.text:
         return
     for m in islice(_LAUNCHER_FAIL.finditer(art.text), 50):
-        n = _lines_of_offsets(art, [m.start()])[0]
+        n = lines_of_offsets(art, [m.start()])[0]
         _, s = _line_text(art.text, m.start())
         code = int(m.group(1))
         d = {"exitcode": code, "local_rank": int(m.group(2)), "pid": int(m.group(3))}
-        acc.add("log:child_failed", 1.0, art.path, n, _quote(s, m.start() - (len(s) and 0)),
+        acc.add("log:child_failed", 1.0, art.path, n, line_quote(s, m.start() - (len(s) and 0)),
                 f"torchrun: local rank {d['local_rank']} exited with code {code}", d)
         if code in (-9, 137):
-            acc.add("log:host_oom", 0.8, art.path, n, _quote(s),
+            acc.add("log:host_oom", 0.8, art.path, n, line_quote(s),
                     f"local rank {d['local_rank']} was killed with SIGKILL (exit {code})", {"exitcode": code})
 
 
@@ -861,64 +652,3 @@ def param_imbalance(art: TextArtifact) -> Signal | None:
     ev = Evidence(text=txt, source=art.path, line=line, quote=art.line(line).strip()[:300])
     return Signal("log:param_imbalance", min(1.0, 0.5 + (vocab - VOCAB_SHARE_HIGH) * 2), txt, [ev],
                   {"share": round(vocab, 4), "part": big[0][0]})
-
-
-# --------------------------------------------------------------------------- ranks
-
-_RANK_LINE = re.compile(r"^(?:\[(?:rank|default|Rank)(\d+)\]|\[\d+,(\d+)\]<std(?:out|err)>)", re.M)
-_RANK_TAGS = (b"[rank", b"[default", b"[Rank")
-
-
-def rank_lines(art: TextArtifact) -> dict[int, np.ndarray]:
-    """1-based line numbers per rank for lines tagged `[rankN]`, `[defaultN]` or `[job,N]<stdout>`."""
-    text = art.text
-    if not any(t.decode() in text for t in _RANK_TAGS) and "]<std" not in text:
-        return {}
-    if text.isascii() and "]<std" not in text:
-        return _rank_lines_ascii(art)
-    offs: list[int] = []
-    ranks: list[str] = []
-    for m in _RANK_LINE.finditer(text):
-        offs.append(m.start())
-        ranks.append(m.group(1) or m.group(2))
-    if not offs:
-        return {}
-    lines = art.lines_of(np.asarray(offs, dtype=np.int64))
-    r = np.asarray(ranks, dtype=np.int64)
-    return {int(k): lines[r == k] for k in np.unique(r)}
-
-
-def _rank_lines_ascii(art: TextArtifact) -> dict[int, np.ndarray]:
-    """Vectorised: compare the bytes at every line start with the tags, read up to 5 digits."""
-    buf = np.frombuffer(art.text.encode("ascii"), dtype=np.uint8)
-    if not len(buf):
-        return {}
-    last = len(buf) - 1
-    starts = art.line_starts[: art.n_lines]
-    cand = starts[buf[np.minimum(starts, last)] == ord("[")]
-    found_lines, found_ranks = [], []
-    for tag in _RANK_TAGS:
-        w = len(tag)
-        ok = np.ones(len(cand), dtype=bool)
-        for j in range(w):                      # 1-D gathers only: fast
-            ok &= buf[np.minimum(cand + j, last)] == tag[j]
-        sub = cand[ok]
-        val = np.zeros(len(sub), dtype=np.int64)
-        nd = np.zeros(len(sub), dtype=np.int64)
-        alive = np.ones(len(sub), dtype=bool)
-        for j in range(6):                      # up to 5 digits, read left to right
-            c = buf[np.minimum(sub + w + j, last)].astype(np.int64)
-            alive &= (c >= 48) & (c <= 57) & (j < 5)
-            val = np.where(alive, val * 10 + c - 48, val)
-            nd += alive
-        ok = (nd > 0) & (buf[np.minimum(sub + w + nd, last)] == ord("]"))
-        found_lines.append(sub[ok])
-        found_ranks.append(val[ok])
-    if not found_lines:
-        return {}
-    offs = np.concatenate(found_lines)
-    r = np.concatenate(found_ranks)
-    order = np.argsort(offs, kind="stable")
-    lines = np.searchsorted(starts, offs[order], side="right")
-    r = r[order]
-    return {int(k): lines[r == k] for k in np.unique(r)}

@@ -26,7 +26,7 @@ _ALIASES = {
     "gnorm": "grad_norm", "grad_norm_total": "grad_norm", "global_grad_norm": "grad_norm",
     "grad-norm": "grad_norm", "grads_norm": "grad_norm", "norm": "grad_norm",
     "lr": "lr", "learning_rate": "lr", "learning-rate": "lr", "lr_0": "lr", "lr-adam": "lr",
-    "lr-adamw": "lr", "lr-sgd": "lr", "lr-adam": "lr", "current_lr": "lr", "base_lr": "lr",
+    "lr-adamw": "lr", "lr-sgd": "lr", "current_lr": "lr", "base_lr": "lr",
     "loss_scale": "loss_scale", "scale": "loss_scale", "loss-scale": "loss_scale",
     "grad_scale": "loss_scale", "scaler_scale": "loss_scale", "amp_scale": "loss_scale",
     "throughput": "throughput", "samples_per_second": "throughput", "samples/s": "throughput",

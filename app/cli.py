@@ -7,14 +7,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import textwrap
 from pathlib import Path
 
+from mltdbg.analyzers.common.gitrepo import find_repo_root
+from mltdbg.analyzers.common.sanitize import visible
+
 
 def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
+    from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415 - lazy CLI/TUI import: start-up and --help stay fast
     try:
         return version("mltdbg")
     except PackageNotFoundError:
@@ -47,12 +49,15 @@ def build_parser(with_sessions: bool = True) -> argparse.ArgumentParser:
     d.add_argument("--json", action="store_true", help="print one JSON object (diagnosis.schema.json)")
     d.add_argument("--engine", choices=["auto", "offline", "claude"], default="auto")
     d.add_argument("--context", metavar="FILE.json", help="a context package (task, artifacts, symptoms, constraints)")
+    d.add_argument("--model", metavar="ID", help="Claude model id for this run (default: $MLTDBG_MODEL, then the config)")
     if with_sessions:
-        try:
-            from mltdbg.sessions.cli import add_subparser
-            add_subparser(sub)
-        except ImportError:
-            pass
+        from mltdbg.app.sessions_cli import add_subparser  # noqa: PLC0415 - the sessions core costs ~40 ms at start
+        add_subparser(sub)
+    from mltdbg.app.skill_cli import add_subparser as add_skill_subparser  # noqa: PLC0415 - not needed by diagnose
+    add_skill_subparser(sub)
+    from mltdbg.app import probe_cli  # noqa: PLC0415 - argparse only; the probe machinery loads when it runs
+    probe_cli.add_subparser(sub)
+    probe_cli.add_diagnose_args(d)
     return p
 
 
@@ -68,68 +73,62 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _fail(msg: str) -> int:
-    print(f"mltdbg: error: {msg}", file=sys.stderr)
+    print(visible(f"mltdbg: error: {msg}"), file=sys.stderr)
     return 2
 
 
-def _repo_root(start: Path) -> Path | None:
-    p = start.resolve()
-    if p.is_file():
-        p = p.parent
-    for q in (p, *p.parents):
-        if (q / ".git").exists():
-            return q
-    return None
-
-
 def _diagnose(args) -> int:
-    from mltdbg.playbooks.diagnose import InputError, diagnose
+    from mltdbg.playbooks.diagnose import InputError, diagnose  # noqa: PLC0415 - lazy CLI/TUI import: start-up and --help stay fast
     paths = list(args.paths)
     symptoms = list(args.symptom)
-    task, budget = None, None
+    task, budget_s = None, None
     if args.context:
+        from mltdbg.playbooks.context import ContextError, load_context  # noqa: PLC0415 - only with --context
         try:
-            ctx = json.loads(Path(args.context).read_text("utf-8"))
-            base = Path(args.context).resolve().parent
-            arts = ctx.get("artifacts") or {}
-            for v in arts.values():
-                for x in [v] if isinstance(v, str) else [x for x in v if isinstance(x, str)]:
-                    # paths in a package are relative to the package file when they are not to the cwd
-                    paths.append(x if os.path.lexists(x) or os.path.isabs(x) or not (base / x).exists() else str(base / x))
-            symptoms += [s for s in ctx.get("symptoms") or [] if isinstance(s, str)]
-            task = ctx.get("task") if isinstance(ctx.get("task"), str) else None
-            budget = (ctx.get("constraints") or {}).get("max_analysis_time")
-        except (OSError, ValueError, AttributeError) as e:
-            return _fail(f"{args.context}: not a readable context package ({e})")
+            ctx = load_context(args.context)
+        except ContextError as e:
+            return _fail(str(e))
+        paths += ctx.paths
+        symptoms += ctx.symptoms
+        task = ctx.task
+        budget_s = ctx.time_budget_s if args.engine != "offline" else None
+    paths += args.probe_results
     if not paths:
         return _fail("no PATH given (a run folder or artifact files)")
-    repo = Path(args.repo) if args.repo else _repo_root(Path(paths[0]))
+    repo = Path(args.repo) if args.repo else find_repo_root(paths[0])
     notices: list[str] = []
     config = None
     if args.engine != "offline":
-        from mltdbg.playbooks.userconfig import load_config, parse_duration
+        from mltdbg.playbooks.userconfig import load_config  # noqa: PLC0415 - lazy CLI/TUI import: start-up and --help stay fast
         config = load_config()
+        config.model = args.model or config.model
         for w in config.warnings:
-            print(f"mltdbg: warning: {w}", file=sys.stderr)
-        secs = parse_duration(str(budget)) if budget is not None else None
-        if secs:
-            config.time_budget_s = min(config.time_budget_s, secs)
+            print(visible(f"mltdbg: warning: {w}"), file=sys.stderr)
+        if budget_s:
+            config.time_budget_s = min(config.time_budget_s, budget_s)
     try:
+        lessons = None   # CLAUDE.md only, unless the repo has sessions (importing them costs ~40 ms)
+        if repo is not None and (repo / ".mltdbg" / "sessions").is_dir():
+            from mltdbg.sessions.history import repo_lessons  # noqa: PLC0415 - only for a repo with sessions
+            lessons = repo_lessons(repo)
         d = diagnose(paths, symptoms, args.baseline or None, repo_root=repo, engine=args.engine,
-                     notices=notices, config=config, task=task,
+                     notices=notices, config=config, task=task, lessons=lessons,
                      on_event=_progress if sys.stderr.isatty() and args.engine != "offline" else None)
+        from mltdbg.app.probe_cli import attach_analyses  # noqa: PLC0415 - writes only when a probe result was read
+        attach_analyses(d, repo, notices)
         for n in notices:
-            print(f"mltdbg: {n}", file=sys.stderr)
+            print(visible(f"mltdbg: {n}"), file=sys.stderr)
     except InputError as e:
         return _fail(str(e))
     except KeyboardInterrupt:
         return 130
     except Exception as e:  # noqa: BLE001 - never a traceback for the user
         return _fail(f"internal error while diagnosing: {type(e).__name__}: {e} (please report)")
-    if args.json:
-        print(json.dumps(d.to_json(), indent=2, allow_nan=False))
-    else:
-        print(render_text(d))
+    from mltdbg.analyzers.common.redact import redact, redact_obj  # noqa: PLC0415 - only once a diagnosis is printed
+    if args.json:   # json.dumps escapes every control character (ensure_ascii): nothing raw reaches the terminal
+        print(json.dumps(redact_obj(d.to_json()), indent=2, allow_nan=False))
+    else:           # quotes and file names come from the run: secrets masked, control characters shown
+        print(visible(redact(render_text(d))))
     return 0
 
 
@@ -139,6 +138,8 @@ def _progress(kind: str, data: dict) -> None:
         print(f"  claude: {data['name']} {json.dumps(data.get('input') or {})[:100]}", file=sys.stderr)
     elif kind == "retry":
         print(f"  claude: {data['why']}, retrying in {data['wait_s']:.1f}s", file=sys.stderr)
+    elif kind == "thinking":   # the model's summarized notes between tool calls (plain text, one line)
+        print(visible(f"  claude: ({' '.join(str(data.get('text', '')).split())[:160]})"), file=sys.stderr)
     elif kind == "done":
         u = data.get("usage") or {}
         cost = f", ~${u['cost_usd']:.3f}" if u.get("cost_usd") is not None else ""

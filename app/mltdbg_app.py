@@ -8,16 +8,18 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import sys
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from rich.text import Text
 from textual.app import App
 from textual.binding import Binding
 
-from mltdbg.sessions import Session, SessionError, STEPS
+from mltdbg.analyzers.common.sanitize import visible
+from mltdbg.sessions import STEPS, HypothesisRecord, Session, SessionError
+from mltdbg.sessions.interpreter import UserPython, python_env, user_python
+from mltdbg.sessions.events import ArtifactsChosen, CaptureEdited, SessionEvent, StepChanged
 
 # The recipe's rule: after an hour on one bug, stop, re-read debug.md, reproduce it small.
 RESET_AFTER_S = 3600
@@ -37,6 +39,7 @@ class Options:
     name: str | None = None
     command: str | None = None         # the failing command, prefilled in the capture form
     env: dict[str, str] = field(default_factory=dict)   # extra environment for checks (the demo's python)
+    python: str | None = None          # --python: the interpreter the user's code runs with
 
 
 class MltdbgApp(App):
@@ -67,31 +70,50 @@ class MltdbgApp(App):
         self.warnings: list[str] = []       # ingest warnings of the last diagnosis
         self.stale = False                  # a verdict came in: diagnose again on the hypotheses screen
 
+    # ----- the user's interpreter --------------------------------------------------------------
+    def user_python(self) -> UserPython:
+        """The interpreter checks, captures and verification run `python` with (sessions.interpreter)."""
+        st = self.session.state if self.session else None
+        try:
+            return user_python(self.options.python, st.capture.get("command") if st else self.options.command,
+                               cwd=self.root)
+        except ValueError:
+            return user_python(None, None, cwd=self.root)
+
+    def check_env(self) -> dict[str, str]:
+        """Extra environment for every command the user's code runs in: `python` is user_python()."""
+        if self.session is None:
+            return dict(self.options.env)
+        try:
+            return {**self.options.env, **python_env(self.user_python(), self.session.dir / "python-shim")}
+        except OSError:
+            return dict(self.options.env)
+
     # ----- start -------------------------------------------------------------------------------
     def on_mount(self) -> None:
         self.set_interval(1.0, self._tick)
         o = self.options
         if o.replay is not None:
-            from .screens.replay import ReplayScreen
-            from mltdbg.sessions import Replay
+            from mltdbg.app.screens.replay import ReplayScreen  # noqa: PLC0415 - only for --replay
+            from mltdbg.sessions import Replay  # noqa: PLC0415 - only for --replay
             try:
                 self.replay = Replay(o.replay, o.cwd)
             except SessionError as e:
-                self.exit(message=f"mltdbg-tui: cannot replay {o.replay}: {e}")
+                self.exit(message=Text(visible(f"mltdbg-tui: cannot replay {o.replay}: {e}")))
                 return
-            self.title = f"mltdbg · replay · {self._name_of(self.replay.jump(len(self.replay)))}"
+            self.title = visible(f"mltdbg · replay · {self._name_of(self.replay.jump(len(self.replay)))}", keep="")
             self.replay.jump(0)
             self.push_screen(ReplayScreen())
             return
         if self.session is None and o.resume == "":
-            from .dialogs.picker import SessionPicker
+            from mltdbg.app.dialogs.picker import SessionPicker  # noqa: PLC0415 - only for --resume without an id
             self.push_screen(SessionPicker(o.cwd), self._picked)
             return
         if self.session is None:
             try:
                 self.session = self._open_or_create()
             except SessionError as e:
-                self.exit(message=f"mltdbg-tui: {e}")
+                self.exit(message=Text(visible(f"mltdbg-tui: {e}")))
                 return
         self._show_session()
 
@@ -115,15 +137,15 @@ class MltdbgApp(App):
         s = Session.create(o.cwd, name=o.name)
         chosen = [p for p in o.paths if p not in missing]
         if chosen:
-            s.append("artifacts_chosen", {"paths": [str(Path(p).resolve()) for p in chosen], "excluded": []})
+            s.append(ArtifactsChosen(paths=[str(Path(p).resolve()) for p in chosen], excluded=[]))
         if o.command:
-            s.append("capture_edited", {"field": "command", "value": o.command})
+            s.append(CaptureEdited(field="command", value=o.command))
         return s
 
     def _show_session(self) -> None:
         s = self.session
         assert s is not None
-        self.title = f"mltdbg · {self._name_of(s.state)}"
+        self.title = visible(f"mltdbg · {self._name_of(s.state)}", keep="")
         for n in s.notices:
             self.notify(n, title="Session", severity="warning", timeout=8)
         if not s.state.in_repo and not s.readonly and not s.state.diagnoses:
@@ -145,19 +167,20 @@ class MltdbgApp(App):
     def readonly(self) -> bool:
         return self.session is None or self.session.readonly
 
-    def record(self, type: str, payload: dict[str, Any]) -> bool:
-        """Append an event unless the session is read-only (then say so). Returns whether it was written."""
+    def record(self, event: SessionEvent | str, payload: dict[str, Any] | None = None) -> bool:
+        """Append an event (typed, or type and payload) unless the session is read-only (then say so).
+        Returns whether it was written."""
         if self.readonly:
             self.notify("read-only session: nothing is recorded or run", severity="warning")
             return False
-        self.session.append(type, payload)
+        self.session.append(event, payload)
         return True
 
-    def goto(self, step: str, record: bool = True, **extra: Any) -> None:
-        """Show the screen of a workflow step; record it as step_changed (with e.g. hypothesis_id)."""
-        from .screens import screen_for
+    def goto(self, step: str, record: bool = True, hypothesis_id: str | None = None) -> None:
+        """Show the screen of a workflow step; record it as step_changed (with the hypothesis it is for)."""
+        from mltdbg.app.screens import screen_for  # noqa: PLC0415 - the screens import this module
         if record and not self.readonly:
-            self.session.append("step_changed", {"step": step, **extra})
+            self.session.append(StepChanged(step=step, hypothesis_id=hypothesis_id))
         screen = screen_for(step)
         if len(self.screen_stack) > 1:
             self.switch_screen(screen)
@@ -166,24 +189,21 @@ class MltdbgApp(App):
         self._tick()
 
     def focus_hypothesis(self) -> str | None:
-        """The hypothesis the user chose last (from step_changed events), else the top one."""
-        if self.session is None:
-            return None
-        for ev in reversed(self.session.events):
-            hid = ev.payload.get("hypothesis_id") if ev.type in ("step_changed", "check_approved", "check_edited",
-                                                                  "check_skipped", "verdict_recorded") else None
-            if isinstance(hid, str) and hid:
-                return hid
-        hs = self.session.state.hypotheses
-        return hs[0].get("id") if hs and isinstance(hs[0], dict) else None
+        """The hypothesis the user chose last, else the top one (SessionState.focused_hypothesis)."""
+        return self.session.state.focused_hypothesis if self.session is not None else None
 
-    def hypothesis(self, hid: str | None) -> dict[str, Any]:
-        """The recorded hypothesis dict for hid (with the playbook's extras where known)."""
+    def hypothesis(self, hid: str | None) -> HypothesisRecord:
+        """The recorded hypothesis for hid (with the playbook's extras), or an empty record for hid."""
         st = self.session.state if self.session else (self.replay.state if self.replay else None)
-        for h in (st.hypotheses if st else []):
-            if isinstance(h, dict) and h.get("id") == hid:
-                return h
-        return {}
+        return (st.hypothesis(hid) if st else None) or HypothesisRecord(id=hid or "")
+
+    def notify(self, message: str, *, title: str = "", severity: str = "information",
+               timeout: float | None = None, markup: bool = False) -> None:
+        """Every toast of the app (screens' and widgets' notify() land here): its text is data (paths,
+        the recorded root, error messages quoting files), so it is shown as text with control characters
+        visible, never as markup, whatever a caller passes. A toast needing style builds it elsewhere."""
+        super().notify(visible(str(message)), title=visible(str(title), keep=""), severity=severity,
+                       timeout=timeout, markup=False)
 
     def notify_once(self, text: str, severity: str = "warning") -> None:
         """A toast shown once per run of the app (engine notices repeat on every diagnosis)."""
@@ -210,18 +230,18 @@ class MltdbgApp(App):
             (" · read-only" if self.session.readonly else "")
         if e >= RESET_AFTER_S and not self._reset_shown and not self.session.readonly:
             self._reset_shown = True
-            from .dialogs.reset import ResetPrompt
+            from mltdbg.app.dialogs.reset import ResetPrompt  # noqa: PLC0415 - shown once, after an hour
             self.push_screen(ResetPrompt(self.session.dir / "debug.md"))
 
     # ----- global actions ----------------------------------------------------------------------
     def action_help(self) -> None:
-        from .dialogs.help import HelpScreen
+        from mltdbg.app.dialogs.help import HelpScreen  # noqa: PLC0415 - loaded when first asked
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.screen))
 
     def on_unmount(self) -> None:
         # Leaving mid-check ends the check's process group; the session log keeps everything.
-        from mltdbg.sessions.checks import cancel_all
+        from mltdbg.sessions.checks import cancel_all  # noqa: PLC0415 - process-group code, needed only on exit
         cancel_all()
         if self.session is not None:
             self.session.close()

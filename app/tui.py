@@ -24,22 +24,32 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--engine", choices=["auto", "offline", "claude"], default="auto")
     p.add_argument("--name", help="a name for the new session")
     p.add_argument("--command", metavar="CMD", help="the failing command (prefilled in the capture form)")
+    p.add_argument("--python", metavar="PATH", help="the interpreter your code runs with (default: the one the command "
+                   "names, else the active virtualenv or conda env, else python on PATH)")
     return p
 
 
 def options_from(args: argparse.Namespace):
     """Options for the app; raises SystemExit with a one-line message for unusable input."""
-    from .mltdbg_app import Options
+    from mltdbg.app.mltdbg_app import Options  # noqa: PLC0415 - textual loads only once the arguments are good
     o = Options(paths=list(args.paths), baseline=list(args.baseline), resume=args.resume, replay=args.replay,
-                demo=args.demo, engine=args.engine, cwd=os.getcwd(), name=args.name, command=args.command)
+                demo=args.demo, engine=args.engine, cwd=os.getcwd(), name=args.name, command=args.command,
+                python=args.python)
+    if o.python:
+        from mltdbg.sessions.interpreter import user_python  # noqa: PLC0415 - only for --python
+        try:
+            o.python = user_python(o.python).path
+        except ValueError as e:
+            raise SystemExit(f"mltdbg-tui: {e}") from None
     missing = [b for b in o.baseline if not os.path.lexists(b)]
     if missing:
         raise SystemExit(f"mltdbg-tui: --baseline {missing[0]}: no such file or directory")
     if o.demo:
-        from mltdbg.sessions.demo import make_demo_repo
+        from mltdbg.sessions.demo import make_demo_repo  # noqa: PLC0415 - only for --demo
         repo = make_demo_repo()
         o.cwd, o.paths, o.name = str(repo), [], o.name or "demo"
         o.command = o.command or "python train.py"
+        o.python = o.python or sys.executable
         # The demo's `python` must be the one mltdbg runs in (it has torch): put it first on PATH.
         os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")
     return o
@@ -52,12 +62,12 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as e:
         print(e, file=sys.stderr)
         return 2
-    from .mltdbg_app import MltdbgApp
+    from mltdbg.app.mltdbg_app import MltdbgApp  # noqa: PLC0415 - see options_from
     app = MltdbgApp(opts)
 
     def hangup(signum, frame):
         # The terminal went away mid-check: end every check's process group; the session log is kept.
-        from mltdbg.sessions.checks import cancel_all
+        from mltdbg.sessions.checks import cancel_all  # noqa: PLC0415 - only on a hangup
         cancel_all()
         app.exit()
     signal.signal(signal.SIGHUP, hangup)

@@ -1,4 +1,5 @@
-"""Time text.py on a 1,000,000-line training log with a few failures in it.
+"""Time the log analyzers (tracebacks.py, log_findings.py, ranks.py) on a 1,000,000-line
+training log with a few failures in it.
 
 Prints seconds for extract_tracebacks + text_signals (and rank_lines on a
 rank-tagged log), for two line styles. Run: .venv/bin/python benchmarks/bench_text.py
@@ -11,7 +12,9 @@ from pathlib import Path
 
 from mltdbg.analyzers.model import Run, TextArtifact
 from mltdbg.analyzers.config import extract_facts
-from mltdbg.analyzers.text import extract_tracebacks, rank_lines, text_signals
+from mltdbg.analyzers.log_findings import text_signals
+from mltdbg.analyzers.ranks import rank_lines
+from mltdbg.analyzers.tracebacks import extract_tracebacks
 
 TAIL = """Traceback (most recent call last):
   File "train.py", line 88, in <module>

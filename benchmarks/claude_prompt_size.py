@@ -18,8 +18,8 @@ import numpy as np
 
 from mltdbg.analyzers.analyze import analyze
 from mltdbg.analyzers.model import Series, TextArtifact
-from mltdbg.playbooks.claude import _submit_tool, build_overview, system_prompt
-from mltdbg.playbooks.claude_tools import ToolBox
+from mltdbg.playbooks.claude import build_overview, submit_tool, system_prompt
+from mltdbg.playbooks.claude.tools import ToolBox
 from mltdbg.playbooks.diagnose import context_for
 from mltdbg.playbooks.engine import OfflineEngine
 from mltdbg.playbooks.userconfig import UserConfig
@@ -60,7 +60,7 @@ def measure(path: Path, show: bool) -> None:
         note = " (log reader not installed: stop-gap parse)"
     off = OfflineEngine().diagnose(ctx)
     sysp = system_prompt()
-    tools = json.dumps(ToolBox.definitions() + [_submit_tool()])
+    tools = json.dumps(ToolBox.definitions() + [submit_tool()])
     ov, sent = build_overview(ctx, off, UserConfig())
     dt = time.perf_counter() - t0
     total = len(sysp) + len(tools) + len(ov)

@@ -31,9 +31,11 @@ def load_cases(split: str = "all") -> list[tuple[Path, dict]]:
     return out
 
 
-def run_case(folder: Path, case: dict):
-    """Diagnose one case the way a user would (paths + symptom + args)."""
-    from mltdbg.playbooks.diagnose import diagnose
+def run_case(folder: Path, case: dict, fn=None):
+    """Diagnose one case the way a user would (paths + symptom + args); `fn` replaces
+    `diagnose` with another function of the same arguments (the weight fit builds contexts)."""
+    from mltdbg.playbooks.diagnose import diagnose  # noqa: PLC0415 - keeps --help fast
+    fn = fn or diagnose
     tmp = None
     args = list(case.get("args") or [])
     paths = [str(folder)]
@@ -64,7 +66,7 @@ def run_case(folder: Path, case: dict):
         if rest:
             paths = [str(folder / a) for a in rest]
         sym = case.get("symptom")
-        return diagnose(paths, [sym] if sym else [], baseline or None, repo_root=repo_root)
+        return fn(paths, [sym] if sym else [], baseline or None, repo_root=repo_root)
     finally:
         if tmp:
             shutil.rmtree(tmp, ignore_errors=True)

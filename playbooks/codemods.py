@@ -4,36 +4,23 @@
         name: add_zero_grad | log_softmax | add_eval | add_grad_clip | halve_lr | remove_softmax_before_ce
         The file comes from the signal's evidence (source relative to run.root); without a signal the
         run's code is checked again (or its `lr` fact read) to find the spot. None when nothing fits.
-    apply_patch(repo_root, patch) / revert_patch(repo_root, patch)
-        Apply / undo exactly that diff: `git apply` in a git work tree, else a strict pure-Python apply
-        that refuses (PatchError) when the context lines do not match.
+
+Patch is the type of mltdbg.analyzers.common.patch; applying or reverting one (apply_patch /
+revert_patch) is that module's job, not this one's.
 """
 from __future__ import annotations
 
 import ast
-import difflib
 import json
 import re
-import subprocess
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..analyzers import code as C
-from ..analyzers.model import Run, Signal, TextArtifact
+from mltdbg.analyzers import code as C
+from mltdbg.analyzers.model import Run, Signal, TextArtifact
+from mltdbg.analyzers.common.patch import Patch, unified_diff
 
 CLIP_NORM = 1.0      # max-norm used by the usual recipes (HF default max_grad_norm, nanoGPT grad_clip)
 NAMES = ("add_zero_grad", "log_softmax", "add_eval", "add_grad_clip", "halve_lr", "remove_softmax_before_ce")
-
-
-@dataclass
-class Patch:
-    diff: str                          # unified diff, a/ b/ paths relative to repo_root
-    files: list[str] = field(default_factory=list)
-    summary: str = ""
-
-
-class PatchError(RuntimeError):
-    """The patch does not apply to the files as they are now."""
 
 
 # ---------------------------------------------------------------- propose
@@ -62,7 +49,7 @@ class _Source:
     @property
     def tree(self) -> ast.Module:
         if self._tree is None:
-            self._tree = ast.parse(self.text)
+            self._tree = C.parse_tree(self.text)   # shared with the checks: read, never modified
         return self._tree
 
     def offset(self, lineno: int, col: int) -> int:
@@ -88,20 +75,6 @@ class _Source:
         if new_text == self.text:
             return None
         return Patch(diff=unified_diff(self.rel, self.text, new_text), files=[self.rel], summary=summary)
-
-
-def unified_diff(rel: str, old: str, new: str) -> str:
-    """A git-style unified diff of one file, with the no-newline-at-end marker when needed."""
-    a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
-    out = [f"diff --git a/{rel} b/{rel}\n"]
-    for line in difflib.unified_diff(a, b, f"a/{rel}", f"b/{rel}", n=3):
-        if line.startswith(("---", "+++")):
-            out.append(line.rstrip("\n") + "\n")
-        elif not line.endswith("\n"):
-            out.append(line + "\n\\ No newline at end of file\n")
-        else:
-            out.append(line)
-    return "".join(out)
 
 
 def _locate(repo_root: Path, run: Run, source: str) -> _Source | None:
@@ -150,7 +123,7 @@ def _stmt_containing(f: C.PyFile, n: ast.AST) -> ast.stmt:
 
 
 def _pyfile(s: _Source) -> C.PyFile:
-    return C.PyFile(TextArtifact(path=s.rel, abspath=s.path, kind="code", text=s.text), s.tree)
+    return C.pyfile_of(TextArtifact(path=s.rel, abspath=s.path, kind="code", text=s.text))   # built once per text
 
 
 def _insert_lines(s: _Source, before_line: int, new_lines: list[str]) -> str:
@@ -316,7 +289,7 @@ def _clip_config(s: _Source) -> Patch | None:
 def _clip_framework(s: _Source) -> Patch | None:
     f = _pyfile(s)
     for c in f.calls:
-        kind = C._framework_of(f, c)
+        kind = C.framework_of(f, c)
         if kind == "hf" and C.last(c) in ("TrainingArguments", "Seq2SeqTrainingArguments", "SFTConfig"):
             v = C.kwarg(c, "max_grad_norm")
             if v is not None and isinstance(C.const(v), (int, float)) and C.const(v) <= 0:
@@ -374,7 +347,7 @@ def _model_of(f: C.PyFile, scope: ast.AST, opt: str | None, b: ast.Call) -> str 
         if f.is_optimizer_ctor(c):
             p = f.parent.get(c)
             if isinstance(p, ast.Assign) and any(C.dotted(t) == opt for t in p.targets):
-                paths = C._param_paths(f, C.arg(c, 0, "params") or c, f.scope_of(c), c.lineno)
+                paths = C.param_paths(f, C.arg(c, 0, "params") or c, f.scope_of(c), c.lineno)
                 if len(set(paths)) == 1:
                     return paths[0]
     loops = f.loops_of(b)
@@ -509,7 +482,7 @@ def _remove_softmax(repo_root: Path, run: Run, signal: Signal | None) -> Patch |
     tree = s.tree
     sm_attrs = set()
     for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
-        sm_attrs |= C._softmax_attrs(cls)
+        sm_attrs |= C.softmax_attrs(cls)
     # the softmax cited last is where the probabilities come from; the CE line may hold it inline
     for line in reversed(lines):
         for n in ast.walk(tree):
@@ -557,120 +530,3 @@ _CODEMODS = {
     "halve_lr": _halve_lr,
     "remove_softmax_before_ce": _remove_softmax,
 }
-
-
-# ---------------------------------------------------------------- apply / revert
-
-def apply_patch(repo_root: Path, patch: Patch) -> None:
-    """Apply exactly `patch` under repo_root; PatchError (nothing changed) when it does not apply."""
-    _apply(Path(repo_root), patch.diff, reverse=False)
-
-
-def revert_patch(repo_root: Path, patch: Patch) -> None:
-    """Undo `patch` (applied earlier) under repo_root; PatchError when the files no longer match it."""
-    _apply(Path(repo_root), patch.diff, reverse=True)
-
-
-def _git_toplevel(root: Path) -> Path | None:
-    try:
-        r = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=root, capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return Path(r.stdout.strip()).resolve() if r.returncode == 0 and r.stdout.strip() else None
-
-
-def _apply(root: Path, diff: str, reverse: bool) -> None:
-    top = _git_toplevel(root)
-    if top is not None and top == root.resolve():
-        args = ["git", "apply", "--whitespace=nowarn"] + (["-R"] if reverse else [])
-        chk = subprocess.run(args + ["--check", "-"], cwd=root, input=diff.encode("utf-8"), capture_output=True)
-        if chk.returncode != 0:
-            raise PatchError(chk.stderr.decode("utf-8", "replace").strip() or "git apply --check failed")
-        r = subprocess.run(args + ["-"], cwd=root, input=diff.encode("utf-8"), capture_output=True)
-        if r.returncode != 0:
-            raise PatchError(r.stderr.decode("utf-8", "replace").strip())
-        return
-    _apply_pure(root, diff, reverse)
-
-
-_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
-
-
-def _parse(diff: str) -> list[tuple[str, list[tuple[int, list[str], list[str]]], bool, bool]]:
-    """Per file: (path, hunks as (old_start, new_start, old_lines, new_lines), old_no_eol, new_no_eol)."""
-    files = []
-    lines = diff.splitlines(keepends=True)
-    i = 0
-    cur = None
-    while i < len(lines):
-        ln = lines[i]
-        if ln.startswith("--- "):
-            path = lines[i + 1][4:].rstrip("\n")
-            path = path[2:] if path.startswith("b/") else path
-            cur = [path, [], False, False]
-            files.append(cur)
-            i += 2
-            continue
-        m = _HUNK.match(ln)
-        if m and cur is not None:
-            old, new, last = [], [], None
-            i += 1
-            while i < len(lines) and not lines[i].startswith(("@@", "diff --git", "--- ")):
-                t = lines[i]
-                if t.startswith("\\"):
-                    if last in ("-", " "):
-                        old[-1] = old[-1].rstrip("\n")
-                        cur[2] = True
-                    if last in ("+", " "):
-                        new[-1] = new[-1].rstrip("\n")
-                        cur[3] = True
-                elif t[:1] == " ":
-                    old.append(t[1:])
-                    new.append(t[1:])
-                elif t[:1] == "-":
-                    old.append(t[1:])
-                elif t[:1] == "+":
-                    new.append(t[1:])
-                last = t[:1]
-                i += 1
-            cur[1].append((int(m.group(1)), int(m.group(3)), old, new))
-            continue
-        i += 1
-    return [tuple(x) for x in files]
-
-
-def _apply_pure(root: Path, diff: str, reverse: bool) -> None:
-    results = {}
-    for path, hunks, _, _ in _parse(diff):
-        p = (root / path)
-        if not p.resolve().is_relative_to(root.resolve()):
-            raise PatchError(f"{path}: outside the repository")
-        try:
-            text = p.read_bytes().decode("utf-8")
-        except (OSError, UnicodeDecodeError) as e:
-            raise PatchError(f"{path}: cannot read ({e})")
-        lines = text.splitlines(keepends=True)
-        shift = 0
-        for old_start, new_start, old, new in hunks:
-            start = old_start
-            if reverse:    # match the new side, put the old side back
-                old, new, start = new, old, new_start
-            at = max(start - 1, 0) + shift if old else start + shift
-            if lines[at: at + len(old)] != old:
-                at = _find_exact(lines, old, start - 1 + shift)
-            if at is None:
-                raise PatchError(f"{path}: hunk at line {start} does not match the file")
-            lines[at: at + len(old)] = new
-            shift += len(new) - len(old)
-        results[p] = "".join(lines)
-    for p, t in results.items():    # write only once every file matched
-        p.write_bytes(t.encode("utf-8"))
-
-
-def _find_exact(lines: list[str], block: list[str], near: int) -> int | None:
-    """Start index of `block` in `lines` closest to `near` (exact match, no fuzz)."""
-    n = len(block)
-    hits = [i for i in range(0, len(lines) - n + 1) if lines[i: i + n] == block]
-    if not hits:
-        return None
-    return min(hits, key=lambda i: abs(i - near))

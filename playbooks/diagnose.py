@@ -11,8 +11,10 @@ from pathlib import Path
 from mltdbg.analyzers.analyze import analyze
 from mltdbg.analyzers.ingest import ingest
 from mltdbg.analyzers.model import Run
+from mltdbg.analyzers.lessons import LESSON_FILE
+from mltdbg.playbooks.recall import lessons_for
 
-from .engine import Diagnosis, DiagnosisContext, OfflineEngine
+from mltdbg.playbooks.engine import Diagnosis, DiagnosisContext, OfflineEngine
 
 
 class InputError(Exception):
@@ -27,35 +29,45 @@ def load(paths: list[str], root: str | os.PathLike | None = None, exclude: list[
 
 
 def context_for(paths: list[str], symptoms: list[str] | None = None, baseline: list[str] | None = None,
-                verdicts: dict[str, str] | None = None, repo_root: Path | None = None) -> DiagnosisContext:
+                verdicts: dict[str, str] | None = None, repo_root: Path | None = None,
+                lessons=None) -> DiagnosisContext:
+    """`lessons`: this repo's lessons (a LessonSet or list, e.g. sessions.history.repo_lessons); None reads
+    CLAUDE.md at repo_root."""
     base = load(baseline) if baseline else None
-    run = load(paths, exclude=baseline)
+    skip = list(baseline or [])
+    if repo_root is not None and (Path(repo_root) / LESSON_FILE).is_file():
+        skip.append(str(Path(repo_root) / LESSON_FILE))   # its lessons are hints (recall.py), never this run's artifacts
+    run = load(paths, exclude=skip)
     signals = analyze(run, base, repo_root)
     if base is not None:
         run.warnings += [f"(baseline) {w}" for w in base.warnings]
+    known, notes = lessons_for(repo_root, lessons)
+    run.warnings += notes
     return DiagnosisContext(run=run, signals=signals, symptoms=list(symptoms or []),
-                            verdicts=dict(verdicts or {}), baseline=base, repo_root=repo_root)
+                            verdicts=dict(verdicts or {}), baseline=base, repo_root=repo_root, lessons=known)
 
 
 def diagnose(paths: list[str], symptoms: list[str] | None = None, baseline: list[str] | None = None,
              verdicts: dict[str, str] | None = None, repo_root: Path | None = None,
              engine: str = "offline", *, notices: list[str] | None = None, on_event=None, cancel=None,
-             config=None, task: str | None = None) -> Diagnosis:
+             config=None, task: str | None = None, debug_md=None, lessons=None) -> Diagnosis:
     """Diagnose the run under `paths`. Raises InputError for unusable input.
 
     engine: "offline", "claude" or "auto" (see claude.select_engine); with Claude the two
     rankings are merged. A line for the user about the engine choice (how to enable Claude)
     is appended to `notices` when given; a Claude run that fell back says so in warnings.
-    on_event/cancel/config/task go to the Claude engine (progress callback, threading.Event,
-    UserConfig, the context package's task).
+    on_event/cancel/config/task/debug_md go to the Claude engine (progress callback, threading.Event,
+    UserConfig, the context package's task, the session's debug.md). The Claude run's record is
+    `d.engine_run` (None offline): the caller keeps it (a session's `claude_ran` event).
+    lessons: see context_for (the caller passes the sessions' lessons; CLAUDE.md is read otherwise).
     """
     t0 = time.perf_counter()
-    ctx = context_for(paths, symptoms, baseline, verdicts, repo_root)
+    ctx = context_for(paths, symptoms, baseline, verdicts, repo_root, lessons)
     if not ctx.run.artifacts:
         raise InputError(f"{paths[0]}: no readable artifacts found" + (f" ({ctx.run.warnings[0]})" if ctx.run.warnings else ""))
     d = OfflineEngine().diagnose(ctx)
     if engine != "offline":
-        from .claude import ClaudeEngine, merge, select_engine
+        from mltdbg.playbooks.claude import ClaudeEngine, merge, select_engine  # noqa: PLC0415 - the Claude engine loads only when asked for
         eng, notice = select_engine(engine, config)
         if notice:
             if notices is not None:
@@ -63,7 +75,7 @@ def diagnose(paths: list[str], symptoms: list[str] | None = None, baseline: list
             if engine == "claude":   # asked for explicitly: the result itself says it is offline
                 d.warnings.insert(0, f"(engine) {notice}")
         if isinstance(eng, ClaudeEngine):
-            eng.task = task
+            eng.task, eng.debug_md = task, debug_md
             d = merge(d, eng.diagnose(ctx, on_event=on_event, cancel=cancel, offline=d))
     attach_patches(d, ctx)
     d.run, d.baseline = ctx.run, ctx.baseline   # so views can plot without reading the artifacts again
@@ -77,7 +89,7 @@ def attach_patches(d: Diagnosis, ctx: DiagnosisContext) -> None:
     if not any(h.codemod for h in d.hypotheses):
         return   # (importing the codemods costs ~20 ms of every diagnosis)
     try:
-        from . import codemods
+        from mltdbg.playbooks import codemods  # noqa: PLC0415 - loaded only on this path, keeps the common path light
     except ImportError:
         return
     for h in d.hypotheses:

@@ -4,36 +4,36 @@ Both engines (offline here, Claude in claude.py) take a `DiagnosisContext` and
 return a `Diagnosis`; `Diagnosis.to_json()` is what `mltdbg diagnose --json`
 prints (contracts/diagnosis.schema.json).
 
-Scoring: each cause's score is log(prior) + sum(weight * signal strength) (+ a
-capped symptom hint, + a verdict bonus); two pseudo-hypotheses compete with
-the causes: "healthy" (the run is fine) and "other" (something no playbook
-explains). Confidences are the softmax of scores / TEMPERATURE, so causes in a
-confusable group share probability until a separating signal decides.
+Scoring (playbooks/scoring.py): each cause's score is log(prior) + the weighted
+signal strengths (playbook weights + learned deltas) + the symptom's weight, which
+grows as the artifacts say less (+ a verdict bonus); two pseudo-hypotheses compete
+with the causes: "healthy" (the run is fine) and "other" (something no playbook
+explains). Confidences are the softmax of scores at the fitted temperature, so causes
+in a confusable group share probability until a separating signal decides.
 """
 from __future__ import annotations
 
 import math
 import re
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from mltdbg.analyzers.model import Evidence, Run, Signal
+from mltdbg.playbooks import recall
+from mltdbg.playbooks.probe_checks import probe_command
+from mltdbg.playbooks import scoring
 
-from . import library
-from .verify import Verifier
+from mltdbg.playbooks import library
+from mltdbg.playbooks.verify import Verifier
 
 # The spec's bar: below this top confidence the status is needs_more_data.
 COMPLETE_AT = 0.8
-# Softmax temperature, fitted on the tune half of the fault zoo (tests/zoo, see evaluate.py).
-TEMPERATURE = 1.0
-# A symptom sentence is a hint: worth at most this much log-odds, never a finding.
-SYMPTOM_BONUS = 1.0
+# A cause that only the symptom (or its failure class) names stays below the bar, however the words read.
+WORDS_ONLY_CAP = 0.6
 # Verdicts of checks the user ran: a confirmed cause is lifted, a denied one dropped.
 CONFIRMED_BONUS = 8.0
-# Pseudo-hypotheses: prior log-odds of "the run is fine" and of "a cause no playbook has".
-HEALTHY_PRIOR = math.log(0.25)
-OTHER_PRIOR = math.log(0.12)
 # Signals that show something failed: they make "healthy" implausible.
 FAILURE_KINDS = ("nonfinite", "divergence", "train_val_divergence", "grad_zero", "loss_at_chance",
                  "grad_growth", "nonfinite_grad", "baseline:val_metric_drop", "plateau", "slow_descent",
@@ -41,11 +41,10 @@ FAILURE_KINDS = ("nonfinite", "divergence", "train_val_divergence", "grad_zero",
                  "log:device_mismatch", "log:dtype_mismatch", "log:nccl_timeout", "log:nccl_error",
                  "log:child_failed", "log:anomaly_nan", "log:nan_input", "log:exception", "log:import_error",
                  "log:collapse_output", "log:var_dof", "log:missing_keys", "dead_units", "loss_jump_at_resume",
-                 "sawtooth_epoch", "grad_vanish_layers", "grad_steady_climb", "log:param_imbalance")
-# Code findings that describe the setup rather than a bug.
-BENIGN_CODE_KINDS = ("code:hf_trainer", "code:lightning", "code:no_grad_clip")
-# A signal this weak does not satisfy a playbook's requires_any.
-MIN_REQUIRED_STRENGTH = 0.15
+                 "sawtooth_epoch", "grad_vanish_layers", "grad_steady_climb", "log:param_imbalance", "ranks:",
+                 "probe:param_imbalance", "probe:grad_", "probe:dead_units", "probe:no_grad_params", "probe:nonfinite",
+                 "probe:cuda_oom", "probe:host_oom", "probe:ckpt_", "probe:data_", "probe:label_out_of_range", "probe:gpu_errors",
+                 "loss_huge_at_start", "train_acc_capped", "val_gap_from_start", "grad_first_layer_large")
 MAX_CAUSES = 5
 MAX_EVIDENCE = 6
 
@@ -69,6 +68,8 @@ class Hypothesis:
     lesson: str = ""
     codemod: str | None = None
     score: float = 0.0
+    lessons: list = field(default_factory=list)              # the repo's lessons that fit (recall.py)
+    confidence_without_lessons: float | None = None          # set when a lesson lifted it
 
     def to_json(self) -> dict[str, Any]:
         d: dict[str, Any] = {"id": self.id, "issue": self.issue, "severity": self.severity,
@@ -94,11 +95,14 @@ class Diagnosis:
     signals: list[Signal] = field(default_factory=list)
     run: Run | None = field(default=None, repr=False)        # what was diagnosed (not in the JSON)
     baseline: Run | None = field(default=None, repr=False)
+    engine_run: Any = field(default=None, repr=False)        # the Claude engine's ClaudeRun record (not in the JSON)
+    analysis_artifacts: dict[str, str] = field(default_factory=dict)   # name -> path of a written analysis (probe reports)
 
     def to_json(self) -> dict[str, Any]:
         return {"status": self.status, "engine": self.engine,
                 "root_causes": [h.to_json() for h in self.hypotheses],
                 "quick_fixes": self.quick_fixes, "needs": self.needs, "warnings": self.warnings,
+                **({"analysis_artifacts": dict(self.analysis_artifacts)} if self.analysis_artifacts else {}),
                 "elapsed_s": round(self.elapsed_s, 3)}
 
     @property
@@ -116,6 +120,7 @@ class DiagnosisContext:
     verdicts: dict[str, str] = field(default_factory=dict)   # cause id -> confirmed|denied|inconclusive
     baseline: Run | None = None
     repo_root: Path | None = None
+    lessons: list | None = None       # this repo's Lesson records (CLAUDE.md, earlier sessions): recall.py
 
 
 class OfflineEngine:
@@ -124,51 +129,40 @@ class OfflineEngine:
     name = "offline"
 
     def diagnose(self, ctx: DiagnosisContext) -> Diagnosis:
-        strongest: dict[str, Signal] = {}
-        for s in ctx.signals:
-            if s.kind not in strongest or s.strength > strongest[s.kind].strength:
-                strongest[s.kind] = s
-        failing = any(k.startswith(FAILURE_KINDS) for k in strongest if strongest[k].strength >= 0.3) or any(
-            (k.startswith("code:") and k not in BENIGN_CODE_KINDS and s.strength >= 0.6) or
-            (k in ("lr_schedule_odd", "loss_scale_drop", "data_time_high") and s.strength >= 0.5)
-            for k, s in strongest.items())
+        feat = scoring.extract(ctx.signals, ctx.symptoms, FAILURE_KINDS)
+        model = scoring.model()
+        books = library.causes()
+        recall_facts, recalled = recall.facts(ctx), {}
         scored: list[tuple[float, library.CausePlaybook, list[tuple[float, Signal]], bool]] = []
-        for pb in library.causes().values():
-            verdict = ctx.verdicts.get(pb.id)
-            if verdict == "denied":
-                continue
-            contrib = [(pb.evidence[k] * s.strength, s) for k, s in strongest.items() if k in pb.evidence]
-            has_req = not pb.requires_any or any(
-                k in strongest and strongest[k].strength >= MIN_REQUIRED_STRENGTH for k in pb.requires_any)
-            sym = pb.symptom_match(ctx.symptoms)
-            if not has_req and not sym and verdict != "confirmed":
-                continue
-            support = sum(c for c, _ in contrib)
-            if not has_req:
-                support = min(support, 0.0)    # symptom-only: artifacts may lower it, never raise it
-            score = math.log(pb.prior) + support + (SYMPTOM_BONUS if sym else 0.0)
-            if verdict == "confirmed":
-                score += CONFIRMED_BONUS
-            scored.append((score, pb, contrib, has_req))
-
-        healthy = strongest.get("healthy")
-        h_score = HEALTHY_PRIOR + (3.0 * healthy.strength if healthy else 0.0) - (4.0 if failing else 0.0)
-        o_score = OTHER_PRIOR
+        for cs in scoring.score_causes(feat, model, ctx.verdicts, CONFIRMED_BONUS):
+            pb = books[cs.cause]
+            recalled[pb.id] = recall.matches_for(ctx, pb, cs.contrib, recall_facts)
+            scored.append((cs.score + recall.bonus_of(recalled[pb.id]), pb, cs.contrib, cs.has_req))
+        h_score, o_score = scoring.pseudo_scores(feat)
+        temperature = model.temperature
         scores = [s for s, *_ in scored] + [h_score, o_score]
         m = max(scores)
-        z = sum(math.exp((s - m) / TEMPERATURE) for s in scores)
+        z = sum(math.exp((s - m) / temperature) for s in scores)
         ranked = sorted(scored, key=lambda t: -t[0])
-        hyps = [self._hypothesis(ctx, pb, contrib, has_req, math.exp((s - m) / TEMPERATURE) / z, s)
+        hyps = [self._hypothesis(ctx, pb, contrib, has_req, math.exp((s - m) / temperature) / z, s)
                 for s, pb, contrib, has_req in ranked[:MAX_CAUSES]]
-        p_healthy = math.exp((h_score - m) / TEMPERATURE) / z
+        p_healthy = math.exp((h_score - m) / temperature) / z
+        failing = feat.failing
+        for h, (_, _, _, has_req) in zip(hyps, ranked):
+            if not has_req:    # the user's words alone order the ranking; they never make it a finding
+                h.confidence = min(h.confidence, WORDS_ONLY_CAP)
+        for h in hyps:
+            recall.annotate(h, recalled.get(h.id, []), recall.bonus_of(recalled.get(h.id, [])), m, z, temperature, MAX_EVIDENCE)
 
         verifier = Verifier(ctx.run)
         for h in hyps:
             verifier.verify(h.evidence)
+            recall.verify(h, ctx)
             # The offline engine only cites what it read; an unverified item is a bug, drop it.
             h.evidence = [e for e in h.evidence if e.verified]
 
         status, needs = self._status(ctx, hyps, p_healthy, failing)
+        status, needs = recall.hold_back(hyps, status, needs, COMPLETE_AT)
         quick = [_first_sentence(h.fix) for h in hyps if h.confidence >= 0.5][:3]
         return Diagnosis(status=status, hypotheses=hyps, quick_fixes=quick, needs=needs,
                          warnings=list(ctx.run.warnings), engine=self.name, signals=ctx.signals)
@@ -190,7 +184,8 @@ class OfflineEngine:
         issue = _fill(pb.issue, {**facts, "top_signal": top}) or f"{pb.title}: {top}"
         if "{top_signal}" not in pb.issue and top not in issue:
             issue = f"{issue} ({top})"
-        cmd = _runnable(ctx, _fill(pb.check_command, facts)) if pb.check_command else None
+        cmd = _runnable(ctx, _fill(pb.check_command, facts, shell=True)) if pb.check_command else None
+        cmd = probe_command(pb.id, ctx) or cmd    # a probe that runs as is, where the run names what it needs
         return Hypothesis(id=pb.id, title=pb.title, issue=issue, severity=pb.severity, confidence=conf,
                           evidence=evidence, check=_fill(pb.check, facts) or pb.check, fix=_fill(pb.fix, facts) or pb.fix,
                           check_command=cmd, needs=list(pb.needs), instrumentation=pb.instrumentation,
@@ -285,11 +280,14 @@ def _runnable(ctx: DiagnosisContext, cmd: str | None) -> str | None:
     return cmd
 
 
-def _fill(template: str | None, values: dict[str, str]) -> str | None:
-    """Fill {name} placeholders; None when one has no value (the caller then omits it)."""
+def _fill(template: str | None, values: dict[str, str], shell: bool = False) -> str | None:
+    """Fill {name} placeholders; None when one has no value (the caller then omits it).
+    shell: the template is a command line, so every value is shell-quoted (shlex.quote): a file
+    named `train;touch X;#.py` stays one argument instead of becoming three commands."""
     if not template:
         return None
     missing = [m for m in _PH.findall(template) if m not in values]
     if missing:
         return None
-    return _PH.sub(lambda m: values[m.group(1)], template).strip()
+    quote = shlex.quote if shell else str
+    return _PH.sub(lambda m: quote(values[m.group(1)]), template).strip()

@@ -5,7 +5,8 @@ Where: `$MLTDBG_CONFIG` (a file path) if set, else `$XDG_CONFIG_HOME/mltdbg/`
 (or `~/.config/mltdbg/`) `config.toml`, or `config.yaml` when only that exists.
 A missing file means the defaults; a bad value is ignored with a warning in
 `UserConfig.warnings`, never an exception. The API key is never stored here:
-it comes from `ANTHROPIC_API_KEY` only.
+it comes from `ANTHROPIC_API_KEY` only. `MLTDBG_MODEL` overrides the model for one
+run (as `mltdbg diagnose --model` does) and is never written back to the file.
 """
 from __future__ import annotations
 
@@ -18,9 +19,13 @@ from typing import Any
 
 import yaml
 
-# A current Sonnet that anthropic 2.14 lists and does not mark deprecated
-# (anthropic/_data/deprecated_models.py); tests/test_claude_config.py checks it.
+# The current Sonnet (platform.claude.com models overview, checked 2026-12-01); the SDK lists it in
+# anthropic.types.ModelParam from 1.9.0 on, and tests/test_claude.py checks that no deprecation warning comes.
 DEFAULT_MODEL = "claude-sonnet-5-5"
+# output_config.effort levels (anthropic.types.OutputConfigParam); None sends none (the model's default).
+EFFORTS = ("low", "medium", "high", "xhigh", "max")
+# thinking.display values (anthropic.types.ThinkingConfigAdaptiveParam).
+THINKING_DISPLAYS = ("summarized", "omitted")
 
 
 @dataclass
@@ -28,7 +33,7 @@ class UserConfig:
     model: str = DEFAULT_MODEL
     time_budget_s: float = 300.0        # the spec's "5 minutes"; the run stops there with partial results
     token_budget: int = 200_000         # input + output tokens over one run
-    max_tokens: int = 8192              # per response
+    max_tokens: int = 16_000            # per response, thinking included; doubled (to the model's cap) after a cut
     consent: bool = False               # the user agreed that redacted excerpts and code may leave the machine
     base_url: str | None = None         # None: the SDK's default or ANTHROPIC_BASE_URL
     stream: bool = True                 # stream responses (progress in the UI)
@@ -36,14 +41,22 @@ class UserConfig:
     retry_base_s: float = 1.0           # backoff: base * 2**attempt (a server's retry-after wins)
     retry_max_s: float = 20.0
     request_timeout_s: float = 120.0
-    max_turns: int = 16                 # tool-use round trips before a final answer is forced
-    price_in_per_mtok: float | None = None    # USD; None: the built-in table for the model family
+    max_turns: int = 16                 # tool-use round trips before the final answer is asked for
+    effort: str | None = None           # low | medium | high | xhigh | max; None: the model's default
+    thinking_display: str = "summarized"   # summarized: the model's notes between tool calls are shown; omitted
+    price_in_per_mtok: float | None = None    # USD per million tokens; None: the built-in table for the model id
     price_out_per_mtok: float | None = None
+    price_cache_write_per_mtok: float | None = None
+    price_cache_read_per_mtok: float | None = None
     path: Path | None = field(default=None, compare=False)
     warnings: list[str] = field(default_factory=list, compare=False)
+    from_env: dict[str, Any] = field(default_factory=dict, compare=False)   # settings taken from the environment
 
 
-_SETTINGS = [f for f in fields(UserConfig) if f.name not in ("path", "warnings")]
+_SETTINGS = [f for f in fields(UserConfig) if f.name not in ("path", "warnings", "from_env")]
+_OPTIONAL = ("base_url", "effort", "price_in_per_mtok", "price_out_per_mtok", "price_cache_write_per_mtok",
+             "price_cache_read_per_mtok")
+_CHOICES = {"effort": EFFORTS, "thinking_display": THINKING_DISPLAYS}
 
 
 def config_path() -> Path:
@@ -98,6 +111,10 @@ def load_config(path: str | os.PathLike | None = None) -> UserConfig:
             cfg.warnings.append(f"{p}: {f.name} = {data[f.name]!r} is not valid, using {getattr(cfg, f.name)!r}")
         else:
             setattr(cfg, f.name, v)
+    model = os.environ.get("MLTDBG_MODEL", "").strip()
+    if model:
+        cfg.from_env["model"] = cfg.model      # the file's value, kept when the config is saved
+        cfg.model = model
     return cfg
 
 
@@ -105,8 +122,10 @@ _BAD = object()
 
 
 def _coerce(name: str, v: Any, default: Any) -> Any:
-    if name in ("base_url", "price_in_per_mtok", "price_out_per_mtok") and v in (None, ""):
+    if name in _OPTIONAL and v in (None, ""):
         return None
+    if name in _CHOICES:
+        return v if v in _CHOICES[name] else _BAD
     if name == "time_budget_s" and isinstance(v, str):
         v = parse_duration(v)
         if v is None:
@@ -123,7 +142,7 @@ def _coerce(name: str, v: Any, default: Any) -> Any:
 
 def parse_duration(s: str) -> float | None:
     """'5 minutes', '90s', '2m', '300' -> seconds (the context package's max_analysis_time)."""
-    import re
+    import re  # noqa: PLC0415 - loaded only on this path, keeps the common path light
     m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(s|sec|secs|seconds?|m|min|mins|minutes?|h|hours?)?\s*", s, re.I)
     if not m:
         return None
@@ -136,7 +155,7 @@ def save_config(cfg: UserConfig, path: str | os.PathLike | None = None) -> Path:
     p = Path(path) if path else (cfg.path or config_path())
     data, _ = _read(p)
     for f in _SETTINGS:
-        v = getattr(cfg, f.name)
+        v = cfg.from_env.get(f.name, getattr(cfg, f.name))
         if v is None:
             data.pop(f.name, None)
         else:
@@ -153,7 +172,7 @@ def save_config(cfg: UserConfig, path: str | os.PathLike | None = None) -> Path:
 
 def _toml(data: dict[str, Any]) -> str:
     """Flat settings as TOML (scalars only; nested tables are written back as they were read)."""
-    import json
+    import json  # noqa: PLC0415 - loaded only on this path, keeps the common path light
     lines = ["# mltdbg settings (see `mltdbg diagnose --help`)"]
     tables = []
     for k, v in data.items():

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from mltdbg.analyzers.common.gitrepo import file_at
 from mltdbg.analyzers.model import Evidence, Run
 
 # The rule: the quoted text must appear within 3 lines of the cited line.
@@ -27,17 +28,12 @@ _WS = re.compile(r"\s+")
 # only that line's neighbours, not the whole file decoded and split.
 _BLOCK = 1 << 20
 _AT_COMMIT = re.compile(r"^(.+)@([0-9a-f]{7,40})$")
+GIT_SHOW_TIMEOUT_S = 20.0   # one `git show` of a file at a commit; a hung git must not hang verification
 
 
-def _git_show(root: Path, sha: str, rel: str) -> list[str] | None:
-    import subprocess
-    if rel.startswith("/") or ".." in Path(rel).parts:
-        return None
-    try:
-        r = subprocess.run(["git", "-C", str(root), "show", f"{sha}:./{rel}"], capture_output=True, timeout=20)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return r.stdout.decode("utf-8", errors="replace").split("\n") if r.returncode == 0 else None
+def _lines_at_commit(root: Path, sha: str, rel: str) -> list[str] | None:
+    text = file_at(root, sha, rel, timeout=GIT_SHOW_TIMEOUT_S)
+    return text.split("\n") if text is not None else None
 
 
 def _norm(s: str) -> str:
@@ -90,7 +86,7 @@ class Verifier:
         root = self.run.root.resolve()
         m = _AT_COMMIT.match(source)
         if m:   # a line as it was in an earlier commit (baseline diffs cite removed lines so)
-            self._lines[source] = _git_show(root, m.group(2), m.group(1))
+            self._lines[source] = _lines_at_commit(root, m.group(2), m.group(1))
             return self._lines[source]
         p = (root / source).resolve()
         try:
@@ -99,7 +95,7 @@ class Verifier:
                 with open(p, "rb") as f:
                     gz = f.read(2) == b"\x1f\x8b"
                 if gz:
-                    from mltdbg.analyzers.ingest import read_bytes
+                    from mltdbg.analyzers.ingest import read_bytes  # noqa: PLC0415 - loaded only on this path, keeps the common path light
                     lines = read_bytes(p).decode("utf-8", errors="replace").split("\n")
                 else:
                     lines = _DiskLines(p)

@@ -7,7 +7,11 @@ PY=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
 .venv/bin/python -m pip install -q torch==2.13.0
-.venv/bin/python -m pip install -q -e .
+# pytest too: the demo's verify step reruns the test the fix adds (`python -m pytest ...`).
+.venv/bin/python -m pip install -q -e . 'pytest>=8,<9'
+# The demo's checks and verify run `python`: make it this environment's interpreter (as if activated).
+export VIRTUAL_ENV="$PWD/.venv"
+export PATH="$VIRTUAL_ENV/bin:$PATH"
 if [ -x .venv/bin/mltdbg-tui ]; then
   exec .venv/bin/mltdbg-tui --demo "$@"
 fi

@@ -12,6 +12,8 @@ import tempfile
 from importlib import resources
 from pathlib import Path
 
+from mltdbg.analyzers.common.gitrepo import init_repo
+
 DEMO_NAME = "demo-classifier"
 _SKIP = {"__pycache__", ".mltdbg", ".git", ".pytest_cache"}
 # A local identity: the demo must commit on a machine where git has none configured.
@@ -28,8 +30,6 @@ def make_demo_repo(dest: str | Path | None = None) -> Path:
 
     dest must not exist or be an empty folder (ValueError otherwise).
     """
-    import git   # GitPython
-
     if dest is None:
         dest = Path(tempfile.mkdtemp(prefix="mltdbg-demo-")) / DEMO_NAME
     dest = Path(dest)
@@ -39,13 +39,7 @@ def make_demo_repo(dest: str | Path | None = None) -> Path:
     if not src.is_dir():
         raise FileNotFoundError("the bundled demo is missing from this installation (mltdbg/app/demo/repo)")
     _copy(src, dest)
-    repo = git.Repo.init(dest)
-    with repo.config_writer() as cw:
-        for key, value in _IDENTITY.items():
-            section, option = key.split(".")
-            cw.set_value(section, option, value)
-    repo.git.add("--all")
-    repo.git.commit("-m", "Demo classifier: training diverges (final loss is not below 0.8)")
+    init_repo(dest, _IDENTITY, "Demo classifier: training diverges (final loss is not below 0.8)")
     return dest
 
 

@@ -16,6 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from mltdbg.analyzers.common.gitrepo import GitError, head_state
+
 PIP_FREEZE_TIMEOUT_S = 20.0
 PIP_FREEZE_MAX_LINES = 1000     # a large env is ~500 packages; beyond that the list is noise
 PROBE_TIMEOUT_S = 5.0
@@ -57,7 +59,7 @@ def _torch_versions(notes: list[str]) -> dict[str, Any]:
             out["hip"] = ns.get("hip")
     except Exception as e:  # noqa: BLE001 - a broken install must not stop a session
         try:
-            from importlib.metadata import version
+            from importlib.metadata import version  # noqa: PLC0415 - loaded only on this path, keeps the common path light
             out["torch"] = version("torch")
         except Exception:  # noqa: BLE001
             pass
@@ -86,7 +88,7 @@ def _pip_freeze(notes: list[str]) -> list[str]:
             raise OSError(r.stderr.strip().splitlines()[-1] if r.stderr.strip() else f"exit {r.returncode}")
     except (OSError, subprocess.TimeoutExpired) as e:
         # No pip in this interpreter (e.g. a uv venv): the installed distributions say the same.
-        from importlib.metadata import distributions
+        from importlib.metadata import distributions  # noqa: PLC0415 - loaded only on this path, keeps the common path light
         notes.append(f"pip freeze unavailable ({e}); listed installed distributions instead")
         lines = sorted({f"{d.metadata['Name']}=={d.version}" for d in distributions() if d.metadata["Name"]})
     if len(lines) > PIP_FREEZE_MAX_LINES:
@@ -97,18 +99,7 @@ def _pip_freeze(notes: list[str]) -> list[str]:
 
 def _git(repo_root: Path, notes: list[str]) -> dict[str, Any] | None:
     try:
-        import git  # GitPython; imported here so a session without git still works
-        repo = git.Repo(repo_root)
-        try:
-            sha = repo.head.commit.hexsha
-        except ValueError:            # no commit yet
-            sha = None
-        try:
-            branch = repo.active_branch.name
-        except TypeError:             # detached HEAD
-            branch = None
-        # dirty = tracked files changed; untracked files (checkpoints, logs) are the norm in ML repos
-        return {"commit": sha, "branch": branch, "dirty": repo.is_dirty(untracked_files=False)}
-    except Exception as e:  # noqa: BLE001 - git missing, broken repo, permissions
+        return head_state(repo_root)
+    except GitError as e:         # git missing, broken repo, permissions
         notes.append(f"git state unavailable: {e}")
         return None

@@ -1,10 +1,10 @@
 """The fix gate: nothing is written to the user's files without a typed confirmation. UI-free.
 
     gate = FixGate(repo, session)
-    gate.propose(patch, source="playbook", hypothesis_id="missing_zero_grad")   # a codemods.Patch
+    gate.propose(patch, source="playbook", hypothesis_id="missing_zero_grad")   # a Patch (analyzers.common.patch)
     gate.apply(None)                         # -> NotConfirmed: nothing written
     token = gate.confirm(typed)              # only when the user typed CONFIRM_WORD ("apply")
-    gate.apply(token)                        # writes exactly the diff (codemods.apply_patch), fix_applied
+    gate.apply(token)                        # writes exactly the diff (patch.apply_patch), fix_applied
     v = gate.verify("python train.py", "python -m pytest -q tests/test_x.py", timeout_s=600)
     if not v.passed: gate.revert()           # undoes exactly what was applied, fix_reverted
     gate.add_test("tests/test_x.py", text)   # a pending write: confirm + apply again (or with the fix)
@@ -19,12 +19,13 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from .checks import CheckResult, CheckRun, DEFAULT_TIMEOUT_S
+from mltdbg.analyzers.common.gitrepo import changed_files, dirty_files, find_repo_root, run_git
+from mltdbg.analyzers.common.patch import Patch, PatchError, applies, apply_patch, revert_patch
+from mltdbg.sessions.checks import DEFAULT_TIMEOUT_S, CheckResult, CheckRun
 
 CONFIRM_WORD = "apply"
 VERIFY_OUTPUT_TAIL = 4000     # characters of each verification's output kept in verification_ran
@@ -72,10 +73,9 @@ class Verification:
     missing_test: bool = False      # no test command was given: say so plainly
 
 
-def patch_from_diff(diff: str, summary: str = "") -> Any:
-    """A codemods.Patch from unified diff text (a hypothesis's `patch`, a Claude proposal): its files are
+def patch_from_diff(diff: str, summary: str = "") -> Patch:
+    """A Patch from unified diff text (a hypothesis's `patch`, a Claude proposal): its files are
     the `+++ b/...` paths (the `--- a/...` path for a deletion)."""
-    from mltdbg.playbooks.codemods import Patch
     files = []
     for old, new in re.findall(r"^--- (\S+)[^\n]*\n\+\+\+ (\S+)", diff, re.M):
         path = new if new != "/dev/null" else old
@@ -89,8 +89,13 @@ def patch_from_diff(diff: str, summary: str = "") -> Any:
 
 def fill_template(template: str, values: dict[str, str]) -> str:
     """A playbook's test_template with its `{name}` placeholders filled; other braces (f-strings,
-    dict literals) are left alone, and placeholders without a value stay as they are."""
-    return re.sub(r"\{(\w+)\}", lambda m: str(values[m.group(1)]) if m.group(1) in values else m.group(0), template)
+    dict literals) are left alone, and placeholders without a value stay as they are. The template
+    is Python: a value goes in only when it is a (dotted) Python name, so a file named
+    `x; import os; os.system(...).py` cannot become code; otherwise the placeholder stays for the user."""
+    def fill(m: re.Match) -> str:
+        v = values.get(m.group(1))
+        return str(v) if v is not None and re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*", str(v)) else m.group(0)
+    return re.sub(r"\{(\w+)\}", fill, template)
 
 
 def first_test_name(content: str) -> str | None:
@@ -110,7 +115,7 @@ class FixGate:
     def __init__(self, repo_root: str | Path, session: Any = None):
         self.repo_root = Path(repo_root).resolve()
         self.session = session
-        self.patch = None                   # the fix (codemods.Patch), pending or applied
+        self.patch: Patch | None = None     # the fix, pending or applied
         self.source = "playbook"
         self.hypothesis_id: str | None = None
         self.applied = False
@@ -122,9 +127,9 @@ class FixGate:
         self._run: CheckRun | None = None
 
     # ----- proposing ---------------------------------------------------------------------------
-    def propose(self, patch: Any, source: str = "playbook", hypothesis_id: str | None = None,
+    def propose(self, patch: Patch, source: str = "playbook", hypothesis_id: str | None = None,
                 test: tuple[str, str] | None = None) -> None:
-        """Make `patch` (codemods.Patch: diff, files, summary) the pending fix; writes nothing.
+        """Make `patch` (diff, files, summary) the pending fix; writes nothing.
 
         test: (path, content) of a test file to write together with the fix. Raises FixError when a
         fix is applied and not reverted yet.
@@ -137,28 +142,26 @@ class FixGate:
         self.patch, self.source, self.hypothesis_id = patch, source, hypothesis_id
         self.test = None
         self._issued = None
-        self.in_tree = source == "user" and self._applies(patch.diff, reverse=True)
+        self.in_tree = source == "user" and applies(self.repo_root, patch.diff, reverse=True)
         if test is not None:
             self._set_test(*test)
         self._record("fix_proposed", {"source": source, "diff": patch.diff, "files": files,
                                       "test_diff": self.test.diff if self.test else "",
                                       **({"hypothesis_id": hypothesis_id} if hypothesis_id else {}),
-                                      **({"summary": patch.summary} if getattr(patch, "summary", "") else {})})
+                                      **({"summary": patch.summary} if patch.summary else {})})
 
-    def from_worktree(self) -> Any:
+    def from_worktree(self) -> Patch:
         """The user's own uncommitted edits to tracked files as a Patch (not proposed yet). FixError
         outside a git repo or when there are no edits."""
-        from mltdbg.playbooks.codemods import Patch
-        top = _git(self.repo_root, "rev-parse", "--show-toplevel")
-        if top.returncode != 0 or Path(top.stdout.strip()).resolve() != self.repo_root:
+        if find_repo_root(self.repo_root) != self.repo_root:
             raise FixError(f"{self.repo_root} is not the root of a git repo: your edits cannot be taken as a diff")
-        d = _git(self.repo_root, "diff", "--no-color", "--no-ext-diff", "--no-renames", "HEAD")
-        if d.returncode != 0:
-            raise FixError("git diff failed: " + d.stderr.strip())
-        files = [f for f in _git(self.repo_root, "diff", "--name-only", "--no-renames", "HEAD").stdout.splitlines() if f]
-        if not d.stdout.strip():
+        d = run_git(self.repo_root, "diff", "--no-color", "--no-ext-diff", "--no-renames", "HEAD")
+        if not d.ok:
+            raise FixError("git diff failed: " + d.err.strip())
+        files = changed_files(self.repo_root)
+        if not d.out.strip():
             raise FixError("no uncommitted edits to tracked files: make your fix, then take it from the working tree")
-        return Patch(diff=d.stdout, files=files, summary="your edits (working-tree diff)")
+        return Patch(diff=d.out, files=files, summary="your edits (working-tree diff)")
 
     def add_test(self, path: str, content: str) -> None:
         """A test file for the fix, written only by a confirmed apply(): with the fix when it is still
@@ -204,11 +207,10 @@ class FixGate:
                 or not secrets.compare_digest(confirmation.digest, self._digest()):
             raise NotConfirmed(f"not confirmed: nothing was written. Type {CONFIRM_WORD!r} to confirm")
         self._issued = None                 # single use
-        from mltdbg.playbooks.codemods import PatchError, apply_patch
         written: list[str] = []
         if self.patch is not None and not self.applied:
             if not self.in_tree:
-                dirty = self._dirty(self.patch.files)
+                dirty = dirty_files(self.repo_root, self.patch.files)
                 try:
                     apply_patch(self.repo_root, self.patch)
                 except PatchError as e:
@@ -238,7 +240,6 @@ class FixGate:
     def revert(self) -> list[str]:
         """Undo exactly what apply() wrote (the fix diff, the test file); returns the files restored.
         FixError when the files changed since (nothing is touched then)."""
-        from mltdbg.playbooks.codemods import PatchError, revert_patch
         done: list[str] = []
         if self.test is not None and self.test.written:
             p = _inside(self.repo_root, self.test.path)
@@ -262,17 +263,21 @@ class FixGate:
 
     # ----- verification ------------------------------------------------------------------------
     def verify(self, failing_command: str, test_command: str | None = None,
-               timeout_s: float | None = DEFAULT_TIMEOUT_S, on_line: Callable[[str], None] | None = None) -> Verification:
+               timeout_s: float | None = DEFAULT_TIMEOUT_S, on_line: Callable[[str], None] | None = None,
+               env: dict[str, str] | None = None) -> Verification:
         """Rerun the failing command (or a shorter reproduction) and the test command in the repo;
-        each is a CheckRun recorded as a check and as verification_ran. Blocking: call from a worker."""
+        each is a CheckRun recorded as a check and as verification_ran. Blocking: call from a worker.
+        env: extra environment (the user's interpreter as `python`: mltdbg.sessions.interpreter)."""
         results = []
+        round_id = secrets.token_hex(4)   # groups this call's events: SessionState.last_verifications
         for cmd in [failing_command] + ([test_command] if test_command else []):
-            self._run = CheckRun(cmd, self.repo_root, timeout_s, session=self.session, on_line=on_line,
+            self._run = CheckRun(cmd, self.repo_root, timeout_s, session=self.session, on_line=on_line, env=env,
                                  record={"purpose": "verification"})
             r = self._run.run()
             results.append(r)
             self._record("verification_ran", {"command": cmd, "exit_code": r.exit_code, "passed": r.passed,
                                               "check_id": r.check_id, "output": r.output[-VERIFY_OUTPUT_TAIL:],
+                                              "round": round_id,
                                               **({"status": r.status} if r.status != "done" else {})})
             if r.cancelled:
                 break
@@ -291,17 +296,16 @@ class FixGate:
     def resume(cls, repo_root: str | Path, session: Any) -> "FixGate":
         """A gate in the state the session's log left it: the latest fix applied or pending (a pending
         fix must be confirmed again; confirmations never survive a restart)."""
-        from mltdbg.playbooks.codemods import Patch
         gate = cls(repo_root, session)
         fx = session.state.fix
         if fx is not None and fx.status != "reverted":
             gate.patch = Patch(diff=fx.diff, files=list(fx.files), summary="")
             gate.source, gate.hypothesis_id = fx.source, fx.hypothesis_id
             gate.applied = fx.status == "applied"
-            gate.in_tree = fx.source == "user" and gate._applies(fx.diff, reverse=True)
+            gate.in_tree = fx.source == "user" and applies(gate.repo_root, fx.diff, reverse=True)
             if getattr(fx, "test_file", None):
                 p = _inside(gate.repo_root, fx.test_file)
-                content = _added_text(fx.test_diff)
+                content = added_text(fx.test_diff)
                 gate.test = TestFile(fx.test_file, content, written=p.exists() and p.read_text(encoding="utf-8") == content)
         return gate
 
@@ -313,15 +317,6 @@ class FixGate:
         if self.test is not None and not self.test.written:
             h.update(b"test\0" + self.test.path.encode() + b"\0" + self.test.content.encode("utf-8"))
         return h.hexdigest()
-
-    def _dirty(self, files: list[str]) -> list[str]:
-        r = _git(self.repo_root, "status", "--porcelain", "--", *files)
-        return [ln[3:] for ln in r.stdout.splitlines() if ln.strip()] if r.returncode == 0 else []
-
-    def _applies(self, diff: str, reverse: bool) -> bool:
-        args = ["apply", "--check"] + (["-R"] if reverse else []) + ["-"]
-        r = subprocess.run(["git", *args], cwd=self.repo_root, input=diff, capture_output=True, text=True)
-        return r.returncode == 0
 
     def _record(self, type: str, payload: dict[str, Any]) -> None:
         if self.session is not None:
@@ -339,7 +334,7 @@ def _inside(root: Path, rel: str) -> Path:
     return p
 
 
-def _added_text(diff: str) -> str:
+def added_text(diff: str) -> str:
     """The new file's text from a new-file diff (TestFile.diff)."""
     out = []
     for ln in diff.splitlines(keepends=True):
@@ -348,10 +343,3 @@ def _added_text(diff: str) -> str:
         elif ln.startswith("\\") and out:
             out[-1] = out[-1].rstrip("\n")
     return "".join(out)
-
-
-def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess:
-    try:
-        return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, stdin=subprocess.DEVNULL)
-    except OSError as e:
-        return subprocess.CompletedProcess(["git", *args], 127, "", str(e))

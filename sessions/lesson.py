@@ -8,13 +8,23 @@
 
 commit_fix stages only the files given (never `git add -A`): other dirty files stay
 as they are, staged or not, and out of the commit.
+
+The lesson step starts from a draft made from the session (no UI needed to test it):
+    draft = lesson_draft(session.state, hypothesis_id, date.today())
+    draft.entry, draft.message, draft.files      # CLAUDE.md line, commit message, the fix's files + its test
+split_lesson(playbook_lesson) -> (what, how caught, lesson) reads a playbook's `lesson` text.
 """
 from __future__ import annotations
 
 import datetime as _dt
 import re
 from pathlib import Path
+from dataclasses import dataclass
 from typing import Any, Iterable
+
+from mltdbg.analyzers.common.gitrepo import GitError, commit_only, find_repo_root
+from mltdbg.sessions.fixgate import added_text, first_test_name
+from mltdbg.sessions.state import SessionState
 
 HEADING = "## Things that have bitten us"
 LESSON_FILE = "CLAUDE.md"
@@ -101,15 +111,11 @@ def commit_fix(repo_root: str | Path, files: Iterable[str | Path], message: str,
     records commit_made. Raises NotAGitRepo outside a repo, LessonError when git refuses (no
     identity, nothing changed, a hook failed), with git's reason.
     """
-    import git   # GitPython
-
     root = Path(repo_root).resolve()
-    try:
-        repo = git.Repo(root, search_parent_directories=True)
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError) as e:
+    top = find_repo_root(root) if root.is_dir() else None
+    if top is None:
         raise NotAGitRepo(f"{root} is not in a git repo: the fix cannot be committed; the lesson can still be "
-                          f"written to {LESSON_FILE}") from e
-    top = Path(repo.working_tree_dir).resolve()
+                          f"written to {LESSON_FILE}")
     rels = []
     for f in files:
         p = Path(f)
@@ -124,28 +130,75 @@ def commit_fix(repo_root: str | Path, files: Iterable[str | Path], message: str,
     if not msg:
         raise LessonError("the commit message is empty")
     try:
-        repo.git.add("--", *rels)
-        repo.git.commit("-m", msg, "--only", "--", *rels)
-    except git.GitCommandError as e:
-        why = (e.stderr or e.stdout or str(e)).strip().replace("stderr: ", "").strip("' \n")
-        if "Please tell me who you are" in why or "user.email" in why:
-            why = "git has no identity here: set user.name and user.email (git config) and commit again"
-        elif "nothing to commit" in why or "no changes added" in why:
-            why = "nothing to commit: the files are unchanged"
-        raise LessonError(f"commit failed: {why.splitlines()[-1] if why else e}") from e
-    sha = repo.head.commit.hexsha
+        sha = commit_only(top, rels, msg)
+    except GitError as e:
+        raise LessonError(f"commit failed: {e}") from e
     if session is not None:
         session.append("commit_made", {"sha": sha, "message": msg, "files": [str(top / r) for r in rels]})
     return sha
 
 
-def commit_message(bug: str, hypothesis_id: str | None = None, test_name: str | None = None) -> str:
-    """A commit message that names the bug: a short subject, then what the commit holds."""
+def commit_message(bug: str, hypothesis_id: str | None = None, test_name: str | None = None,
+                   verified: bool | None = True) -> str:
+    """A commit message that names the bug: a short subject, then what the commit holds. `verified` is
+    the latest verification round's result (SessionState.verified): the test is said to catch the bug
+    only when it passed; a failed or missing verification is said plainly."""
     subject = "Fix: " + " ".join(bug.split()).rstrip(".")
     subject = subject if len(subject) <= 72 else subject[:69].rstrip() + "..."
     body = []
     if hypothesis_id:
         body.append(f"Root cause: {hypothesis_id} (diagnosed with mltdbg).")
-    body.append(f"Adds {test_name}, which would have caught it." if test_name else "No test was added for this fix.")
+    if not test_name:
+        body.append("No test was added for this fix.")
+    elif verified:
+        body.append(f"Adds {test_name}, which would have caught it.")
+    else:
+        body.append(f"Adds {test_name}.")
+    if verified is False:
+        body.append("Not verified: the latest verification failed.")
+    elif verified is None:
+        body.append("Not verified: no verification ran after the fix was applied.")
     body.append(f"Lesson recorded in {LESSON_FILE}.")
     return subject + "\n\n" + "\n".join(body) + "\n"
+
+
+# ----- the draft the lesson step starts from ------------------------------------------------------
+@dataclass
+class LessonDraft:
+    entry: str                 # the CLAUDE.md line (the recorded one once a lesson was written)
+    message: str               # the commit message
+    files: list[str]           # the applied fix's files and its written test (CLAUDE.md is added on commit)
+    test_name: str | None      # the test the commit carries, if any
+
+
+def split_lesson(text: str) -> tuple[str, str, str]:
+    """A playbook lesson "What. Caught from X. Added T. Lesson: L." -> (what, how caught, lesson)."""
+    what, how, lesson = text, "", ""
+    if "Lesson:" in text:
+        text, lesson = text.split("Lesson:", 1)
+    parts = [p.strip() for p in text.replace("\n", " ").split(". ") if p.strip()]
+    what = parts[0] if parts else ""
+    how = next((p for p in parts if p.lower().startswith("caught")), "")
+    return what, how.replace("Caught from", "Caught by"), lesson.strip()
+
+
+def lesson_files(state: SessionState) -> list[str]:
+    """What the commit holds besides CLAUDE.md: the applied fix's files and its test once written."""
+    fx = state.fix
+    if not (fx and fx.status == "applied"):
+        return []
+    return list(fx.files) + ([fx.test_file] if fx.test_written and fx.test_file else [])
+
+
+def lesson_draft(state: SessionState, hypothesis_id: str | None, date: _dt.date | str | None) -> LessonDraft:
+    """The lesson line and commit message for the hypothesis the fix was for, from what the session
+    recorded: the playbook's lesson, the hypothesis's title, the test written with the fix."""
+    h = state.hypothesis(hypothesis_id)
+    title = (h.title or h.issue) if h else ""
+    fx = state.fix if state.fix and state.fix.status == "applied" else None
+    test_name = first_test_name(added_text(fx.test_diff)) if fx and fx.test_written and fx.test_diff else None
+    what, how, lesson = split_lesson(h.lesson if h else "")
+    entry = (state.lesson or {}).get("text") or lesson_entry(
+        date, what or title or "the bug", how or "Caught by mltdbg, not by a test", test_name, lesson)
+    message = commit_message(title or str(hypothesis_id), hypothesis_id, test_name, state.verified if fx else True)
+    return LessonDraft(entry, message, lesson_files(state), test_name)

@@ -11,9 +11,11 @@ versions are upgraded in memory (the file is never changed by reading).
 """
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
+import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,13 +82,37 @@ def _finite(obj: Any) -> Any:
     return obj
 
 
+PRIVATE_FILE_MODE = 0o600      # session files hold commands, outputs and paths: owner-only
+PRIVATE_DIR_MODE = 0o700
+
+
+def open_private(path: Path, flags: int) -> int:
+    """os.open for writing a file of a session folder, which is data (it may have been copied from
+    someone else): never through a symbolic link (O_NOFOLLOW), never a FIFO or device (O_NONBLOCK,
+    then a plain-file check), never a file hard-linked elsewhere; created owner-only.
+    OSError naming the file when it is none of those."""
+    fd = os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, PRIVATE_FILE_MODE)
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:
+        os.close(fd)
+        raise OSError(errno.EPERM, "not a plain file of its own (a link or a special file): not written", str(path))
+    os.set_blocking(fd, True)
+    return fd
+
+
 class EventWriter:
-    """Appends event lines to a file: one write + fsync per event, O_APPEND, never a rewrite."""
+    """Appends event lines to a file: one write + fsync per event, O_APPEND, never a rewrite.
+    The file is opened with `open_private`: an events.jsonl that is a link is refused (OSError)."""
 
     def __init__(self, path: Path):
-        new = not path.exists()
+        new = not os.path.lexists(path)
         self.path = path
-        self.fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            self.fd = open_private(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        except OSError as e:
+            if e.errno == errno.ELOOP:      # what O_NOFOLLOW says of a symbolic link
+                raise OSError(errno.ELOOP, "a symbolic link: not written", str(path)) from e
+            raise
         if new:   # make the new file's directory entry durable too
             _fsync_dir(path.parent)
 

@@ -3,6 +3,7 @@
     r = Replay("20260504-153012-ab12")        # id, folder or events file
     r.next(); r.prev(); r.jump(40)            # each returns the SessionState after that many events
     r.event                                    # the event just applied (None before the first)
+    describe(r.event, r.state)                 # its text (mltdbg.sessions.export), as the export words it
 
 Replay reads the log and nothing else: it never runs a command, applies a
 diff, takes the writer's lock or creates a file. The state it returns is the
@@ -12,10 +13,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .log import Event, read_log
-from .session import SessionError, _held_elsewhere, _root_of
-from .state import SessionState, apply, finalize
-from .store import resolve
+from mltdbg.sessions.errors import SessionError
+from mltdbg.sessions.log import Event, read_log
+from mltdbg.sessions.session import held_elsewhere, root_of
+from mltdbg.sessions.state import SessionState, apply, finalize, state_warnings
+from mltdbg.sessions.store import resolve
 
 # A snapshot every SNAPSHOT_EVERY events keeps prev()/jump() to a short re-fold.
 SNAPSHOT_EVERY = 256
@@ -31,14 +33,15 @@ class Replay:
         self.events: list[Event] = loaded.events
         self.warnings = loaded.warnings
         self.notices: list[str] = []
-        self.root = _root_of(ref, loaded, self.notices)
+        self.root = root_of(ref, loaded, self.notices)
         # A log whose writer is gone ends with its running checks interrupted;
         # one still being written shows them running.
-        self.live = _held_elsewhere(ref.dir)
+        self.live = held_elsewhere(ref.dir)
         self._snaps: dict[int, SessionState] = {0: SessionState()}
         self._state = SessionState()
         self.index = 0
         end = self.jump(len(self.events))
+        self.warnings = self.warnings + state_warnings(end, f"{ref.id}/{ref.events.name}")
         missing = [a for a in end.artifacts if not (self.root / a).exists()]
         if missing:
             self.notices.append(f"{len(missing)} of {len(end.artifacts)} artifacts are absent here "

@@ -1,7 +1,8 @@
 """A live debugging session: an append-only, fsynced event log plus its derived state.
 
     s = Session.create(repo_root, name="nan at step 1200")    # records the environment
-    s.append("capture_edited", {"field": "command", "value": "python train.py"})
+    s.append(CaptureEdited(field="command", value="python train.py"))   # a typed event (sessions.events)
+    s.append("capture_edited", {"field": "command", "value": "python train.py"})   # the same, by name
     s.state.capture["command"]
     s = Session.open(s.id)        # resume = load + fold; a crash loses at most the event being written
 
@@ -10,6 +11,7 @@ process dies; a second opener gets the session read-only with a notice.
 """
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import os
@@ -19,31 +21,24 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .export import render_debug_md
-from .log import SCHEMA_VERSION, Event, EventWriter, LoadedLog, dumps_line, now_iso, read_log
 from mltdbg.analyzers.common.redact import redact_count
-from .state import SessionState, apply, finalize, fold
-from .store import (DEBUG_FILE, EVENTS_FILE, LOCK_FILE, TOOL_DIR, SessionRef, ensure_excluded, find_repo_root,
-                    new_session_id, resolve, session_refs, sessions_dir)
+from mltdbg.sessions.errors import ReadOnlyError, SessionError
+from mltdbg.sessions.events import PATH_KEYS, SessionEvent, SessionResumed, SessionStarted, parse_event
+from mltdbg.sessions.export import render_debug_md
+from mltdbg.sessions.log import (PRIVATE_DIR_MODE, SCHEMA_VERSION, Event, EventWriter, LoadedLog, dumps_line, now_iso,
+                                 open_private, read_log)
+from mltdbg.sessions.state import SessionState, apply, finalize, fold, state_warnings
+from mltdbg.sessions.store import (DEBUG_FILE, EVENTS_FILE, LOCK_FILE, TOOL_DIR, SessionRef, ensure_excluded,
+                                   find_repo_root, new_session_id, resolve, session_refs, sessions_dir)
+
+__all__ = ["OUTPUT_CAP_BYTES", "Session", "SessionError", "ReadOnlyError", "SessionSummary", "list_sessions",
+           "held_elsewhere", "root_of"]
 
 # Stored output per check: the first and last half are kept, the middle is counted
 # (`truncated_bytes`). 256 KiB holds a long pytest or training log's start and end.
 OUTPUT_CAP_BYTES = 256 * 1024
 OUTPUT_HEAD_BYTES = OUTPUT_CAP_BYTES // 2
 OUTPUT_TAIL_BYTES = OUTPUT_CAP_BYTES - OUTPUT_HEAD_BYTES
-
-# Payload keys holding repo paths, made relative to the repo root before writing.
-_PATH_KEYS = {"artifacts_chosen": ("paths", "excluded"), "fix_proposed": ("files",), "commit_made": ("files",),
-              "lesson_written": ("file",), "check_started": ("cwd",), "fix_applied": ("files",),
-              "test_added": ("file",), "fix_reverted": ("files",), "fix_confirmed": ("files",)}
-
-
-class SessionError(Exception):
-    """A session could not be found or created (the message says why)."""
-
-
-class ReadOnlyError(SessionError):
-    """An append to a session opened read-only."""
 
 
 class Session:
@@ -55,7 +50,6 @@ class Session:
         self.root = root                    # repo root (or the folder a repo-less session started in)
         self.readonly = readonly
         self.notices = notices              # messages for the user: read-only, repo moved, damage found
-        self.warnings = loaded.warnings     # "events.jsonl:LINE: what is wrong"
         self.live_elsewhere = live_elsewhere
         self.events: list[Event] = loaded.events
         self._lock_fd = lock_fd
@@ -64,6 +58,8 @@ class Session:
         self._outputs: dict[str, _OutputCap] = {}
         self._append_lock = threading.RLock()
         self._state = fold(self.events)
+        # "events.jsonl:LINE: what is wrong", then the events the fold skipped
+        self.warnings = loaded.warnings + state_warnings(self._state, f"{ref.id}/{ref.events.name}")
         if readonly and not live_elsewhere:
             finalize(self._state)          # nobody is running its checks any more
 
@@ -83,17 +79,19 @@ class Session:
         sid = new_session_id(name)
         d = sessions_dir(repo) / sid
         try:
-            d.mkdir(parents=True, exist_ok=False)
+            for up in reversed(d.parents[:2]):          # .mltdbg/ and sessions/ (or the data dir's): owner-only
+                up.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)
+            d.mkdir(mode=PRIVATE_DIR_MODE, exist_ok=False)
         except OSError as e:
             raise SessionError(f"cannot create session folder {d}: {e.strerror or e}") from e
         lock_fd, _ = _lock(d)
         ref = SessionRef(sid, d, d / EVENTS_FILE)
         s = cls(ref, root, LoadedLog(), readonly=False, notices=[], lock_fd=lock_fd, live_elsewhere=False)
         s._writer = EventWriter(ref.events)
-        s.append("session_started", {"id": sid, "name": name, "root": str(root), "in_repo": repo is not None,
-                                     "schema": SCHEMA_VERSION, "pid": os.getpid()})
+        s.append(SessionStarted(id=sid, name=name, root=str(root), in_repo=repo is not None, schema=SCHEMA_VERSION,
+                                pid=os.getpid()))
         if environment is None:
-            from .environment import record_environment
+            from mltdbg.sessions.environment import record_environment  # noqa: PLC0415 - probes git/pip: only when needed
             environment = record_environment(repo)
         s.append("environment_recorded", environment)
         s._write_debug_md()
@@ -124,47 +122,61 @@ class Session:
         if not readonly:
             lock_fd, holder = _lock(ref.dir)
             if lock_fd is None:
-                readonly, live = True, holder != "unwritable"
+                readonly, live = True, holder not in ("unwritable", "unsafe")
                 notices.append("opened read-only: " + (f"this session is open in another mltdbg ({holder})" if live
+                                                       else f"{ref.dir / LOCK_FILE} is a link or not a plain file: "
+                                                       "not touched" if holder == "unsafe"
                                                        else f"cannot write in {ref.dir}"))
         else:
-            live = _held_elsewhere(ref.dir)
+            live = held_elsewhere(ref.dir)
             if live:
                 notices.append("this session is open in another mltdbg: what you see may still change")
-        root = _root_of(ref, loaded, notices)
+        root = root_of(ref, loaded, notices)
         s = cls(ref, root, loaded, readonly, notices, lock_fd, live)
-        if loaded.warnings:
-            notices.append(f"{len(loaded.warnings)} problem(s) in the log; loaded what could be read: "
-                           + loaded.warnings[0] + (" ..." if len(loaded.warnings) > 1 else ""))
+        if s.warnings:
+            notices.append(f"{len(s.warnings)} problem(s) in the log; loaded what could be read: "
+                           + s.warnings[0] + (" ..." if len(s.warnings) > 1 else ""))
         missing = s.missing_artifacts()
         if missing:
             notices.append(f"{len(missing)} of {len(s.state.artifacts)} artifacts are not on this machine "
                            f"(e.g. {missing[0]}): plots and outputs shown come from the session record")
         if not readonly:
+            try:
+                s._writer = EventWriter(ref.events)     # refuses a link: nothing of the target is touched
+            except OSError as e:
+                s.readonly = True
+                s.notices.append(f"opened read-only: {ref.events}: {e.strerror or e}")
+                s.close()
+                return s
             if loaded.torn_offset is not None:
                 # The fragment was never a committed event (its append never returned): drop it so
                 # the next line starts clean. Complete lines before it are untouched.
-                os.truncate(ref.events, loaded.torn_offset)
-            s._writer = EventWriter(ref.events)
+                os.ftruncate(s._writer.fd, loaded.torn_offset)
             if loaded.missing_newline:
                 s._writer.write(b"\n")
-            s.append("session_resumed", {"root": str(root), "pid": os.getpid(),
-                                         "interrupted_checks": [c.check_id for c in s.state.running_checks]})
+            s.append(SessionResumed(root=str(root), pid=os.getpid(),
+                                    interrupted_checks=[c.check_id for c in s.state.running_checks]))
         return s
 
     # ----- writing -------------------------------------------------------------------------
-    def append(self, type: str, payload: dict[str, Any] | None = None) -> Event | None:
+    def append(self, event: SessionEvent | str, payload: dict[str, Any] | None = None) -> Event | None:
         """Record one event; returns once it is fsynced (the UI may then move on).
 
-        Payloads are JSON-only; secrets are redacted and repo paths made relative
-        to the root first. `check_output` chunks beyond the head of the output
-        cap are held in memory and written (last OUTPUT_TAIL_BYTES, with the
-        count of dropped bytes) just before that check's `check_finished`; such
-        a call returns None.
+        event: a typed event (`mltdbg.sessions.events`), or its type name with the payload as a
+        dict, checked against the same contract: EventError (a SessionError) for an unknown type,
+        a missing key or a wrong value, and nothing is written. Payloads are JSON-only; secrets
+        are redacted and repo paths made relative to the root first. `check_output` chunks beyond
+        the head of the output cap are held in memory and written (last OUTPUT_TAIL_BYTES, with
+        the count of dropped bytes) just before that check's `check_finished`; such a call returns None.
         """
         if self.readonly:
             raise ReadOnlyError("session is read-only" + (f": {self.notices[0]}" if self.notices else ""))
-        payload = dict(payload or {})
+        if isinstance(event, SessionEvent):
+            if payload is not None:
+                raise TypeError("append(event) takes a typed event or (type, payload), not both")
+        else:
+            event = parse_event(event, payload)
+        type, payload = event.TYPE, event.payload()
         with self._append_lock:    # a check's worker thread and the UI thread may append at once
             if type == "check_output":
                 return self._append_output(payload)
@@ -173,7 +185,7 @@ class Session:
             return self._write(type, payload)
 
     def _write(self, type: str, payload: dict[str, Any]) -> Event:
-        for key in _PATH_KEYS.get(type, ()):
+        for key in PATH_KEYS.get(type, ()):
             if key in payload:
                 v = payload[key]
                 payload[key] = [self.rel(x) for x in v] if isinstance(v, (list, tuple)) else self.rel(v) if isinstance(v, (str, Path)) else v
@@ -214,8 +226,12 @@ class Session:
         path = self.ref.dir / DEBUG_FILE
         tmp = path.with_name(f".{DEBUG_FILE}.{os.getpid()}.tmp")
         try:
-            tmp.write_text(render_debug_md(self._state.capture, self._state.created_at[:10]), encoding="utf-8")
-            os.replace(tmp, path)
+            if os.path.lexists(tmp):
+                os.unlink(tmp)                      # a leftover (or a planted link): removed, never followed
+            fd = open_private(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(render_debug_md(self._state.capture, self._state.created_at[:10]))
+            os.replace(tmp, path)                   # replaces a link named debug.md, not its target
         except OSError as e:
             self.notices.append(f"could not write {path}: {e.strerror or e}")
 
@@ -239,8 +255,9 @@ class Session:
         self.events, self.warnings = loaded.events, loaded.warnings
         self._seq = max((e.seq for e in loaded.events), default=0)
         self._state = fold(self.events)
+        self.warnings = loaded.warnings + state_warnings(self._state, f"{self.ref.id}/{self.ref.events.name}")
         if self.readonly:
-            self.live_elsewhere = _held_elsewhere(self.ref.dir)
+            self.live_elsewhere = held_elsewhere(self.ref.dir)
             if not self.live_elsewhere:
                 finalize(self._state)
         return self._state
@@ -317,9 +334,9 @@ def _lock(d: Path) -> tuple[int | None, str | None]:
     """Take the session's exclusive lock. Out: (fd, None) or (None, who holds it | 'unwritable')."""
     path = d / LOCK_FILE
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError:
-        return None, "unwritable"
+        fd = open_private(path, os.O_RDWR | os.O_CREAT)     # a lock linked to ~/.profile is never written
+    except OSError as e:
+        return None, "unsafe" if e.errno in (errno.ELOOP, errno.EPERM) or os.path.islink(path) else "unwritable"
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
@@ -334,10 +351,10 @@ def _lock(d: Path) -> tuple[int | None, str | None]:
     return fd, None
 
 
-def _held_elsewhere(d: Path) -> bool:
+def held_elsewhere(d: Path) -> bool:
     """Whether a live process holds the session's lock; opens the lock file read-only, writes nothing."""
     try:
-        fd = os.open(d / LOCK_FILE, os.O_RDONLY)
+        fd = os.open(d / LOCK_FILE, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return False
     try:
@@ -349,8 +366,9 @@ def _held_elsewhere(d: Path) -> bool:
         os.close(fd)   # closing drops the shared lock we may have taken
 
 
-def _root_of(ref: SessionRef, loaded: LoadedLog, notices: list[str]) -> Path:
-    """The repo root now (from where the folder sits), with a notice when it moved."""
+def root_of(ref: SessionRef, loaded: LoadedLog, notices: list[str]) -> Path:
+    """The repo root a session's paths are read against now (from where its folder sits, else the
+    recorded root, else the cwd's repo); appends a notice to `notices` when that is not the recorded one."""
     recorded = next((e.payload.get("root") for e in loaded.events if e.type == "session_started"), None)
     parts = ref.dir.resolve().parts
     if len(parts) >= 3 and parts[-3:-1] == (TOOL_DIR, "sessions"):
@@ -379,7 +397,7 @@ class SessionSummary:
     title: str                 # the captured command or the first line of what happened
     top_hypothesis: str | None
     live: bool                 # open in a running mltdbg now
-    problems: int              # damaged lines found
+    problems: int              # damaged lines and skipped events found
 
 
 def list_sessions(repo_root: Path | str | None = None) -> list[SessionSummary]:
@@ -390,7 +408,8 @@ def list_sessions(repo_root: Path | str | None = None) -> list[SessionSummary]:
         loaded = read_log(ref.events, f"{ref.id}/{EVENTS_FILE}")
         st = fold(loaded.events)
         title = st.capture.get("command") or next((x for x in st.capture.get("happened", "").splitlines() if x.strip()), "")
-        top = st.hypotheses[0].get("id") if st.hypotheses and isinstance(st.hypotheses[0], dict) else None
+        top = st.hypotheses[0].id if st.hypotheses else None
+        problems = len(loaded.warnings) + len(state_warnings(st))
         out.append(SessionSummary(ref.id, ref.dir, st.created_at, st.time, st.name, st.step, st.n_events,
-                                  title.strip(), top, _held_elsewhere(ref.dir), len(loaded.warnings)))
+                                  title.strip(), top, held_elsewhere(ref.dir), problems))
     return out

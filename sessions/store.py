@@ -14,20 +14,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from mltdbg.analyzers.common.gitrepo import find_repo_root, git_dir
+
 EVENTS_FILE = "events.jsonl"
 DEBUG_FILE = "debug.md"
 LOCK_FILE = "lock"
 TOOL_DIR = ".mltdbg"
 EXCLUDE_LINE = "/.mltdbg/"
-
-
-def find_repo_root(start: Path | str | None = None) -> Path | None:
-    """The nearest folder at or above start holding `.git` (a dir, or a file for worktrees)."""
-    p = Path(start or os.getcwd()).resolve()
-    for d in (p, *p.parents):
-        if (d / ".git").exists():
-            return d
-    return None
 
 
 def data_dir() -> Path:
@@ -43,27 +36,6 @@ def sessions_dir(repo_root: Path | None) -> Path:
     return (repo_root / TOOL_DIR / "sessions") if repo_root is not None else data_dir() / "sessions"
 
 
-def git_dir(repo_root: Path) -> Path | None:
-    """The repo's git dir where `info/exclude` lives (follows a worktree's `.git` file)."""
-    dot = repo_root / ".git"
-    if dot.is_dir():
-        return dot
-    try:
-        text = dot.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    m = re.match(r"gitdir:\s*(.+)", text.strip())
-    if not m:
-        return None
-    gd = Path(m.group(1).strip())
-    gd = gd if gd.is_absolute() else (repo_root / gd).resolve()
-    common = gd / "commondir"   # worktrees share info/exclude with the main repo
-    if common.exists():
-        c = Path(common.read_text().strip())
-        gd = c if c.is_absolute() else (gd / c).resolve()
-    return gd
-
-
 def ensure_excluded(repo_root: Path) -> bool:
     """Add `/.mltdbg/` to `.git/info/exclude` once (never touches .gitignore). True if it is there."""
     gd = git_dir(repo_root)
@@ -75,7 +47,9 @@ def ensure_excluded(repo_root: Path) -> bool:
         if any(line.strip() in (EXCLUDE_LINE, ".mltdbg/", ".mltdbg", "/.mltdbg") for line in text.splitlines()):
             return True
         exclude.parent.mkdir(parents=True, exist_ok=True)
-        with open(exclude, "a", encoding="utf-8") as f:
+        # O_NOFOLLOW: an info/exclude linked elsewhere (a repo unpacked from someone's archive) is not appended to.
+        fd = os.open(exclude, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        with os.fdopen(fd, "a", encoding="utf-8") as f:
             f.write(("" if not text or text.endswith("\n") else "\n")
                     + "# mltdbg debugging sessions (local; share one by copying its folder)\n" + EXCLUDE_LINE + "\n")
         return True

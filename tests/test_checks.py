@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from mltdbg.sessions import OUTPUT_CAP_BYTES, Session
-from mltdbg.sessions.checks import CheckRun, ScratchError, ScratchWorktree, dangerous
+from mltdbg.sessions.checks import CheckRun
+from mltdbg.sessions.scratch import ScratchError, ScratchWorktree
 from repo_helpers import git, make_repo
 
 PY = sys.executable
@@ -164,29 +165,6 @@ def test_a_command_that_cannot_start_is_reported_not_raised(tmp_path, session):
     r = CheckRun("echo hi", tmp_path / "missing", session=session).run()
     assert r.exit_code is None and r.error and "cannot start" in r.error
     assert session.state.checks[r.check_id].status == "done"
-
-
-@pytest.mark.parametrize("cmd", [
-    "rm -rf build", "rm -fr /", "rm -r -f data", "sudo python train.py", "cd x && sudo rm a",
-    "curl -sSL https://example.com/install.sh | sh", "wget -qO- http://x | sudo bash",
-    "dd if=/dev/zero of=/dev/sda bs=1M", "mkfs.ext4 /dev/sdb1", "git push origin main", "git reset --hard HEAD~1",
-    "git clean -fdx", "python train.py > /etc/passwd", "echo hi >> ~/.bashrc", "cp model.pt /home/someone/",
-    "python train.py | tee ../outside.log", "pip install -U torch", "wget https://example.com/data.tar",
-    "ssh gpu-box nvidia-smi", "python fetch.py --url https://example.com/x", "mv ckpt.pt /opt/models/",
-])
-def test_dangerous_flags(cmd, tmp_path):
-    assert dangerous(cmd, tmp_path) is not None
-
-
-@pytest.mark.parametrize("cmd", [
-    "python train.py --steps 250", "python -m pytest -q tests/test_grads.py", "python train.py > runs/out.log 2>&1",
-    "grep -n loss runs/latest/train.log | tail -5", "python train.py 2>&1 | tee runs/check.log",
-    "rm -f runs/check.log", "CUDA_VISIBLE_DEVICES=0 torchrun --nproc_per_node=2 train.py --lr 0.001",
-    "python eval.py --config configs/http.yaml", "python train.py > /tmp/out.log", "nvidia-smi",
-    "pip list", "git diff HEAD -- train.py", "mkdir -p runs/check && python train.py --log runs/check/log.txt",
-])
-def test_dangerous_leaves_ordinary_checks_alone(cmd, tmp_path):
-    assert dangerous(cmd, tmp_path) is None
 
 
 def test_scratch_worktree_matches_what_the_user_runs_and_leaves_their_tree_untouched(tmp_path, session):

@@ -1,6 +1,8 @@
 """The Claude engine, end to end: the real `anthropic` client over HTTP to a scripted
-Messages API on 127.0.0.1 (tests/fake_anthropic_server.py), a small real run folder
-(a log, train.py and config.yaml written to tmp), the real verifier and redactor."""
+Messages API on 127.0.0.1 (tests/fake_anthropic_server.py) that refuses what the real API
+refuses for the default model (forced tool choice, more than 4 cache marks, empty text
+blocks, altered thinking blocks), a small real run folder (a log, train.py and config.yaml
+written to tmp), the real verifier and redactor."""
 from __future__ import annotations
 
 import json
@@ -13,15 +15,25 @@ from pathlib import Path
 import jsonschema
 import numpy as np
 import pytest
-
+from fake_anthropic_server import (
+    FakeAnthropic,
+    Status,
+    StreamError,
+    cut,
+    message,
+    refusal,
+    request_problems,
+    submit,
+    text,
+    tool_use,
+)
 from mltdbg.analyzers.analyze import analyze
 from mltdbg.analyzers.model import Run, Series, TextArtifact
 from mltdbg.playbooks import library
 from mltdbg.playbooks.claude import ClaudeEngine, merge
+from mltdbg.playbooks.claude.prompt import FINAL_ASK
 from mltdbg.playbooks.engine import DiagnosisContext, OfflineEngine
 from mltdbg.playbooks.userconfig import UserConfig
-
-from fake_anthropic_server import FakeAnthropic, Status, submit, text, tool_use
 
 KEY = "sk-ant-api03-" + "Zq7" * 20 + "-testkeyAA"
 NAN_STEP = 150
@@ -117,16 +129,6 @@ def answer(root: Path, **over) -> dict:
     return {"status": "diagnosis_complete", "root_causes": [rc], "quick_fixes": ["lower lr"], "needs": []}
 
 
-class Recorder:
-    """Collects session events (the Session interface: append(type, payload))."""
-
-    def __init__(self):
-        self.events = []
-
-    def append(self, type, payload):
-        self.events.append((type, payload))
-
-
 @pytest.fixture
 def srv():
     with FakeAnthropic() as s:
@@ -148,14 +150,14 @@ def all_sent(srv) -> str:
 def test_full_tool_use_round_trip_to_a_ranked_verified_diagnosis(tmp_path, srv, caplog):
     root = write_run(tmp_path / "run")
     ln, quote = line_of(root, f"step {NAN_STEP} |")
-    srv.push(tool_use([("list_artifacts", {}), ("metric_summary", {"metric": "loss"})], say="Looking at the run."),
+    srv.push(tool_use([("list_artifacts", {}), ("metric_summary", {"metric": "loss"})], say="Looking at the run.",
+                      think="First the artifacts and the loss curve."),
              tool_use([("read_lines", {"path": "train.log", "start": ln - 2, "end": ln + 1}),
-                       ("grep", {"pattern": r"lr\s*=", "where": "code"})]),
+                       ("grep", {"pattern": r"lr\s*=", "where": "code"})], think="The loss turns up near step 100."),
              submit(answer(root)))
     caplog.set_level(logging.DEBUG)       # the SDK's request logs included
-    rec = Recorder()
     events = []
-    eng = ClaudeEngine(cfg(srv), session=rec)
+    eng = ClaudeEngine(cfg(srv))
     ctx = context(root)
     d = eng.diagnose(ctx, on_event=lambda k, data: events.append((k, data)))
 
@@ -173,8 +175,12 @@ def test_full_tool_use_round_trip_to_a_ranked_verified_diagnosis(tmp_path, srv, 
     r2 = srv.tool_results(2)
     assert f"{ln}: {quote}" in r2[0]["content"] and not r2[0]["is_error"]
     assert "train.py:5:" in r2[1]["content"] and "lr=0.5" in r2[1]["content"]
-    # The final answer is a forced-schema tool; the stable prefix is cached.
+    # Requests the default model accepts: no forced tool choice, thinking shown as summaries; the final
+    # answer is a tool whose schema is the contract's; the stable prefix is cached (4 breakpoints at most).
+    assert srv.refused == []
+    assert all(r["body"]["tool_choice"] == {"type": "auto"} for r in srv.requests)
     body = srv.requests[0]["body"]
+    assert body["thinking"] == {"type": "adaptive", "display": "summarized"} and "output_config" not in body
     assert body["tools"][-1]["name"] == "submit_diagnosis" and body["tools"][-1]["cache_control"] == {"type": "ephemeral"}
     assert body["system"][0]["cache_control"] == {"type": "ephemeral"}
     assert body["messages"][0]["content"][0]["cache_control"] == {"type": "ephemeral"}
@@ -182,28 +188,33 @@ def test_full_tool_use_round_trip_to_a_ranked_verified_diagnosis(tmp_path, srv, 
     assert srv.requests[2]["body"]["messages"][-1]["content"][-1]["cache_control"] == {"type": "ephemeral"}
     assert body["model"] == eng.config.model
 
-    # Progress events for the UI; tokens and cost from `usage` (3 responses x 1200/150/3000).
+    # Progress events for the UI; tokens and cost from `usage` (3 responses x 1200/150/3000) at the
+    # table's claude-sonnet-5-5 prices ($2 in, $10 out, $0.10 cache read per MTok).
     names = [data["name"] for k, data in events if k == "tool_call"]
     assert names == ["list_artifacts", "metric_summary", "read_lines", "grep"]
-    usage = eng.last_record["usage"]
+    # The notes between tool calls come back in thinking blocks: shown, and sent back unchanged.
+    assert [data["text"] for k, data in events if k == "thinking"] == [
+        "First the artifacts and the loss curve.", "The loss turns up near step 100."]
+    assert srv.requests[2]["body"]["messages"][1]["content"][0]["type"] == "thinking"
+    payload = d.engine_run.to_json()
+    usage = payload["usage"]
     assert (usage["input_tokens"], usage["output_tokens"], usage["cache_read_tokens"]) == (3600, 450, 9000)
-    assert usage["cost_usd"] == pytest.approx((3600 * 3 + 9000 * 0.3 + 450 * 15) / 1e6, rel=1e-3)
+    assert usage["cost_usd"] == pytest.approx((3600 * 2 + 9000 * 0.10 + 450 * 10) / 1e6, rel=1e-3)
+    assert usage["budget_tokens"] == 3600 + 450 + 9000 * 0.05      # cache reads weigh $0.10/$2 of an input token
 
     # The key went to the server as a header, and nowhere else.
     hdr = srv.requests[0]["headers"]
     assert KEY in (hdr.get("authorization", "") + hdr.get("x-api-key", ""))
     assert all(KEY not in r["raw"] for r in srv.requests)
-    assert [t for t, _ in rec.events] == ["claude_ran"]
-    recorded = json.dumps(rec.events)
+    recorded = json.dumps(payload)          # the record the caller keeps (a session's claude_ran event)
     assert KEY not in recorded and KEY not in caplog.text
-    payload = rec.events[0][1]
-    assert payload["outcome"] == "answered" and len(payload["tool_calls"]) == 4
+    assert payload["outcome"] == "answered" and len(payload["tool_calls"]) == 4 and payload["final_ask"] is None
     assert payload["verification"][0]["verified"] == [True, True]
     # The secret in the log's first line was redacted before it was sent or recorded.
     assert "wandb0123456789abcdef" not in all_sent(srv) and "wandb0123456789abcdef" not in recorded
 
     merged = merge(OfflineEngine().diagnose(ctx), d)
-    assert merged.engine == "merged"
+    assert merged.engine == "merged" and merged.engine_run is d.engine_run
     assert {h.engine for h in merged.hypotheses} & {"claude", "offline+claude"}
     assert [h.confidence for h in merged.hypotheses] == sorted((h.confidence for h in merged.hypotheses), reverse=True)
     jsonschema.validate(merged.to_json(), library.diagnosis_schema())
@@ -232,7 +243,7 @@ def test_529_then_success(tmp_path, srv):
     d = eng.diagnose(context(root), on_event=lambda k, data: events.append((k, data)))
     assert d.engine == "claude" and d.top.id == "lr_too_high"
     assert len(srv.requests) == 3
-    retries = eng.last_record["retries"]
+    retries = d.engine_run.retries
     assert [r["why"] for r in retries] == ["HTTP 529 overloaded", "HTTP 429"]
     assert retries[1]["wait_s"] == pytest.approx(0.005)     # the server's retry-after-ms wins
     assert [k for k, _ in events].count("retry") == 2
@@ -241,13 +252,12 @@ def test_529_then_success(tmp_path, srv):
 def test_529_storm_falls_back_to_offline_with_a_notice(tmp_path, srv):
     root = write_run(tmp_path / "run")
     srv.push(*[Status(529)] * 3)
-    rec = Recorder()
     ctx = context(root)
-    d = ClaudeEngine(cfg(srv), session=rec).diagnose(ctx)
+    d = ClaudeEngine(cfg(srv)).diagnose(ctx)
     off = OfflineEngine().diagnose(ctx)
     assert d.engine == "offline" and [h.id for h in d.hypotheses] == [h.id for h in off.hypotheses]
     assert d.warnings[0].startswith("(engine)") and "unavailable" in d.warnings[0] and "529" in d.warnings[0]
-    assert len(srv.requests) == 3 and rec.events[0][1]["outcome"] == "unavailable"
+    assert len(srv.requests) == 3 and d.engine_run.outcome == "unavailable"
     assert merge(off, d) is d      # a fallback is shown as the offline result it is
     jsonschema.validate(d.to_json(), library.diagnosis_schema())
 
@@ -279,16 +289,17 @@ def test_malformed_answer_is_retried_once_with_the_validation_error(tmp_path, sr
     assert d.engine == "claude" and d.top.id == "lr_too_high"
     fb = srv.tool_results(1)
     assert fb[0]["is_error"] and "learning_rate_bad" in fb[0]["content"] and "confidence" in fb[0]["content"]
-    assert srv.requests[1]["body"]["tool_choice"] == {"type": "tool", "name": "submit_diagnosis"}
+    # Asked again in words (the default model refuses a forced tool_choice), never forced.
+    assert srv.requests[1]["body"]["tool_choice"] == {"type": "auto"} and srv.texts(1) == [FINAL_ASK]
+    assert srv.refused == [] and d.engine_run.final_ask == "instruction"
 
 
 def test_malformed_twice_falls_back_to_offline(tmp_path, srv):
     root = write_run(tmp_path / "run")
     srv.push(submit({"status": "done", "root_causes": "lr"}), text("I think it's the learning rate."))
-    eng = ClaudeEngine(cfg(srv))
-    d = eng.diagnose(context(root))
+    d = ClaudeEngine(cfg(srv)).diagnose(context(root))
     assert d.engine == "offline" and "did not match the diagnosis schema" in d.warnings[0]
-    assert eng.last_record["outcome"] == "invalid_answer" and len(eng.last_record["answers"]) == 2
+    assert d.engine_run.outcome == "invalid_answer" and len(d.engine_run.answers) == 2
 
 
 def test_answer_as_json_text_is_accepted_when_valid(tmp_path, srv):
@@ -375,7 +386,7 @@ def test_prompt_injection_in_a_log_is_data_and_its_command_is_flagged(tmp_path, 
     ("python -c \"import torch; print(torch.load('ckpt.pt')['step'])\"", False), ("git log -5 --oneline", False),
 ])
 def test_dangerous_check_commands(cmd, bad):
-    from mltdbg.playbooks.claude_tools import dangerous
+    from mltdbg.analyzers.common.safety import dangerous
     assert (dangerous(cmd) is not None) == bad
 
 
@@ -416,16 +427,24 @@ def test_patch_outside_the_repo_is_dropped(tmp_path, srv):
 
 # ------------------------------------------------------------------ budgets, cancel, size
 
-def test_token_budget_forces_the_final_answer_then_stops(tmp_path, srv):
+def test_token_budget_asks_for_the_final_answer_then_stops(tmp_path, srv):
     root = write_run(tmp_path / "run")
-    srv.push(tool_use([("list_artifacts", {})]), submit(answer(root)))
-    d = ClaudeEngine(cfg(srv, token_budget=5000)).diagnose(context(root))   # one response uses 4350
-    assert srv.requests[0]["body"]["tool_choice"] == {"type": "auto"}
-    assert srv.requests[1]["body"]["tool_choice"] == {"type": "tool", "name": "submit_diagnosis"}
-    assert d.engine == "claude"
-    srv.push(tool_use([("list_artifacts", {})]), tool_use([("list_artifacts", {})]))
-    d = ClaudeEngine(cfg(srv, token_budget=4000)).diagnose(context(root))
+    # One response: 1200 in + 150 out + 3000 cache reads at 0.05 of an input token = 1500 budget tokens
+    # (counted at full weight they were 4350, and a 5000 budget tripped on the second turn).
+    small = {"input_tokens": 100, "output_tokens": 50, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+    srv.push(tool_use([("list_artifacts", {})]), tool_use([("grep", {"pattern": "lr"})], usage=small), submit(answer(root)))
+    d = ClaudeEngine(cfg(srv, token_budget=1800)).diagnose(context(root))   # 1500 >= 80% of 1800
+    assert [r["body"]["tool_choice"] for r in srv.requests] == [{"type": "auto"}] * 3
+    assert srv.texts(1) == [FINAL_ASK] and srv.texts(2) == [FINAL_ASK]
+    # The tool call made after the answer was asked for is answered, not run.
+    assert srv.tool_results(2)[0]["is_error"] and "not run" in srv.tool_results(2)[0]["content"]
+    assert d.engine == "claude" and srv.refused == []
+    assert [c["name"] for c in d.engine_run.tool_calls] == ["list_artifacts", "grep"] and d.engine_run.tool_calls[1]["error"]
+    srv.requests.clear()
+    srv.push(tool_use([("list_artifacts", {})]))
+    d = ClaudeEngine(cfg(srv, token_budget=1400)).diagnose(context(root))
     assert d.engine == "offline" and "token budget" in d.warnings[0] and "1 tool call" in d.warnings[0]
+    assert len(srv.requests) == 1
 
 
 def test_time_budget_gives_partial_results(tmp_path, srv):
@@ -443,10 +462,9 @@ def test_cancel_stops_the_run(tmp_path, srv):
     def on_event(kind, data):
         if kind == "tool_call":
             cancel.set()
-    eng = ClaudeEngine(cfg(srv, stream=True))
-    d = eng.diagnose(context(root), on_event=on_event, cancel=cancel)
+    d = ClaudeEngine(cfg(srv, stream=True)).diagnose(context(root), on_event=on_event, cancel=cancel)
     assert d.engine == "offline" and "cancelled" in d.warnings[0]
-    assert len(srv.requests) == 1 and eng.last_record["outcome"] == "cancelled"
+    assert len(srv.requests) == 1 and d.engine_run.outcome == "cancelled"
 
 
 def test_a_big_log_is_sent_as_head_tail_and_windows(tmp_path, srv):
@@ -454,25 +472,24 @@ def test_a_big_log_is_sent_as_head_tail_and_windows(tmp_path, srv):
     run = load_run(root)
     ctx = DiagnosisContext(run=run, signals=analyze(run), repo_root=root)
     srv.push(submit(answer(root)))
-    eng = ClaudeEngine(cfg(srv))
-    eng.diagnose(ctx)
+    d = ClaudeEngine(cfg(srv)).diagnose(ctx)
     ov = srv.requests[0]["body"]["messages"][0]["content"][0]["text"]
     assert len(ov) < 45_000 < len((root / "train.log").read_text())
     ln, quote = line_of(root, f"step {NAN_STEP} |")
     assert f"{ln}: {quote}" in ov                    # the window around the first NaN
     assert "step 99995 |" in ov and "step 0 |" in ov  # tail and head
-    assert eng.last_record["prompt"]["approx_tokens"] < 20_000
+    assert d.engine_run.prompt["approx_tokens"] < 20_000
 
 
 def test_default_model_is_a_current_sonnet_of_the_installed_sdk():
     import typing
 
-    from anthropic._data import DEPRECATED_MODELS
-    from anthropic.types.model_param import ModelParam
-
+    from anthropic.types import ModelParam  # noqa: PLC0415 - only this test reads the SDK's model list
+    from mltdbg.playbooks.claude.cost import MODELS
     from mltdbg.playbooks.userconfig import DEFAULT_MODEL
     listed = set(typing.get_args(typing.get_args(ModelParam)[0]))
-    assert "sonnet" in DEFAULT_MODEL and DEFAULT_MODEL in listed and DEFAULT_MODEL not in DEPRECATED_MODELS
+    assert "sonnet" in DEFAULT_MODEL and DEFAULT_MODEL in listed and DEFAULT_MODEL in MODELS
+    # (not deprecated: test_no_deprecation_warning_with_the_default_model sends a request with it)
 
 
 def test_no_deprecation_warning_with_the_default_model(tmp_path, srv):
@@ -487,17 +504,151 @@ def test_no_deprecation_warning_with_the_default_model(tmp_path, srv):
 
 
 def test_recorded_in_a_real_session_with_its_debug_md_and_without_the_key(tmp_path, srv):
+    """The engine returns its record; the caller (the TUI) appends it as the session's claude_ran event."""
     from mltdbg.sessions import Session
     root = write_run(tmp_path / "proj")
     s = Session.create(repo_root=root, name="nan", environment={"python": "3"})
     s.append("capture_edited", {"field": "command", "value": "python train.py --lr 0.5"})
     srv.push(tool_use([("read_debug_md", {})]), submit(answer(root)), Status(529), Status(529), Status(529))
     ctx = context(root)
-    ClaudeEngine(cfg(srv), session=s).diagnose(ctx)
+    for _ in range(2):                                           # the second time the API is down
+        d = ClaudeEngine(cfg(srv), debug_md=s.dir / "debug.md").diagnose(ctx)
+        s.append("claude_ran", d.engine_run.to_json())
     assert "python train.py --lr 0.5" in srv.tool_results(1)[0]["content"]
-    d = ClaudeEngine(cfg(srv), session=s).diagnose(ctx)          # then the API goes down
     assert d.engine == "offline"
     log = (s.dir / "events.jsonl").read_text()
     runs = [json.loads(x) for x in log.splitlines() if '"claude_ran"' in x]
     assert [r["payload"]["outcome"] for r in runs] == ["answered", "unavailable"]
     assert KEY not in log and KEY[:30] not in log
+
+
+# ------------------------------------------------------------------ every way a run ends, on the real API's rules
+
+def test_the_scripted_api_refuses_what_the_real_one_refuses(srv):
+    import anthropic  # noqa: PLC0415 - the raw client, only here
+    ok = {"model": "claude-sonnet-5-5", "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}],
+          "tool_choice": {"type": "auto"}}
+    assert request_problems(ok, set()) == []
+    forced = {**ok, "tool_choice": {"type": "tool", "name": "submit_diagnosis"}}
+    assert "tool_choice" in request_problems(forced, set())[0]
+    assert request_problems({**ok, "tool_choice": {"type": "any"}}, set())
+    assert request_problems({**forced, "model": "claude-haiku-4-5"}, set()) == []      # documented to allow it
+    assert "disabled" in request_problems({**ok, "thinking": {"type": "disabled"}}, set())[0]
+    marks = {**ok, "system": [{"type": "text", "text": "s", "cache_control": {"type": "ephemeral"}}] * 5}
+    assert "maximum of 4" in request_problems(marks, set())[0]
+    empty = {**ok, "messages": [{"role": "user", "content": [{"type": "text", "text": ""}]}]}
+    assert "non-empty" in request_problems(empty, set())[0]
+    forged = {**ok, "messages": [ok["messages"][0], {"role": "assistant", "content": [
+        {"type": "thinking", "thinking": "x", "signature": "made-up"}, {"type": "text", "text": "y"}]},
+        {"role": "user", "content": [{"type": "text", "text": "z"}]}]}
+    assert "signature" in request_problems(forged, set())[0]
+    # Over HTTP with the real client: a 400 that names tool_choice, and no scripted response used up.
+    srv.push(text("unused"))
+    client = anthropic.Anthropic(api_key=KEY, base_url=srv.url, max_retries=0)
+    with pytest.raises(anthropic.BadRequestError, match="tool_choice"):
+        client.messages.create(max_tokens=100, tools=[{"name": "submit_diagnosis", "input_schema": {"type": "object"}}],
+                               **{k: v for k, v in forced.items()})
+    assert len(srv.queue) == 1 and srv.refused[0][0] == 0
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_thinking_summaries_are_asked_for_shown_and_sent_back(tmp_path, srv, stream):
+    root = write_run(tmp_path / "run")
+    srv.push(tool_use([("metric_summary", {"metric": "loss"})], think="Loss first; then the gradient norm."),
+             submit(answer(root), think="Enough evidence: the lr."))
+    events = []
+    d = ClaudeEngine(cfg(srv, stream=stream, effort="medium")).diagnose(context(root), on_event=lambda k, x: events.append((k, x)))
+    assert d.engine == "claude" and srv.refused == []
+    body = srv.requests[0]["body"]
+    assert body["thinking"] == {"type": "adaptive", "display": "summarized"} and body["output_config"] == {"effort": "medium"}
+    assert [x["text"] for k, x in events if k == "thinking"] == ["Loss first; then the gradient norm.", "Enough evidence: the lr."]
+    sent_back = srv.requests[1]["body"]["messages"][1]["content"][0]
+    assert sent_back["type"] == "thinking" and sent_back["thinking"] == "Loss first; then the gradient norm."
+
+
+def test_an_overloaded_error_inside_the_stream_is_retried_like_a_529(tmp_path, srv):
+    root = write_run(tmp_path / "run")
+    srv.push(StreamError("overloaded_error", "Overloaded"), submit(answer(root)))
+    d = ClaudeEngine(cfg(srv, stream=True)).diagnose(context(root))
+    assert d.engine == "claude" and d.top.id == "lr_too_high" and len(srv.requests) == 2
+    assert [r["why"] for r in d.engine_run.retries] == ["overloaded_error inside the response stream"]
+    srv.requests.clear()
+    srv.push(*[StreamError()] * 3)                            # a storm of them: unavailable, not "refused"
+    d = ClaudeEngine(cfg(srv, stream=True)).diagnose(context(root))
+    assert d.engine == "offline" and "unavailable" in d.warnings[0] and "refused" not in d.warnings[0]
+    assert len(srv.requests) == 3
+
+
+def test_max_tokens_asks_again_with_more_room(tmp_path, srv):
+    root = write_run(tmp_path / "run")
+    srv.push(cut(think="Thinking counts toward max_tokens"), submit(answer(root)))
+    d = ClaudeEngine(cfg(srv, max_tokens=4000)).diagnose(context(root))
+    assert d.engine == "claude" and d.top.id == "lr_too_high" and srv.refused == []
+    assert [r["body"]["max_tokens"] for r in srv.requests] == [4000, 8000]
+    assert len(srv.requests[1]["body"]["messages"]) == 1            # the cut response was dropped, not echoed
+    assert d.engine_run.stops[0]["stop"] == "max_tokens"
+    srv.requests.clear()
+    srv.push(cut(), cut(), cut())
+    d = ClaudeEngine(cfg(srv, max_tokens=4000)).diagnose(context(root))
+    assert d.engine == "offline" and "max_tokens" in d.warnings[0] and len(srv.requests) == 3
+
+
+def test_a_refusal_ends_the_run_with_its_own_notice(tmp_path, srv):
+    root = write_run(tmp_path / "run")
+    srv.push(refusal("cyber"))
+    d = ClaudeEngine(cfg(srv)).diagnose(context(root))
+    assert d.engine == "offline" and len(srv.requests) == 1
+    assert "declined" in d.warnings[0] and "cyber" in d.warnings[0] and "invalid" not in d.warnings[0]
+    assert d.engine_run.outcome == "refusal" and d.engine_run.stops[0]["category"] == "cyber"
+
+
+def test_a_spend_limit_429_stops_at_once_with_the_message(tmp_path, srv):
+    root = write_run(tmp_path / "run")
+    srv.push(Status(429, "Your organization has reached its monthly usage limit.", error_code="enforced_spend_limit_reached"),
+             submit(answer(root)))
+    d = ClaudeEngine(cfg(srv)).diagnose(context(root))
+    assert d.engine == "offline" and len(srv.requests) == 1 and not d.engine_run.retries
+    assert "monthly usage limit" in d.warnings[0] and d.engine_run.outcome == "spend_limit"
+
+
+def test_a_full_context_window_trims_old_tool_results_and_asks_again(tmp_path, srv):
+    root = write_run(tmp_path / "run")
+    srv.push(tool_use([("grep", {"pattern": "loss", "where": "artifacts"})]),
+             message([], stop_reason="model_context_window_exceeded"),
+             submit(answer(root)))
+    d = ClaudeEngine(cfg(srv)).diagnose(context(root))
+    assert d.engine == "claude" and len(srv.requests) == 3 and srv.refused == []
+    full, trimmed = srv.tool_results(1)[0]["content"], srv.tool_results(2)[0]["content"]
+    assert len(full) > 1000 and "trimmed to fit the context window" in trimmed and len(trimmed) < 400
+    assert d.engine_run.stops[0]["stop"] == "model_context_window_exceeded"
+    srv.requests.clear()
+    srv.push(Status(400, "prompt is too long: 1200000 tokens > 1000000 maximum"))
+    d = ClaudeEngine(cfg(srv)).diagnose(context(root))                 # nothing to trim on the first turn
+    assert d.engine == "offline" and "context window" in d.warnings[0] and len(srv.requests) == 1
+
+
+def test_forcing_only_where_documented_and_dropped_after_a_400_naming_tool_choice(tmp_path, srv):
+    root = write_run(tmp_path / "run")
+    # claude-haiku-4-5 is documented to accept a forced tool choice: the answer is asked for that way.
+    srv.push(submit(answer(root, confidence=7)), submit(answer(root)))
+    d = ClaudeEngine(cfg(srv, model="claude-haiku-4-5")).diagnose(context(root))
+    assert d.engine == "claude" and "thinking" not in srv.requests[0]["body"]
+    assert srv.requests[1]["body"]["tool_choice"] == {"type": "tool", "name": "submit_diagnosis"}
+    assert d.engine_run.final_ask == "tool_choice"
+    # A model that refuses it after all (a 400 naming tool_choice): one retry without forcing, in words.
+    srv.requests.clear()
+    srv.push(submit(answer(root, confidence=7)), Status(400, "tool_choice: forced tool use is not supported"),
+             submit(answer(root)))
+    d = ClaudeEngine(cfg(srv, model="claude-haiku-4-5")).diagnose(context(root))
+    assert d.engine == "claude" and len(srv.requests) == 3
+    assert srv.requests[2]["body"]["tool_choice"] == {"type": "auto"} and srv.texts(2)[-1] == FINAL_ASK
+    assert d.engine_run.stops[0]["stop"] == "tool_choice_refused"
+
+
+def test_an_unknown_model_gets_only_what_every_model_accepts(tmp_path, srv):
+    root = write_run(tmp_path / "run")
+    srv.push(submit(answer(root)))
+    d = ClaudeEngine(cfg(srv, model="claude-future-9")).diagnose(context(root))
+    body = srv.requests[0]["body"]
+    assert d.engine == "claude" and "thinking" not in body and "output_config" not in body
+    assert d.engine_run.usage["cost_usd"] is None                      # no price known: shown as unknown

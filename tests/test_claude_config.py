@@ -3,16 +3,23 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-
 from mltdbg.playbooks.claude import ClaudeEngine, select_engine
 from mltdbg.playbooks.engine import OfflineEngine
-from mltdbg.playbooks.userconfig import (DEFAULT_MODEL, UserConfig, config_path, grant_consent, load_config,
-                                         parse_duration, save_config)
+from mltdbg.playbooks.userconfig import (
+    DEFAULT_MODEL,
+    UserConfig,
+    config_path,
+    grant_consent,
+    load_config,
+    parse_duration,
+    save_config,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -59,6 +66,63 @@ def test_bad_values_warn_and_keep_defaults(tmp_path):
     p.write_text("model = [unclosed")
     c = load_config(p)
     assert c.model == DEFAULT_MODEL and "not valid TOML" in c.warnings[0]
+
+
+def test_effort_and_thinking_display_are_checked(tmp_path):
+    p = tmp_path / "c.toml"
+    p.write_text('effort = "medium"\nthinking_display = "omitted"\n')
+    c = load_config(p)
+    assert (c.effort, c.thinking_display, c.warnings) == ("medium", "omitted", [])
+    p.write_text('effort = "extreme"\nthinking_display = "loud"\n')
+    c = load_config(p)
+    assert (c.effort, c.thinking_display) == (None, "summarized") and len(c.warnings) == 2
+
+
+def test_mltdbg_model_overrides_the_file_for_the_run_and_is_never_saved(tmp_path, monkeypatch):
+    p = tmp_path / "c.toml"
+    p.write_text('model = "claude-opus-5-5"\n')
+    monkeypatch.setenv("MLTDBG_MODEL", "claude-haiku-5-5")
+    c = load_config(p)
+    assert c.model == "claude-haiku-5-5"
+    grant_consent(p)                                       # saves the config
+    monkeypatch.delenv("MLTDBG_MODEL")
+    assert load_config(p).model == "claude-opus-5-5" and load_config(p).consent is True
+
+
+def test_prices_per_model_id_and_overrides():
+    from mltdbg.playbooks.claude.cost import (  # noqa: PLC0415 - the price table, only here
+        MODELS,
+        PRICES_CHECKED,
+        Usage,
+        model_info,
+        pricing_for,
+    )
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d", PRICES_CHECKED)
+    s55 = MODELS["claude-sonnet-5-5"].price
+    assert (s55.input, s55.output) == (2.0, 10.0)             # not Sonnet 4's $3/$15
+    assert (MODELS["claude-opus-5-5"].price.input, MODELS["claude-opus-5-5"].price.output) == (4.0, 20.0)
+    assert (MODELS["claude-haiku-4-5"].price.input, MODELS["claude-haiku-4-5"].price.output) == (1.0, 5.0)
+
+    class U:   # a response's usage block
+        def __init__(self, i, o, cw=0, cr=0):
+            self.input_tokens, self.output_tokens = i, o
+            self.cache_creation_input_tokens, self.cache_read_input_tokens = cw, cr
+    u = Usage()
+    u.add(U(1000, 100, cw=2000, cr=10_000), pricing_for(MODELS["claude-sonnet-5-5"], UserConfig()))
+    assert u.cost == pytest.approx((1000 * 2 + 2000 * 2.5 + 10_000 * 0.10 + 100 * 10) / 1e6)
+    assert u.budget == pytest.approx(1000 + 100 + 2000 * 1.25 + 10_000 * 0.05)
+    # Haiku 5.5 bills a request whose prompt is over 100,000 tokens at its long-prompt rates.
+    h = pricing_for(MODELS["claude-haiku-5-5"], UserConfig())
+    short, long_ = Usage(), Usage()
+    short.add(U(50_000, 1000), h)
+    long_.add(U(150_000, 1000), h)
+    assert short.cost == pytest.approx((50_000 * 0.10 + 1000 * 0.50) / 1e6)
+    assert long_.cost == pytest.approx((150_000 * 0.50 + 1000 * 2.50) / 1e6)
+    # The config overrides the table; an unknown model has no price unless the config gives one.
+    own = pricing_for(MODELS["claude-sonnet-5-5"], UserConfig(price_in_per_mtok=1.0, price_out_per_mtok=4.0))
+    assert (own.base.input, own.base.output, own.base.read) == (1.0, 4.0, 0.1)
+    assert pricing_for(model_info("claude-x"), UserConfig()).base is None
+    assert pricing_for(model_info("claude-x"), UserConfig(price_in_per_mtok=3, price_out_per_mtok=9)).base.output == 9
 
 
 def test_yaml_config_and_durations(tmp_path):
@@ -147,3 +211,21 @@ def test_cli_engine_claude_respects_base_url_stores_consent_and_merges(tmp_path)
     assert out["engine"] == "merged" and len(srv.requests) == 2
     assert {c["engine"] for c in out["root_causes"]} & {"claude", "offline+claude"}
     assert load_config(tmp_path / "xdg" / "mltdbg" / "config.toml").consent is True
+
+
+def test_cli_model_flag_and_env_pick_the_model(tmp_path):
+    from fake_anthropic_server import FakeAnthropic, submit
+    runs = _mlflow_run(tmp_path / "proj")
+    rc = {"id": "lr_too_high", "issue": "loss climbs from step 150", "severity": "critical", "confidence": 0.7,
+          "evidence": [{"text": "loss at step 0", "metric": "loss", "step": 0, "value": 2.3}],
+          "check": "rerun with half the lr", "fix": "halve the lr once confirmed"}
+    ans = {"status": "needs_more_data", "root_causes": [rc], "needs": ["the lr"]}
+    with FakeAnthropic() as srv:
+        srv.push(submit(ans), submit(ans))
+        env = _env(tmp_path, ANTHROPIC_API_KEY="sk-ant-api03-" + "x" * 40, ANTHROPIC_BASE_URL=srv.url,
+                   MLTDBG_MODEL="claude-opus-5-5")
+        r1 = _cli(["diagnose", str(runs), "--engine", "claude", "--json", "--model", "claude-haiku-4-5"], env, cwd=REPO)
+        r2 = _cli(["diagnose", str(runs), "--engine", "claude", "--json"], env, cwd=REPO)
+    assert r1.returncode == 0 and r2.returncode == 0, r1.stderr + r2.stderr
+    assert [r["body"]["model"] for r in srv.requests] == ["claude-haiku-4-5", "claude-opus-5-5"]
+    assert srv.refused == [] and json.loads(r2.stdout)["engine"] == "merged"

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import ast
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +11,8 @@ import pytest
 
 from mltdbg.analyzers.code import code_signals
 from mltdbg.analyzers.model import Fact, Run, TextArtifact
-from mltdbg.playbooks.codemods import PatchError, apply_patch, propose, revert_patch, unified_diff
+from mltdbg.analyzers.common.patch import Patch, PatchError, apply_patch, revert_patch, unified_diff
+from mltdbg.playbooks.codemods import propose
 from repo_helpers import git, make_repo
 
 BAD = Path(__file__).parent / "fixtures" / "code" / "bad"
@@ -181,7 +181,6 @@ def test_pure_python_apply_outside_git(tmp_path):
 
 def test_git_apply_refuses_stale_patch(tmp_path):
     root = make_repo(tmp_path / "r", {"a.py": "x = 1\ny = 2\n"})
-    from mltdbg.playbooks.codemods import Patch
     p = Patch(diff=unified_diff("a.py", "x = 1\ny = 3\n", "x = 1\ny = 4\n"), files=["a.py"])
     with pytest.raises(PatchError):
         apply_patch(root, p)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import subprocess
 import sys
 
 import git as gitpython
@@ -12,7 +11,9 @@ import pytest
 
 from mltdbg.playbooks.diagnose import diagnose
 from mltdbg.sessions import Session
-from mltdbg.sessions.checks import CheckRun, ScratchWorktree, dangerous
+from mltdbg.analyzers.common.safety import dangerous
+from mltdbg.sessions.checks import CheckRun
+from mltdbg.sessions.scratch import ScratchWorktree
 from mltdbg.sessions.demo import make_demo_repo
 from mltdbg.sessions.fixgate import CONFIRM_WORD, FixGate, NotConfirmed, first_test_name, patch_from_diff
 from mltdbg.sessions.lesson import append_lesson, commit_fix, commit_message, lesson_entry
@@ -74,7 +75,7 @@ def _walk(repo, s):
     top = d.top
     assert top is not None and top.id == "missing_zero_grad" and top.patch and top.instrumentation
     s.append("diagnosis_made", {"engine": d.engine, "diagnosis": d.to_json(), "plots": {}})
-    assert s.state.hypotheses[0]["id"] == "missing_zero_grad"
+    assert s.state.hypotheses[0].id == "missing_zero_grad"
 
     # 3. Check: the playbook's instrumentation in a scratch copy only, its diff shown, 3 steps run.
     before_head = git(repo, "status", "--porcelain")

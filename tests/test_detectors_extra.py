@@ -2,7 +2,6 @@
 collapse, dtype wording, lr jump at a resume, eval() on a model without dropout."""
 from pathlib import Path
 
-import numpy as np
 
 from mltdbg.analyzers.analyze import analyze
 from mltdbg.analyzers.ingest import ingest

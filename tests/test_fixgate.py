@@ -3,13 +3,12 @@ from __future__ import annotations
 
 import hashlib
 import re
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from mltdbg.playbooks.codemods import Patch, unified_diff
+from mltdbg.analyzers.common.patch import Patch, unified_diff
 from mltdbg.sessions import Session
 from mltdbg.sessions.fixgate import (CONFIRM_WORD, FixError, FixGate, NotConfirmed, fill_template, first_test_name)
 from repo_helpers import git, make_repo

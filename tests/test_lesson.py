@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import subprocess
-from pathlib import Path
 
 import git as gitpython
 import pytest
@@ -104,3 +102,12 @@ def test_commit_with_nothing_changed_is_a_clear_error(tmp_path):
         commit_fix(repo, ["train.py"], "Fix: nothing")
     with pytest.raises(LessonError, match="outside the repo"):
         commit_fix(repo, [tmp_path / "elsewhere.py"], "Fix: x")
+
+
+def test_the_commit_message_follows_the_latest_verification():
+    ok = commit_message("lr too high", "lr_too_high", "test_lr", verified=True)
+    assert "Adds test_lr, which would have caught it." in ok and "Not verified" not in ok
+    failed = commit_message("lr too high", "lr_too_high", "test_lr", verified=False)
+    assert "would have caught" not in failed and "Adds test_lr." in failed
+    assert "Not verified: the latest verification failed." in failed
+    assert "no verification ran" in commit_message("lr too high", None, None, verified=None)

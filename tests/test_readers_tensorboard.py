@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from mltdbg.analyzers.analyze import analyze
 from mltdbg.analyzers.ingest import ingest
 from mltdbg.analyzers.model import LOC_RECORD, Run
 from mltdbg.analyzers.readers import tensorboard as tb
@@ -175,18 +176,53 @@ def test_sniff_by_content(mixed_file, tmp_path):
     assert not tb.sniff(tmp_path / "log.txt", b"step 1 loss 2.0\n")
 
 
-def test_restart_two_files_two_series(tmp_path):
+def test_restart_two_files_one_series_both_sides_kept(tmp_path):
+    """A job restarted into the same folder writes a second event file: one series per tag, the
+    files in wall-time order, the overlapping steps of both kept (curves see the restart), and a
+    NaN in the second file is cited there (before, the longer first file hid it)."""
     for part, (a, b) in enumerate([(0, 300), (200, 500)]):
         w = torch_tb.SummaryWriter(str(tmp_path), filename_suffix=f".part{part}")
         for s in range(a, b):
-            w.add_scalar("loss", 1.0 / (s + 1) + part, s)
+            w.add_scalar("loss", float("nan") if (part, s) == (1, 431) else 1.0 / (s + 1) + part, s)
         w.close()
     run = ingest([tmp_path])
     losses = [s for s in run.series if s.name == "loss"]
-    assert sorted(len(s) for s in losses) == [300, 300]
-    assert {s.source for s in losses} == {p.name for p in tmp_path.glob("events.out.tfevents.*")}
-    second = next(s for s in losses if s.steps[0] == 200)
-    assert second.values[0] == pytest.approx(1.0 / 201 + 1)
+    assert len(losses) == 1
+    loss = losses[0]
+    assert len(loss) == 600 and loss.source == "."
+    assert loss.steps[:300].tolist() == list(range(300)) and loss.steps[300:].tolist() == list(range(200, 500))
+    assert loss.values[300] == pytest.approx(1.0 / 201 + 1)
+    assert np.all(np.diff(loss.locs) > 0)           # one record order across both files
+    sigs = {x.kind: x for x in analyze(run)}
+    assert sigs["step_restart"].data["step"] == 200
+    nan = sigs["nonfinite"]
+    assert nan.data["step"] == 431 and nan.evidence[0].value == "NaN" and nan.evidence[0].source == "."
+    assert nan.evidence[1].step == 430 and nan.evidence[1].value == pytest.approx(1.0 / 431 + 1)
+
+
+def test_one_file_per_folder_keeps_its_name(tmp_path):
+    for d in ("a", "b"):
+        w = torch_tb.SummaryWriter(str(tmp_path / d))
+        for s in range(5):
+            w.add_scalar("loss", 1.0 + s, s)
+        w.close()
+    run = ingest([tmp_path])
+    assert sorted(s.source.split("/")[0] for s in run.series) == ["a", "b"]
+    assert all(s.source.split("/")[1].startswith("events.out.tfevents") for s in run.series)
+
+
+def test_truncated_tail_read_to_the_last_whole_record(tmp_path):
+    w = torch_tb.SummaryWriter(str(tmp_path))
+    for s in range(100):
+        w.add_scalar("loss", float(s), s)
+    w.close()
+    f = next(tmp_path.glob("events.out.tfevents.*"))
+    data = f.read_bytes()
+    for cut in (5, 13, 30):            # inside the last record's header, its payload, its CRC
+        f.write_bytes(data[:-cut])
+        run = Run(root=tmp_path)
+        tb.read(f, f.name, run)
+        assert run.warnings == [] and run.series[0].steps.tolist() == list(range(99))
 
 
 def test_irregular_interleaving_matches(tmp_path):

@@ -14,6 +14,7 @@ import pytest
 from mltdbg.analyzers.ingest import ingest
 from mltdbg.analyzers.model import Run
 from mltdbg.analyzers.readers import textlog
+from mltdbg.analyzers.readers.textlog.arrays import byte_windows
 
 FIX = Path(__file__).parent / "fixtures" / "text"
 
@@ -372,7 +373,7 @@ def test_byte_windows_near_the_ends_match_a_plain_loop():
     for nb in (3, 20, 40, 100, 1000):
         b = rng.integers(0, 255, nb, dtype=np.uint8)
         for back, fwd in ((16, 16), (64, 48), (0, 16)):
-            got = textlog._windows(b, np.arange(nb), back, fwd)
+            got = byte_windows(b, np.arange(nb), back, fwd)
             ref = np.zeros((nb, back + fwd), np.uint8)
             for p in range(nb):
                 for j in range(back + fwd):

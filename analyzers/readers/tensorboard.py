@@ -20,6 +20,9 @@ value columns from all matching records at once. Records of other layouts
 A truncated last record (the run is still writing) is silently ignored; a bad
 header in the middle is one warning, and the records before it are kept.
 Payload CRCs are not checked (lengths and header CRCs are).
+
+Several event files in one folder (a restarted job) are merged per tag by `finish(run)`, which
+ingest calls once every file is read.
 """
 from __future__ import annotations
 
@@ -29,8 +32,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..model import LOC_RECORD, Run, Series
-from ..names import normalize
+from mltdbg.analyzers.model import LOC_RECORD, Run, Series
+from mltdbg.analyzers.names import normalize
+from mltdbg.analyzers.readers.protowire import iter_fields, read_varint
 
 # ---------------------------------------------------------------- CRC32C (header checks only: 8 bytes)
 _CRC_TABLE = []
@@ -178,47 +182,6 @@ def _frame(buf: bytes):
     return blocks, (as_np(s_off), as_np(s_len), as_np(s_idx)), error
 
 
-# ---------------------------------------------------------------- protobuf (one record)
-
-def _varint(b: bytes, p: int) -> tuple[int, int]:
-    r = 0
-    s = 0
-    while True:
-        c = b[p]
-        p += 1
-        r |= (c & 0x7F) << s
-        if c < 0x80:
-            return r, p
-        s += 7
-        if s > 63:
-            raise ValueError("varint too long")
-
-
-def _fields(b: bytes, p: int, end: int):
-    """Yield (field, wiretype, start, stop, varint_value) for each field in b[p:end]."""
-    while p < end:
-        key, p = _varint(b, p)
-        f, wt = key >> 3, key & 7
-        if wt == 0:
-            v, q = _varint(b, p)
-            yield f, wt, p, q, v
-        elif wt == 1:
-            q = p + 8
-            yield f, wt, p, q, None
-        elif wt == 2:
-            n, p = _varint(b, p)
-            q = p + n
-            yield f, wt, p, q, None
-        elif wt == 5:
-            q = p + 4
-            yield f, wt, p, q, None
-        else:
-            raise ValueError(f"wire type {wt}")
-        if q > end:
-            raise ValueError("field runs past its message")
-        p = q
-
-
 _DT_FLOAT, _DT_DOUBLE, _DT_INT32, _DT_INT64, _DT_HALF = 1, 2, 3, 9, 19
 _DTYPES = {_DT_FLOAT: "<f4", _DT_DOUBLE: "<f8", _DT_INT32: "<i4", _DT_INT64: "<i8", _DT_HALF: "<f2"}
 
@@ -230,13 +193,13 @@ def _tensor_scalar(b: bytes, p: int, end: int):
     dtype = 0
     n_elems = 1
     found = None
-    for f, wt, a, z, v in _fields(b, p, end):
+    for f, wt, a, z, v in iter_fields(b, p, end):
         if f == 1 and wt == 0:
             dtype = v
         elif f == 2 and wt == 2:
-            for g, wt2, a2, z2, _ in _fields(b, a, z):
+            for g, wt2, a2, z2, _ in iter_fields(b, a, z):
                 if g == 2 and wt2 == 2:
-                    for h, wt3, a3, z3, v3 in _fields(b, a2, z2):
+                    for h, wt3, a3, z3, v3 in iter_fields(b, a2, z2):
                         if h == 1 and wt3 == 0:
                             n_elems *= v3
         elif f == 4 and wt == 2:
@@ -264,7 +227,7 @@ def _tensor_scalar(b: bytes, p: int, end: int):
     if kind == "varint":
         _, a, z, v, wt = found
         if wt == 2:                               # packed: exactly one varint
-            v, q = _varint(b, a)
+            v, q = read_varint(b, a)
             if q != z:
                 return None
         if dtype == _DT_HALF:
@@ -285,20 +248,20 @@ def _parse_event(b: bytes):
     wall_span = None
     values = []
     templatable = True
-    for f, wt, a, z, v in _fields(b, 0, len(b)):
+    for f, wt, a, z, v in iter_fields(b, 0, len(b)):
         if f == 1 and wt == 1:
             wall_span = (a, z)
         elif f == 2 and wt == 0:
             step = v - (1 << 64) if v >= 1 << 63 else v
             step_span = (a, z)
         elif f == 5 and wt == 2:
-            for g, wt2, a2, z2, _ in _fields(b, a, z):
+            for g, wt2, a2, z2, _ in iter_fields(b, a, z):
                 if g != 1 or wt2 != 2:
                     continue
                 tag = None
                 plugin = None
                 val = None
-                for h, wt3, a3, z3, _ in _fields(b, a2, z2):
+                for h, wt3, a3, z3, _ in iter_fields(b, a2, z2):
                     if h == 1 and wt3 == 2:
                         tag = b[a3:z3].decode("utf-8", "replace")
                     elif h == 2 and wt3 == 5:
@@ -308,9 +271,9 @@ def _parse_event(b: bytes):
                         if t is not None:
                             val = (t[0], t[1], t[2], True)
                     elif h == 9 and wt3 == 2:
-                        for k, wt4, a4, z4, _ in _fields(b, a3, z3):
+                        for k, wt4, a4, z4, _ in iter_fields(b, a3, z3):
                             if k == 1 and wt4 == 2:
-                                for m, wt5, a5, z5, _ in _fields(b, a4, z4):
+                                for m, wt5, a5, z5, _ in iter_fields(b, a4, z4):
                                     if m == 1 and wt5 == 2:
                                         plugin = b[a5:z5].decode("utf-8", "replace")
                 if tag is not None and (val is not None or plugin is not None):
@@ -470,6 +433,9 @@ def read(path: Path, rel: str, run: Run) -> None:
     if bad:
         run.warnings.append(f"{rel}: {len(bad)} record(s) could not be decoded as Event (first: record {min(bad)}); skipped")
     parent = path.parent.name
+    nrec = max([first + len(pattern) * M for _, first, _, pattern, M in blocks] +
+               [int(s_idx[-1]) + 1 if len(s_idx) else 0])
+    info = (rel, _first_wall_time(buf), nrec)
     for tag, parts in acc.cols.items():
         plugin = acc.plugins.get(tag)
         # new-style tensors are scalars only for the scalars plugin (not text/histograms/hparams)
@@ -485,8 +451,57 @@ def read(path: Path, rel: str, run: Run) -> None:
         if parent.startswith(main) and len(parent) > len(main):
             key = parent[len(main):]
             name, raw = normalize(f"{key}/{tag}"), f"{parent}/{tag}"
-        run.series.append(Series(
-            name=name, raw_name=raw,
-            steps=np.concatenate([p[1] for p in parts])[order],
-            values=np.concatenate([p[2] for p in parts])[order],
-            source=rel, locs=idx[order], loc_kind=LOC_RECORD))
+        s = Series(name=name, raw_name=raw,
+                   steps=np.concatenate([p[1] for p in parts])[order],
+                   values=np.concatenate([p[2] for p in parts])[order],
+                   source=rel, locs=idx[order], loc_kind=LOC_RECORD)
+        s._tb_file = info      # for finish(): which file, its first wall time, its record count
+        run.series.append(s)
+
+
+def _first_wall_time(buf: bytes) -> float:
+    """wall_time of the file's first Event (the file_version record), inf when unreadable."""
+    if len(buf) < 16:
+        return float("inf")
+    n = int.from_bytes(buf[:8], "little")
+    try:
+        for f, wt, a, z, _ in iter_fields(buf[12:12 + n], 0, min(n, len(buf) - 12)):
+            if f == 1 and wt == 1:
+                return float(np.frombuffer(buf, "<f8", 1, 12 + a)[0])
+    except (ValueError, IndexError):
+        pass
+    return float("inf")
+
+
+def finish(run: Run) -> None:
+    """Merge a run's event files (a job restarted into the same folder writes a new one): one
+    Series per tag and folder, the files in the order TensorBoard shows them (by their first
+    wall time, then name), each file's records in order. Where the steps of a later file go back
+    (a restart from a checkpoint), both sides stay: the step counter going back is what
+    curves.py reports as a restart. The merged series' source is the folder; its locs count
+    records across the files in that order (a record index, as for one file)."""
+    groups: dict[tuple, list[Series]] = {}
+    for s in run.series:
+        info = getattr(s, "_tb_file", None)
+        if info is not None:
+            groups.setdefault((str(Path(info[0]).parent), s.raw_name), []).append(s)
+    merged: dict[int, Series | None] = {}
+    for (folder, _), parts in groups.items():
+        if len({p._tb_file[0] for p in parts}) < 2:
+            continue
+        files = sorted({p._tb_file for p in parts}, key=lambda i: (i[1], i[0]))
+        offset, at = {}, 0
+        for rel, _, nrec in files:
+            offset[rel] = at
+            at += nrec
+        parts.sort(key=lambda p: (p._tb_file[1], p._tb_file[0]))
+        m = Series(name=parts[0].name, raw_name=parts[0].raw_name,
+                   steps=np.concatenate([p.steps for p in parts]),
+                   values=np.concatenate([p.values for p in parts]),
+                   source=folder, loc_kind=LOC_RECORD,
+                   locs=np.concatenate([p.locs + offset[p._tb_file[0]] for p in parts]))
+        merged[id(parts[0])] = m
+        for p in parts[1:]:
+            merged[id(p)] = None
+    if merged:
+        run.series = [merged.get(id(s), s) for s in run.series if merged.get(id(s), s) is not None]

@@ -32,11 +32,12 @@ from typing import Any
 
 import numpy as np
 
-from ..ingest import read_text
-from ..model import LOC_RECORD, Fact, Run, Series
-from ..names import normalize
-from .mlflow import fact_name
-from .tensorboard import _fields
+from mltdbg.analyzers.common import yamlsafe
+from mltdbg.analyzers.ingest import read_text
+from mltdbg.analyzers.model import LOC_RECORD, Fact, Run, Series
+from mltdbg.analyzers.names import normalize
+from mltdbg.analyzers.readers.mlflow import fact_name
+from mltdbg.analyzers.readers.protowire import iter_fields
 
 _MAGIC = b":W&B" + struct.pack("<H", 0xBEE1)
 _BLOCK = 32768
@@ -138,11 +139,11 @@ def _python_version(s: str) -> str:
 # ---------------------------------------------------------------- files/
 
 def _read_config_yaml(path: Path, rel: str, run: Run) -> None:
-    import yaml
+    import yaml  # noqa: PLC0415 - loaded only on this path, keeps the common path light
 
     text = read_text(path, rel, run)
     try:
-        data = yaml.safe_load(text)
+        data = yamlsafe.load(text)     # bounded: a YAML bomb is refused, not expanded
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         run.warnings.append(f"{rel}:{mark.line + 1 if mark else 1}: not valid YAML ({getattr(e, 'problem', e)})")
@@ -231,7 +232,7 @@ def _item(b: bytes, a: int, z: int) -> tuple[str | None, Any]:
     key = None
     nested = []
     value: Any = None
-    for f, wt, s, e, v in _fields(b, a, z):
+    for f, wt, s, e, v in iter_fields(b, a, z):
         if f == 1 and wt == 2:
             key = b[s:e].decode("utf-8", "replace")
         elif f == 2 and wt == 2:
@@ -290,18 +291,18 @@ def _read_datastore(path: Path, rel: str, run: Run) -> None:
     bad = 0
     for idx, rec in enumerate(_records(buf, rel, run)):
         try:
-            for f, wt, a, z, v in _fields(rec, 0, len(rec)):
+            for f, wt, a, z, v in iter_fields(rec, 0, len(rec)):
                 if wt != 2:
                     continue
                 if f == 2:                                          # history
                     items = []
                     step = None
-                    for g, wt2, a2, z2, _ in _fields(rec, a, z):
+                    for g, wt2, a2, z2, _ in iter_fields(rec, a, z):
                         if g == 1 and wt2 == 2:
                             items.append(_item(rec, a2, z2))
                         elif g == 2 and wt2 == 2:
                             step = 0
-                            for h, wt3, _a3, _z3, v3 in _fields(rec, a2, z2):
+                            for h, wt3, _a3, _z3, v3 in iter_fields(rec, a2, z2):
                                 if h == 1 and wt3 == 0:
                                     step = v3 - (1 << 64) if v3 >= 1 << 63 else v3
                     # `_step` is what W&B plots against; the legacy SDK leaves HistoryRecord.step unset
@@ -326,7 +327,7 @@ def _read_datastore(path: Path, rel: str, run: Run) -> None:
                             c[1].append(step)
                             c[2].append(x2)
                 elif f == 5:                                        # config updates
-                    config += [(k, _json(val)) for g, wt2, a2, z2, _ in _fields(rec, a, z)
+                    config += [(k, _json(val)) for g, wt2, a2, z2, _ in iter_fields(rec, a, z)
                                if g == 1 and wt2 == 2 for k, val in [_item(rec, a2, z2)] if k]
                 elif f == 17:                                       # run: config, host, git
                     _run_record(rec, a, z, config, env)
@@ -334,7 +335,7 @@ def _read_datastore(path: Path, rel: str, run: Run) -> None:
                     _environment(rec, a, z, env)
                 elif f == 18:                                       # exit
                     exit_code = 0
-                    for g, wt2, _a2, _z2, v2 in _fields(rec, a, z):
+                    for g, wt2, _a2, _z2, v2 in iter_fields(rec, a, z):
                         if g == 1 and wt2 == 0:
                             exit_code = v2 - (1 << 64) if v2 >= 1 << 63 else v2
         except (ValueError, IndexError, struct.error):
@@ -361,7 +362,7 @@ def _read_datastore(path: Path, rel: str, run: Run) -> None:
 
 
 def _git(rec: bytes, a: int, z: int, env: dict) -> None:
-    for g, wt, a2, z2, _ in _fields(rec, a, z):
+    for g, wt, a2, z2, _ in iter_fields(rec, a, z):
         if wt == 2 and g == 1:
             env.setdefault("git_remote", rec[a2:z2].decode("utf-8", "replace"))
         elif wt == 2 and g == 2:
@@ -369,24 +370,24 @@ def _git(rec: bytes, a: int, z: int, env: dict) -> None:
 
 
 def _run_record(rec: bytes, a: int, z: int, config: list, env: dict) -> None:
-    for g, wt, a2, z2, _ in _fields(rec, a, z):
+    for g, wt, a2, z2, _ in iter_fields(rec, a, z):
         if wt != 2:
             continue
         if g == 4:                                                   # ConfigRecord
-            config += [(k, _json(val)) for h, wt3, a3, z3, _ in _fields(rec, a2, z2)
+            config += [(k, _json(val)) for h, wt3, a3, z3, _ in iter_fields(rec, a2, z2)
                        if h == 1 and wt3 == 2 for k, val in [_item(rec, a3, z3)] if k]
         elif g == 13:
             env.setdefault("host", rec[a2:z2].decode("utf-8", "replace"))
         elif g == 21:
             _git(rec, a2, z2, env)
         elif g == 19:                                                # telemetry: python_version = 2
-            for h, wt3, a3, z3, _ in _fields(rec, a2, z2):
+            for h, wt3, a3, z3, _ in iter_fields(rec, a2, z2):
                 if h == 2 and wt3 == 2:
                     env.setdefault("python_version", rec[a3:z3].decode("utf-8", "replace"))
 
 
 def _environment(rec: bytes, a: int, z: int, env: dict) -> None:
-    for g, wt, a2, z2, v in _fields(rec, a, z):
+    for g, wt, a2, z2, v in iter_fields(rec, a, z):
         s = rec[a2:z2].decode("utf-8", "replace") if wt == 2 else None
         if g == 2 and s:
             env["python_version"] = _python_version(s)

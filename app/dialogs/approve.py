@@ -3,13 +3,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from mltdbg.sessions.checks import dangerous
+from mltdbg.analyzers.common.safety import dangerous
+from mltdbg.analyzers.common.sanitize import one_line, visible
 
 
 class ApproveCommand(ModalScreen[bool]):
@@ -24,17 +26,24 @@ class ApproveCommand(ModalScreen[bool]):
     BINDINGS = [Binding("y", "yes", "Run it", id="approve_yes"), Binding("enter", "enter", "Run", show=False),
                 Binding("n,escape", "no", "Don't run", id="approve_no")]
 
-    def __init__(self, command: str, cwd: Path, question: str):
+    def __init__(self, command: str, cwd: Path, question: str, python: str | None = None, note: str = ""):
+        """cwd: where it really runs (a scratch copy for an instrumented check); python: the interpreter
+        `python` means there (UserPython.describe()); note: a short line after the cwd."""
         super().__init__()
         self.command, self.cwd, self.question = command, cwd, question
+        self.python, self.note = python, note
         self.flag = dangerous(command, cwd)
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(self.question, classes="title")
-            yield Static(f"\n  $ {self.command}\n\n  in {self.cwd}\n", markup=False)
+            yield Static(Text(visible(self.question)), classes="title")
+            # The whole command on one line, newlines as ⏎ and control characters as ^X: what runs is what shows.
+            yield Static(Text(f"\n  $ {one_line(self.command)}\n\n  in {visible(str(self.cwd), keep='')}"
+                              + (f"\n     {visible(self.note, keep='')}" if self.note else "")
+                              + (f"\n  python: {visible(self.python, keep='')}" if self.python else "") + "\n"))
             if self.flag:
-                yield Static(f"FLAGGED: this command {self.flag}. Read it before you run it.", classes="danger")
+                yield Static(Text(visible(f"FLAGGED: this command {self.flag}. Read it before you run it.")),
+                             classes="danger")
             yield Static("y: run it    n / Esc: don't" + ("" if self.flag else "    Enter: run"))
 
     def action_yes(self) -> None:

@@ -2,6 +2,7 @@
 A stray key cannot confirm: only the typed word, then Enter, returns it."""
 from __future__ import annotations
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -9,6 +10,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from mltdbg.analyzers.common.sanitize import visible
 from mltdbg.sessions.fixgate import CONFIRM_WORD
 
 
@@ -22,14 +24,14 @@ class ConfirmApply(ModalScreen[str | None]):
     """
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="confirm_cancel")]
 
-    def __init__(self, files: list[str]):
+    def __init__(self, files: list[str], heading: str = "This writes to your files:"):
         super().__init__()
-        self.files = files
+        self.files, self.heading = files, heading
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static("This writes to your files:", classes="title")
-            yield Static("\n".join(f"  {f}" for f in self.files) or "  (nothing)", markup=False)
+            yield Static(Text(visible(self.heading)), classes="title")
+            yield Static(Text("\n".join(f"  {visible(f, keep='')}" for f in self.files) or "  (nothing)"))
             yield Static(f"\nType [b]{CONFIRM_WORD}[/b] and press Enter to write them. Esc cancels.")
             yield Input(placeholder=CONFIRM_WORD, id="typed")
 

@@ -1,12 +1,14 @@
 """`--resume` without an id: pick a session (name, start, status, last step)."""
 from __future__ import annotations
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
+from mltdbg.analyzers.common.sanitize import visible
 from mltdbg.sessions import list_sessions
 
 
@@ -29,7 +31,10 @@ class SessionPicker(Screen[str | None]):
         rows = list(reversed(list_sessions(self.cwd)))
         for s in rows:
             status = "open elsewhere" if s.live else ("fixed" if s.step == "lesson" else "in progress")
-            t.add_row(s.name or s.id, s.created_at[:16].replace("T", " "), status, s.step, (s.title or "-")[:40], key=s.id)
+            # Cells from the session folder are data: a str cell would be parsed as markup by DataTable.
+            t.add_row(*(Text(visible(str(v), keep="")) for v in
+                        (s.name or s.id, s.created_at[:16].replace("T", " "), status, s.step, (s.title or "-")[:40])),
+                      key=s.id)
         if not rows:
             self.query_one(Static).update("No sessions in this repo yet. Esc quits; run mltdbg-tui to start one.")
         t.focus()

@@ -3,11 +3,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
+
+from mltdbg.analyzers.common.sanitize import visible
 
 
 class ResetPrompt(ModalScreen[None]):
@@ -32,7 +35,7 @@ class ResetPrompt(ModalScreen[None]):
             yield Static("[b]One hour on this bug.[/b] Stop and reset: re-read debug.md below, then reproduce "
                          "the failure in 10 lines before you try another fix.")
             with VerticalScroll():
-                yield Static(text, markup=False)
+                yield Static(Text(visible(text)))     # debug.md is session data: shown, never obeyed
             yield Static("Enter / Esc: back to work", classes="muted")
 
     def action_close(self) -> None:

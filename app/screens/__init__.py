@@ -4,10 +4,11 @@ from __future__ import annotations
 
 def screen_for(step: str):
     """A new screen instance for a step name (unknown names show the capture form)."""
-    from .capture import CaptureScreen
-    from .check import CheckScreen
-    from .fix import FixScreen
-    from .hypotheses import HypothesesScreen
-    from .lesson import LessonScreen
+    # Deferred: every screen module loads this package first; importing all five here would make each load the others.
+    from mltdbg.app.screens.capture import CaptureScreen  # noqa: PLC0415 - see the comment above
+    from mltdbg.app.screens.check import CheckScreen  # noqa: PLC0415 - see the comment above
+    from mltdbg.app.screens.fix import FixScreen  # noqa: PLC0415 - see the comment above
+    from mltdbg.app.screens.hypotheses import HypothesesScreen  # noqa: PLC0415 - see the comment above
+    from mltdbg.app.screens.lesson import LessonScreen  # noqa: PLC0415 - see the comment above
     return {"capture": CaptureScreen, "diagnose": HypothesesScreen, "check": CheckScreen,
             "fix": FixScreen, "lesson": LessonScreen}.get(step, CaptureScreen)()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -15,8 +16,11 @@ from textual.message import Message
 from textual.widgets import Footer, Header, Input, Label, RichLog, SelectionList, Static, TextArea
 from textual.widgets.selection_list import Selection
 
+from mltdbg.analyzers.common.sanitize import visible
 from mltdbg.analyzers.ingest import SKIP_DIRS
-from .base import StepScreen
+from mltdbg.app.messages import OutputLine
+from mltdbg.app.screens.base import StepScreen
+from mltdbg.app.widgets.lessons import LessonsPanel
 
 SAVE_DELAY_S = 0.4          # an edit is recorded after this pause in typing (each append is an fsync)
 MAX_LISTED = 300            # artifacts listed from a folder walk; more are read when the folder is chosen
@@ -45,11 +49,6 @@ class CaptureScreen(StepScreen):
         Binding("ctrl+g", "cancel_run", "Cancel run", id="cancel_run", show=False, priority=True),
     ]
 
-    class OutputLine(Message):
-        def __init__(self, line: str) -> None:
-            super().__init__()
-            self.line = line
-
     class CommandFinished(Message):
         def __init__(self, result) -> None:
             super().__init__()
@@ -71,13 +70,14 @@ class CaptureScreen(StepScreen):
         with VerticalScroll(id="form"):
             yield Static("[b]1 Capture[/b]  write it down before you debug: it becomes debug.md", id="intro")
             for msg in self.mapp.problems:
-                yield Static(f"! {msg}", classes="problem")
+                yield Static(Text(visible(f"! {msg}")), classes="problem")
             yield Label("Command that fails")
             yield Input(c.get("command", ""), placeholder="e.g. python train.py --config cfg.yaml", id="command")
             yield Label("What I expected")
             yield Input(c.get("expected", ""), placeholder="e.g. loss below 0.8 after 300 steps", id="expected")
             yield Label("What happened (paste the full stack trace, or ctrl+r runs the command)")
             yield TextArea(c.get("happened", ""), id="happened", soft_wrap=False)
+            yield LessonsPanel(id="lessons")
             yield RichLog(id="run_output", max_lines=2000, markup=False, wrap=False)
             yield Label("What I've already tried")
             yield Input(c.get("tried", ""), placeholder="e.g. lowered the lr; same", id="tried")
@@ -97,6 +97,9 @@ class CaptureScreen(StepScreen):
         self.query_one("#command", Input).focus()
         self._discover(self.mapp.root)
         self._show_saved()
+        lessons = self.query_one(LessonsPanel)
+        lessons.load(self.mapp.root, getattr(self.mapp.session, "id", None))
+        lessons.match_later(self.query_one("#happened", TextArea).text)
 
     # ----- saving as the user types ------------------------------------------------------------
     @on(Input.Changed, "#command, #expected, #tried")
@@ -106,6 +109,7 @@ class CaptureScreen(StepScreen):
     @on(TextArea.Changed, "#happened")
     def _trace_changed(self, event: TextArea.Changed) -> None:
         self._schedule("happened", event.text_area.text)
+        self.query_one(LessonsPanel).match_later(event.text_area.text)
 
     def _schedule(self, field: str, value: str) -> None:
         old = self._save_timers.pop(field, None)
@@ -148,7 +152,7 @@ class CaptureScreen(StepScreen):
         sl.clear_options()
         for p in entries:
             on_ = p in st.artifacts if chosen_before else p not in st.excluded
-            sl.add_option(Selection(p, p, on_))
+            sl.add_option(Selection(Text(visible(p, keep="")), p, on_))
         if not chosen_before and not self.mapp.readonly:
             self._record_artifacts()
 
@@ -180,7 +184,7 @@ class CaptureScreen(StepScreen):
         rel = self.mapp.session.rel(p) if self.mapp.session else str(p)
         sl = self.query_one("#artifacts", SelectionList)
         if rel not in [sl.get_option_at_index(i).value for i in range(sl.option_count)]:
-            sl.add_option(Selection(rel, rel, True))
+            sl.add_option(Selection(Text(visible(rel, keep="")), rel, True))
         else:
             sl.select(rel)
         event.input.value = ""
@@ -194,8 +198,9 @@ class CaptureScreen(StepScreen):
         if not cmd:
             self.notify("write the failing command first", severity="warning")
             return
-        from ..dialogs.approve import ApproveCommand
-        self.app.push_screen(ApproveCommand(cmd, self.mapp.root, "Run the failing command to capture what it prints?"),
+        from mltdbg.app.dialogs.approve import ApproveCommand  # noqa: PLC0415 - a dialog, loaded when first asked
+        self.app.push_screen(ApproveCommand(cmd, self.mapp.root, "Run the failing command to capture what it prints?",
+                                            python=self.mapp.user_python().describe()),
                          lambda ok: self._start(cmd) if ok else None)
 
     def _start(self, cmd: str) -> None:
@@ -203,14 +208,14 @@ class CaptureScreen(StepScreen):
         log = self.query_one("#run_output", RichLog)
         log.clear()
         log.display = True
-        log.write(f"$ {cmd}")
+        log.write(Text(visible(f"$ {cmd}")))
         self._run_command(cmd)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="capture")
     def _run_command(self, cmd: str) -> None:
-        from mltdbg.sessions.checks import CheckRun
+        from mltdbg.sessions.checks import CheckRun  # noqa: PLC0415 - process-group code: only when a command runs
         self._run = CheckRun(cmd, self.mapp.root, CAPTURE_TIMEOUT_S, session=self.mapp.session,
-                             on_line=lambda ln: self.post_message(self.OutputLine(ln)), env=self.mapp.options.env,
+                             on_line=lambda ln: self.post_message(OutputLine(ln)), env=self.mapp.check_env(),
                              record={"purpose": "capture"})
         self.post_message(self.CommandFinished(self._run.run()))
 
@@ -220,7 +225,7 @@ class CaptureScreen(StepScreen):
 
     @on(OutputLine)
     def _line(self, event: OutputLine) -> None:
-        self.query_one("#run_output", RichLog).write(event.line)
+        self.query_one("#run_output", RichLog).write(Text(visible(event.line)))
 
     @on(CommandFinished)
     def _finished(self, event: CommandFinished) -> None:

@@ -4,8 +4,8 @@ and its diff is shown before anything runs. Output streams live; one key cancels
 group. Then the verdict (confirmed / denied / inconclusive) goes back to the ranking."""
 from __future__ import annotations
 
-from rich.markup import escape
 from rich.syntax import Syntax
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -13,8 +13,13 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Footer, Header, Input, RichLog, Static
 
-from mltdbg.sessions.checks import DEFAULT_TIMEOUT_S, dangerous
-from .base import StepScreen
+from mltdbg.analyzers.common.safety import dangerous
+from mltdbg.analyzers.common.sanitize import visible
+from mltdbg.app.dialogs.approve import ApproveCommand
+from mltdbg.app.messages import OutputLine
+from mltdbg.app.screens.base import StepScreen
+from mltdbg.sessions.checks import DEFAULT_TIMEOUT_S, CheckRun
+from mltdbg.sessions.scratch import ScratchError, ScratchWorktree
 
 VERDICT_KEYS = {"1": "confirmed", "2": "denied", "3": "inconclusive"}
 
@@ -33,11 +38,6 @@ class CheckScreen(StepScreen):
         Binding("3", "verdict('inconclusive')", "Inconclusive", id="inconclusive"),
     ]
 
-    class OutputLine(Message):
-        def __init__(self, line: str) -> None:
-            super().__init__()
-            self.line = line
-
     class CheckFinished(Message):
         def __init__(self, result) -> None:
             super().__init__()
@@ -51,8 +51,8 @@ class CheckScreen(StepScreen):
     def __init__(self) -> None:
         super().__init__()
         self.hid = None
-        self._run = None
-        self._wt = None
+        self._run: CheckRun | None = None       # the check running now (set before its worker starts)
+        self._wt: ScratchWorktree | None = None
 
     def compose(self) -> ComposeResult:
         app = self.mapp
@@ -60,8 +60,8 @@ class CheckScreen(StepScreen):
         h = app.hypothesis(self.hid)
         yield Header()
         with VerticalScroll(id="top"):
-            yield Static(f"[b]3 Check[/b]  {escape(str(self.hid))}: {escape(str(h.get('check') or 'no check written'))}",
-                         id="what")
+            yield Static(Text.assemble(("3 Check", "bold"), "  ",
+                                       visible(f"{self.hid}: {h.check or 'no check written'}")), id="what")
             yield Input(self._command(h), id="cmd")
             yield Static("", id="flag")
             yield Static("", id="instr")
@@ -71,22 +71,23 @@ class CheckScreen(StepScreen):
 
     def _command(self, h: dict) -> str:
         plan = self.state.plans.get(self.hid or "")
-        return (plan.command if plan else None) or h.get("check_command") or self.state.capture.get("command", "")
+        return (plan.command if plan else None) or h.check_command or self.state.capture.get("command", "")
 
     def on_mount(self) -> None:
         out = self.query_one("#out", RichLog)
         self._flag()
         last = self._last_check()
         if last is not None:
-            out.write(f"$ {last.command}   [{last.status}" + (f", exit {last.exit_code}" if last.exit_code is not None else "") + "]")
-            out.write(last.output)
+            out.write(Text(visible(f"$ {last.command}   [{last.status}" +
+                                   (f", exit {last.exit_code}" if last.exit_code is not None else "") + "]")))
+            out.write(Text(visible(last.output or "")))
             if last.status == "interrupted":
                 out.write("(this check was interrupted when mltdbg-tui closed: run it again with a)")
         else:
             out.write("Press a to approve and run the command, e to edit it, s to skip this check.")
         self._verdict_bar()
         out.focus()
-        instr = self.mapp.hypothesis(self.hid).get("instrumentation")
+        instr = self.mapp.hypothesis(self.hid).instrumentation
         if instr and not self.mapp.readonly:
             self.query_one("#instr", Static).update("preparing the scratch copy for the instrumentation ...")
             self._scratch(instr)
@@ -103,24 +104,23 @@ class CheckScreen(StepScreen):
 
     def _flag(self) -> None:
         why = dangerous(self.query_one("#cmd", Input).value, self.mapp.root)
-        self.query_one("#flag", Static).update(f"[b red]FLAGGED:[/] this command {escape(why)}" if why else
-                                               "[dim]runs in the repo, in its own process group, "
-                                               f"timeout {DEFAULT_TIMEOUT_S:.0f} s[/]")
+        self.query_one("#flag", Static).update(
+            Text.assemble(("FLAGGED:", "bold #ff0000"), " this command " + visible(why)) if why else
+            Text(f"runs in the repo, in its own process group, timeout {DEFAULT_TIMEOUT_S:.0f} s", style="dim"))
 
     def _verdict_bar(self) -> None:
         v = self.state.verdicts.get(self.hid or "")
         last = self._last_check()
-        txt = f"verdict: [b]{v.verdict}[/b]. " if v else ""
+        txt = Text.assemble("verdict: ", (visible(str(v.verdict)), "bold"), ". ") if v else Text()
         if self._run is not None:
-            txt += "running ... x cancels it (the whole process group)"
+            txt.append("running ... x cancels it (the whole process group)")
         elif last is not None:
-            txt += "What does the output say? 1 confirmed  2 denied  3 inconclusive"
+            txt.append("What does the output say? 1 confirmed  2 denied  3 inconclusive")
         self.query_one("#verdict_bar", Static).update(txt)
 
     # ----- instrumentation in a scratch copy ---------------------------------------------------
     @work(thread=True, exclusive=True, exit_on_error=False, group="scratch")
     def _scratch(self, snippet: str) -> None:
-        from mltdbg.sessions.checks import ScratchError, ScratchWorktree
         wt = ScratchWorktree(self.mapp.root)
         try:
             wt.open()
@@ -135,9 +135,10 @@ class CheckScreen(StepScreen):
     def _scratch_ready(self, event: ScratchReady) -> None:
         w = self.query_one("#instr", Static)
         if event.error:
-            w.update(f"[yellow]instrumentation not applied:[/] {escape(event.error)}. The command runs uninstrumented.")
+            w.update(Text.assemble(("instrumentation not applied:", "#ffff00"),
+                                   f" {visible(event.error)}. The command runs uninstrumented."))
         else:
-            w.update(Syntax("# instrumentation, in a scratch copy only (your tree is not touched):\n" + event.diff,
+            w.update(Syntax("# instrumentation, in a scratch copy only (your tree is not touched):\n" + visible(event.diff),
                             "diff", theme="ansi_dark", word_wrap=False))
 
     # ----- the decision ------------------------------------------------------------------------
@@ -159,7 +160,7 @@ class CheckScreen(StepScreen):
         cmd = self.query_one("#cmd", Input).value.strip()
         h = self.mapp.hypothesis(self.hid)
         plan = self.state.plans.get(self.hid or "")
-        before = (plan.command if plan else None) or h.get("check_command") or self.state.capture.get("command", "")
+        before = (plan.command if plan else None) or h.check_command or self.state.capture.get("command", "")
         if cmd and cmd != before:
             self.mapp.record("check_edited", {"hypothesis_id": self.hid, "command": cmd, "original_command": before})
 
@@ -171,44 +172,50 @@ class CheckScreen(StepScreen):
             self.notify("no command to run: press e and write one", severity="warning")
             return
         self._record_edit()
-        from ..dialogs.approve import ApproveCommand
-        self.app.push_screen(ApproveCommand(cmd, self.mapp.root, "Run this check?"),
+        wt = self._wt.path if self._wt is not None else None
+        self.app.push_screen(ApproveCommand(cmd, wt or self.mapp.root, "Run this check?",
+                                            python=self.mapp.user_python().describe(),
+                                            note=f"(a scratch copy of {self.mapp.root}, with the instrumentation)" if wt else ""),
                              lambda ok: self._start(cmd) if ok else None)
 
     def _start(self, cmd: str) -> None:
         self.mapp.record("check_approved", {"hypothesis_id": self.hid, "command": cmd})
         out = self.query_one("#out", RichLog)
         out.clear()
-        out.write(f"$ {cmd}" + ("   (in a scratch copy with the instrumentation)" if self._wt else ""))
-        self._run = True   # set before the worker starts: the bar shows "running"
+        out.write(Text(visible(f"$ {cmd}") + ("   (in a scratch copy with the instrumentation)" if self._wt else "")))
+        # The run exists before its worker starts: the bar shows "running", and a cancel (x, or leaving the
+        # screen) that comes first is kept by the run and ends it as soon as it starts.
+        app = self.mapp
+        kw = dict(session=app.session, hypothesis_id=self.hid, timeout_s=DEFAULT_TIMEOUT_S, env=app.check_env(),
+                  on_line=lambda ln: self.post_message(OutputLine(ln)))
+        try:
+            self._run = self._wt.check(cmd, **kw) if self._wt is not None else CheckRun(cmd, app.root, **kw)
+        except (ScratchError, OSError) as e:        # the scratch copy went away under us
+            self.notify(f"the check did not start: {e}", severity="error", markup=False)
+            return
         self._verdict_bar()
-        self._execute(cmd)
+        self._execute(self._run)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="check")
-    def _execute(self, cmd: str) -> None:
-        from mltdbg.sessions.checks import CheckRun
-        app = self.mapp
-        kw = dict(session=app.session, hypothesis_id=self.hid, timeout_s=DEFAULT_TIMEOUT_S, env=app.options.env,
-                  on_line=lambda ln: self.post_message(self.OutputLine(ln)))
-        run = self._wt.check(cmd, **kw) if self._wt is not None else CheckRun(cmd, app.root, **kw)
-        self._run = run
+    def _execute(self, run: CheckRun) -> None:
         self.post_message(self.CheckFinished(run.run()))
 
     def action_cancel(self) -> None:
         run = self._run
-        if run is not None and run is not True:
+        if run is not None:
             run.cancel()
             self.notify("cancelling: the check's process group is being ended")
 
     @on(OutputLine)
     def _line(self, event: OutputLine) -> None:
-        self.query_one("#out", RichLog).write(event.line)
+        self.query_one("#out", RichLog).write(Text(visible(event.line)))
 
     @on(CheckFinished)
     def _finished(self, event: CheckFinished) -> None:
         r, self._run = event.result, None
-        self.query_one("#out", RichLog).write(f"[{r.status}" + (f", exit {r.exit_code}" if r.exit_code is not None else "")
-                                              + f", {r.duration_s:.1f} s]" + (f" {r.error}" if r.error else ""))
+        self.query_one("#out", RichLog).write(Text(visible(
+            f"[{r.status}" + (f", exit {r.exit_code}" if r.exit_code is not None else "")
+            + f", {r.duration_s:.1f} s]" + (f" {r.error}" if r.error else ""))))
         self._verdict_bar()
 
     def worker_failed(self, name, error) -> None:

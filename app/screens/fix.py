@@ -6,17 +6,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rich.markup import escape
 from rich.syntax import Syntax
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.content import Content
 from textual.message import Message
 from textual.widgets import Footer, Header, Input, Label, RichLog, Static, TextArea
 
-from mltdbg.sessions.fixgate import FixError, FixGate, NotConfirmed, fill_template, first_test_name, patch_from_diff
-from .base import StepScreen
+from mltdbg.analyzers.common.sanitize import visible
+from mltdbg.app.messages import OutputLine
+from mltdbg.app.screens.base import StepScreen
+from mltdbg.sessions.fixgate import (CONFIRM_WORD, FixError, FixGate, NotConfirmed, fill_template, first_test_name,
+                                     patch_from_diff)
 
 NO_TEST = "# Write a test that fails with the bug and passes with the fix.\n"
 
@@ -35,11 +39,6 @@ class FixScreen(StepScreen):
         Binding("x", "cancel", "Cancel run", show=False, id="cancel"),
     ]
 
-    class OutputLine(Message):
-        def __init__(self, line: str) -> None:
-            super().__init__()
-            self.line = line
-
     class Verified(Message):
         def __init__(self, verification) -> None:
             super().__init__()
@@ -57,7 +56,7 @@ class FixScreen(StepScreen):
         h = app.hypothesis(self.hid)
         yield Header()
         with VerticalScroll(id="body"):
-            yield Static(f"[b]4 Fix[/b]  {escape(str(self.hid))}: {escape(str(h.get('fix') or ''))}", id="what")
+            yield Static(Text.assemble(("4 Fix", "bold"), "  " + visible(f"{self.hid}: {h.fix}")), id="what")
             yield Static("", id="source")
             yield Static("", id="diff")
             yield Label("Test file, written with the fix after the same confirmation (t edits it: F7 selects all, a paste replaces; Esc leaves)")
@@ -74,23 +73,23 @@ class FixScreen(StepScreen):
         h = app.hypothesis(self.hid)
         if not app.readonly:
             self.gate = FixGate.resume(app.root, app.session) if st.fix and st.fix.status != "reverted" else FixGate(app.root, app.session)
-            if self.gate.patch is None and h.get("patch"):
+            if self.gate.patch is None and h.patch:
                 try:
-                    self.gate.propose(patch_from_diff(h["patch"]), "playbook", self.hid)
+                    self.gate.propose(patch_from_diff(h.patch), "playbook", self.hid)
                 except FixError as e:
                     self.notify(str(e), severity="error")
         fx = st.fix
         test_path = (fx.test_file if fx and fx.status != "reverted" and fx.test_file else None) or f"tests/test_{self.hid}.py"
         self.query_one("#test_path", Input).value = test_path
         content = self.gate.test.content if self.gate and self.gate.test else None
-        if content is None and h.get("test_template"):
+        if content is None and h.test_template:
             module = Path((fx.files[0] if fx and fx.files else "train.py")).stem
-            content = fill_template(h["test_template"], {"module": module})
+            content = fill_template(h.test_template, {"module": module})
         self.query_one("#test", TextArea).text = content or NO_TEST
         self.query_one("#verify_out").display = bool(st.verifications)
         for v in st.verifications[-2:]:
-            self.query_one("#verify_out", RichLog).write(f"$ {v.get('command')}  -> exit {v.get('exit_code')}, "
-                                                         + ("passed" if v.get("passed") else "FAILED"))
+            self.query_one("#verify_out", RichLog).write(Text(visible(
+                f"$ {v.get('command')}  -> exit {v.get('exit_code')}, " + ("passed" if v.get("passed") else "FAILED"))))
         if app.readonly:
             for w in self.query("Input, TextArea"):
                 w.disabled = True
@@ -103,25 +102,25 @@ class FixScreen(StepScreen):
         fx = st.fix
         diff = self.gate.patch.diff if self.gate and self.gate.patch else (fx.diff if fx and fx.status != "reverted" else "")
         if diff:
-            self.query_one("#diff", Static).update(Syntax(diff, "diff", theme="ansi_dark"))
+            self.query_one("#diff", Static).update(Syntax(visible(diff), "diff", theme="ansi_dark"))
         else:
             self.query_one("#diff", Static).update(
                 "[yellow]No mechanical fix for this cause.[/] Edit the code yourself, then press w to take your "
                 "working-tree diff as the fix.")
         status = fx.status if fx else "none"
         src = (self.gate.source if self.gate and self.gate.patch else fx.source if fx else "-")
-        self.query_one("#source", Static).update(
-            f"fix from [b]{escape(src)}[/b], status [b]{escape(status)}[/b]"
-            + (f"; files: {escape(', '.join(fx.files))}" if fx and fx.files else ""))
+        self.query_one("#source", Static).update(Text.assemble(      # recorded values: Text, never markup
+            "fix from ", (visible(str(src), keep=""), "bold"), ", status ", (visible(str(status), keep=""), "bold"),
+            visible(f"; files: {', '.join(map(str, fx.files))}") if fx and fx.files else ""))
         self.query_one("#status", Static).update(self._status_text())
 
-    def _status_text(self) -> str:
+    def _status_text(self) -> Content:
         st = self.state
         fx = st.fix
         lines = []
         test = self._test_text()
         if fx and fx.test_written:
-            lines.append(f"[green]test written:[/] {escape(str(fx.test_file))}")
+            lines.append(Content.assemble(("test written:", "green"), " " + visible(str(fx.test_file))))
         elif not first_test_name(test):
             lines.append("[b yellow]No test: the commit will carry none.[/] Press t to write one (a test that would "
                          "have caught this bug).")
@@ -129,12 +128,12 @@ class FixScreen(StepScreen):
             lines.append("[yellow]The test is the playbook's template: edit it (t) so it runs against your code.[/]")
         if self.gate:
             for w in self.gate.warnings:
-                lines.append(f"[yellow]{escape(w)}[/]")
+                lines.append(Content.styled(visible(str(w)), "yellow"))
         if fx and fx.status == "applied":
-            last = st.verifications[-1] if st.verifications else None
-            if last is None:
+            verified = st.verified      # the latest verification round decides
+            if verified is None:
                 lines.append("Applied. Press v to verify (rerun the command and the test).")
-            elif self._last_round() and all(v.get("passed") for v in self._last_round()):
+            elif verified:
                 lines.append("[b green]Verified.[/] Press n to write the lesson and commit.")
             else:
                 lines.append("[b red]Verification failed.[/] Press u to revert exactly the applied diff and go back, "
@@ -142,13 +141,8 @@ class FixScreen(StepScreen):
         elif fx and fx.status in ("proposed", "confirmed"):
             lines.append("Nothing is written yet. Press a, then type apply, to write the fix"
                          + (" and the test." if first_test_name(test) else "."))
-        return "\n".join(lines)
-
-    def _last_round(self) -> list[dict]:
-        """The verifications run since the fix (or its test) was last applied."""
-        fx = self.state.fix
-        since = max((h.get("seq", 0) for h in fx.history), default=0) if fx else 0
-        return [v for v in self.state.verifications if v.get("seq", 0) > since]
+        # str lines are our own Textual markup; data lines were built as Content (never parsed)
+        return Content("\n").join(x if isinstance(x, Content) else Content.from_markup(x) for x in lines)
 
     def _test_text(self) -> str:
         return self.query_one("#test", TextArea).text
@@ -193,7 +187,7 @@ class FixScreen(StepScreen):
         if not gate.pending:
             self.notify("nothing to write: the fix (and test) are already in place", severity="warning")
             return
-        from ..dialogs.confirm_apply import ConfirmApply
+        from mltdbg.app.dialogs.confirm_apply import ConfirmApply  # noqa: PLC0415 - a dialog, loaded when first asked
         self.app.push_screen(ConfirmApply(gate.pending), self._confirmed)
 
     def _confirmed(self, typed: str | None) -> None:
@@ -226,20 +220,32 @@ class FixScreen(StepScreen):
         log = self.query_one("#verify_out", RichLog)
         log.display = True
         log.clear()
+        # The command is captured text (maybe from a shared session): it runs only after the approval
+        # dialog shows all of it, with its danger flag, like a check's command.
+        from mltdbg.app.dialogs.approve import ApproveCommand  # noqa: PLC0415 - a dialog, loaded when first asked
+        py = self.mapp.user_python().describe()
+        self.app.push_screen(
+            ApproveCommand(repro, self.mapp.root, "Run this to verify the fix?", python=py,
+                           note=f"then: {test_cmd}" if test_cmd else ""),
+            lambda ok: self._start_verify(repro, test_cmd, py) if ok else self.notify("not run"))
+
+    def _start_verify(self, repro: str, test_cmd: str | None, py: str) -> None:
+        if self._verifying:
+            return
         self._verifying = True
-        self.query_one("#status", Static).update("verifying ... (x cancels)")
+        self.query_one("#status", Static).update(Text(visible(f"verifying with python {py} ... (x cancels)")))
         self.query_one("#body").scroll_end(animate=False)
-        self._verify(repro, test_cmd)
+        self._verify(repro, test_cmd, self.mapp.check_env())
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="verify")
-    def _verify(self, repro: str, test_cmd: str | None) -> None:
-        self.post_message(self.OutputLine(f"$ {repro}"))
-        v = self.gate.verify(repro, test_cmd, on_line=lambda ln: self.post_message(self.OutputLine(ln)))
+    def _verify(self, repro: str, test_cmd: str | None, env: dict[str, str]) -> None:
+        self.post_message(OutputLine(f"$ {repro}"))
+        v = self.gate.verify(repro, test_cmd, on_line=lambda ln: self.post_message(OutputLine(ln)), env=env)
         self.post_message(self.Verified(v))
 
     @on(OutputLine)
     def _line(self, event: OutputLine) -> None:
-        self.query_one("#verify_out", RichLog).write(event.line)
+        self.query_one("#verify_out", RichLog).write(Text(visible(event.line)))
 
     @on(Verified)
     def _verified(self, event: Verified) -> None:
@@ -247,7 +253,7 @@ class FixScreen(StepScreen):
         v = event.verification
         log = self.query_one("#verify_out", RichLog)
         for r in v.results:
-            log.write(f"$ {r.command} -> {r.status}, exit {r.exit_code}")
+            log.write(Text(visible(f"$ {r.command} -> {r.status}, exit {r.exit_code}")))
         if v.missing_test:
             log.write("(no test was run: the commit will carry no test)")
         self._show()
@@ -262,7 +268,23 @@ class FixScreen(StepScreen):
             self.gate.cancel()
 
     def action_revert(self) -> None:
-        if self.gate is None or self._verifying:
+        gate = self.gate
+        if gate is None or self._verifying:
+            return
+        # The recorded diff may come from a shared log: reverse-applying it writes files, so it takes the
+        # same typed confirmation as apply, naming the files it will touch.
+        files = (list(gate.patch.files) if gate.patch is not None and gate.applied else []) + \
+                ([gate.test.path] if gate.test is not None and gate.test.written else [])
+        if not files:
+            self.notify("nothing to revert: no fix or test is applied", severity="warning")
+            return
+        from mltdbg.app.dialogs.confirm_apply import ConfirmApply  # noqa: PLC0415 - a dialog, loaded when first asked
+        self.app.push_screen(ConfirmApply(files, heading="Revert: this reverse-applies the recorded diff to:"),
+                             self._revert_confirmed)
+
+    def _revert_confirmed(self, typed: str | None) -> None:
+        if typed is None or typed.strip() != CONFIRM_WORD:
+            self.notify(f"not confirmed (type {CONFIRM_WORD}): nothing was reverted", severity="warning")
             return
         try:
             done = self.gate.revert()

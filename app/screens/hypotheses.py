@@ -1,15 +1,15 @@
 """Step 2, Hypotheses: the ranked root causes beside the curves.
 
-Diagnosis runs in a worker (ingest, analyzers, engine) when the session has none yet or a verdict
-came in; its result is recorded as `diagnosis_made` (with downsampled plots, so a resumed or
-replayed session draws the same curves). The list, the evidence and the plot render the latest
-recorded diagnosis."""
+Diagnosis runs in a worker (`mltdbg.sessions.diagnosis.diagnose_session`: ingest, analyzers, engine)
+when the session has none yet or a verdict came in; its result is recorded as `diagnosis_made`
+(with downsampled plots, so a resumed or replayed session draws the same curves). The list, the
+evidence and the plot render the latest recorded diagnosis."""
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from rich.markup import escape
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -18,8 +18,14 @@ from textual.message import Message
 from textual.widgets import Footer, Header, LoadingIndicator, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ..widgets.plot import METRICS, MetricPlot, anomalies_from_signals
-from .base import StepScreen
+from mltdbg.analyzers.common.sanitize import visible
+from mltdbg.analyzers.crossrank import cross_rank
+from mltdbg.app.screens.base import StepScreen
+from mltdbg.app.widgets.plot import MetricPlot
+from mltdbg.app.widgets.ranks import RankPanel
+from mltdbg.sessions.events import DiagnosisMade
+from mltdbg.sessions.plots import recorded_series
+from mltdbg.sessions.state import HypothesisRecord
 
 BAR_WIDTH = 10
 NARROW_BELOW = 110      # columns: below this the plot goes under the list instead of beside it
@@ -28,13 +34,6 @@ NARROW_BELOW = 110      # columns: below this the plot goes under the list inste
 def bar(p: float, width: int = BAR_WIDTH) -> str:
     n = round(max(0.0, min(1.0, p)) * width)
     return "█" * n + "░" * (width - n)
-
-
-def extras(h) -> dict[str, Any]:
-    """What the TUI needs later from a live hypothesis beyond the schema's fields."""
-    out = {"title": h.title, "instrumentation": h.instrumentation, "test_template": h.test_template,
-           "lesson": h.lesson, "needs": h.needs}
-    return {k: v for k, v in out.items() if v}
 
 
 class HypothesesScreen(StepScreen):
@@ -62,9 +61,9 @@ class HypothesesScreen(StepScreen):
             self.text = text
 
     class Diagnosed(Message):
-        def __init__(self, payload: dict, series: dict, baseline: dict, warnings: list[str], diagnosis) -> None:
+        def __init__(self, event: DiagnosisMade, series: dict, baseline: dict, warnings: list[str], diagnosis) -> None:
             super().__init__()
-            self.payload, self.series, self.baseline, self.warnings, self.diagnosis = payload, series, baseline, warnings, diagnosis
+            self.event, self.series, self.baseline, self.warnings, self.diagnosis = event, series, baseline, warnings, diagnosis
 
     class DiagnosisFailed(Message):
         def __init__(self, text: str) -> None:
@@ -81,6 +80,7 @@ class HypothesesScreen(StepScreen):
                     yield Static("", id="evidence")
             with Vertical(id="right"):
                 yield MetricPlot(id="plot")
+                yield RankPanel(id="ranks")
         yield LoadingIndicator(id="busy")
         yield Footer()
 
@@ -107,7 +107,7 @@ class HypothesesScreen(StepScreen):
         if self.mapp.readonly:
             return
         if self._needs_consent():
-            from ..dialogs.consent import ClaudeConsent
+            from mltdbg.app.dialogs.consent import ClaudeConsent  # noqa: PLC0415 - shown at most once
             self.app.push_screen(ClaudeConsent(), self._consented)
             return
         self.query_one("#busy").display = True
@@ -116,10 +116,10 @@ class HypothesesScreen(StepScreen):
 
     def _needs_consent(self) -> bool:
         """Claude is possible (key set, engine auto) but the user was never asked."""
-        import os
+        import os  # noqa: PLC0415 - only when deciding whether to ask for consent
         if self.mapp.options.engine != "auto" or not os.environ.get("ANTHROPIC_API_KEY") or self._asked_consent:
             return False
-        from mltdbg.playbooks.userconfig import load_config
+        from mltdbg.playbooks.userconfig import load_config  # noqa: PLC0415 - reads YAML: only when deciding
         try:
             return not load_config().consent
         except Exception:  # noqa: BLE001 - an unreadable config means: ask
@@ -130,60 +130,42 @@ class HypothesesScreen(StepScreen):
     def _consented(self, agreed: bool | None) -> None:
         self._asked_consent = True
         if agreed:
-            from mltdbg.playbooks.userconfig import grant_consent
+            from mltdbg.playbooks.userconfig import grant_consent  # noqa: PLC0415 - only when consent is given
             grant_consent()
         self.action_rediagnose()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="diagnose")
     def _diagnose(self) -> None:
-        from mltdbg.playbooks.diagnose import InputError, diagnose
-        from mltdbg.sessions import plot_record
-        app, st, root = self.mapp, self.state, self.mapp.root
-        paths = [str(root / a) for a in st.artifacts] or [str(root)]
-        trace = st.capture.get("happened", "")
-        if trace.strip():
-            # The pasted or captured trace is an artifact too (the traceback reader cites it).
-            p = app.session.dir / "happened.txt"
-            p.write_text(trace, encoding="utf-8")
-            paths.append(str(p))
-        symptoms = [x for x in (st.capture.get("expected", ""), trace[:4000]) if x.strip()]
-        verdicts = {k: v.verdict for k, v in st.verdicts.items()}
-        notices: list[str] = []
+        from mltdbg.playbooks.diagnose import InputError  # noqa: PLC0415 - heavy (ingest, engines): in the worker
+        from mltdbg.sessions.diagnosis import diagnose_session  # noqa: PLC0415 - see above
+        app = self.mapp
         try:
-            d = diagnose(paths, symptoms, app.options.baseline or None, verdicts, root, engine=app.options.engine,
-                         notices=notices, on_event=lambda kind, data=None: self.post_message(self.Progressed(_progress(kind, data))))
-            self.post_message(self.Progressed("diagnosed; drawing the curves ..."))
-            run, base = d.run, d.baseline
+            r = diagnose_session(app.session, app.options.baseline, app.options.engine,
+                                 on_event=lambda kind, data=None: self.post_message(self.Progressed(_progress(kind, data))),
+                                 on_status=lambda text: self.post_message(self.Progressed(text)))
         except InputError as e:
             self.post_message(self.DiagnosisFailed(str(e)))
             return
-        series = _series(run)
-        baseline = _series(base) if base is not None else {}
-        marks = anomalies_from_signals(d.signals)
-        diag = d.to_json()
-        for rc, h in zip(diag["root_causes"], d.hypotheses):
-            rc.update(extras(h))
-            rc["title"] = h.title
-        plots = {m: plot_record(s, v, [a for a in marks if a.get("metric") in (None, m)]) for m, (s, v) in series.items()}
-        plots.update({f"baseline/{m}": plot_record(s, v) for m, (s, v) in baseline.items()})
-        payload = {"engine": d.engine, "diagnosis": diag, "plots": plots}
-        self.post_message(self.Diagnosed(payload, series, baseline, notices + run.warnings, d))
+        self.post_message(self.Diagnosed(r.event, r.series, r.baseline, r.warnings, r.diagnosis))
 
     @on(Progressed)
     def _progressed(self, event: Progressed) -> None:
-        self.query_one("#status", Static).update(escape(event.text))
+        self.query_one("#status", Static).update(Text(visible(event.text)))
 
     @on(DiagnosisFailed)
     def _failed(self, event: DiagnosisFailed) -> None:
         self.query_one("#busy").display = False
-        self.query_one("#status", Static).update(f"[b red]cannot diagnose:[/] {escape(event.text)}\n"
-                                                 "Esc: back to capture to choose other artifacts")
+        self.query_one("#status", Static).update(Text.assemble(
+            ("cannot diagnose:", "bold #ff0000"), f" {visible(event.text)}\nEsc: back to capture to choose other artifacts"))
 
     @on(Diagnosed)
     def _diagnosed(self, event: Diagnosed) -> None:
         self.query_one("#busy").display = False
         app = self.mapp
-        if not app.record("diagnosis_made", event.payload):
+        run = getattr(event.diagnosis, "engine_run", None)
+        if run is not None and app.session is not None and not app.readonly:   # Claude's run record (redacted, no key)
+            app.session.append("claude_ran", run.to_json())
+        if not app.record(event.event):
             return
         app.stale = False
         app.series, app.baseline_series, app.diagnosis = event.series, event.baseline, event.diagnosis
@@ -194,52 +176,48 @@ class HypothesesScreen(StepScreen):
 
     def worker_failed(self, name, error) -> None:
         self.query_one("#busy").display = False
-        self.query_one("#status", Static).update(f"[b red]diagnosis failed:[/] {escape(str(error))}")
+        self.query_one("#status", Static).update(Text.assemble(("diagnosis failed:", "bold #ff0000"), f" {visible(str(error))}"))
 
     # ----- showing -----------------------------------------------------------------------------
     def _show(self) -> None:
         st = self.state
-        rec = st.diagnosis or {}
-        diag = rec.get("diagnosis", {})
-        status = diag.get("status", "?")
-        head = f"[b]2 Hypotheses[/b]  {escape(str(rec.get('engine', '?')))} engine"
+        rec = st.diagnosis
+        status = rec.status if rec else "?"
+        needs = rec.needs if rec else []
+        head = Text.assemble(("2 Hypotheses", "bold"), f"  {visible(str(rec.engine if rec else '?'))} engine")
         if status == "needs_more_data":
-            head += "  [b yellow]needs more data[/]: bring " + escape("; ".join(diag.get("needs") or []) or "more artifacts")
+            head.append_text(Text.assemble("  ", ("needs more data", "bold #ffff00"),
+                                           ": bring " + visible("; ".join(map(str, needs)) or "more artifacts")))
         elif status:
-            head += f"  {escape(status.replace('_', ' '))}"
+            head.append(f"  {visible(str(status).replace('_', ' '))}")
         self.query_one("#status", Static).update(head)
         ol = self.query_one("#hyps", OptionList)
         ol.clear_options()
         for i, h in enumerate(st.hypotheses):
-            hid = str(h.get("id", "?"))
-            v = st.verdicts.get(hid)
-            line = (f"{i + 1}. {bar(float(h.get('confidence') or 0))} {float(h.get('confidence') or 0):>4.0%} "
-                    f"{hid}  {h.get('severity', '')} · {h.get('engine', '')}" + (f"  [{v.verdict}]" if v else ""))
-            ol.add_option(Option(escape(line) + "\n   " + escape(str(h.get("title") or h.get("issue", ""))[:90]), id=hid))
+            v = st.verdicts.get(h.id)
+            conf = h.confidence or 0.0
+            line = (f"{i + 1}. {bar(conf)} {conf:>4.0%} "
+                    f"{h.id}  {h.severity} · {h.engine}" + (f"  [{v.verdict}]" if v else ""))
+            ol.add_option(Option(Text(visible(line, keep="") + "\n   " + visible(str(h.label)[:90], keep="")), id=h.id))
         if st.hypotheses:
             want = self.mapp.focus_hypothesis()
-            idx = next((i for i, h in enumerate(st.hypotheses) if h.get("id") == want), 0)
+            idx = next((i for i, h in enumerate(st.hypotheses) if h.id == want), 0)
             ol.highlighted = idx
             ol.focus()
             self._detail(st.hypotheses[idx])
         else:
-            self.query_one("#evidence", Static).update("No hypothesis: " + escape("; ".join(diag.get("needs") or [])))
+            self.query_one("#evidence", Static).update(Text("No hypothesis: " + visible("; ".join(map(str, needs)))))
         self._plot()
 
     def _plot(self) -> None:
         app = self.mapp
-        rec = (self.state.diagnosis or {}).get("plots", {})
-        if getattr(app, "series", None):
+        rec = self.state.diagnosis
+        series, base, marks = recorded_series(rec.plots if rec else {})
+        if getattr(app, "series", None):   # live: the full-resolution curves (resumed or replayed: the record's)
             series, base = app.series, getattr(app, "baseline_series", {})
-        else:   # resumed or replayed: the curves recorded with the diagnosis
-            series = {m: (p.get("steps", []), p.get("values", [])) for m, p in rec.items() if not m.startswith("baseline/")}
-            base = {m.split("/", 1)[1]: (p.get("steps", []), p.get("values", [])) for m, p in rec.items() if m.startswith("baseline/")}
-        marks = []
-        for m, p in rec.items():
-            for a in p.get("anomalies", []) if isinstance(p, dict) else []:
-                if isinstance(a, dict) and a not in marks:
-                    marks.append(a)
         self.query_one(MetricPlot).set_data(series, base, marks)
+        d = getattr(app, "diagnosis", None)     # the live run's rank view (memoised); none when resumed
+        self.query_one(RankPanel).set_view(cross_rank(d.run) if d is not None and getattr(d, "run", None) else None)
 
     @on(OptionList.OptionHighlighted, "#hyps")
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
@@ -249,22 +227,25 @@ class HypothesesScreen(StepScreen):
     def _chosen(self) -> None:
         self.action_check()   # Enter on the list: the list consumes the key, so route it here
 
-    def _detail(self, h: dict) -> None:
-        lines = [f"[b]{escape(str(h.get('issue', '')))}[/b]", ""]
-        for e in h.get("evidence") or []:
-            if not isinstance(e, dict):
-                continue
-            ok = e.get("verified")
-            mark = "[green]✓ verified[/]  " if ok else "[yellow]? unverified[/]"
-            where = ":".join(str(x) for x in (e.get("source"), e.get("line")) if x is not None)
-            lines.append(f"{mark} {escape(str(e.get('text', '')))}" + (f" [dim]({escape(where)})[/]" if where else ""))
-        if h.get("check"):
-            lines += ["", f"[b]Minimal check:[/b] {escape(str(h['check']))}"]
-        if h.get("check_command"):
-            lines.append(f"  $ {escape(str(h['check_command']))}")
-        if h.get("fix"):
-            lines += ["", f"[b]Fix:[/b] {escape(str(h['fix']))}"]
-        self.query_one("#evidence", Static).update("\n".join(lines))
+    def _detail(self, h: HypothesisRecord) -> None:
+        # Model output and log excerpts: rich Text with control characters visible, never markup.
+        out = Text(visible(str(h.issue)), style="bold")
+        out.append("\n")
+        for e in h.evidence:
+            out.append("\n")
+            out.append("✓ verified  " if e.verified else "? unverified", style="#008000" if e.verified else "#ffff00")
+            out.append(" " + visible(str(e.text)))
+            if e.location:
+                out.append(f" ({visible(str(e.location))})", style="dim")
+        if h.check:
+            out.append("\n\n")
+            out.append_text(Text.assemble(("Minimal check:", "bold"), " " + visible(str(h.check))))
+        if h.check_command:
+            out.append("\n  $ " + visible(str(h.check_command)))
+        if h.fix:
+            out.append("\n\n")
+            out.append_text(Text.assemble(("Fix:", "bold"), " " + visible(str(h.fix))))
+        self.query_one("#evidence", Static).update(out)
 
     def _selected(self) -> str | None:
         ol = self.query_one("#hyps", OptionList)
@@ -288,17 +269,17 @@ class HypothesesScreen(StepScreen):
 
     def action_open_evidence(self) -> None:
         h = self.mapp.hypothesis(self._selected())
-        cites = [e for e in h.get("evidence") or [] if isinstance(e, dict) and e.get("source")]
+        cites = [e for e in h.evidence if e.source]
         if not cites:
             self.notify("this hypothesis cites no file", severity="warning")
             return
-        src = cites[0]["source"]
+        src = cites[0].source
         path = self._resolve(src)
         if path is None:
             self.notify(f"{src} is not on this machine", severity="error")
             return
-        lines = sorted({int(e["line"]) for e in cites if e.get("source") == src and isinstance(e.get("line"), int)})
-        from .viewer import ViewerScreen
+        lines = sorted({e.line for e in cites if e.source == src and e.line is not None})
+        from mltdbg.app.screens.viewer import ViewerScreen  # noqa: PLC0415 - loaded when first opened
         self.app.push_screen(ViewerScreen(path, src, lines))
 
     def _resolve(self, src: str) -> Path | None:
@@ -330,16 +311,8 @@ class HypothesesScreen(StepScreen):
         self.query_one(MetricPlot).reset_view()
 
 
-def _series(run) -> dict:
-    """{metric: (steps, values)} for the plotted metrics (first series of each name)."""
-    out: dict = {}
-    for s in run.series:
-        if s.name in METRICS and s.name not in out:
-            out[s.name] = (s.steps, s.values)
-    return out
-
-
 def _progress(kind: Any, data: Any) -> str:
     """One status line for a Claude engine event (kind, data)."""
-    detail = data.get("tool") or data.get("name") or "" if isinstance(data, dict) else ""
+    detail = (data.get("tool") or data.get("name") or " ".join(str(data.get("text") or "").split())[-80:]
+              if isinstance(data, dict) else "")
     return f"claude: {kind} {detail}".strip()[:100]

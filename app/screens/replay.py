@@ -1,17 +1,20 @@
 """`--replay`: a recorded session, read-only, one event at a time, with autoplay at a chosen speed.
-It reads the log through `sessions.Replay` only: nothing is run, applied or written."""
+It reads the log through `sessions.Replay` only: nothing is run, applied or written. Each event is
+worded by the core (`sessions.export.describe`), as `mltdbg sessions replay` and the export word it."""
 from __future__ import annotations
 
-from rich.markup import escape
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from mltdbg.sessions.cli import describe
-from ..widgets.plot import MetricPlot
-from .hypotheses import bar
+from mltdbg.analyzers.common.sanitize import visible
+from mltdbg.app.screens.hypotheses import bar
+from mltdbg.app.widgets.plot import MetricPlot
+from mltdbg.sessions.export import describe
+from mltdbg.sessions.plots import recorded_series
 
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)      # events per second
 
@@ -59,32 +62,34 @@ class ReplayScreen(Screen):
         r = self.replay
         st = r.state
         play = f"playing at {SPEEDS[self.speed]:g} events/s" if self.timer else "paused"
-        self.query_one("#pos", Static).update(
-            f"[b]replay[/b] (read-only: nothing runs)  event {r.index}/{len(r)}  step [b]{escape(st.step)}[/b]  {play}")
-        self.query_one("#event", Static).update(describe(r.event, st, full=True) if r.event else
+        # Everything from the log is data (a shared session file may hold anything): rich Text, never markup.
+        self.query_one("#pos", Static).update(Text.assemble(
+            ("replay", "bold"), f" (read-only: nothing runs)  event {r.index}/{len(r)}  step ",
+            (visible(str(st.step), keep=""), "bold"), f"  {play}"))
+        self.query_one("#event", Static).update(Text(visible(describe(r.event, st, full=True))) if r.event else
                                                 "(start of the session: n or space to play)")
-        lines = []
+        lines: list[Text] = []
         c = st.capture
         if c.get("command"):
-            lines.append(f"[b]command[/b] {escape(c['command'])}")
+            lines.append(Text.assemble(("command", "bold"), " " + visible(str(c["command"]))))
         for i, h in enumerate(st.hypotheses[:5]):
-            conf = float(h.get("confidence") or 0)
-            v = st.verdicts.get(str(h.get("id")))
-            lines.append(f"{i + 1}. {bar(conf)} {conf:>4.0%} {escape(str(h.get('id')))}" + (f" [{v.verdict}]" if v else ""))
+            conf = h.confidence or 0.0
+            v = st.verdicts.get(h.id)
+            lines.append(Text(visible(f"{i + 1}. {bar(conf)} {conf:>4.0%} {h.id}" + (f" [{v.verdict}]" if v else ""))))
         for ch in list(st.checks.values())[-2:]:
-            lines.append(f"check {escape(ch.command)}: {ch.status}" + (f", exit {ch.exit_code}" if ch.exit_code is not None else ""))
+            lines.append(Text(visible(f"check {ch.command}: {ch.status}" +
+                                      (f", exit {ch.exit_code}" if ch.exit_code is not None else ""))))
         if st.fix:
-            lines.append(f"fix ({st.fix.source}) {st.fix.status}: {escape(', '.join(st.fix.files))}")
+            lines.append(Text(visible(f"fix ({st.fix.source}) {st.fix.status}: {', '.join(map(str, st.fix.files))}")))
         if st.lesson:
-            lines.append("lesson: " + escape(st.lesson["text"]))
+            lines.append(Text("lesson: " + visible(str(st.lesson.get("text", "")))))
         if st.commits:
-            lines.append(f"commit {st.commits[-1]['sha'][:12]}")
-        self.query_one("#state", Static).update("\n".join(lines) or "(nothing yet)")
-        plots = (st.diagnosis or {}).get("plots", {})
+            lines.append(Text(visible(f"commit {str(st.commits[-1].get('sha', ''))[:12]}")))
+        self.query_one("#state", Static).update(Text("\n").join(lines) if lines else "(nothing yet)")
+        plots = st.diagnosis.plots if st.diagnosis else {}
         self.query_one(MetricPlot).display = bool(plots)
         if plots:
-            series = {m: (p.get("steps", []), p.get("values", [])) for m, p in plots.items() if not m.startswith("baseline/")}
-            marks = [a for p in plots.values() for a in p.get("anomalies", []) if isinstance(a, dict)]
+            series, _, marks = recorded_series(plots)
             self.query_one(MetricPlot).set_data(series, None, marks)
 
     def action_step(self, d: int) -> None:

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, Static
 
-from ..widgets.viewer import ArtifactView
+from mltdbg.analyzers.common.sanitize import visible
+from mltdbg.app.widgets.viewer import ArtifactView
 
 
 class ViewerScreen(Screen):
@@ -40,9 +42,9 @@ class ViewerScreen(Screen):
             problem = "(binary file: nothing to show as text)" if self.view.index.binary else ""
         except OSError as e:
             self.view, problem = None, f"cannot open {self.label}: {e.strerror or e}"
-        yield Static(f"{self.label}  ({len(self.view.index) if self.view else 0} lines; "
-                     f"> cited lines: {', '.join(map(str, self.cited_lines)) or 'none'}) {problem}", id="where",
-                     markup=False)
+        yield Static(Text(visible(f"{self.label}  ({len(self.view.index) if self.view else 0} lines; "
+                                  f"> cited lines: {', '.join(map(str, self.cited_lines)) or 'none'}) {problem}")),
+                     id="where")
         if self.view is not None:
             yield self.view
         yield Input(placeholder="search (Enter)", id="search")

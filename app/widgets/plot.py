@@ -4,7 +4,8 @@ Data in: `series` {metric: (steps, values)} at any length (the live run's full s
 downsampled record from the session), `baseline` the same for a good run, `anomalies`
 [{step, metric?, label}]. Every redraw takes the visible window, smooths it (EMA, optional) and
 min-max downsamples it to ~2 points per column before plotext sees it, so a 1,000,000-point
-series redraws as fast as a short one.
+series redraws as fast as a short one. The metric order and the marks from analyzer signals are
+the sessions core's (`mltdbg.sessions.plots`), so what is recorded and what is drawn agree.
 """
 from __future__ import annotations
 
@@ -16,8 +17,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from mltdbg.analyzers.downsample import minmax_downsample
-
-METRICS = ("loss", "val_loss", "grad_norm", "lr")
+from mltdbg.sessions.plots import PLOTTED_METRICS
 EMA_ALPHA = 0.1           # smoothing weight of the newest point (TensorBoard's slider at 0.9)
 ZOOM_STEP = 2.0
 PAN_FRACTION = 0.25
@@ -38,7 +38,7 @@ def as_floats(values: Any) -> np.ndarray:
 
 def ema(values: np.ndarray, alpha: float = EMA_ALPHA) -> np.ndarray:
     """Exponential moving average over finite values (non-finite points stay as they are)."""
-    import pandas as pd
+    import pandas as pd  # noqa: PLC0415 - heavy; only for this file format
     s = pd.Series(values).where(np.isfinite(values))
     sm = s.ewm(alpha=alpha, ignore_na=True).mean().to_numpy()
     return np.where(np.isfinite(values), sm, values)
@@ -71,8 +71,8 @@ class MetricPlot(Widget):
 
     @property
     def available(self) -> list[str]:
-        known = [m for m in METRICS if m in self.series]
-        return known + sorted(m for m in self.series if m not in METRICS)
+        known = [m for m in PLOTTED_METRICS if m in self.series]
+        return known + sorted(m for m in self.series if m not in PLOTTED_METRICS)
 
     # ----- keys (called by the screen) ---------------------------------------------------------
     def next_metric(self) -> None:
@@ -107,7 +107,7 @@ class MetricPlot(Widget):
         return minmax_downsample(s, v, max(width, 8))
 
     def render(self) -> Text:
-        import plotext as plt
+        import plotext as plt  # noqa: PLC0415 - plotext only when a plot is drawn
         w, h = max(self.size.width, 20), max(self.size.height, 6)
         if self.metric not in self.series:
             have = ", ".join(self.available) or "none"
@@ -162,23 +162,6 @@ class MetricPlot(Widget):
 
     def watch_window(self) -> None:
         self.refresh()
-
-
-def anomalies_from_signals(signals) -> list[dict[str, Any]]:
-    """Marks for the plot from the analyzers' signals: first non-finite step, divergence, spikes."""
-    out = []
-    for s in signals:
-        d = s.data or {}
-        if s.kind in ("nonfinite", "nonfinite_grad") and isinstance(d.get("step"), (int, float)):
-            out.append({"step": d["step"], "metric": d.get("metric") or ("grad_norm" if s.kind == "nonfinite_grad" else None),
-                        "label": "first non-finite"})
-        elif s.kind in ("divergence", "train_val_divergence") and isinstance(d.get("step"), (int, float)):
-            out.append({"step": d["step"], "metric": "val_loss" if s.kind == "train_val_divergence" else "loss",
-                        "label": "diverges"})
-        elif s.kind in ("loss_spike", "grad_spike") and isinstance(d.get("worst_step"), (int, float)):
-            out.append({"step": d["worst_step"], "metric": "loss" if s.kind == "loss_spike" else "grad_norm",
-                        "label": "spike"})
-    return out
 
 
 # A positive series spanning more than this ratio is drawn on a log axis by default

@@ -16,6 +16,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from mltdbg.analyzers.common.sanitize import visible
 from mltdbg.analyzers.ingest import is_binary
 
 MAX_LINE_CHARS = 2000       # a longer line is cut for display (minified JSON, progress bars)
@@ -83,7 +84,8 @@ class ArtifactView(ScrollView, can_focus=True):
         mark = ">" if i in self.cited else "*" if i in self.matches else " "
         base = Style(reverse=True) if i == self.cursor else Style(bold=True) if i in self.cited else Style()
         gutter = Segment(f"{mark}{i + 1:>7} ", Style(dim=i != self.cursor) + (Style(color="yellow") if mark == ">" else Style()))
-        text = self.index.line(i).expandtabs(4)
+        # A Segment goes to the terminal as it is: an ESC in the artifact would be obeyed on every repaint.
+        text = visible(self.index.line(i).expandtabs(4), keep="")
         x = self.scroll_offset.x
         strip = Strip([gutter, Segment(text[x:x + self.size.width], base)])
         return strip.crop(0, self.size.width).extend_cell_length(self.size.width, base if i == self.cursor else Style())

@@ -1571,3 +1571,288 @@ def _(c: Ctx):
     STYLES["tb_resume"] = style
     resume_case(c, "tb_resume", {**SHAPES, "lr": 0.002, "epochs": 6, "warmup_steps": 30, "stop_at_step": 150,
                                  "log_every": 2}, DATA_SHAPES, MODEL_CNN, log="console.log")
+
+
+# =============================================================================
+# taxonomy v2: bad_initialization, optimizer_misconfigured, batch_size_too_small,
+# label_noise, unnormalized_inputs, data_leakage
+# =============================================================================
+
+@case("bad_init_std1_deep_mlp_pylogging", split="tune", expected="bad_initialization",
+      symptom="The loss starts in the thousands and the deep net ends up worse than a linear model.",
+      fmt=fmt("pylogging"),
+      notes="8-layer ReLU MLP whose Linear weights are re-initialised with nn.init.normal_(std=1.0) ('unit "
+            "variance' init ported from old code) instead of PyTorch's fan-in scaled default: activations grow "
+            "~8x per layer, the first losses are in the thousands and Adam (lr 1e-3, a sane value) never recovers "
+            "a good solution.")
+def _(c: Ctx):
+    clf_case(c, doc="Deep MLP on blobs.", data=DATA_BLOBS, model=MODEL_MLP, style="pylogging",
+             cfg={**BLOBS, "depth": 8, "hidden": 128, "lr": 0.001},
+             OPTIMIZER='''
+for m in model.modules():          # unit-variance init, as in the reference implementation
+    if isinstance(m, nn.Linear):
+        nn.init.normal_(m.weight, mean=0.0, std=1.0)
+        nn.init.zeros_(m.bias)
+optimizer = torch.optim.Adam(model.parameters(), lr=cfg["lr"])
+''', EXTRA_METRICS='metrics["acc"] = (logits.argmax(-1) == y).float().mean().item()')
+
+
+@case("bad_init_transformer_std_megatron", split="holdout", expected="bad_initialization", symptom=None,
+      fmt=fmt("megatron"),
+      notes="Small Transformer char LM with a GPT-2 style init_weights() whose std comes from config.yaml "
+            "(init_std: 1.0, GPT-2 uses 0.02): every weight matrix (embeddings, attention, MLP, head) is drawn "
+            "with std 1, logits are huge at step 0 (lm loss far above ln V) and training crawls from there.")
+def _(c: Ctx):
+    cfg = {**TLM, "init_std": 1.0, "epochs": 8, "log_every": 2}
+    c.write("config.yaml", yaml_dump(cfg))
+    c.write("train.py", lm_script(
+        "Small Transformer char LM, GPT-2 style initialisation.", model=MODEL_TRANSFORMER_LM, style="megatron",
+        extra_defs='''
+def init_weights(model, std):
+    """GPT-2 style: normal(0, std) for every weight matrix, zeros for biases."""
+    for name, p in model.named_parameters():
+        if p.dim() > 1:
+            nn.init.normal_(p, mean=0.0, std=std)
+        elif name.endswith("bias"):
+            nn.init.zeros_(p)
+''',
+        OPTIMIZER='''
+init_weights(model, cfg["init_std"])
+optimizer = torch.optim.AdamW(model.parameters(), lr=cfg["lr"], weight_decay=0.01)
+''', SAMPLE=None))
+    run_train(c, "megatron")
+
+
+@case("adam_eps_one_jsonl", split="tune", expected="optimizer_misconfigured",
+      symptom="Adam trains far slower than plain SGD did on the same MLP, is Adam broken?", fmt=fmt("jsonl"),
+      notes="Adam with eps=1.0 (adam_eps in config.yaml, copied from a TF Inception recipe where epsilon 1.0 is "
+            "used with RMSProp-scale gradients): the update is ~lr * g / 1.0, far smaller than Adam's usual "
+            "lr-sized steps, so the loss falls slowly although lr 1e-3 is a normal value.")
+def _(c: Ctx):
+    clf_case(c, doc="MLP on blobs trained with Adam.", data=DATA_BLOBS, model=MODEL_MLP, style="jsonl",
+             cfg={**BLOBS, "lr": 0.001, "adam_eps": 1.0},
+             OPTIMIZER='optimizer = torch.optim.Adam(model.parameters(), lr=cfg["lr"], eps=cfg["adam_eps"])')
+
+
+@case("sgd_positional_momentum_mmengine", split="holdout", expected="optimizer_misconfigured", symptom=None,
+      fmt=fmt("mmengine"),
+      notes="torch.optim.SGD(model.parameters(), cfg['lr'], cfg['weight_decay']): the third positional argument "
+            "of SGD is momentum, so momentum is 5e-4 (not the 0.9 in config.yaml) and there is no weight decay; "
+            "the CNN trains slowly as plain SGD.")
+def _(c: Ctx):
+    clf_case(c, doc="CNN on shapes, SGD with momentum and weight decay from the config.", data=DATA_SHAPES,
+             model=MODEL_CNN, style="mmengine", cfg={**SHAPES, "lr": 0.005, "momentum": 0.9, "weight_decay": 5e-4},
+             OPTIMIZER='optimizer = torch.optim.SGD(model.parameters(), cfg["lr"], cfg["weight_decay"])')
+
+
+BN_MLP = '''
+class Net(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        layers, d = [], cfg["dim"]
+        for _ in range(cfg["depth"]):
+            layers += [nn.Linear(d, cfg["hidden"]), nn.BatchNorm1d(cfg["hidden"]), nn.ReLU()]
+            d = cfg["hidden"]
+        self.body = nn.Sequential(*layers)
+        self.head = nn.Linear(d, cfg["num_classes"])
+
+    def forward(self, x):
+        return self.head(self.body(x))
+'''
+
+
+@case("tiny_batch_batchnorm_pipe", split="tune", expected="batch_size_too_small",
+      symptom="Loss jumps all over the place and val accuracy is much worse than train.", fmt=fmt("pipe"),
+      notes="MLP with BatchNorm1d trained with batch_size: 2 (config.yaml) and the SGD recipe (lr 0.01, momentum "
+            "0.9) that works at batch 32: batch-norm statistics over two samples are noise, the per-batch loss "
+            "swings all run and validation accuracy (running statistics) stays near 0.4 instead of ~0.75.")
+def _(c: Ctx):
+    clf_case(c, doc="MLP with batch norm on blobs.", data=DATA_BLOBS, model=BN_MLP, style="pipe",
+             cfg={**BLOBS, "batch_size": 2, "lr": 0.01, "epochs": 2, "log_every": 10, "n_train": 1500})
+
+
+@case("batch_of_one_lstm_rank", split="holdout", expected="batch_size_too_small",
+      symptom="the loss is extremely noisy, is something wrong with my data?", misleading=True, fmt=fmt("rank"),
+      notes="LSTM classifier launched with --batch_size 1 (flags dumped to args.json) with the Adam lr of "
+            "3e-3 tuned for batch 32: each step follows one sequence, the loss jumps between ~0 and >3 every "
+            "step and the run never settles.")
+def _(c: Ctx):
+    clf_case(c, doc="LSTM classifier.", data=DATA_SEQ, model=MODEL_LSTM, style="rank",
+             cfg={**SEQ, "batch_size": 1, "epochs": 1, "n_train": 1200, "log_every": 4}, config="args.json",
+             OPTIMIZER='optimizer = torch.optim.Adam(model.parameters(), lr=cfg["lr"])')
+
+
+@case("label_noise_two_sources_kv", split="tune", expected="label_noise",
+      symptom="Train accuracy is stuck around 70% while validation is at 95%, is my accuracy metric wrong?",
+      misleading=True, fmt=fmt("kv"),
+      notes="The training set merges two annotation exports; export B (30% of rows) numbers the classes from 1, "
+            "and load_export() takes them as-is modulo num_classes, so 30% of the training labels are wrong "
+            "(shifted by one class). The validation set comes from export A (clean): train accuracy caps near "
+            "70% with a high train-loss floor while val accuracy is ~95%.")
+def _(c: Ctx):
+    data = DATA_BLOBS.replace('''def make_datasets(cfg):
+    x, y = make_split(cfg["n_train"], cfg, seed=1)''', '''def load_export(y, share_b, k, seed):
+    """Labels of the merged annotation exports A and B (B's rows are the first share_b of the file)."""
+    g = torch.Generator().manual_seed(seed)
+    from_b = torch.rand(len(y), generator=g) < share_b
+    return torch.where(from_b, (y + 1) % k, y)     # export B labels read as they are
+
+
+def make_datasets(cfg):
+    x, y = make_split(cfg["n_train"], cfg, seed=1)
+    y = load_export(y, cfg["export_b_share"], cfg["num_classes"], seed=7)''')
+    clf_case(c, doc="MLP on blobs, labels merged from two annotation exports.", data=data, model=MODEL_MLP,
+             style="kv", cfg={**BLOBS, "spread": 2.5, "noise": 1.0, "export_b_share": 0.3, "epochs": 10},
+             EXTRA_METRICS='metrics["acc"] = (logits.argmax(-1) == y).float().mean().item()')
+
+
+@case("label_noise_crowd_cnn_tb", split="holdout", expected="label_noise", symptom=None, fmt=fmt("tb_holdout"),
+      notes="Training labels come from a simulated crowd vote where 35% of the votes are random guesses "
+            "(validation labels are expert-checked): train/acc caps around 0.7 and the train loss floors high "
+            "while eval/top1 is far higher.")
+def _(c: Ctx):
+    data = DATA_SHAPES.replace('''def make_datasets(cfg):
+    x, y = make_split(cfg["n_train"], cfg, seed=1)''', '''def crowd_labels(y, guess_rate, seed):
+    """One crowd vote per image; a share of the workers guess at random."""
+    g = torch.Generator().manual_seed(seed)
+    guess = torch.rand(len(y), generator=g) < guess_rate
+    return torch.where(guess, torch.randint(0, 4, (len(y),), generator=g), y)
+
+
+def make_datasets(cfg):
+    x, y = make_split(cfg["n_train"], cfg, seed=1)
+    y = crowd_labels(y, cfg["guess_rate"], seed=11)''')
+    clf_case(c, doc="CNN on shapes with crowd-sourced training labels.", data=data, model=MODEL_CNN,
+             style="tb_holdout", cfg={**SHAPES, "guess_rate": 0.47, "noise": 0.6, "epochs": 8, "lr": 0.001},
+             OPTIMIZER='optimizer = torch.optim.Adam(model.parameters(), lr=cfg["lr"])',
+             EXTRA_METRICS='metrics["acc"] = (logits.argmax(-1) == y).float().mean().item()')
+
+
+UINT8_SHAPES = DATA_SHAPES.replace('''def make_datasets(cfg):
+    x, y = make_split(cfg["n_train"], cfg, seed=1)
+    xv, yv = make_split(cfg["n_val"], cfg, seed=2)
+    return TensorDataset(x, y), TensorDataset(xv, yv)''', '''def to_uint8(x):
+    """Store the images as 8-bit grayscale, the way they come out of the PNG export."""
+    return (x * 40 + 100).clamp(0, 255).to(torch.uint8)
+
+
+class ShapeImages(torch.utils.data.Dataset):
+    def __init__(self, images, labels):
+        self.images, self.labels = images, labels
+
+    def __len__(self):
+        return len(self.images)
+
+    def __getitem__(self, i):
+        img = self.images[i].float()
+        return img, self.labels[i]
+
+
+def make_datasets(cfg):
+    x, y = make_split(cfg["n_train"], cfg, seed=1)
+    xv, yv = make_split(cfg["n_val"], cfg, seed=2)
+    return ShapeImages(to_uint8(x), y), ShapeImages(to_uint8(xv), yv)''')
+
+
+@case("raw_pixels_cnn_csv", split="tune", expected="unnormalized_inputs",
+      symptom="CNN on my grayscale images barely learns and the first-layer gradients are enormous.",
+      fmt=fmt("csv"),
+      notes="The dataset keeps the images as uint8 (0..255) and __getitem__ only calls .float(): no /255 and no "
+            "Normalize. With the usual SGD recipe (lr 0.01, momentum 0.9) the first conv layer's gradient is ~30x "
+            "the last layer's (grad_norm/layerN logged), the first updates kill the ReLUs and the loss sits at "
+            "ln 4 from then on.")
+def _(c: Ctx):
+    clf_case(c, doc="Small CNN on 8-bit grayscale shape images.", data=UINT8_SHAPES, model=MODEL_CNN, style="csv",
+             cfg={**SHAPES, "lr": 0.01, "log_every": 5}, extra_defs=PER_LAYER_DEFS,
+             EXTRA_METRICS="metrics.update(layer_grad_norms(model))")
+
+
+@case("raw_pixels_mlp_absl", split="holdout", expected="unnormalized_inputs", symptom=None, fmt=fmt("absl"),
+      notes="data/images.npy holds 8-bit images (0..255); the loader flattens them and casts with "
+            ".astype(np.float32) but never scales or standardises them. An MLP with SGD (lr 0.01, momentum 0.9) "
+            "sees inputs ~100x larger than it expects: the first losses are huge and training is unstable.")
+def _(c: Ctx):
+    import numpy as np
+    import torch
+    g = torch.Generator().manual_seed(3)
+    n, s = 1200, 12
+    y = torch.randint(0, 4, (n,), generator=g)
+    x = torch.randn(n, s, s, generator=g) * 0.8
+    pos = torch.randint(2, s - 2, (n,), generator=g)
+    for i in range(n):
+        p = int(pos[i])
+        if y[i] == 0:
+            x[i, p, :] += 1.5
+        elif y[i] == 1:
+            x[i, :, p] += 1.5
+        elif y[i] == 2:
+            x[i, torch.arange(s), torch.arange(s)] += 1.5
+        else:
+            x[i, 2:-2, 2] += 1.5
+            x[i, 2:-2, -3] += 1.5
+    (c.dir / "data").mkdir(parents=True, exist_ok=True)
+    np.save(c.dir / "data/images.npy", (x * 40 + 100).clamp(0, 255).to(torch.uint8).numpy())
+    np.save(c.dir / "data/labels.npy", y.numpy().astype(np.int64))
+    data = '''
+def make_datasets(cfg):
+    """Images from data/images.npy, labels from data/labels.npy; the last 20% are the validation split."""
+    images = np.load("data/images.npy")
+    pixels = images.reshape(len(images), -1).astype(np.float32)
+    x = torch.from_numpy(pixels)
+    y = torch.from_numpy(np.load("data/labels.npy"))
+    n_val = len(x) // 5
+    return TensorDataset(x[:-n_val], y[:-n_val]), TensorDataset(x[-n_val:], y[-n_val:])
+'''
+    clf_case(c, doc="MLP on flattened 8-bit images.", data=data, model=MODEL_MLP, style="absl",
+             cfg={**BLOBS, "dim": 144, "num_classes": 4, "lr": 0.01, "epochs": 6, "log_every": 3},
+             config="flags.json")
+
+
+@case("leak_val_subset_of_train_keras", split="tune", expected="data_leakage",
+      symptom="Validation accuracy is 97% but the model is useless on new data.", fmt=fmt("keras"),
+      notes="make_datasets() builds the validation set from the first n_val rows of the training tensors "
+            "(x[:n_val]) while training on all of x: every validation sample is also a training sample. "
+            "val_loss sits at or below the train loss all run and val_accuracy climbs with train accuracy on a "
+            "noisy problem a real held-out set scores far lower on.")
+def _(c: Ctx):
+    data = DATA_BLOBS.replace('''def make_datasets(cfg):
+    x, y = make_split(cfg["n_train"], cfg, seed=1)
+    xv, yv = make_split(cfg["n_val"], cfg, seed=2)
+    return TensorDataset(x, y), TensorDataset(xv, yv)''', '''def make_datasets(cfg):
+    x, y = make_split(cfg["n_train"], cfg, seed=1)
+    x_val, y_val = x[:cfg["n_val"]], y[:cfg["n_val"]]     # quick validation split
+    return TensorDataset(x, y), TensorDataset(x_val, y_val)''')
+    clf_case(c, doc="MLP on noisy blobs.", data=data, model=MODEL_MLP, style="keras",
+             cfg={**BLOBS, "noise": 3.0, "depth": 3, "hidden": 256, "epochs": 20, "lr": 0.001, "n_val": 400},
+             OPTIMIZER='optimizer = torch.optim.Adam(model.parameters(), lr=cfg["lr"])',
+             EXTRA_METRICS='metrics["acc"] = (logits.argmax(-1) == y).float().mean().item()')
+
+
+@case("leak_target_column_mlflow", split="holdout", expected="data_leakage", symptom=None, fmt=fmt("mlflow"),
+      notes="data/customers.csv has an id column first and the label last; the loader takes features as "
+            "arr[:, 1:] (meant arr[:, 1:-1]), so the label is also an input feature. Loss collapses toward 0 "
+            "within the first epoch and validation accuracy is 1.0 from the first evaluation.")
+def _(c: Ctx):
+    import torch
+    g = torch.Generator().manual_seed(0)
+    n, dim, k = 2400, 10, 3
+    centres = torch.randn(k, dim, generator=g) * 0.6
+    y = torch.randint(0, k, (n,), generator=g)
+    x = centres[y] + torch.randn(n, dim, generator=g) * 1.5
+    lines = [",".join(["customer_id"] + [f"f{i}" for i in range(dim)] + ["churn_class"])]
+    for r in range(n):
+        lines.append(",".join([str(100000 + r)] + [f"{v:.4f}" for v in x[r].tolist()] + [str(int(y[r]))]))
+    c.write("data/customers.csv", "\n".join(lines) + "\n")
+    data = '''
+def make_datasets(cfg):
+    """data/customers.csv: id, features..., label; 20% held out for validation."""
+    arr = np.loadtxt(cfg["data_path"], delimiter=",", skiprows=1)
+    features = torch.tensor(arr[:, 1:], dtype=torch.float32)
+    labels = torch.tensor(arr[:, -1], dtype=torch.long)
+    n_val = len(features) // 5
+    return (TensorDataset(features[n_val:], labels[n_val:]),
+            TensorDataset(features[:n_val], labels[:n_val]))
+'''
+    clf_case(c, doc="Churn classifier on tabular features.", data=data, model=MODEL_MLP, style="mlflow",
+             cfg={**BLOBS, "dim": 11, "num_classes": 3, "data_path": "data/customers.csv", "epochs": 6,
+                  "lr": 0.01}, config="json")

@@ -253,6 +253,8 @@ def load_cases() -> dict[str, CaseSpec]:
     import cases_generated  # noqa: F401  (registers via @case)
     import cases_regression  # noqa: F401
     import cases_handwritten  # noqa: F401
+    import cases_ranks  # noqa: F401
+    import cases_lessons  # noqa: F401  (after the cases whose runs it reuses)
     return CASES
 
 

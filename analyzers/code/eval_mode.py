@@ -1,0 +1,160 @@
+"""`code:no_eval_at_inference`: a model with dropout/batch-norm run for inference without
+.eval().
+
+In:  one parsed file (PyFile) and the run index (RunIndex), from code/index.py.
+Out: `check_eval(f, idx)` -> Findings.
+"""
+from __future__ import annotations
+
+import ast
+import re
+
+from mltdbg.analyzers.code.index import (CLEAR, FUNCS, MEDIUM, NORM_LAYERS, Finding, PyFile, RunIndex, arg, const, core,
+                                         dotted, fname, is_model_name, is_no_grad_with, last, model_calls, recv, src)
+
+
+_INFER_TOKENS = {"predict", "prediction", "predictions", "evaluate", "eval", "evaluation", "infer",
+                 "inference", "generate", "validate", "validation", "val"}
+
+
+def _inference_regions(f: PyFile) -> list[tuple[ast.AST, ast.AST]]:
+    """(scope, region node) pairs that run a model for inference."""
+    regions = []
+    for n in f.of_type(ast.With, ast.AsyncWith):
+        if is_no_grad_with(n):
+            regions.append((f.scope_of(n), n))
+    for fn in f.funcs:
+        toks = set(fn.name.lower().split("_"))
+        deco = any(isinstance(d, (ast.Call, ast.Attribute, ast.Name)) and
+                   (dotted(d.func if isinstance(d, ast.Call) else d) or "").rsplit(".", 1)[-1] in ("no_grad", "inference_mode")
+                   for d in fn.decorator_list)
+        if (deco or toks & _INFER_TOKENS) and not fn.name.startswith("test"):
+            regions.append((fn, fn))
+    if not f.has_training() and any(last(c) in ("load_state_dict", "load_from_checkpoint") for c in f.calls):
+        regions.append((f.tree, f.tree))
+    return regions
+
+
+def check_eval(f: PyFile, idx: RunIndex) -> list[Finding]:
+    if not f.uses_torch:
+        return []       # Keras/sklearn/JAX models have no train/eval mode to forget
+    out, seen = [], set()
+    evals = [c for c in f.calls if (last(c) == "eval" and not c.args) or
+             (last(c) == "train" and const(arg(c, 0, "mode"), True) is False)]
+    for scope, region in _inference_regions(f):
+        cls = f.class_of(region)
+        if cls is not None and (cls.name in idx.lightning_classes or isinstance(scope, FUNCS) and
+                                scope.name in ("validation_step", "test_step", "predict_step", "forward")):
+            continue
+        nodes = f.within(region) if region is not scope else f.in_scope(scope)
+        for c in nodes:
+            if not isinstance(c, ast.Call):
+                continue
+            m = dotted(c.func)
+            if isinstance(c.func, ast.Attribute) and c.func.attr in ("generate", "forward"):
+                m = dotted(c.func.value)
+            if not is_model_name(m) or (m == dotted(c.func) and not f.is_forward(c)):
+                continue
+            if (id(scope), m) in seen:
+                break
+            seen.add((id(scope), m))
+            if _eval_before(f, scope, cls, m, c.lineno, evals) or not _may_drop(f, idx, m) \
+                    or _from_pretrained(f, m):
+                break
+            # a training forward inside no_grad is detached_graph, reported by check_detached
+            if region is not scope and _loop_forward_all_no_grad(f, region):
+                break
+            strength = CLEAR if not any(_same_model(dotted(recv(e)) or "", m) for e in evals) else MEDIUM
+            out.append(Finding("code:no_eval_at_inference", strength, c.lineno,
+                               f"{m} runs for inference without {m}.eval(): dropout stays on and batch-norm uses"
+                               " batch statistics", [(getattr(region, "lineno", c.lineno), "inference section starts")]
+                               if getattr(region, "lineno", c.lineno) != c.lineno else []))
+            break
+    return out
+
+
+def _same_model(r: str, m: str) -> bool:
+    return bool(r) and (r == m or m.startswith(r + ".") or r.rsplit(".", 1)[-1] == m.rsplit(".", 1)[-1])
+
+
+def _eval_before(f: PyFile, scope, cls, m: str, line: int, evals: list[ast.Call]) -> bool:
+    for e in evals:
+        r = dotted(recv(e)) or ""
+        if not _same_model(r, m):
+            continue
+        if f.scope_of(e) is scope and e.lineno < line:
+            return True
+        if cls is not None and f.class_of(e) is cls:
+            return True
+    # the function is called after an eval() in its caller
+    if isinstance(scope, FUNCS):
+        for c in f.calls_named(scope.name):
+            caller = f.scope_of(c)
+            if any(f.scope_of(e) is caller and e.lineno < c.lineno for e in evals):
+                return True
+            if f.under_no_grad(c) is not None and any(f.scope_of(e) is caller for e in evals):
+                return True
+    return False
+
+
+def _may_drop(f: PyFile, idx: RunIndex, m: str) -> bool:
+    """Could this model hold dropout/batch-norm? False only when we know its class and it does not."""
+    key = f"{f.t.path}\0{m.rsplit('.', 1)[-1]}"
+    if key not in idx.model_dropout:
+        idx.model_dropout[key] = _may_drop_uncached(f, idx, m.rsplit(".", 1)[-1])
+    return idx.model_dropout[key]
+
+
+def _may_drop_uncached(f: PyFile, idx: RunIndex, leaf: str) -> bool:
+    # this file's own assignment of the variable first; other files only through classes the run defines
+    for g in [f] + [x for x in idx.files if x is not f]:
+        for name, v in g.all_assigns():
+            if name.rsplit(".", 1)[-1] != leaf or not isinstance(core(v), ast.Call):
+                continue
+            ctor = core(v)
+            cls = last(ctor)
+            if cls in idx.class_dropout:
+                return idx.class_dropout[cls]
+            if g is f and cls == "Sequential" and "torch" in g.origin(fname(ctor)) + fname(ctor).replace("nn.", "torch.nn."):
+                return bool(NORM_LAYERS.search(src(v)))
+            if g is f:
+                fn = _local_function(idx, last(ctor))
+                if fn is not None:   # a factory in the run's own code: read what it builds
+                    body = ast.get_source_segment(fn[0].t.text, fn[1]) or ""
+                    return bool(NORM_LAYERS.search(body) or _EXTERNAL_MODEL.search(body))
+                return True      # built by something we cannot see into
+    if idx.class_dropout and not any(idx.class_dropout.values()):
+        return False       # every model class of the run is free of dropout/BN
+    return True
+
+
+# Model constructors from libraries whose models usually hold dropout/batch-norm.
+_EXTERNAL_MODEL = re.compile(r"from_pretrained|timm\.|torchvision|models\.|AutoModel|hub\.load|create_model")
+
+
+def _local_function(idx: RunIndex, name: str):
+    """(file, FunctionDef) of a top-level function `name` defined in the run's code, or None."""
+    for g in idx.files:
+        for node in getattr(g.tree, "body", []):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+                return g, node
+    return None
+
+
+def _from_pretrained(f: PyFile, m: str) -> bool:
+    """HF from_pretrained() returns the model in eval mode."""
+    for name, v in f.all_assigns():
+        if name == m and isinstance(v, ast.Call) and "from_pretrained" in fname(v):
+            return not any(last(c) == "train" and dotted(recv(c)) == m for c in f.calls)
+    return False
+
+
+def _loop_forward_all_no_grad(f: PyFile, region: ast.AST) -> bool:
+    """Is this no_grad block the only forward of a training loop (then it is detached_graph, not eval)?"""
+    for b in f.backward_calls:
+        for L in f.loops_of(b)[:1]:
+            if f.inside(region, L):
+                fwd = [c for c in model_calls(f, f.within(L)) if c.lineno <= b.lineno]
+                if fwd and all(f.under_no_grad(c) is not None for c in fwd):
+                    return True
+    return False

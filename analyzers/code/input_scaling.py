@@ -1,0 +1,114 @@
+"""`code:raw_pixels_unscaled`: 8-bit images cast to float and fed to the model without scaling.
+
+In:  every parsed code file of the run (the scaling may live in another file than the cast).
+Out: `check_input_scaling(files)` -> (PyFile, Finding) pairs.
+
+Image data read as uint8 (0..255) and turned into floats with `.float()` / `.astype(np.float32)` /
+`torch.tensor(..., dtype=torch.float32)` keeps values ~100x larger than the unit scale layers are
+initialised for. The check fires at such a cast when the run's code has no scaling anywhere:
+no division or multiplication by 255 / 127.5 (or `div(255)`), no `Normalize` / `ToTensor` /
+`ConvertImageDtype` / `to_tensor` / `rescale` / scaler, no `(x - mean) / std`. Image data is
+recognised by uint8 in the code or by image readers (imread, Image.open, read_image,
+decode_image), and the cast by what it converts (a name like image/img/pixel/frame).
+"""
+from __future__ import annotations
+
+import ast
+import re
+
+from mltdbg.analyzers.code.index import (
+    CLEAR,
+    MEDIUM,
+    Finding,
+    PyFile,
+    const,
+    dotted,
+    kwarg,
+    last,
+    src,
+)
+
+_IMAGE_NAME = re.compile(r"im(a)?g(e)?s?\b|image|pixel|frame|photo|picture|\bpng|\bjpe?g", re.IGNORECASE)
+_IMAGE_READERS = {"imread", "open_image", "read_image", "decode_image", "imdecode", "load_img", "decode_jpeg",
+                  "decode_png", "imread_collection"}
+_SCALERS = {"Normalize", "ToTensor", "to_tensor", "ConvertImageDtype", "convert_image_dtype", "rescale",
+            "StandardScaler", "MinMaxScaler", "RobustScaler", "normalize", "Rescaling", "Normalization",
+            "ToDtype", "ToImage", "image_processor", "feature_extractor", "AutoImageProcessor", "standardize",
+            "BatchNorm2d_input", "ImageProcessor"}
+_SCALE_CONSTS = {255, 127.5, 256, 128}
+_FLOAT_DTYPES = re.compile(r"float(16|32|64)?\b|double|half|FloatTensor", re.IGNORECASE)
+
+
+def _scaling_anywhere(files: list[PyFile]) -> bool:
+    for f in files:
+        for n in f.of_type(ast.BinOp, ast.AugAssign, ast.Call):
+            if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Div, ast.Mult, ast.FloorDiv, ast.Sub)):
+                for side in (n.left, n.right):
+                    v = const(side)
+                    if isinstance(v, (int, float)) and not isinstance(v, bool) and (
+                            v in _SCALE_CONSTS or (0 < v < 0.01 and abs(v * 255 - 1) < 0.05)):
+                        return True
+                if isinstance(n.op, ast.Div) and re.search(r"std|sigma|scale|max\(|norm", src(n.right), re.IGNORECASE):
+                    return True
+            elif isinstance(n, ast.AugAssign) and isinstance(n.op, (ast.Div, ast.Mult)):
+                v = const(n.value)
+                if isinstance(v, (int, float)) and v in _SCALE_CONSTS:
+                    return True
+            elif isinstance(n, ast.Call):
+                name = last(n)
+                if name in _SCALERS or "normaliz" in name.lower() or "standardi" in name.lower():
+                    return True
+                if name in ("div", "div_", "true_divide", "mul", "mul_") and n.args:
+                    v = const(n.args[0])
+                    if isinstance(v, (int, float)) and (v in _SCALE_CONSTS or 0 < v < 0.01):
+                        return True
+                if name == "ToDtype" or (name in ("to_dtype",) and const(kwarg(n, "scale")) is True):
+                    return True
+    return False
+
+
+def _uint8_source(files: list[PyFile]) -> bool:
+    for f in files:
+        for n in f.of_type(ast.Attribute, ast.Constant, ast.Call):
+            if isinstance(n, ast.Attribute) and n.attr == "uint8":
+                return True
+            if isinstance(n, ast.Constant) and n.value == "uint8":
+                return True
+            if isinstance(n, ast.Call) and (last(n) in _IMAGE_READERS or (last(n) == "open" and
+                                                                          (dotted(n.func) or "").endswith("Image.open"))):
+                return True
+    return False
+
+
+def _float_casts(f: PyFile) -> list[tuple[ast.Call, str]]:
+    """(cast call, the source text of what it converts) for float conversions in a file."""
+    out = []
+    for c in f.calls:
+        name = last(c)
+        method = isinstance(c.func, ast.Attribute)
+        what = None
+        cast_method = method and ((name in ("float", "double", "half") and not c.args) or
+                                  (name in ("astype", "to", "type") and c.args and _FLOAT_DTYPES.search(src(c.args[0]))))
+        if cast_method:
+            what = c.func.value
+        elif name in ("tensor", "as_tensor", "from_numpy", "FloatTensor") and c.args:
+            dt = kwarg(c, "dtype")
+            if name == "FloatTensor" or (dt is not None and _FLOAT_DTYPES.search(src(dt))):
+                what = c.args[0]
+        if what is not None:
+            out.append((c, src(what)))
+    return out
+
+
+def check_input_scaling(files: list[PyFile]) -> list[tuple[PyFile, Finding]]:
+    casts = [(f, c, w) for f in files for c, w in _float_casts(f)]
+    image_casts = [(f, c, w) for f, c, w in casts if _IMAGE_NAME.search(w)]
+    if not image_casts or _scaling_anywhere(files):
+        return []
+    uint8 = _uint8_source(files)
+    f, c, what = image_casts[0]
+    return [(f, Finding("code:raw_pixels_unscaled", CLEAR if uint8 else MEDIUM, c.lineno,
+                        f"`{what}` is cast to float with no scaling anywhere in the code (no /255, Normalize, "
+                        f"ToTensor or (x - mean) / std)" + (" and the images are 8-bit (uint8)" if uint8 else "")
+                        + ": inputs reach the first layer at 0..255, ~100x the scale it is initialised for",
+                        data={"uint8": uint8}))]

@@ -1,0 +1,256 @@
+"""`code:val_overlaps_train`, `code:target_in_features`: data leaks the split cannot see.
+
+In:  one parsed file.
+Out: `check_leakage(f)` -> Findings.
+
+val_overlaps_train, inside one function (or the module body):
+- a validation/test-named target bound to a training-named object (`val_ds = train_ds`,
+  `val_loader = DataLoader(train_ds)`, `val_ds = Subset(train_ds, ...)`), or
+- a validation-named target that takes rows of an array (`x_val = x[:n_val]`) whose rows also
+  reach training: the same array passed whole or with an overlapping slice to a Dataset/Loader
+  or bound to a training-named target. `x[:n]` vs `x[n:]` (same bound) is a clean split.
+target_in_features: a label taken as a column of an array (`y = arr[:, -1]`) while the features
+take a column range of the same array that contains that column (`x = arr[:, 1:]`), or a pandas
+frame whose label column is not among the dropped ones (`y = df["label"]`, `X = df.drop(columns=["id"])`).
+"""
+from __future__ import annotations
+
+import ast
+import re
+
+from mltdbg.analyzers.code.config_values import target_name
+from mltdbg.analyzers.code.index import (
+    STRONG,
+    Finding,
+    PyFile,
+    const,
+    dotted,
+    kwarg,
+    last,
+    src,
+)
+
+_VAL = re.compile(r"(^|_)(val|valid|validation|dev|test|eval|holdout)(_|$|\d)|^(xv|yv|x_v|y_v|xval|yval|xtest|ytest)$",
+                  re.IGNORECASE)
+_TRAIN = re.compile(r"(^|_)(train|training|trn)(_|$|\d)|^(xtrain|ytrain|xtr|ytr)$", re.IGNORECASE)
+_LABEL = re.compile(r"^(y|ys|labels?|targets?|classes|y_\w+|\w+_labels?|\w+_targets?|\w+_y)$", re.IGNORECASE)
+_FEATURE = re.compile(r"^(x|xs|features?|feats|inputs?|data_x|x_\w+|\w+_features?|\w+_x|\w+_inputs?)$", re.IGNORECASE)
+_SINKS = re.compile(r"Dataset$|Loader$|^Subset$|^fit$|^train\w*$|^make_loader$", re.IGNORECASE)
+
+
+def check_leakage(f: PyFile) -> list[Finding]:
+    out: list[Finding] = []
+    scopes = [f.tree] + list(f.funcs)
+    for scope in scopes:
+        out += _val_overlaps(f, scope)
+        out += _target_in_features(f, scope)
+    return out
+
+
+# ---------------------------------------------------------------- validation rows that training also sees
+
+def _pairs(n: ast.Assign) -> list[tuple[str, ast.AST]]:
+    """(target name, value) of an assignment, tuples unpacked element-wise."""
+    out = []
+    for t in n.targets:
+        if isinstance(t, ast.Tuple) and isinstance(n.value, ast.Tuple) and len(t.elts) == len(n.value.elts):
+            out += [(target_name(a), b) for a, b in zip(t.elts, n.value.elts)]
+        else:
+            out.append((target_name(t), n.value))
+    return out
+
+
+def _rows(e: ast.AST) -> tuple[str, str | None, str | None] | None:
+    """(array, lower, upper) when e takes a slice of rows `a[lo:hi]` (first axis); None otherwise."""
+    while isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr in (
+            "float", "long", "to", "clone", "copy", "numpy", "astype", "contiguous"):
+        e = e.func.value
+    if not isinstance(e, ast.Subscript):
+        return None
+    base = dotted(e.value)
+    sl = e.slice.elts[0] if isinstance(e.slice, ast.Tuple) and e.slice.elts else e.slice
+    if not base or not isinstance(sl, ast.Slice) or sl.step is not None:
+        return None
+    return base, (src(sl.lower) if sl.lower is not None else None), (src(sl.upper) if sl.upper is not None else None)
+
+
+def _disjoint(a: tuple[str | None, str | None], b: tuple[str | None, str | None]) -> bool:
+    """Two row slices of one array with a shared bound that do not overlap: [:n] and [n:] (or -n)."""
+    (alo, ahi), (blo, bhi) = a, b
+    return (alo is None and ahi is not None and ahi == blo and bhi is None) or \
+           (blo is None and bhi is not None and bhi == alo and ahi is None)
+
+
+def _val_overlaps(f: PyFile, scope: ast.AST) -> list[Finding]:
+    nodes = f.in_scope(scope)
+    assigns = [n for n in nodes if isinstance(n, ast.Assign)]
+    out: list[Finding] = []
+    val_rows: list[tuple[str, str, tuple, int]] = []     # (val name, array, (lo, hi), line)
+    for n in assigns:
+        for name, value in _pairs(n):
+            if not name or not _VAL.search(name) or _TRAIN.search(name):
+                continue
+            # bound to a training object, directly or through a wrapper
+            inner = value.args[0] if isinstance(value, ast.Call) and value.args else value
+            src_name = (dotted(inner) or "").rsplit(".", 1)[-1]
+            if src_name and _TRAIN.search(src_name) and (inner is value or _SINKS.search(last(value))):
+                out.append(Finding("code:val_overlaps_train", STRONG, n.lineno,
+                                   f"`{name}` is built from the training data `{src(inner)}`: validation scores "
+                                   "measure samples the model trained on", data={"val": name, "train": src(inner)}))
+                continue
+            r = _rows(value)
+            if r is not None:
+                val_rows.append((name, r[0], (r[1], r[2]), n.lineno))
+    if not val_rows:
+        return out
+    uses = _train_uses(f, scope, nodes, {v[0] for v in val_rows})
+    for name, base, sl, line in val_rows:
+        for ubase, usl, uline in uses:
+            if ubase != base:
+                continue
+            if usl is not None and _disjoint(sl, usl):
+                continue
+            how = "whole" if usl is None else f"rows [{usl[0] or ''}:{usl[1] or ''}]"
+            out.append(Finding("code:val_overlaps_train", STRONG, line,
+                               f"`{name}` takes rows [{sl[0] or ''}:{sl[1] or ''}] of `{base}`, and training uses "
+                               f"`{base}` {how} (line {uline}): every validation sample is also a training sample",
+                               [(uline, "training uses the same rows here")], {"val": name, "array": base}))
+            break
+    return out
+
+
+def _train_uses(f: PyFile, scope: ast.AST, nodes: list[ast.AST], val_names: set[str]) -> list[tuple[str, tuple | None, int]]:
+    """(array, row slice or None for whole, line) of arrays that reach training in a scope."""
+    out = []
+
+    def add(e: ast.AST, line: int) -> None:
+        r = _rows(e)
+        if r is not None:
+            out.append((r[0], (r[1], r[2]), line))
+        elif isinstance(e, (ast.Name, ast.Attribute)) and dotted(e):
+            out.append((dotted(e), None, line))
+
+    for n in nodes:
+        if isinstance(n, ast.Call) and _SINKS.search(last(n)):
+            args = list(n.args) + [k.value for k in n.keywords if k.arg in ("dataset", "x", "X", "y", "data")]
+            names = {target_name(a) for a in args}
+            if names & val_names or any(_VAL.search(x) for x in names if x):
+                continue     # this is the validation dataset itself
+            p = f.parent.get(n)
+            if isinstance(p, ast.Assign) and any(_VAL.search(target_name(t) or "") for t in p.targets):
+                continue
+            for a in args:
+                add(a, n.lineno)
+        elif isinstance(n, ast.Assign):
+            for name, value in _pairs(n):
+                if name and _TRAIN.search(name) and not _VAL.search(name):
+                    add(value, n.lineno)
+    return out
+
+
+# ---------------------------------------------------------------- the label among the features
+
+def _column(e: ast.AST) -> tuple[str, ast.AST] | None:
+    """(array, column index-or-slice node) of `a[:, c]` / `a[..., c]` inside e (first found)."""
+    for n in ast.walk(e):
+        if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Tuple) and len(n.slice.elts) == 2:
+            rows, col = n.slice.elts
+            if (isinstance(rows, ast.Slice) and rows.lower is None and rows.upper is None) or \
+                    (isinstance(rows, ast.Constant) and rows.value is Ellipsis):
+                base = dotted(n.value)
+                if base:
+                    return base, col
+    return None
+
+
+def _holds(col: ast.AST, c: int) -> bool | None:
+    """Whether a column slice `a:b` holds column c (negative counts from the end); None when unknown."""
+    if not isinstance(col, ast.Slice) or col.step is not None:
+        return None
+    lo = const(col.lower) if col.lower is not None else None
+    hi = const(col.upper) if col.upper is not None else None
+    if (lo is not None and not isinstance(lo, int)) or (hi is not None and not isinstance(hi, int)):
+        return None
+    if c < 0:
+        if lo is not None and lo >= 0 and hi is None:
+            return True
+        if lo is not None and lo < 0 and lo > c:
+            return False
+        return hi is None or (hi < 0 and c < hi)
+    if (lo or 0) < 0:
+        return None
+    return (lo or 0) <= c and (hi is None or (hi >= 0 and c < hi))
+
+
+def _target_in_features(f: PyFile, scope: ast.AST) -> list[Finding]:
+    nodes = f.in_scope(scope)
+    labels: list[tuple[str, str, object, int]] = []      # (label name, array, column int or key, line)
+    feats: list[tuple[str, ast.AST, int]] = []
+    popped: set[str] = set()
+    for n in nodes:
+        if isinstance(n, ast.Call) and last(n) == "pop" and n.args and isinstance(const(n.args[0]), str):
+            popped.add(const(n.args[0]))
+        if not isinstance(n, ast.Assign):
+            continue
+        for name, value in _pairs(n):
+            if not name:
+                continue
+            if _LABEL.search(name):
+                col = _column(value)
+                if col is not None and isinstance(const(col[1]), int):
+                    labels.append((name, col[0], const(col[1]), n.lineno))
+                key = _frame_key(value)
+                if key is not None:
+                    labels.append((name, key[0], key[1], n.lineno))
+            elif _FEATURE.search(name):
+                feats.append((name, value, n.lineno))
+    out: list[Finding] = []
+    for lname, base, c, lline in labels:
+        for fname_, value, fline in feats:
+            hit = None
+            if isinstance(c, int):
+                col = _column(value)
+                if col is not None and col[0] == base and _holds(col[1], c):
+                    hit = f"`{fname_}` takes columns [{src(col[1])}] of `{base}`, which include the label column {c}"
+            elif c not in popped:
+                dropped = _dropped(value, base)
+                if dropped is not None and c not in dropped:
+                    hit = (f"`{fname_}` is `{base}` without {sorted(dropped) or 'any column'}, so it still holds the "
+                           f"label column '{c}'")
+            if hit:
+                out.append(Finding("code:target_in_features", STRONG, fline,
+                                   hit + f" (`{lname}`, line {lline}): the model reads the answer from its input",
+                                   [(lline, f"label `{lname}` taken here")], {"label": lname, "features": fname_}))
+                break
+    return out
+
+
+def _frame_key(e: ast.AST) -> tuple[str, str] | None:
+    """(frame, column) of `df["label"]` / `df["label"].values` / `df.label.to_numpy()`."""
+    while isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute):
+        e = e.func.value
+    while isinstance(e, ast.Attribute) and e.attr in ("values", "to_numpy", "array"):
+        e = e.value
+    if isinstance(e, ast.Subscript) and isinstance(const(e.slice), str):
+        base = dotted(e.value)
+        return (base, const(e.slice)) if base and re.search(r"df|frame|data|table", base, re.IGNORECASE) else None
+    return None
+
+
+def _dropped(e: ast.AST, frame: str) -> set[str] | None:
+    """Columns dropped from `frame` in e (`frame.drop(columns=[...])`, `frame.drop([...], axis=1)`);
+    None when e is not a drop of that frame."""
+    for n in ast.walk(e):
+        if isinstance(n, ast.Call) and last(n) == "drop" and isinstance(n.func, ast.Attribute) \
+                and dotted(n.func.value) == frame:
+            cols = kwarg(n, "columns")
+            if cols is None and n.args and (const(kwarg(n, "axis")) in (1, "columns")):
+                cols = n.args[0]
+            v = const(cols) if cols is not None else None
+            if isinstance(v, str):
+                return {v}
+            if isinstance(v, (list, tuple)) and all(isinstance(x, str) for x in v):
+                return set(v)
+            return None
+    return None
+

@@ -1,0 +1,51 @@
+"""`code:no_shuffle`: a training DataLoader without shuffle=True or a sampler.
+
+In:  one parsed file (PyFile, from code/index.py).
+Out: `check_no_shuffle(f)` -> Findings.
+"""
+from __future__ import annotations
+
+import ast
+import re
+
+from mltdbg.analyzers.code.index import FUNCS, MEDIUM, Finding, PyFile, arg, const, dotted, kwarg, last, src
+
+
+def check_no_shuffle(f: PyFile) -> list[Finding]:
+    out = []
+    train_iters = set()
+    for b in f.backward_calls:
+        for L in f.loops_of(b):
+            if isinstance(L, (ast.For, ast.AsyncFor)):
+                train_iters |= {dotted(n) for n in ast.walk(L.iter) if dotted(n)}
+    for c in f.calls:
+        if last(c) != "DataLoader":
+            continue
+        if any(k.arg is None for k in c.keywords) or kwarg(c, "sampler") is not None \
+                or kwarg(c, "batch_sampler") is not None:
+            continue
+        sh = kwarg(c, "shuffle")
+        if sh is not None and const(sh, "?") is not False:
+            continue
+        ds = arg(c, 0, "dataset")
+        p = f.parent.get(c)
+        target = " ".join(dotted(t) or "" for t in p.targets) if isinstance(p, ast.Assign) else ""
+        fn = f.scope_of(c)
+        fn_name = fn.name if isinstance(fn, FUNCS) else ""
+        words = f"{target} {src(ds) if ds is not None else ''}".lower()
+        if re.search(r"val|test|eval|dev\b|holdout|calib|pred|infer", words):
+            continue
+        if "train" in words:
+            strength = 0.6
+        elif target and target in train_iters:
+            strength = MEDIUM
+        elif "train" in fn_name.lower() and not re.search(r"val|test|eval|pred|infer", fn_name.lower()):
+            strength = MEDIUM      # e.g. Lightning's train_dataloader()
+        else:
+            continue
+        if sh is not None:
+            strength -= 0.15       # an explicit shuffle=False is sometimes deliberate (time series, curricula)
+        out.append(Finding("code:no_shuffle", strength, c.lineno,
+                           "training DataLoader without shuffle=True or a sampler: every epoch sees the same order"
+                           " (class-sorted data gives an epoch-periodic saw-tooth)"))
+    return out

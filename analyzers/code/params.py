@@ -1,0 +1,126 @@
+"""`code:frozen_params`, `code:params_not_in_optimizer`: the optimizer holds only frozen
+parameters, or another module's than the loop trains.
+
+In:  one parsed file (PyFile, from code/index.py).
+Out: `check_params(f)` -> Findings.
+"""
+from __future__ import annotations
+
+import ast
+
+from mltdbg.analyzers.code.index import CLEAR, STRONG, Finding, PyFile, arg, const, dotted, last, model_calls, recv, src
+
+
+def param_paths(f: PyFile, e: ast.AST, scope: ast.AST, line: int, depth: int = 0) -> list[str]:
+    """Module paths whose .parameters() go into an optimizer (`model.head`), [] when unknown."""
+    paths = [dotted(recv(n)) for n in ast.walk(e) if isinstance(n, ast.Call)
+             and last(n) in ("parameters", "named_parameters") and dotted(recv(n))]
+    if not paths and isinstance(e, ast.Name) and depth < 2:
+        v = f.value_of(e.id, scope, line)
+        if v is not None:
+            return param_paths(f, v, scope, line, depth + 1)
+    return paths
+
+
+def check_params(f: PyFile) -> list[Finding]:
+    out = []
+    freezes: list[tuple[str, int]] = []
+    unfreezes: list[str] = []
+    for n in f.of_type(ast.For, ast.AsyncFor, ast.Call, ast.Assign):
+        if isinstance(n, (ast.For, ast.AsyncFor)) and isinstance(n.iter, ast.Call) \
+                and last(n.iter) in ("parameters", "named_parameters") and dotted(recv(n.iter)):
+            path = dotted(recv(n.iter))
+            for s in n.body:   # only unconditional statements of the loop body freeze everything
+                if isinstance(s, ast.Assign) and any(isinstance(t, ast.Attribute) and t.attr == "requires_grad"
+                                                     for t in s.targets) and const(s.value) is False:
+                    freezes.append((path, s.lineno))
+                elif isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and last(s.value) == "requires_grad_" \
+                        and const(arg(s.value, 0, "requires_grad"), True) is False:
+                    freezes.append((path, s.lineno))
+            for s in ast.walk(n):
+                if isinstance(s, ast.Assign) and any(isinstance(t, ast.Attribute) and t.attr == "requires_grad"
+                                                     for t in s.targets) and const(s.value) is not False:
+                    unfreezes.append(path)
+        elif isinstance(n, ast.Call) and last(n) == "requires_grad_" and dotted(recv(n)):
+            if const(arg(n, 0, "requires_grad"), True) is False:
+                if isinstance(f.parent.get(n), ast.Expr) and not isinstance(f.parent.get(f.parent.get(n)), (ast.For, ast.If)):
+                    freezes.append((dotted(recv(n)), n.lineno))
+            else:
+                unfreezes.append(dotted(recv(n)))
+        elif isinstance(n, ast.Assign):
+            if any(isinstance(t, ast.Attribute) and t.attr == "requires_grad" for t in n.targets) and const(n.value) is not False:
+                unfreezes.append("")           # some parameter made trainable: we cannot say which
+    if freezes:
+        # a new submodule assigned after the freeze (a fresh head) is trainable
+        first_freeze = min(line for _, line in freezes)
+        for n in f.of_type(ast.Assign):
+            if isinstance(n, ast.Assign) and n.lineno > first_freeze and isinstance(n.value, ast.Call):
+                for t in n.targets:
+                    d = dotted(t)
+                    if d and isinstance(t, ast.Attribute):
+                        unfreezes.append(d)
+
+    def trainable(p: str) -> bool:
+        covered = any(p == fz or p.startswith(fz + ".") for fz, _ in freezes)
+        if not covered:
+            return True
+        return any(u == "" or u == p or u.startswith(p + ".") or p.startswith(u + ".") for u in unfreezes)
+
+    for c in f.calls:
+        if not f.is_optimizer_ctor(c):
+            continue
+        scope = f.scope_of(c)
+        a = arg(c, 0, "params")
+        if a is None:
+            continue
+        paths = param_paths(f, a, scope, c.lineno)
+        if not paths:
+            continue
+        if freezes and not any(trainable(p) for p in paths):
+            fz = next((fz, line) for fz, line in freezes if any(p == fz or p.startswith(fz + ".") for p in paths))
+            out.append(Finding("code:frozen_params", STRONG, fz[1],
+                               f"every parameter given to the optimizer ({', '.join(sorted(set(paths)))}) is frozen"
+                               f" (requires_grad=False on {fz[0]}): nothing trains", [(c.lineno, "optimizer built here")]))
+            continue
+        out.extend(_check_opt_vs_forward(f, c, scope, paths))
+    return out
+
+
+def _check_opt_vs_forward(f: PyFile, opt: ast.Call, scope: ast.AST, paths: list[str]) -> list[Finding]:
+    """The optimizer holds one module's parameters but the training loop runs another."""
+    roots = {p.split(".")[0] if not p.startswith("self.") else ".".join(p.split(".")[:2]) for p in paths}
+    b = next((b for b in f.backward_calls if b.lineno > opt.lineno and f.scope_of(b) is scope), None)
+    if b is None:
+        return []
+    loops = f.loops_of(b)
+    region = loops[-1] if loops else scope
+    key = f"params:fwd:{id(region)}"     # the forward calls of a region, found once per file
+    calls = f.memo.get(key)
+    if calls is None:
+        calls = f.memo[key] = model_calls(f, f.within(region) if loops else f.in_scope(scope))
+    fwd = [c for c in calls if c.lineno <= b.lineno]
+    if not fwd:
+        return []
+    # the optimizer's model rebuilt after the optimizer: the optimizer holds the old tensors
+    for r in roots:
+        for line, v in f.assigns(scope).get(r, []):
+            if opt.lineno < line < b.lineno and isinstance(v, ast.Call) and r not in src(v) \
+                    and last(v)[:1].isupper():
+                return [Finding("code:params_not_in_optimizer", CLEAR, line,
+                                f"{r} is rebuilt after the optimizer was created: the optimizer updates the old"
+                                " parameters, the loop trains the new ones", [(opt.lineno, "optimizer built here")])]
+    for c in fwd:
+        m = dotted(c.func)
+        mroot = m.split(".")[0] if not m.startswith("self.") else ".".join(m.split(".")[:2])
+        if mroot in roots or any(p.startswith(m + ".") or m.startswith(p) for p in paths):
+            return []
+        v = f.value_of(mroot, scope, c.lineno)
+        if v is not None and any(r in src(v) for r in roots):
+            return []       # e.g. net = DDP(model) / torch.compile(model)
+        vals = [v for _, v in f.assigns(scope).get(mroot, [])]
+        if any(r in src(v) for v in vals for r in roots):
+            return []
+    m = dotted(fwd[0].func)
+    return [Finding("code:params_not_in_optimizer", CLEAR, opt.lineno,
+                    f"the optimizer gets the parameters of {', '.join(sorted(roots))} but the training loop runs {m}:"
+                    f" {m}'s weights never change", [(fwd[0].lineno, f"forward through {m}")])]

@@ -1,0 +1,58 @@
+"""`code:resume_weights_only`: a resume that restores the weights but not the optimizer,
+scheduler or step.
+
+In:  one parsed file (PyFile, from code/index.py).
+Out: `check_resume(f)` -> Findings.
+"""
+from __future__ import annotations
+
+import ast
+import re
+
+from mltdbg.analyzers.code.index import (CLEAR, MEDIUM, STRONG, Finding, PyFile, arg, const, core, dotted,
+                                         is_sched_ctor, last, recv)
+
+
+_RESUME_KEY = re.compile(r"epoch|step|iter|^it$", re.I)   # checkpoint keys that carry the loop position
+
+
+def check_resume(f: PyFile) -> list[Finding]:
+    if not (f.has_training() or f.optimizers):
+        return []
+    out = []
+    loads = [c for c in f.calls if last(c) == "load_state_dict"]
+    model_loads, opt_load, sched_load = [], False, False
+    for c in loads:
+        r = (dotted(recv(c)) or "").rsplit(".", 1)[-1].lower()
+        if "opt" in r:
+            opt_load = True
+        elif "sched" in r:
+            sched_load = True
+        elif "scaler" not in r and "ema" not in r:
+            model_loads.append(c)
+    if not model_loads:
+        return []
+    text = f.t.text.lower()
+    resume_intent = "resume" in text or "start_epoch" in text
+    c = model_loads[0]
+    a = arg(c, 0, "state_dict")
+    keyed = a is not None and isinstance(core(a), ast.Subscript) or (a is not None and isinstance(a, ast.Subscript))
+    saves_opt = any(last(x) == "state_dict" and "opt" in (dotted(recv(x)) or "").lower() for x in f.calls)
+    if not (resume_intent or keyed or saves_opt):
+        return []    # loading pretrained weights to fine-tune: weights only is intended
+    if not opt_load:
+        out.append(Finding("code:resume_weights_only", STRONG if saves_opt else CLEAR, c.lineno,
+                           "resume restores the model weights but not the optimizer state (Adam moments, step"
+                           " count): loss/lr jump at the resume step"))
+        return out
+    has_sched = any(isinstance(n, ast.Call) and is_sched_ctor(n) for n in f.calls)
+    if has_sched and not sched_load:
+        out.append(Finding("code:resume_weights_only", MEDIUM, c.lineno,
+                           "resume restores model and optimizer but not the lr scheduler: the schedule restarts"))
+    reads_step = any(isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Constant)
+                     and _RESUME_KEY.search(str(n.slice.value)) and isinstance(n.ctx, ast.Load) for n in f.of_type(ast.Subscript)) \
+        or any(last(x) == "get" and x.args and _RESUME_KEY.search(str(const(x.args[0], ""))) for x in f.calls)
+    if not reads_step:
+        out.append(Finding("code:resume_weights_only", 0.4, c.lineno,
+                           "resume does not read back the epoch/step: the loop and schedule start from 0 again"))
+    return out

@@ -1,0 +1,128 @@
+"""`code:separate_shuffle`: inputs and targets shuffled, permuted or sliced independently, so
+pairs break.
+
+In:  one parsed file (PyFile, from code/index.py).
+Out: `check_separate_shuffle(f)` -> Findings.
+"""
+from __future__ import annotations
+
+import ast
+import re
+
+from mltdbg.analyzers.code.index import LOOPS, STRONG, Finding, PyFile, core, dotted, fname, kwarg, last, src
+
+
+_INPUT_RE = re.compile(r"^(x|xs|x_\w+|inputs?|images?|imgs|texts?|sentences|features|feats|samples|examples|data_x|train_x|xtrain)$", re.I)
+_LABEL_RE = re.compile(r"^(y|ys|y_\w+|labels?|targets?|classes|data_y|train_y|ytrain|\w+_labels?|\w+_targets?)$", re.I)
+
+
+def _category(name: str | None) -> str | None:
+    if not name:
+        return None
+    leaf = name.rsplit(".", 1)[-1]
+    if _LABEL_RE.match(leaf):
+        return "y"
+    if _INPUT_RE.match(leaf):
+        return "x"
+    return None
+
+
+def check_separate_shuffle(f: PyFile) -> list[Finding]:
+    out = []
+    for scope in [f.tree] + f.funcs:
+        nodes = sorted((n for n in f.in_scope(scope) if hasattr(n, "lineno")), key=lambda n: (n.lineno, n.col_offset))
+        shuffles, seeds, perms, indexed = [], [], {}, []
+        for n in nodes:
+            if isinstance(n, ast.Call):
+                leaf, fn = last(n), fname(n)
+                if leaf == "shuffle" and len(n.args) == 1 and kwarg(n, "random_state") is None:
+                    shuffles.append((n.lineno, dotted(n.args[0]), n))
+                elif leaf in ("seed", "manual_seed", "set_state"):
+                    seeds.append(n.lineno)
+                elif leaf in ("randperm", "permutation", "shuffle") and "rand" in fn.lower() or leaf == "randperm":
+                    p = f.parent.get(n)
+                    if isinstance(p, ast.Assign):
+                        for t in p.targets:
+                            if dotted(t):
+                                perms[dotted(t)] = n.lineno
+            if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load):
+                s = n.slice
+                key = None
+                if isinstance(s, ast.Call) and last(s) in ("randperm", "permutation"):
+                    key = f"call@{s.lineno}:{s.col_offset}"
+                elif dotted(s) in perms:
+                    key = dotted(s)
+                if key:
+                    indexed.append((n.lineno, dotted(n.value), key))
+        # two arrays shuffled in place one after the other
+        for (l1, a, n1), (l2, b, n2) in zip(shuffles, shuffles[1:]):
+            if a and b and a != b and not any(l1 < s <= l2 for s in seeds):
+                out.append(Finding("code:separate_shuffle", STRONG, l2,
+                                   f"{a} and {b} are shuffled by two independent calls: pairs are broken",
+                                   [(l1, f"{a} shuffled here")]))
+        # one of inputs/targets shuffled, the other not, then paired
+        shuffled = {a for _, a, _ in shuffles if a}
+        if len(shuffled) == 1:
+            (l1, a, n1) = shuffles[0]
+            cat = _category(a)
+            if cat:
+                for n in nodes:
+                    if n.lineno <= l1 or not isinstance(n, (ast.Call, ast.Tuple)):
+                        continue
+                    items = n.args if isinstance(n, ast.Call) else n.elts
+                    names = [dotted(x) for x in items]
+                    if a in names and any(_category(x) not in (None, cat) and x not in shuffled for x in names):
+                        out.append(Finding("code:separate_shuffle", 0.6, l1,
+                                           f"only {a} is shuffled, then paired with unshuffled"
+                                           f" {next(x for x in names if _category(x) not in (None, cat))}",
+                                           [(n.lineno, "paired here")]))
+                        break
+        # arrays indexed by different permutations
+        by_base: dict[str, set[str]] = {}
+        for line, base, key in indexed:
+            if base:
+                by_base.setdefault(base, set()).add(key)
+        xs = [(b, k) for b, ks in by_base.items() for k in ks if _category(b) == "x"]
+        ys = [(b, k) for b, ks in by_base.items() for k in ks if _category(b) == "y"]
+        if xs and ys and not ({k for _, k in xs} & {k for _, k in ys}):
+            line = max(l for l, base, _ in indexed if base in (xs[0][0], ys[0][0]))
+            out.append(Finding("code:separate_shuffle", STRONG, line,
+                               f"{xs[0][0]} and {ys[0][0]} are indexed by different random permutations"))
+        elif bool(xs) != bool(ys):
+            # only one side permuted while the other side is used unpermuted in the same function
+            side, other = (xs, "y") if xs else (ys, "x")
+            line = min(l for l, base, _ in indexed if base == side[0][0])
+            partner = next((n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+                            and n.lineno >= line and _category(n.id) == other), None)
+            if partner is not None:
+                out.append(Finding("code:separate_shuffle", 0.6, line,
+                                   f"{side[0][0]} is reordered by a random permutation but {partner} is not:"
+                                   " inputs and targets no longer match"))
+        # zip with an offset / batches sliced with different offsets
+        for n in nodes:
+            if isinstance(n, ast.Call) and fname(n) == "zip" and len(n.args) == 2:
+                a, b = n.args
+                ba, bb = dotted(core(a)), dotted(core(b))
+                if ba and bb and ba != bb and _slice_sig(a) != _slice_sig(b) and {_category(ba), _category(bb)} == {"x", "y"}:
+                    out.append(Finding("code:separate_shuffle", 0.6, n.lineno,
+                                       f"zip({src(a)}, {src(b)}) pairs inputs and targets with an offset"))
+        for L in (n for n in nodes if isinstance(n, LOOPS)):
+            sl = [(s.lineno, dotted(s.value), _slice_sig(s)) for s in f.within(L)
+                  if isinstance(s, ast.Subscript) and isinstance(s.slice, ast.Slice) and isinstance(s.ctx, ast.Load)]
+            xs_ = [x for x in sl if _category(x[1]) == "x"]
+            ys_ = [y for y in sl if _category(y[1]) == "y"]
+            if xs_ and ys_ and not ({x[2] for x in xs_} & {y[2] for y in ys_}):
+                out.append(Finding("code:separate_shuffle", 0.6, ys_[0][0],
+                                   f"{ys_[0][1]} is sliced with a different offset than {xs_[0][1]}: each input gets"
+                                   " another sample's target", [(xs_[0][0], "inputs sliced here")]))
+    # one finding per line
+    uniq = {}
+    for x in out:
+        uniq.setdefault(x.line, x)
+    return list(uniq.values())
+
+
+def _slice_sig(e: ast.AST) -> str:
+    if isinstance(e, ast.Subscript):
+        return src(e.slice).replace(" ", "")
+    return ":"

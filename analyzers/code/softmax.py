@@ -1,0 +1,116 @@
+"""`code:softmax_before_ce`, `code:log_softmax_unstable`, `code:unsafe_log`: softmax fed to
+cross-entropy, log of softmax/sigmoid, log of a value that can be 0.
+
+In:  one parsed file (PyFile) and the run index (RunIndex), from code/index.py.
+Out: `check_softmax(f, idx)` -> Findings.
+"""
+from __future__ import annotations
+
+import ast
+
+from mltdbg.analyzers.code.index import (STRONG, WEAK, Finding, PyFile, RunIndex, arg, core, dotted, fname,
+                                         is_softmax_call, last, safe_from_zero, softmax_attrs, src)
+
+
+def _prob_names(f: PyFile, scope: ast.AST, idx: RunIndex, sm_attrs: set[str]) -> dict[str, tuple[int, tuple]]:
+    """Names in scope holding probabilities -> (line assigned, (file, line of the softmax))."""
+    prob_models = _prob_models(f, idx)
+    out: dict[str, tuple[int, tuple]] = {}
+    for name, lst in f.assigns(scope).items():
+        for line, v in lst:
+            c = core(v)
+            if is_softmax_call(c, sm_attrs):
+                out[name] = (line, (f, line))
+            elif isinstance(c, ast.Call) and (dotted(c.func) or "") in prob_models:
+                out[name] = (line, prob_models[dotted(c.func)])
+            elif name in out and line > out[name][0]:
+                del out[name]       # reassigned to something else later
+    return out
+
+
+def _prob_models(f: PyFile, idx: RunIndex) -> dict[str, tuple]:
+    """Variables holding a model whose output is probabilities -> (file, line of its softmax)."""
+    d = f.memo.get("prob_models")
+    if d is None:
+        d = {}
+        for name, v in f.all_assigns():
+            c = core(v)
+            if not isinstance(c, ast.Call):
+                continue
+            if last(c) in idx.prob_classes:
+                d[name] = idx.prob_classes[last(c)]
+            elif last(c) == "Sequential" and c.args and isinstance(c.args[-1], ast.Call) and last(c.args[-1]) == "Softmax":
+                d[name] = (f, c.args[-1].lineno)
+        f.memo["prob_models"] = d
+    return d
+
+
+def _is_ce(c: ast.Call, ce_names: set[str]) -> bool:
+    if last(c) == "cross_entropy":
+        return True
+    if (dotted(c.func) or "") in ce_names:
+        return True
+    return isinstance(c.func, ast.Call) and last(c.func) == "CrossEntropyLoss"
+
+
+def check_softmax(f: PyFile, idx: RunIndex) -> list[Finding]:
+    """softmax -> cross-entropy, log(softmax), log of values that can be 0."""
+    out = []
+    sm_attrs = set()
+    for cls in f.of_type(ast.ClassDef):
+        sm_attrs |= softmax_attrs(cls)
+    sm_attrs |= {d for d, v in f.all_assigns() if isinstance(v, ast.Call) and last(v) == "Softmax"}
+    ce_names = {d for d, v in f.all_assigns() if isinstance(v, ast.Call) and last(v) == "CrossEntropyLoss"}
+    prob_models = _prob_models(f, idx)
+    for scope in [f.tree] + f.funcs:
+        probs = None
+        for c in f.in_scope(scope):
+            if not isinstance(c, ast.Call):
+                continue
+            # softmax -> cross entropy
+            if _is_ce(c, ce_names):
+                idx.ce_used.append((f, c.lineno))
+                a = arg(c, 0, "input")
+                if a is None:
+                    continue
+                probs = probs if probs is not None else _prob_names(f, scope, idx, sm_attrs)
+                where = _prob_source(f, a, probs, prob_models, sm_attrs, c.lineno)
+                if where is not None:
+                    out.append(Finding("code:softmax_before_ce", 0.85, c.lineno,
+                                       "cross-entropy is given softmax probabilities; it applies log-softmax itself and"
+                                       " expects raw logits", [(where[1], "softmax applied here", where[0])]))
+                continue
+            # log(softmax) and log of values that can be 0
+            x = None
+            if fname(c) in ("torch.log", "np.log", "numpy.log", "th.log") and c.args:
+                x = c.args[0]
+            elif isinstance(c.func, ast.Attribute) and c.func.attr == "log" and not c.args \
+                    and fname(c).split(".")[0] not in ("math", "np", "numpy", "torch", "logging", "logger", "log"):
+                x = c.func.value
+            if x is None:
+                continue
+            probs = probs if probs is not None else _prob_names(f, scope, idx, sm_attrs)
+            where = _prob_source(f, x, probs, prob_models, sm_attrs, c.lineno)
+            if where is not None:
+                out.append(Finding("code:log_softmax_unstable", STRONG, c.lineno,
+                                   "log of softmax underflows to log(0) = -inf; use log_softmax",
+                                   [(where[1], "softmax here", where[0])] if where != (f, c.lineno) else []))
+            elif isinstance(core(x), ast.Call) and last(core(x)) == "sigmoid":
+                out.append(Finding("code:log_softmax_unstable", 0.6, c.lineno,
+                                   "log of sigmoid underflows to -inf; use F.logsigmoid or BCEWithLogits"))
+            elif not safe_from_zero(f, scope, x, c.lineno, 0):
+                out.append(Finding("code:unsafe_log", WEAK, c.lineno,
+                                   f"log({src(x)}) without an epsilon or clamp: -inf when the value is 0"))
+    return out
+
+
+def _prob_source(f: PyFile, a: ast.AST, probs: dict, prob_models: dict, sm_attrs, line: int) -> tuple | None:
+    """(file, line) of the softmax that produced expression `a`, or None."""
+    c = core(a)
+    if is_softmax_call(c, sm_attrs):
+        return (f, c.lineno)
+    if isinstance(c, ast.Name) and c.id in probs and probs[c.id][0] <= line:
+        return probs[c.id][1]
+    if isinstance(c, ast.Call) and (dotted(c.func) or "") in prob_models:
+        return prob_models[dotted(c.func)]
+    return None

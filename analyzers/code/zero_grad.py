@@ -1,0 +1,122 @@
+"""`code:missing_zero_grad`: gradients never zeroed in a training loop, or zeroed between
+backward() and step().
+
+In:  one parsed file (PyFile) and the run index (RunIndex), from code/index.py.
+Out: `check_zero_grad(f, idx)` -> Findings.
+"""
+from __future__ import annotations
+
+import ast
+from bisect import bisect_left, bisect_right
+
+from mltdbg.analyzers.code.index import (CLEAR, MEDIUM, STRONG, Finding, PyFile, RunIndex, dotted, is_backward,
+                                         is_model_name, is_zero_grad, last, recv)
+
+
+def _spans(L: ast.AST, n: ast.AST) -> bool:
+    """n's first line falls inside L's lines (a cheap test before the exact ancestor walk)."""
+    return L.lineno <= n.lineno <= (L.end_lineno or L.lineno)
+
+
+def check_zero_grad(f: PyFile, idx: RunIndex) -> list[Finding]:
+    out = []
+    # every zero-grad node of the file, found once (each region below picks its own from these)
+    all_zeros = [n for n in f.of_type(ast.Call, ast.Assign, ast.AugAssign) if is_zero_grad(n)]
+    file_has_zero = bool(all_zeros)
+    scope_ids: dict[int, set[int]] = {}
+
+    def zeros_in_scope(scope):
+        ids = scope_ids.get(id(scope))
+        if ids is None:
+            ids = scope_ids[id(scope)] = {id(n) for n in f.in_scope(scope)} if all_zeros else set()
+        return [z for z in all_zeros if id(z) in ids]
+
+    def in_loop(n, L):
+        return _spans(L, n) and f.inside(n, L)
+
+    # zero-grad nodes by first line, so a loop finds its own by bisection (not by testing all)
+    zl = sorted(range(len(all_zeros)), key=lambda i: all_zeros[i].lineno)
+    zlines = [all_zeros[i].lineno for i in zl]
+
+    def zeros_in_loop(L):
+        a, z = bisect_left(zlines, L.lineno), bisect_right(zlines, L.end_lineno or L.lineno)
+        return [all_zeros[i] for i in sorted(zl[a:z]) if f.inside(all_zeros[i], L)]
+
+    done = set()
+    for b in f.backward_calls:
+        scope = f.scope_of(b)
+        steps = f.opt_steps(scope)
+        if not steps:
+            continue
+        loops = f.loops_of(b)
+        loop = next((L for L in loops if any(in_loop(s, L) for s in steps)), None)
+        region = loop if loop is not None else scope
+        if id(region) in done:
+            continue
+        done.add(id(region))
+        if loop is not None:
+            nodes = list(f.within(region))
+            zeros = zeros_in_loop(loop) if all_zeros else []
+            if zeros:   # as f.within sees them: not inside a nested def (both lists are in source order)
+                ids = {id(n) for n in nodes}
+                zeros = [z for z in zeros if id(z) in ids]
+        else:
+            nodes = f.in_scope(scope)
+            zeros = zeros_in_scope(scope)
+        step = next(s for s in steps if loop is None or in_loop(s, loop))
+        if zeros:
+            # zero_grad placed between backward and step in one block wipes the gradients
+            bad = None
+            for bb in (x for x in nodes if isinstance(x, ast.Call) and is_backward(x)):
+                nxt = next((s for s in steps if s.lineno > bb.lineno), None)
+                if nxt is not None:
+                    bad = bad or _between(f, bb, nxt, zeros)
+            if bad is not None:
+                out.append(Finding("code:missing_zero_grad", CLEAR, bad.lineno,
+                                   "zero_grad() runs after backward() and before step(): the step sees zero gradients",
+                                   [(b.lineno, "backward()"), (step.lineno, "optimizer step")]))
+            continue
+        if loop is None and file_has_zero:
+            continue    # a step function; the caller may zero the gradients
+        if loop is None and not _called_in_loop(idx, scope):
+            continue    # one backward and one step, run once (a test, a numeric check): harmless
+        outside = zeros_in_scope(scope)
+        more = [(step.lineno, "optimizer step in the same loop")]
+        if outside:
+            more.append((outside[0].lineno, "zero_grad() only here, outside the loop"))
+        strength = STRONG if loop is not None else MEDIUM
+        out.append(Finding("code:missing_zero_grad", strength, b.lineno,
+                           "backward() and step() run every iteration but gradients are never zeroed inside the loop:"
+                           " they accumulate across steps", more))
+    return out
+
+
+def _called_in_loop(idx: RunIndex, fn: ast.AST) -> bool:
+    """Is this function called from inside a loop anywhere in the run?"""
+    name = getattr(fn, "name", None)
+    if not name:
+        return False
+    if idx.loop_called is None:
+        idx.loop_called = {last(c) for g in idx.files for c in g.calls if g.loops_of(c)}
+    return name in idx.loop_called
+
+
+def _between(f: PyFile, b: ast.Call, step: ast.Call, zeros: list[ast.AST]) -> ast.AST | None:
+    """A zero_grad statement in the same block after backward and before step, if any."""
+    def stmt_of(n):
+        p = n
+        while p is not None and not isinstance(p, ast.stmt):
+            p = f.parent.get(p)
+        return p
+    sb, ss = stmt_of(b), stmt_of(step)
+    if sb is None or ss is None or f.parent.get(sb) is not f.parent.get(ss):
+        return None
+    target = dotted(step.args[0]) if last(step) == "step" and step.args else dotted(recv(step))
+    for z in zeros:
+        zr = dotted(recv(z)) if isinstance(z, ast.Call) else None
+        if zr and target and zr != target and not is_model_name(zr):
+            continue       # another optimizer's zero_grad does not touch these gradients
+        sz = stmt_of(z)
+        if sz is not None and f.parent.get(sz) is f.parent.get(sb) and sb.lineno < sz.lineno < ss.lineno:
+            return sz
+    return None

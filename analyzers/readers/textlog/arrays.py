@@ -1,0 +1,267 @@
+"""Whole-array numpy primitives the log scanner is built from (no regex, no per-line loop).
+
+In:  the bytes of a file as a uint8 array, and positions (offsets) in it.
+Out: windows of bytes around positions (`byte_windows`, `Masked.windows`), equal rows
+     numbered (`factorize`, `group_rows`, `Masked.group`), rows per code (`by_code`,
+     `rows_of`), numbers from digit columns (`digits_value`, `scale_pow10`), byte search
+     (`find_byte`) and a two-thread split of whole-file passes (`split_halves`).
+"""
+from __future__ import annotations
+
+import os
+import threading
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+
+_K = np.uint64(0x9E3779B97F4A7C15)
+_POW10 = np.array([float(f"1e{k}") for k in range(0, 309)] + [np.inf] * 400)
+
+
+def byte_windows(b: np.ndarray, pos: np.ndarray, back: int, fwd: int) -> np.ndarray:
+    """(n, back+fwd) bytes from pos-back to pos+fwd (a copy); zeros beyond the ends of b."""
+    width, nb = back + fwd, len(b)
+    start = pos - back
+    if nb < width:
+        padded = np.zeros(nb + 2 * width, dtype=np.uint8)
+        padded[width:width + nb] = b
+        return sliding_window_view(padded, width)[start + width]
+    clipped = np.clip(start, 0, nb - width)
+    out = sliding_window_view(b, width)[clipped]
+    edge = np.flatnonzero(clipped != start)
+    if edge.size:  # anchors near the ends of the file: cut from zero-padded copies of the ends
+        k = min(nb, 2 * width)
+        head = np.concatenate((np.zeros(width, np.uint8), b[:k], np.zeros(width, np.uint8)))
+        tail = np.concatenate((np.zeros(width, np.uint8), b[nb - k:], np.zeros(width, np.uint8)))
+        lo = edge[start[edge] < 0]
+        hi = edge[start[edge] >= 0]
+        out[lo] = sliding_window_view(head, width)[start[lo] + width]
+        out[hi] = sliding_window_view(tail, width)[start[hi] - (nb - k) + width]
+    return out
+
+
+_ZERO_DIGITS = bytes(48 if 48 <= c <= 57 else c for c in range(256))
+# Zero bytes on both sides of the masked copy: at least the longest window reach.
+PAD = 64
+# Whole-file byte masks are built this many bytes at a time: a fresh 100 MB temporary per
+# operation costs more in page faults than the comparison itself.
+CHUNK = 1 << 22
+
+
+def hash_rows(words: np.ndarray) -> np.ndarray:
+    """One 64-bit hash per row of a uint64 matrix (the row's bytes, 8 at a time)."""
+    h = words[:, 0] * _K
+    for j in range(1, words.shape[1]):
+        h ^= words[:, j]
+        h *= _K
+    h ^= h >> np.uint64(29)
+    return h
+
+
+# Anchors are hashed and numbered this many at a time, so the temporaries stay small and are
+# reused (fresh memory costs more than the arithmetic on it).
+ROWS = 1 << 18
+
+
+def row_blocks(n: int, lo: int = 0):
+    return (slice(a, min(a + ROWS, n)) for a in range(lo, n, ROWS))
+
+
+def split_halves(fn, n: int, align: int) -> list:
+    """[fn(0, mid), fn(mid, n)] with the halves run on two threads (numpy releases the GIL in
+    its loops, so whole-array passes over a big file take half the time on two cores); one
+    call fn(0, n) when the work is small or there is one core. mid is a multiple of align."""
+    mid = (n // 2) // align * align
+    if mid == 0 or (os.cpu_count() or 1) < 2:
+        return [fn(0, n)]
+    out, err = [None], []
+
+    def second():
+        try:
+            out[0] = fn(mid, n)
+        except BaseException as e:  # noqa: BLE001 - re-raised in the caller's thread
+            err.append(e)
+    t = threading.Thread(target=second)
+    t.start()
+    try:
+        first = fn(0, mid)
+    finally:
+        t.join()
+    if err:
+        raise err[0]
+    return [first, out[0]]
+
+
+def factorize(h: np.ndarray):
+    """Equal values of a uint64 array: (code per value, numbered by first appearance; index of
+    the first value of each code). Like pandas.factorize, without importing pandas: a table of
+    2**16 slots keyed by 16 bits of the value settles the few distinct values a log has in a
+    few O(n) passes; values that lost their slot to another value try the next 16 bits, and
+    what is left after three tries is sorted (np.unique)."""
+    n = len(h)
+    if n == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    codes = np.empty(n, dtype=np.int64)
+    ncodes = 0
+    todo = None  # rows not settled yet (None: all)
+    for shift in (48, 32, 16):
+        sel = h if todo is None else h[todo]
+        m = len(sel)
+
+        def slots(hh):
+            return ((hh >> np.uint64(shift)) & np.uint64(0xFFFF)).astype(np.intp)
+        table = np.zeros(1 << 16, np.uint64)
+        for blk in row_blocks(m):  # any one value per slot wins
+            table[slots(sel[blk])] = sel[blk]
+        used = np.zeros(1 << 16, bool)
+        hit = np.empty(m, dtype=bool)
+        for blk in row_blocks(m):
+            sl = slots(sel[blk])
+            hit[blk] = table[sl] == sel[blk]
+            used[sl[hit[blk]]] = True
+        slot_code = np.cumsum(used) - 1 + ncodes
+        ncodes += int(used.sum())
+        if todo is None:
+            for blk in row_blocks(m):
+                codes[blk] = slot_code[slots(sel[blk])]
+            if hit.all():
+                todo = np.zeros(0, np.int64)
+                break
+            todo = np.flatnonzero(~hit)
+        else:
+            codes[todo[hit]] = slot_code[slots(sel[hit])]
+            todo = todo[~hit]
+        if todo.size == 0:
+            break
+    else:
+        u, inv = np.unique(h[todo], return_inverse=True)
+        codes[todo] = ncodes + inv
+        ncodes += len(u)
+    first = np.full(ncodes, n, dtype=np.int64)
+    for blk in row_blocks(n):
+        np.minimum.at(first, codes[blk], np.arange(blk.start, blk.stop))
+    rank = np.argsort(first, kind="stable")
+    renum = np.empty(ncodes, np.int64)
+    renum[rank] = np.arange(ncodes)
+    for blk in row_blocks(n):
+        codes[blk] = renum[codes[blk]]
+    return codes, first[rank]
+
+
+def group_rows(m: np.ndarray):
+    """Distinct rows of a uint8 matrix: (codes per row, first row of each code)."""
+    n, width = m.shape
+    if width % 8:
+        m = np.concatenate((m, np.zeros((n, 8 - width % 8), np.uint8)), axis=1)
+    return factorize(hash_rows(np.ascontiguousarray(m).view(np.uint64)))
+
+
+class Masked:
+    """The file with every digit masked to '0' and PAD zero bytes at both ends, so the
+    digit-masked bytes around any position are read from it directly: shapes are hashed from
+    8-byte words gathered at the anchors, and only one window per distinct shape is cut."""
+
+    def __init__(self, data: bytes):
+        nb = len(data)
+        m = np.empty(nb + 2 * PAD, dtype=np.uint8)
+        m[:PAD] = 0
+        m[PAD + nb:] = 0
+        for a in range(0, nb, CHUNK):  # bytes.translate (a C loop), a chunk at a time: no 2nd copy
+            piece = data[a:a + CHUNK].translate(_ZERO_DIGITS)
+            m[PAD + a:PAD + a + len(piece)] = np.frombuffer(piece, dtype=np.uint8)
+        self.m = m
+        # every byte offset as the start of a little-endian uint64 (unaligned view, no copy)
+        self.words = np.ndarray((len(m) - 7,), dtype="<u8", buffer=m, strides=(1,))
+
+    def windows(self, pos: np.ndarray, back: int, fwd: int) -> np.ndarray:
+        """Masked bytes pos-back .. pos+fwd of each position (zeros beyond the file)."""
+        return sliding_window_view(self.m, back + fwd)[np.asarray(pos) - back + PAD]
+
+    def group(self, pos: np.ndarray, back: int, fwd: int):
+        """Distinct masked windows around positions: (code per position, first position index
+        of each code); the same answer as group_rows(windows) without building the windows."""
+        width = back + fwd
+        last = np.uint64((1 << (8 * (width % 8))) - 1) if width % 8 else None
+        h = np.empty(len(pos), dtype=np.uint64)
+
+        def hash_rows(lo, hi):
+            for blk in row_blocks(hi, lo):
+                start = pos[blk] - back + PAD
+                hh = self.words[start]
+                hh *= _K
+                for j in range(1, -(-width // 8)):
+                    start += 8
+                    w = self.words[start]
+                    if last is not None and 8 * (j + 1) > width:  # bytes past the window: zeros in group_rows
+                        w &= last
+                    hh ^= w
+                    hh *= _K
+                hh ^= hh >> np.uint64(29)
+                h[blk] = hh
+        split_halves(hash_rows, len(pos), ROWS)
+        return factorize(h)
+
+
+def raw_bytes_at(b: np.ndarray, pos: np.ndarray, a: int, z: int) -> np.ndarray:
+    """Raw bytes pos+a .. pos+z of each position (all inside the file: digits, key text)."""
+    return sliding_window_view(b, z - a)[np.asarray(pos) + a]
+
+
+def count_before(a: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """np.searchsorted(a, v) for sorted a and sorted v, in one linear pass over v: the
+    binary searches run for the (fewer) elements of a instead."""
+    k = np.searchsorted(v, a, side="right")
+    return np.repeat(np.arange(len(a) + 1, dtype=np.int64), np.diff(k, prepend=0, append=len(v)))
+
+
+def find_byte(b: np.ndarray, v: int) -> np.ndarray:
+    """Offsets of every byte equal to v (chunked: no whole-file temporary)."""
+    if len(b) <= CHUNK:
+        return np.flatnonzero(b == v)
+    parts = split_halves(lambda lo, hi: [np.flatnonzero(b[a:min(a + CHUNK, hi)] == v) + a
+                                    for a in range(lo, hi, CHUNK)], len(b), CHUNK)
+    return np.concatenate([x for half in parts for x in half])
+
+
+def by_code(codes: np.ndarray, ncodes: int):
+    """Row indices grouped by code: (order, starts) so rows of code c are order[starts[c]:starts[c+1]]."""
+    small = codes.astype(np.uint16) if ncodes < 65536 else codes
+    order = np.argsort(small, kind="stable")  # radix sort for 16-bit keys
+    starts = np.concatenate(([0], np.cumsum(np.bincount(codes, minlength=ncodes))))
+    return order, starts
+
+
+def rows_of(codes: np.ndarray, ncodes: int, wanted):
+    """(code, its row indices in order) for each code in `wanted`: a few codes take one pass
+    over `codes` each, more take one sort (by_code)."""
+    wanted = list(wanted)
+    if len(wanted) <= 6:
+        for c in wanted:
+            yield c, np.flatnonzero(codes == c)
+        return
+    order, starts = by_code(codes, ncodes)
+    for c in wanted:
+        yield c, order[starts[c]:starts[c + 1]]
+
+
+def digits_value(b: np.ndarray, base: np.ndarray, cols: list[int]) -> np.ndarray:
+    """Integer formed by the digit bytes at offsets base + c (c in `cols`) of b (<= 18 digits)."""
+    acc = np.zeros(len(base), dtype=np.int64)
+    if not cols:
+        return acc
+    f = raw_bytes_at(b, base, min(cols), max(cols) + 1)  # one gather of the bytes, then columns
+    for c in cols:
+        acc *= 10
+        acc += f[:, c - min(cols)]
+    return acc - 48 * int("0" + "1" * len(cols))  # every byte was '0' + digit
+
+
+def scale_pow10(mant: np.ndarray, e10: int | np.ndarray) -> np.ndarray:
+    """mant * 10**e10 with one correctly rounded operation (exact for |e10| <= 22)."""
+    mf = mant.astype(np.float64)
+    if np.ndim(e10) == 0:  # one exponent for all (no 'e' in the number): one operation
+        e = int(e10)
+        return mf * _POW10[min(e, 700)] if e >= 0 else mf / _POW10[min(-e, 700)]
+    e10 = np.clip(np.asarray(e10), -700, 700)
+    return np.where(e10 >= 0, mf * _POW10[np.clip(e10, 0, 708)], mf / _POW10[np.clip(-e10, 0, 708)])

@@ -1,0 +1,466 @@
+"""From anchors to series: steps per line, one Series per (key, rank, print style).
+
+In:  the bytes of a log, a block of whole lines at a time (scan.py reads its anchors,
+     counters and rank prefixes).
+Out: `LogMetrics` (add_block / finish) and `extract_metrics(data, rel, run, nl)` for a log in
+     one piece -> every metric Series printed in the log (`source=rel`, `locs` = 1-based line
+     numbers), tables included (tables.py). A line's step is its own `step=`/counter/epoch, else
+     the last one printed before it; a counter that restarts every epoch becomes global.
+
+Styles: one key printed by two statements (`loss=` in a logging line, `'loss':` in an HF dict,
+`loss=` after a tqdm counter) gives one series per style: the form that ties key and number
+(FORM_*) and where its lines' steps come from (KIND_*: their own step, a progress counter, an
+epoch, none). A style that only continues another (its steps start after the other's last)
+joins it; interleaved ones stay apart, so a cited point's neighbours come from the same
+statement.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from mltdbg.analyzers.model import LOC_LINE, Run, Series
+from mltdbg.analyzers.names import normalize
+from mltdbg.analyzers.readers.textlog.arrays import Masked, count_before, factorize, find_byte, hash_rows, rows_of
+from mltdbg.analyzers.readers.textlog.scan import (BACK, FWD, LONG_BACK, LONG_FWD, Keys, anchors, line_ranks,
+                                                   progress_counters, read_anchors)
+from mltdbg.analyzers.readers.textlog.tables import close_table, scan_tables
+from mltdbg.analyzers.readers.textlog.vocabulary import classify_key
+
+
+# Lines longer than this are kept as text but not mined for metrics (a serialized tensor or a
+# base64 blob on one line is not a metric line, and its "key: number" pairs would be noise).
+MAX_METRIC_LINE = 100 * 1024
+
+
+def _ffill(valid: np.ndarray, group: np.ndarray | None) -> np.ndarray:
+    """Index of the last valid entry at or before each position (within `group`), -1 if none."""
+    n = len(valid)
+    if group is None:
+        idx = np.where(valid, np.arange(n), -1)
+        return np.maximum.accumulate(idx) if n else idx
+    order = np.lexsort((np.arange(n), group))
+    v = valid[order]
+    idx = np.where(v, np.arange(n), -1)
+    idx = np.maximum.accumulate(idx) if n else idx
+    g = group[order]
+    bad = (idx >= 0) & (g[np.maximum(idx, 0)] != g)
+    idx[bad] = -1
+    src = np.where(idx >= 0, order[np.maximum(idx, 0)], -1)
+    out = np.empty(n, dtype=np.int64)
+    out[order] = src
+    return out
+
+
+def _first_per(seg: np.ndarray, vals: np.ndarray, nseg: int, fill=-1, dtype=np.int64):
+    """Per segment, the value of the first entry in it (entries sorted by position)."""
+    out = np.full(nseg, fill, dtype=dtype)
+    if seg.size:
+        first = np.r_[True, seg[1:] != seg[:-1]]
+        out[seg[first]] = vals[first]
+    return out
+
+
+def extract_metrics(data: bytes, rel: str, run: Run, nl: np.ndarray | None = None) -> list[Series]:
+    """All metric series printed in a log (the bytes of the whole file; `nl`: offsets of its
+    newlines when the caller has them)."""
+    acc = LogMetrics(rel, run)
+    acc.add_block(data, nl)
+    return acc.finish()
+
+
+# Segment columns kept per block (only for segments with a counter or a metric point):
+# S/S_tot explicit step and its "/M", P/P_tot progress counter (batch N, [N/M], N/M [),
+# E epoch, R rank (-1 where absent), L the segment's 1-based line.
+_COLS = ("S", "S_tot", "P", "P_tot", "E", "R")
+
+
+class LogMetrics:
+    """Metric series of one log, fed a block of whole lines at a time (memory stays bounded by
+    the block, the counters of the lines that have them, and the points themselves).
+
+    add_block(data, nl): the next block (it ends with a newline, except the file's last);
+    finish(): every Series (the step of a line may depend on lines far away: an epoch printed
+    once, a counter that restarts every epoch, so steps are settled only at the end)."""
+
+    def __init__(self, rel: str, run: Run):
+        self.rel, self.run = rel, run
+        self.keys = Keys()
+        self.roles = np.zeros(0, np.int8)
+        self.space_ok = np.zeros(0, bool)
+        self.line0 = 0                      # lines before the current block
+        self.segs: list[dict] = []          # per block: segment columns (arrays or None)
+        self.nseg = 0                       # segments kept so far
+        self.groups: dict[tuple, list] = {} # (key id, rank, form) -> [(segment indexes, values)]
+        self.tables: list[Series] = []
+        self.table_open = None
+        self.long_lines, self.first_long = 0, None
+
+    def _classify(self) -> None:
+        code_of = {"metric": 1, "step": 2, "batch": 3, "epoch": 4}
+        n0, n = len(self.roles), len(self.keys.raws)
+        if n == n0:
+            return
+        roles, space = np.zeros(n, np.int8), np.zeros(n, bool)
+        roles[:n0], space[:n0] = self.roles, self.space_ok
+        for i in range(n0, n):
+            r, sp = classify_key(self.keys.raws[i])
+            roles[i], space[i] = code_of.get(r, 0), sp
+        self.roles, self.space_ok = roles, space
+
+    def add_block(self, data: bytes, nl: np.ndarray | None = None) -> None:
+        b = np.frombuffer(data, dtype=np.uint8)
+        nb = len(b)
+        if nb == 0:
+            return
+        if nl is None:
+            nl = find_byte(b, 10)
+        line0 = self.line0
+        self.line0 += len(nl)
+        line_starts = np.concatenate(([0], nl + 1))
+        if line_starts[-1] >= nb:
+            line_starts = line_starts[:-1]
+        cr = find_byte(b, 13) if b"\r" in data else nl[:0]  # tqdm/Keras redraws: '\r' also ends a segment
+        breaks = np.union1d(nl, cr) if cr.size else nl
+
+        masked = Masked(data)
+        pos = anchors(b, data, masked)
+        sl, pn, pm = progress_counters(b, masked)
+        ranks_line = line_ranks(b, masked, line_starts)
+
+        # long lines: keep as text, do not mine. A line of many \r redraws (a Keras or tqdm bar
+        # over a whole epoch) is as long as its longest redraw.
+        seg_starts = np.concatenate(([0], breaks + 1))
+        seg_len = np.diff(np.concatenate((seg_starts, [nb])))
+        long_segs = np.flatnonzero(seg_len > MAX_METRIC_LINE)
+        if long_segs.size:
+            lines = np.unique(np.searchsorted(nl, seg_starts[long_segs], side="left"))
+            if self.first_long is None:
+                self.first_long = line0 + int(lines[0]) + 1
+            self.long_lines += lines.size
+            lo, hi = seg_starts[long_segs], seg_starts[long_segs] + seg_len[long_segs]
+
+            def outside(p):
+                i = np.searchsorted(lo, p, side="right") - 1
+                return ~((i >= 0) & (p < hi[np.maximum(i, 0)]))
+            pos = pos[outside(pos)]
+            keep = outside(sl)
+            sl, pn, pm = sl[keep], pn[keep], pm[keep]
+
+        keys = self.keys
+        acc, again = read_anchors(b, masked, pos, BACK, FWD, keys, last=False)
+        if again.size:
+            acc2, _ = read_anchors(b, masked, again, LONG_BACK, LONG_FWD, keys, last=True)
+            # the re-read anchors are few: insert them in position order (no sort of all)
+            at = np.searchsorted(acc["pos"], acc2["pos"])
+            if (acc["total"] is None) != (acc2["total"] is None):
+                for d in (acc, acc2):
+                    if d["total"] is None:
+                        d["total"] = np.full(len(d["pos"]), -1, dtype=np.int64)
+            for k in list(acc):  # one array at a time: the old one is freed as the new one is made
+                if acc[k] is not None:
+                    acc[k] = np.insert(acc[k], at, acc2[k])
+        del masked
+        tables, self.table_open = scan_tables(data, self.rel, nl, line0, self.table_open)
+        self.tables += tables
+        pos, kid, val, is_int, form = acc["pos"], acc["key"], acc["val"], acc["is_int"], acc["form"]
+
+        # per distinct key (few): role, and whether the space form ("loss 0.5") is trusted for it
+        self._classify()
+        role = self.roles[kid] if len(kid) else np.zeros(0, np.int8)
+        ok = (role > 0) & (~acc["is_space"] | self.space_ok[kid])
+        total, slash = acc["total"], acc["slash"]
+        del acc  # a million-line log has millions of anchors: no array more than needed at once
+        if not ok.all():
+            pos, kid, role, val, is_int, form = pos[ok], kid[ok], role[ok], val[ok], is_int[ok], form[ok]
+            total, slash = None if total is None else total[ok], slash[ok]
+        del ok
+
+        # a '/' inside a keyed value ("Epoch 3/10", "Step [100/600]") is not a bare counter
+        if sl.size and (slash >= 0).any():
+            has = slash >= 0
+            keep = ~np.isin(sl, pos[has] + slash[has])
+            sl, pn, pm = sl[keep], pn[keep], pm[keep]
+        del slash
+
+        nseg = len(breaks) + 1
+        seg = count_before(breaks, pos) if len(breaks) < len(pos) else np.searchsorted(breaks, pos)
+        # counters (step, batch, epoch): whole numbers
+        cnt = np.flatnonzero(role >= 2)
+        c_val, c_role, c_seg = val[cnt], role[cnt], seg[cnt]
+        finite = np.isfinite(c_val)
+        integral = finite & (c_val >= 0) & (c_val == np.floor(np.where(finite, c_val, 0))) & is_int[cnt]
+        ival = np.where(integral, c_val, -1).astype(np.int64)
+        c_total = total[cnt] if total is not None else np.full(len(cnt), -1, dtype=np.int64)
+        del total, is_int, finite, c_val
+
+        def first_of(code):  # "epoch: 1.0" (HF) is a fraction that happens to be whole, not a counter
+            m = (c_role == code) & integral
+            return _first_per(c_seg[m], ival[m], nseg), _first_per(c_seg[m], c_total[m], nseg)
+
+        S, S_tot = first_of(2)
+        B, B_tot = first_of(3)
+        E, _ = first_of(4)
+        if sl.size:
+            sseg = np.searchsorted(breaks, sl)
+            P = np.where(B >= 0, B, _first_per(sseg, pn, nseg))
+            P_tot = np.where(B >= 0, B_tot, _first_per(sseg, pm, nseg))
+        else:
+            P, P_tot = B, B_tot
+        seg_start = seg_starts
+        R = None
+        if ranks_line is not None:
+            R = ranks_line[np.minimum(np.searchsorted(nl, seg_start, side="right"), len(ranks_line) - 1)]
+
+        # metric points and the segments worth keeping: those with a point or a counter
+        m = (role == 1) | (role == 4)
+        mseg = seg[m]
+        has = (S >= 0) | (P >= 0) | (E >= 0)
+        has[mseg] = True
+        kept = np.flatnonzero(has)
+        if kept.size == 0:
+            return
+        cols = {"S": S, "S_tot": S_tot, "P": P, "P_tot": P_tot, "E": E, "R": R}
+        block = {k: (v[kept] if v is not None and (v[kept] >= 0).any() else None) for k, v in cols.items()}
+        block["L"] = line0 + np.searchsorted(nl, seg_start[kept], side="left") + 1
+        block["n"] = kept.size
+        self.segs.append(block)
+        if mseg.size:
+            where = np.empty(nseg, np.int64)
+            where[kept] = np.arange(kept.size) + self.nseg
+            cidx = where[mseg]
+            kid, val, form = kid[m], val[m], form[m]
+            prank = R[mseg] if R is not None else None
+            self._add_points(cidx, kid, val, form, prank)
+        self.nseg += kept.size
+
+    def _add_points(self, cidx, kid, val, form, prank) -> None:
+        """Group this block's points by (key, rank, form); keys printed on the same lines share
+        one array of segment indexes."""
+        gk = kid.astype(np.int64) * 8 + form
+        if prank is not None:
+            gk = gk * (int(prank.max()) + 2) + (prank + 1)
+        codes, reps = factorize(hash_rows(gk.astype(np.uint64)[:, None]))
+        shared: dict[tuple, list] = {}
+        for c, idx in rows_of(codes, len(reps), range(len(reps))):
+            r0 = int(idx[0])
+            key = (int(kid[r0]), -1 if prank is None else int(prank[r0]), int(form[r0]))
+            ci = cidx[idx]
+            sig = (len(ci), int(ci[0]), int(ci[-1]))
+            for other in shared.get(sig, ()):
+                if np.array_equal(other, ci):
+                    ci = other
+                    break
+            else:
+                shared.setdefault(sig, []).append(ci)
+            self.groups.setdefault(key, []).append((ci, val[idx]))
+
+    def finish(self) -> list[Series]:
+        run, rel = self.run, self.rel
+        if self.long_lines:
+            run.warnings.append(f"{rel}:{self.first_long}: {self.long_lines} line(s) longer than "
+                                f"{MAX_METRIC_LINE // 1024} KB; kept as text, no metrics read from them")
+        tables = self.tables + (close_table(self.table_open, rel) if self.table_open else [])
+        self.table_open = None
+        if not self.groups or not any(self.roles[k] in (1, 4) for k, _, _ in self.groups):
+            return tables
+        col = {}
+        for k in _COLS:
+            parts = [s[k] if s[k] is not None else np.full(s["n"], -1, np.int64) for s in self.segs]
+            col[k] = np.concatenate(parts) if any(s[k] is not None for s in self.segs) else None
+        L = np.concatenate([s["L"] for s in self.segs])
+        self.segs = []
+        n = len(L)
+        neg = np.full(n, -1, np.int64)
+        seg_rank = col["R"]
+        step, kind = _segment_steps(*(col[k] if col[k] is not None else neg for k in _COLS[:5]), seg_rank)
+        own = step >= 0
+        # a line with no step of its own takes the last step printed before it (an eval line after
+        # a train line; an HF dict printed right after the progress bar reached that step)
+        src = _ffill(own, seg_rank)
+        carried = ~own & (src >= 0)
+        step[carried] = step[src[carried]]
+        kind[~own] = KIND_CARRIED
+        # a counter's total tells bars apart (a train bar of 50 steps, an eval bar of 10)
+        style = kind.astype(np.int64)
+        if col["P_tot"] is not None:
+            c = kind == KIND_COUNTER
+            style[c] += 8 * (col["P_tot"][c] + 1)
+        del src, own, col, kind
+
+        parts = []
+        for (k, r, form), chunks in self.groups.items():
+            if len(chunks) == 1:
+                sg, v = chunks[0]
+            else:
+                sg = np.concatenate([c[0] for c in chunks])
+                v = np.concatenate([c[1] for c in chunks])
+            parts += self._series_of(k, r, form, sg, v, step, style, carried, L)
+        self.groups = {}
+        return _merge_styles(parts) + tables
+
+    def _series_of(self, k, r, form, sg, v, step, kind, carried, L) -> list[tuple]:
+        """One (key, rank, form) group -> its series, one per kind of step its lines have (their
+        own `step`, a progress counter (per total), an epoch, or none: carried from an earlier
+        line); each part: (first line, key id, Series)."""
+        raw = self.keys.raws[k]
+        name = normalize(raw)
+        kd = kind[sg]
+        kinds = np.unique(kd)
+        out = []
+        for kk in kinds:
+            sel = None if len(kinds) == 1 else kd == kk
+            s_sg, s_v = (sg, v) if sel is None else (sg[sel], v[sel])
+            if not len(s_sg):
+                continue
+            st, lc, cr = step[s_sg], L[s_sg], carried[s_sg]
+            # the same value at the same step again (two log handlers, an epoch repeated in the
+            # eval dict) is one point
+            same = (st[1:] >= 0) & (st[1:] == st[:-1]) & (
+                (s_v[1:] == s_v[:-1]) | (np.isnan(s_v[1:]) & np.isnan(s_v[:-1])))
+            if same.any():
+                keep = np.r_[True, ~same]
+                st, s_v, lc, cr = st[keep], s_v[keep], lc[keep], cr[keep]
+            st, is_index, keep = _finish_steps(st, cr)
+            if not keep.all():
+                s_v, lc = s_v[keep], lc[keep]
+            if not len(s_v):
+                continue
+            out.append((int(lc[0]), k, Series(name=name, raw_name=raw, steps=st, values=s_v, source=self.rel,
+                                              locs=lc, loc_kind=LOC_LINE, step_is_index=is_index,
+                                              rank=None if r < 0 else r)))
+        return out
+
+
+def _merge_styles(parts: list[tuple]) -> list[Series]:
+    """Series of one key printed in more than one style (form, axis): each stays its own
+    series, except that a style that takes over where another stopped (its steps start after
+    the other's last step: a script's print format changed between runs of one log) continues
+    it. Interleaved styles (a progress bar's running loss next to the logged loss) never mix."""
+    by_key: dict[tuple, list] = {}
+    for first, k, s in sorted(parts, key=lambda p: p[0]):
+        by_key.setdefault((k, s.rank), []).append(s)
+    out = []
+    for group in by_key.values():
+        cur = group[0]
+        for s in group[1:]:
+            if (not cur.step_is_index and not s.step_is_index and s.locs[0] > cur.locs[-1]
+                    and s.steps[0] > cur.steps[-1]):
+                cur = Series(cur.name, cur.raw_name, np.concatenate((cur.steps, s.steps)),
+                             np.concatenate((cur.values, s.values)), cur.source,
+                             np.concatenate((cur.locs, s.locs)), cur.loc_kind, False, cur.rank)
+            else:
+                out.append(cur)
+                cur = s
+        out.append(cur)
+    # An eval metric may be printed once (a final test accuracy); training series need two points.
+    return [s for s in out if len(s) >= (1 if s.name.startswith("val_") else 2)]
+
+
+# Where a segment's step comes from: its own `step`, its progress counter, an epoch (its own,
+# or a Keras epoch line's), or none of its own (carried from the line before, or no step at all).
+KIND_NONE, KIND_STEP, KIND_COUNTER, KIND_EPOCH, KIND_CARRIED = 0, 1, 2, 3, 4
+
+
+def _segment_steps(S, S_tot, P, P_tot, E, seg_rank) -> tuple[np.ndarray, np.ndarray]:
+    """Step of each segment (-1 = none) from its explicit step S, its progress counter P
+    (batch N, [N/M], N/M [) and its epoch E, all -1 where absent; and where it came from
+    (KIND_*).
+
+    An epoch printed on a line of its own (Keras "Epoch 3/10") carries to the lines after it.
+    A counter that restarts every epoch ("Epoch [2/10], Step [100/600]") becomes global:
+    (epoch - first_epoch) * steps_per_epoch + counter.
+    """
+    src = _ffill(E >= 0, seg_rank)
+    Ec = np.where(src >= 0, E[np.maximum(src, 0)], -1)
+    e_base = 1 if (Ec >= 0).any() and Ec[Ec >= 0].min() >= 1 else 0
+    step = np.full(len(S), -1, dtype=np.int64)
+    kind = np.zeros(len(S), dtype=np.int8)
+
+    def globalise(X, X_tot, has):
+        idx = np.flatnonzero(has & (Ec >= 0))
+        out = X.copy()
+        if idx.size < 2:
+            return out
+        x, e = X[idx], Ec[idx]
+        if not np.any((np.diff(x) < 0) & (np.diff(e) > 0)):
+            return out
+        tot = X_tot[idx]
+        per = int(tot.max()) if (tot > 0).any() else int(x.max() + (1 if x.min() == 0 else 0))
+        out[idx] = (e - e_base) * per + x
+        return out
+
+    hasS = S >= 0
+    step[hasS] = globalise(S, S_tot, hasS)[hasS]
+    kind[hasS] = KIND_STEP
+    hasP = (P >= 0) & ~hasS
+    if hasP.any():
+        pidx = np.flatnonzero(hasP)
+        # Keras file logs show only each epoch's last batch ("100/100"): the epoch is the step
+        if np.all((P[pidx] == P_tot[pidx]) & (Ec[pidx] >= 0)):
+            step[pidx] = Ec[pidx]
+            kind[pidx] = KIND_EPOCH
+        else:
+            step[pidx] = globalise(P, P_tot, hasP)[pidx]
+            kind[pidx] = KIND_COUNTER
+            no_epoch = pidx[Ec[pidx] < 0]
+            if no_epoch.size > 1:
+                step[no_epoch] = _passes(P[no_epoch], P_tot[no_epoch],
+                                         None if seg_rank is None else seg_rank[no_epoch])
+    hasE = (E >= 0) & (step < 0)
+    step[hasE] = E[hasE]
+    kind[hasE] = KIND_EPOCH
+    return step, kind
+
+
+# A progress counter that goes back to the start after reaching at least this share of its total
+# began another pass over the same loop (an epoch), not a restarted job.
+PASS_DONE_SHARE = 0.9
+
+
+def _passes(x: np.ndarray, tot: np.ndarray, rank: np.ndarray | None) -> np.ndarray:
+    """Global steps of a progress counter that no epoch is printed with ("Training: 45%|| 450/1000"
+    restarting at every epoch): passes completed * total + counter. Counters of another total (an
+    eval bar) count their own passes; a counter that goes back before reaching
+    PASS_DONE_SHARE of its total is left as it is (a restart is for the analyzers to see)."""
+    out = x.copy()
+    key = tot if rank is None else tot * (int(rank.max()) + 2) + (rank + 1)
+    for kv in np.unique(key):
+        idx = np.flatnonzero(key == kv)
+        xs, t = x[idx], int(tot[idx[0]])
+        if t <= 0 or idx.size < 2:
+            continue
+        back = np.flatnonzero(np.diff(xs) < 0) + 1
+        done = back[xs[back - 1] >= PASS_DONE_SHARE * t]
+        if done.size == 0 or done.size < back.size:
+            continue                           # no new passes, or a restart among them: leave as printed
+        k = np.zeros(idx.size, np.int64)
+        k[done] = 1
+        out[idx] = np.cumsum(k) * t + xs
+    return out
+
+
+# Carried steps that collide this often mean the log printed one step and then many stepless
+# lines: their order is a better x axis than a repeated step.
+MAX_CARRIED_DUP_SHARE = 0.1
+
+
+def _finish_steps(st: np.ndarray, carried: np.ndarray) -> tuple[np.ndarray, bool, np.ndarray]:
+    """Steps of one series (-1 = none) -> (steps, step_is_index, points kept).
+
+    Mostly stepless: the running index. Stepless points before the first step are dropped
+    (a config echo such as `Namespace(lr=[0.0005])` is not a point of the lr curve); later
+    ones take the step before them."""
+    n = len(st)
+    keep = np.ones(n, dtype=bool)
+    miss = st < 0
+    if miss.all() or miss.mean() > 0.5:
+        return np.arange(n, dtype=np.int64), True, keep
+    if miss.any():
+        first = int(np.flatnonzero(~miss)[0])
+        keep[:first] = False
+        idx = np.maximum.accumulate(np.where(~miss, np.arange(n), -1))
+        st = st[np.maximum(idx, 0)]
+    st = st[keep]
+    if carried[keep].mean() > 0.5 and (len(st) - len(np.unique(st))) > MAX_CARRIED_DUP_SHARE * len(st):
+        return np.arange(len(st), dtype=np.int64), True, keep
+    return st, False, keep

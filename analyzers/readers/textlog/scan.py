@@ -1,0 +1,389 @@
+"""The byte scanner: where a metric can hang in a log, and the key and number at each place.
+
+In:  the bytes of a log (and its digit-masked copy, arrays.Masked).
+Out: `anchors` (positions of `key=`, `key:`, `key value`), `read_anchors` (key id and value
+     per anchor), `progress_counters` (bare `[N/M` / `N/M [` counters), `line_ranks`
+     (rank per line from `[rankN]:`-style prefixes).
+
+How, and why not `re` over the text: Python's regex engine costs ~100 ns per *attempted*
+position with a "word: number" pattern (measured ~12 s on a 100 MB, 1,000,000-line log).
+So the text is handled as a byte array:
+  1. whole-array masks find the bytes a metric can hang on ("anchors"): '=' and ':' after a
+     key, a space before a digit or '[', and '/' between digits (progress counters);
+  2. the bytes around every anchor are cut out at once and their digits masked to '0'. A
+     million log lines come from a handful of print statements, so these *shapes* repeat:
+     a 1,000,000-line log has a few dozen distinct ones;
+  3. each distinct shape is read once with an ordinary regex (key, separator, number layout,
+     unit, what follows); the answer is broadcast to all anchors of that shape, and numbers
+     are assembled from their digit columns with integer arithmetic (exactly like float()).
+No Python loop runs per line or per point.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from mltdbg.analyzers.readers.textlog.arrays import (CHUNK, PAD, Masked, by_code, digits_value, find_byte,
+                                                     group_rows, raw_bytes_at, rows_of, scale_pow10, split_halves)
+from mltdbg.analyzers.readers.textlog.vocabulary import PAIR_NAMES, PREFIX_WORDS, UNITS
+
+
+# Bytes examined before / after an anchor. Most keys and numbers fit the short window;
+# anchors whose key or number runs past it are read again with the long one.
+BACK, FWD = 16, 16
+LONG_BACK, LONG_FWD = 64, 48
+MAX_MANT_DIGITS = 18  # int64 holds 18 decimal digits exactly
+FORM_EQ, FORM_COLON, FORM_QUOTED, FORM_SPACE = 0, 1, 2, 3
+
+_KEY_TAIL = re.compile(
+    rb"(?<![A-Za-z0-9_./@\-])(?:(?P<pre>[A-Za-z]{1,12}) )?"
+    rb"(?P<key>[A-Za-z_][A-Za-z0-9_./@\-]*?)(?P<q>['\"]?)[ \t]*\Z")
+_VALUE = re.compile(rb"""
+    (?: [:=][ \t]*['"]?[\[(]?[ \t]*(?:tensor\(|np\.(?:float|int)00\(|float\()?   # key: value
+      | \x20\[?[ \t]* )                                                          # key value
+    (?: (?P<spec>[-+]?(?:[nN][aA][nN]|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?))
+      | (?P<sign>[-+]?)(?P<int>0*)(?:(?P<dot>\.)(?P<frac>0*))?(?:[eE](?P<es>[-+]?)(?P<exp>0+))? )
+    (?:[ \t]*(?P<slash>/)[ \t]*(?P<tot>0+))?
+    (?P<unit>%|[A-Za-z]{1,7}(?:/[A-Za-z]{1,8})?)?
+    """, re.X)
+_PROG_BACK = re.compile(rb"(?P<ctx>[\x00\n\r|\[])[ \t]*(?P<n>0+)[ \t]*\Z")
+_PROG_FWD = re.compile(rb"/[ \t]*(?P<m>0+)(?P<after>[ \t]*)")
+_RANK = re.compile(rb"\[?(?:[rR][aA][nN][kK]|[dD][eE][fF][aA][uU][lL][tT])[ \t]?(?P<r>0+)(?:\]|:| )")
+_WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+_CONT = frozenset(b".:/-,")
+_ALPHA = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
+
+
+def _key_shape(masked: bytes):
+    """Key at the end of the bytes before an anchor: (status, start, end, has_digit, pre_len,
+    quoted). status 0 = none, 1 = key, 2 = may run past the window."""
+    m = _KEY_TAIL.search(masked)
+    if not m:
+        return 0, 0, 0, False, 0, False
+    key = m.group("key")
+    if key[-1:] in (b".", b"-", b"/"):
+        return 0, 0, 0, False, 0, False
+    start = m.start()
+    if start == 0 and masked[0] not in (0, 10, 13):
+        return 2, 0, 0, False, 0, False
+    pre = m.group("pre")
+    pre_len = 0
+    if pre:
+        full = (pre + b" " + key).lower()
+        if pre.lower().decode() in PREFIX_WORDS or full.decode() in PAIR_NAMES:
+            pre_len = len(pre) + 1
+        else:
+            start = m.start("key")
+    return 1, start, m.end("key"), b"0" in key, pre_len, bool(m.group("q"))
+
+
+def _value_shape(masked: bytes):
+    """Number after an anchor. Returns None (no number), "long", or a layout dict."""
+    m = _VALUE.match(masked)
+    if not m:
+        return None
+    spec, intg, frac, dot, exp = m.group("spec"), m.group("int"), m.group("frac"), m.group("dot"), m.group("exp")
+    if not spec and not intg and not frac:
+        return None
+    has_tot = m.group("tot") is not None
+    if has_tot and (spec or dot or exp or not intg):
+        return None
+    unit = m.group("unit")
+    if unit and unit != b"%" and unit.split(b"/")[0].lower().decode() not in UNITS:
+        return None
+    end = m.end()
+    if end >= len(masked):
+        return "long"
+    c = masked[end]
+    if c in _WORD:
+        return None
+    if unit == b"%" and c == 124:   # "Training:  45%|####" is a tqdm bar's percentage, not a metric
+        return None
+    if c in _CONT:
+        if end + 1 >= len(masked):
+            return "long"
+        if masked[end + 1] == 48:
+            return None
+    lay = {"space": masked[:1] == b" ", "neg": False, "spec": None, "mcols": [], "nfrac": 0,
+           "ecols": [], "eneg": False, "tcols": [], "slash": -1, "is_int": False}
+    if spec:
+        s = spec.lower()
+        lay["spec"] = np.nan if s.lstrip(b"+-") == b"nan" else (-np.inf if s[:1] == b"-" else np.inf)
+        return lay
+    lay["neg"] = m.group("sign") == b"-"
+    lay["mcols"] = list(range(m.start("int"), m.end("int")))
+    if dot:
+        lay["mcols"] += list(range(m.start("frac"), m.end("frac")))
+        lay["nfrac"] = len(frac)
+    if exp:
+        lay["ecols"] = list(range(m.start("exp"), m.end("exp")))
+        lay["eneg"] = m.group("es") == b"-"
+    lay["is_int"] = not dot and not exp
+    if has_tot:
+        lay["tcols"] = list(range(m.start("tot"), m.end("tot")))
+        lay["slash"] = m.start("slash")
+    if len(lay["mcols"]) > MAX_MANT_DIGITS or len(lay["ecols"]) > 3 or len(lay["tcols"]) > 18:
+        lay["float"] = (m.start("sign"), m.end("exp") if exp else (m.end("frac") if dot else m.end("int")))
+    return lay
+
+
+class Keys:
+    """Distinct keys of one file: lower-cased text -> id, with the first spelling seen."""
+
+    def __init__(self):
+        self.ids: dict[str, int] = {}
+        self.raws: list[str] = []
+
+    def id(self, raw: bytes) -> int:
+        text = raw.decode("ascii", "replace")
+        low = text.lower()
+        i = self.ids.get(low)
+        if i is None:
+            i = self.ids[low] = len(self.raws)
+            self.raws.append(text)
+        return i
+
+
+def read_anchors(b: np.ndarray, masked: Masked, pos: np.ndarray, back: int, fwd: int, keys: Keys,
+                  last: bool):
+    """Key and number at each anchor. Returns (accepted dict of per-row arrays, positions to
+    read again with longer windows). "slash": offset of a '/' in the value from the anchor, -1;
+    "total": M of a value "N/M", -1 (None when no value has one); "form": how the key is tied
+    to its number, FORM_EQ `key=1`, FORM_COLON `key: 1`, FORM_QUOTED `'key': 1`, FORM_SPACE
+    `key 1` (one print statement prints a key one way: the forms tell print styles apart).
+
+    One shape per anchor covers both sides (key before, number after): a print statement
+    gives the same few shapes on every line, so the regexes run a few dozen times in all."""
+    n = len(pos)
+    e = np.zeros(0, np.int64)
+    empty = {"pos": e, "key": e, "val": np.zeros(0), "is_int": e.astype(bool),
+             "is_space": e.astype(bool), "total": None, "slash": e, "form": e.astype(np.int8)}
+    if n == 0:
+        return empty, e
+    codes, reps = masked.group(pos, back, fwd)
+    mk = masked.windows(pos[reps], back, fwd)  # one masked window per distinct shape
+    # read each distinct shape once
+    kinfo, lays, status = [], [], np.zeros(len(reps), np.int8)  # 0 no, 1 yes, 2 read again
+    for c in range(len(reps)):
+        lay = _value_shape(mk[c, back:].tobytes())
+        k = _key_shape(mk[c, :back].tobytes()) if lay is not None else (0, 0, 0, False, 0, False)
+        kinfo.append(k)
+        lays.append(lay)
+        if k[0] and lay is not None:
+            status[c] = 2 if (k[0] == 2 or isinstance(lay, str)) else 1
+    st = status[codes]
+    again = e if last else pos[st == 2]
+    idx = np.flatnonzero(st == 1)
+    if idx.size == 0:
+        return empty, again
+    # per shape: constant facts broadcast to rows; digits read per group of rows
+    cid = codes[idx] if idx.size < n else codes
+    del codes, st
+    code_kid = np.full(len(reps), -1, dtype=np.int32)
+    code_int = np.zeros(len(reps), dtype=bool)
+    code_space = np.zeros(len(reps), dtype=bool)
+    code_slash = np.full(len(reps), -1, dtype=np.int16)
+    code_form = np.zeros(len(reps), dtype=np.int8)
+    for c in np.flatnonzero(status == 1):
+        _, a, z, has_digit, _, quoted = kinfo[c]
+        if not has_digit:  # the key is the same text in every row of this shape
+            p = int(pos[reps[c]]) - back
+            code_kid[c] = keys.id(b[p + a:p + z].tobytes())
+        lay = lays[c]
+        code_int[c], code_space[c], code_slash[c] = lay["is_int"], lay["space"], lay["slash"]
+        code_form[c] = (FORM_SPACE if lay["space"] else FORM_QUOTED if quoted
+                        else FORM_COLON if mk[c, back] == 58 else FORM_EQ)
+    kid = code_kid[cid]
+    val = np.empty(len(idx))
+    total = None
+    for c, sub in rows_of(cid, len(reps), np.flatnonzero(status == 1)):
+        if sub.size == 0:
+            continue
+        rows = idx[sub]
+        at = pos[rows]  # the anchor: the number's columns count from it
+        lay = lays[c]
+        _, a, z, has_digit, _, _ = kinfo[c]
+        if has_digit:  # "acc1", "layer.3": the digits are part of the key, read them per row
+            kb = raw_bytes_at(b, at, a - back, z - back)
+            g, greps = group_rows(kb)
+            kid[sub] = np.array([keys.id(kb[r].tobytes()) for r in greps], dtype=np.int32)[g]
+        if lay["spec"] is not None:
+            val[sub] = lay["spec"]
+            continue
+        if "float" in lay:  # more digits than int64 holds: let float() read these few
+            i, j = lay["float"]
+            val[sub] = [float(x.tobytes()) for x in raw_bytes_at(b, at, i, j)]
+            continue
+        e10 = -lay["nfrac"]
+        if lay["ecols"]:
+            ex = digits_value(b, at, lay["ecols"])
+            e10 = e10 + (-ex if lay["eneg"] else ex)
+        v = scale_pow10(digits_value(b, at, lay["mcols"]), e10)
+        val[sub] = -v if lay["neg"] else v
+        if lay["tcols"]:
+            if total is None:
+                total = np.full(len(idx), -1, dtype=np.int64)
+            total[sub] = digits_value(b, at, lay["tcols"])
+    acc = {"pos": pos[idx], "key": kid, "val": val, "is_int": code_int[cid],
+           "is_space": code_space[cid], "total": total, "slash": code_slash[cid], "form": code_form[cid]}
+    return acc, again
+
+
+def _is_anchor(b: np.ndarray, i: int) -> bool:
+    """The test `anchors` applies, for one position (the file's first two: their neighbours
+    before the file's start read as the file's first byte)."""
+    c, n = int(b[i]), int(b[i + 1])
+    p1, p2 = int(b[max(i - 1, 0)]), int(b[max(i - 2, 0)])
+    if c in (61, 58):
+        return not (48 <= p1 <= 57 and 48 <= p2 <= 57)
+    return c == 32 and (48 <= n <= 57 or n == 91) and (97 <= (p1 | 32) <= 122 or p1 == 32)
+
+
+def anchors(b: np.ndarray, data: bytes, masked: Masked | None = None) -> np.ndarray:
+    """Positions of ':' / '=' after a key-like byte, and of a space between a letter (or spaces)
+    and a digit or '['. Cheap single-byte tests first: most ':' in a log are in timestamps.
+
+    Whole-array masks over the digit-masked copy (every digit is '0' there; its zero padding
+    stands in for the bytes before the file), a block at a time: whole-file temporaries cost
+    more in page faults than the comparisons themselves."""
+    nb = len(b)
+    if nb < 3:
+        return np.zeros(0, np.int64)
+    if masked is None:
+        masked = Masked(data)
+    M = masked.m
+
+    def scan(lo, hi):  # anchor positions in [lo, hi); spaces before 'n', 'i', '-' (nan/inf?)
+        parts, spec = [], []
+        sep, t1, t2 = (np.empty(CHUNK, dtype=bool) for _ in range(3))
+        u = np.empty(CHUNK, dtype=np.uint8)
+        for s0 in range(lo, hi, CHUNK):
+            n = min(CHUNK, hi - s0)
+            o = PAD + s0
+            cur, nxt, p1, p2 = M[o:o + n], M[o + 1:o + 1 + n], M[o - 1:o - 1 + n], M[o - 2:o - 2 + n]
+            a, x, y, w = sep[:n], t1[:n], t2[:n], u[:n]
+            # ':' or '=', unless right after two digits (a time or a port: "12:00", ":29500")
+            np.equal(cur, 61, out=a)
+            np.equal(cur, 58, out=x)
+            np.logical_or(a, x, out=a)
+            np.equal(p1, 48, out=x)
+            np.equal(p2, 48, out=y)
+            np.logical_and(x, y, out=x)
+            np.greater(a, x, out=a)  # a and not x
+            # ' ' before a digit or '[', after a letter or a space
+            np.equal(nxt, 48, out=x)
+            np.equal(nxt, 91, out=y)
+            np.logical_or(x, y, out=x)
+            np.equal(cur, 32, out=y)
+            np.logical_and(x, y, out=x)
+            # (a space before 'n', 'i' or '-': where " nan", " inf", " -inf" may start)
+            z = w.view(bool)
+            np.equal(nxt, 110, out=z)
+            np.logical_or(z, nxt == 105, out=z)
+            np.logical_or(z, nxt == 45, out=z)
+            np.logical_and(z, y, out=z)
+            spec.append(np.flatnonzero(z) + s0)
+            np.bitwise_or(p1, 32, out=w)
+            np.subtract(w, 97, out=w)
+            np.less(w, 26, out=y)
+            np.logical_and(x, y, out=y)   # ... after a letter
+            np.equal(p1, 32, out=w.view(bool))
+            np.logical_and(x, w.view(bool), out=x)  # ... after a space
+            np.logical_or(x, y, out=x)
+            np.logical_or(a, x, out=a)
+            if s0 == 0:
+                for i in range(min(2, n)):
+                    a[i] = _is_anchor(b, i)
+            parts.append(np.flatnonzero(a) + s0)
+        return parts, spec
+    halves = split_halves(scan, nb - 1, CHUNK)
+    parts = [x for h in halves for x in h[0]]
+    # "loss nan" / "loss -inf" (Python prints nan/inf in lower case): the space before them,
+    # when the word is not longer ("info", "nano")
+    cand = np.concatenate([x for h in halves for x in h[1]])
+    at = cand + PAD
+    nxt4 = [M[at + k] for k in range(1, 6)]
+    not_alpha = [((c | np.uint8(32)) - np.uint8(97)) >= 26 for c in nxt4]
+    is_nan = (nxt4[0] == 110) & (nxt4[1] == 97) & (nxt4[2] == 110) & not_alpha[3]
+    is_inf = (nxt4[0] == 105) & (nxt4[1] == 110) & (nxt4[2] == 102) & not_alpha[3]
+    is_ninf = (nxt4[0] == 45) & (nxt4[1] == 105) & (nxt4[2] == 110) & (nxt4[3] == 102) & not_alpha[4]
+    special = cand[is_nan | is_inf | is_ninf]
+    pos = np.concatenate(parts + [special])
+    if special.size:
+        pos.sort(kind="stable")
+    return pos
+
+
+def progress_counters(b: np.ndarray, masked: Masked):
+    """Bare progress counters `[N/M` (mmcv, timm, tutorials) and tqdm/Keras `N/M [` / `N/M ━`.
+    Returns (slash positions, N, M)."""
+    sl = find_byte(b, 47)
+    empty = np.zeros(0, np.int64)
+    if sl.size == 0:
+        return empty, empty, empty
+    p1 = b[np.maximum(sl - 1, 0)]
+    n1 = b[np.minimum(sl + 1, len(b) - 1)]
+    sl = sl[(((p1 - np.uint8(48)) < 10) | (p1 == 32)) & (((n1 - np.uint8(48)) < 10) | (n1 == 32))]
+    if sl.size == 0:
+        return empty, empty, empty
+    codes, reps = masked.group(sl, BACK, FWD)
+    mk = masked.windows(sl[reps], BACK, FWD)
+    info = []
+    for r in range(len(reps)):
+        s = mk[r].tobytes()
+        mb, mf = _PROG_BACK.search(s[:BACK]), _PROG_FWD.match(s[BACK:])
+        if not mb or not mf:
+            info.append(None)
+            continue
+        ctx = s[mb.start("ctx"):mb.start("ctx") + 1]
+        if ctx == b"[":  # "Epoch [1/10]" belongs to its key; a bracket right after a word is not bare
+            before = s[:mb.start("ctx")].rstrip(b" \t")
+            if before and before[-1] in _ALPHA:
+                info.append(None)
+                continue
+        else:
+            after = s[BACK + mf.end():BACK + mf.end() + 1]
+            if not mf.group("after") or after not in (b"[", b"\xe2"):
+                info.append(None)
+                continue
+        info.append((list(range(mb.start("n"), mb.end("n"))),
+                     [BACK + i for i in range(mf.start("m"), mf.end("m"))]))
+    order, starts = by_code(codes, len(reps))
+    keep_rows, nv, mv = [], [], []
+    for c, inf in enumerate(info):
+        if inf is None or len(inf[0]) > 15 or len(inf[1]) > 15:
+            continue
+        rows = order[starts[c]:starts[c + 1]]
+        keep_rows.append(rows)
+        nv.append(digits_value(b, sl[rows] - BACK, inf[0]))
+        mv.append(digits_value(b, sl[rows] - BACK, inf[1]))
+    if not keep_rows:
+        return empty, empty, empty
+    rows = np.concatenate(keep_rows)
+    nv, mv = np.concatenate(nv), np.concatenate(mv)
+    o = np.argsort(rows, kind="stable")
+    rows, nv, mv = rows[o], nv[o], mv[o]
+    ok = (nv <= mv) & (mv > 0)
+    return sl[rows[ok]], nv[ok], mv[ok]
+
+
+def line_ranks(b: np.ndarray, masked: Masked, line_starts: np.ndarray) -> np.ndarray | None:
+    """Rank per line from `[rank3]:`, `[rank3]`, `rank3:`, `[RANK 3]`, `[default3]:` prefixes
+    (torchrun, DeepSpeed); -1 where none. None when no line has one."""
+    first = b[line_starts] | np.uint8(32)
+    cand = np.flatnonzero(np.isin(first, (ord("["), ord("{"), ord("r"), ord("d"))))
+    if cand.size == 0:
+        return None
+    at = line_starts[cand]
+    codes, reps = masked.group(at, 0, FWD)
+    mk = masked.windows(at[reps], 0, FWD)
+    out = np.full(len(line_starts), -1, dtype=np.int64)
+    order, starts = by_code(codes, len(reps))
+    for c in range(len(reps)):
+        m = _RANK.match(mk[c].tobytes())
+        if not m:
+            continue
+        rows = order[starts[c]:starts[c + 1]]
+        out[cand[rows]] = digits_value(b, at[rows], list(range(m.start("r"), m.end("r"))))
+    return out if (out >= 0).any() else None

@@ -1,0 +1,116 @@
+"""Whitespace-aligned metric tables inside a log (fastai's per-epoch table, a printed DataFrame).
+
+In:  the bytes of a log and the offsets of its newlines.
+Out: `read_tables(data, rel, nl)` -> one Series per numeric column (step = the epoch column,
+     else the row index; locs = 1-based line numbers); `scan_tables` / `close_table` do the same
+     a block of a big log at a time (a table whose rows run past a block goes on in the next).
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from mltdbg.analyzers.model import LOC_LINE, Series
+from mltdbg.analyzers.names import normalize
+
+
+# A header of a whitespace-aligned table pads its cells: "epoch     train_loss  valid_loss".
+_TABLE_TRIGGER = b"loss  "
+_TABLE_HEADER = re.compile(rb"[ \t]*[A-Za-z_][\w/.\-]*(?:[ \t]{2,}[A-Za-z_][\w/.\-]*)+[ \t]*\Z")
+MAX_TABLE_HEADERS = 200  # trigger hits examined per file (a table header is printed once or per epoch)
+
+
+def _float_or_none(cell: bytes):
+    try:
+        return float(cell)
+    except ValueError:
+        return None
+
+
+def read_tables(data: bytes, rel: str, nl: np.ndarray) -> list[Series]:
+    """Whitespace-aligned metric tables inside a log: fastai's per-epoch table, a printed
+    pandas DataFrame of the history. One series per numeric column; step = the epoch column,
+    else the row index. Rows end at the first line that is not a row of the table."""
+    out, open_table = scan_tables(data, rel, nl)
+    return out + (close_table(open_table, rel) if open_table else [])
+
+
+def scan_tables(data: bytes, rel: str, nl: np.ndarray, line0: int = 0, carry: dict | None = None):
+    """read_tables over one block of a log that is read a block at a time.
+
+    `line0`: lines before this block; `carry`: the table whose rows ran to the end of the
+    previous block (its rows continue at the start of this one). Returns (series of the tables
+    that ended in this block, the table still open at its end or None); close_table() turns the
+    last open one into series."""
+    out: list[Series] = []
+    if carry is not None:
+        pos, line = _rows(data, 0, carry["names"], carry["rows"], carry["line"])
+        if pos < len(data):
+            out += close_table(carry, rel)
+            carry = None
+        else:
+            carry["line"] = line
+            return out, carry
+    if _TABLE_TRIGGER not in data:
+        return out, None
+    seen = set()
+    for k, m in enumerate(re.finditer(re.escape(_TABLE_TRIGGER), data)):
+        if k >= MAX_TABLE_HEADERS:
+            break
+        ls = data.rfind(b"\n", 0, m.start()) + 1
+        if ls in seen:
+            continue
+        seen.add(ls)
+        le = data.find(b"\n", m.start())
+        le = len(data) if le < 0 else le
+        header = data[ls:le].rstrip(b"\r")
+        if not _TABLE_HEADER.match(header):
+            continue
+        names = [h.decode("ascii", "replace") for h in header.split()]
+        line = line0 + int(np.searchsorted(nl, ls)) + 1
+        table = {"names": names, "rows": [], "line": line}
+        pos, table["line"] = _rows(data, le + 1, names, table["rows"], line)
+        if pos >= len(data) and le < len(data):   # rows run to the end of the block: may go on
+            return out, table
+        out += close_table(table, rel)
+    return out, None
+
+
+def _rows(data: bytes, pos: int, names: list[str], rows: list, line: int) -> tuple[int, int]:
+    """Append the table rows found from `pos` on; (offset where they stop, last line number)."""
+    while pos < len(data):
+        e = data.find(b"\n", pos)
+        e = len(data) if e < 0 else e
+        cells = data[pos:e].split()
+        if len(cells) == len(names) + 1:   # pandas prints its index first
+            cells = cells[1:]
+        vals = [_float_or_none(c) for c in cells] if len(cells) == len(names) else []
+        if not vals or sum(v is not None for v in vals) * 2 < len(vals):
+            return pos, line
+        line += 1
+        rows.append((line, vals))
+        pos = e + 1
+    return pos, line
+
+
+def close_table(table: dict, rel: str) -> list[Series]:
+    """The series of one finished table (none when it has fewer than two rows)."""
+    names, rows = table["names"], table["rows"]
+    if len(rows) < 2:
+        return []
+    out = []
+    locs = np.array([r[0] for r in rows], dtype=np.int64)
+    cols = {n: np.array([np.nan if r[1][j] is None else r[1][j] for r in rows]) for j, n in enumerate(names)}
+    lower = {n.lower(): n for n in names}
+    step_col = next((lower[c] for c in ("epoch", "step", "iteration", "iter") if c in lower), None)
+    if step_col is not None and np.isfinite(cols[step_col]).all():
+        steps, is_index = cols[step_col].astype(np.int64), False
+    else:
+        step_col, steps, is_index = None, np.arange(len(rows), dtype=np.int64), True
+    for n, v in cols.items():
+        if n == step_col or np.isnan(v).all():  # a time column ("00:01") is not a metric
+            continue
+        out.append(Series(name=normalize(n), raw_name=n, steps=steps, values=v, source=rel,
+                          locs=locs, loc_kind=LOC_LINE, step_is_index=is_index))
+    return out

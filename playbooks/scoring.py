@@ -1,0 +1,188 @@
+"""The offline engine's evidence model: features of a run, and the scores they give each cause.
+
+In: a `DiagnosisContext` (signals, the user's symptom sentences). Out: a `Features`
+record, and from it one score (log-odds) per candidate cause plus the two
+pseudo-hypotheses "healthy" and "other". The engine turns scores into confidences
+with a softmax at the fitted temperature.
+
+score(cause) = log(prior) + sum_k (playbook_weight[cause,k] + learned_delta[cause,k]) * strength_k
+               + symptom_match * (symptom_weight[cause] + THIN_BOOST * thinness)
+               + class_rank_bonus (only when the failure class names the cause)
+
+- The playbooks' weights are the prior; `weights.json` (written by scripts/fit_weights.py
+  from the zoo's and the real-failure corpus's tune parts, never their held-out parts)
+  holds the learned deltas, the per-cause symptom weights, the thinness boost and the
+  temperature. Without the file the model is the playbooks alone.
+- The user's words weigh more as the artifacts say less: `thinness` is 1 when no
+  artifact signal speaks, 0 when a strong one does.
+- A cause no artifact supports (its `requires_any` unmet) can be lowered by the
+  artifacts but never raised; it is a candidate only through the symptom or its
+  failure class (the class playbooks list causes in order of frequency).
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from mltdbg.analyzers.model import Signal
+from mltdbg.playbooks import library
+
+# A signal this weak does not satisfy a playbook's requires_any.
+MIN_REQUIRED_STRENGTH = 0.15
+# Without a fitted file: a symptom sentence is a hint worth this much log-odds.
+DEFAULT_SYMPTOM_WEIGHT = 1.0
+# Pseudo-hypotheses: prior log-odds of "the run is fine" and of "a cause no playbook has".
+HEALTHY_PRIOR = math.log(0.25)
+OTHER_PRIOR = math.log(0.12)
+# Code findings that describe the setup rather than a bug; they do not count as the artifacts speaking.
+BENIGN_CODE_KINDS = ("code:hf_trainer", "code:lightning", "code:no_grad_clip")
+WEIGHTS_FILE = "weights.json"
+
+
+@dataclass
+class Features:
+    """What the engine knows about one run, reduced to numbers."""
+
+    strengths: dict[str, float]                   # signal kind -> strongest strength seen
+    strongest: dict[str, Signal] = field(default_factory=dict, repr=False)
+    symptom_causes: set[str] = field(default_factory=set)    # causes whose symptom vocabulary the user's words hit
+    class_causes: dict[str, int] = field(default_factory=dict)   # cause -> rank in the matching failure class(es)
+    failing: bool = False
+    thinness: float = 1.0
+
+
+@dataclass
+class Model:
+    delta: dict[str, dict[str, float]] = field(default_factory=dict)
+    symptom_weight: dict[str, float] = field(default_factory=dict)
+    thin_boost: float = 0.0
+    class_bonus: float = 0.5
+    temperature: float = 1.0
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def sym_w(self, cause: str) -> float:
+        return self.symptom_weight.get(cause, DEFAULT_SYMPTOM_WEIGHT)
+
+
+@lru_cache(maxsize=1)
+def model() -> Model:
+    """The fitted model shipped as package data; the playbooks alone when there is none."""
+    f = resources.files("mltdbg.playbooks").joinpath(WEIGHTS_FILE)
+    if not f.is_file():
+        return Model()
+    d = json.loads(f.read_text("utf-8"))
+    return Model(delta=d.get("delta", {}), symptom_weight=d.get("symptom_weight", {}),
+                 thin_boost=float(d.get("thin_boost", 0.0)), class_bonus=float(d.get("class_bonus", 0.5)),
+                 temperature=float(d.get("temperature", 1.0)), meta=d.get("meta", {}))
+
+
+def is_failure_kind(kind: str, failure_kinds: tuple[str, ...]) -> bool:
+    return kind.startswith(failure_kinds)
+
+
+def extract(signals: list[Signal], symptoms: list[str], failure_kinds: tuple[str, ...]) -> Features:
+    strongest: dict[str, Signal] = {}
+    for s in signals:
+        if s.kind not in strongest or s.strength > strongest[s.kind].strength:
+            strongest[s.kind] = s
+    strengths = {k: float(s.strength) for k, s in strongest.items()}
+    failing = any(is_failure_kind(k, failure_kinds) and v >= 0.3 for k, v in strengths.items()) or any(
+        (k.startswith("code:") and k not in BENIGN_CODE_KINDS and v >= 0.6) or
+        (k in ("lr_schedule_odd", "loss_scale_drop", "data_time_high") and v >= 0.5)
+        for k, v in strengths.items())
+    speaking = [v for k, v in strengths.items()
+                if k != "healthy" and k not in BENIGN_CODE_KINDS and (is_failure_kind(k, failure_kinds) or k.startswith("code:"))]
+    thinness = 1.0 - min(1.0, max(speaking, default=0.0))
+    sym = {pb.id for pb in library.causes().values() if pb.symptom_match(symptoms)}
+    ranks: dict[str, int] = {}
+    for cl in library.classes().values():
+        if any(p.search(t) for p in cl.symptoms for t in symptoms):
+            for i, h in enumerate(cl.hypotheses):
+                c = h.get("cause")
+                if c and (c not in ranks or i < ranks[c]):
+                    ranks[c] = i
+    return Features(strengths=strengths, strongest=strongest, symptom_causes=sym, class_causes=ranks,
+                    failing=failing, thinness=thinness)
+
+
+@dataclass
+class CauseScore:
+    cause: str
+    score: float
+    contrib: list[tuple[float, Signal]]
+    has_req: bool
+    terms: dict[str, float]          # parameter name -> feature value (what the fit differentiates)
+
+
+def class_term(rank: int) -> float:
+    """The failure class's order of frequency as a feature: 1 for its first cause, falling after."""
+    return 1.0 / (1.0 + rank)
+
+
+def score_causes(feat: Features, m: Model, verdicts: dict[str, str] | None = None,
+                 confirmed_bonus: float = 8.0) -> list[CauseScore]:
+    """Candidates with their scores. The failure class's causes join only when nothing else would
+    be ranked: a failure to explain never gets an empty ranking, and never a filler cause."""
+    out = _score(feat, m, verdicts, confirmed_bonus, use_class=False)
+    if not out and feat.class_causes:
+        out = _score(feat, m, verdicts, confirmed_bonus, use_class=True)
+    return out
+
+
+def _score(feat: Features, m: Model, verdicts: dict[str, str] | None, confirmed_bonus: float,
+           use_class: bool) -> list[CauseScore]:
+    out: list[CauseScore] = []
+    verdicts = verdicts or {}
+    for pb in library.causes().values():
+        verdict = verdicts.get(pb.id)
+        if verdict == "denied":
+            continue
+        has_req = not pb.requires_any or any(feat.strengths.get(k, 0.0) >= MIN_REQUIRED_STRENGTH for k in pb.requires_any)
+        sym = pb.id in feat.symptom_causes
+        in_class = use_class and pb.id in feat.class_causes
+        if not has_req and not sym and not in_class and verdict != "confirmed":
+            continue
+        deltas = m.delta.get(pb.id, {})
+        contrib: list[tuple[float, Signal]] = []
+        terms: dict[str, float] = {}
+        support = 0.0
+        for k, x in feat.strengths.items():
+            w = pb.evidence.get(k, 0.0) + deltas.get(k, 0.0)
+            terms[f"d|{pb.id}|{k}"] = x       # every kind present may carry a learned weight for this cause
+            if w:
+                support += w * x
+                contrib.append((w * x, feat.strongest[k]))
+        if not has_req:
+            support = min(support, 0.0)    # symptom-only: artifacts may lower it, never raise it
+            if support == 0.0:
+                terms = {}
+        score = math.log(pb.prior) + support
+        if sym:
+            score += m.sym_w(pb.id) + m.thin_boost * feat.thinness
+            terms[f"s|{pb.id}"] = 1.0
+            terms["thin"] = feat.thinness
+        if in_class:
+            ct = class_term(feat.class_causes[pb.id])
+            score += m.class_bonus * ct
+            terms["class"] = ct
+        if verdict == "confirmed":
+            score += confirmed_bonus
+        out.append(CauseScore(pb.id, score, contrib, has_req, terms))
+    return out
+
+
+def pseudo_scores(feat: Features) -> tuple[float, float]:
+    """Scores of "healthy" and "other"."""
+    h = HEALTHY_PRIOR + 3.0 * feat.strengths.get("healthy", 0.0) - (4.0 if feat.failing else 0.0)
+    return h, OTHER_PRIOR
+
+
+def softmax(scores: list[float], temperature: float) -> list[float]:
+    m = max(scores)
+    e = [math.exp((s - m) / temperature) for s in scores]
+    z = sum(e)
+    return [x / z for x in e]

@@ -1,0 +1,218 @@
+"""Fit the offline engine's evidence weights from data and write playbooks/weights.json.
+
+    .venv/bin/python scripts/fit_weights.py [--dry-run] [--folds 5]
+
+Data: the fault zoo's tune split and the real-failure corpus's tune part only (the zoo's
+holdout and the corpus's held-aside part are never read here). Model: a multinomial
+logistic model over the candidate causes of each case (playbooks/scoring.py), whose
+parameters are offsets from the hand-written playbooks: a learned delta per
+(cause, signal kind), a symptom weight per cause, the thinness boost and the class
+bonus. L2 pulls every offset back to the playbook value (the prior); its strength is
+chosen by grouped cross-validation (groups: source repository, zoo case family), and
+the softmax temperature is fitted on the out-of-fold scores so that confidence means
+what it says. numpy only.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import evaluate  # noqa: E402  (benchmarks/evaluate.py: the case loaders)
+import evaluate_zoo  # noqa: E402
+
+from mltdbg.playbooks import engine as E  # noqa: E402
+from mltdbg.playbooks import scoring as S  # noqa: E402
+from mltdbg.playbooks.diagnose import context_for  # noqa: E402
+
+OUT = ROOT / "playbooks" / S.WEIGHTS_FILE
+LAMBDAS = (0.1, 0.3, 1.0, 3.0)
+# Separate, stronger pull for the per-cause symptom weights (words are a hint, not a finding).
+SYMPTOM_L2_FACTOR = 2.0
+STEPS = 400
+LR = 0.05
+
+
+def cases() -> list[dict]:
+    """Features of every tune case: zoo tune split + corpus tune part."""
+    out = []
+    for folder, case in evaluate_zoo.load_cases("tune"):
+        if case.get("healthy"):
+            ok: list[str] = []
+        else:
+            ok = [case["expected"], *(case.get("also_acceptable") or [])]
+        ctx = evaluate_zoo.run_case(folder, case, fn=_ctx)
+        out.append({"name": folder.name, "group": "zoo:" + folder.name.split("_")[0], "ok": ok,
+                    "feat": _features(ctx)})
+    for folder, case in evaluate.load_corpus("tune"):
+        ctx = context_for([str(folder / "run")], [case["symptom"]] if case.get("symptom") else [])
+        out.append({"name": folder.name, "group": "corpus:" + evaluate.split_key(case),
+                    "ok": [case["truth"], *(case.get("acceptable") or [])], "feat": _features(ctx)})
+    return out
+
+
+def _ctx(paths, symptoms, baseline=None, repo_root=None, **_):
+    return context_for(paths, symptoms, baseline, None, repo_root)
+
+
+def _features(ctx) -> S.Features:
+    return S.extract(ctx.signals, ctx.symptoms, E.FAILURE_KINDS)
+
+
+def design(data: list[dict]) -> tuple[list[dict], list[str]]:
+    """Linearise: score_j(theta) = base_j + sum_i theta_i * v_ij, at theta = 0 (the playbooks)."""
+    m0 = S.Model(thin_boost=0.0, class_bonus=0.5)
+    names: dict[str, int] = {}
+    rows = []
+    for c in data:
+        cs = S.score_causes(c["feat"], m0)
+        h, o = S.pseudo_scores(c["feat"])
+        labels = [x.cause for x in cs] + ["__healthy__", "__other__"]
+        base = np.array([x.score for x in cs] + [h, o])
+        cols: list[list[tuple[int, float]]] = []
+        for x in cs:
+            cols.append([(names.setdefault(k, len(names)), v) for k, v in x.terms.items()])
+        cols += [[], []]
+        ok = c["ok"] or ["__healthy__"]
+        target = np.array([lab in ok for lab in labels], dtype=float)
+        if not target.any():    # the answer is no candidate: the honest output is "a cause no playbook ranks"
+            target[labels.index("__other__")] = 1.0
+        rows.append({"name": c["name"], "group": c["group"], "base": base, "cols": cols, "target": target,
+                     "labels": labels})
+    return rows, sorted(names, key=names.get)
+
+
+def _scores(row: dict, theta: np.ndarray) -> np.ndarray:
+    s = row["base"].copy()
+    for j, col in enumerate(row["cols"]):
+        for i, v in col:
+            s[j] += theta[i] * v
+    return s
+
+
+def _l2(names: list[str], lam: float) -> np.ndarray:
+    return np.array([lam * (SYMPTOM_L2_FACTOR if n.startswith("s|") else 1.0) for n in names])
+
+
+def fit(rows: list[dict], names: list[str], lam: float) -> np.ndarray:
+    theta = np.zeros(len(names))
+    reg = _l2(names, lam)
+    usable = [r for r in rows if r["target"].any()]
+    m = np.zeros_like(theta)
+    v = np.zeros_like(theta)
+    for t in range(1, STEPS + 1):    # Adam on the penalised negative log-likelihood
+        g = 2 * reg * theta
+        for r in usable:
+            s = _scores(r, theta)
+            p = np.exp(s - s.max())
+            p /= p.sum()
+            q = p * r["target"]
+            q /= q.sum()
+            d = p - q
+            for j, col in enumerate(r["cols"]):
+                if d[j]:
+                    for i, val in col:
+                        g[i] += d[j] * val
+        m = 0.9 * m + 0.1 * g
+        v = 0.999 * v + 0.001 * g * g
+        theta -= LR * (m / (1 - 0.9 ** t)) / (np.sqrt(v / (1 - 0.999 ** t)) + 1e-8)
+    return theta
+
+
+def nll(rows: list[dict], theta: np.ndarray, temperature: float = 1.0) -> float:
+    tot = 0.0
+    for r in rows:
+        if not r["target"].any():
+            continue
+        s = _scores(r, theta) / temperature
+        p = np.exp(s - s.max())
+        p /= p.sum()
+        tot -= float(np.log(max(1e-12, (p * r["target"]).sum())))
+    return tot / max(1, sum(1 for r in rows if r["target"].any()))
+
+
+def top1(rows: list[dict], theta: np.ndarray) -> float:
+    hit = 0
+    for r in rows:
+        s = _scores(r, theta)
+        hit += bool(r["target"][int(np.argmax(s))])
+    return hit / max(1, len(rows))
+
+
+def folds_of(rows: list[dict], k: int) -> list[list[int]]:
+    groups = sorted({r["group"] for r in rows})
+    rng = np.random.default_rng(0)
+    rng.shuffle(groups)
+    which = {g: i % k for i, g in enumerate(groups)}
+    return [[i for i, r in enumerate(rows) if which[r["group"]] == f] for f in range(k)]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--dry-run", action="store_true")
+    a = ap.parse_args()
+    data = cases()
+    rows, names = design(data)
+    print(f"{len(rows)} tune cases ({sum(1 for r in rows if not r['target'].any())} whose answer is no candidate), "
+          f"{len(names)} parameters")
+    folds = folds_of(rows, a.folds)
+    best = None
+    oof_rows: dict[float, list[tuple[dict, np.ndarray]]] = {}
+    for lam in LAMBDAS:
+        oof = []
+        for f in folds:
+            test = set(f)
+            th = fit([r for i, r in enumerate(rows) if i not in test], names, lam)
+            oof += [(rows[i], th) for i in f]
+        cv_nll = sum(nll([r], th) for r, th in oof) / len(oof)
+        cv_top1 = sum(top1([r], th) for r, th in oof) / len(oof)
+        print(f"lambda {lam:>5}: CV NLL {cv_nll:.3f}, CV top-1 {cv_top1:.3f}")
+        oof_rows[lam] = oof
+        if best is None or cv_nll < best[0]:
+            best = (cv_nll, lam, cv_top1)
+    assert best is not None
+    lam = best[1]
+    base_nll = nll(rows, np.zeros(len(names)))
+    print(f"playbooks alone: NLL {base_nll:.3f}, top-1 {top1(rows, np.zeros(len(names))):.3f}; chosen lambda {lam}")
+    temps = np.exp(np.linspace(np.log(0.4), np.log(3.0), 41))
+    oof = oof_rows[lam]
+    t_nll = [sum(nll([r], th, t) for r, th in oof) / len(oof) for t in temps]
+    temperature = float(temps[int(np.argmin(t_nll))])
+    print(f"temperature {temperature:.3f} (out-of-fold NLL {min(t_nll):.3f} vs {t_nll[np.argmin(np.abs(temps - 1))]:.3f} at 1.0)")
+    theta = fit(rows, names, lam)
+    delta: dict[str, dict[str, float]] = {}
+    symw: dict[str, float] = {}
+    thin, cls = 0.0, 0.5
+    for n, v in zip(names, theta):
+        if n.startswith("d|") and abs(v) >= 0.01:
+            _, c, k = n.split("|", 2)
+            delta.setdefault(c, {})[k] = round(float(v), 3)
+        elif n.startswith("s|"):
+            symw[n[2:]] = round(S.DEFAULT_SYMPTOM_WEIGHT + float(v), 3)
+        elif n == "thin":
+            thin = round(float(v), 3)
+        elif n == "class":
+            cls = round(0.5 + float(v), 3)
+    out = {"meta": {"fitted": datetime.date.today().isoformat(), "cases": len(rows), "lambda": lam,
+                    "cv_top1": round(best[2], 3), "cv_nll": round(best[0], 3), "script": "scripts/fit_weights.py",
+                    "data": "zoo tune split + corpus tune part"},
+           "temperature": round(temperature, 3), "thin_boost": thin, "class_bonus": cls,
+           "symptom_weight": dict(sorted(symw.items())),
+           "delta": {c: dict(sorted(d.items())) for c, d in sorted(delta.items())}}
+    if a.dry_run:
+        print(json.dumps({k: v for k, v in out.items() if k != "delta"}, indent=1))
+    else:
+        OUT.write_text(json.dumps(out, indent=1, sort_keys=False) + "\n")
+        print(f"wrote {OUT.relative_to(ROOT)} ({sum(len(d) for d in delta.values())} deltas)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

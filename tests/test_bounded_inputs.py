@@ -1,0 +1,116 @@
+"""Hostile inputs stay bounded: YAML bombs, huge configs, wide CSV headers, baseline diffs of huge files,
+sparse and growing logs. The inputs are in tests/adversarial/ or made here; each test shows the attack
+reproduced and the reader answering with a one-line warning instead of running away."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from mltdbg.analyzers.baseline import MAX_DIFF_FILE_LINES, compare
+from mltdbg.analyzers.common import yamlsafe
+from mltdbg.analyzers.common.gitrepo import run_git
+from mltdbg.analyzers.ingest import ingest, read_bytes
+from mltdbg.analyzers.model import Run
+from mltdbg.playbooks.diagnose import diagnose
+from repo_helpers import git, make_repo
+
+ADV = Path(__file__).resolve().parent / "adversarial"
+
+
+@pytest.mark.parametrize("name,why", [("yaml_bomb.yaml", "expand it past"),
+                                      ("yaml_recursive.yaml", "contains it"),
+                                      ("yaml_deep.yaml", "")])
+def test_yaml_bombs_are_refused_with_one_line(tmp_path, name, why):
+    (tmp_path / "config.yaml").write_text((ADV / name).read_text())
+    (tmp_path / "train.log").write_text("".join(f"step {i} loss {2 - i / 100:.3f}\n" for i in range(50)))
+    d = diagnose([str(tmp_path)], engine="offline")
+    w = [x for x in d.warnings if x.startswith("config.yaml")]
+    assert len(w) == 1 and "\n" not in w[0] and why in w[0], d.warnings
+    assert not any("RecursionError" in x for x in d.warnings)
+
+
+def test_the_bomb_is_refused_before_anything_expands_it():
+    text = (ADV / "yaml_bomb.yaml").read_text()
+    with pytest.raises(yamlsafe.YamlRefused, match="200,000 nodes"):
+        yamlsafe.load(text)
+    with pytest.raises(yamlsafe.YamlRefused, match="MB of YAML"):
+        yamlsafe.load("lr: 0.1\n" + "# padding\n" * (yamlsafe.MAX_YAML_BYTES // 10 + 1))
+    # ordinary anchors (a shared default block) still load
+    assert yamlsafe.load("base: &b {lr: 0.1}\nrun: {<<: *b, seed: 1}\n")["run"] == {"lr": 0.1, "seed": 1}
+
+
+def test_a_wide_metrics_csv_is_read_as_a_table_not_text(tmp_path):
+    (tmp_path / "metrics.csv").write_text((ADV / "wide_metrics.csv").read_text())
+    header = (ADV / "wide_metrics.csv").read_text().split("\n", 1)[0]
+    assert len(header) > 4096 and header.count(",") > 200       # wider than the 4 KB sniff head
+    run = ingest([tmp_path])
+    assert not run.texts, [t.kind for t in run.texts]
+    names = {s.name for s in run.series}
+    assert {"loss", "val_loss", "lr"} <= names and len(names) > 200
+
+
+def test_a_baseline_diff_that_deletes_a_huge_file_is_bounded(tmp_path):
+    root = make_repo(tmp_path / "r", {"train.py": "lr = 1e-3\nseed = 0\n",
+                                      "data.txt": "".join(f"row {i},0.5\n" for i in range(MAX_DIFF_FILE_LINES + 1000))})
+    (root / "data.txt").unlink()
+    (root / "train.py").write_text("lr = 1e-3\nseed = 1234\n")
+    git(root, "commit", "-qam", "drop data, change seed")
+    run = Run(root=root)
+    kinds = {s.kind for s in compare(run, Run(root=root), repo_root=root)}
+    assert "baseline:seed_changed" in kinds                         # the code change is still found
+    assert any("data.txt" in w and "not read as code" in w for w in run.warnings), run.warnings
+
+
+def test_git_output_is_capped(tmp_path):
+    root = make_repo(tmp_path / "r", {"big.txt": "x" * 300_000 + "\n"})
+    r = run_git(root, "show", "HEAD:big.txt", max_bytes=10_000)
+    assert r.ok and r.truncated and len(r.raw) == 10_000
+    full = run_git(root, "show", "HEAD:big.txt", max_bytes=10**7)
+    assert full.ok and not full.truncated and len(full.raw) == 300_001
+
+
+def test_what_is_held_of_a_big_log_is_capped_and_line_numbers_kept(tmp_path):
+    p = tmp_path / "train.log"
+    n = 100_000
+    p.write_text("".join(f"line {i}\n" for i in range(1, n + 1)))
+    run = Run(root=tmp_path)
+    data = read_bytes(p, "train.log", run, cap=64 * 1024)
+    lines = data.decode().split("\n")
+    assert len(data) < 64 * 1024 + n and len(lines) == n + 1
+    assert lines[0] == "line 1" and lines[n - 1] == f"line {n}"
+    assert all(x == "" or x == f"line {i}" for i, x in enumerate(lines[:-1], 1))   # every kept line at its number
+    assert len(run.warnings) == 1 and "line numbers kept" in run.warnings[0]
+
+
+def test_a_sparse_log_reads_only_its_data(tmp_path):
+    p = tmp_path / "train.log"
+    with open(p, "wb") as f:
+        f.write(b"step 1 loss 2.0\n")
+        f.seek(512 * 1024**2)                     # a 512 MB hole
+        f.write(b"step 2 loss 1.9\nRuntimeError: CUDA out of memory\n")
+    assert p.stat().st_size > 512 * 1024**2
+    run = Run(root=tmp_path)
+    data = read_bytes(p, "train.log", run)
+    assert data == b"step 1 loss 2.0\nstep 2 loss 1.9\nRuntimeError: CUDA out of memory\n"
+    assert run.warnings and "NUL" in run.warnings[0]
+
+
+def test_a_log_growing_while_read_stays_bounded(tmp_path):
+    p = tmp_path / "train.log"
+    p.write_text("step 0 loss 2.0\n")
+    writer = subprocess.Popen([sys.executable, "-c",
+                               "import sys\nf = open(sys.argv[1], 'a')\nwhile True:\n"
+                               "    f.write('step 1 loss 1.0\\n' * 4096); f.flush()", str(p)])
+    try:
+        while p.stat().st_size < 8 * 1024**2:
+            time.sleep(0.01)
+        data = read_bytes(p, cap=1024**2)
+    finally:
+        writer.kill()
+        writer.wait()
+    assert data.startswith(b"step 0 loss 2.0\n") and len(data) < 2 * 1024**2 + p.stat().st_size // 16
+    assert p.stat().st_size > len(data)

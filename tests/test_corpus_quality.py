@@ -1,0 +1,42 @@
+"""Diagnosis quality on the real-failure corpus (tests/realworld), as regression floors.
+
+Floors sit a little under the measured values (numbers in the issue note); the held-aside
+part is far below the issue's targets (top-1 0.75 / top-3 0.90 / p80 0.90): these floors
+guard against regressions, they do not claim the targets."""
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from evaluate import evaluate, load_corpus  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def results():
+    return evaluate("corpus")
+
+
+def test_corpus_is_there_and_split_by_source():
+    tune, held = load_corpus("tune"), load_corpus("heldaside")
+    assert len(tune) + len(held) >= 150
+    assert len(held) / (len(tune) + len(held)) >= 0.40
+    from evaluate import split_key
+    assert not {split_key(c) for _, c in tune} & {split_key(c) for _, c in held}
+
+
+def test_tune_part_floor(results):
+    r = results["corpus-tune"]
+    assert r["top1"] >= 0.68 and r["top3"] >= 0.74
+
+
+def test_held_aside_part_floor(results):
+    r = results["corpus-heldaside"]
+    assert r["top1"] >= 0.42 and r["top3"] >= 0.50
+
+
+def test_confident_answers_are_mostly_right(results):
+    for part in ("corpus-tune", "corpus-heldaside"):
+        r = results[part]
+        if r["n80"]:
+            assert r["p80"] >= 0.75, part

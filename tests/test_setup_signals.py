@@ -1,0 +1,293 @@
+"""Detectors for the taxonomy-v2 causes (bad_initialization, optimizer_misconfigured,
+batch_size_too_small, label_noise, unnormalized_inputs, data_leakage) on small, known inputs:
+config facts and signals, the training-setup code checks, and the curve shapes."""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+from mltdbg.analyzers.code import code_signals
+from mltdbg.analyzers.config import config_signals, extract_facts
+from mltdbg.analyzers.curves import curve_signals
+from mltdbg.analyzers.model import Fact, Run, Series, TextArtifact
+
+KINDS = {".yaml": "config", ".json": "config", ".py": "code", ".log": "log"}
+
+
+def run_of(tmp_path: Path, files: dict[str, str]) -> Run:
+    run = Run(root=tmp_path)
+    for name, text in files.items():
+        p = tmp_path / name
+        p.write_text(text)
+        run.texts.append(TextArtifact(name, p, KINDS.get(p.suffix, "text"), text))
+    extract_facts(run)
+    return run
+
+
+def facts(run: Run) -> dict[str, list]:
+    d: dict[str, list] = {}
+    for f in run.facts:
+        d.setdefault(f.name, []).append(f.value)
+    return d
+
+
+def signals(run: Run) -> dict[str, object]:
+    return {s.kind: s for s in config_signals(run) + code_signals(run)}
+
+
+# ---------------------------------------------------------------- config facts and signals
+
+def test_optimizer_facts_from_config_and_code(tmp_path):
+    run = run_of(tmp_path, {
+        "config.yaml": "optimizer:\n  name: adam\n  betas: [0.9, 0.98]\n  eps: 1.0e-6\ngradient_accumulation_steps: 8\n",
+        "train.py": "import torch\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n",
+    })
+    d = facts(run)
+    assert d["beta1"] == [0.9] and d["beta2"] == [0.98] and d["eps"] == [1e-6] and d["grad_accum"] == [8]
+    assert d["momentum"] == [0.0]           # an SGD call without momentum runs without it
+
+
+def test_launch_command_in_a_log_gives_facts(tmp_path):
+    run = run_of(tmp_path, {"train.log": "$ python train.py --batch_size 2 --lr=0.1 --fp16\nstep 1 loss 2.3\n"})
+    d = facts(run)
+    assert d["batch_size"] == [2] and d["lr"] == [0.1]
+    f = next(f for f in run.facts if f.name == "batch_size")
+    assert f.line == 1 and "--batch_size 2" in f.quote
+
+
+def test_adam_eps_of_one_is_flagged(tmp_path):
+    run = run_of(tmp_path, {"config.yaml": "lr: 0.001\nadam_eps: 1.0\n",
+                            "train.py": "import torch\nopt = torch.optim.Adam(m.parameters(), lr=cfg['lr'], eps=cfg['adam_eps'])\n"})
+    s = signals(run)["config:eps_large"]
+    assert s.strength >= 0.8 and s.data["eps"] == 1.0 and s.evidence[0].line == 2
+
+
+def test_default_eps_and_common_settings_are_not_flagged(tmp_path):
+    run = run_of(tmp_path, {"config.yaml": "optimizer: adamw\nlr: 3.0e-4\nweight_decay: 0.1\nbetas: [0.9, 0.95]\n"
+                                           "adam_epsilon: 1.0e-8\nbatch_size: 32\n"})
+    assert not {"config:eps_large", "config:weight_decay_high", "config:betas_odd", "config:batch_size_tiny",
+                "config:momentum_odd"} & set(signals(run))
+
+
+def test_weight_decay_threshold_depends_on_coupling(tmp_path):
+    sgd = run_of(tmp_path, {"config.yaml": "optimizer: sgd\nweight_decay: 0.5\n"})
+    assert signals(sgd)["config:weight_decay_high"].data["weight_decay"] == 0.5
+    adamw = run_of(tmp_path, {"config.yaml": "optimizer: adamw\nweight_decay: 0.5\n"})
+    assert "config:weight_decay_high" not in signals(adamw)
+
+
+def test_configured_momentum_the_sgd_call_does_not_pass(tmp_path):
+    run = run_of(tmp_path, {"config.yaml": "optimizer: sgd\nmomentum: 0.9\n",
+                            "train.py": "import torch\nopt = torch.optim.SGD(model.parameters(), lr=0.01)\n"})
+    s = signals(run)["config:momentum_odd"]
+    assert s.data["detail"] == "not_passed" and s.strength >= 0.7
+    assert {e.source for e in s.evidence} == {"config.yaml", "train.py"}
+
+
+def test_swapped_betas(tmp_path):
+    run = run_of(tmp_path, {"config.yaml": "optimizer: adam\nbetas: [0.999, 0.9]\n"})
+    assert "swapped" in signals(run)["config:betas_odd"].summary
+
+
+def test_tiny_batch_with_batch_norm_and_accumulation(tmp_path):
+    code = "import torch.nn as nn\nnet = nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8))\n" \
+           "val_loader = DataLoader(val_ds, batch_size=256)\n"
+    run = run_of(tmp_path, {"config.yaml": "batch_size: 2\n", "train.py": code})
+    s = signals(run)["config:batch_size_tiny"]
+    assert s.data == {"batch_size": 2, "batchnorm": True}      # the eval loader's 256 is not the training batch
+    accumulated = run_of(tmp_path, {"config.yaml": "batch_size: 2\ngradient_accumulation_steps: 16\n"})
+    assert "config:batch_size_tiny" not in signals(accumulated)
+
+
+# ---------------------------------------------------------------- training-setup code checks
+
+def test_init_std_one_in_a_module_loop(tmp_path):
+    code = ("import torch.nn as nn\n"
+            "for m in model.modules():\n"
+            "    if isinstance(m, nn.Linear):\n"
+            "        nn.init.normal_(m.weight, mean=0.0, std=1.0)\n"
+            "        nn.init.zeros_(m.bias)\n")
+    s = signals(run_of(tmp_path, {"train.py": code}))["code:init_std_large"]
+    assert s.data["std"] == 1.0 and s.data["every_layer"] and s.evidence[0].line == 4
+
+
+def test_init_std_read_through_a_function_and_the_config(tmp_path):
+    code = ("import torch.nn as nn\n"
+            "def init_weights(model, std):\n"
+            "    for name, p in model.named_parameters():\n"
+            "        if p.dim() > 1:\n"
+            "            nn.init.normal_(p, mean=0.0, std=std)\n"
+            "init_weights(model, cfg['init_std'])\n")
+    run = run_of(tmp_path, {"train.py": code, "config.yaml": "init_std: 1.0\n"})
+    assert signals(run)["code:init_std_large"].data["std"] == 1.0
+    small = run_of(tmp_path, {"train.py": code, "config.yaml": "init_std: 0.02\n"})
+    assert "code:init_std_large" not in signals(small)
+
+
+def test_standard_inits_biases_and_embeddings_are_not_flagged(tmp_path):
+    code = ("import torch.nn as nn\n"
+            "for m in model.modules():\n"
+            "    if isinstance(m, nn.Linear):\n"
+            "        nn.init.kaiming_normal_(m.weight, nonlinearity='relu')\n"
+            "        nn.init.normal_(m.bias, std=1.0)\n"
+            "        nn.init.constant_(m.bias, 0.0)\n"
+            "    elif isinstance(m, nn.Embedding):\n"
+            "        nn.init.normal_(m.embedding.weight, std=1.0)\n"
+            "nn.init.normal_(model.head.weight, std=0.02)\n")
+    found = signals(run_of(tmp_path, {"train.py": code}))
+    assert "code:init_std_large" not in found and "code:init_constant_weights" not in found
+
+
+def test_constant_weights_for_every_layer(tmp_path):
+    code = "import torch.nn as nn\nfor m in model.modules():\n    if isinstance(m, nn.Linear):\n        nn.init.constant_(m.weight, 0.1)\n"
+    assert signals(run_of(tmp_path, {"train.py": code}))["code:init_constant_weights"].evidence[0].line == 4
+
+
+def test_weight_decay_in_the_momentum_slot(tmp_path):
+    code = "import torch\nopt = torch.optim.SGD(model.parameters(), cfg['lr'], cfg['weight_decay'])\n"
+    s = signals(run_of(tmp_path, {"train.py": code}))["code:optimizer_arg_mismatch"]
+    assert s.data == {"file": "train.py", "line": 2, "optimizer": "SGD", "slot": "momentum", "given": "weight_decay"}
+    ok = "import torch\nopt = torch.optim.SGD(model.parameters(), cfg['lr'], cfg['momentum'], weight_decay=wd)\n"
+    assert "code:optimizer_arg_mismatch" not in signals(run_of(tmp_path, {"train.py": ok}))
+
+
+def test_optimizer_subclass_passing_weight_decay_positionally(tmp_path):
+    code = ("import torch\n"
+            "class PolyOptimizer(torch.optim.SGD):\n"
+            "    def __init__(self, params, lr, weight_decay, max_step):\n"
+            "        super().__init__(params, lr, weight_decay)\n")
+    s = signals(run_of(tmp_path, {"optim.py": code}))["code:optimizer_arg_mismatch"]
+    assert s.data["slot"] == "momentum" and s.evidence[0].line == 4
+
+
+def test_uint8_images_cast_to_float_without_scaling(tmp_path):
+    code = ("import torch\n"
+            "images = torch.zeros(10, 1, 8, 8, dtype=torch.uint8)\n"
+            "def get(i):\n"
+            "    img = images[i].float()\n"
+            "    return img\n")
+    s = signals(run_of(tmp_path, {"data.py": code}))["code:raw_pixels_unscaled"]
+    assert s.data["uint8"] is True and s.evidence[0].line == 4
+    for scaled in (code.replace("images[i].float()", "images[i].float() / 255.0"),
+                   code + "tf = transforms.Normalize((0.5,), (0.25,))\n"):
+        assert "code:raw_pixels_unscaled" not in signals(run_of(tmp_path, {"data.py": scaled}))
+
+
+def test_validation_rows_taken_from_the_training_array(tmp_path):
+    code = ("def make(x, y, n_val):\n"
+            "    x_val, y_val = x[:n_val], y[:n_val]\n"
+            "    return TensorDataset(x, y), TensorDataset(x_val, y_val)\n")
+    s = signals(run_of(tmp_path, {"data.py": code}))["code:val_overlaps_train"]
+    assert s.evidence[0].line == 2 and s.evidence[1].line == 3
+    clean = ("def make(x, y, n_val):\n"
+             "    x_val, y_val = x[:n_val], y[:n_val]\n"
+             "    x_train, y_train = x[n_val:], y[n_val:]\n"
+             "    return TensorDataset(x_train, y_train), TensorDataset(x_val, y_val)\n")
+    assert "code:val_overlaps_train" not in signals(run_of(tmp_path, {"data.py": clean}))
+    same = "val_loader = DataLoader(train_ds, batch_size=64)\n"
+    assert "code:val_overlaps_train" in signals(run_of(tmp_path, {"data.py": same}))
+
+
+def test_label_column_among_the_features(tmp_path):
+    code = ("import numpy as np\n"
+            "arr = np.loadtxt('data.csv', delimiter=',')\n"
+            "features = arr[:, 1:]\n"
+            "labels = arr[:, -1]\n")
+    s = signals(run_of(tmp_path, {"data.py": code}))["code:target_in_features"]
+    assert s.evidence[0].line == 3 and s.evidence[1].line == 4
+    clean = code.replace("arr[:, 1:]", "arr[:, 1:-1]")
+    assert "code:target_in_features" not in signals(run_of(tmp_path, {"data.py": clean}))
+    frame = "y = df['churn']\nX = df.drop(columns=['customer_id'])\n"
+    assert "code:target_in_features" in signals(run_of(tmp_path, {"data.py": frame}))
+    dropped = "y = df['churn']\nX = df.drop(columns=['customer_id', 'churn'])\n"
+    assert "code:target_in_features" not in signals(run_of(tmp_path, {"data.py": dropped}))
+
+
+# ---------------------------------------------------------------- curves
+
+def curve_run(num_classes: int | None = None, **series) -> Run:
+    run = Run(root=Path("."))
+    for name, (steps, vals) in series.items():
+        v = np.asarray(vals, dtype=float)
+        run.series.append(Series(name, name, np.asarray(steps), v, "m.csv", np.arange(len(v)) + 2, "line"))
+    if num_classes:
+        run.facts.append(Fact("num_classes", num_classes, "config.yaml", 1, f"num_classes: {num_classes}"))
+    return run
+
+
+def kinds(run: Run) -> dict[str, object]:
+    return {s.kind: s for s in curve_signals(run)}
+
+
+rng = np.random.default_rng(0)
+N = 200
+STEPS = np.arange(1, N + 1) * 10
+FALLING = 2.3 * np.exp(-np.arange(N) / 40) + 0.2 + rng.normal(0, 0.01, N)
+
+
+def test_huge_first_loss_against_chance_is_not_a_spike():
+    v = FALLING.copy()
+    v[:3] = [4000.0, 300.0, 20.0]
+    k = kinds(curve_run(10, loss=(STEPS, v)))
+    s = k["loss_huge_at_start"]
+    assert s.data["first"] == 4000.0 and abs(s.data["chance"] - math.log(10)) < 1e-9
+    assert "loss_spike" not in k and "healthy" not in k
+    assert "loss_huge_at_start" not in kinds(curve_run(10, loss=(STEPS, FALLING)))
+
+
+def test_nan_at_the_first_step_and_unknown_k():
+    v = FALLING.copy()
+    v[0] = np.nan
+    assert kinds(curve_run(loss=(STEPS, v)))["loss_huge_at_start"].data["nonfinite"] is True
+    # K unknown: a regression MSE of 20 is fine, a cross-entropy (accuracy logged) of 20 is not
+    w = FALLING.copy()
+    w[0] = 20.0
+    assert "loss_huge_at_start" not in kinds(curve_run(loss=(STEPS, w)))
+    assert "loss_huge_at_start" in kinds(curve_run(loss=(STEPS, w), accuracy=(STEPS, np.linspace(0.2, 0.9, N))))
+
+
+def test_noisy_loss_of_a_tiny_batch():
+    per_sample = np.abs(rng.standard_cauchy(N)) * 0.05 + rng.exponential(0.05, N)
+    assert kinds(curve_run(loss=(STEPS, per_sample)))["loss_noisy"].data["ratio"] >= 1.0
+    assert "loss_noisy" not in kinds(curve_run(loss=(STEPS, FALLING + rng.normal(0, 0.05, N))))
+
+
+def test_first_layer_gradient_far_above_the_others():
+    n = 20
+    st = np.arange(1, n + 1) * 5
+    k = kinds(curve_run(**{"grad_norm/layer0": (st, np.full(n, 3.0)), "grad_norm/layer1": (st, np.full(n, 0.4)),
+                           "grad_norm/layer2": (st, np.full(n, 0.3)), "grad_norm/layer3": (st, np.full(n, 0.1))}))
+    assert k["grad_first_layer_large"].data["ratio"] == 30.0
+    healthy = kinds(curve_run(**{f"grad_norm/layer{i}": (st, np.full(n, g)) for i, g in enumerate((0.8, 2.0, 4.0, 2.5))}))
+    assert "grad_first_layer_large" not in healthy
+
+
+def test_gap_from_the_first_evaluation_is_not_overfitting():
+    val_steps = STEPS[19::20]
+    chance = math.log(4)
+    val = chance + np.linspace(0.0, 0.3, len(val_steps))          # at chance and getting worse, never better
+    k = kinds(curve_run(4, loss=(STEPS, FALLING * 0.5), val_loss=(val_steps, val)))
+    assert "val_gap_from_start" in k and "train_val_divergence" not in k
+    # a val curve that first improves and then rises is overfitting
+    over = np.concatenate([np.linspace(1.2, 0.6, 5), np.linspace(0.65, 1.1, 5)])
+    k = kinds(curve_run(4, loss=(STEPS, FALLING * 0.5), val_loss=(val_steps, over)))
+    assert "train_val_divergence" in k and "val_gap_from_start" not in k
+
+
+def test_capped_train_accuracy_with_better_validation():
+    val_steps = STEPS[19::20]
+    acc = 0.7 + rng.normal(0, 0.04, N)
+    acc[:20] = np.linspace(0.3, 0.7, 20)
+    k = kinds(curve_run(10, loss=(STEPS, 0.6 + 1.7 * np.exp(-np.arange(N) / 10)), accuracy=(STEPS, acc),
+                        val_accuracy=(val_steps, np.full(len(val_steps), 0.93))))
+    assert k["train_acc_capped"].strength >= 0.85 and k["val_above_train"].data["by"] == "accuracy"
+    assert "healthy" not in k and "val_near_perfect" not in k
+
+
+def test_validation_near_perfect_and_below_the_train_loss():
+    val_steps = STEPS[19::20]
+    k = kinds(curve_run(10, loss=(STEPS, FALLING), val_loss=(val_steps, np.full(len(val_steps), 0.005)),
+                        val_accuracy=(val_steps, np.r_[0.995, np.full(len(val_steps) - 1, 1.0)])))
+    assert k["val_near_perfect"].data["early"] is True
+    assert k["val_above_train"].data["by"] == "loss"

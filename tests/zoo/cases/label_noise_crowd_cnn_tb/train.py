@@ -1,0 +1,151 @@
+"""CNN on shapes with crowd-sourced training labels."""
+import argparse
+import json
+import math
+import os
+import time
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import yaml
+from torch.utils.data import DataLoader, TensorDataset
+
+RUN = {}
+
+def load_config(path="config.yaml"):
+    with open(path) as f:
+        return yaml.safe_load(f)
+
+def make_split(n, cfg, seed):
+    """12x12 single-channel images of 4 patterns (h-bar, v-bar, diagonal, box) plus noise."""
+    g = torch.Generator().manual_seed(seed)
+    s = cfg.get("image_size", 12)
+    y = torch.randint(0, 4, (n,), generator=g)
+    x = torch.randn(n, 1, s, s, generator=g) * cfg.get("noise", 0.8)
+    pos = torch.randint(2, s - 2, (n,), generator=g)
+    idx = torch.arange(s)
+    for i in range(n):
+        p = int(pos[i])
+        if y[i] == 0:
+            x[i, 0, p, :] += 1.5
+        elif y[i] == 1:
+            x[i, 0, :, p] += 1.5
+        elif y[i] == 2:
+            x[i, 0, idx, idx] += 1.5
+        else:
+            x[i, 0, 2:-2, 2] += 1.5
+            x[i, 0, 2:-2, -3] += 1.5
+    return x, y
+
+
+def crowd_labels(y, guess_rate, seed):
+    """One crowd vote per image; a share of the workers guess at random."""
+    g = torch.Generator().manual_seed(seed)
+    guess = torch.rand(len(y), generator=g) < guess_rate
+    return torch.where(guess, torch.randint(0, 4, (len(y),), generator=g), y)
+
+
+def make_datasets(cfg):
+    x, y = make_split(cfg["n_train"], cfg, seed=1)
+    y = crowd_labels(y, cfg["guess_rate"], seed=11)
+    xv, yv = make_split(cfg["n_val"], cfg, seed=2)
+    return TensorDataset(x, y), TensorDataset(xv, yv)
+
+class Net(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        c = cfg["channels"]
+        self.features = nn.Sequential(
+            nn.Conv2d(1, c, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(c, 2 * c, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+        )
+        s = cfg.get("image_size", 12) // 4
+        self.classifier = nn.Sequential(nn.Flatten(), nn.Linear(2 * c * s * s, 64), nn.ReLU(), nn.Linear(64, 4))
+
+    def forward(self, x):
+        return self.classifier(self.features(x))
+
+from torch.utils.tensorboard import SummaryWriter
+
+writer = SummaryWriter("tb")
+_TB = {"loss": "train/total_loss", "lr": "optim/lr-AdamW", "grad_norm": "optim/gnorm",
+       "val_loss": "eval/total_loss", "val_acc": "eval/top1"}
+
+
+def log_train(step, epoch, m):
+    for k, v in m.items():
+        writer.add_scalar(_TB.get(k, "train/" + k), v, step)
+
+
+def log_val(step, epoch, m):
+    for k, v in m.items():
+        writer.add_scalar(_TB.get(k, "eval/" + k), v, step)
+
+
+def log_text(msg):
+    pass
+
+
+def close():
+    writer.close()
+
+def grad_norm(model):
+    total = 0.0
+    for p in model.parameters():
+        if p.grad is not None:
+            total += p.grad.detach().pow(2).sum().item()
+    return math.sqrt(total)
+
+
+@torch.no_grad()
+def evaluate(model, loader, criterion):
+    model.eval()
+    loss_sum, correct, n = 0.0, 0, 0
+    for x, y in loader:
+        logits = model(x)
+        loss_sum += criterion(logits, y).item() * len(y)
+        correct += (logits.argmax(-1) == y).sum().item()
+        n += len(y)
+    model.train()
+    return loss_sum / n, correct / n
+
+
+def main():
+    cfg = load_config()
+    CFG.update(cfg)
+    torch.manual_seed(cfg["seed"])
+    train_ds, val_ds = make_datasets(cfg)
+    train_loader = DataLoader(train_ds, batch_size=cfg["batch_size"], shuffle=True)
+    val_loader = DataLoader(val_ds, batch_size=256)
+    model = Net(cfg)
+    criterion = nn.CrossEntropyLoss()
+    optimizer = torch.optim.Adam(model.parameters(), lr=cfg["lr"])
+    scheduler = None
+    RUN.update(total=cfg["epochs"] * len(train_loader), epochs=cfg["epochs"], per_epoch=len(train_loader),
+               log_every=cfg["log_every"], batch_size=cfg["batch_size"])
+    log_text(f"model: {sum(p.numel() for p in model.parameters())} parameters, {len(train_ds)} training samples")
+    step = 0
+    for epoch in range(cfg["epochs"]):
+        for x, y in train_loader:
+            step += 1
+            optimizer.zero_grad()
+            logits = model(x)
+            loss = criterion(logits, y)
+            loss.backward()
+            gnorm = grad_norm(model)
+            optimizer.step()
+            if step % cfg["log_every"] == 0:
+                metrics = {"loss": loss.item(), "lr": optimizer.param_groups[0]["lr"], "grad_norm": gnorm}
+                metrics["acc"] = (logits.argmax(-1) == y).float().mean().item()
+                log_train(step, epoch, metrics)
+        val_loss, val_acc = evaluate(model, val_loader, criterion)
+        log_val(step, epoch, {"val_loss": val_loss, "val_acc": val_acc})
+    close()
+
+
+CFG = {}
+
+if __name__ == "__main__":
+    main()
