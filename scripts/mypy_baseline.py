@@ -8,6 +8,8 @@ from the installed (editable_mode=strict) tree, as any static tool sees them.
 """
 from __future__ import annotations
 
+import importlib.util
+import os
 import re
 import subprocess
 import sys
@@ -19,7 +21,15 @@ CMD = [sys.executable, "-m", "mypy", "--ignore-missing-imports", "--no-color-out
 
 
 def main() -> int:
-    r = subprocess.run(CMD, capture_output=True, text=True, cwd="/")
+    # The strict editable install puts a link tree on sys.path; mypy reads it as source (MYPYPATH).
+    spec = importlib.util.find_spec("mltdbg.analyzers")
+    if spec is None or not spec.submodule_search_locations:
+        print("mltdbg is not installed: run scripts/test.sh")
+        return 2
+    root = Path(list(spec.submodule_search_locations)[0]).resolve().parents[1]
+    tree = next((Path(p) for p in sys.path if (Path(p) / "mltdbg" / "analyzers").is_dir()), root)
+    env = {**os.environ, "MYPYPATH": str(tree)}
+    r = subprocess.run(CMD, capture_output=True, text=True, cwd=str(tree), env=env)
     out = r.stdout + r.stderr
     m = re.search(r"Found (\d+) errors? in", out)
     if m is None and "Success" not in out:
