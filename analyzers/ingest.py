@@ -270,7 +270,7 @@ def read_bytes(path: Path, rel: str | None = None, run: Run | None = None, cap: 
             held.head = None
         else:
             got = 0
-            for b in _data_chunks(f, size):
+            for _, b in data_blocks(f, size):
                 got += len(b)
                 held.feed(b)
             held.nul += size - got          # the holes jumped over
@@ -312,30 +312,36 @@ def _has_holes(fd: int, size: int) -> bool:
         os.lseek(fd, 0, os.SEEK_SET)
 
 
-def _data_chunks(f, size: int):
-    """The file's bytes up to size, in chunks, jumping over the holes of a sparse file (SEEK_DATA)."""
-    fd, pos = f.fileno(), 0
+def data_blocks(f, size: int, start: int = 0, chunk: int = _CHUNK):
+    """(file offset, bytes) of f from start up to size, in chunks of at most `chunk`, jumping over the
+    holes of a sparse file (SEEK_DATA): a reader that walks a 2 GB sparse log reads only what was written."""
+    fd, pos = f.fileno(), start
     seek_data = getattr(os, "SEEK_DATA", None)
     while pos < size:
-        start, end = pos, size
+        begin, end = pos, size
         if seek_data is not None:
             try:
-                start = os.lseek(fd, pos, seek_data)
-                end = min(os.lseek(fd, start, os.SEEK_HOLE), size)
+                begin = os.lseek(fd, pos, seek_data)
+                end = min(os.lseek(fd, begin, os.SEEK_HOLE), size)
             except OSError as e:
                 if e.errno == errno.ENXIO:      # nothing but a hole after pos
                     return
-                seek_data, start, end = None, pos, size     # no SEEK_DATA on this file system
-        if start >= size:
+                seek_data, begin, end = None, pos, size     # no SEEK_DATA on this file system
+        if begin >= size:
             return
-        os.lseek(fd, start, os.SEEK_SET)
-        while start < end:
-            b = os.read(fd, min(_CHUNK, end - start))
+        os.lseek(fd, begin, os.SEEK_SET)
+        while begin < end:
+            b = os.read(fd, min(chunk, end - begin))
             if not b:
                 return
-            yield b
-            start += len(b)
+            yield begin, b
+            begin += len(b)
         pos = end
+
+
+def drop_nul_runs(data: bytes) -> bytes:
+    """data without its runs of NUL_RUN or more NUL bytes (holes, padding), as read_bytes gives them."""
+    return _NUL_RUN.sub(b"", data) if b"\x00" * 64 in data else data
 
 
 def read_text(path: Path, rel: str, run: Run) -> str:
@@ -356,6 +362,9 @@ def is_binary(head: bytes) -> bool:
         return False
     if b"\x00" in head:
         return True
-    text_chars = bytes(range(32, 127)) + b"\n\r\t\f\b\x1b"
-    nontext = sum(1 for b in head[:1024] if b not in text_chars and b < 128)
+    nontext = len(head[:1024].translate(None, _TEXT_OR_HIGH))   # bytes left: control bytes
     return nontext / min(len(head), 1024) > 0.3
+
+
+# Printable ASCII, common whitespace/escapes, and every byte >= 128 (UTF-8): what is_binary keeps.
+_TEXT_OR_HIGH = bytes(range(32, 127)) + b"\n\r\t\f\b\x1b" + bytes(range(128, 256))

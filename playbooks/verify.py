@@ -9,6 +9,7 @@ Anything else (text with no citation, a path outside the run, a missing file) is
 from __future__ import annotations
 
 import math
+import os
 import re
 from bisect import bisect_right
 from pathlib import Path
@@ -16,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from mltdbg.analyzers.common.gitrepo import file_at
+from mltdbg.analyzers.ingest import data_blocks, drop_nul_runs
 from mltdbg.analyzers.model import Evidence, Run
 
 # The issue's rule: the quoted text must appear within 3 lines of the cited line.
@@ -27,6 +29,10 @@ _WS = re.compile(r"\s+")
 # Files are re-read from disk a block at a time: a quote on line 900,000 of a 50 MB log needs
 # only that line's neighbours, not the whole file decoded and split.
 _BLOCK = 1 << 20
+# What one re-read may hold: one line's last LINE_CAP bytes (a quote is cut at 300 characters), and
+# HELD_CAP for the window of lines (a window of minified 40 MB lines is not read whole).
+LINE_CAP = 1 << 20
+HELD_CAP = 32 << 20
 _AT_COMMIT = re.compile(r"^(.+)@([0-9a-f]{7,40})$")
 GIT_SHOW_TIMEOUT_S = 20.0   # one `git show` of a file at a commit; a hung git must not hang verification
 
@@ -43,7 +49,9 @@ def _norm(s: str) -> str:
 class _DiskLines:
     """Lines of a plain (not gzipped) file on disk by number, as `text.split("\n")` numbers them,
     without holding the file. Block boundaries seen on the way are kept as (line, offset) marks,
-    so a later read seeks close to its line."""
+    so a later read seeks close to its line. Bounded like the readers (analyzers.ingest): read up
+    to the size the file has when opened (a log still growing), holes of a sparse file skipped and
+    NUL runs dropped, at most LINE_CAP bytes of one line kept (its end: a hole's text follows it)."""
 
     def __init__(self, path: Path):
         self.path = path
@@ -52,23 +60,26 @@ class _DiskLines:
     def get(self, lo: int, hi: int) -> list[str]:
         """Lines lo..hi-1 (0-based; fewer at the end of the file), decoded with replacement."""
         line, off = self.marks[bisect_right(self.marks, (lo, math.inf)) - 1]
-        buf = b""
+        buf = bytearray()       # from the start of line `line` on (holes left out)
+        n = 0                   # line ends in buf
         with open(self.path, "rb") as f:
-            f.seek(off)
-            while True:
-                blk = f.read(_BLOCK)
-                buf += blk
-                n = buf.count(b"\n")
-                if blk and line + n <= lo:  # line lo starts after this buffer: skip it, keep a mark
-                    k = buf.rfind(b"\n")
-                    if k >= 0:
-                        line, off, buf = line + n, off + k + 1, buf[k + 1:]
-                        self.marks.insert(bisect_right(self.marks, (line, off)), (line, off))
+            size = os.fstat(f.fileno()).st_size
+            for at, blk in data_blocks(f, size, off, _BLOCK):
+                c = blk.count(b"\n")
+                if c and line + n + c <= lo:    # line lo starts after this block: skip, keep a mark
+                    k = blk.rfind(b"\n")
+                    line, n, off = line + n + c, 0, at + k + 1
+                    buf = bytearray(blk[k + 1:])
+                    self.marks.insert(bisect_right(self.marks, (line, off)), (line, off))
                     continue
-                if not blk or line + n >= hi:
+                buf += blk
+                n += c
+                if not c and len(buf) > LINE_CAP and line + n <= lo:
+                    del buf[:len(buf) - LINE_CAP]    # inside one very long line before the window: keep its end
+                if line + n >= hi or len(buf) > HELD_CAP:
                     break
-        parts = buf.split(b"\n")
-        return [x.decode("utf-8", errors="replace") for x in parts[max(0, lo - line):hi - line]]
+        parts = bytes(buf).split(b"\n")
+        return [drop_nul_runs(x)[-LINE_CAP:].decode("utf-8", errors="replace") for x in parts[max(0, lo - line):hi - line]]
 
 
 class Verifier:

@@ -114,3 +114,19 @@ def test_a_log_growing_while_read_stays_bounded(tmp_path):
         writer.wait()
     assert data.startswith(b"step 0 loss 2.0\n") and len(data) < 2 * 1024**2 + p.stat().st_size // 16
     assert p.stat().st_size > len(data)
+
+
+def test_the_verifier_rereads_a_sparse_log_without_its_holes(tmp_path):
+    """The verifier re-reads cited lines from disk: through a 512 MB hole it reads only the data
+    (before, it concatenated the hole block by block: a 2 GB sparse log ran for minutes at 2 GB)."""
+    from mltdbg.analyzers.model import Evidence
+    from mltdbg.playbooks.verify import Verifier
+    p = tmp_path / "train.log"
+    with open(p, "wb") as f:
+        f.write(b"step 1 loss 2.0\n")
+        f.seek(512 * 1024**2)
+        f.write(b"step 2 loss nan\nRuntimeError: boom\n")
+    v = Verifier(Run(root=tmp_path))
+    assert v.check(Evidence(text="nan", source="train.log", line=2, quote="step 2 loss nan"))
+    assert v.check(Evidence(text="error", source="train.log", line=3, quote="RuntimeError: boom"))
+    assert not v.check(Evidence(text="error", source="train.log", line=3, quote="not in the file"))

@@ -123,7 +123,12 @@ def test_data_pt_tuple_of_tensors_and_parquet(proj, tmp_path):
     (tmp_path / "t.parquet").write_bytes(b"PAR1 not really")
     r = probe(proj, "data", str(tmp_path / "t.parquet"))
     if importlib.util.find_spec("pyarrow") or importlib.util.find_spec("fastparquet"):
-        assert r.result.error_kind == "bad_input" and "t.parquet" in r.error       # a broken file, named
+        assert r.result.error_kind == "bad_input" and "t.parquet: not a readable Parquet file" in r.error
+        import pandas as pd
+        pd.DataFrame({"a": [1.0, np.nan, 3.0], "label": [0, 1, 7]}).to_parquet(tmp_path / "ok.parquet")
+        r = probe(proj, "data", str(tmp_path / "ok.parquet"), "--num-classes", "2")
+        assert r.result.result["arrays"]["a"]["nan"] == 1
+        assert kinds(r) == ["data_nonfinite", "label_out_of_range"]
     else:
         assert r.result.error_kind == "bad_input" and "pyarrow or fastparquet" in r.error
 

@@ -4,4 +4,6 @@
 - `safety`: the one command-safety classifier (checks, Claude proposals, the fix gate).
 - `gitrepo`: the one git module and the one way to find the repo root.
 - `patch`: the unified-diff apply/revert engine used by codemods and the fix gate.
+- `sanitize`: untrusted text that meets a terminal or markup: control characters shown, never obeyed.
+- `yamlsafe`: YAML from untrusted files with size, alias-expansion and depth limits.
 """

@@ -98,7 +98,7 @@ _WRAPPERS: dict[str, frozenset[str]] = {
     "sudo": frozenset({"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "--user", "--group"}),
     "doas": frozenset({"-u", "-C"}), "pkexec": frozenset({"--user"}), "runuser": frozenset({"-u", "-g", "-l"}),
     "watch": frozenset({"-n", "--interval", "-d"}), "parallel": frozenset({"-j", "--jobs"}),
-    "torchrun": frozenset(), "taskset": frozenset({"-c"}), "numactl": frozenset(),
+    "taskset": frozenset({"-c"}), "numactl": frozenset(),
 }
 _WRAPPER_FIRST_ARG = {"timeout", "taskset", "chroot"}     # these take one plain argument before the command
 _RUNNERS = {"uv", "poetry", "pipenv", "pdm", "hatch", "conda", "mamba", "micromamba", "pixi"}   # `X run CMD`

@@ -2,7 +2,7 @@
 
     visible("\\x1b[2Jgone")            -> "^[[2Jgone"       control characters shown, never obeyed
     one_line("python a.py\\nrm -rf ~") -> "python a.py⏎rm -rf ~"    a command shown on one line, all of it
-    escape_markup("[@click=app.quit]x") -> "\\\\[@click=app.quit]x"   safe inside Textual or Rich markup
+    escape_markup("[@click=app.quit]x") -> "\\[@click=app.quit]x"     safe inside Textual or Rich markup
     json_visible(json_text)           -> the same JSON value, with C1/DEL/bidi characters as \\u escapes
 
 In: any str (also one holding lone surrogates from os.fsdecode of undecodable file names). Out: a

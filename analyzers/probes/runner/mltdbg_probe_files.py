@@ -232,6 +232,9 @@ def load_arrays(path: Path, label_column: str | None, notes: list[str]) -> tuple
         except ImportError as e:
             raise ProbeError(E_BAD_INPUT, f"{path}: Parquet needs pyarrow or fastparquet ({e}); not installed in this "
                                           "interpreter (pass --python for one that has them)") from None
+        except Exception as e:  # noqa: BLE001 - the Parquet engines' own error types
+            raise ProbeError(E_BAD_INPUT, f"{path}: not a readable Parquet file ({type(e).__name__}: "
+                                          f"{' '.join(str(e).split())[:200]})") from None
         return _frame(df)
     raise ProbeError(E_BAD_INPUT, f"{path}: unsupported data file type {suf or '(none)'} "
                                   "(.npy, .npz, .csv, .tsv, .parquet, .pt)")
