@@ -9,7 +9,11 @@
 2. A 1,000,000-point TensorBoard file written by torch's SummaryWriter, NaN planted
    at 90 %: time `mltdbg diagnose --json`, and TensorBoard's EventAccumulator with
    all scalars kept (size_guidance 0).
+3. --many N (default 5,000): a folder of N small logs (20 lines each), one of them with a NaN:
+   `mltdbg diagnose` end to end (target < 5 s) must return a hypothesis citing that file.
 Each diagnosis must cite the planted NaN's step, or the benchmark fails.
+(bench_textlog.py times the text styles against a naive parse; bench_tensorboard.py the event
+reader against EventAccumulator; bench_tables.py CSV/JSONL/trainer_state.json.)
 """
 from __future__ import annotations
 
@@ -99,6 +103,7 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--points", type=int, default=1_000_000)
     ap.add_argument("--keep", help="folder to keep the generated files in (reused when present)")
+    ap.add_argument("--many", type=int, default=5000, help="small logs in the many-files folder")
     a = ap.parse_args()
     base = Path(a.keep) if a.keep else Path(tempfile.mkdtemp(prefix="mltdbg-bench-"))
     base.mkdir(parents=True, exist_ok=True)
@@ -131,6 +136,22 @@ def main() -> int:
     size = sum(f.stat().st_size for f in tb.glob("*"))
     print(f"tensorboard {size/1e6:.0f} MB, {a.points:,} points: mltdbg diagnose {dt:.2f} s end to end "
           f"(status {d['status']}, NaN at step {m['tb_nan']} cited: {good}); EventAccumulator (all scalars) {et:.2f} s ({en:,} points)")
+    many = base / f"many_{a.many}"
+    bad_file = f"run_{(a.many * 7) // 8:05d}.log"
+    if not (many / "DONE").exists():
+        many.mkdir(exist_ok=True)
+        for k in range(a.many):
+            with open(many / f"run_{k:05d}.log", "w") as f:
+                for s in range(20):
+                    loss = "nan" if (f"run_{k:05d}.log", s) == (bad_file, 15) else f"{2.0 / (1 + s * 0.1):.4f}"
+                    f.write(f"2024-05-01 12:00:{s:02d} INFO step={s} loss={loss} lr=0.001\n")
+        (many / "DONE").write_text("ok")
+    dt, d = diagnose_cli(many)
+    good = any(e.get("source") == bad_file and e.get("step") == 15 and e.get("value") == "NaN"
+               for h in d["root_causes"] for e in h["evidence"])
+    ok &= good
+    print(f"{a.many:,} small logs: mltdbg diagnose {dt:.2f} s end to end (target < 5 s), status {d['status']}, "
+          f"top {d['root_causes'][0]['id'] if d['root_causes'] else '-'}; the NaN in {bad_file} cited: {good}")
     return 0 if ok else 1
 
 

@@ -324,7 +324,7 @@ def main() -> int:
     base = Path(a.keep) if a.keep else Path(tempfile.mkdtemp(prefix="mltdbg-bench-text-"))
     print(f"logs in {base}; {os.cpu_count()} CPUs; medians of {a.runs} runs; ratio target <= 0.75", flush=True)
     ok = True
-    for style in a.styles.split(","):
+    for style in filter(None, a.styles.split(",")):
         ok &= bench_style(style, a.lines, base, a.runs)
     if a.big:
         print("big logs (targets: < 10 s end to end, < 1.5 GB peak RSS):", flush=True)

@@ -153,3 +153,22 @@ def test_softmax_citation_points_into_the_model_file():
     sig = next(s for s in code_signals(run_of(*files)) if s.kind == "code:softmax_before_ce")
     soft = sig.evidence[1]
     assert soft.source == "models.py" and soft.quote == "        return torch.softmax(out, dim=1)"
+
+
+def test_parsed_once_per_text_and_signals_asked_again_are_the_same(tmp_path):
+    """The checks, the config facts, the probe targets and every codemod ask for the same file's
+    tree: it is parsed once; a second code_signals call is served from the findings kept."""
+    import ast
+    from mltdbg.analyzers.code import index
+    src = (FIX / "bad" / "missing_zero_grad.py").read_text()
+    t = TextArtifact(path="t.py", abspath=tmp_path / "t.py", kind="code", text=src)
+    run = Run(root=tmp_path, texts=[t])
+    first = code_signals(run)
+    again = code_signals(Run(root=tmp_path, texts=[TextArtifact(path="t.py", abspath=t.abspath, kind="code",
+                                                                text=src)]))
+    assert [(s.kind, s.data["line"]) for s in first] == [(s.kind, s.data["line"]) for s in again] and first
+    assert index.parse_tree(src) is index.parse_tree(src) and isinstance(index.parse_tree(src), ast.Module)
+    bad = "def f(:\n"
+    for _ in range(2):                       # a file that does not parse says so every time
+        r = Run(root=tmp_path, texts=[TextArtifact(path="b.py", abspath=tmp_path / "b.py", kind="code", text=bad)])
+        assert code_signals(r) == [] and "not valid Python" in r.warnings[0]

@@ -1,5 +1,6 @@
 """Curve analyzers on series with known shapes."""
 import math
+from pathlib import Path
 
 import numpy as np
 
@@ -111,3 +112,56 @@ def test_million_points_vectorised():
     big[987_654] = np.nan
     s = kinds(_run(loss=big))["nonfinite"]
     assert s.data["step"] == 9_876_540
+
+
+# ---- several series of one name; long series without per-point loops
+
+def test_a_nan_in_one_of_many_same_named_series_is_read():
+    """5,000 small logs each give a loss series of the same length: the one that went NaN is
+    the one analysed (Run.metric alone would pick the first)."""
+    run = Run(root=Path("."))
+    for k in range(50):
+        v = 2.0 / (1 + np.arange(20) * 0.1)
+        if k == 37:
+            v[15] = np.nan
+        run.series.append(Series("loss", "loss", np.arange(20), v, f"run_{k}.log", np.arange(1, 21)))
+    nan = [s for s in curve_signals(run) if s.kind == "nonfinite"]
+    assert nan and nan[0].evidence[0].source == "run_37.log" and nan[0].data["step"] == 15
+
+
+def test_epoch_train_level_matches_a_plain_loop():
+    from mltdbg.analyzers.curves import _epoch_train_level
+    rng = np.random.default_rng(0)
+    ts = np.sort(rng.integers(0, 5000, 3000))
+    tv = rng.normal(size=3000)
+    tv[rng.integers(0, 3000, 200)] = np.nan
+    ev = np.sort(rng.integers(0, 5200, 60))
+    tr = Series("loss", "loss", ts, tv, "x.log", np.arange(3000))
+    got = _epoch_train_level(tr, ev)
+    ref, prev = np.full(len(ev), np.nan), -np.inf
+    for i, s in enumerate(ev):                       # the definition, one evaluation at a time
+        m = (ts > prev) & (ts <= s) & np.isfinite(tv)
+        if not m.any():
+            j = int(np.searchsorted(ts, s, side="right"))
+            m = np.zeros(len(ts), bool)
+            m[max(0, j - 3):j] = True
+            m &= np.isfinite(tv)
+        if m.any():
+            ref[i] = np.median(tv[m])
+        prev = s
+    assert np.allclose(got, ref, equal_nan=True)
+
+
+def test_initial_transient_of_a_long_series_is_linear_and_close_to_exact():
+    from mltdbg.analyzers import curves
+    n = 60_000
+    x = np.arange(n)
+    v = 100 * np.exp(-x / (n / 50)) + 1 + np.random.default_rng(1).normal(0, 0.05, n)
+    fast = curves._initial_transient(v)                      # above TRANSIENT_EXACT_MAX: block medians
+    i, w = 0, max(5, n // 20)
+    while i < min(n - 1, max(3, n // 5)):                    # the exact definition
+        nxt = v[i + 1:i + 1 + w]
+        if v[i] <= 1.5 * abs(float(np.median(nxt))):
+            break
+        i += 1
+    assert n > curves.TRANSIENT_EXACT_MAX and abs(fast - i) <= 0.02 * i

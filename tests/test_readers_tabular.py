@@ -234,3 +234,74 @@ def test_jsonl_bare_nan_from_fstrings_is_a_value(tmp_path):
     loss = series(run, "loss")
     assert run.warnings == [] and loss.steps.tolist() == [1, 2, 3]
     assert math.isnan(loss.values[1]) and loss.values[2] == -math.inf
+
+
+# ---- the Arrow paths: the same series as the careful paths, faster
+
+def _series_map(run):
+    return {(s.name, s.source): (s.steps.tolist(), [None if math.isnan(v) else v for v in s.values.tolist()],
+                                 s.locs.tolist()) for s in run.series}
+
+
+def test_arrow_csv_nan_missing_and_bad_rows_as_the_pandas_path(tmp_path):
+    """NaN cells stay values, blank cells are missing, rows with the wrong cell count are one
+    warning; blank lines make Arrow's rows differ from the lines, so they take the counted path."""
+    body = ["step,loss,acc,flag", "1,0.5,,true", "2,nan,0.1,false", "3,0.25,0.2,true", "4,1,2,3,4,5", "5,inf,0.3,true"]
+    for name, text in (("a.csv", "\n".join(body) + "\n"), ("b.csv", "\n".join(body[:3] + [""] + body[3:]) + "\n")):
+        d = tmp_path / name.split(".")[0]
+        d.mkdir()
+        (d / name).write_text(text)
+        run = ingest([d])
+        loss = next(s for s in run.series if s.name == "loss")
+        assert loss.steps.tolist() == [1, 2, 3, 5] and math.isnan(loss.values[1]) and loss.values[3] == math.inf
+        acc = next(s for s in run.series if s.name == "accuracy")
+        assert acc.steps.tolist() == [2, 3, 5]
+        assert "flag" not in {s.raw_name for s in run.series}          # true/false is not a metric
+        assert len(run.warnings) == 1 and "1 rows" in run.warnings[0]
+        blank = 1 if name == "b.csv" else 0
+        assert loss.locs.tolist() == [2, 3, 4 + blank, 6 + blank]
+        assert run.warnings[0].startswith(f"{name}:{5 + blank}:")
+
+
+def test_arrow_jsonl_matches_the_json_module_path(tmp_path):
+    """Arrow reads it; the same file with one bare `nan` (Arrow cannot) goes the json-module way;
+    both give the same series (nested keys flattened, booleans as 0/1, a NaN kept, a missing key
+    missing)."""
+    recs = [{"step": i, "loss": (float("nan") if i == 3 else 1.0 / (i + 1)), "opt": {"lr": 0.1 * i},
+             "ok": i % 2 == 0} for i in range(8)]
+    recs[5].pop("loss")
+    a = tmp_path / "a"
+    a.mkdir()
+    (a / "m.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    b = tmp_path / "b"
+    b.mkdir()
+    (b / "m.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs) + '{"step": 8, "loss": nan}\n')
+    ra, rb = ingest([a]), ingest([b])
+    sa, sb = _series_map(ra), _series_map(rb)
+    assert sa[("loss", "m.jsonl")][0] == [0, 1, 2, 3, 4, 6, 7] and sa[("loss", "m.jsonl")][1][3] is None
+    assert sa[("lr", "m.jsonl")][1][2] == pytest.approx(0.2) and sa[("ok", "m.jsonl")][1][:2] == [1.0, 0.0]
+    for k, v in sa.items():
+        got = sb[k]
+        if k[0] == "loss":
+            got = (got[0][:-1], got[1][:-1], got[2][:-1])   # b has one more row
+        assert got == v, k
+
+
+def test_trainer_state_rows_found_by_layout_match_decoding(tmp_path):
+    """A pretty-printed log_history: each row's line from the layout (no per-row decode)."""
+    hist = [{"epoch": i / 10, "loss": 2.0 - i / 10, "step": i + 1} for i in range(30)]
+    hist[7]["loss"] = float("nan")
+    hist.append({"epoch": 3.0, "step": 30, "train_runtime": 12.0, "train_loss": 1.5, "total_flos": 1.0})
+    for indent in (2, 4, None):
+        d = tmp_path / f"i{indent}"
+        d.mkdir()
+        text = json.dumps({"log_history": hist, "global_step": 30}, indent=indent)
+        (d / "trainer_state.json").write_text(text)
+        loss = next(s for s in ingest([d]).series if s.name == "loss")
+        lines = text.split("\n")
+        assert len(loss) == 30 and math.isnan(loss.values[7])
+        for k in (0, 7, 29):
+            ln = int(loss.locs[k])
+            assert lines[ln - 1].strip().startswith("{"), (indent, k, ln)
+            if indent is not None:
+                assert f'"step": {k + 1}' in "\n".join(lines[ln - 1:ln + 4])

@@ -380,3 +380,106 @@ def test_byte_windows_near_the_ends_match_a_plain_loop():
                     if 0 <= p - back + j < nb:
                         ref[p, j] = b[p - back + j]
             assert (got == ref).all(), (nb, back, fwd)
+
+
+# ---- print styles kept apart, counters mapped to global steps, big logs read a block at a time
+
+def test_three_styles_of_one_loss_stay_apart(tmp_path):
+    """A logging line, an HF dict and a tqdm bar all print `loss`: one series per style, each on
+    the global step axis (the bar's per-epoch counter mapped), none named after tqdm's desc."""
+    p = tmp_path / "mixed.log"
+    out = []
+    for i in range(60):
+        k = i % 20 + 1
+        out.append(f"\rTraining: {k * 5:3d}%|####      | {k}/20 [00:01<00:02, 9.1it/s, loss={3.0 - i * 0.01:.3f}]")
+        if (i + 1) % 5 == 0:
+            out.append(f"\r2024-05-01 12:00:00,000 - INFO - trainer - step {i + 1} | loss={2.0 - i * 0.01:.4f}\n")
+        if (i + 1) % 10 == 0:
+            out.append(f"\r{{'loss': {1.0 - i * 0.01:.4f}, 'epoch': {(i + 1) / 20:.2f}}}\n")
+        if k == 20:
+            out.append("\n")
+    p.write_text("".join(out))
+    run = read(p)
+    losses = sorted((s for s in run.series if s.name == "loss"), key=len)
+    assert [len(s) for s in losses] == [6, 12, 60]
+    hf, logged, bar = losses
+    assert bar.steps.tolist() == list(range(1, 61))                 # 3 passes of 20 -> steps 1..60
+    assert logged.steps.tolist() == list(range(5, 61, 5)) and logged.values[0] == 2.0 - 0.04
+    assert hf.steps.tolist() == list(range(10, 61, 10)) and hf.values[0] == pytest.approx(1.0 - 0.09)
+    assert "training" not in {s.name for s in run.series}
+
+
+def test_a_counter_that_goes_back_early_is_a_restart_not_a_pass(tmp_path):
+    """Passes over a loop map to global steps only when every return to the start came after
+    the counter reached (nearly) its total; one that went back early is a restart, and then the
+    counter is left as printed (the analyzers see the step going back)."""
+    def steps(counts):
+        p = tmp_path / "bar.log"
+        p.write_text("".join(f"\r{k}/100 [00:01, loss={k / 100:.2f}]" for n in counts for k in range(1, n + 1)) + "\n")
+        return series(read(p), "loss").steps.tolist()
+    assert steps([100, 100, 30]) == list(range(1, 231))
+    assert steps([100, 40, 30]) == list(range(1, 101)) + list(range(1, 41)) + list(range(1, 31))
+
+
+def test_keras_epoch_of_redraws_longer_than_a_metric_line(tmp_path):
+    """A terminal capture of fit(): one '\\n' line per epoch holds every '\\r' redraw (here 160 KB)."""
+    p = tmp_path / "keras.log"
+    rows = ["Epoch 1/1\n"] + [f"\r{k:4d}/1875 [{'=' * (k * 30 // 1875):<30}] - ETA: 5s - loss: {2 - k / 1875:.4f}"
+                              for k in range(1, 1876)] + [" - val_loss: 0.9000\n"]
+    p.write_text("".join(rows))
+    assert len(rows[1]) * 1875 > 100 * 1024
+    run = read(p)
+    loss = series(run, "loss")
+    assert len(loss) == 1875 and loss.steps[-1] == 1875 and run.warnings == []
+
+
+def test_big_log_reads_every_line_keeps_a_sparse_text(tmp_path):
+    """A log over SPARSE_TEXT_BYTES: every metric read (block by block), the text keeps the
+    head, the tail and the lines the text analyzers want, every line at its own number; a
+    blanked line still quotes from the file."""
+    from mltdbg.analyzers.readers.textlog.sparse import SPARSE_TEXT_BYTES, SparseText
+    p = tmp_path / "big.log"
+    n = SPARSE_TEXT_BYTES // 28 + 100_000
+    mid = n // 2
+    with open(p, "w") as f:
+        for i in range(n):
+            if i == mid:
+                f.write("Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n"
+                        "RuntimeError: CUDA error: an illegal memory access was encountered\n")
+            f.write(f"step={i} loss={'nan' if i == mid + 10 else f'{1 + i % 7 / 10:.4f}'} lr=0.001\n")
+    run = read(p)
+    art = run.texts[0]
+    assert isinstance(art, SparseText) and art.kind == "log"
+    assert len(art.text) < p.stat().st_size / 5 and any("MB log: metrics read from every line" in w for w in run.warnings)
+    lines = p.read_text().split("\n")
+    assert art.n_lines == len(lines) - 1
+    tb = lines.index("Traceback (most recent call last):") + 1
+    for k in (1, 2, tb, tb + 2, len(lines) - 1):            # head, traceback, tail: kept as written
+        assert art.line(k) == lines[k - 1]
+    far = tb + 50_000
+    assert art.text.split("\n")[far - 1] == "" and art.line(far) == lines[far - 1]   # read back from disk
+    loss = series(run, "loss")
+    assert len(loss) == n and loss.locs[-1] == len(lines) - 1
+    bad = np.flatnonzero(np.isnan(loss.values))
+    assert loss.steps[bad].tolist() == [mid + 10] and art.line(int(loss.locs[bad[0]])).startswith(f"step={mid + 10} loss=nan")
+
+
+def test_word_finder_matches_a_plain_search():
+    from mltdbg.analyzers.readers.textlog.sparse import MID_WORDS, WordFinder
+    rng = np.random.default_rng(3)
+    words = list(MID_WORDS)
+    parts = []
+    for _ in range(3000):
+        parts.append(bytes(rng.integers(32, 127, rng.integers(0, 40), dtype=np.uint8)))
+        if rng.random() < 0.3:
+            parts.append(words[rng.integers(len(words))])
+    data = b"".join(parts)
+    for offset in (0, 1):   # odd and even alignments
+        d = data[offset:]
+        got = WordFinder(d).find(d)
+        for w, at in zip(MID_WORDS, got):
+            ref, i = [], d.find(w)
+            while i >= 0:
+                ref.append(i)
+                i = d.find(w, i + 1)
+            assert at.tolist() == ref, w

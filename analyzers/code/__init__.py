@@ -47,8 +47,8 @@ from mltdbg.analyzers.code.index import (AMBIG_SCHED, CLEAR, EPOCH_SCHED, FUNCS,
                                          NORM_LAYERS, PASSTHRU, STEP_SCHED, STRONG, WEAK, Finding, PyFile, RunIndex,
                                          arg, build_index, chain_attrs, const, core, dotted, fname, framework_of,
                                          is_backward, is_model_name, is_no_grad_with, is_opt_step, is_sched_ctor,
-                                         is_softmax_call, is_zero_grad, kwarg, last, model_calls, parse_code, parse_tree,
-                                         pyfile_of, recv, safe_from_zero, softmax_attrs, src)
+                                         is_softmax_call, is_zero_grad, gc_paused, kwarg, last, model_calls, parse_code,
+                                         parse_tree, pyfile_of, recv, safe_from_zero, softmax_attrs, src)
 from mltdbg.analyzers.code.no_shuffle import check_no_shuffle
 from mltdbg.analyzers.code.params import check_params, param_paths
 from mltdbg.analyzers.code.resume import check_resume
@@ -85,12 +85,14 @@ def code_signals(run: Run, files: list[PyFile] | None = None) -> list[Signal]:
     key = tuple(files)
     hit = _FOUND.get(key)
     if hit is None:
-        hit = _FOUND[key] = _file_findings(files)
+        with gc_paused():
+            hit = _FOUND[key] = _file_findings(files)
         while len(_FOUND) > FOUND_CACHE:
             del _FOUND[next(iter(_FOUND))]
     found, too_deep = hit
     run.warnings += [f"{p}:1: code too deeply nested to check" for p in too_deep]
-    return _to_signals(found + setup_findings(files, run))
+    with gc_paused():
+        return _to_signals(found + setup_findings(files, run))
 
 
 # The findings that depend on the code alone are kept for the last few sets of files: one

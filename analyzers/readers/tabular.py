@@ -35,7 +35,7 @@ CLOCK_COLUMNS = {"wall time", "wall_time", "walltime", "timestamp", "_timestamp"
                  "date", "datetime", "time_stamp", "relative time (process)"}
 DELIMITERS = (",", "\t", ";", "|")
 # HF Trainer's last log_history row is a run summary: its train_loss is a mean, not a point.
-SUMMARY_KEYS = {"train_runtime", "total_flos"}
+SUMMARY_KEYS = {"train_runtime", "total_flos"}   # (two keys: _read_json tests them one by one)
 # A column is a metric when at least this share of its non-blank cells are numbers.
 NUMERIC_SHARE = 0.5
 # JSON documents larger than this are not parsed to sniff them: json.loads holds ~6x the text as
@@ -250,6 +250,8 @@ def read(path: Path, rel: str, run: Run) -> None:
 
 
 def _read_csv(path: Path, rel: str, run: Run, delim: str) -> None:
+    if _csv_ascii_arrow(path, rel, run, delim):
+        return
     import pandas as pd  # lazily: ~0.3 s to import, and most runs have no table to parse  # noqa: PLC0415 - heavy; only for this file format
     text = read_text(path, rel, run)
     # the header is the first non-blank line
@@ -388,8 +390,10 @@ def _loads_lenient(line: str):
 def _read_json(path: Path, rel: str, run: Run, rows, where) -> None:
     text = read_text(path, rel, run)
     starts = _row_lines(text, where, len(rows))
-    keep = [i for i, r in enumerate(rows) if not (SUMMARY_KEYS & set(r))]
-    rows = [rows[i] for i in keep]
+    a, b = sorted(SUMMARY_KEYS)
+    keep = [i for i, r in enumerate(rows) if a not in r and b not in r]
+    if len(keep) < len(rows):
+        rows = [rows[i] for i in keep]
     lineno = np.asarray(starts, dtype=np.int64)[keep] if len(starts) else np.ones(len(rows), np.int64)
     _emit_records(run, rel, path, rows, lineno, [])
 
@@ -404,6 +408,9 @@ def _row_lines(text: str, where, n: int) -> list[int]:
         m = re.search(r'"' + re.escape(where) + r'"\s*:\s*\[', text)
     if not m:
         return [1] * n
+    fast = _row_lines_indented(text, m.end(), n)
+    if fast is not None:
+        return fast
     dec = json.JSONDecoder(parse_constant=_constant)
     i, out = m.end(), []
     ws = re.compile(r"[\s,]*")
@@ -468,6 +475,33 @@ def _arrow_columns(pa, table, names: list[str]) -> dict:
                 pass
             out[name] = pd.Series(col.to_pandas(), dtype=object)
     return out
+
+
+def _csv_ascii_arrow(path: Path, rel: str, run: Run, delim: str) -> bool:
+    """The usual metric CSV (ASCII, no quotes, every line a row) straight from its bytes to
+    Arrow: no decoding, no text copy. False (nothing done, no warning) for anything else; the
+    text path then reads the file and says what is odd about it."""
+    if _arrow() is None:
+        return False
+    data = read_bytes(path)
+    if not data.isascii():
+        return False
+    lead = len(data) - len(data.lstrip(b"\r\n"))
+    body_start = data.find(b"\n", lead)
+    if body_start < 0:
+        return False
+    header = _split_csv_line(data[lead:body_start].decode("ascii").rstrip("\r"), delim)
+    if len(header) > MAX_COLUMNS:
+        return False
+    end = len(data)
+    if not data.endswith(b"\n"):       # a last line still being written: kept only if whole
+        cut = data.rfind(b"\n") + 1
+        if len(data[cut:].split(delim.encode())) != len(header):
+            end = cut
+    if end <= body_start + 1 or data.find(b'"', body_start + 1, end) >= 0:
+        return False
+    header_line = data.count(b"\n", 0, lead) + 1
+    return _csv_arrow(run, rel, path, data[body_start + 1:end], delim, header, header_line, None)
 
 
 def _csv_arrow(run: Run, rel: str, path: Path, body: bytes, delim: str, header: list[str],
@@ -637,6 +671,36 @@ def _emit_arrow(pa, run: Run, rel: str, path: Path, header: list[str], columns: 
     return True
 
 
+def _row_lines_indented(text: str, at: int, n: int) -> list[int] | None:
+    """_row_lines for a pretty-printed list (json.dump(..., indent=k), as HF Trainer writes
+    trainer_state.json): every element starts on a line of its own that holds only spaces and
+    then `{` at the first element's column, until a line indented less ends the list. None
+    when the text is not laid out so (then each element is decoded to find where it ends)."""
+    i0 = at + len(text[at:at + 4096]) - len(text[at:at + 4096].lstrip())
+    if text[i0:i0 + 1] != "{" or not text.isascii():
+        return None
+    b = np.frombuffer(text.encode("ascii"), np.uint8)
+    ls0 = text.rfind("\n", 0, i0) + 1
+    c = i0 - ls0
+    if c == 0 or text[ls0:i0].strip(" "):
+        return None
+    starts = np.concatenate(([0], np.flatnonzero(b == 10) + 1))
+    first = int(np.searchsorted(starts, ls0))
+    st = starts[first:]
+    st = st[st + c < len(b)]
+    spaces = np.ones(len(st), bool)
+    for j in range(c):                                      # 1-D gathers, a column at a time: fast
+        spaces &= b[st + j] == 32
+    row = spaces & (b[st + c] == ord("{"))
+    head = b[st]
+    out_of_list = ~spaces & (head != 10) & (head != 13)
+    end = np.flatnonzero(out_of_list)
+    rows = np.flatnonzero(row[: end[0] if end.size else len(row)])
+    if len(rows) != n:
+        return None
+    return (rows + first + 1).tolist()
+
+
 def _flatten(d: dict, prefix: str = "") -> dict:
     """Nested dicts to 'a/b' keys (W&B history rows)."""
     if not any(isinstance(v, dict) for v in d.values()):
@@ -666,6 +730,8 @@ def _columns(recs: list[dict]):
     """Column per key: a float array (NaN = missing) when every value is a number, else an
     object Series. C-level map over the records, no Python loop per record."""
     import pandas as pd  # noqa: PLC0415 - heavy; only for this file format
+    if len(recs) >= COLUMNS_BY_FRAME:
+        return _columns_frame(pd, recs)
     keys = list(dict.fromkeys(chain.from_iterable(recs)))
     cols = {}
     for k in keys:
@@ -674,6 +740,26 @@ def _columns(recs: list[dict]):
         except (TypeError, ValueError):  # strings, lists, None: the slow, careful path
             cols[k] = pd.Series(list(map(dict.get, recs, repeat(k))), dtype=object)
     return [str(k) for k in keys], {str(k): v for k, v in cols.items()}
+
+
+# From this many records on, the columns come from one pandas DataFrame (its C loop over the
+# records beats one pass per key).
+COLUMNS_BY_FRAME = 20_000
+
+
+def _columns_frame(pd, recs: list[dict]):
+    """_columns through pandas.DataFrame: the same columns (a bool counts as 0/1, as float() reads it)."""
+    df = pd.DataFrame(recs)
+    cols = {}
+    for k in df.columns:
+        c = df[k]
+        if c.dtype == bool:
+            c = c.astype(np.float64)
+        if pd.api.types.is_numeric_dtype(c.dtype):
+            cols[str(k)] = c.to_numpy(dtype=np.float64, na_value=np.nan)
+        else:
+            cols[str(k)] = pd.Series(c.to_numpy(dtype=object), dtype=object)
+    return [str(k) for k in df.columns], cols
 
 
 def _numeric(col):

@@ -5,6 +5,11 @@ Out: `run.texts` gets a TextArtifact (kind "code", "config", "log" or "text"); f
      artifacts every metric found in the common printed styles becomes a `Series`
      (`source=rel`, `locs` = 1-based line numbers). Binary and empty files become a warning.
 
+A log is read BLOCK_BYTES at a time (cut at newlines; gzip streamed), so memory follows the
+metrics it holds, not its size. A log over sparse.SPARSE_TEXT_BYTES keeps a SparseText: every
+line in place, only its head, tail and the lines the text analyzers look for filled in (one
+warning says so); its metrics come from every line all the same.
+
 Styles read: `key=value`, `key: value`, `'key': value` (printed dicts, HF Trainer), Keras
 `- loss: 0.5`, tqdm postfixes (tqdm's `\\r` redraws are separate segments; line numbers stay
 the file's `\\n` lines), Python logging prefixes, fairseq/Megatron `key value | key value`
@@ -17,11 +22,13 @@ Where things live:
   arrays.py      whole-array numpy primitives (windows, hashing, factorize)
   scan.py        the byte scanner: anchors, keys and numbers, progress counters, rank prefixes
   tables.py      whitespace-aligned metric tables
-  assemble.py    anchors -> steps per line -> Series
+  assemble.py    anchors -> steps per line -> Series (LogMetrics: a block at a time)
+  sparse.py      what a big log's text keeps (SparseText, WordFinder)
 This module is the reader entry: `sniff(path, head)` and `read(path, rel, run)`.
 """
 from __future__ import annotations
 
+import os
 import zlib
 from pathlib import Path
 
@@ -29,7 +36,7 @@ import numpy as np
 
 from mltdbg.analyzers.ingest import is_binary, read_bytes
 from mltdbg.analyzers.model import Run, TextArtifact
-from mltdbg.analyzers.readers.textlog.arrays import find_byte
+from mltdbg.analyzers.readers.textlog.arrays import find_byte, release_memory
 from mltdbg.analyzers.readers.textlog.assemble import MAX_METRIC_LINE, LogMetrics
 from mltdbg.analyzers.readers.textlog.kind import text_kind
 from mltdbg.analyzers.readers.textlog.sparse import (HEAD_BYTES, INDEX_EVERY, MID_CAP, MID_WORDS, SPARSE_TEXT_BYTES,
@@ -38,7 +45,7 @@ from mltdbg.analyzers.readers.textlog.sparse import (HEAD_BYTES, INDEX_EVERY, MI
 
 # A log is read this many bytes at a time (cut at the last newline): its metrics, and the text
 # it keeps, never need the whole file in memory at once.
-BLOCK_BYTES = 16 * 1024 * 1024
+BLOCK_BYTES = 4 * 1024 * 1024
 # A single line longer than this is not held whole: its first MAX_METRIC_LINE bytes stay in the
 # text, the rest is skipped (a 20 MB line is held and kept; a 5 GB one is not).
 MAX_HELD_LINE = 64 * 1024 * 1024
@@ -102,9 +109,13 @@ def _blocks(path: Path, gz: bool):
     at = 0                    # offset of `rest` in the (gunzipped) file
     skipping = False          # inside a line longer than MAX_HELD_LINE
     with open_blocks(path, gz) as f:
+        # a log still being written is read as it was when opened (what comes after is the next read's)
+        left = None if gz else os.fstat(f.fileno()).st_size
         while True:
             try:
-                chunk = f.read(BLOCK_BYTES)
+                chunk = f.read(BLOCK_BYTES if left is None else min(BLOCK_BYTES, left))
+                if left is not None:
+                    left -= len(chunk)
             except (EOFError, OSError, zlib.error):
                 if not gz:
                     raise
@@ -146,7 +157,7 @@ def _read_log(path: Path, rel: str, run: Run, gz: bool) -> None:
     sparse = False
     marks: list[np.ndarray] = []
     caps = [MID_CAP] * len(MID_WORDS)
-    finder = None
+    sample = b""
     size = offset = line0 = 0
     cut_lines: list[int] = []
     first = True
@@ -159,7 +170,7 @@ def _read_log(path: Path, rel: str, run: Run, gz: bool) -> None:
             if is_binary(data[:4096]):  # a gzip of something binary
                 run.warnings.append(f"{rel}: binary file, skipped")
                 return
-            finder = WordFinder(data)
+            sample = data[:WordFinder.SAMPLE]
         b = np.frombuffer(data, np.uint8)
         nl = find_byte(b, 10)
         if cut:   # the first bytes of an over-long line: text only
@@ -176,6 +187,7 @@ def _read_log(path: Path, rel: str, run: Run, gz: bool) -> None:
         size += len(data)
         if not sparse and size > SPARSE_TEXT_BYTES:
             sparse = True
+            finder = WordFinder(sample)
             pending = []
             b0 = l0 = 0
             for d, n_ in zip(full, nls):     # earlier blocks: the head stays, the rest waits for the tail
@@ -199,6 +211,8 @@ def _read_log(path: Path, rel: str, run: Run, gz: bool) -> None:
         run.warnings.append(f"{rel}: empty file")
         return
     series = acc.finish()
+    if size >= BLOCK_BYTES:
+        release_memory()      # the reader's temporaries, back to the OS before the text is built
     for n in cut_lines:
         run.warnings.append(f"{rel}:{n}: line longer than {MAX_HELD_LINE // 2**20} MB; its first "
                             f"{MAX_METRIC_LINE // 1024} KB kept as text, no metrics read from it")

@@ -93,6 +93,10 @@ def split_halves(fn, n: int, align: int) -> list:
     return [first, out[0]]
 
 
+# Up to this many values, factorize sorts (np.unique); above, its table passes are cheaper.
+FACTORIZE_SORT_MAX = 1 << 14
+
+
 def factorize(h: np.ndarray):
     """Equal values of a uint64 array: (code per value, numbered by first appearance; index of
     the first value of each code). Like pandas.factorize, without importing pandas: a table of
@@ -102,6 +106,12 @@ def factorize(h: np.ndarray):
     n = len(h)
     if n == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    if n <= FACTORIZE_SORT_MAX:   # a small file: one sort beats three passes over 2**16-slot tables
+        _, first, inv = np.unique(h, return_index=True, return_inverse=True)
+        rank = np.argsort(first, kind="stable")
+        renum = np.empty(len(first), np.int64)
+        renum[rank] = np.arange(len(first))
+        return renum[inv.ravel()], first[rank].astype(np.int64)
     codes = np.empty(n, dtype=np.int64)
     ncodes = 0
     todo = None  # rows not settled yet (None: all)
@@ -176,7 +186,10 @@ class Masked:
 
     def windows(self, pos: np.ndarray, back: int, fwd: int) -> np.ndarray:
         """Masked bytes pos-back .. pos+fwd of each position (zeros beyond the file)."""
-        return sliding_window_view(self.m, back + fwd)[np.asarray(pos) - back + PAD]
+        pos = np.asarray(pos)
+        if len(pos) <= 256:
+            return self.m[(pos - back + PAD)[:, None] + np.arange(back + fwd)]
+        return sliding_window_view(self.m, back + fwd)[pos - back + PAD]
 
     def group(self, pos: np.ndarray, back: int, fwd: int):
         """Distinct masked windows around positions: (code per position, first position index
@@ -203,9 +216,33 @@ class Masked:
         return factorize(h)
 
 
+def _libc_trim():
+    try:
+        import ctypes  # noqa: PLC0415 - only where glibc is there to ask
+        fn = ctypes.CDLL("libc.so.6").malloc_trim
+        fn.argtypes = [ctypes.c_size_t]
+        return fn
+    except (OSError, AttributeError):
+        return None
+
+
+_TRIM = _libc_trim()
+
+
+def release_memory() -> None:
+    """Hand freed memory back to the OS (glibc keeps numpy's freed temporaries in its heap, so a
+    reader that works a block at a time would otherwise hold its largest block's worth for good).
+    A no-op where there is no glibc."""
+    if _TRIM is not None:
+        _TRIM(0)
+
+
 def raw_bytes_at(b: np.ndarray, pos: np.ndarray, a: int, z: int) -> np.ndarray:
     """Raw bytes pos+a .. pos+z of each position (all inside the file: digits, key text)."""
-    return sliding_window_view(b, z - a)[np.asarray(pos) + a]
+    pos = np.asarray(pos)
+    if len(pos) <= 256:     # few rows: index directly (building a window view costs more)
+        return b[(pos + a)[:, None] + np.arange(z - a)]
+    return sliding_window_view(b, z - a)[pos + a]
 
 
 def count_before(a: np.ndarray, v: np.ndarray) -> np.ndarray:

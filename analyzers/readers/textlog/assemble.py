@@ -20,13 +20,16 @@ import numpy as np
 
 from mltdbg.analyzers.model import LOC_LINE, Run, Series
 from mltdbg.analyzers.names import normalize
-from mltdbg.analyzers.readers.textlog.arrays import Masked, count_before, factorize, find_byte, hash_rows, rows_of
+from mltdbg.analyzers.readers.textlog.arrays import (Masked, count_before, factorize, find_byte, hash_rows,
+                                                     release_memory, rows_of)
 from mltdbg.analyzers.readers.textlog.scan import (BACK, FWD, LONG_BACK, LONG_FWD, Keys, anchors, line_ranks,
                                                    progress_counters, read_anchors)
 from mltdbg.analyzers.readers.textlog.tables import close_table, scan_tables
 from mltdbg.analyzers.readers.textlog.vocabulary import classify_key
 
 
+# After a block this big the block's temporaries are handed back to the OS (arrays.release_memory).
+RELEASE_AFTER_BYTES = 4 * 1024 * 1024
 # Lines longer than this are kept as text but not mined for metrics (a serialized tensor or a
 # base64 blob on one line is not a metric line, and its "key: number" pairs would be noise).
 MAX_METRIC_LINE = 100 * 1024
@@ -232,6 +235,8 @@ class LogMetrics:
             prank = R[mseg] if R is not None else None
             self._add_points(cidx, kid, val, form, prank)
         self.nseg += kept.size
+        if nb >= RELEASE_AFTER_BYTES:
+            release_memory()
 
     def _add_points(self, cidx, kid, val, form, prank) -> None:
         """Group this block's points by (key, rank, form); keys printed on the same lines share
@@ -263,64 +268,102 @@ class LogMetrics:
         self.table_open = None
         if not self.groups or not any(self.roles[k] in (1, 4) for k, _, _ in self.groups):
             return tables
+        segs, self.segs = self.segs, []
         col = {}
-        for k in _COLS:
-            parts = [s[k] if s[k] is not None else np.full(s["n"], -1, np.int64) for s in self.segs]
-            col[k] = np.concatenate(parts) if any(s[k] is not None for s in self.segs) else None
-        L = np.concatenate([s["L"] for s in self.segs])
-        self.segs = []
+        for k in _COLS + ("L",):     # one column at a time, its block pieces freed as it is built
+            if any(sg[k] is not None for sg in segs):
+                col[k] = np.concatenate([sg[k] if sg[k] is not None else np.full(sg["n"], -1, np.int64)
+                                         for sg in segs])
+            else:
+                col[k] = None
+            for sg in segs:
+                sg[k] = None
+        del segs
+        L = col.pop("L")
         n = len(L)
-        neg = np.full(n, -1, np.int64)
         seg_rank = col["R"]
-        step, kind = _segment_steps(*(col[k] if col[k] is not None else neg for k in _COLS[:5]), seg_rank)
+        step, kind = _segment_steps(*(col[k] for k in _COLS[:5]), seg_rank, n)
         own = step >= 0
-        # a line with no step of its own takes the last step printed before it (an eval line after
-        # a train line; an HF dict printed right after the progress bar reached that step)
-        src = _ffill(own, seg_rank)
-        carried = ~own & (src >= 0)
-        step[carried] = step[src[carried]]
-        kind[~own] = KIND_CARRIED
+        if own.all():
+            carried = np.zeros(n, bool)
+        else:
+            # a line with no step of its own takes the last step printed before it (an eval line
+            # after a train line; an HF dict printed right after the progress bar reached that step)
+            src = _ffill(own, seg_rank)
+            carried = ~own & (src >= 0)
+            step[carried] = step[src[carried]]
+            kind[~own] = KIND_CARRIED
+            del src
         # a counter's total tells bars apart (a train bar of 50 steps, an eval bar of 10)
-        style = kind.astype(np.int64)
-        if col["P_tot"] is not None:
-            c = kind == KIND_COUNTER
-            style[c] += 8 * (col["P_tot"][c] + 1)
-        del src, own, col, kind
+        style = kind
+        c = kind == KIND_COUNTER
+        if col["P_tot"] is not None and c.any():
+            pt = col["P_tot"]
+            if int(pt.min(where=c, initial=np.iinfo(np.int64).max)) != int(pt.max(where=c, initial=-1)):
+                style = kind.astype(np.int64)
+                style[c] += 8 * (pt[c] + 1)
+        del c
+        del own, col, kind
 
         parts = []
+        shared: dict[tuple, tuple] = {}    # keys printed on the same lines: one sg / steps / lines array
         for (k, r, form), chunks in self.groups.items():
-            if len(chunks) == 1:
-                sg, v = chunks[0]
-            else:
-                sg = np.concatenate([c[0] for c in chunks])
-                v = np.concatenate([c[1] for c in chunks])
-            parts += self._series_of(k, r, form, sg, v, step, style, carried, L)
+            ident = tuple(id(c[0]) for c in chunks)
+            hit = shared.get(ident)
+            if hit is None:
+                sg = chunks[0][0] if len(chunks) == 1 else np.concatenate([c[0] for c in chunks])
+                hit = shared[ident] = (sg, {})
+            v = chunks[0][1] if len(chunks) == 1 else np.concatenate([c[1] for c in chunks])
+            parts += self._series_of(k, r, form, hit[0], v, step, style, carried, L, hit[1])
         self.groups = {}
         return _merge_styles(parts) + tables
 
-    def _series_of(self, k, r, form, sg, v, step, kind, carried, L) -> list[tuple]:
+    def _series_of(self, k, r, form, sg, v, step, kind, carried, L, memo: dict) -> list[tuple]:
         """One (key, rank, form) group -> its series, one per kind of step its lines have (their
         own `step`, a progress counter (per total), an epoch, or none: carried from an earlier
         line); each part: (first line, key id, Series)."""
         raw = self.keys.raws[k]
         name = normalize(raw)
-        kd = kind[sg]
-        kinds = np.unique(kd)
+        if "kinds" not in memo:    # what depends on the lines only, once per set of lines
+            kd = kind[sg]
+            memo["kd"], memo["kinds"] = kd, np.unique(kd)
+        kd, kinds = memo["kd"], memo["kinds"]
         out = []
         for kk in kinds:
             sel = None if len(kinds) == 1 else kd == kk
             s_sg, s_v = (sg, v) if sel is None else (sg[sel], v[sel])
             if not len(s_sg):
                 continue
-            st, lc, cr = step[s_sg], L[s_sg], carried[s_sg]
+            if sel is None:
+                if "st" not in memo:
+                    if len(sg) == len(step) and (len(sg) == 0 or (sg[0] == 0 and sg[-1] == len(sg) - 1)):
+                        memo["st"], memo["lc"], memo["cr"] = step, L, carried    # every line: no copies
+                    else:
+                        memo["st"], memo["lc"], memo["cr"] = step[sg], L[sg], carried[sg]
+                st, lc, cr = memo["st"], memo["lc"], memo["cr"]
+            else:
+                st, lc, cr = step[s_sg], L[s_sg], carried[s_sg]
             # the same value at the same step again (two log handlers, an epoch repeated in the
             # eval dict) is one point
-            same = (st[1:] >= 0) & (st[1:] == st[:-1]) & (
-                (s_v[1:] == s_v[:-1]) | (np.isnan(s_v[1:]) & np.isnan(s_v[:-1])))
-            if same.any():
-                keep = np.r_[True, ~same]
-                st, s_v, lc, cr = st[keep], s_v[keep], lc[keep], cr[keep]
-            st, is_index, keep = _finish_steps(st, cr)
+            dup = memo.get("dup") if sel is None else None
+            if dup is None:
+                dup = (st[1:] >= 0) & (st[1:] == st[:-1])
+                dup = dup if dup.any() else False
+                if sel is None:
+                    memo["dup"] = dup
+            filtered = False
+            if dup is not False:
+                same = dup & ((s_v[1:] == s_v[:-1]) | (np.isnan(s_v[1:]) & np.isnan(s_v[:-1])))
+                if same.any():
+                    keep = np.r_[True, ~same]
+                    st, s_v, lc, cr = st[keep], s_v[keep], lc[keep], cr[keep]
+                    filtered = True
+            if sel is None and not filtered:        # the same lines, the same steps: settle them once
+                if "fin" not in memo:
+                    memo["fin"] = _finish_steps(st, cr)
+                st, is_index, keep = memo["fin"]
+            else:
+                st, is_index, keep = _finish_steps(st, cr)
             if not keep.all():
                 s_v, lc = s_v[keep], lc[keep]
             if not len(s_v):
@@ -361,26 +404,44 @@ def _merge_styles(parts: list[tuple]) -> list[Series]:
 KIND_NONE, KIND_STEP, KIND_COUNTER, KIND_EPOCH, KIND_CARRIED = 0, 1, 2, 3, 4
 
 
-def _segment_steps(S, S_tot, P, P_tot, E, seg_rank) -> tuple[np.ndarray, np.ndarray]:
+def _segment_steps(S, S_tot, P, P_tot, E, seg_rank, n: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Step of each segment (-1 = none) from its explicit step S, its progress counter P
-    (batch N, [N/M], N/M [) and its epoch E, all -1 where absent; and where it came from
-    (KIND_*).
+    (batch N, [N/M], N/M [) and its epoch E, all -1 where absent (a column absent from the
+    whole log may be None); and where it came from (KIND_*).
 
     An epoch printed on a line of its own (Keras "Epoch 3/10") carries to the lines after it.
     A counter that restarts every epoch ("Epoch [2/10], Step [100/600]") becomes global:
     (epoch - first_epoch) * steps_per_epoch + counter.
     """
-    src = _ffill(E >= 0, seg_rank)
-    Ec = np.where(src >= 0, E[np.maximum(src, 0)], -1)
+    n = len(S if S is not None else E if E is not None else P) if n is None else n
+    if S is not None and P is None and E is None:     # only explicit steps (the common log): no copies
+        kind = np.where(S >= 0, KIND_STEP, KIND_NONE).astype(np.int8)
+        return S, kind
+    neg = None
+
+    def col(x):
+        nonlocal neg
+        if x is not None:
+            return x
+        if neg is None:
+            neg = np.full(n, -1, np.int64)
+        return neg
+    S, S_tot, P, P_tot, E = col(S), col(S_tot), col(P), col(P_tot), col(E)
+    if (E >= 0).any():
+        src = _ffill(E >= 0, seg_rank)
+        Ec = np.where(src >= 0, E[np.maximum(src, 0)], -1)
+        del src
+    else:
+        Ec = E                      # no epoch anywhere: all -1
     e_base = 1 if (Ec >= 0).any() and Ec[Ec >= 0].min() >= 1 else 0
     step = np.full(len(S), -1, dtype=np.int64)
     kind = np.zeros(len(S), dtype=np.int8)
 
     def globalise(X, X_tot, has):
         idx = np.flatnonzero(has & (Ec >= 0))
-        out = X.copy()
         if idx.size < 2:
-            return out
+            return X
+        out = X.copy()
         x, e = X[idx], Ec[idx]
         if not np.any((np.diff(x) < 0) & (np.diff(e) > 0)):
             return out
@@ -390,22 +451,27 @@ def _segment_steps(S, S_tot, P, P_tot, E, seg_rank) -> tuple[np.ndarray, np.ndar
         return out
 
     hasS = S >= 0
-    step[hasS] = globalise(S, S_tot, hasS)[hasS]
-    kind[hasS] = KIND_STEP
-    hasP = (P >= 0) & ~hasS
+    any_e = bool((Ec >= 0).any())
+    if hasS.any():
+        np.copyto(step, globalise(S, S_tot, hasS) if any_e else S, where=hasS)
+        kind[hasS] = KIND_STEP
+        hasP = (P >= 0) & ~hasS
+    else:
+        hasP = P >= 0
+    del hasS
+    # (masks, not index arrays, and copies only where needed: a tqdm log has a counter on
+    # every one of its ten million redraws)
     if hasP.any():
-        pidx = np.flatnonzero(hasP)
         # Keras file logs show only each epoch's last batch ("100/100"): the epoch is the step
-        if np.all((P[pidx] == P_tot[pidx]) & (Ec[pidx] >= 0)):
-            step[pidx] = Ec[pidx]
-            kind[pidx] = KIND_EPOCH
+        if any_e and not ((P != P_tot) & hasP).any() and not ((Ec < 0) & hasP).any():
+            np.copyto(step, Ec, where=hasP)
+            kind[hasP] = KIND_EPOCH
         else:
-            step[pidx] = globalise(P, P_tot, hasP)[pidx]
-            kind[pidx] = KIND_COUNTER
-            no_epoch = pidx[Ec[pidx] < 0]
-            if no_epoch.size > 1:
-                step[no_epoch] = _passes(P[no_epoch], P_tot[no_epoch],
-                                         None if seg_rank is None else seg_rank[no_epoch])
+            np.copyto(step, globalise(P, P_tot, hasP) if any_e else P, where=hasP)
+            kind[hasP] = KIND_COUNTER
+            no_epoch = hasP & (Ec < 0) if any_e else hasP
+            if np.count_nonzero(no_epoch) > 1:
+                _passes_into(step, P, P_tot, no_epoch, seg_rank)
     hasE = (E >= 0) & (step < 0)
     step[hasE] = E[hasE]
     kind[hasE] = KIND_EPOCH
@@ -417,11 +483,41 @@ def _segment_steps(S, S_tot, P, P_tot, E, seg_rank) -> tuple[np.ndarray, np.ndar
 PASS_DONE_SHARE = 0.9
 
 
-def _passes(x: np.ndarray, tot: np.ndarray, rank: np.ndarray | None) -> np.ndarray:
+def _passes_into(step: np.ndarray, P: np.ndarray, P_tot: np.ndarray, where: np.ndarray,
+                 seg_rank: np.ndarray | None) -> None:
+    """step[where] = _passes(P[where], P_tot[where], ...), without index arrays when every such
+    counter has one total and no rank (one progress bar: the usual case)."""
+    big = np.iinfo(np.int64).max
+    t_lo = int(P_tot.min(where=where, initial=big))
+    t_hi = int(P_tot.max(where=where, initial=-1))
+    if seg_rank is None and t_lo == t_hi:
+        xs = P[where]
+        out = _passes(xs, np.full(1, t_lo, np.int64), None, single=True)
+        if out is not xs:
+            step[where] = out
+        return
+    idx = np.flatnonzero(where)
+    step[idx] = _passes(P[idx], P_tot[idx], None if seg_rank is None else seg_rank[idx])
+
+
+def _passes(x: np.ndarray, tot: np.ndarray, rank: np.ndarray | None, single: bool = False) -> np.ndarray:
     """Global steps of a progress counter that no epoch is printed with ("Training: 45%|| 450/1000"
     restarting at every epoch): passes completed * total + counter. Counters of another total (an
     eval bar) count their own passes; a counter that goes back before reaching
     PASS_DONE_SHARE of its total is left as it is (a restart is for the analyzers to see)."""
+    if single:     # one total for all (tot holds it), no rank: x in one piece
+        t = int(tot[0])
+        if t <= 0 or len(x) < 2:
+            return x
+        back = np.flatnonzero(x[1:] < x[:-1]) + 1
+        done = back[x[back - 1] >= PASS_DONE_SHARE * t]
+        if done.size == 0 or done.size < back.size:
+            return x
+        k = np.zeros(len(x), np.int64)
+        k[done] = t
+        np.cumsum(k, out=k)
+        k += x
+        return k
     out = x.copy()
     key = tot if rank is None else tot * (int(rank.max()) + 2) + (rank + 1)
     for kv in np.unique(key):
@@ -455,12 +551,13 @@ def _finish_steps(st: np.ndarray, carried: np.ndarray) -> tuple[np.ndarray, bool
     miss = st < 0
     if miss.all() or miss.mean() > 0.5:
         return np.arange(n, dtype=np.int64), True, keep
+    cr = carried
     if miss.any():
         first = int(np.flatnonzero(~miss)[0])
         keep[:first] = False
         idx = np.maximum.accumulate(np.where(~miss, np.arange(n), -1))
-        st = st[np.maximum(idx, 0)]
-    st = st[keep]
-    if carried[keep].mean() > 0.5 and (len(st) - len(np.unique(st))) > MAX_CARRIED_DUP_SHARE * len(st):
+        st = st[np.maximum(idx, 0)][keep]
+        cr = carried[keep]
+    if cr.mean() > 0.5 and (len(st) - len(np.unique(st))) > MAX_CARRIED_DUP_SHARE * len(st):
         return np.arange(len(st), dtype=np.int64), True, keep
     return st, False, keep
