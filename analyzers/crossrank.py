@@ -35,6 +35,7 @@ from pathlib import PurePosixPath
 
 import numpy as np
 
+from mltdbg.analyzers.log_findings import CUDA_OOM
 from mltdbg.analyzers.model import Evidence, Run, Signal, TextArtifact
 from mltdbg.analyzers.ranks import rank_lines, rank_of_prefix
 from mltdbg.analyzers.tracebacks import LOG_KINDS, line_quote, lines_of_offsets
@@ -541,7 +542,8 @@ _PEER_TEXT = re.compile(r"Connection closed by peer|Connection reset by peer|Bro
                         r"|ncclRemoteError|remote process exited|DistNetworkError|recvValue failed|Socket Timeout")
 _MISMATCH = re.compile(r"collective mismatch|doesn't match expected size|[Mm]ismatch between collectives"
                        r"|Detected mismatch between collectives")
-_CUDA_OOM = re.compile(r"CUDA out of memory|OutOfMemoryError|CUDA error: out of memory|CUBLAS_STATUS_ALLOC_FAILED")
+# The process's own report of a failed host allocation. Narrower than log_findings' host_oom on purpose:
+# SIGKILL / exit 137 is the launcher's evidence and is judged from the rank's exit, not its text.
 _HOST_OOM = re.compile(r"Out Of Memory|oom[-_ ]kill|Cannot allocate memory|DefaultCPUAllocator: can't allocate|MemoryError"
                        r"|std::bad_alloc")
 
@@ -742,7 +744,7 @@ def _samples(ctx: _Ctx, p: Part, ser) -> list[tuple[int, float]]:
 def _classify(msg: str) -> str:
     if _MISMATCH.search(msg):
         return "mismatch"
-    if _CUDA_OOM.search(msg):
+    if CUDA_OOM.search(msg):
         return "cuda_oom"
     if _HOST_OOM.search(msg):
         return "host_oom"

@@ -347,7 +347,11 @@ def drop_nul_runs(data: bytes) -> bytes:
 def read_text(path: Path, rel: str, run: Run) -> str:
     """Decoded text of a file (read_bytes: bounded): UTF-8, bad bytes replaced with a warning naming
     the first bad line."""
-    data = read_bytes(path, rel, run)
+    return decode_utf8(read_bytes(path, rel, run), rel, run)
+
+
+def decode_utf8(data: bytes, rel: str, run: Run) -> str:
+    """data as UTF-8; bad bytes replaced, with one warning naming the first bad line."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:

@@ -42,11 +42,15 @@ class _Det:
 _P = re.compile
 _INPUT_WEIGHT = re.compile(r"Input type \((?:torch\.)?(cuda\.)?(\w+)\) and weight type \((?:torch\.)?(cuda\.)?(\w+)\)")
 
+# Accelerator memory exhausted, in the wordings of torch (CUDA, HIP, MPS), cuBLAS/cuDNN and TF/XLA;
+# also read by the cross-rank view (crossrank.py) to say which rank ran out.
+CUDA_OOM = _P(r"CUDA out of memory|OutOfMemoryError|CUDA error: out of memory|HIP out of memory"
+              r"|CUBLAS_STATUS_ALLOC_FAILED|CUDNN_STATUS_ALLOC_FAILED|cudaErrorMemoryAllocation"
+              r"|MPS backend out of memory|RESOURCE_EXHAUSTED: Out of memory|OOM when allocating tensor")
+
 DETECTORS: list[_Det] = [
     # --- CUDA memory
-    _Det("log:cuda_oom", _P(r"CUDA out of memory|OutOfMemoryError|CUDA error: out of memory|HIP out of memory"
-                            r"|CUBLAS_STATUS_ALLOC_FAILED|CUDNN_STATUS_ALLOC_FAILED|cudaErrorMemoryAllocation"
-                            r"|MPS backend out of memory|RESOURCE_EXHAUSTED: Out of memory|OOM when allocating tensor"),
+    _Det("log:cuda_oom", CUDA_OOM,
          1.0, lambda m: "GPU memory exhausted",
          None),
     # --- host memory / SIGKILL

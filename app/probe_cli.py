@@ -171,7 +171,7 @@ def _tail(text: str, n: int = 8) -> str:
 
 def summary(pr, duration_s: float | None = None) -> str:
     """A short human summary: status, findings, the probe's main table, notes, the result path."""
-    from mltdbg.analyzers.probes.report import _fmt, log_bars  # noqa: PLC0415 - lazy CLI/TUI import: start-up and --help stay fast
+    from mltdbg.analyzers.probes.report import fmt_number, log_bars  # noqa: PLC0415 - lazy CLI/TUI import: start-up and --help stay fast
     env = pr.environment
     head = f"PROBE {pr.probe}" + (f"  {pr.target}" if pr.target else "") + f"  {pr.status.upper()}"
     bits = [f"{duration_s:.1f}s" if duration_s is not None else None, env.get("device"),
@@ -187,12 +187,12 @@ def summary(pr, duration_s: float | None = None) -> str:
     r = pr.result
     p = r.get("params") if isinstance(r.get("params"), dict) else None
     if p and pr.probe != "params" and pr.status != "ok":
-        out.append(f"parameters (counted on {p.get('counted_on', '?')}): {_fmt(p.get('total'))} total, "
-                   f"{_fmt(p.get('trainable'))} trainable")
+        out.append(f"parameters (counted on {p.get('counted_on', '?')}): {fmt_number(p.get('total'))} total, "
+                   f"{fmt_number(p.get('trainable'))} trainable")
     if p and pr.probe == "params":
-        out.append(f"parameters: {_fmt(p.get('total'))} total, {_fmt(p.get('trainable'))} trainable, {_fmt(p.get('frozen'))} frozen")
+        out.append(f"parameters: {fmt_number(p.get('total'))} total, {fmt_number(p.get('trainable'))} trainable, {fmt_number(p.get('frozen'))} frozen")
         for k, v in sorted((p.get("by_kind") or {}).items(), key=lambda t: -(t[1].get("share") or 0)):
-            out.append(f"  {k:<12} {_fmt(v.get('params')):>14}  {100 * (v.get('share') or 0):5.1f}%")
+            out.append(f"  {k:<12} {fmt_number(v.get('params')):>14}  {100 * (v.get('share') or 0):5.1f}%")
     if pr.probe == "gradients" and r.get("layers"):
         from mltdbg.analyzers.probes.results import grad_rows, value  # noqa: PLC0415 - lazy CLI/TUI import: start-up and --help stay fast
         rows = grad_rows(pr)
@@ -201,11 +201,11 @@ def summary(pr, duration_s: float | None = None) -> str:
         if len(rows) > TABLE_ROWS:
             out.append(f"  ... {len(rows) - TABLE_ROWS} more layers in the result")
     if pr.probe == "memory" and r.get("by_kind"):
-        from mltdbg.analyzers.probes.report import _bytes  # noqa: PLC0415 - lazy CLI/TUI import: start-up and --help stay fast
-        out.append(f"memory ({r.get('method')}): " + ", ".join(f"{k} {_bytes(v)}" for k, v in r["by_kind"].items()))
+        from mltdbg.analyzers.probes.report import fmt_bytes  # noqa: PLC0415 - lazy CLI/TUI import: start-up and --help stay fast
+        out.append(f"memory ({r.get('method')}): " + ", ".join(f"{k} {fmt_bytes(v)}" for k, v in r["by_kind"].items()))
         for ph, v in (r.get("phases") or {}).items():
             peak = v.get("peak_allocated_bytes", v.get("peak_rss_bytes"))
-            out.append(f"  {ph:<15} peak {_bytes(peak)}" + ("" if v.get("peak_rss_resettable", True) else " (process peak since start)"))
+            out.append(f"  {ph:<15} peak {fmt_bytes(peak)}" + ("" if v.get("peak_rss_resettable", True) else " (process peak since start)"))
     if pr.probe == "nan-hunt":
         first = r.get("first_nonfinite")
         out.append(f"first non-finite: batch {first['batch']}, {first['phase']}, {first['where']}" if isinstance(first, dict)

@@ -80,22 +80,18 @@ def model() -> Model:
                  temperature=float(d.get("temperature", 1.0)), meta=d.get("meta", {}))
 
 
-def is_failure_kind(kind: str, failure_kinds: tuple[str, ...]) -> bool:
-    return kind.startswith(failure_kinds)
-
-
 def extract(signals: list[Signal], symptoms: list[str], failure_kinds: tuple[str, ...]) -> Features:
     strongest: dict[str, Signal] = {}
     for s in signals:
         if s.kind not in strongest or s.strength > strongest[s.kind].strength:
             strongest[s.kind] = s
     strengths = {k: float(s.strength) for k, s in strongest.items()}
-    failing = any(is_failure_kind(k, failure_kinds) and v >= 0.3 for k, v in strengths.items()) or any(
+    failing = any(k.startswith(failure_kinds) and v >= 0.3 for k, v in strengths.items()) or any(
         (k.startswith("code:") and k not in BENIGN_CODE_KINDS and v >= 0.6) or
         (k in ("lr_schedule_odd", "loss_scale_drop", "data_time_high") and v >= 0.5)
         for k, v in strengths.items())
     speaking = [v for k, v in strengths.items()
-                if k != "healthy" and k not in BENIGN_CODE_KINDS and (is_failure_kind(k, failure_kinds) or k.startswith("code:"))]
+                if k != "healthy" and k not in BENIGN_CODE_KINDS and (k.startswith(failure_kinds) or k.startswith("code:"))]
     thinness = 1.0 - min(1.0, max(speaking, default=0.0))
     sym = {pb.id for pb in library.causes().values() if pb.symptom_match(symptoms)}
     ranks: dict[str, int] = {}

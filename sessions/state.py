@@ -254,6 +254,13 @@ class SessionState:
         """The latest diagnosis's hypothesis with this id, or None."""
         return next((h for h in self.hypotheses if h.id == hid), None) if hid else None
 
+    def check_command(self, hid: str | None) -> str:
+        """The command a check for hid starts from: the recorded plan, else the hypothesis's own
+        check command, else the captured failing command."""
+        plan = self.plans.get(hid or "")
+        h = self.hypothesis(hid)
+        return (plan.command if plan else None) or (h.check_command if h else None) or self.capture.get("command", "")
+
     @property
     def focused_hypothesis(self) -> str | None:
         """The hypothesis the user chose last, else the top-ranked one, else None."""

@@ -14,11 +14,11 @@ MAX_ROWS = 60
 
 
 def _cell(x: Any) -> str:
-    s = _fmt(x) if not isinstance(x, str) else x
+    s = fmt_number(x) if not isinstance(x, str) else x
     return " ".join(s.replace("|", "\\|").split())
 
 
-def _fmt(x: Any) -> str:
+def fmt_number(x: Any) -> str:
     if x is None:
         return "-"
     if isinstance(x, bool):
@@ -32,7 +32,7 @@ def _fmt(x: Any) -> str:
     return str(x)
 
 
-def _bytes(n: Any) -> str:
+def fmt_bytes(n: Any) -> str:
     v = value(n)
     if v is None or not math.isfinite(v):
         return "-"
@@ -108,8 +108,8 @@ def render(pr: ProbeResult) -> str:
 
 
 def _params_block(p: dict[str, Any]) -> list[str]:
-    out = [(f"Total **{_fmt(p.get('total'))}** parameters ({_fmt(p.get('trainable'))} trainable, "
-            f"{_fmt(p.get('frozen'))} frozen), {_bytes(p.get('bytes'))}, counted on {p.get('counted_on', '?')}.")]
+    out = [(f"Total **{fmt_number(p.get('total'))}** parameters ({fmt_number(p.get('trainable'))} trainable, "
+            f"{fmt_number(p.get('frozen'))} frozen), {fmt_bytes(p.get('bytes'))}, counted on {p.get('counted_on', '?')}.")]
     if p.get("tied"):
         out.append("Tied (counted once): " + "; ".join(" = ".join(t) for t in p["tied"][:10]))
     kinds = sorted(((k, value(v.get("share")) or 0.0) for k, v in (p.get("by_kind") or {}).items()), key=lambda t: -t[1])
@@ -135,11 +135,11 @@ def _gradients(pr: ProbeResult) -> list[str]:
                                      f"optimizer: {r.get('optimizer', '?')}; steps: {r.get('steps_done', '?')}.")]
     tot = r.get("total_grad_norm") or []
     if tot:
-        out.append("Total gradient norm per step: " + ", ".join(_fmt(value(t)) for t in tot))
+        out.append("Total gradient norm per step: " + ", ".join(fmt_number(value(t)) for t in tot))
     flow = r.get("flow")
     if isinstance(flow, dict):
-        out.append(f"Early/late gradient RMS ratio: {_fmt(value(flow.get('ratio')))} (early {_fmt(value(flow.get('early_rms')))}, "
-                   f"late {_fmt(value(flow.get('late_rms')))}, over {flow.get('layers')} weight layers).")
+        out.append(f"Early/late gradient RMS ratio: {fmt_number(value(flow.get('ratio')))} (early {fmt_number(value(flow.get('early_rms')))}, "
+                   f"late {fmt_number(value(flow.get('late_rms')))}, over {flow.get('layers')} weight layers).")
     rows = [x for x in r.get("layers") or [] if isinstance(x, dict)]
     if rows:
         out += ["", "### Per-layer gradient norm (forward order, log scale)", "", "```"]
@@ -172,19 +172,19 @@ def _memory(pr: ProbeResult) -> list[str]:
     if phases:
         if r.get("method") == "cuda_allocator":
             out += table(["phase", "peak allocated", "allocated after", "peak reserved", "seconds"],
-                         [[k, _bytes(v.get("peak_allocated_bytes")), _bytes(v.get("allocated_after_bytes")),
-                           _bytes(v.get("peak_reserved_bytes")), value(v.get("seconds"))] for k, v in phases.items()])
+                         [[k, fmt_bytes(v.get("peak_allocated_bytes")), fmt_bytes(v.get("allocated_after_bytes")),
+                           fmt_bytes(v.get("peak_reserved_bytes")), value(v.get("seconds"))] for k, v in phases.items()])
         else:
             out += table(["phase", "process peak RSS", "seconds"],
-                         [[k, _bytes(v.get("peak_rss_bytes")) + ("" if v.get("peak_rss_resettable") else " (since start)"),
+                         [[k, fmt_bytes(v.get("peak_rss_bytes")) + ("" if v.get("peak_rss_resettable") else " (since start)"),
                            value(v.get("seconds"))] for k, v in phases.items()])
     bk = r.get("by_kind") or {}
     if bk:
-        out += ["", "### By kind", ""] + table(["kind", "bytes"], [[k, _bytes(v)] for k, v in bk.items()])
+        out += ["", "### By kind", ""] + table(["kind", "bytes"], [[k, fmt_bytes(v)] for k, v in bk.items()])
     la = r.get("largest_activations") or []
     if la:
         out += ["", "### Largest activations (module outputs)", ""] + table(
-            ["module", "bytes"], [[a.get("module"), _bytes(a.get("bytes"))] for a in la if isinstance(a, dict)])
+            ["module", "bytes"], [[a.get("module"), fmt_bytes(a.get("bytes"))] for a in la if isinstance(a, dict)])
     return out
 
 
@@ -195,8 +195,8 @@ def _stat(s: Any) -> str:
     bad += " inf" if s.get("has_inf") else ""
     if "min" not in s:
         return f"{s.get('shape')}{bad}"
-    mean = f" mean {_fmt(value(s.get('mean')))}" if "mean" in s else ""
-    return f"{_fmt(value(s.get('min')))}..{_fmt(value(s.get('max')))}{mean}{bad}"
+    mean = f" mean {fmt_number(value(s.get('mean')))}" if "mean" in s else ""
+    return f"{fmt_number(value(s.get('min')))}..{fmt_number(value(s.get('max')))}{mean}{bad}"
 
 
 def _nan(pr: ProbeResult) -> list[str]:
@@ -216,7 +216,7 @@ def _nan(pr: ProbeResult) -> list[str]:
         outs = b.get("outputs") or {}
         rows.append([b.get("batch"), "; ".join(f"{k}: {_stat(v)}" for k, v in list(ins.items())[:2]),
                      "; ".join(_stat(v) for v in list(outs.values())[:1]),
-                     ", ".join(f"{k}={_fmt(value(v))}" for k, v in (b.get("loss_terms") or {}).items()),
+                     ", ".join(f"{k}={fmt_number(value(v))}" for k, v in (b.get("loss_terms") or {}).items()),
                      value(b.get("grad_norm"))])
     if rows:
         out += ["", "### Per batch", ""] + table(["batch", "inputs min..max", "output", "loss terms", "grad norm"], rows)
@@ -227,8 +227,8 @@ def _checkpoint(pr: ProbeResult) -> list[str]:
     r = pr.result
     out = ["## Checkpoint", ""]
     if "tensors" in r:
-        out.append(f"`{r.get('file')}` ({_bytes(r.get('bytes'))}): state dict under `{r.get('state_dict_key')}`, "
-                   f"{_fmt(r.get('tensors'))} tensors, {_fmt(r.get('numel'))} values.")
+        out.append(f"`{r.get('file')}` ({fmt_bytes(r.get('bytes'))}): state dict under `{r.get('state_dict_key')}`, "
+                   f"{fmt_number(r.get('tensors'))} tensors, {fmt_number(r.get('numel'))} values.")
         opt = r.get("optimizer_state")
         out.append(f"- optimizer state: {'present (' + str(opt.get('key')) + ')' if isinstance(opt, dict) else 'absent'}")
         out.append(f"- scheduler state: {'present' if r.get('scheduler_state') else 'absent'}")
@@ -251,7 +251,7 @@ def _checkpoint(pr: ProbeResult) -> list[str]:
                     f"- shape mismatches: {at.get('shape_mismatch_total')}"]
     if r.get("archive_entries"):
         a = r["archive_entries"]
-        out.append(f"Archive (not unpickled): {a.get('entries')} entries, {a.get('tensor_records')} tensor records, {_bytes(a.get('bytes'))}.")
+        out.append(f"Archive (not unpickled): {a.get('entries')} entries, {a.get('tensor_records')} tensor records, {fmt_bytes(a.get('bytes'))}.")
     return out
 
 
@@ -260,14 +260,14 @@ def _box(pr: ProbeResult) -> list[str]:
     rows = []
     for name, item in r.items():
         if not isinstance(item, dict):
-            rows.append([name, _fmt(item) if not isinstance(item, list) else ", ".join(_fmt(x) for x in item), ""])
+            rows.append([name, fmt_number(item) if not isinstance(item, list) else ", ".join(fmt_number(x) for x in item), ""])
             continue
         if item.get("available") is False:
             rows.append([name, "unavailable", item.get("unavailable", "")])
             continue
         src = item.get("source", item.get("path", ""))
         vals = {k: v for k, v in item.items() if k not in ("available", "source", "path", "lines")}
-        text = ", ".join(f"{k}={_bytes(v) if k.endswith('bytes') or k in ('MemTotal', 'MemAvailable', 'SwapTotal', 'SwapFree') else _fmt(v) if not isinstance(v, (dict, list)) else v}"
+        text = ", ".join(f"{k}={fmt_bytes(v) if k.endswith('bytes') or k in ('MemTotal', 'MemAvailable', 'SwapTotal', 'SwapFree') else fmt_number(v) if not isinstance(v, (dict, list)) else v}"
                          for k, v in vals.items())
         rows.append([name, text, src])
     out = ["## Machine", ""] + table(["item", "value", "source / why unavailable"], rows)

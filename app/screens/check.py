@@ -62,16 +62,12 @@ class CheckScreen(StepScreen):
         with VerticalScroll(id="top"):
             yield Static(Text.assemble(("3 Check", "bold"), "  ",
                                        visible(f"{self.hid}: {h.check or 'no check written'}")), id="what")
-            yield Input(self._command(h), id="cmd")
+            yield Input(self.state.check_command(self.hid), id="cmd")
             yield Static("", id="flag")
             yield Static("", id="instr")
         yield RichLog(id="out", max_lines=5000, markup=False, wrap=False)
         yield Static("", id="verdict_bar")
         yield Footer()
-
-    def _command(self, h: dict) -> str:
-        plan = self.state.plans.get(self.hid or "")
-        return (plan.command if plan else None) or h.check_command or self.state.capture.get("command", "")
 
     def on_mount(self) -> None:
         out = self.query_one("#out", RichLog)
@@ -158,9 +154,7 @@ class CheckScreen(StepScreen):
 
     def _record_edit(self) -> None:
         cmd = self.query_one("#cmd", Input).value.strip()
-        h = self.mapp.hypothesis(self.hid)
-        plan = self.state.plans.get(self.hid or "")
-        before = (plan.command if plan else None) or h.check_command or self.state.capture.get("command", "")
+        before = self.state.check_command(self.hid)
         if cmd and cmd != before:
             self.mapp.record("check_edited", {"hypothesis_id": self.hid, "command": cmd, "original_command": before})
 

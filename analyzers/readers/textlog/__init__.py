@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mltdbg.analyzers.ingest import is_binary, read_bytes
+from mltdbg.analyzers.ingest import decode_utf8, is_binary, read_bytes
 from mltdbg.analyzers.model import Run, TextArtifact
 from mltdbg.analyzers.readers.textlog.arrays import find_byte, release_memory
 from mltdbg.analyzers.readers.textlog.assemble import MAX_METRIC_LINE, LogMetrics
@@ -85,20 +85,11 @@ def _read_whole(path: Path, rel: str, run: Run) -> None:
     if is_binary(data[:4096]):  # a gzip of something binary
         run.warnings.append(f"{rel}: binary file, skipped")
         return
-    text = _decode(data, rel, run)
+    text = decode_utf8(data, rel, run)
     art = TextArtifact(path=rel, abspath=path, kind=text_kind(path, text), text=text)
     if data.isascii():  # byte offsets are character offsets: reuse a newline scan
         art._starts = np.concatenate(([0], find_byte(np.frombuffer(data, np.uint8), 10) + 1)).astype(np.int64)
     run.texts.append(art)
-
-
-def _decode(data: bytes, rel: str, run: Run) -> str:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        bad = data.count(b"\n", 0, e.start) + 1
-        run.warnings.append(f"{rel}:{bad}: not valid UTF-8; undecodable bytes replaced")
-        return data.decode("utf-8", errors="replace")
 
 
 def _blocks(path: Path, gz: bool):
@@ -218,7 +209,7 @@ def _read_log(path: Path, rel: str, run: Run, gz: bool) -> None:
                             f"{MAX_METRIC_LINE // 1024} KB kept as text, no metrics read from it")
     if not sparse:
         data = b"".join(full)
-        text = _decode(data, rel, run)
+        text = decode_utf8(data, rel, run)
         kind = text_kind(path, text)
         art = TextArtifact(path=rel, abspath=path, kind=kind, text=text)
         if data.isascii():  # byte offsets are character offsets: reuse the newline scan
@@ -233,7 +224,7 @@ def _read_log(path: Path, rel: str, run: Run, gz: bool) -> None:
         text_parts.append(_sparse(d, n_, o0, caps, tail_from, finder))
     data = b"".join(text_parts)
     text_parts = []
-    text = _decode(data, rel, run)
+    text = decode_utf8(data, rel, run)
     art = SparseText(path=rel, abspath=path, kind="log", text=text, marks=np.concatenate(marks), gz=gz)
     nlt = find_byte(np.frombuffer(data, np.uint8), 10) if data.isascii() else \
         np.flatnonzero(np.frombuffer(text.encode("utf-32-le"), "<u4") == 10)
