@@ -41,13 +41,17 @@ def build_parser(with_sessions: bool = True) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="mltdbg", description="Debug a failing ML training run from its artifacts.")
     p.add_argument("--version", action=_VersionAction)
     sub = p.add_subparsers(dest="command", required=True)
-    d = sub.add_parser("diagnose", help="rank root-cause hypotheses for a run (offline by default)")
+    d = sub.add_parser("diagnose", help="rank root-cause hypotheses for a run",
+                       description="Read a training run's artifacts (logs, TensorBoard, W&B, MLflow, CSV) and print "
+                       "the ranked root-cause hypotheses, each with its evidence, a minimal check and a fix.")
     d.add_argument("paths", nargs="*", metavar="PATH", help="run folders or artifact files")
     d.add_argument("--symptom", action="append", default=[], metavar="TEXT", help="what you saw, in words (repeatable)")
     d.add_argument("--baseline", action="append", default=[], metavar="PATH", help="a good run to compare with")
     d.add_argument("--repo", metavar="DIR", help="the code's git repo (default: found from the paths)")
     d.add_argument("--json", action="store_true", help="print one JSON object (diagnosis.schema.json)")
-    d.add_argument("--engine", choices=["auto", "offline", "claude"], default="auto")
+    d.add_argument("--engine", choices=["auto", "offline", "claude"], default="auto",
+                   help="offline: built-in playbooks only; claude: Claude reasons over the evidence (needs "
+                   "ANTHROPIC_API_KEY); auto (default): Claude when a key is set and consent is stored, else offline")
     d.add_argument("--context", metavar="FILE.json", help="a context package (task, artifacts, symptoms, constraints)")
     d.add_argument("--model", metavar="ID", help="Claude model id for this run (default: $MLTDBG_MODEL, then the config)")
     if with_sessions:
@@ -58,6 +62,8 @@ def build_parser(with_sessions: bool = True) -> argparse.ArgumentParser:
     from mltdbg.app import probe_cli  # noqa: PLC0415 - argparse only; the probe machinery loads when it runs
     probe_cli.add_subparser(sub)
     probe_cli.add_diagnose_args(d)
+    from mltdbg.app import watch_cli  # noqa: PLC0415 - argparse only; the follower loads when it runs
+    watch_cli.add_subparser(sub)
     return p
 
 

@@ -129,7 +129,7 @@ def _detect_jsonl(path: Path, head: bytes):
         lines = lines[:-1]  # the head may cut the last line, or the file is still being written
     recs, bad = [], 0
     for ln in lines:
-        r = _loads_lenient(ln.decode("utf-8", "replace"))
+        r = loads_lenient(ln.decode("utf-8", "replace"))
         if r is None:
             bad += 1
         else:
@@ -185,7 +185,7 @@ def _metric_rows(doc):
     return None, None
 
 
-def _split_csv_line(line: str, d: str) -> list[str]:
+def split_csv_line(line: str, d: str) -> list[str]:
     return [c.strip().strip('"').strip() for c in line.split(d)]
 
 
@@ -208,10 +208,10 @@ def _detect_csv(path: Path, head: bytes):
         return None
     best = None
     for d in DELIMITERS:
-        header = _split_csv_line(lines[0], d)
+        header = split_csv_line(lines[0], d)
         if len(header) < 2 or any(not h or len(h) > 100 or _is_number(h) for h in header):
             continue
-        rows = [_split_csv_line(ln, d) for ln in lines[1:40]]
+        rows = [split_csv_line(ln, d) for ln in lines[1:40]]
         same = [r for r in rows if len(r) == len(header)]
         if len(same) < max(1, 0.6 * len(rows)):
             continue
@@ -260,7 +260,7 @@ def _read_csv(path: Path, rel: str, run: Run, delim: str) -> None:
     body_start = text.find("\n", lead)
     if body_start < 0:
         return
-    header = _split_csv_line(text[lead:body_start].rstrip("\r"), delim)
+    header = split_csv_line(text[lead:body_start].rstrip("\r"), delim)
     if len(header) > MAX_COLUMNS:
         run.warnings.append(f"{rel}:{header_line}: {len(header):,} columns, more than the {MAX_COLUMNS:,} read as "
                             f"metrics; not read as a table")
@@ -347,7 +347,7 @@ def _read_jsonl(path: Path, rel: str, run: Run) -> None:
         for i, ln in enumerate(chunk, a + 1):
             if not ln.strip():
                 continue
-            r = _loads_lenient(ln)
+            r = loads_lenient(ln)
             if r is None:
                 bad_lines.append(i)
             else:
@@ -356,7 +356,7 @@ def _read_jsonl(path: Path, rel: str, run: Run) -> None:
         nums.append(np.array(got, dtype=np.int64))
     lineno = np.concatenate(nums) if nums else np.zeros(0, np.int64)
     if last is not None and last.strip():
-        r = _loads_lenient(last)
+        r = loads_lenient(last)
         if r is not None:  # else truncated, not bad
             recs.append(r)
             lineno = np.append(lineno, len(lines) + 1)
@@ -365,7 +365,7 @@ def _read_jsonl(path: Path, rel: str, run: Run) -> None:
         bad_lines += lineno[~isdict].tolist()
         recs = [r for r, k in zip(recs, isdict) if k]
         lineno = lineno[isdict]
-    _emit_records(run, rel, path, recs, lineno, sorted(bad_lines))
+    emit_records(run, rel, path, recs, lineno, sorted(bad_lines))
 
 
 JSONL_CHUNK = 20_000
@@ -373,7 +373,7 @@ JSONL_CHUNK = 20_000
 _BARE = re.compile(r"(?<![\w\"])(-?)(nan|inf|infinity)(?![\w\"])", re.I)
 
 
-def _loads_lenient(line: str):
+def loads_lenient(line: str):
     try:
         return _DEC.decode(line)
     except ValueError:
@@ -395,7 +395,7 @@ def _read_json(path: Path, rel: str, run: Run, rows, where) -> None:
     if len(keep) < len(rows):
         rows = [rows[i] for i in keep]
     lineno = np.asarray(starts, dtype=np.int64)[keep] if len(starts) else np.ones(len(rows), np.int64)
-    _emit_records(run, rel, path, rows, lineno, [])
+    emit_records(run, rel, path, rows, lineno, [])
 
 
 def _row_lines(text: str, where, n: int) -> list[int]:
@@ -490,7 +490,7 @@ def _csv_ascii_arrow(path: Path, rel: str, run: Run, delim: str) -> bool:
     body_start = data.find(b"\n", lead)
     if body_start < 0:
         return False
-    header = _split_csv_line(data[lead:body_start].decode("ascii").rstrip("\r"), delim)
+    header = split_csv_line(data[lead:body_start].decode("ascii").rstrip("\r"), delim)
     if len(header) > MAX_COLUMNS:
         return False
     end = len(data)
@@ -569,7 +569,7 @@ def _jsonl_arrow(run: Run, rel: str, path: Path, text: str) -> bool:
     ends = np.concatenate((nl, [len(data)]))
     if not data.endswith(b"\n"):        # the last line may still be being written
         last = data[starts[-1]:]
-        if last.strip() and not isinstance(_loads_lenient(last.decode("utf-8", "replace")), dict):
+        if last.strip() and not isinstance(loads_lenient(last.decode("utf-8", "replace")), dict):
             data, starts, ends = data[:starts[-1]], starts[:-1], ends[:-1]
     elif len(starts):
         starts, ends = starts[:-1], ends[:-1]
@@ -714,7 +714,7 @@ def _flatten(d: dict, prefix: str = "") -> dict:
     return out
 
 
-def _emit_records(run: Run, rel: str, path: Path, recs: list, lineno: np.ndarray, bad_lines: list[int]) -> None:
+def emit_records(run: Run, rel: str, path: Path, recs: list, lineno: np.ndarray, bad_lines: list[int]) -> None:
     if any(isinstance(v, dict) for r in recs[:200] for v in r.values()):
         recs = [_flatten(r) for r in recs]
     if not recs:

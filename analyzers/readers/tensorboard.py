@@ -60,7 +60,7 @@ def _masked_crc(data: bytes) -> int:
 _HEADER_CACHE: dict[int, bytes] = {}
 
 
-def _header(length: int) -> bytes:
+def record_header(length: int) -> bytes:
     """The 12 header bytes a valid record of this payload length starts with."""
     h = _HEADER_CACHE.get(length)
     if h is None:
@@ -81,7 +81,7 @@ def sniff(path: Path, head: bytes) -> bool:
     if len(head) < 16:
         return False
     n = int.from_bytes(head[:8], "little")
-    return (n < 4096 and head[8:12] == _header(n)[8:] and head[12:13] == b"\x09"
+    return (n < 4096 and head[8:12] == record_header(n)[8:] and head[12:13] == b"\x09"
             and b"brain.Event:" in head[12:12 + n])
 
 
@@ -125,7 +125,7 @@ def _frame(buf: bytes):
         n = known.get(h)
         if n is None:
             n = int.from_bytes(h[:8], "little")
-            if n > N or h != _header(n):
+            if n > N or h != record_header(n):
                 error = (idx, p)
                 break
             known[h] = n
@@ -146,7 +146,7 @@ def _frame(buf: bytes):
         pattern = list(s_len[-P:])
         S = sum(pattern) + 16 * P
         pre = np.cumsum([0] + [L + 16 for L in pattern[:-1]])
-        hdrs = [np.frombuffer(_header(L), np.uint8) for L in pattern]
+        hdrs = [np.frombuffer(record_header(L), np.uint8) for L in pattern]
         M = 16
         accepted = 0
         while True:
@@ -237,7 +237,7 @@ def _tensor_scalar(b: bytes, p: int, end: int):
     return None
 
 
-def _parse_event(b: bytes):
+def parse_event(b: bytes):
     """One Event payload -> (step, step_span, wall_span, values, templatable).
 
     values: [(tag, value, pos, kind, is_tensor, plugin)]; the spans and `pos`
@@ -343,7 +343,7 @@ def _decode_group(rows: np.ndarray, idx: np.ndarray, acc: _Acc, bad: list) -> No
     while len(rows):
         level += 1
         try:
-            step, step_span, wall_span, values, templatable = _parse_event(rows[0].tobytes())
+            step, step_span, wall_span, values, templatable = parse_event(rows[0].tobytes())
         except (ValueError, IndexError):
             bad.append(int(idx[0]))
             rows, idx = rows[1:], idx[1:]
@@ -378,7 +378,7 @@ def _decode_group(rows: np.ndarray, idx: np.ndarray, acc: _Acc, bad: list) -> No
         for g in np.flatnonzero((counts >= 2) | (np.arange(len(counts)) == inv[0])).tolist():
             rep = rows[first[g]]
             try:
-                _, sp, wp, vals, ok = _parse_event(rep.tobytes())
+                _, sp, wp, vals, ok = parse_event(rep.tobytes())
             except (ValueError, IndexError):
                 continue
             if not ok or (sp, wp, [(v[2], v[3]) for v in vals]) != spans0:
