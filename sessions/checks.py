@@ -27,6 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from mltdbg.sessions.procs import group_alive as _group_alive
+from mltdbg.sessions.procs import process_start  # noqa: F401 - re-exported: scratch and tests import it from here
+from mltdbg.sessions.procs import signal_group as _signal_group
 from mltdbg.sessions.session import OUTPUT_HEAD_BYTES, OUTPUT_TAIL_BYTES
 
 DEFAULT_TIMEOUT_S = 600.0
@@ -225,31 +228,6 @@ class CheckRun:
     def _record(self, type: str, payload: dict[str, Any]) -> None:
         if self.session is not None:
             self.session.append(type, payload)
-
-
-def process_start(pid: int) -> int | None:
-    """When the kernel started pid (clock ticks since boot, /proc/PID/stat field 22), or None where
-    that cannot be read (not Linux, already gone). With the pid it names one process for good."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
-        return int(stat.rsplit(")", 1)[1].split()[19])
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-def _signal_group(pgid: int, sig: int) -> None:
-    try:
-        os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-        return True
-    except (ProcessLookupError, PermissionError):
-        return False
 
 
 def cancel_all(grace_s: float = 1.0) -> None:

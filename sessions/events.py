@@ -114,6 +114,9 @@ class SessionResumed(SessionEvent):
     root: str
     pid: int | None
     interrupted_checks: list[str]
+    # Interrupted checks whose process group was still there: {"check_id", "pgid", "outcome"}, the outcome
+    # as procs.end_leftover_group says it ("ended", "killed", "still running", "not ours", ...).
+    leftovers: list[dict[str, Any]] | None = None
 
 
 @dataclass(frozen=True)
@@ -177,6 +180,13 @@ class CheckStarted(SessionEvent):
     cwd: str | None = None
     timeout_s: float | None = None
     hypothesis_id: str | None = None
+    # The check's process, named for good (CheckRun records them once it exists): its pid, its process
+    # group (the same: a check leads its own session) and the kernel's start time of that pid
+    # (/proc/PID/stat field 22, clock ticks), so a resume can end a check a crashed mltdbg left running
+    # and never an unrelated process that reuses the pid.
+    pid: int | None = None
+    pgid: int | None = None
+    proc_start: int | None = None
 
 
 @dataclass(frozen=True)

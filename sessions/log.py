@@ -52,13 +52,17 @@ def now_iso() -> str:
 
 
 def dumps_line(event: Event) -> bytes:
-    """The event as one JSON line (NaN/inf written as strings: the file stays strict JSON)."""
+    """The event as one JSON line (NaN/inf written as strings: the file stays strict JSON).
+
+    A lone surrogate (an undecodable byte of a file name, as os.fsdecode gives it) cannot be UTF-8: it is
+    written as its JSON escape (`\\udcff`), which json.loads reads back as the same character. Surrogates
+    only occur inside JSON strings, where `\\uXXXX` is a valid escape, so the line stays strict JSON."""
     d = event.to_json()
     try:
         s = json.dumps(d, ensure_ascii=False, allow_nan=False, separators=(",", ":"), default=_plain)
     except ValueError:
         s = json.dumps(_finite(d), ensure_ascii=False, allow_nan=False, separators=(",", ":"), default=_plain)
-    return (s + "\n").encode("utf-8")
+    return (s + "\n").encode("utf-8", "backslashreplace")
 
 
 def _plain(obj: Any) -> Any:
@@ -152,6 +156,7 @@ class LoadedLog:
     torn_offset: int | None = None     # byte offset where an incomplete last line starts
     missing_newline: bool = False      # last line is complete JSON but lacks its "\n"
     newest_version: int = SCHEMA_VERSION
+    refused: str | None = None         # the file could not be read at all (a link, a FIFO, no access): why
 
 
 def read_log(path: Path, label: str | None = None, schema: int = SCHEMA_VERSION,
@@ -165,9 +170,12 @@ def read_log(path: Path, label: str | None = None, schema: int = SCHEMA_VERSION,
     label = label or path.name
     out = LoadedLog()
     try:
-        data = path.read_bytes()
+        data = _read_plain(path)
     except OSError as e:
-        out.warnings.append(f"{label}: cannot read ({e.strerror or e})")
+        why = ("a symbolic link: not read (a session's log is a plain file in its folder)" if e.errno == errno.ELOOP
+               else e.strerror if e.errno == errno.EPERM and e.strerror else f"cannot read ({e.strerror or e})")
+        out.refused = f"{label}: {why}"
+        out.warnings.append(out.refused)
         return out
     if not data:
         return out
@@ -200,6 +208,16 @@ def read_log(path: Path, label: str | None = None, schema: int = SCHEMA_VERSION,
         out.warnings.append(f"{label}: written by a newer mltdbg (event schema {newer}; this one reads up to "
                             f"{schema}); loaded what this version understands, the rest is ignored")
     return out
+
+
+def _read_plain(path: Path) -> bytes:
+    """The bytes of a plain file, never through a symbolic link (O_NOFOLLOW: ELOOP) and never blocking on
+    a FIFO or device (O_NONBLOCK, then a plain-file check: EPERM saying so)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EPERM, "not a plain file (a FIFO, device or folder): not read", str(path))
+        return f.read()
 
 
 def _parse(raw: bytes, lineno: int, label: str, warnings: list[str] | None, schema: int,

@@ -16,6 +16,7 @@ import fcntl
 import json
 import os
 import secrets
+import stat
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +28,7 @@ from mltdbg.sessions.events import PATH_KEYS, SessionEvent, SessionResumed, Sess
 from mltdbg.sessions.export import render_debug_md
 from mltdbg.sessions.log import (PRIVATE_DIR_MODE, SCHEMA_VERSION, Event, EventWriter, LoadedLog, dumps_line, now_iso,
                                  open_private, read_log)
+from mltdbg.sessions.procs import end_leftover_group
 from mltdbg.sessions.state import SessionState, apply, finalize, fold, state_warnings
 from mltdbg.sessions.store import (DEBUG_FILE, EVENTS_FILE, LOCK_FILE, TOOL_DIR, SessionRef, ensure_excluded,
                                    find_repo_root, new_session_id, resolve, session_refs, sessions_dir)
@@ -111,6 +113,9 @@ class Session:
             raise SessionError(why)
         notices: list[str] = []
         loaded = read_log(ref.events, f"{ref.id}/{ref.events.name}")
+        if loaded.refused:          # a link or a FIFO where the log should be: nothing is read or written
+            readonly = True
+            notices.append(f"opened read-only: {loaded.refused}")
         if not readonly and ref.events.name != EVENTS_FILE:
             readonly = True
             notices.append(f"{ref.events} is not inside a session folder: opened read-only")
@@ -148,15 +153,69 @@ class Session:
                 s.notices.append(f"opened read-only: {ref.events}: {e.strerror or e}")
                 s.close()
                 return s
+            s._tighten_modes()
             if loaded.torn_offset is not None:
                 # The fragment was never a committed event (its append never returned): drop it so
                 # the next line starts clean. Complete lines before it are untouched.
                 os.ftruncate(s._writer.fd, loaded.torn_offset)
             if loaded.missing_newline:
                 s._writer.write(b"\n")
-            s.append(SessionResumed(root=str(root), pid=os.getpid(),
-                                    interrupted_checks=[c.check_id for c in s.state.running_checks]))
+            running = [c.check_id for c in s.state.running_checks]
+            leftovers = s._end_leftover_checks(running)
+            s.append(SessionResumed(root=str(root), pid=os.getpid(), interrupted_checks=running,
+                                    leftovers=leftovers or None))
         return s
+
+    def _tighten_modes(self) -> None:
+        """Older versions made session folders 0755 and files 0644: on a writable open, take the group and
+        other bits off our own folders (the session's, and its sessions/ and .mltdbg/ or data dir) and files
+        (events.jsonl, lock, debug.md). Through file descriptors opened without following links, and only
+        for entries this user owns; nothing else is touched, and a failure only costs a notice."""
+        dirs = [self.ref.dir]
+        parent = self.ref.dir.parent
+        if parent.name == "sessions":
+            dirs.append(parent)
+            if parent.parent.name == TOOL_DIR or parent == sessions_dir(None):
+                dirs.append(parent.parent)
+        fds = [(fd, False) for fd in (self._writer.fd if self._writer else None, self._lock_fd) if fd is not None]
+        for path, flags in [(d, os.O_RDONLY | os.O_DIRECTORY) for d in dirs] + [(self.ref.dir / DEBUG_FILE, os.O_RDONLY)]:
+            try:
+                fds.append((os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC), True))
+            except OSError:
+                continue                    # a link (ELOOP), missing or unreadable: left as it is
+        for fd, ours_to_close in fds:
+            try:
+                st = os.fstat(fd)
+                if st.st_uid == os.geteuid() and stat.S_IMODE(st.st_mode) & 0o077 \
+                        and (stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode) and st.st_nlink == 1):
+                    os.fchmod(fd, stat.S_IMODE(st.st_mode) & ~0o077)
+            except OSError as e:
+                self.notices.append(f"could not make {self.ref.dir} private: {e.strerror or e}")
+            finally:
+                if ours_to_close:
+                    os.close(fd)
+
+    def _end_leftover_checks(self, running: list[str]) -> list[dict[str, Any]]:
+        """Checks the previous writer started and never finished may still be running (their process
+        group outlives a crash). We hold the lock, so no live mltdbg owns them: end each one whose
+        recorded process is still that process (procs.end_leftover_group), and say so in `notices`.
+        Out: {"check_id", "pgid", "outcome"} for each check whose process was still there."""
+        if not running:
+            return []
+        started = {e.payload.get("check_id"): e.payload for e in self.events if e.type == "check_started"}
+        out = []
+        for cid in running:
+            p = started.get(cid, {})
+            outcome = end_leftover_group(p.get("pid"), p.get("pgid"), p.get("proc_start"))
+            if outcome in ("unknown", "gone"):
+                continue
+            out.append({"check_id": cid, "pgid": p.get("pgid"), "outcome": outcome})
+            self.notices.append(
+                f"check {cid} was still running from an earlier mltdbg (process group {p.get('pgid')}): "
+                + ({"ended": "ended it", "killed": "killed it",
+                    "still running": "sent SIGKILL, but it is still running"}.get(outcome)
+                   or "its pid now belongs to another process: left alone"))
+        return out
 
     # ----- writing -------------------------------------------------------------------------
     def append(self, event: SessionEvent | str, payload: dict[str, Any] | None = None) -> Event | None:
@@ -229,7 +288,7 @@ class Session:
             if os.path.lexists(tmp):
                 os.unlink(tmp)                      # a leftover (or a planted link): removed, never followed
             fd = open_private(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
+            with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as f:   # a lone surrogate: its escape
                 f.write(render_debug_md(self._state.capture, self._state.created_at[:10]))
             os.replace(tmp, path)                   # replaces a link named debug.md, not its target
         except OSError as e:

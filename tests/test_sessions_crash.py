@@ -164,3 +164,106 @@ def test_session_killed_during_a_check_comes_back_interrupted(tmp_path, monkeypa
             d.pop(k)
     assert after == before
     assert [e.type for e in again.events].count("check_started") == 1
+
+
+# A real mltdbg process runs a check that would take ten minutes; the test SIGKILLs that process
+# (a crash: no check_finished, no atexit), and the check's `sleep` lives on in its own process group.
+RUNS_A_LONG_CHECK = r"""
+import sys
+from mltdbg.sessions import Session
+from mltdbg.sessions.checks import CheckRun
+s = Session.open(sys.argv[1], sys.argv[2])
+CheckRun("sleep 600", sys.argv[2], timeout_s=900, session=s).run()
+"""
+
+
+def _started_payload(sdir, timeout_s=20.0):
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout_s:
+        for e in read_log(sdir / "events.jsonl").events:
+            if e.type == "check_started" and e.payload.get("proc_start") is not None:
+                return e.payload
+        time.sleep(0.05)
+    raise AssertionError("the check never started")
+
+
+def _group_members(pgid: int) -> list[int]:
+    """Live (non-zombie) processes of a process group, from /proc."""
+    out = []
+    for n in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{n}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[2] == str(pgid) and fields[0] not in ("Z", "X"):
+            out.append(int(n))
+    return out
+
+
+def _running(pid: int) -> bool:
+    """pid exists and is not a zombie (a killed orphan may wait a moment for init to reap it)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except OSError:
+        return False
+
+
+def test_resume_ends_a_check_a_crashed_mltdbg_left_running(tmp_path, monkeypatch):
+    monkeypatch.setenv("MLTDBG_HOME", str(tmp_path / "home"))
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    s = Session.create(repo, environment=ENV)
+    s.close()
+    p = subprocess.Popen([sys.executable, "-c", RUNS_A_LONG_CHECK, str(s.dir), str(repo)])
+    started: dict = {}
+    try:
+        started = _started_payload(s.dir)
+        pid = started["pid"]
+        assert started["pgid"] == pid and os.getpgid(pid) == pid
+        p.kill()
+        p.wait()
+        time.sleep(0.2)
+        assert _running(pid), "the check should outlive the crashed mltdbg (own process group)"
+
+        again = Session.open(s.id, repo)
+        again.close()
+        assert not _running(pid) and not _group_members(pid)
+        cid = started["check_id"]
+        assert again.state.checks[cid].status == "interrupted"
+        resumed = [e for e in again.events if e.type == "session_resumed"][-1].payload
+        assert resumed["interrupted_checks"] == [cid]
+        assert resumed["leftovers"] == [{"check_id": cid, "pgid": pid, "outcome": "ended"}]
+        assert any(cid in n and "ended it" in n for n in again.notices), again.notices
+    finally:
+        p.kill()
+        p.wait()
+        if started and _group_members(started["pgid"]):   # the test failed: leave nothing behind
+            os.killpg(started["pgid"], signal.SIGKILL)
+
+
+def test_resume_never_signals_a_process_that_reuses_a_recorded_pid(tmp_path, monkeypatch):
+    """The recorded pid now names another process (its start time differs): it is left running."""
+    from mltdbg.sessions.checks import process_start
+    monkeypatch.setenv("MLTDBG_HOME", str(tmp_path / "home"))
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    other = subprocess.Popen(["sleep", "600"], start_new_session=True)
+    try:
+        real = process_start(other.pid)
+        assert real is not None
+        s = Session.create(repo, environment=ENV)
+        s.append("check_started", {"check_id": "c1", "command": "sleep 600", "pid": other.pid,
+                                   "pgid": other.pid, "proc_start": real - 1})
+        s.close()                                 # never finished: the writer "crashed"
+        again = Session.open(s.id, repo)
+        again.close()
+        assert other.poll() is None and _running(other.pid)
+        assert again.state.checks["c1"].status == "interrupted"
+        resumed = [e for e in again.events if e.type == "session_resumed"][-1].payload
+        assert resumed["leftovers"] == [{"check_id": "c1", "pgid": other.pid, "outcome": "not ours"}]
+        assert any("left alone" in n for n in again.notices), again.notices
+    finally:
+        other.kill()
+        other.wait()

@@ -8,7 +8,7 @@ import stat
 from pathlib import Path
 
 from mltdbg.sessions import Session
-from mltdbg.sessions.events import CaptureEdited, FixProposed
+from mltdbg.sessions.events import ArtifactsChosen, CaptureEdited, FixProposed
 from mltdbg.sessions.fixgate import FixGate
 
 from repo_helpers import make_repo
@@ -140,3 +140,95 @@ def test_a_recorded_path_outside_the_repo_is_refused_with_a_warning_on_every_res
         assert gate.test is None
         r.close()
     assert Path("/etc/passwd").exists()
+
+
+def test_a_file_name_with_an_undecodable_byte_is_recorded_and_resumes(tmp_path):
+    """os.fsdecode turns a byte that is not UTF-8 into a lone surrogate: the event is still written
+    (as its JSON escape) and a resume reads back the very same name."""
+    repo = _repo(tmp_path)
+    name = os.fsdecode(b"runs/loss\xff\\x.log")
+    (repo / "runs").mkdir()
+    s = Session.create(repo, name="bytes", environment={"notes": []})
+    s.append(ArtifactsChosen(paths=[name]))
+    s.append(CaptureEdited(field="command", value=f"python train.py --log {name}"))
+    s.close()
+    json.loads((s.dir / "events.jsonl").read_bytes().splitlines()[-1])          # still strict JSON
+    r = Session.open(s.id, repo)
+    r.close()
+    assert not r.readonly and not r.warnings, (r.notices, r.warnings)
+    assert r.state.artifacts == [name]
+    assert r.state.capture["command"].endswith(name)
+    assert "\\udcff" in (s.dir / "debug.md").read_text()
+
+
+def test_an_events_file_that_is_a_link_is_not_read(tmp_path):
+    """The log of a copied session folder may be a link to any file of the user: it is refused, not read."""
+    from mltdbg.sessions.log import read_log
+    repo = _repo(tmp_path)
+    s = _closed_session(repo)
+    real = tmp_path / "real.jsonl"
+    real.write_bytes((s.dir / "events.jsonl").read_bytes())
+    (s.dir / "events.jsonl").unlink()
+    (s.dir / "events.jsonl").symlink_to(real)
+    loaded = read_log(s.dir / "events.jsonl", "x/events.jsonl")
+    assert loaded.events == [] and loaded.refused == "x/events.jsonl: a symbolic link: not read " \
+        "(a session's log is a plain file in its folder)"
+    r = Session.open(s.id, repo)
+    r.close()
+    assert r.readonly and r.state.n_events == 0
+    assert r.notices[0] == f"opened read-only: {s.id}/events.jsonl: a symbolic link: not read " \
+        "(a session's log is a plain file in its folder)"
+    assert real.read_bytes() == (s.dir / "events.jsonl").read_bytes()     # nothing appended either
+
+
+def test_an_events_file_that_is_a_fifo_does_not_block(tmp_path):
+    import threading
+    from mltdbg.sessions.errors import SessionError
+    from mltdbg.sessions.log import read_log
+    repo = _repo(tmp_path)
+    s = _closed_session(repo)
+    (s.dir / "events.jsonl").unlink()
+    os.mkfifo(s.dir / "events.jsonl")
+    got: list = []
+    t = threading.Thread(target=lambda: got.append(read_log(s.dir / "events.jsonl", "x/events.jsonl")), daemon=True)
+    t.start()
+    t.join(10)
+    assert got, "read_log blocked on a FIFO"
+    assert got[0].refused == "x/events.jsonl: not a plain file (a FIFO, device or folder): not read"
+    try:                                    # by id: not a session (its log is no plain file); a message, no hang
+        Session.open(s.id, repo)
+        raise AssertionError("a FIFO log opened as a session")
+    except SessionError as e:
+        assert "no session" in str(e)
+
+
+def test_a_writable_open_makes_an_older_version_s_0755_session_private(tmp_path):
+    repo = _repo(tmp_path)
+    s = _closed_session(repo)
+    dirs = [s.dir, s.dir.parent, s.dir.parent.parent]                 # <id>/, sessions/, .mltdbg/
+    files = [s.dir / n for n in ("events.jsonl", "lock", "debug.md")]
+    for p in dirs:
+        os.chmod(p, 0o755)
+    for p in files:
+        os.chmod(p, 0o644)
+    r = Session.open(s.id, repo, readonly=True)                      # a viewer changes nothing
+    r.close()
+    assert [_mode(p) for p in dirs + files] == [0o755] * 3 + [0o644] * 3
+    r = Session.open(s.id, repo)
+    r.close()
+    assert not r.readonly
+    assert [_mode(p) for p in dirs + files] == [0o700] * 3 + [0o600] * 3
+    assert _mode(repo) != 0o700                                       # the repo itself is not ours to change
+
+
+def test_tightening_modes_never_follows_a_link(tmp_path):
+    repo = _repo(tmp_path)
+    s = _closed_session(repo)
+    target = tmp_path / "notes.md"
+    target.write_text(PROFILE)
+    os.chmod(target, 0o644)
+    (s.dir / "debug.md").unlink()
+    (s.dir / "debug.md").symlink_to(target)
+    r = Session.open(s.id, repo)
+    r.close()
+    assert not r.readonly and _mode(target) == 0o644 and target.read_text() == PROFILE
