@@ -3,7 +3,8 @@
     mltdbg-tui [PATH...] [--baseline PATH] [--engine auto|offline|claude]
     mltdbg-tui --resume [ID]        reopen a session where it was (no ID: pick one)
     mltdbg-tui --replay ID|FILE     show a session read-only, step by step
-    mltdbg-tui --demo               a copy of the bundled failing demo repo, ready to debug
+    mltdbg-tui --demo               a fresh copy of the bundled failing demo repo, ready to debug
+    mltdbg-tui --demo --resume [ID] reopen a session in the latest demo copy
 """
 from __future__ import annotations
 
@@ -20,8 +21,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--baseline", action="append", default=[], metavar="PATH", help="a good run to compare with")
     p.add_argument("--resume", nargs="?", const="", metavar="ID", help="reopen a session (no ID: choose from a list)")
     p.add_argument("--replay", metavar="ID|FILE", help="show a recorded session read-only")
-    p.add_argument("--demo", action="store_true", help="debug the bundled demo (a copy in a temp dir)")
-    p.add_argument("--engine", choices=["auto", "offline", "claude"], default="auto")
+    p.add_argument("--demo", action="store_true", help="debug the bundled demo (a fresh copy in the user data dir; with --resume: the latest copy)")
+    p.add_argument("--engine", choices=["auto", "offline", "claude"], default="auto",
+                   help="who ranks the root causes: offline (built-in playbooks), claude (needs ANTHROPIC_API_KEY), "
+                   "auto (Claude when a key is set and you agreed, else offline; the default)")
     p.add_argument("--name", help="a name for the new session")
     p.add_argument("--command", metavar="CMD", help="the failing command (prefilled in the capture form)")
     p.add_argument("--python", metavar="PATH", help="the interpreter your code runs with (default: the one the command "
@@ -44,9 +47,20 @@ def options_from(args: argparse.Namespace):
     missing = [b for b in o.baseline if not os.path.lexists(b)]
     if missing:
         raise SystemExit(f"mltdbg-tui: --baseline {missing[0]}: no such file or directory")
-    if o.demo:
-        from mltdbg.sessions.demo import make_demo_repo  # noqa: PLC0415 - only for --demo
-        repo = make_demo_repo()
+    missing = [p for p in o.paths if not os.path.lexists(p)]
+    if missing and o.resume is None and o.replay is None and not o.demo:   # refused before a session exists
+        raise SystemExit(f"mltdbg-tui: {missing[0]}: no such file or directory")
+    if o.demo and o.resume is not None:
+        from mltdbg.sessions.demo import latest_demo_repo  # noqa: PLC0415 - only for --demo
+        repo = latest_demo_repo()
+        if repo is None:
+            raise SystemExit("mltdbg-tui: --demo --resume: no demo copy yet (start one with mltdbg-tui --demo)")
+        o.cwd = str(repo)
+        o.python = o.python or sys.executable
+        os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")
+    elif o.demo:
+        from mltdbg.sessions.demo import fresh_demo_repo  # noqa: PLC0415 - only for --demo
+        repo = fresh_demo_repo()
         o.cwd, o.paths, o.name = str(repo), [], o.name or "demo"
         o.command = o.command or "python train.py"
         o.python = o.python or sys.executable

@@ -284,3 +284,34 @@ def test_the_one_hour_reset_shows_debug_md_as_text(tmp_path):
             await pilot.pause()
             assert app.is_running
     run(go())
+
+
+def test_verify_quotes_a_recorded_test_file_name_so_it_stays_one_argument(tmp_path, monkeypatch):
+    """A shared session names its test file `t;touch PWNED;#.py`: the verify command passes it to pytest
+    as one quoted argument, so the shell never runs the `touch` hidden in the name."""
+    from tui_helpers import use_this_python
+    from mltdbg.sessions.fixgate import TestFile
+    use_this_python(monkeypatch)
+    repo, sid = _shared_fix_session(tmp_path)
+    name, content = "t;touch PWNED;#.py", "def test_ok():\n    assert True\n"
+    (repo / name).write_text(content)
+    _write_raw(Session.open(sid, repo, readonly=True).dir,
+               [("test_added", {"file": name, "diff": TestFile(name, content).diff, "written": True})])
+    app = MltdbgApp(Options(cwd=str(repo), resume=sid))
+
+    async def go():
+        async with app.run_test(size=(160, 40)) as pilot:
+            await until(pilot, lambda: type(app.screen).__name__ == "FixScreen", timeout=20, what="fix screen")
+            assert app.screen.gate.test is not None and app.screen.gate.test.written
+            app.screen.query_one("#repro").value = "python -c 'pass'"
+            app.screen.query_one("#body").focus()
+            await pilot.press("v")
+            await pilot.pause()
+            assert isinstance(app.screen, ApproveCommand)
+            await pilot.press("y")
+            await until(pilot, lambda: len(app.session.state.verifications) >= 2 and not app.screen._verifying,
+                        timeout=60, what="verification")
+            return [v["command"] for v in app.session.state.verifications]
+    commands = run(go())
+    assert commands[-1].endswith("'t;touch PWNED;#.py'")
+    assert not (repo / "PWNED").exists() and not (tmp_path / "PWNED").exists()

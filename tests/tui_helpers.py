@@ -52,3 +52,9 @@ async def until(pilot, cond, timeout: float = 120.0, what: str = "") -> None:
 def fixed_clock(start_iso: str = "2026-05-04T10:00:00+00:00", elapsed_s: float = 754):
     start = dt.datetime.fromisoformat(start_iso)
     return lambda: start + dt.timedelta(seconds=elapsed_s)
+
+
+def footer_keys(app) -> list[tuple[str, str, int]]:
+    """The current screen's footer as shown: (key, description, right edge column) of each key."""
+    from textual.widgets import Footer  # noqa: PLC0415 - only the footer tests need it
+    return [(k.key_display, k.description, k.region.right) for k in app.screen.query_one(Footer).query("FooterKey")]

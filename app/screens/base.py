@@ -1,9 +1,18 @@
-"""What every step screen shares: the header/footer frame, worker failure reporting, the app handle."""
+"""What every step screen shares: the header/footer frame, worker failure reporting, the app handle,
+Esc leaving a text field before it means "back"."""
 from __future__ import annotations
 
 from textual import on
 from textual.screen import Screen
+from textual.widgets import Footer, Input, TextArea
 from textual.worker import Worker, WorkerState
+
+
+def step_footer() -> Footer:
+    """The footer of every step screen: compact and without the palette key (^p still works), so that at
+    80 columns it holds each screen's primary keys; they are listed in priority order in BINDINGS,
+    secondary ones `show=False` (the F1 help lists every key)."""
+    return Footer(compact=True, show_command_palette=False)
 
 
 class StepScreen(Screen):
@@ -27,6 +36,18 @@ class StepScreen(Screen):
             self.notify(f"{event.worker.name}: {type(err).__name__}: {err}", title="Failed", severity="error",
                         timeout=10)
             self.worker_failed(event.worker.name, err)
+
+    def leave_input(self) -> bool:
+        """Esc in a text field: focus the screen's body instead, so that the next single-key action (a, y)
+        acts instead of being typed. Returns whether a field was left (then Esc does nothing else)."""
+        if isinstance(self.focused, (Input, TextArea)):
+            self.set_focus(None)
+            self.focus_body()
+            return True
+        return False
+
+    def focus_body(self) -> None:
+        """Hook: what gets focus after leaving a text field (default: nothing, the screen's keys act)."""
 
     def worker_failed(self, name: str, error: BaseException) -> None:
         """Hook: put the screen back in a usable state after a failed worker."""

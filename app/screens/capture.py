@@ -13,13 +13,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.widgets import Footer, Header, Input, Label, RichLog, SelectionList, Static, TextArea
+from textual.widgets import Header, Input, Label, RichLog, SelectionList, Static, TextArea
 from textual.widgets.selection_list import Selection
 
 from mltdbg.analyzers.common.sanitize import visible
 from mltdbg.analyzers.ingest import SKIP_DIRS
 from mltdbg.app.messages import OutputLine
-from mltdbg.app.screens.base import StepScreen
+from mltdbg.app.screens.base import StepScreen, step_footer
 from mltdbg.app.widgets.lessons import LessonsPanel
 
 SAVE_DELAY_S = 0.4          # an edit is recorded after this pause in typing (each append is an fsync)
@@ -86,7 +86,7 @@ class CaptureScreen(StepScreen):
             with Horizontal(id="addrow"):
                 yield Input(placeholder="add a path (file or folder), Enter", id="add_path")
             yield Static("", id="saved", classes="muted")
-        yield Footer()
+        yield step_footer()
 
     def on_mount(self) -> None:
         self.query_one("#run_output").display = False

@@ -11,13 +11,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.widgets import Footer, Header, Input, RichLog, Static
+from textual.widgets import Header, Input, RichLog, Static
 
 from mltdbg.analyzers.common.safety import dangerous
 from mltdbg.analyzers.common.sanitize import visible
 from mltdbg.app.dialogs.approve import ApproveCommand
 from mltdbg.app.messages import OutputLine
-from mltdbg.app.screens.base import StepScreen
+from mltdbg.app.screens.base import StepScreen, step_footer
 from mltdbg.sessions.checks import DEFAULT_TIMEOUT_S, CheckRun
 from mltdbg.sessions.scratch import ScratchError, ScratchWorktree
 
@@ -27,15 +27,16 @@ VERDICT_KEYS = {"1": "confirmed", "2": "denied", "3": "inconclusive"}
 class CheckScreen(StepScreen):
     STEP = "check"
     CSS_PATH = "check.tcss"
+    # Footer order is priority order (80 columns hold them all); which show depends on the state (check_action).
     BINDINGS = [
-        Binding("escape", "back", "Back", id="back"),
-        Binding("a", "approve", "Approve & run", id="approve"),
+        Binding("x", "cancel", "Cancel run", id="cancel"),
+        Binding("a", "approve", "Run", id="approve"),
         Binding("e", "edit", "Edit", id="edit"),
         Binding("s", "skip", "Skip", id="skip"),
-        Binding("x", "cancel", "Cancel run", id="cancel"),
         Binding("1", "verdict('confirmed')", "Confirmed", id="confirmed"),
         Binding("2", "verdict('denied')", "Denied", id="denied"),
         Binding("3", "verdict('inconclusive')", "Inconclusive", id="inconclusive"),
+        Binding("escape", "back", "Back", id="back"),
     ]
 
     class CheckFinished(Message):
@@ -60,6 +61,7 @@ class CheckScreen(StepScreen):
         h = app.hypothesis(self.hid)
         yield Header()
         with VerticalScroll(id="top"):
+            yield Static("", id="interrupted")
             yield Static(Text.assemble(("3 Check", "bold"), "  ",
                                        visible(f"{self.hid}: {h.check or 'no check written'}")), id="what")
             yield Input(self.state.check_command(self.hid), id="cmd")
@@ -67,7 +69,7 @@ class CheckScreen(StepScreen):
             yield Static("", id="instr")
         yield RichLog(id="out", max_lines=5000, markup=False, wrap=False)
         yield Static("", id="verdict_bar")
-        yield Footer()
+        yield step_footer()
 
     def on_mount(self) -> None:
         out = self.query_one("#out", RichLog)
@@ -77,8 +79,11 @@ class CheckScreen(StepScreen):
             out.write(Text(visible(f"$ {last.command}   [{last.status}" +
                                    (f", exit {last.exit_code}" if last.exit_code is not None else "") + "]")))
             out.write(Text(visible(last.output or "")))
-            if last.status == "interrupted":
-                out.write("(this check was interrupted when mltdbg-tui closed: run it again with a)")
+        if self._interrupted():
+            # First line of the panel, so it is seen at 80x24 whatever the output's length.
+            self.query_one("#interrupted", Static).update(Text.assemble(
+                ("INTERRUPTED:", "bold #ffff00"), " this check never finished (mltdbg-tui closed mid-run); its output "
+                "is incomplete. a runs it again, s skips it."))
         else:
             out.write("Press a to approve and run the command, e to edit it, s to skip this check.")
         self._verdict_bar()
@@ -98,6 +103,23 @@ class CheckScreen(StepScreen):
         runs = [c for c in self.state.checks.values() if c.hypothesis_id == self.hid]
         return runs[-1] if runs else None
 
+    def _interrupted(self) -> bool:
+        """The latest check of this hypothesis never finished (killed with the TUI): no verdict from it."""
+        last = self._last_check()
+        return self._run is None and last is not None and last.status == "interrupted"
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        """Keys that make no sense now are hidden and inactive: verdicts while running or after an interrupted
+        check, cancel when nothing runs, approve/edit/skip while running."""
+        running = self._run is not None
+        if action == "cancel":
+            return running
+        if action in ("approve", "edit", "skip"):
+            return not running
+        if action == "verdict":
+            return not running and not self._interrupted()
+        return True
+
     def _flag(self) -> None:
         why = dangerous(self.query_one("#cmd", Input).value, self.mapp.root)
         self.query_one("#flag", Static).update(
@@ -108,8 +130,12 @@ class CheckScreen(StepScreen):
         v = self.state.verdicts.get(self.hid or "")
         last = self._last_check()
         txt = Text.assemble("verdict: ", (visible(str(v.verdict)), "bold"), ". ") if v else Text()
+        self.query_one("#interrupted", Static).display = self._interrupted()
+        self.refresh_bindings()
         if self._run is not None:
             txt.append("running ... x cancels it (the whole process group)")
+        elif self._interrupted():
+            txt.append("interrupted check: a runs it again, s skips it")
         elif last is not None:
             txt.append("What does the output say? 1 confirmed  2 denied  3 inconclusive")
         self.query_one("#verdict_bar", Static).update(txt)
@@ -227,6 +253,9 @@ class CheckScreen(StepScreen):
         if self._run is not None:
             self.notify("the check is still running", severity="warning")
             return
+        if self._interrupted():
+            self.notify("that check never finished: a runs it again, s skips it", severity="warning")
+            return
         last = self._last_check()
         payload = {"hypothesis_id": self.hid, "verdict": verdict,
                    "note": f"after check `{last.command}`" if last else "without running the check"}
@@ -236,7 +265,14 @@ class CheckScreen(StepScreen):
             self.mapp.stale = True      # the ranking is redone with this verdict
             self.mapp.goto("diagnose", hypothesis_id=self.hid)
 
+    def focus_body(self) -> None:
+        self.query_one("#out").focus()
+
     def action_back(self) -> None:
+        if self.leave_input():
+            self._record_edit()
+            self._flag()
+            return
         if self._run is not None:
             self.notify("the check is still running: x cancels it first", severity="warning")
             return

@@ -4,6 +4,7 @@ dialog. Then verify: rerun the failing command (or a shorter reproduction) and t
 revert exactly what was applied and go back to the hypotheses."""
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 from rich.syntax import Syntax
@@ -14,11 +15,11 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import Footer, Header, Input, Label, RichLog, Static, TextArea
+from textual.widgets import Header, Input, Label, RichLog, Static, TextArea
 
 from mltdbg.analyzers.common.sanitize import visible
 from mltdbg.app.messages import OutputLine
-from mltdbg.app.screens.base import StepScreen
+from mltdbg.app.screens.base import StepScreen, step_footer
 from mltdbg.sessions.fixgate import (CONFIRM_WORD, FixError, FixGate, NotConfirmed, fill_template, first_test_name,
                                      patch_from_diff)
 
@@ -29,13 +30,14 @@ class FixScreen(StepScreen):
     STEP = "fix"
     CSS_PATH = "fix.tcss"
     BINDINGS = [
-        Binding("escape", "back", "Back", id="back"),
+        # Footer order is priority order (80 columns hold them all).
         Binding("a", "apply", "Apply…", id="apply"),
-        Binding("t", "edit_test", "Edit test", id="edit_test"),
-        Binding("w", "worktree", "Use my edits", id="worktree"),
         Binding("v", "verify", "Verify", id="verify"),
+        Binding("n", "next", "Lesson", id="next"),
+        Binding("t", "edit_test", "Test", id="edit_test"),
+        Binding("w", "worktree", "My edits", id="worktree"),
         Binding("u", "revert", "Revert", id="revert"),
-        Binding("n", "next", "Next: lesson", id="next"),
+        Binding("escape", "back", "Back", id="back"),
         Binding("x", "cancel", "Cancel run", show=False, id="cancel"),
     ]
 
@@ -66,7 +68,7 @@ class FixScreen(StepScreen):
             yield Input(self.state.capture.get("command", ""), id="repro")
             yield Static("", id="status")
             yield RichLog(id="verify_out", max_lines=3000, markup=False, wrap=False)
-        yield Footer()
+        yield step_footer()
 
     def on_mount(self) -> None:
         app, st = self.mapp, self.state
@@ -216,7 +218,7 @@ class FixScreen(StepScreen):
         if not repro:
             self.notify("write the command to rerun", severity="warning")
             return
-        test_cmd = f"python -m pytest -q -p no:cacheprovider {self.gate.test.path}" if self.gate.test and self.gate.test.written else None
+        test_cmd = f"python -m pytest -q -p no:cacheprovider {shlex.quote(self.gate.test.path)}" if self.gate.test and self.gate.test.written else None
         log = self.query_one("#verify_out", RichLog)
         log.display = True
         log.clear()

@@ -15,12 +15,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import Footer, Header, LoadingIndicator, OptionList, Static
+from textual.widgets import Header, LoadingIndicator, OptionList, Static
 from textual.widgets.option_list import Option
 
 from mltdbg.analyzers.common.sanitize import visible
 from mltdbg.analyzers.crossrank import cross_rank
-from mltdbg.app.screens.base import StepScreen
+from mltdbg.app.screens.base import StepScreen, step_footer
 from mltdbg.app.widgets.plot import MetricPlot
 from mltdbg.app.widgets.ranks import RankPanel
 from mltdbg.sessions.events import DiagnosisMade
@@ -29,6 +29,11 @@ from mltdbg.sessions.state import HypothesisRecord
 
 BAR_WIDTH = 10
 NARROW_BELOW = 110      # columns: below this the plot goes under the list instead of beside it
+
+
+def is_engine_notice(warning: str) -> bool:
+    """The engine selection's notice (playbooks.claude.select_engine: Claude not used, offline instead)."""
+    return "offline engine" in str(warning).lower()
 
 
 def bar(p: float, width: int = BAR_WIDTH) -> str:
@@ -40,14 +45,15 @@ class HypothesesScreen(StepScreen):
     STEP = "diagnose"
     CSS_PATH = "hypotheses.tcss"
     BINDINGS = [
-        Binding("escape", "back", "Back", id="back"),
-        Binding("enter,c", "check", "Check it", id="check"),
+        # Footer order is priority order; the rest show=False (listed in the F1 help).
+        Binding("enter,c", "check", "Check", id="check"),
         Binding("f", "fix", "Fix", id="fix"),
-        Binding("o", "open_evidence", "Open evidence", id="open_evidence"),
+        Binding("o", "open_evidence", "Evidence", id="open_evidence"),
         Binding("m", "metric", "Metric", id="metric"),
         Binding("g", "log", "Log", id="log_scale"),
         Binding("s", "smooth", "EMA", id="smooth"),
-        Binding("plus,equals_sign", "zoom(2)", "Zoom", id="zoom_in"),
+        Binding("escape", "back", "Back", id="back"),
+        Binding("plus,equals_sign", "zoom(2)", "Zoom in", show=False, id="zoom_in"),
         Binding("minus", "zoom(0.5)", "Zoom out", show=False, id="zoom_out"),
         Binding("left,h", "pan(-1)", "Pan", show=False, id="pan_left"),
         Binding("right,l", "pan(1)", "Pan right", show=False, id="pan_right"),
@@ -82,7 +88,7 @@ class HypothesesScreen(StepScreen):
                 yield MetricPlot(id="plot")
                 yield RankPanel(id="ranks")
         yield LoadingIndicator(id="busy")
-        yield Footer()
+        yield step_footer()
 
     def on_mount(self) -> None:
         self.query_one("#busy").display = False
@@ -170,7 +176,9 @@ class HypothesesScreen(StepScreen):
         app.stale = False
         app.series, app.baseline_series, app.diagnosis = event.series, event.baseline, event.diagnosis
         app.warnings = event.warnings
-        for w in event.warnings[:3]:
+        # The engine notice ("ran the offline engine ...") repeats on every diagnosis: it goes in the status
+        # line (_show), not in a toast over the plot; other warnings are toasts, once per run of the app.
+        for w in [w for w in event.warnings if not is_engine_notice(w)][:3]:
             app.notify_once(w)
         self._show()
 
@@ -190,6 +198,9 @@ class HypothesesScreen(StepScreen):
                                            ": bring " + visible("; ".join(map(str, needs)) or "more artifacts")))
         elif status:
             head.append(f"  {visible(str(status).replace('_', ' '))}")
+        notice = next((w for w in getattr(self.mapp, "warnings", []) if is_engine_notice(w)), None)
+        if notice:
+            head.append("\n" + visible(notice.split(". ")[0].rstrip(".")), style="dim")
         self.query_one("#status", Static).update(head)
         ol = self.query_one("#hyps", OptionList)
         ol.clear_options()

@@ -8,10 +8,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import Footer, Header, Label, Static, TextArea
+from textual.widgets import Header, Label, Static, TextArea
 
 from mltdbg.analyzers.common.sanitize import visible
-from mltdbg.app.screens.base import StepScreen
+from mltdbg.app.screens.base import StepScreen, step_footer
 from mltdbg.sessions.lesson import LESSON_FILE, LessonError, NotAGitRepo, append_lesson, commit_fix, lesson_draft, lesson_files
 
 
@@ -19,8 +19,8 @@ class LessonScreen(StepScreen):
     STEP = "lesson"
     CSS_PATH = "lesson.tcss"
     BINDINGS = [
-        Binding("escape", "back", "Back", id="back"),
         Binding("ctrl+s", "commit", "Write & commit", id="commit", priority=True),
+        Binding("escape", "back", "Back", id="back"),
     ]
 
     def compose(self) -> ComposeResult:
@@ -34,7 +34,7 @@ class LessonScreen(StepScreen):
             yield Label("Commit message")
             yield TextArea(draft.message, id="message", soft_wrap=True)
             yield Static("", id="status")
-        yield Footer()
+        yield step_footer()
 
     def on_mount(self) -> None:
         if self.mapp.readonly:

@@ -9,9 +9,10 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Input, Static
+from textual.widgets import Header, Input, Static
 
 from mltdbg.analyzers.common.sanitize import visible
+from mltdbg.app.screens.base import step_footer
 from mltdbg.app.widgets.viewer import ArtifactView
 
 
@@ -48,7 +49,7 @@ class ViewerScreen(Screen):
         if self.view is not None:
             yield self.view
         yield Input(placeholder="search (Enter)", id="search")
-        yield Footer()
+        yield step_footer()
 
     def on_mount(self) -> None:
         self.query_one("#search").display = False

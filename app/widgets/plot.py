@@ -9,6 +9,7 @@ the sessions core's (`mltdbg.sessions.plots`), so what is recorded and what is d
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -21,6 +22,9 @@ from mltdbg.sessions.plots import PLOTTED_METRICS
 EMA_ALPHA = 0.1           # smoothing weight of the newest point (TensorBoard's slider at 0.9)
 ZOOM_STEP = 2.0
 PAN_FRACTION = 0.25
+Y_TICKS = 5               # about this many labelled y ticks (a 24-row terminal gives the plot ~8 rows)
+NICE_STEPS = (1.0, 2.0, 2.5, 5.0, 10.0)   # tick steps are these times a power of ten (the usual "nice numbers")
+LOG_STEPS = (1.0, 2.0, 5.0, 10.0)         # on a log axis: whole decades once the range spans more than one
 
 
 def as_floats(values: Any) -> np.ndarray:
@@ -42,6 +46,31 @@ def ema(values: np.ndarray, alpha: float = EMA_ALPHA) -> np.ndarray:
     s = pd.Series(values).where(np.isfinite(values))
     sm = s.ewm(alpha=alpha, ignore_na=True).mean().to_numpy()
     return np.where(np.isfinite(values), sm, values)
+
+
+def nice_ticks(lo: float, hi: float, n: int = Y_TICKS, steps=NICE_STEPS) -> tuple[float, float, list[float]]:
+    """Axis bounds widened to whole steps and evenly spaced ticks at a nice step (1, 2, 2.5, 5 x 10^k).
+    A flat range (lo == hi) is padded around the value, so the axis is never empty or inverted."""
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return 0.0, 1.0, [0.0, 0.5, 1.0]
+    lo, hi = min(lo, hi), max(lo, hi)
+    if hi - lo <= 1e-12 * max(abs(lo), abs(hi), 1.0):
+        pad = abs(lo) * 0.1 or 1.0
+        lo, hi = lo - pad, hi + pad
+    raw = (hi - lo) / max(n - 1, 1)
+    mag = 10.0 ** math.floor(math.log10(raw))
+    step = next(m * mag for m in steps if m * mag >= raw * (1 - 1e-9))
+    lo2, hi2 = math.floor(lo / step + 1e-9) * step, math.ceil(hi / step - 1e-9) * step
+    count = int(round((hi2 - lo2) / step))
+    return lo2, hi2, [round(lo2 + i * step, 12) for i in range(count + 1)]
+
+
+def tick_label(t: float, log: bool = False) -> str:
+    """A tick's label: the value itself (on a log axis the tick is log10 of it)."""
+    v = 10.0 ** t if log else t
+    if log or not 1e-3 <= abs(v) < 1e6:
+        return f"{v:.3g}" if v else "0"
+    return f"{v:.6g}"        # nice ticks are short: 20000, 0.025
 
 
 class MetricPlot(Widget):
@@ -121,15 +150,28 @@ class MetricPlot(Widget):
         plt.theme("clear")
         s, v = self._visible(steps, values, lo_step, hi_step, w)
         self.last_points = len(s)
+        # A log axis is drawn as log10 of the values on a linear axis with our own ticks: plotext's log
+        # scale inverts a flat series' axis and labels uneven ticks.
+        ys: list[np.ndarray] = []
         ok = np.isfinite(v) & ((v > 0) if self.log_scale else True)
         if ok.any():
-            plt.plot(s[ok].tolist(), v[ok].tolist(), label=self.metric, color="cyan", marker="braille")
+            y = np.log10(v[ok]) if self.log_scale else v[ok]
+            ys.append(y)
+            plt.plot(s[ok].tolist(), y.tolist(), label=self.metric, color="cyan", marker="braille")
         if self.metric in self.baseline:
             bs, bv = self.baseline[self.metric]
             bs, bv = self._visible(bs, bv, lo_step, hi_step, w)
             bok = np.isfinite(bv) & ((bv > 0) if self.log_scale else True)
             if bok.any():
-                plt.plot(bs[bok].tolist(), bv[bok].tolist(), label="baseline", color="gray", marker="braille")
+                by = np.log10(bv[bok]) if self.log_scale else bv[bok]
+                ys.append(by)
+                plt.plot(bs[bok].tolist(), by.tolist(), label="baseline", color="gray", marker="braille")
+        if ys:
+            allv = np.concatenate(ys)
+            ylo, yhi, ticks = nice_ticks(float(allv.min()), float(allv.max()), min(Y_TICKS, max(2, (h - 3) // 2)),
+                                         LOG_STEPS if self.log_scale else NICE_STEPS)
+            plt.ylim(ylo, yhi)
+            plt.yticks(ticks, [tick_label(t, self.log_scale) for t in ticks])
         marks = []
         bad = s[~np.isfinite(v)]
         if len(bad):
@@ -141,8 +183,6 @@ class MetricPlot(Widget):
         for st, _, color in marks:
             if lo_step <= st <= hi_step:
                 plt.vline(st, color)
-        if self.log_scale:
-            plt.yscale("log")
         plt.xlim(lo_step, hi_step)
         out = Text.from_ansi(plt.build().rstrip("\n"))
         legend = " ".join(f"|{lab}@{st:g}" for st, lab, _ in marks if lab and lo_step <= st <= hi_step)
