@@ -304,6 +304,8 @@ class FileFollower:
         self.header, self.rows, self.skip_rows = None, 0, max(skip, self.skip_rows)
 
     def _header_same(self) -> bool:
+        if self.header is None:
+            return True
         try:
             with open(self.path, "rb") as f:
                 return f.read(len(self.header)) == self.header

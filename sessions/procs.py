@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import signal
 import time
+from typing import TypeGuard
 from pathlib import Path
 
 # A check left by a crashed mltdbg already ran its course: on resume it gets a short SIGTERM grace
@@ -65,6 +66,10 @@ def _group_running(pgid: int) -> bool:
     return False
 
 
+def _positive_int(v: object) -> TypeGuard[int]:
+    return isinstance(v, int) and not isinstance(v, bool) and v > 0
+
+
 def end_leftover_group(pid: object, pgid: object, proc_start: object,
                        grace_s: float = LEFTOVER_GRACE_S) -> str:
     """End the process group of a check a crashed mltdbg left running, if it is still that check.
@@ -75,8 +80,7 @@ def end_leftover_group(pid: object, pgid: object, proc_start: object,
     SIGKILL after grace_s. Out: "ended" (gone after SIGTERM), "killed" (needed SIGKILL), "still running"
     (not even SIGKILL helped in time), "gone" (nothing left), "not ours" (pid reused), "unknown"
     (no pid or start time recorded, e.g. an older mltdbg or not Linux: left alone)."""
-    if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in (pid, pgid, proc_start)) \
-            or pid != pgid:
+    if not (_positive_int(pid) and _positive_int(pgid) and _positive_int(proc_start)) or pid != pgid:
         return "unknown"
     f = _stat(pid)
     if f is None or f[0] in ("Z", "X"):
