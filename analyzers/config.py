@@ -23,6 +23,7 @@ from typing import Any, Iterator
 import yaml
 
 from mltdbg.analyzers.common import yamlsafe
+from mltdbg.analyzers.common.textfind import contains_any
 from mltdbg.analyzers.model import Evidence, Fact, Run, Signal, TextArtifact
 from mltdbg.analyzers.code.index import parse_tree
 
@@ -484,11 +485,11 @@ def _log_facts(art: TextArtifact, fx: _Facts) -> None:
     text = art.text
     head_end = min(len(text), _LOG_HEAD)
     # argparse dumps: Namespace(lr=0.1, batch_size=32, ...) anywhere in the log
-    if "Namespace(" in text:
+    if contains_any(text, ("Namespace(",)):
         for m in list(_NAMESPACE.finditer(text))[:20]:
             _call_repr(art, fx, text, m.start())
     # HF TrainingArguments repr, one key=value per line
-    if "TrainingArguments(" in text:
+    if contains_any(text, ("TrainingArguments(",)):
         for m in list(_TA_BLOCK.finditer(text))[:5]:
             line0 = art.line_of(m.start())
             n = line0 + 1
@@ -582,7 +583,7 @@ _ENV_GATES = ("version", "Version", "torch", "CUDA", "Python", "GPU", "commit", 
 
 def _env_facts(art: TextArtifact, fx: _Facts) -> None:
     text = art.text[: max(_LOG_HEAD, 2_000_000)] if art.kind in ("log", "text", "traceback") else art.text
-    if not any(g in text for g in _ENV_GATES) and not re.search(r"^[0-9a-f]{40}\s*$", text[:4096], re.M):
+    if not contains_any(text, _ENV_GATES) and not re.search(r"^[0-9a-f]{40}\s*$", text[:4096], re.M):
         return
     for name, pat in _ENV:
         for m in pat.finditer(text):

@@ -35,6 +35,7 @@ from pathlib import PurePosixPath
 
 import numpy as np
 
+from mltdbg.analyzers.common.textfind import TextFinder
 from mltdbg.analyzers.log_findings import CUDA_OOM
 from mltdbg.analyzers.model import Evidence, Run, Signal, TextArtifact
 from mltdbg.analyzers.ranks import rank_lines, rank_of_prefix
@@ -582,9 +583,10 @@ def _hits(art: TextArtifact) -> list[tuple[int, str]]:
     """(line number, line) of every line holding a failure literal, in line order (bounded)."""
     text = art.text
     starts: dict[int, str] = {}
+    finder = TextFinder(text)
     for a, b in _spans(len(text)):
         for lit in _LITERALS:
-            i = text.find(lit, a, b)
+            i = finder.find(lit, a, b)
             if i < 0:
                 continue
             k = 0
@@ -595,7 +597,7 @@ def _hits(art: TextArtifact) -> list[tuple[int, str]]:
                 nxt = text.find("\n", i)
                 if nxt < 0:
                     break
-                i = text.find(lit, nxt, b)
+                i = finder.find(lit, nxt, b)
     if not starts:
         return []
     offs = sorted(starts)

@@ -7,7 +7,8 @@ Out: `text_signals(run)` returns `log:*` Signals (vocabulary in signals.md);
 
 Speed: a log of a million lines is mostly metric lines that hold nothing for
 us. We never loop over lines in Python. Every detector line holds one of the
-literal GATES; a gate costs one C-speed substring scan, and only the lines
+literal GATES; a gate costs one C-speed scan for its rarest character
+(common/textfind.py), and only the lines
 holding a gate (the first `_GATE_CAP` per gate: causes come first) reach the
 detector regexes. On a big log (> 6 MB) all gates scan its head and tail (setup
 warnings, the crash) and CORE_GATES (events that also happen mid-run: errors,
@@ -22,6 +23,7 @@ from functools import lru_cache
 from itertools import islice
 from typing import Callable
 
+from mltdbg.analyzers.common.textfind import TextFinder, contains_any
 from mltdbg.analyzers.model import Evidence, Run, Signal, TextArtifact
 from mltdbg.analyzers.tracebacks import LOG_KINDS, extract_tracebacks, line_quote, lines_of_offsets
 
@@ -395,11 +397,12 @@ def _candidates(art: TextArtifact) -> list[tuple[int, str]]:
         spans = [(0, n, CORE_GATES), (0, _HEAD_CHARS, GATES), (tail, n, GATES)]
     starts: dict[int, str] = {}
     whole: set[str] = set()   # gates whose every hit in the whole text was taken
+    finder = TextFinder(text)
     for a, b, gates in spans:
         for g in gates:
             if g in whole:
                 continue
-            i = text.find(g, a, b)
+            i = finder.find(g, a, b)
             if i < 0:
                 if a == 0 and b == n:
                     whole.add(g)   # not in the text at all: not in its head or tail either
@@ -547,7 +550,7 @@ def _traceback_signals(run: Run, acc: _Acc, specific_lines: set[tuple[str, int]]
 
 def _launcher_failures(art: TextArtifact, acc: _Acc) -> None:
     """torchrun's own `failed (exitcode: -9) local_rank: 0 (pid: ...)` lines carry the exit code."""
-    if "failed (exitcode:" not in art.text:
+    if not contains_any(art.text, ("failed (exitcode:",)):
         return
     for m in islice(_LAUNCHER_FAIL.finditer(art.text), 50):
         n = lines_of_offsets(art, [m.start()])[0]
