@@ -39,14 +39,16 @@ def sessions_dir(repo_root: Path | None) -> Path:
 def ensure_excluded(repo_root: Path) -> bool:
     """Add `/.mltdbg/` to `.git/info/exclude` once (never touches .gitignore). True if it is there."""
     gd = git_dir(repo_root)
-    if gd is None:
+    # A `.git` file may point anywhere (a repo unpacked from someone's archive): write only into a
+    # directory that is a git dir (HEAD plus objects/), and create nothing but its `info/`.
+    if gd is None or not (gd / "HEAD").is_file() or not (gd / "objects").is_dir():
         return False
     exclude = gd / "info" / "exclude"
     try:
         text = exclude.read_text(encoding="utf-8", errors="replace") if exclude.exists() else ""
         if any(line.strip() in (EXCLUDE_LINE, ".mltdbg/", ".mltdbg", "/.mltdbg") for line in text.splitlines()):
             return True
-        exclude.parent.mkdir(parents=True, exist_ok=True)
+        exclude.parent.mkdir(exist_ok=True)
         # O_NOFOLLOW: an info/exclude linked elsewhere (a repo unpacked from someone's archive) is not appended to.
         fd = os.open(exclude, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
         with os.fdopen(fd, "a", encoding="utf-8") as f:

@@ -232,3 +232,27 @@ def test_tightening_modes_never_follows_a_link(tmp_path):
     r = Session.open(s.id, repo)
     r.close()
     assert not r.readonly and _mode(target) == 0o644 and target.read_text() == PROFILE
+
+
+def test_a_git_file_pointing_outside_gets_nothing_created_there(tmp_path):
+    """A `.git` file whose gitdir: names a folder that is no git dir: no info/exclude is made there."""
+    from mltdbg.sessions.store import ensure_excluded
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    target = tmp_path / "elsewhere" / "deep"
+    (repo / ".git").write_text(f"gitdir: {target}\n")
+    assert ensure_excluded(repo) is False
+    assert not (tmp_path / "elsewhere").exists()
+
+
+def test_a_worktree_git_file_still_excludes_in_the_main_repo(tmp_path):
+    import subprocess
+    main = tmp_path / "main"
+    subprocess.run(["git", "init", "-q", str(main)], check=True)
+    subprocess.run(["git", "-C", str(main), "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "--allow-empty",
+                    "-m", "x"], check=True)
+    wt = tmp_path / "wt"
+    subprocess.run(["git", "-C", str(main), "worktree", "add", "-q", str(wt)], check=True)
+    from mltdbg.sessions.store import ensure_excluded
+    assert ensure_excluded(wt) is True
+    assert "/.mltdbg/" in (main / ".git" / "info" / "exclude").read_text()
