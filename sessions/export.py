@@ -187,6 +187,10 @@ def export_json(state: SessionState, events: Iterable[Event] | None = None) -> s
 
 
 # ----- replay: one event at a time -----------------------------------------------------------------
+# What one event may show in the replay panel: a screenful or two of text, not a pasted 30 MB log.
+REPLAY_MAX_CHARS = 20_000
+
+
 def describe(ev: Event, st: SessionState, full: bool = False) -> str:
     """One stored event as its author saw it: a header line (#seq, time, type, the gist) and, for big
     moments, what changed. st: the state after the event (check output and status come from it).
@@ -199,7 +203,11 @@ def describe(ev: Event, st: SessionState, full: bool = False) -> str:
     except EventError as err:
         return head + f"  (damaged: {str(err).removeprefix(f'{ev.type} event: ')}; skipped)"
     gist, body = _describe(e, st, full)
-    return "\n".join([head + (f"  {gist}" if gist else "")] + [b for b in body if b])
+    text = "\n".join([head + (f"  {gist}" if gist else "")] + [b for b in body if b])
+    if len(text) > REPLAY_MAX_CHARS:    # a 30 MB note must not freeze the replay panel; the export has it all
+        more = len(text) - REPLAY_MAX_CHARS
+        text = text[:REPLAY_MAX_CHARS] + f"\n    ... {more:,} more characters (sessions export shows them)"
+    return text
 
 
 def _describe(e: Any, st: SessionState, full: bool) -> tuple[str, list[str]]:

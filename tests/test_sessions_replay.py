@@ -186,3 +186,21 @@ def test_package_names_never_shadow_a_submodule():
     for name in subs:
         importlib.import_module(f"mltdbg.sessions.{name}")
         assert isinstance(getattr(pkg, name), types.ModuleType), name     # the attribute is the module itself
+
+
+def test_a_huge_note_is_cut_in_replay_not_in_the_export(tmp_path, monkeypatch):
+    """A shared session with a 30 MB note: replay shows a bounded excerpt; the export keeps it all."""
+    from mltdbg.sessions.export import REPLAY_MAX_CHARS, describe
+    monkeypatch.setenv("MLTDBG_HOME", str(tmp_path / "home"))
+    repo = tmp_path / "proj"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    s = Session.create(repo, name="big note", environment=ENV)
+    s.append("note_added", {"text": "x" * 30_000_000})
+    sid = s.id
+    s.close()
+    r = Replay(sid, repo_root=repo)
+    st = Session.open(sid, repo_root=repo, readonly=True).state
+    text = describe(r.events[-1], st)
+    assert len(text) < REPLAY_MAX_CHARS + 200 and "more characters" in text
+    assert "x" * 1_000_000 in export_md(st)
