@@ -40,7 +40,9 @@ Event types (past tense: they are facts), payload keys; one dataclass each in
 mltdbg.sessions.events, which is the contract (these lines summarise it):
     session_started {id, name, root, in_repo, schema, pid}
     environment_recorded {python, platform, torch, cuda, gpus, pip_freeze, git: {commit, branch, dirty}, notes}
-    session_resumed {root, pid, interrupted_checks}      written by every writable open
+    session_resumed {root, pid, interrupted_checks[, leftovers]}  written by every writable open
+    session_adopted {root}                               a session recorded elsewhere, continued here (--adopt);
+                                                         until then it opens read-only
     capture_edited {field: command|expected|happened|tried, value}
     artifacts_chosen {paths, excluded}
     diagnosis_made {engine, diagnosis: <diagnosis.schema.json object>, plots: {metric: plot_record(...)}}

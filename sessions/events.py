@@ -299,6 +299,13 @@ class NoteAdded(SessionEvent):
 
 
 @dataclass(frozen=True)
+class SessionAdopted(SessionEvent):
+    """The user continues, in this repo, a session recorded elsewhere (a teammate's clone, another machine)."""
+    TYPE: ClassVar[str] = "session_adopted"
+    root: str
+
+
+@dataclass(frozen=True)
 class StepChanged(SessionEvent):
     TYPE: ClassVar[str] = "step_changed"
     step: str
@@ -358,7 +365,7 @@ EVENT_CLASSES: dict[str, type[SessionEvent]] = {c.TYPE: c for c in (
     SessionStarted, EnvironmentRecorded, SessionResumed, CaptureEdited, ArtifactsChosen, DiagnosisMade,
     CheckApproved, CheckEdited, CheckSkipped, CheckStarted, CheckOutput, CheckFinished, VerdictRecorded,
     FixProposed, FixConfirmed, FixApplied, FixReverted, VerificationRan, LessonWritten, CommitMade,
-    NoteAdded, StepChanged, TestAdded, ClaudeRan, ProbeRan)}
+    NoteAdded, StepChanged, TestAdded, ClaudeRan, ProbeRan, SessionAdopted)}
 # Every event type this version understands, in the order they were introduced.
 EVENT_TYPES = tuple(EVENT_CLASSES)
 PATH_KEYS: dict[str, tuple[str, ...]] = {t: c.PATHS for t, c in EVENT_CLASSES.items() if c.PATHS}

@@ -18,7 +18,7 @@ from typing import Any, Iterable
 from mltdbg.sessions.errors import EventError, UnknownEventType
 from mltdbg.sessions.events import (ArtifactsChosen, CaptureEdited, CheckDecision, CheckFinished, CheckOutput,
                                     CheckStarted, ClaudeRan, CommitMade, DiagnosisMade, EnvironmentRecorded,
-                                    FixProposed, FixStatusChanged, LessonWritten, NoteAdded, ProbeRan, SessionResumed,
+                                    FixProposed, FixStatusChanged, LessonWritten, NoteAdded, ProbeRan, SessionAdopted, SessionResumed,
                                     SessionStarted, StepChanged, TestAdded, VerdictRecorded, VerificationRan,
                                     parse_event)
 from mltdbg.sessions.log import SCHEMA_VERSION, Event
@@ -268,6 +268,8 @@ def _describe(e: Any, st: SessionState, full: bool) -> tuple[str, list[str]]:
     if isinstance(e, ClaudeRan):
         p = e.payload()
         return f"outcome {p.get('outcome', '?')}" + (f": {p['notice']}" if p.get("notice") else ""), []
+    if isinstance(e, SessionAdopted):
+        return f"continued in {e.root}", []
     if isinstance(e, ProbeRan):
         return (f"{e.probe} {e.target or ''}: {e.status}" + (f" ({e.error})" if e.error else ""),
                 [f"    ! {f.get('kind')}: {f.get('summary')}" for f in e.findings if isinstance(f, dict)])

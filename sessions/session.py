@@ -24,7 +24,8 @@ from typing import Any
 
 from mltdbg.analyzers.common.redact import redact_count
 from mltdbg.sessions.errors import ReadOnlyError, SessionError
-from mltdbg.sessions.events import PATH_KEYS, SessionEvent, SessionResumed, SessionStarted, parse_event
+from mltdbg.sessions.events import (PATH_KEYS, SessionAdopted, SessionEvent, SessionResumed, SessionStarted,
+                                    parse_event)
 from mltdbg.sessions.export import render_debug_md
 from mltdbg.sessions.log import (PRIVATE_DIR_MODE, SCHEMA_VERSION, Event, EventWriter, LoadedLog, dumps_line, now_iso,
                                  open_private, read_log)
@@ -34,13 +35,34 @@ from mltdbg.sessions.store import (DEBUG_FILE, EVENTS_FILE, LOCK_FILE, TOOL_DIR,
                                    find_repo_root, new_session_id, resolve, session_refs, sessions_dir)
 
 __all__ = ["OUTPUT_CAP_BYTES", "Session", "SessionError", "ReadOnlyError", "SessionSummary", "list_sessions",
-           "held_elsewhere", "root_of"]
+           "held_elsewhere", "root_of", "recorded_root"]
 
 # Stored output per check: the first and last half are kept, the middle is counted
 # (`truncated_bytes`). 256 KiB holds a long pytest or training log's start and end.
 OUTPUT_CAP_BYTES = 256 * 1024
 OUTPUT_HEAD_BYTES = OUTPUT_CAP_BYTES // 2
 OUTPUT_TAIL_BYTES = OUTPUT_CAP_BYTES - OUTPUT_HEAD_BYTES
+# Lines an instrumentation prints start with this marker; those in the dropped middle are kept too,
+# up to OUTPUT_MARKER_BYTES (a 3-step check prints a few hundred bytes; the bound keeps a check that
+# prints the marker on every line of a long run within the cap plus 32 KiB).
+OUTPUT_MARKER = b"[mltdbg]"
+OUTPUT_MARKER_BYTES = 32 * 1024
+MARKER_HEADER = "[... the [mltdbg] lines of the part not kept: ...]\n"
+
+
+def line_cut(buf: bytes | bytearray, cut: int) -> int:
+    """cut moved to just after the end of its line (so whole lines are dropped), where buf has one."""
+    j = buf.find(b"\n", max(cut - 1, 0))
+    return j + 1 if 0 <= j < len(buf) - 1 else cut
+
+
+def keep_marker_lines(dropped: bytes | bytearray, kept: bytearray) -> None:
+    """Append the marker lines of dropped output to kept, while it stays within OUTPUT_MARKER_BYTES."""
+    if OUTPUT_MARKER not in dropped:
+        return
+    for ln in bytes(dropped).split(b"\n"):
+        if OUTPUT_MARKER in ln and len(kept) + len(ln) + 1 <= OUTPUT_MARKER_BYTES:
+            kept += ln + b"\n"
 
 
 class Session:
@@ -68,10 +90,12 @@ class Session:
     # ----- opening -------------------------------------------------------------------------
     @classmethod
     def create(cls, repo_root: Path | str | None = None, name: str | None = None,
-               environment: dict[str, Any] | None = None) -> "Session":
+               environment: dict[str, Any] | None = None, *, defer_environment: bool = False) -> "Session":
         """Start a new session for the repo holding repo_root (default: the cwd).
 
         environment: the environment_recorded payload; None records this machine's now.
+        defer_environment: write no environment_recorded now; the caller calls `record_environment()`
+        later (the TUI does, in a worker thread after its first paint: pip freeze alone takes ~1 s).
         """
         start = Path(repo_root or os.getcwd()).resolve()
         repo = find_repo_root(start)
@@ -92,21 +116,35 @@ class Session:
         s._writer = EventWriter(ref.events)
         s.append(SessionStarted(id=sid, name=name, root=str(root), in_repo=repo is not None, schema=SCHEMA_VERSION,
                                 pid=os.getpid()))
-        if environment is None:
-            from mltdbg.sessions.environment import record_environment  # noqa: PLC0415 - probes git/pip: only when needed
-            environment = record_environment(repo)
-        s.append("environment_recorded", environment)
+        if not defer_environment:
+            s.record_environment(environment)
         s._write_debug_md()
         return s
 
+    def record_environment(self, environment: dict[str, Any] | None = None) -> Event | None:
+        """Append environment_recorded: the given payload, else this machine's now (pip freeze, nvidia-smi,
+        git: 0.2-1 s, so callers with a UI run it in a worker thread; append is thread-safe).
+        Returns None, writing nothing, when the session was closed meanwhile or is read-only."""
+        if environment is None:
+            from mltdbg.sessions.environment import record_environment  # noqa: PLC0415 - probes git/pip: only when needed
+            environment = record_environment(self.root if self._state.in_repo else None)
+        with self._append_lock:     # the same lock as close(): a session closed meanwhile gets nothing
+            if self._writer is None or self.readonly:
+                return None
+            return self.append("environment_recorded", environment)
+
     @classmethod
-    def open(cls, path_or_id: str | Path, repo_root: Path | str | None = None, readonly: bool = False) -> "Session":
+    def open(cls, path_or_id: str | Path, repo_root: Path | str | None = None, readonly: bool = False,
+             adopt: bool = False) -> "Session":
         """Resume a session (folder, events file, id or id prefix): load its log, fold it.
 
         Writable unless readonly=True, another live process holds it, the file
         is not a session folder's log, or it was written by a newer version;
-        each reason is added to `notices`. A writable open records
-        `session_resumed`, which marks checks left running as interrupted.
+        each reason is added to `notices`. A session recorded elsewhere (its
+        recorded repo root is not the one it is read against now: a teammate's
+        clone, another machine) is read-only until adopted (adopt=True records
+        `session_adopted`). A writable open records `session_resumed`, which
+        marks checks left running as interrupted.
         """
         ref, why = resolve(path_or_id, Path(repo_root) if repo_root else None)
         if ref is None:
@@ -123,6 +161,13 @@ class Session:
             readonly = True
             notices.append(f"written by a newer mltdbg (schema {loaded.newest_version}): opened read-only so this "
                            f"version does not mix its events into it; upgrade mltdbg to continue it")
+        root = root_of(ref, loaded, notices)
+        recorded = recorded_root(loaded)
+        foreign = recorded is not None and not _same_dir(recorded, root)
+        if foreign and not readonly and not adopt:
+            readonly = True
+            notices.append(f"opened read-only: recorded in {recorded}, not here; nothing recorded in it is acted on. "
+                           "Adopt it (mltdbg-tui --resume ID --adopt) to continue it in this repo")
         lock_fd, live = None, False
         if not readonly:
             lock_fd, holder = _lock(ref.dir)
@@ -136,7 +181,6 @@ class Session:
             live = held_elsewhere(ref.dir)
             if live:
                 notices.append("this session is open in another mltdbg: what you see may still change")
-        root = root_of(ref, loaded, notices)
         s = cls(ref, root, loaded, readonly, notices, lock_fd, live)
         if s.warnings:
             notices.append(f"{len(s.warnings)} problem(s) in the log; loaded what could be read: "
@@ -162,6 +206,8 @@ class Session:
                 s._writer.write(b"\n")
             running = [c.check_id for c in s.state.running_checks]
             leftovers = s._end_leftover_checks(running)
+            if foreign:
+                s.append(SessionAdopted(root=str(root)))
             s.append(SessionResumed(root=str(root), pid=os.getpid(), interrupted_checks=running,
                                     leftovers=leftovers or None))
         return s
@@ -270,6 +316,9 @@ class Session:
         cap = self._outputs.pop(cid, None)
         if cap is not None and cap.tail:
             tail, dropped = cap.final_tail()
+            marks = cap.final_marks()
+            if marks:
+                self._write("check_output", {"check_id": cid, "chunk": marks})
             self._write("check_output", {"check_id": cid, "chunk": tail, "tail": True, "truncated_bytes": dropped})
 
     def pending_output(self, check_id: str) -> str:
@@ -337,6 +386,10 @@ class Session:
 
     def close(self) -> None:
         """Release the writer and the lock (a crash releases them too)."""
+        with self._append_lock:     # never in the middle of an append from a worker thread
+            self._close()
+
+    def _close(self) -> None:
         if self._writer is not None:
             self._writer.close()
             self._writer = None
@@ -358,6 +411,7 @@ class _OutputCap:
         self.stored = 0
         self.tail = bytearray()
         self.dropped = 0
+        self.marks = bytearray()            # marker lines of the dropped middle (bounded)
 
     def take(self, chunk: str) -> str:
         """The part of chunk to write now; the rest goes to the tail buffer."""
@@ -377,16 +431,22 @@ class _OutputCap:
     def _hold(self, b: bytes) -> None:
         self.tail += b
         if len(self.tail) > 2 * OUTPUT_TAIL_BYTES:     # trim in batches: no 128 KiB copy per line
-            cut = len(self.tail) - OUTPUT_TAIL_BYTES
-            self.dropped += cut
-            del self.tail[:cut]
+            self._cut()
+
+    def _cut(self) -> None:
+        cut = line_cut(self.tail, len(self.tail) - OUTPUT_TAIL_BYTES)
+        keep_marker_lines(self.tail[:cut], self.marks)
+        self.dropped += cut
+        del self.tail[:cut]
 
     def final_tail(self) -> tuple[str, int]:
         if len(self.tail) > OUTPUT_TAIL_BYTES:
-            cut = len(self.tail) - OUTPUT_TAIL_BYTES
-            self.dropped += cut
-            del self.tail[:cut]
+            self._cut()
         return self.tail.decode("utf-8", "ignore"), self.dropped
+
+    def final_marks(self) -> str:
+        """The kept marker lines of the dropped part, with a header line ("" when none)."""
+        return MARKER_HEADER + self.marks.decode("utf-8", "ignore") if self.marks else ""
 
 
 def _lock(d: Path) -> tuple[int | None, str | None]:
@@ -425,10 +485,26 @@ def held_elsewhere(d: Path) -> bool:
         os.close(fd)   # closing drops the shared lock we may have taken
 
 
+def recorded_root(loaded: LoadedLog) -> str | None:
+    """Where the session was last taken up: the newest `session_adopted` root, else the started root."""
+    root = None
+    for e in loaded.events:
+        if e.type in ("session_started", "session_adopted") and isinstance(e.payload.get("root"), str):
+            root = e.payload["root"]
+    return root
+
+
+def _same_dir(a: str, b: Path) -> bool:
+    try:
+        return Path(a).resolve() == b.resolve()
+    except OSError:
+        return False
+
+
 def root_of(ref: SessionRef, loaded: LoadedLog, notices: list[str]) -> Path:
     """The repo root a session's paths are read against now (from where its folder sits, else the
     recorded root, else the cwd's repo); appends a notice to `notices` when that is not the recorded one."""
-    recorded = next((e.payload.get("root") for e in loaded.events if e.type == "session_started"), None)
+    recorded = recorded_root(loaded)
     parts = ref.dir.resolve().parts
     if len(parts) >= 3 and parts[-3:-1] == (TOOL_DIR, "sessions"):
         root = Path(*parts[:-3])

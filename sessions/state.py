@@ -21,7 +21,7 @@ from typing import Any, Iterable
 from mltdbg.sessions.errors import EventError, UnknownEventType
 from mltdbg.sessions.events import (CAPTURE_FIELDS, EVENT_TYPES, STEPS, VERDICTS, ArtifactsChosen, CaptureEdited,
                                     CheckFinished, CheckOutput, CheckStarted, ClaudeRan, CommitMade, DiagnosisMade,
-                                    EnvironmentRecorded, FixProposed, LessonWritten, NoteAdded, ProbeRan, SessionResumed,
+                                    EnvironmentRecorded, FixProposed, LessonWritten, NoteAdded, ProbeRan, SessionAdopted, SessionResumed,
                                     SessionStarted, StepChanged, TestAdded, VerdictRecorded, VerificationRan,
                                     parse_event)
 from mltdbg.sessions.log import Event
@@ -538,6 +538,11 @@ def _probe_ran(st: SessionState, ev: Event, e: ProbeRan) -> None:
     st.probes.append({**e.payload(), "seq": ev.seq, "time": ev.time})
 
 
+def _adopted(st: SessionState, ev: Event, e: SessionAdopted) -> None:
+    st.root = e.root
+    st.notes.append({"text": f"adopted: continued in {e.root}", "seq": ev.seq, "time": ev.time})
+
+
 def _step(st: SessionState, ev: Event, e: StepChanged) -> None:
     st.step = e.step
 
@@ -551,6 +556,6 @@ _HANDLERS = {
     "fix_applied": _fix_status("applied"), "fix_reverted": _fix_status("reverted"),
     "verification_ran": _verification, "lesson_written": _lesson, "commit_made": _commit,
     "note_added": _note, "step_changed": _step, "test_added": _test_added,
-    "claude_ran": _claude_ran, "probe_ran": _probe_ran,
+    "claude_ran": _claude_ran, "probe_ran": _probe_ran, "session_adopted": _adopted,
 }
 assert set(_HANDLERS) == set(EVENT_TYPES)

@@ -256,3 +256,34 @@ def test_a_worktree_git_file_still_excludes_in_the_main_repo(tmp_path):
     from mltdbg.sessions.store import ensure_excluded
     assert ensure_excluded(wt) is True
     assert "/.mltdbg/" in (main / ".git" / "info" / "exclude").read_text()
+
+
+def test_a_session_from_elsewhere_is_read_only_until_adopted(tmp_path, monkeypatch):
+    """A teammate's session folder copied into my clone: read-only (nothing recorded is acted on) until
+    adopted; the adoption is recorded, and later opens are writable."""
+    import shutil
+    import subprocess
+    from mltdbg.sessions import Session
+    monkeypatch.setenv("MLTDBG_HOME", str(tmp_path / "home"))
+    theirs, mine = tmp_path / "alice" / "proj", tmp_path / "bob" / "proj"
+    for r in (theirs, mine):
+        r.mkdir(parents=True)
+        subprocess.run(["git", "init", "-q", str(r)], check=True)
+    s = Session.create(theirs, name="shared")
+    s.append("capture_edited", {"field": "command", "value": "python train.py"})
+    sid = s.id
+    s.close()
+    shutil.copytree(s.ref.dir, mine / ".mltdbg" / "sessions" / sid)
+    ro = Session.open(sid, repo_root=mine)
+    assert ro.readonly and any("Adopt it" in n for n in ro.notices)
+    n_before = len(ro.state.notes)
+    ro.close()
+    rw = Session.open(sid, repo_root=mine, adopt=True)
+    assert not rw.readonly and rw.state.root == str(mine.resolve()) and len(rw.state.notes) == n_before + 1
+    rw.close()
+    again = Session.open(sid, repo_root=mine)
+    assert not again.readonly
+    again.close()
+    home = Session.open(sid, repo_root=theirs)      # the original stays writable where it was recorded
+    assert not home.readonly
+    home.close()
