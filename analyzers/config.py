@@ -355,6 +355,48 @@ def _code_facts(art: TextArtifact, fx: _Facts, run: Run) -> None:
         run.warnings.append(f"{art.path}:{line}: code does not parse ({type(e).__name__}); read with regexes")
         _regex_facts(art, fx, art.text, 0)
         return
+    _tree_facts(tree, fx)
+
+
+def _notebook_facts(art: TextArtifact, fx: _Facts) -> None:
+    """A Jupyter notebook: its code cells read as code (ast), `!python train.py --lr 10` lines as
+    launch commands. Each cell is parsed on its own, laid over the notebook file's lines (nbformat
+    writes one source line per file line), so facts cite the .ipynb's own lines."""
+    try:
+        nb = json.loads(art.text)
+    except ValueError:
+        return
+    cells = nb.get("cells") if isinstance(nb, dict) else None
+    if not isinstance(cells, list):
+        return
+    file_lines = art.text.split("\n")
+    at = 0   # file line (0-based) searched from: cells and their lines come in file order
+    for cell in cells:
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        src = cell.get("source")
+        src = "".join(src) if isinstance(src, list) else src if isinstance(src, str) else ""
+        padded: list[str] = [""] * len(file_lines)
+        for ln in src.split("\n"):
+            if not ln.strip():
+                continue
+            needle = json.dumps(ln)[1:-1]
+            k = next((i for i in range(at, len(file_lines)) if needle in file_lines[i]), None)
+            if k is None:
+                continue
+            at = k
+            padded[k] = (padded[k] + "; " + ln) if padded[k] else ln
+        code = "\n".join(padded)
+        shell = "\n".join(ln if ln.lstrip()[:1] in ("!", "%") else "" for ln in padded)
+        _cli_facts(art, fx, shell, lambda off, t=shell: t.count("\n", 0, off) + 1)
+        py = "\n".join("" if ln.lstrip()[:1] in ("!", "%") else ln for ln in padded)
+        try:
+            _tree_facts(ast.parse(py), fx)
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            _regex_facts(art, fx, code, 0, lambda off, t=code: t.count("\n", 0, off) + 1)
+
+
+def _tree_facts(tree: ast.AST, fx: _Facts) -> None:
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             _code_call(node, fx)
@@ -509,17 +551,40 @@ def _log_facts(art: TextArtifact, fx: _Facts) -> None:
 
 
 # A launch command echoed into a log: `python train.py --batch_size 2`, `torchrun ... --lr=0.1`.
-_CLI_LINE = re.compile(r"^[ \t]*(?:[$+#>]\s*)?(?:\S*/)?(?:python[\d.]*(?:\s+-m)?|torchrun|accelerate\s+launch|deepspeed"
+_CLI_LINE = re.compile(r"^[ \t]*(?:[$+#>!%]\s*)?(?:\S*/)?(?:python[\d.]*(?:\s+-m)?|torchrun|accelerate\s+launch|deepspeed"
                        r"|srun|mpirun|horovodrun)\b[^\n]*--[A-Za-z][^\n]*$", re.MULTILINE)
-_CLI_FLAG = re.compile(r"(?<!\S)--([A-Za-z][\w.-]*)(?:=|\s+)(?!--)([^\s]+)")
+_CLI_FLAG = re.compile(r"(?<!\S)--([A-Za-z][\w.-]*)(?:=|[ \t]+)(?!--)([^\s\\]+)")
+# A switch with no value (`--fp16`, `--bf16`): on. Only the switches that name a setting by themselves.
+_CLI_SWITCH = re.compile(r"(?<!\S)--(fp16|bf16|half|amp|use_amp|use_fp16|use_bf16)(?=\s*(?:\\\s*$|--|$|[;&|]))",
+                         re.MULTILINE)
+# `python train.py \` + indented `--lr 10 \` lines: one command over several lines.
+_CONTINUED = re.compile(r"\\[ \t]*\r?\n")
+_SHELL_EXT = (".sh", ".bash", ".zsh")
+_CLI_COMMANDS = 20   # launch commands read per file (a sweep script repeats one command per setting)
 
 
-def _cli_facts(art: TextArtifact, fx: _Facts, text: str) -> None:
-    """Flags of launch commands found in a log's head (values as the shell passed them)."""
-    for m in list(_CLI_LINE.finditer(text))[:20]:
-        line = art.line_of(m.start())
-        for f in _CLI_FLAG.finditer(m.group(0)):
-            fx.key_value(f.group(1), _scalar(f.group(2)), line)
+def _cli_facts(art: TextArtifact, fx: _Facts, text: str, line_of=None) -> None:
+    """Flags of launch commands found in a log's head or a launch script (values as the shell
+    passed them; a command continued over lines with `\\` is read whole, each flag cited at
+    its own line). `line_of`: offset in `text` -> line, when `text` is not the artifact's own."""
+    line_of = line_of or art.line_of
+    for m in list(_CLI_LINE.finditer(text))[:_CLI_COMMANDS]:
+        end = m.end()
+        while text[:end].rstrip(" \t").endswith("\\"):   # the command goes on on the next line
+            nxt = text.find("\n", end + 1)
+            end = len(text) if nxt < 0 else nxt
+        cmd = text[m.start():end]
+        for f in _CLI_FLAG.finditer(cmd):
+            fx.key_value(f.group(1), _scalar(f.group(2)), line_of(m.start() + f.start()))
+        for f in _CLI_SWITCH.finditer(cmd):
+            fx.key_value(f.group(1), True, line_of(m.start() + f.start()))
+
+
+def _shell_facts(art: TextArtifact, fx: _Facts, text: str) -> None:
+    """A launch script (run.sh, command.sh) or a notebook's `!python ...` lines: its commands'
+    flags, and `LR=1e-3`-style variables."""
+    _cli_facts(art, fx, text)
+    _regex_facts(art, fx, text, 0)
 
 
 def _call_repr(art: TextArtifact, fx: _Facts, text: str, off: int) -> None:
@@ -543,7 +608,7 @@ def _call_repr(art: TextArtifact, fx: _Facts, text: str, off: int) -> None:
         fx.key_value(km.group(1), _scalar(km.group(2)), line, quote)
 
 
-def _regex_facts(art: TextArtifact, fx: _Facts, text: str, base: int) -> None:
+def _regex_facts(art: TextArtifact, fx: _Facts, text: str, base: int, line_of=None) -> None:
     """`key: value` / `key=value` / `--key value` pairs whose key is a known synonym (first per key)."""
     taken: set[str] = set()
     metric_line: dict[int, bool] = {}   # line start -> is a progress line (a line has many keys)
@@ -561,7 +626,7 @@ def _regex_facts(art: TextArtifact, fx: _Facts, text: str, base: int) -> None:
         if name in ("seed",) and key.lower() in ("set_seed", "seed_everything", "manual_seed"):
             continue
         taken.add(key.lower())
-        line = art.line_of(base + m.start())
+        line = (line_of or art.line_of)(base + m.start())
         fx.key_value(key, _scalar(m.group(3)), line)
 
 
@@ -606,6 +671,11 @@ def extract_facts(run: Run) -> None:
         try:
             if art.kind == "config":
                 _config_facts(art, fx, run)
+            elif art.path.endswith(".ipynb"):
+                _notebook_facts(art, fx)
+                _log_facts(art, fx)   # its printed outputs, as a log
+            elif art.kind == "code" and art.path.lower().endswith(_SHELL_EXT):
+                _shell_facts(art, fx, art.text)
             elif art.kind == "code":
                 _code_facts(art, fx, run)
             else:

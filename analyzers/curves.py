@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from mltdbg.analyzers.model import Evidence, Run, Series, Signal, TextArtifact, value_for_json
+from mltdbg.analyzers.model import LOC_LINE, Evidence, Run, Series, Signal, TextArtifact, value_for_json
 
 # A point is a spike when it sits this many robust sigmas (1.4826*MAD) above
 # its block's median: 6 keeps the false-alarm rate of Gaussian noise ~1e-9.
@@ -882,8 +882,14 @@ def _layer_key(name: str) -> tuple:
 
 def _layer_signals(run: Run, q: Quoter) -> list[Signal]:
     """Per-layer grad norms: vanishing toward the input (first layer << last layer)."""
-    layers = [s for s in run.series if s.name.startswith("grad_norm/") and len(s) >= 2]
+    # a printed per-layer table without steps (readers/textlog/layergrads.py) gives 1-point series
+    layers = [s for s in run.series if s.name.startswith("grad_norm/") and len(s) >= 1]
     names = sorted({s.name for s in layers}, key=_layer_key)
+    # rows of a printed table (one layer per line of one file) stand in the model's order
+    firsts = {s.name: (s.source, s.loc_kind, int(s.locs[0]) if s.locs is not None and len(s.locs) else -1) for s in layers}
+    if (len({f[:2] for f in firsts.values()}) == 1 and next(iter(firsts.values()))[1] == LOC_LINE
+            and len({f[2] for f in firsts.values()}) == len(firsts)):
+        names = sorted(firsts, key=lambda n: firsts[n][2])
     if len(names) < 2:
         return []
     first = run.metric(names[0])

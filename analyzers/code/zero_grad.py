@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from bisect import bisect_left, bisect_right
 
-from mltdbg.analyzers.code.index import (CLEAR, MEDIUM, STRONG, Finding, PyFile, RunIndex, dotted, is_backward,
+from mltdbg.analyzers.code.index import (CLEAR, MEDIUM, STRONG, WEAK, Finding, PyFile, RunIndex, dotted, is_backward,
                                          is_model_name, is_zero_grad, last, recv)
 
 
@@ -79,6 +79,12 @@ def check_zero_grad(f: PyFile, idx: RunIndex) -> list[Finding]:
         if loop is None and file_has_zero:
             continue    # a step function; the caller may zero the gradients
         if loop is None and not _called_in_loop(idx, scope):
+            snip = _snippet_strength(f, scope)
+            if snip:    # a few quoted lines of a loop body: the loop around them was left out
+                out.append(Finding("code:missing_zero_grad", snip, b.lineno,
+                                   "a snippet with backward() and step() and no zero_grad() anywhere: if these lines "
+                                   "run every iteration the gradients accumulate across steps",
+                                   [(step.lineno, "optimizer step")]))
             continue    # one backward and one step, run once (a test, a numeric check): harmless
         outside = zeros_in_scope(scope)
         more = [(step.lineno, "optimizer step in the same loop")]
@@ -89,6 +95,33 @@ def check_zero_grad(f: PyFile, idx: RunIndex) -> list[Finding]:
                            "backward() and step() run every iteration but gradients are never zeroed inside the loop:"
                            " they accumulate across steps", more))
     return out
+
+
+# A file this short (non-blank lines) is a quoted snippet (a post's few lines of its loop body),
+# not a script: its backward()/step() at top level are the body of a loop it does not show.
+SNIPPET_LINES = 30
+
+
+def _snippet_strength(f: PyFile, scope: ast.AST) -> float:
+    """Strength for backward()+step() at the top level of a snippet with no zero_grad anywhere:
+    0 for a script, a test or a function body; else WEAK, rising toward MEDIUM with each part
+    of a training loop the snippet shows (a loss computed from a call, a forward call of the
+    model, an optimizer built): the more of the loop it shows, the less likely zero_grad() sits
+    in the part left out. Always below the in-loop finding (STRONG) of a whole script."""
+    if not isinstance(scope, ast.Module) or f.t.path.rsplit("/", 1)[-1].startswith("test_"):
+        return 0.0
+    if sum(1 for ln in f.t.text.splitlines() if ln.strip()) > SNIPPET_LINES:
+        return 0.0
+    if any(isinstance(n, ast.Assert) for n in f.nodes):
+        return 0.0   # a numeric check asserts on its one step
+    calls = f.calls
+    shown = [
+        any(isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and any(
+            "loss" in (dotted(t) or "").lower() for t in n.targets) for n in f.of_type(ast.Assign)),
+        any(f.is_forward(c) for c in calls),
+        any(f.is_optimizer_ctor(c) for c in calls),
+    ]
+    return WEAK + (MEDIUM - WEAK) * sum(shown) / len(shown)
 
 
 def _called_in_loop(idx: RunIndex, fn: ast.AST) -> bool:

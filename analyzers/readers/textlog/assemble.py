@@ -24,6 +24,7 @@ from mltdbg.analyzers.readers.textlog.arrays import (Masked, count_before, facto
                                                      release_memory, rows_of)
 from mltdbg.analyzers.readers.textlog.scan import (BACK, FWD, LONG_BACK, LONG_FWD, Keys, anchors, line_ranks,
                                                    progress_counters, read_anchors)
+from mltdbg.analyzers.readers.textlog.layergrads import layer_series, scan_layer_tables, table_lines
 from mltdbg.analyzers.readers.textlog.tables import close_table, scan_tables
 from mltdbg.analyzers.readers.textlog.vocabulary import classify_key
 
@@ -96,6 +97,8 @@ class LogMetrics:
         self.groups: dict[tuple, list] = {} # (key id, rank, form) -> [(segment indexes, values)]
         self.tables: list[Series] = []
         self.table_open = None
+        self.layer_rows: list[tuple] = []   # per-layer gradient table rows (layergrads.py)
+        self.layer_tables = 0
         self.long_lines, self.first_long = 0, None
 
     def _classify(self) -> None:
@@ -165,6 +168,8 @@ class LogMetrics:
         del masked
         tables, self.table_open = scan_tables(data, self.rel, nl, line0, self.table_open)
         self.tables += tables
+        rows, self.layer_tables = scan_layer_tables(data, nl, line0, self.rel, self.layer_tables)
+        self.layer_rows += rows
         pos, kid, val, is_int, form = acc["pos"], acc["key"], acc["val"], acc["is_int"], acc["form"]
 
         # per distinct key (few): role, and whether the space form ("loss 0.5") is trusted for it
@@ -266,6 +271,11 @@ class LogMetrics:
                                 f"{MAX_METRIC_LINE // 1024} KB; kept as text, no metrics read from them")
         tables = self.tables + (close_table(self.table_open, rel) if self.table_open else [])
         self.table_open = None
+        on: set[int] = set()
+        if self.layer_rows:   # a per-layer table's rows are layers, not steps of one metric
+            on = table_lines(self.layer_rows)
+            tables = [s for s in tables if not set(s.locs.tolist()) <= on] + layer_series(self.layer_rows, rel)
+            self.layer_rows = []
         if not self.groups or not any(self.roles[k] in (1, 4) for k, _, _ in self.groups):
             return tables
         segs, self.segs = self.segs, []
@@ -316,7 +326,10 @@ class LogMetrics:
             v = chunks[0][1] if len(chunks) == 1 else np.concatenate([c[1] for c in chunks])
             parts += self._series_of(k, r, form, hit[0], v, step, style, carried, L, hit[1])
         self.groups = {}
-        return _merge_styles(parts) + tables
+        merged = _merge_styles(parts)
+        if on:
+            merged = [s for s in merged if not set(s.locs.tolist()) <= on]
+        return merged + tables
 
     def _series_of(self, k, r, form, sg, v, step, kind, carried, L, memo: dict) -> list[tuple]:
         """One (key, rank, form) group -> its series, one per kind of step its lines have (their
@@ -395,8 +408,10 @@ def _merge_styles(parts: list[tuple]) -> list[Series]:
                 out.append(cur)
                 cur = s
         out.append(cur)
-    # An eval metric may be printed once (a final test accuracy); training series need two points.
-    return [s for s in out if len(s) >= (1 if s.name.startswith("val_") else 2)]
+    # An eval metric may be printed once (a final test accuracy); training series need two points,
+    # unless no series of the file has two (a post quoting its one epoch line: its values are all there is).
+    multi = any(len(s) >= 2 for s in out)
+    return [s for s in out if len(s) >= 2 or s.name.startswith("val_") or not multi]
 
 
 # Where a segment's step comes from: its own `step`, its progress counter, an epoch (its own,

@@ -1,0 +1,92 @@
+"""Per-layer gradient tables without a step column: one row per parameter, a number after it.
+
+In:  a block of whole lines of a log, its newline offsets, the lines before it, the file's
+     relative path.
+Out: `scan_layer_tables(data, nl, line0, rel)` -> rows (table ordinal in the block, layer
+     name, value, 1-based line); `layer_series(rows, rel)` -> one `grad_norm/<layer>` Series per
+     layer (step = which printing of the table, so one printed table is a 1-point series per
+     layer; a table printed every epoch gives each layer one point per printing).
+
+Styles read (written the way posts and hooks print them):
+    layer1.weight 0.0001              name | grad_norm           conv1.weight: grad norm = 1e-8
+    layer2.weight 1e-05               conv1.weight | 1e-08       encoder.layers.0.fc  3.2e-4
+A row's name must look like a parameter (a dotted path, or a word ending in a layer number);
+two rows in a row at least. The table only counts as gradients when "grad" appears in its
+header (the lines just above it), in its rows, or in the file's name: the same rows printed
+without that word may be weight norms or parameter counts.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from mltdbg.analyzers.model import LOC_LINE, Series
+from mltdbg.analyzers.readers.textlog.vocabulary import classify_key
+
+# A parameter-like name: a dotted path ("layer1.weight", "encoder.layers.0.attn") or a word
+# ending in a layer number ("conv1", "layer_3"); then a separator and one number.
+_ROW = re.compile(
+    rb"^[ \t|]*(?P<name>[A-Za-z_][\w\-]*(?:\.[\w\-]+)+|[A-Za-z_][A-Za-z_\-]*\d+)['\"]?[ \t]*"
+    rb"(?:[|:=,][ \t]*(?:[A-Za-z_ ]{0,24}[:=][ \t]*)?|[ \t]+)"
+    rb"(?P<val>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf)[ \t]*\|?[ \t]*\r?$", re.M)
+# Lines above a table searched for its header ("name | grad_norm", "Gradient norms per layer:").
+HEADER_LINES = 3
+MIN_ROWS = 2   # one "name number" line is a sentence; two aligned ones are a table
+
+
+def _has_grad(text: bytes) -> bool:
+    return b"grad" in text.lower()
+
+
+def scan_layer_tables(data: bytes, nl: np.ndarray, line0: int, rel: str, ordinal0: int = 0):
+    """Rows of the per-layer gradient tables in one block: [(table ordinal, layer, value, line)].
+    Returns (rows, next table ordinal)."""
+    if not (_has_grad(data) or _has_grad(rel.encode("utf-8", "replace"))):
+        return [], ordinal0
+    file_grad = _has_grad(rel.rsplit("/", 1)[-1].encode("utf-8", "replace"))
+    starts = np.concatenate(([0], nl + 1))
+    runs: list[list] = []
+    last_line = -2
+    for m in _ROW.finditer(data):
+        name = m.group("name").decode("ascii", "replace")
+        role, _ = classify_key(name)
+        if role != "metric" or name.lower().endswith(("loss", "acc", "accuracy", "lr")):
+            continue
+        line = int(np.searchsorted(starts, m.start(), side="right"))   # 1-based within the block
+        if line != last_line + 1:
+            runs.append([])
+        runs[-1].append((name, float(m.group("val")), line))
+        last_line = line
+    out, ordinal = [], ordinal0
+    for rows in runs:
+        if len(rows) < MIN_ROWS or len({r[0] for r in rows}) < len(rows):
+            continue
+        first = rows[0][2]
+        lo = starts[max(first - 1 - HEADER_LINES, 0)]
+        head = data[lo:starts[first - 1]]
+        if not (file_grad or _has_grad(head) or any(_has_grad(r[0].encode()) for r in rows)):
+            continue
+        out += [(ordinal, name, v, line0 + line) for name, v, line in rows]
+        ordinal += 1
+    return out, ordinal
+
+
+def layer_series(rows: list, rel: str) -> list[Series]:
+    """One `grad_norm/<layer>` series per layer named in the rows (step: the table's ordinal)."""
+    by: dict[str, list] = {}
+    for ordinal, name, v, line in rows:
+        by.setdefault(name, []).append((ordinal, v, line))
+    out = []
+    for name, pts in by.items():
+        out.append(Series(name="grad_norm/" + name, raw_name=name,
+                          steps=np.array([p[0] for p in pts], dtype=np.int64),
+                          values=np.array([p[1] for p in pts], dtype=float), source=rel,
+                          locs=np.array([p[2] for p in pts], dtype=np.int64), loc_kind=LOC_LINE,
+                          step_is_index=True))
+    return out
+
+
+def table_lines(rows: list) -> set[int]:
+    """The lines the tables' rows stand on (other series read from them alone are misreadings)."""
+    return {r[3] for r in rows}
