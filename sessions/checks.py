@@ -30,7 +30,7 @@ from typing import Any, Callable
 from mltdbg.sessions.procs import group_alive as _group_alive
 from mltdbg.sessions.procs import process_start  # noqa: F401 - re-exported: scratch and tests import it from here
 from mltdbg.sessions.procs import signal_group as _signal_group
-from mltdbg.sessions.session import OUTPUT_HEAD_BYTES, OUTPUT_TAIL_BYTES
+from mltdbg.sessions.session import MARKER_HEADER, OUTPUT_HEAD_BYTES, OUTPUT_TAIL_BYTES, keep_marker_lines, line_cut
 
 DEFAULT_TIMEOUT_S = 600.0
 KILL_GRACE_S = 3.0              # SIGTERM -> SIGKILL
@@ -254,6 +254,7 @@ class _Capture:
         self.head = bytearray()
         self.tail = bytearray()
         self.dropped = 0
+        self.marks = bytearray()    # `[mltdbg]` lines of the dropped middle (bounded, session.keep_marker_lines)
         self.total = 0
         self.lines = 0
         self.partial = b""          # an unfinished last line for the callback
@@ -275,9 +276,7 @@ class _Capture:
         if data_tail:
             self.tail += data_tail
             if len(self.tail) > 2 * OUTPUT_TAIL_BYTES:   # trim in batches, not per chunk
-                cut = len(self.tail) - OUTPUT_TAIL_BYTES
-                self.dropped += cut
-                del self.tail[:cut]
+                self._cut()
         if self.run.session is not None:
             self.pending += data
         if self.run.on_line is not None:
@@ -341,15 +340,22 @@ class _Capture:
                                                      "chunk": bytes(self.pending).decode("utf-8", "replace")})
             self.pending.clear()
 
+    def _cut(self) -> None:
+        cut = line_cut(self.tail, len(self.tail) - OUTPUT_TAIL_BYTES)
+        keep_marker_lines(self.tail[:cut], self.marks)
+        self.dropped += cut
+        del self.tail[:cut]
+
     def text(self) -> str:
-        tail = self.tail
-        if len(tail) > OUTPUT_TAIL_BYTES:
-            self.dropped += len(tail) - OUTPUT_TAIL_BYTES
-            tail = tail[-OUTPUT_TAIL_BYTES:]
+        """Head, the kept marker lines of the dropped middle, the count of bytes not kept, the tail."""
+        if len(self.tail) > OUTPUT_TAIL_BYTES:
+            self._cut()
         s = self.head.decode("utf-8", "replace")
+        if self.marks:
+            s += "\n" + MARKER_HEADER + self.marks.decode("utf-8", "replace")
         if self.dropped:
             s += f"\n[... {self.dropped} bytes of output not kept ...]\n"
-        return s + bytes(tail).decode("utf-8", "replace")
+        return s + bytes(self.tail).decode("utf-8", "replace")
 
 
 def _incomplete_utf8_suffix(b: bytes) -> int:

@@ -5,7 +5,9 @@
         print(wt.diff())                        # show before running
         result = wt.check("python train.py --steps 3", session=s).run()
 
-In: the repo root (or a folder inside the repo) and a playbook's instrumentation snippet. Out: a
+In: the repo root (or a folder inside the repo) and a playbook's instrumentation snippet (its
+`{model}`/`{optimizer}`/`{loader}`/`{batch}`/`{loss}` placeholders bound to the names of the file it
+goes into, mltdbg.sessions.instrument). Out: a
 temp copy that matches what the user runs, the diff of what was put into it, and CheckRuns that
 run there (sessions.checks). ScratchError says why a copy or an edit could not be made.
 
@@ -36,6 +38,7 @@ from typing import Any
 from mltdbg.analyzers.common.gitrepo import (GitResult, add_worktree, changed_files, find_repo_root, has_commit,
                                              remove_worktree, untracked_files)
 from mltdbg.sessions.checks import CheckRun, cancel_all, process_start
+from mltdbg.sessions.instrument import Bound, bind, limited, placeholders, resolve_names, step_limit, unresolved_in
 from mltdbg.sessions.store import TOOL_DIR, data_dir, ensure_excluded
 
 
@@ -76,6 +79,7 @@ class ScratchWorktree:
         self._wt: Path | None = None        # the worktree's root (worktree only)
         self._base: dict[str, str] = {}     # rel path -> text before our edits
         self._record: Path | None = None    # this copy's file in the registry (cleanup_stale)
+        self.unresolved: list[str] = []     # placeholders the last instrument() could not name
 
     def __enter__(self) -> "ScratchWorktree":
         return self.open()
@@ -174,20 +178,29 @@ class ScratchWorktree:
     def instrument(self, snippet: str, file: str | None = None) -> str:
         """Put a playbook's instrumentation snippet into the training loop of the scratch copy.
 
-        The snippet's `# ... <statement>` lines are anchors (e.g. `# ... loss.backward()`): the
+        The snippet's placeholders (`{model}`, `{optimizer}`, `{loader}`, `{batch}`, `{loss}`) are
+        filled with the names the file itself uses (mltdbg.sessions.instrument.resolve_names); one
+        that cannot be read from the file is written as `<<name?>>` and `self.unresolved` lists it:
+        the copy is shown, but `check()` refuses to run until the marker is edited away.
+        The snippet's `# ... <statement>` lines are anchors (e.g. `# ... {loss}.backward()`): the
         part before the first anchor goes just before that statement, the part after each anchor
         just after it, indented like it. With no anchor, the snippet goes before the first
-        `.backward(` call. file: which file (relative); default: the first .py file that holds the
-        anchors. Returns the file changed. Raises ScratchError when no place is found (the UI then
-        asks for a file and line and calls `insert`).
+        `.backward(` call. `# mltdbg: steps=N` makes the inserted lines run for the first N steps
+        only (a counter in the inserted code), then say once that they stopped.
+        file: which file (relative); default: the first .py file that holds the anchors. Returns
+        the file changed. Raises ScratchError when no place is found (the UI then asks for a file
+        and line and calls `insert`).
         """
-        parts, anchors = _split_snippet(snippet)
-        keys = anchors or [".backward("]
+        steps, snippet = step_limit(snippet)
+        keys: list[str] = []
         for rel in ([file] if file else self._py_files()):
             try:
                 text = self.read(rel)
             except (OSError, UnicodeDecodeError):
                 continue
+            bound = bind(snippet, resolve_names(text, rel)) if placeholders(snippet) else Bound(snippet)
+            parts, anchors = _split_snippet(bound.text)
+            keys = anchors or [".backward("]
             spots = _find_anchors(text, keys)
             if spots is None:
                 continue
@@ -197,15 +210,25 @@ class ScratchWorktree:
                 edits = [(spots[0][0], parts[0], spots[0][0])]
                 edits += [(end + 1, part, start) for (start, end), part in zip(spots, parts[1:])]
             else:
-                edits = [(spots[0][0], snippet, spots[0][0])]
+                edits = [(spots[0][0], bound.text, spots[0][0])]
+            if steps is not None:
+                first = next((i for i, e in enumerate(edits) if e[1].strip()), -1)
+                edits = [(at, limited(part, steps, i == first) if part.strip() else part, ref)
+                         for i, (at, part, ref) in enumerate(edits)]
             for at, part, ref_line in sorted(edits, key=lambda e: -e[0]):
                 if part.strip():
                     lines[at:at] = _block(part, _indent(lines[ref_line]))
             self.write(rel, "".join(lines))
+            self.unresolved = bound.unresolved
             return rel
-        where = ", ".join(k.strip() for k in keys)
+        where = ", ".join(k.strip() for k in keys or [".backward("])
         raise ScratchError(f"no place found for the instrumentation (looked for {where} in "
                            f"{file or 'the Python files'}); choose a file and line")
+
+    def unresolved_names(self) -> list[str]:
+        """The `<<name?>>` markers still in the scratch edits (the user has not filled them in yet)."""
+        return unresolved_in("".join(ln for ln in self.diff().splitlines(keepends=True)
+                                     if ln.startswith("+") and not ln.startswith("+++")))
 
     def diff(self) -> str:
         """Unified diff (a/ b/ paths) of everything changed in the scratch copy: what will run."""
@@ -217,10 +240,16 @@ class ScratchWorktree:
         return "".join(x if x.endswith("\n") else x + "\n\\ No newline at end of file\n" for x in out)
 
     def check(self, command: str, **kwargs: Any) -> CheckRun:
-        """A CheckRun of command in the scratch copy; the instrumentation diff goes into check_started."""
+        """A CheckRun of command in the scratch copy; the instrumentation diff goes into check_started.
+        Raises ScratchError while an unresolved `<<name?>>` marker is left in the edits."""
         if self.path is None:
             self.open()
         rec = kwargs.pop("record", {}) or {}
+        left = self.unresolved_names()
+        if left:
+            marks = ", ".join(f"<<{n}?>>" for n in left)
+            raise ScratchError(f"the instrumentation still has {marks}: the name could not be found in your code; "
+                               "edit it before the check can run")
         diff = self.diff()
         return CheckRun(command, self.path, record={"scratch": True, **({"instrumentation": diff} if diff else {}), **rec},
                         **kwargs)
