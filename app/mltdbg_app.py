@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 from rich.text import Text
+from textual import work
 from textual.app import App
 from textual.binding import Binding
 
@@ -23,6 +25,9 @@ from mltdbg.sessions.events import ArtifactsChosen, CaptureEdited, SessionEvent,
 
 # The recipe's rule: after an hour on one bug, stop, re-read debug.md, reproduce it small.
 RESET_AFTER_S = 3600
+# Quitting while the environment record (pip freeze ~1 s, its own timeout 20 s) still runs waits this
+# long for it, so a session quit at once still records its machine; longer and quitting feels stuck.
+ENV_WAIT_ON_EXIT_S = 3.0
 
 
 @dataclass
@@ -40,6 +45,7 @@ class Options:
     command: str | None = None         # the failing command, prefilled in the capture form
     env: dict[str, str] = field(default_factory=dict)   # extra environment for checks (the demo's python)
     python: str | None = None          # --python: the interpreter the user's code runs with
+    adopt: bool = False                # --adopt: continue a session recorded elsewhere (else read-only)
 
 
 class MltdbgApp(App):
@@ -69,6 +75,9 @@ class MltdbgApp(App):
         self.baseline_series: dict[str, Any] = {}
         self.warnings: list[str] = []       # ingest warnings of the last diagnosis
         self.stale = False                  # a verdict came in: diagnose again on the hypotheses screen
+        self.environment_done = threading.Event()   # set once a new session's environment is recorded
+        self._env_claim = threading.Lock()  # held by whoever records it: the worker, or on_unmount if it never ran
+        self._created = False               # this run created the session (it records the environment)
 
     # ----- the user's interpreter --------------------------------------------------------------
     def user_python(self) -> UserPython:
@@ -116,13 +125,26 @@ class MltdbgApp(App):
                 self.exit(message=Text(visible(f"mltdbg-tui: {e}")))
                 return
         self._show_session()
+        if self._created:
+            # After the first paint, in a worker: pip freeze alone is ~1 s in a large environment.
+            self.call_after_refresh(self._record_environment, self.session)
+
+    @work(thread=True, group="environment", exit_on_error=False)
+    def _record_environment(self, session: Session) -> None:
+        """environment_recorded for a new session, off the UI thread (Session.append is thread-safe)."""
+        if not self._env_claim.acquire(blocking=False):
+            return                          # the app is quitting and recorded it itself
+        try:
+            session.record_environment()
+        finally:
+            self.environment_done.set()
 
     def _picked(self, sid: str | None) -> None:
         if not sid:
             self.exit()
             return
         try:
-            self.session = Session.open(sid, self.options.cwd)
+            self.session = Session.open(sid, self.options.cwd, adopt=self.options.adopt)
         except SessionError as e:
             self.exit(message=f"mltdbg-tui: {e}")
             return
@@ -131,10 +153,11 @@ class MltdbgApp(App):
     def _open_or_create(self) -> Session:
         o = self.options
         if o.resume:
-            return Session.open(o.resume, o.cwd)
+            return Session.open(o.resume, o.cwd, adopt=o.adopt)
         missing = [p for p in o.paths if not os.path.lexists(p)]
         self.problems += [f"{p}: no such file or directory (left out)" for p in missing]
-        s = Session.create(o.cwd, name=o.name)
+        s = Session.create(o.cwd, name=o.name, defer_environment=True)   # recorded by a worker, after the first paint
+        self._created = True
         chosen = [p for p in o.paths if p not in missing]
         if chosen:
             s.append(ArtifactsChosen(paths=[str(Path(p).resolve()) for p in chosen], excluded=[]))
@@ -244,4 +267,8 @@ class MltdbgApp(App):
         from mltdbg.sessions.checks import cancel_all  # noqa: PLC0415 - process-group code, needed only on exit
         cancel_all()
         if self.session is not None:
+            if self._created and self._env_claim.acquire(blocking=False):
+                self.session.record_environment()   # quit before the worker ran (exit cancels pending workers)
+            elif self._created:
+                self.environment_done.wait(ENV_WAIT_ON_EXIT_S)
             self.session.close()

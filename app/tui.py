@@ -2,6 +2,7 @@
 
     mltdbg-tui [PATH...] [--baseline PATH] [--engine auto|offline|claude]
     mltdbg-tui --resume [ID]        reopen a session where it was (no ID: pick one)
+    mltdbg-tui --resume ID --adopt   continue here a session recorded in another clone (else read-only)
     mltdbg-tui --replay ID|FILE     show a session read-only, step by step
     mltdbg-tui --demo               a fresh copy of the bundled failing demo repo, ready to debug
     mltdbg-tui --demo --resume [ID] reopen a session in the latest demo copy
@@ -20,6 +21,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="*", metavar="PATH", help="run folders or artifact files (default: the current folder)")
     p.add_argument("--baseline", action="append", default=[], metavar="PATH", help="a good run to compare with")
     p.add_argument("--resume", nargs="?", const="", metavar="ID", help="reopen a session (no ID: choose from a list)")
+    p.add_argument("--adopt", action="store_true", help="with --resume: continue here a session recorded in another "
+                   "clone or machine (otherwise it opens read-only)")
     p.add_argument("--replay", metavar="ID|FILE", help="show a recorded session read-only")
     p.add_argument("--demo", action="store_true", help="debug the bundled demo (a fresh copy in the user data dir; with --resume: the latest copy)")
     p.add_argument("--engine", choices=["auto", "offline", "claude"], default="auto",
@@ -37,7 +40,7 @@ def options_from(args: argparse.Namespace):
     from mltdbg.app.mltdbg_app import Options  # noqa: PLC0415 - textual loads only once the arguments are good
     o = Options(paths=list(args.paths), baseline=list(args.baseline), resume=args.resume, replay=args.replay,
                 demo=args.demo, engine=args.engine, cwd=os.getcwd(), name=args.name, command=args.command,
-                python=args.python)
+                python=args.python, adopt=args.adopt)
     if o.python:
         from mltdbg.sessions.interpreter import user_python  # noqa: PLC0415 - only for --python
         try:

@@ -1,5 +1,7 @@
 """The artifact viewer, opened from a citation: the file at that line, `/` to search, n/N to jump
-between the cited lines (or the search hits while a search is active), Esc to go back."""
+between the cited lines (or the search hits while a search is active), Esc to go back.
+A large file opens at once: its line index is built in a worker (widgets.viewer); until then the header
+says "indexing… N%", rows past the scanned part show estimated numbers (~), and search waits for the index."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -9,6 +11,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Header, Input, Static
 
 from mltdbg.analyzers.common.sanitize import visible
@@ -35,27 +38,45 @@ class ViewerScreen(Screen):
         super().__init__()
         self.path, self.label, self.cited_lines, self.start = path, label, cited, start
         self.hits: list[int] = []
+        self._progress: Timer | None = None    # refreshes "indexing… N%" until the index is complete
 
     def compose(self) -> ComposeResult:
         yield Header()
+        self.problem = ""
         try:
             self.view = ArtifactView(self.path, [c - 1 for c in self.cited_lines], id="view")
-            problem = "(binary file: nothing to show as text)" if self.view.index.binary else ""
+            self.problem = "(binary file: nothing to show as text)" if self.view.index.binary else ""
         except OSError as e:
-            self.view, problem = None, f"cannot open {self.label}: {e.strerror or e}"
-        yield Static(Text(visible(f"{self.label}  ({len(self.view.index) if self.view else 0} lines; "
-                                  f"> cited lines: {', '.join(map(str, self.cited_lines)) or 'none'}) {problem}")),
-                     id="where")
+            self.view, self.problem = None, f"cannot open {self.label}: {e.strerror or e}"
+        yield Static(self._where(), id="where")
         if self.view is not None:
             yield self.view
         yield Input(placeholder="search (Enter)", id="search")
         yield step_footer()
+
+    def _where(self) -> Text:
+        idx = self.view.index if self.view else None
+        count = "0 lines" if idx is None else f"{len(idx)} lines" if idx.ready else \
+            f"indexing… {idx.progress:.0%}, ~{len(idx)} lines"
+        return Text(visible(f"{self.label}  ({count}; > cited lines: {', '.join(map(str, self.cited_lines)) or 'none'})"
+                            f" {self.problem}"))
 
     def on_mount(self) -> None:
         self.query_one("#search").display = False
         if self.view is not None:
             self.view.focus()
             self.call_after_refresh(self.view.goto, (self.start or (self.cited_lines[0] if self.cited_lines else 1)) - 1)
+            if not self.view.index.ready:
+                self._progress = self.set_interval(0.25, self._show_progress)
+
+    def _show_progress(self) -> None:
+        self.query_one("#where", Static).update(self._where())
+
+    @on(ArtifactView.Indexed)
+    def _indexed(self) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+        self._show_progress()
 
     def action_back(self) -> None:
         inp = self.query_one("#search", Input)
@@ -81,6 +102,10 @@ class ViewerScreen(Screen):
     def _search(self, event: Input.Submitted) -> None:
         event.input.display = False
         if self.view is None:
+            return
+        if not self.view.index.ready:
+            self.notify(f"still indexing ({self.view.index.progress:.0%}): search again in a moment", severity="warning")
+            self.view.focus()
             return
         self.hits = self.view.index.search(event.value)
         self.view.matches = set(self.hits)

@@ -1,0 +1,48 @@
+"""Start-up of the TUI: the entry modules load no heavy library, and a new session's environment record
+(pip freeze, nvidia-smi, git) is written by a worker after the first screen, even when the user quits at once."""
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+
+from mltdbg.app.mltdbg_app import MltdbgApp, Options
+from mltdbg.app.screens.capture import CaptureScreen
+from mltdbg.sessions import Session
+
+from repo_helpers import make_repo
+from tui_helpers import until
+
+HEAVY = ("torch", "pandas", "plotext", "anthropic", "git", "pyarrow")
+
+
+def test_the_tui_entry_modules_import_no_heavy_library():
+    code = ("import sys\nimport mltdbg.app.tui, mltdbg.app.mltdbg_app, mltdbg.app.screens.capture\n"
+            f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_a_deferred_session_has_no_environment_until_it_is_recorded(tmp_path):
+    repo = make_repo(tmp_path / "r", {"train.py": "print(1)\n"})
+    s = Session.create(repo, name="x", defer_environment=True)
+    assert not s.state.environment
+    ev = s.record_environment()
+    assert ev is not None and s.state.environment["python"] and s.state.environment["git"]["commit"]
+    s.close()
+    assert s.record_environment({"python": "3.11"}) is None     # closed: nothing written
+    assert Session.open(s.dir, repo, readonly=True).state.environment["python"] == ev.payload["python"]
+
+
+def test_the_environment_is_recorded_after_the_first_screen_even_on_a_quick_quit(tmp_path):
+    repo = make_repo(tmp_path / "r", {"train.py": "print(1)\n"})
+    app = MltdbgApp(Options(cwd=str(repo), engine="offline"))
+
+    async def go():
+        async with app.run_test(size=(100, 30)) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, CaptureScreen), what="first screen")
+            await pilot.press("ctrl+q")                          # quit at once: on_unmount waits for the record
+    asyncio.run(go())
+    events = [e.type for e in Session.open(app.session.dir, repo, readonly=True).events]
+    assert events.count("environment_recorded") == 1
+    assert events.index("environment_recorded") > events.index("session_started")
