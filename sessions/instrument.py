@@ -87,7 +87,8 @@ def resolve_names(text: str, path: str = "train.py") -> dict[str, str | None]:
     loop = next((lp for lp in f.loops_of(bw) if isinstance(lp, ast.For)
                  and not (isinstance(lp.iter, ast.Call) and last(lp.iter) == "range")), None)
     if loop is not None:
-        it, target = loop.iter, loop.target
+        it: ast.expr | None = loop.iter
+        target = loop.target
         while isinstance(it, ast.Call) and last(it) in _WRAPPERS:
             if last(it) == "enumerate" and isinstance(target, ast.Tuple) and len(target.elts) == 2:
                 target = target.elts[1]

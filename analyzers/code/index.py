@@ -16,7 +16,7 @@ import gc
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Iterable, TypeVar
 
 from mltdbg.analyzers.model import Run, TextArtifact
 
@@ -41,6 +41,9 @@ _MODEL_WORDS = {"encoder", "decoder", "classifier", "backbone", "generator", "di
 # Libraries whose import marks a file as PyTorch code (eval()/train() modes exist only there).
 _TORCH_LIBS = ("torch", "transformers", "lightning", "pytorch_lightning", "timm", "accelerate", "torchvision",
                "deepspeed", "peft", "trl", "fairseq", "ignite", "diffusers", "torchaudio", "torchtext")
+# An AST node type, for nodes_of.
+_N = TypeVar("_N", bound=ast.AST)
+
 _NOT_MODEL_PREFIX = ("get_", "build_", "create_", "make_", "load_", "init_", "setup_", "save_", "_")
 _OPTIMIZERS = {"SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam",
                "LBFGS", "SparseAdam", "ASGD", "Rprop", "Lion", "Adafactor", "AdamW8bit", "Adam8bit",
@@ -325,7 +328,7 @@ class PyFile:
             by_type.setdefault(type(n), []).append(i)
         self._by_type = by_type
         self._within: dict[int, list[ast.AST]] = {}
-        self.calls = self.of_type(ast.Call)
+        self.calls: list[ast.Call] = self.nodes_of(ast.Call)
         self.imports: dict[str, str] = {}
         for n in self.of_type(ast.Import, ast.ImportFrom):
             if isinstance(n, ast.Import):
@@ -345,6 +348,10 @@ class PyFile:
         self.optimizers = {d for d, v in self.all_assigns() if isinstance(v, ast.Call) and self.is_optimizer_ctor(v)}
 
     # --- structure
+    def nodes_of(self, t: type[_N]) -> list[_N]:
+        """Nodes of one AST type, typed as that type (see of_type)."""
+        return [n for n in self.of_type(t) if isinstance(n, t)]
+
     def of_type(self, *types: type) -> list[ast.AST]:
         """Nodes of exactly these AST types, in source (pre-)order: what a scan of `nodes` with
         isinstance would keep, without visiting the other nodes (AST node types have no subclasses)."""
