@@ -24,6 +24,7 @@ from mltdbg.analyzers.model import Evidence, Run, Signal
 from mltdbg.playbooks import recall
 from mltdbg.playbooks.probe_checks import probe_command
 from mltdbg.playbooks import scoring
+from mltdbg.playbooks import textmodel
 
 from mltdbg.playbooks import library
 from mltdbg.playbooks.verify import Verifier
@@ -129,7 +130,7 @@ class OfflineEngine:
     name = "offline"
 
     def diagnose(self, ctx: DiagnosisContext) -> Diagnosis:
-        feat = scoring.extract(ctx.signals, ctx.symptoms, FAILURE_KINDS)
+        feat = scoring.extract(ctx.signals, ctx.symptoms, FAILURE_KINDS, textmodel.scores_for(ctx.symptoms, ctx.run.texts))
         model = scoring.model()
         books = library.causes()
         recall_facts, recalled = recall.facts(ctx), {}

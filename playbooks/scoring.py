@@ -7,6 +7,7 @@ with a softmax at the fitted temperature.
 
 score(cause) = log(prior) + sum_k (playbook_weight[cause,k] + learned_delta[cause,k]) * strength_k
                + symptom_match * (symptom_weight[cause] + THIN_BOOST * thinness)
+               + text[cause] * (text_weight + text_thin * thinness)
                + class_rank_bonus (only when the failure class names the cause)
 
 - The playbooks' weights are the prior; `weights.json` (written by scripts/fit_weights.py
@@ -15,6 +16,9 @@ score(cause) = log(prior) + sum_k (playbook_weight[cause,k] + learned_delta[caus
   temperature. Without the file the model is the playbooks alone.
 - The user's words weigh more as the artifacts say less: `thinness` is 1 when no
   artifact signal speaks, 0 when a strong one does.
+- `text[cause]` is the learned word model's opinion (textmodel.py: naive Bayes over the user's
+  sentences and the artifacts' text); a cause it favours strongly joins the candidates even when
+  no regular expression caught the phrasing, as a words-only candidate (capped by the engine).
 - A cause no artifact supports (its `requires_any` unmet) can be lowered by the
   artifacts but never raised; it is a candidate only through the symptom or its
   failure class (the class playbooks list causes in order of frequency).
@@ -41,6 +45,12 @@ OTHER_PRIOR = math.log(0.12)
 # Code findings that describe the setup rather than a bug; they do not count as the artifacts speaking.
 BENIGN_CODE_KINDS = ("code:hf_trainer", "code:lightning", "code:no_grad_clip")
 WEIGHTS_FILE = "weights.json"
+# Without a fitted file: weight of the word model's log-odds (textmodel.py), and how far above
+# "no opinion" (log-odds 0) it must put a cause for that cause to become a candidate by words alone:
+# 1.5 is e^1.5 = 4.5x the uniform share; at most TEXT_CANDIDATES such causes join.
+DEFAULT_TEXT_WEIGHT = 0.5
+TEXT_CANDIDATE_AT = 1.5
+TEXT_CANDIDATES = 3
 
 
 @dataclass
@@ -53,6 +63,11 @@ class Features:
     class_causes: dict[str, int] = field(default_factory=dict)   # cause -> rank in the matching failure class(es)
     failing: bool = False
     thinness: float = 1.0
+    text: dict[str, float] = field(default_factory=dict)        # cause -> word model log-odds (textmodel.py)
+
+    def text_causes(self) -> set[str]:
+        top = sorted(self.text.items(), key=lambda kv: -kv[1])[:TEXT_CANDIDATES]
+        return {c for c, v in top if v >= TEXT_CANDIDATE_AT}
 
 
 @dataclass
@@ -61,6 +76,8 @@ class Model:
     symptom_weight: dict[str, float] = field(default_factory=dict)
     thin_boost: float = 0.0
     class_bonus: float = 0.5
+    text_weight: float = DEFAULT_TEXT_WEIGHT
+    text_thin: float = 0.0
     temperature: float = 1.0
     meta: dict[str, Any] = field(default_factory=dict)
 
@@ -77,10 +94,13 @@ def model() -> Model:
     d = json.loads(f.read_text("utf-8"))
     return Model(delta=d.get("delta", {}), symptom_weight=d.get("symptom_weight", {}),
                  thin_boost=float(d.get("thin_boost", 0.0)), class_bonus=float(d.get("class_bonus", 0.5)),
+                 text_weight=float(d.get("text_weight", DEFAULT_TEXT_WEIGHT)), text_thin=float(d.get("text_thin", 0.0)),
                  temperature=float(d.get("temperature", 1.0)), meta=d.get("meta", {}))
 
 
-def extract(signals: list[Signal], symptoms: list[str], failure_kinds: tuple[str, ...]) -> Features:
+def extract(signals: list[Signal], symptoms: list[str], failure_kinds: tuple[str, ...],
+            text: dict[str, float] | None = None) -> Features:
+    """`text`: the word model's scores (textmodel.TextModel.scores), {} to leave words to the regexes."""
     strongest: dict[str, Signal] = {}
     for s in signals:
         if s.kind not in strongest or s.strength > strongest[s.kind].strength:
@@ -102,7 +122,7 @@ def extract(signals: list[Signal], symptoms: list[str], failure_kinds: tuple[str
                 if c and (c not in ranks or i < ranks[c]):
                     ranks[c] = i
     return Features(strengths=strengths, strongest=strongest, symptom_causes=sym, class_causes=ranks,
-                    failing=failing, thinness=thinness)
+                    failing=failing, thinness=thinness, text=dict(text or {}))
 
 
 @dataclass
@@ -133,6 +153,7 @@ def _score(feat: Features, m: Model, verdicts: dict[str, str] | None, confirmed_
            use_class: bool) -> list[CauseScore]:
     out: list[CauseScore] = []
     verdicts = verdicts or {}
+    by_words = feat.text_causes()
     for pb in library.causes().values():
         verdict = verdicts.get(pb.id)
         if verdict == "denied":
@@ -140,7 +161,7 @@ def _score(feat: Features, m: Model, verdicts: dict[str, str] | None, confirmed_
         has_req = not pb.requires_any or any(feat.strengths.get(k, 0.0) >= MIN_REQUIRED_STRENGTH for k in pb.requires_any)
         sym = pb.id in feat.symptom_causes
         in_class = use_class and pb.id in feat.class_causes
-        if not has_req and not sym and not in_class and verdict != "confirmed":
+        if not has_req and not sym and not in_class and pb.id not in by_words and verdict != "confirmed":
             continue
         deltas = m.delta.get(pb.id, {})
         contrib: list[tuple[float, Signal]] = []
@@ -161,6 +182,11 @@ def _score(feat: Features, m: Model, verdicts: dict[str, str] | None, confirmed_
             score += m.sym_w(pb.id) + m.thin_boost * feat.thinness
             terms[f"s|{pb.id}"] = 1.0
             terms["thin"] = feat.thinness
+        tx = feat.text.get(pb.id, 0.0)
+        if tx:
+            score += tx * (m.text_weight + m.text_thin * feat.thinness)
+            terms["text"] = tx
+            terms["text_thin"] = tx * feat.thinness
         if in_class:
             ct = class_term(feat.class_causes[pb.id])
             score += m.class_bonus * ct

@@ -29,6 +29,7 @@ import evaluate_zoo  # noqa: E402
 
 from mltdbg.playbooks import engine as E  # noqa: E402
 from mltdbg.playbooks import scoring as S  # noqa: E402
+from mltdbg.playbooks import textmodel as T  # noqa: E402
 from mltdbg.playbooks.diagnose import context_for  # noqa: E402
 
 OUT = ROOT / "playbooks" / S.WEIGHTS_FILE
@@ -40,7 +41,7 @@ LR = 0.05
 
 
 def cases() -> list[dict]:
-    """Features of every tune case: zoo tune split + corpus tune part."""
+    """Every tune case (zoo tune split + corpus tune part) with its context and its word-model input."""
     out = []
     for folder, case in evaluate_zoo.load_cases("tune"):
         if case.get("healthy"):
@@ -48,21 +49,41 @@ def cases() -> list[dict]:
         else:
             ok = [case["expected"], *(case.get("also_acceptable") or [])]
         ctx = evaluate_zoo.run_case(folder, case, fn=_ctx)
-        out.append({"name": folder.name, "group": "zoo:" + folder.name.split("_")[0], "ok": ok,
-                    "feat": _features(ctx)})
+        out.append({"name": folder.name, "group": "zoo:" + folder.name.split("_")[0], "ok": ok, "ctx": ctx})
     for folder, case in evaluate.load_corpus("tune"):
         ctx = context_for([str(folder / "run")], [case["symptom"]] if case.get("symptom") else [])
         out.append({"name": folder.name, "group": "corpus:" + evaluate.split_key(case),
-                    "ok": [case["truth"], *(case.get("acceptable") or [])], "feat": _features(ctx)})
+                    "ok": [case["truth"], *(case.get("acceptable") or [])], "ctx": ctx})
+    for c in out:
+        c["words"] = " ".join(c["ctx"].symptoms)
+        c["artifacts"] = T.artifact_text(c["ctx"].run.texts)
     return out
+
+
+def text_docs(data: list[dict], skip_group: str | None = None) -> dict[str, list[str]]:
+    """The word model's training text: the playbooks' own words plus each tune case's symptom
+    sentences under its answer (a case of group `skip_group` left out)."""
+    docs = {k: list(v) for k, v in T.playbook_docs().items()}
+    for c in data:
+        if c["ok"] and c["group"] != skip_group and c["words"]:
+            docs.setdefault(c["ok"][0], []).append(c["words"])
+    return docs
+
+
+def add_features(data: list[dict]) -> None:
+    """Features per case; the word model's part out of group (built without the case's own group),
+    so the fit sees the words' strength on text it did not learn from."""
+    models: dict[str, T.TextModel] = {}
+    for c in data:
+        g = c["group"]
+        if g not in models:
+            models[g] = T.TextModel.build(text_docs(data, skip_group=g))
+        text = models[g].scores(c["ctx"].symptoms, c["artifacts"])
+        c["feat"] = S.extract(c["ctx"].signals, c["ctx"].symptoms, E.FAILURE_KINDS, text)
 
 
 def _ctx(paths, symptoms, baseline=None, repo_root=None, **_):
     return context_for(paths, symptoms, baseline, None, repo_root)
-
-
-def _features(ctx) -> S.Features:
-    return S.extract(ctx.signals, ctx.symptoms, E.FAILURE_KINDS)
 
 
 def design(data: list[dict]) -> tuple[list[dict], list[str]]:
@@ -159,6 +180,7 @@ def main() -> int:
     ap.add_argument("--dry-run", action="store_true")
     a = ap.parse_args()
     data = cases()
+    add_features(data)
     rows, names = design(data)
     print(f"{len(rows)} tune cases ({sum(1 for r in rows if not r['target'].any())} whose answer is no candidate), "
           f"{len(names)} parameters")
@@ -190,6 +212,7 @@ def main() -> int:
     delta: dict[str, dict[str, float]] = {}
     symw: dict[str, float] = {}
     thin, cls = 0.0, 0.5
+    text_w, text_thin = S.DEFAULT_TEXT_WEIGHT, 0.0
     for n, v in zip(names, theta):
         if n.startswith("d|") and abs(v) >= 0.01:
             _, c, k = n.split("|", 2)
@@ -200,16 +223,27 @@ def main() -> int:
             thin = round(float(v), 3)
         elif n == "class":
             cls = round(0.5 + float(v), 3)
+        elif n == "text":
+            text_w = round(S.DEFAULT_TEXT_WEIGHT + float(v), 3)
+        elif n == "text_thin":
+            text_thin = round(float(v), 3)
     out = {"meta": {"fitted": datetime.date.today().isoformat(), "cases": len(rows), "lambda": lam,
                     "cv_top1": round(best[2], 3), "cv_nll": round(best[0], 3), "script": "scripts/fit_weights.py",
                     "data": "zoo tune split + corpus tune part"},
            "temperature": round(temperature, 3), "thin_boost": thin, "class_bonus": cls,
+           "text_weight": text_w, "text_thin": text_thin,
            "symptom_weight": dict(sorted(symw.items())),
            "delta": {c: dict(sorted(d.items())) for c, d in sorted(delta.items())}}
     if a.dry_run:
         print(json.dumps({k: v for k, v in out.items() if k != "delta"}, indent=1))
     else:
         OUT.write_text(json.dumps(out, indent=1, sort_keys=False) + "\n")
+        tm = T.TextModel.build(text_docs(data))
+        counts = {c: {w: round(n, 3) for w, n in sorted(d.items())} for c, d in sorted(tm.counts.items())}
+        (ROOT / "playbooks" / T.MODEL_FILE).write_text(json.dumps(
+            {"meta": {"fitted": datetime.date.today().isoformat(), "script": "scripts/fit_weights.py",
+                      "data": "playbook text + symptom sentences of the zoo tune split and the corpus tune part"},
+             "counts": counts}, separators=(",", ":")) + "\n")
         print(f"wrote {OUT.relative_to(ROOT)} ({sum(len(d) for d in delta.values())} deltas)")
     return 0
 

@@ -1,0 +1,152 @@
+"""A learned reading of the words: which causes the user's sentences and the artifacts' text point to.
+
+In: the user's symptom sentences and the run's text artifacts (a bounded head and tail of each).
+Out: one number per cause, `log p_text(cause) + log(n_causes)` (0 = no opinion, clipped to
++-TEXT_CLIP), which scoring.py adds as a feature with a fitted weight.
+
+The model is a multinomial naive Bayes over word unigrams and bigrams. Its counts come from the
+playbooks' own text (title, issue, check, fix, needs, symptom vocabulary: the prior every cause
+has) plus the symptom sentences and artifact text of the tune cases (fault zoo tune split and the
+real-failure corpus's tune part; never their held-out parts), written by scripts/fit_weights.py
+to `textmodel.json`. Regular expressions only catch the phrasings someone wrote down; counted words
+carry over to other people's phrasings ("accuracy stuck at 10%", "predicts the same class").
+
+Artifact text is scaled to ARTIFACT_TOKENS effective tokens (the mean log-likelihood per token
+times that number), so a 5 MB log does not drown the user's sentence. Cost: one pass over at
+most MAX_FILES * (HEAD + TAIL) characters.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+
+MODEL_FILE = "textmodel.json"
+# How much of each text artifact is read: errors sit at the end of logs, setup at the start.
+HEAD_CHARS = 3000
+TAIL_CHARS = 1000
+MAX_FILES = 12
+# The artifacts together count as this many tokens of evidence (the experiment on the corpus's
+# tune part, leave-one-repository-out: 20 gave top-3 0.74 against 0.67 for the symptom alone).
+ARTIFACT_TOKENS = 20.0
+# Laplace smoothing of the counts (0.1 beat 0.5 in the same experiment).
+ALPHA = 0.1
+# Weight of the playbooks' own text against one tune case's words.
+PLAYBOOK_WEIGHT = 1.0
+TEXT_CLIP = 4.0
+
+_STOP = frozenset(
+    "the a an and or of to in is it i my on for with this that be are was were at by as from but not no after "
+    "before when then so we you your have has had do does did can could will would should if its into than only "
+    "also very just there their they them he she his her our me what which who how why all any some more most "
+    "over out up down off about again same other such own too get got use used using".split())
+_WORD = re.compile(r"[a-z][a-z0-9_]+")
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-case words of three or more characters (stop words dropped) and their bigrams."""
+    w = [x for x in _WORD.findall(text.lower()) if len(x) > 2 and x not in _STOP]
+    return w + [f"{a} {b}" for a, b in zip(w, w[1:])]
+
+
+def artifact_text(texts) -> str:
+    """Bounded head and tail of the run's text artifacts (TextArtifact-like: `.text`)."""
+    parts = []
+    for t in list(texts)[:MAX_FILES]:
+        s = t.text
+        parts.append(s if len(s) <= HEAD_CHARS + TAIL_CHARS else s[:HEAD_CHARS] + "\n" + s[-TAIL_CHARS:])
+    return "\n".join(parts)
+
+
+@dataclass
+class TextModel:
+    counts: dict[str, dict[str, float]]   # cause -> token -> count
+    vocab: int
+    _known_cache: frozenset[str] | None = field(default=None, repr=False)
+    _totals_cache: dict[str, float] | None = field(default=None, repr=False)
+
+    @classmethod
+    def build(cls, docs: dict[str, list[str]]) -> "TextModel":
+        """`docs`: cause -> texts (playbook text and tune-case texts already weighted by repetition)."""
+        counts: dict[str, dict[str, float]] = {}
+        for cause, texts in docs.items():
+            c: Counter[str] = Counter()
+            for t in texts:
+                c.update(tokens(t))
+            counts[cause] = dict(c)
+        return cls.from_counts(counts)
+
+    @classmethod
+    def from_counts(cls, counts: dict[str, dict[str, float]]) -> "TextModel":
+        vocab = len({w for c in counts.values() for w in c})
+        return cls(counts=counts, vocab=max(1, vocab))
+
+    def scores(self, symptoms: list[str], artifacts: str = "") -> dict[str, float]:
+        """cause -> log p(cause | words) + log(n causes), clipped; {} when there are no words."""
+        ws = Counter(tokens(" ".join(symptoms)))
+        wf = Counter(tokens(artifacts)) if artifacts else Counter()
+        if not ws and not wf or not self.counts:
+            return {}
+        n_s, n_f = sum(ws.values()), sum(wf.values())
+        known = self._known()
+        ws_k = [(w, n) for w, n in ws.items() if w in known]
+        wf_k = [(w, n) for w, n in wf.items() if w in known]
+        la = math.log(ALPHA)
+        raw: dict[str, float] = {}
+        for cause, c in self.counts.items():
+            # every token scores log(alpha) - denom unless the cause has seen it: add the difference
+            denom = math.log(self._totals()[cause] + ALPHA * self.vocab)
+            s = n_s * (la - denom) + sum(n * (math.log(c[w] + ALPHA) - la) for w, n in ws_k if w in c)
+            if n_f:
+                f = n_f * (la - denom) + sum(n * (math.log(c[w] + ALPHA) - la) for w, n in wf_k if w in c)
+                s += ARTIFACT_TOKENS * f / n_f
+            raw[cause] = s
+        m = max(raw.values())
+        z = m + math.log(sum(math.exp(v - m) for v in raw.values()))
+        n = math.log(len(raw))
+        return {k: max(-TEXT_CLIP, min(TEXT_CLIP, v - z + n)) for k, v in raw.items()}
+
+    def _known(self) -> frozenset[str]:
+        if self._known_cache is None:
+            self._known_cache = frozenset(w for c in self.counts.values() for w in c)
+        return self._known_cache
+
+    def _totals(self) -> dict[str, float]:
+        if self._totals_cache is None:
+            self._totals_cache = {k: float(sum(c.values())) for k, c in self.counts.items()}
+        return self._totals_cache
+
+
+@lru_cache(maxsize=1)
+def model() -> TextModel | None:
+    """The counts shipped as package data; None when the file is absent (the engine then ignores words)."""
+    f = resources.files("mltdbg.playbooks").joinpath(MODEL_FILE)
+    if not f.is_file():
+        return None
+    d = json.loads(f.read_text("utf-8"))
+    return TextModel.from_counts(d["counts"])
+
+
+def scores_for(symptoms: list[str], texts) -> dict[str, float]:
+    """The shipped model's scores for a run (`texts`: its TextArtifacts); {} without a model."""
+    m = model()
+    return m.scores(symptoms, artifact_text(texts)) if m is not None else {}
+
+
+_REGEX_SYNTAX = re.compile(r"\\[bdswBDSW]|[\\()|?*+\[\]^$.{}]")
+
+
+def playbook_docs() -> dict[str, list[str]]:
+    """Each cause's own words: the prior of the word model (title, issue, check, fix, needs, lesson,
+    and the symptom regexes with their syntax blanked)."""
+    from mltdbg.playbooks import library  # noqa: PLC0415 - only the fit script builds from the playbooks
+    out: dict[str, list[str]] = {}
+    for pb in library.causes().values():
+        parts = [pb.title, pb.issue, pb.check, pb.fix, " ".join(pb.needs), pb.lesson or ""]
+        parts += [_REGEX_SYNTAX.sub(" ", p.pattern) for p in pb.symptoms]
+        out[pb.id] = [" ".join(str(x) for x in parts if x)]
+    return out
