@@ -1,0 +1,1 @@
+model = TransAm(num_layers=5).to(device)

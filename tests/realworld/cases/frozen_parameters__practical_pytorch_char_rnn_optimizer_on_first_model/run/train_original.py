@@ -1,0 +1,6 @@
+learning_rate = 0.005
+def train(category_tensor, line_tensor):
+    ...
+    for p in rnn.parameters():
+        p.data.add_(-learning_rate, p.grad.data)
+    ...

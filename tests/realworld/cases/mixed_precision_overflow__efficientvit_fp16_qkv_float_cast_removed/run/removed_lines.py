@@ -1,0 +1,2 @@
+        if qkv.dtype == torch.float16:
+            qkv = qkv.float()
