@@ -248,7 +248,9 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
                               f"{s.name} had fallen to {_fmt(float(v[i-1]))} (from {_fmt(float(v[0]))}) just before the NaN/inf",
                               evs, {"step": int(s.steps[i]), "last_finite": float(v[i - 1])}))
         if data.get("sudden") and i > 0:
-            out.append(Signal("nonfinite_sudden", 1.0,
+            # "finite and flat right before" means little after a handful of points (a post's four
+            # lines): full strength only with SUDDEN_FULL_AT finite points of history.
+            out.append(Signal("nonfinite_sudden", min(1.0, i / SUDDEN_FULL_AT),
                               f"{s.name} was finite and not rising right before step {int(s.steps[i])}: a sudden NaN/inf",
                               evs, {"step": int(s.steps[i])}))
         if data.get("rise_before", 0) > DIVERGENCE_RISE:
@@ -380,6 +382,10 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
 # of the window after it (the median of block medians, O(n) in all), not with the exact one
 # (O(n) per point: quadratic on a long run that starts high).
 TRANSIENT_EXACT_MAX = 50_000
+
+
+# Finite points before a NaN needed before "it came out of nowhere" is full-strength evidence.
+SUDDEN_FULL_AT = 20
 
 
 def _first_bad_in_time(s: Series, bad: np.ndarray, finite: np.ndarray) -> tuple[int, int | None]:
