@@ -29,7 +29,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from mltdbg.analyzers.common.gitrepo import find_repo_root
+from mltdbg.analyzers.common.gitrepo import find_repo_root, main_repo_root
 from mltdbg.analyzers.probes import report as probe_report
 from mltdbg.analyzers.probes.results import (
     ANALYSIS_NAMES,
@@ -94,6 +94,7 @@ def state_dir(start: Path | None = None) -> Path:
     """`<repo>/.mltdbg/probes` (excluded from git) when in a repo, else the user data dir's `probes`."""
     repo = find_repo_root(start or Path.cwd())
     if repo is not None:
+        repo = main_repo_root(repo)    # a check in the scratch worktree keeps its result in the user's repo
         ensure_excluded(repo)
         return repo / TOOL_DIR / PROBES_DIR
     return data_dir() / PROBES_DIR

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mltdbg.analyzers.common.gitrepo import (NO_GIT, GitError, add_worktree, apply_diff, changed_files, commit_only,
+from mltdbg.analyzers.common.gitrepo import (main_repo_root, NO_GIT, GitError, add_worktree, apply_diff, changed_files, commit_only,
                                              dirty_files, file_at, find_repo_root, git_dir, has_commit, head_state,
                                              init_repo, output, remove_worktree, resolve_commit, run_git, untracked_files)
 from mltdbg.analyzers.common.patch import unified_diff
@@ -42,6 +42,7 @@ def test_a_worktree_is_its_own_root_and_shares_the_main_git_dir(repo, tmp_path):
         assert find_repo_root(wt / "src") == wt.resolve()
         assert git_dir(wt) == (repo / ".git").resolve() == git_dir(repo).resolve()
         assert str(wt) in git(repo, "worktree", "list")
+        assert main_repo_root(wt.resolve()) == repo.resolve() and main_repo_root(repo) == repo
     finally:
         remove_worktree(repo, wt)
     assert not wt.exists() and str(wt) not in git(repo, "worktree", "list")

@@ -155,6 +155,16 @@ def find_repo_root(start: str | Path | None = None) -> Path | None:
     return None
 
 
+def main_repo_root(repo_root: Path) -> Path:
+    """The main checkout of a linked worktree (the folder holding the shared git dir), so state
+    written while a check runs in mltdbg's scratch worktree lands in the user's repo; `repo_root`
+    itself otherwise."""
+    if (repo_root / ".git").is_dir():
+        return repo_root
+    gd = git_dir(repo_root)
+    return gd.parent if gd is not None and gd.name == ".git" else repo_root
+
+
 def git_dir(repo_root: Path) -> Path | None:
     """The repo's git dir where `info/exclude` lives (follows a worktree's `.git` file to the main repo)."""
     dot = repo_root / ".git"
