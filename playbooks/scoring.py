@@ -64,8 +64,13 @@ class Features:
     failing: bool = False
     thinness: float = 1.0
     text: dict[str, float] = field(default_factory=dict)        # cause -> word model log-odds (textmodel.py)
+    symptom_given: bool = False
 
     def text_causes(self) -> set[str]:
+        """Causes the words alone make candidates: only when the user said something (a README or
+        a clean log read by the word model is no failure to explain)."""
+        if not self.symptom_given:
+            return set()
         top = sorted(self.text.items(), key=lambda kv: -kv[1])[:TEXT_CANDIDATES]
         return {c for c, v in top if v >= TEXT_CANDIDATE_AT}
 
@@ -122,7 +127,8 @@ def extract(signals: list[Signal], symptoms: list[str], failure_kinds: tuple[str
                 if c and (c not in ranks or i < ranks[c]):
                     ranks[c] = i
     return Features(strengths=strengths, strongest=strongest, symptom_causes=sym, class_causes=ranks,
-                    failing=failing, thinness=thinness, text=dict(text or {}))
+                    failing=failing, thinness=thinness, text=dict(text or {}),
+                    symptom_given=any(t.strip() for t in symptoms))
 
 
 @dataclass

@@ -7,6 +7,7 @@ import numpy as np
 from mltdbg.analyzers.curves import curve_signals
 from mltdbg.analyzers.model import Evidence, Run, Series, Signal, TextArtifact
 from mltdbg.playbooks import library
+from mltdbg.playbooks.diagnose import diagnose as diagnose_paths
 from mltdbg.playbooks.engine import DiagnosisContext, OfflineEngine
 
 rng = np.random.default_rng(1)
@@ -85,3 +86,13 @@ def test_evidence_that_does_not_verify_is_dropped(tmp_path):
     sig = Signal("log:cuda_oom", 1.0, "CUDA out of memory", [Evidence("OOM", "err.txt", 1, quote="CUDA out of memory")])
     d = diagnose(run, signals=[sig])
     assert d.top.evidence == []
+
+
+def test_the_word_model_adds_candidates_only_for_the_users_words(tmp_path):
+    """A README alone is no failure to explain: no cause is ranked from artifact words; the user's
+    sentence in plain words (no playbook regex needed) gets a ranking of words-only candidates."""
+    (tmp_path / "README.md").write_text("# notes\nWe train a small convnet on CIFAR-10 with SGD.\n")
+    assert diagnose_paths([str(tmp_path)], []).hypotheses == []
+    d = diagnose_paths([str(tmp_path)], ["the model keeps predicting the majority class for every input"])
+    assert d.hypotheses and d.status == "needs_more_data"
+    assert all(h.confidence <= 0.6 for h in d.hypotheses)
