@@ -12,6 +12,8 @@ Readers must not raise for bad content: they append "rel:line: what" to run.warn
 A reader may also have `finish(run) -> None`, called once after every file is read (to merge
 what spans files, e.g. the event files of one TensorBoard folder).
 Anything they raise anyway is caught here and turned into one warning line.
+The logs of replica ranks (crossrank/replicas.py: per-rank files whose loss tail matches the lowest
+rank's) go to the reader's `read_text_only(path, rel, run)` when it has one: text kept, no metric series.
 """
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ import stat
 from pathlib import Path
 from typing import Iterable
 
+from mltdbg.analyzers.crossrank.replicas import replica_logs
 from mltdbg.analyzers.model import Run
 
 # Directories that never hold run artifacts and can be huge.
@@ -73,6 +76,9 @@ def ingest(paths: Iterable[str | os.PathLike], root: str | os.PathLike | None = 
         run.warnings.append(f"{_rel(paths[0], run.root)}: {len(files)} files found; read the first {MAX_FILES} (pass the run folder itself to narrow it)")
         files = files[:MAX_FILES]
     readers = _readers()
+    text_only, note = replica_logs(files, run.root)   # replica ranks' logs: text without metric series
+    if note:
+        run.warnings.append(note)
     claimed: set[Path] = set()
     for f in files:
         if f in claimed:
@@ -87,7 +93,7 @@ def ingest(paths: Iterable[str | os.PathLike], root: str | os.PathLike | None = 
             try:
                 if not reader.sniff(f, head):
                     continue
-                reader.read(f, rel, run)
+                (getattr(reader, "read_text_only", reader.read) if f in text_only else reader.read)(f, rel, run)
             except Exception as e:  # a reader bug must not lose the rest of the run
                 run.warnings.append(f"{rel}: could not be read as {reader.__name__.rsplit('.', 1)[-1]} ({type(e).__name__}: {e})")
             run.artifacts.append(rel)

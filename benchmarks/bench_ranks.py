@@ -1,12 +1,15 @@
 """Speed of the cross-rank view: `diagnose` on 64 rank files of 100,000 lines each (a benchmark, not a test).
 
-    python benchmarks/bench_ranks.py [--ranks 64] [--lines 100000] [--keep DIR] [--big-gb 1.0]
+    python benchmarks/bench_ranks.py [--ranks 64] [--lines 100000] [--keep DIR] [--big-gb 1.0] [--compare 3]
 
 The logs are generated deterministically (seeded): Python-logging lines `2024-05-01 10:00:00,123 INFO step N
 loss X lr Y` a step every 0.5 s from 01:00, rank 37 stops 40 steps early and the others' NCCL watchdog (torch 2.4
 format) fires 10 minutes later on the next SeqNum. Reported: the wall time of the whole diagnosis and
 of its stages (ingest, the analyzers, the cross-rank view alone, the engine), the finding, and that the
 culprit was found. The target in the issue: the whole diagnosis under 5 s on 2 cores.
+--compare N: N rounds, each `diagnose` with and without the replica shortcut (crossrank/replicas.py: the
+logs of ranks whose loss tail matches the lowest rank's are read as text, their metrics not parsed),
+medians of the same run (timings on a shared machine are noisy; compare within one run).
 --big-gb N also times the cross-rank view over one rank file of N GB (the rest small): its failure
 search reads the head and tail of a big log only, so it stays bounded; reading the file (ingest) does not.
 """
@@ -79,12 +82,36 @@ def bench(d: Path) -> dict:
             "culprit": view.culprit.rank if view and view.culprit else None, "sentence": view.sentence if view else ""}
 
 
+def compare(d: Path, rounds: int) -> None:
+    import statistics
+
+    from mltdbg.analyzers import crossrank, ingest
+    from mltdbg.playbooks.diagnose import diagnose
+    real = ingest.replica_logs
+    times: dict[str, list[float]] = {"every rank parsed": [], "replicas as text": []}
+    try:
+        for _ in range(rounds):
+            for mode in times:
+                ingest.replica_logs = real if mode == "replicas as text" else (lambda files, root: (set(), None))
+                crossrank._CACHE.clear()
+                t = time.perf_counter()
+                dg = diagnose([str(d)])
+                times[mode].append(time.perf_counter() - t)
+                v = crossrank.cross_rank(dg.run)
+                assert v is not None and v.culprit is not None and v.culprit.rank == 37, mode
+    finally:
+        ingest.replica_logs = real
+    for mode, ts in times.items():
+        print(f"{mode}: median {statistics.median(ts):.2f}s over {rounds} ({', '.join(f'{x:.2f}' for x in ts)})")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--ranks", type=int, default=64)
     ap.add_argument("--lines", type=int, default=100_000)
     ap.add_argument("--keep", help="write the logs here and keep them")
     ap.add_argument("--big-gb", type=float, default=0.0)
+    ap.add_argument("--compare", type=int, default=0)
     a = ap.parse_args()
     d = Path(a.keep) if a.keep else Path(tempfile.mkdtemp(prefix="bench_ranks_"))
     d.mkdir(parents=True, exist_ok=True)
@@ -100,6 +127,8 @@ def main() -> int:
               f"cross-rank view {r['crossrank']:.2f}s, engine {r['engine']:.2f}s)")
         print(f"top: {r['top']} ({r['status']}); culprit: rank {r['culprit']}; {r['sentence']}")
         ok = r["culprit"] == 37
+        if a.compare:
+            compare(d, a.compare)
         if a.big_gb:
             big = Path(tempfile.mkdtemp(prefix="bench_ranks_big_"))
             try:

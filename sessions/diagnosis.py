@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from mltdbg.analyzers.crossrank import cross_rank, view_record
 from mltdbg.playbooks.diagnose import diagnose
 from mltdbg.sessions.events import DiagnosisMade
 from mltdbg.sessions.history import repo_lessons
@@ -80,6 +81,9 @@ def diagnosis_event(d: Any, series: dict[str, tuple[Any, Any]], baseline: dict[s
     and the plots (anomaly marks on the metric they belong to, or on every metric)."""
     marks = anomalies_from_signals(d.signals)
     diag = d.to_json()
+    ranks = view_record(cross_rank(d.run)) if getattr(d, "run", None) is not None else None
+    if ranks is not None:
+        diag["rank_view"] = ranks       # the rank table and chart a resumed session draws (no live Run then)
     for rc, h in zip(diag["root_causes"], d.hypotheses):
         rc.update(hypothesis_extras(h))
         rc["title"] = h.title

@@ -363,3 +363,44 @@ def test_rank_panel_shows_the_culprit_first_and_a_step_chart(tmp_path):
             head = str(app.query_one("#rank_head").render())
             assert "rank 5 stopped at step 1200" in head
     asyncio.run(go())
+
+
+# ----------------------------------------------------------------------------- replicas read as text only
+
+def _replica_job(d: Path, ranks: int = 4, lines: int = 20_000, odd: dict | None = None) -> None:
+    """Per-rank logs over crossrank.replicas.MIN_REPLICA_BYTES; `odd`: rank -> loss factor (nan allowed)
+    applied to its last 500 lines, and rank 2 stops 30 steps early (the culprit)."""
+    for r in range(ranks):
+        n = lines - 30 if r == 2 else lines
+        with open(d / f"rank{r}.log", "w") as f:
+            for i in range(n):
+                loss = 2.0 * 0.9999 ** i + 0.001 * ((i * 7 + r) % 5)
+                if odd and r in odd and i >= n - 500:
+                    loss *= odd[r]
+                t = 3600 + i
+                f.write(f"2024-05-01 {t // 3600:02d}:{t // 60 % 60:02d}:{t % 60:02d},000 INFO step {i} loss {loss:.5f} "
+                        f"lr 1.0e-04 padding-to-make-the-line-longer\n")
+            if r != 2:
+                f.write(f"[E501 05:40:00.1 ProcessGroupNCCL.cpp:607] [Rank {r}] Watchdog caught collective operation "
+                        f"timeout: WorkNCCL(SeqNum=901, OpType=ALLREDUCE, NumelIn=10, NumelOut=10, Timeout(ms)=600000) "
+                        f"ran for 600044 milliseconds before timing out.\n")
+
+
+def test_replica_ranks_skip_metric_parsing_but_keep_their_text(tmp_path):
+    _replica_job(tmp_path)
+    run, v = view_of(tmp_path)
+    assert (tmp_path / "rank1.log").stat().st_size > 1024 * 1024
+    assert {s.source for s in run.series} == {"rank0.log"}            # the representative's curve only
+    assert {t.path for t in run.texts} >= {f"rank{r}.log" for r in range(4)}
+    assert any("metrics of 3 rank logs were not parsed" in w for w in run.warnings)
+    assert v.culprit.rank == 2 and v.culprit.last_step.step == 20_000 - 31
+    assert {r.rank: r.last_step.step for r in v.rows}[3] == 19_999   # steps of a replica from its text
+
+
+@pytest.mark.parametrize("odd", [{1: float("nan")}, {3: 4.0}])
+def test_a_rank_whose_loss_differs_at_the_end_is_read_in_full(tmp_path, odd):
+    _replica_job(tmp_path, odd=odd)
+    run, _ = view_of(tmp_path)
+    (r,) = odd
+    assert f"rank{r}.log" in {s.source for s in run.series}
+    assert {s.source for s in run.series} == {"rank0.log", f"rank{r}.log"}

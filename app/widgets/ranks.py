@@ -1,7 +1,8 @@
 """The cross-rank view beside the plot: one row per rank (the culprit first) and steps against time.
 
-Data in: a `RankView` (mltdbg.analyzers.crossrank.cross_rank of the diagnosed Run), or None (a
-single-process run, or a resumed session without the live run): the panel hides itself then.
+Data in: a `RankView` (mltdbg.analyzers.crossrank.cross_rank of the diagnosed Run; in a resumed session
+crossrank.view_from_record of the session's recorded `rank_view`), or None (a single-process run, or a
+session recorded before the record existed): the panel hides itself then.
 `RankPanel` holds the finding in one line and the notes, a `RankTable` and a `RankStepChart`. Every
 string from the logs goes into rich `Text` objects, never into markup.
 """

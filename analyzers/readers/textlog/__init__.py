@@ -24,7 +24,8 @@ Where things live:
   tables.py      whitespace-aligned metric tables
   assemble.py    anchors -> steps per line -> Series (LogMetrics: a block at a time)
   sparse.py      what a big log's text keeps (SparseText, WordFinder)
-This module is the reader entry: `sniff(path, head)` and `read(path, rel, run)`.
+This module is the reader entry: `sniff(path, head)` and `read(path, rel, run)`; `read_text_only` keeps
+the text of a replica rank's log without its metric series (ingest decides, crossrank/replicas.py).
 """
 from __future__ import annotations
 
@@ -73,6 +74,14 @@ def read(path: Path, rel: str, run: Run) -> None:
         return
     try:
         _read_log(path, rel, run, gz)
+    except OSError as e:
+        run.warnings.append(f"{rel}: cannot read ({e.strerror or e})")
+
+
+def read_text_only(path: Path, rel: str, run: Run) -> None:
+    """Like `read`, without the metric series (a replica rank's log: crossrank/replicas.py)."""
+    try:
+        _read_log(path, rel, run, False, metrics=False)
     except OSError as e:
         run.warnings.append(f"{rel}: cannot read ({e.strerror or e})")
 
@@ -138,7 +147,7 @@ def _blocks(path: Path, gz: bool):
             at += k + 1
 
 
-def _read_log(path: Path, rel: str, run: Run, gz: bool) -> None:
+def _read_log(path: Path, rel: str, run: Run, gz: bool, metrics: bool = True) -> None:
     acc = LogMetrics(rel, run)
     full: list[bytes] = []          # the text, while the log is small enough to keep whole
     nls: list[np.ndarray] = []
@@ -169,7 +178,7 @@ def _read_log(path: Path, rel: str, run: Run, gz: bool) -> None:
             data += b"\n"
             nl = np.append(nl, len(data) - 1)
             acc.line0 += 1
-        else:
+        elif metrics:
             acc.add_block(data, nl)
         # line offsets every INDEX_EVERY lines (a sparse text reads blanked lines back with them)
         starts = np.concatenate(([0], nl + 1))
