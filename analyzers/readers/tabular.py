@@ -41,6 +41,9 @@ NUMERIC_SHARE = 0.5
 # JSON documents larger than this are not parsed to sniff them: json.loads holds ~6x the text as
 # Python objects (a 64 MB trainer_state.json is ~400 MB parsed; HF's for a 500k-step run is ~40 MB).
 MAX_JSON_SNIFF = 64 * 1024 * 1024
+# An HF trainer_state.json that pyarrow reads (no Python objects: about its own size in memory)
+# is read up to this size.
+MAX_JSON_ARROW = 1024 * 1024 * 1024
 # A table wider than this is not metrics (an exported feature matrix); a row with more than
 # EXTRA_CELLS cells beyond its header is junk and is dropped, not given columns.
 MAX_COLUMNS = 10_000
@@ -147,15 +150,49 @@ def _detect_jsonl(path: Path, head: bytes):
 
 def _detect_json(path: Path):
     try:
-        if path.stat().st_size > MAX_JSON_SNIFF:
+        size = path.stat().st_size
+        if size > MAX_JSON_SNIFF and size > MAX_JSON_ARROW:
             return None
-        doc = json.loads(read_bytes(path), parse_constant=_constant)
-    except (ValueError, OSError, UnicodeDecodeError, RecursionError):
+        data = read_bytes(path)
+    except OSError:
+        return None
+    hist = _log_history_arrow(data)
+    if hist is not None:
+        return ("json_arrow", data, hist)
+    if len(data) > MAX_JSON_SNIFF:
+        return None
+    try:
+        doc = json.loads(data, parse_constant=_constant)
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return None
     rows, where = _metric_rows(doc)
     if rows is None:
         return None
     return ("json", doc, rows, where)
+
+
+def _log_history_arrow(data: bytes):
+    """HF's trainer_state.json through pyarrow's JSON reader (one C pass, no Python object per
+    value): the `log_history` list as one Arrow struct array, or None when pyarrow is missing,
+    the document is not one object with a `log_history` list of objects, or Arrow cannot read
+    it as is (then json.loads reads it the way it always did)."""
+    if b'"log_history"' not in data:
+        return None
+    pa = _arrow()
+    if pa is None:
+        return None
+    try:
+        table = pa.json.read_json(pa.py_buffer(data if data.endswith(b"\n") else data + b"\n"),
+                                  read_options=pa.json.ReadOptions(block_size=min(len(data) + 2, 2**31 - 1)),
+                                  parse_options=pa.json.ParseOptions(newlines_in_values=True))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError, OverflowError):
+        return None
+    if table.num_rows != 1 or table.column_names.count("log_history") != 1:
+        return None
+    col = table.column("log_history").combine_chunks()
+    if not pa.types.is_list(col.type) or not pa.types.is_struct(col.type.value_type) or col.null_count:
+        return None
+    return col.flatten()      # the list's elements (one row per log_history entry)
 
 
 def _metric_rows(doc):
@@ -243,6 +280,17 @@ def read(path: Path, rel: str, run: Run) -> None:
             return
     if kind[0] == "csv":
         _read_csv(path, rel, run, kind[1])
+    elif kind[0] == "json_arrow":
+        if not _read_json_arrow(path, rel, run, kind[1], kind[2]):
+            try:
+                doc = json.loads(kind[1], parse_constant=_constant) if len(kind[1]) <= MAX_JSON_SNIFF else None
+            except (ValueError, UnicodeDecodeError, RecursionError):
+                doc = None
+            rows, where = _metric_rows(doc) if doc is not None else (None, None)
+            if rows is None:
+                run.warnings.append(f"{rel}: not a metric table")
+                return
+            _read_json(path, rel, run, rows, where)
     elif kind[0] == "jsonl":
         _read_jsonl(path, rel, run)
     else:
@@ -398,6 +446,40 @@ def _read_json(path: Path, rel: str, run: Run, rows, where) -> None:
     emit_records(run, rel, path, rows, lineno, [])
 
 
+def _read_json_arrow(path: Path, rel: str, run: Run, data: bytes, hist) -> bool:
+    """_read_json for a log_history that Arrow read (_log_history_arrow): the same series from
+    its columns (_emit_arrow). False (nothing done) when some column is not numbers: then
+    json.loads and _read_json read it."""
+    pa = _arrow()
+    leaves: list = []
+    for i in range(hist.type.num_fields):
+        _struct_leaves(pa, hist.type.field(i).name, hist.field(i), leaves)
+    names = [n for n, _ in leaves]
+    if len(set(names)) != len(names):
+        return False
+    n = len(hist)
+    m = re.search(rb'"log_history"\s*:\s*\[', data)
+    fast = _row_lines_indented(data, m.end(), n) if m and n else None    # the bytes as they are: no decode
+    if fast is None:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return False
+        fast = _row_lines(text, "log_history", n) if n else []
+    lineno = np.asarray(fast, dtype=np.int64)
+    # HF Trainer's last log_history row is a run summary (SUMMARY_KEYS): not a point
+    summary = np.zeros(n, bool)
+    for name, c in leaves:
+        if name in SUMMARY_KEYS and c.null_count < n:
+            summary |= ~c.is_null().to_numpy(zero_copy_only=False)
+    cols = [c for _, c in leaves]
+    if summary.any():
+        keep = pa.array(~summary)
+        cols = [c.filter(keep) for c in cols]
+        lineno = lineno[~summary]
+    return _emit_arrow(pa, run, rel, path, names, cols, lineno, 0, None, bools=True)
+
+
 def _row_lines(text: str, where, n: int) -> list[int]:
     """Line where each element of the metric list starts (found by decoding element by element)."""
     if where == "columns":  # Keras history: a row is an index into every list
@@ -501,16 +583,21 @@ def _csv_ascii_arrow(path: Path, rel: str, run: Run, delim: str) -> bool:
     if end <= body_start + 1 or data.find(b'"', body_start + 1, end) >= 0:
         return False
     header_line = data.count(b"\n", 0, lead) + 1
-    return _csv_arrow(run, rel, path, data[body_start + 1:end], delim, header, header_line, None)
+    # a view of the body, not a copy (a 1M-row CSV is 30 MB): Arrow reads any buffer
+    nlines = data.count(b"\n", body_start + 1, end) + (0 if data[end - 1] == 10 else 1)
+    return _csv_arrow(run, rel, path, memoryview(data)[body_start + 1:end], delim, header, header_line, None,
+                      nlines=nlines)
 
 
-def _csv_arrow(run: Run, rel: str, path: Path, body: bytes, delim: str, header: list[str],
-               header_line: int, fields: np.ndarray | None) -> bool:
+def _csv_arrow(run: Run, rel: str, path: Path, body: bytes | memoryview, delim: str, header: list[str],
+               header_line: int, fields: np.ndarray | None, nlines: int | None = None) -> bool:
     """The body of an unquoted CSV through pyarrow: rows with the header's cell count, blank lines
     skipped, the rest counted as bad (as the pandas path counts them). False: not read here.
 
     fields None: only when every line is a row (no blank line, Arrow rejects none), so the rows
-    are the lines one for one; else the caller counts cells per line and asks again."""
+    are the lines one for one; else the caller counts cells per line and asks again. `body` may
+    be a memoryview (no copy of a big body); `nlines`: its line count when the caller has it
+    (a memoryview cannot count)."""
     pa = _arrow()
     ncol = len(header)
     if pa is None or ncol < 2:
@@ -527,7 +614,10 @@ def _csv_arrow(run: Run, rel: str, path: Path, body: bytes, delim: str, header: 
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError):
         return False
     if fields is None:
-        if rejected or table.num_rows != body.count(b"\n") + (0 if body.endswith(b"\n") else 1):
+        if nlines is None:
+            raw = body if isinstance(body, bytes) else bytes(body)
+            nlines = raw.count(b"\n") + (0 if raw.endswith(b"\n") else 1)
+        if rejected or table.num_rows != nlines:
             return False
         good = np.ones(table.num_rows, bool)
     else:
@@ -535,7 +625,8 @@ def _csv_arrow(run: Run, rel: str, path: Path, body: bytes, delim: str, header: 
         if table.num_rows != int(good.sum()):
             return False
     badl = np.zeros(0, bool) if fields is None else ~good & (fields != 1)
-    lines = np.flatnonzero(good).astype(np.int64) + header_line + 1
+    lines = (np.arange(table.num_rows, dtype=np.int64) if fields is None else
+             np.flatnonzero(good).astype(np.int64)) + header_line + 1
     nbad = int(badl.sum())
     first_bad = int(np.flatnonzero(badl)[0]) + header_line + 1 if nbad else None
     if not _emit_arrow(pa, run, rel, path, header, list(table.columns), lines, nbad, first_bad, bools=False):
@@ -671,18 +762,21 @@ def _emit_arrow(pa, run: Run, rel: str, path: Path, header: list[str], columns: 
     return True
 
 
-def _row_lines_indented(text: str, at: int, n: int) -> list[int] | None:
+def _row_lines_indented(text: str | bytes, at: int, n: int) -> list[int] | None:
     """_row_lines for a pretty-printed list (json.dump(..., indent=k), as HF Trainer writes
     trainer_state.json): every element starts on a line of its own that holds only spaces and
     then `{` at the first element's column, until a line indented less ends the list. None
-    when the text is not laid out so (then each element is decoded to find where it ends)."""
-    i0 = at + len(text[at:at + 4096]) - len(text[at:at + 4096].lstrip())
-    if text[i0:i0 + 1] != "{" or not text.isascii():
+    when the text is not laid out so (then each element is decoded to find where it ends).
+    `text` may be the file's bytes (no decode and re-encode of a big file)."""
+    head = text[at:at + 4096]
+    i0 = at + len(head) - len(head.lstrip())
+    raw = isinstance(text, bytes)
+    if text[i0:i0 + 1] != (b"{" if raw else "{") or not text.isascii():
         return None
-    b = np.frombuffer(text.encode("ascii"), np.uint8)
-    ls0 = text.rfind("\n", 0, i0) + 1
+    b = np.frombuffer(text if isinstance(text, bytes) else text.encode("ascii"), np.uint8)
+    ls0 = (text.rfind(b"\n", 0, i0) if isinstance(text, bytes) else text.rfind("\n", 0, i0)) + 1
     c = i0 - ls0
-    if c == 0 or text[ls0:i0].strip(" "):
+    if c == 0 or b[ls0:i0].tobytes().strip(b" "):
         return None
     starts = np.concatenate(([0], np.flatnonzero(b == 10) + 1))
     first = int(np.searchsorted(starts, ls0))
@@ -692,8 +786,8 @@ def _row_lines_indented(text: str, at: int, n: int) -> list[int] | None:
     for j in range(c):                                      # 1-D gathers, a column at a time: fast
         spaces &= b[st + j] == 32
     row = spaces & (b[st + c] == ord("{"))
-    head = b[st]
-    out_of_list = ~spaces & (head != 10) & (head != 13)
+    lead = b[st]
+    out_of_list = ~spaces & (lead != 10) & (lead != 13)
     end = np.flatnonzero(out_of_list)
     rows = np.flatnonzero(row[: end[0] if end.size else len(row)])
     if len(rows) != n:

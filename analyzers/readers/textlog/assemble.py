@@ -21,7 +21,7 @@ import numpy as np
 from mltdbg.analyzers.model import LOC_LINE, Run, Series
 from mltdbg.analyzers.names import normalize
 from mltdbg.analyzers.readers.textlog.arrays import (Masked, count_before, factorize, find_byte, hash_rows,
-                                                     release_memory, rows_of)
+                                                     release_memory, rows_of, small_pages)
 from mltdbg.analyzers.readers.textlog.scan import (BACK, FWD, LONG_BACK, LONG_FWD, Keys, anchors, line_ranks,
                                                    progress_counters, read_anchors)
 from mltdbg.analyzers.readers.textlog.layergrads import layer_series, scan_layer_tables, table_lines
@@ -29,8 +29,11 @@ from mltdbg.analyzers.readers.textlog.tables import close_table, scan_tables
 from mltdbg.analyzers.readers.textlog.vocabulary import classify_key
 
 
-# After a block this big the block's temporaries are handed back to the OS (arrays.release_memory).
-RELEASE_AFTER_BYTES = 4 * 1024 * 1024
+# After this many bytes of blocks the freed temporaries are handed back to the OS
+# (arrays.release_memory). Not after every block: the next block reuses the same pages, and
+# handing them back each time cost ~30 % of the reader's time in page faults (measured on a
+# 10M-line log: 4.1 s -> 2.9 s system time) for no lower peak.
+RELEASE_EVERY_BYTES = 64 * 1024 * 1024
 # Lines longer than this are kept as text but not mined for metrics (a serialized tensor or a
 # base64 blob on one line is not a metric line, and its "key: number" pairs would be noise).
 MAX_METRIC_LINE = 100 * 1024
@@ -100,6 +103,7 @@ class LogMetrics:
         self.layer_rows: list[tuple] = []   # per-layer gradient table rows (layergrads.py)
         self.layer_tables = 0
         self.long_lines, self.first_long = 0, None
+        self.unreleased = 0                 # block bytes since the last release_memory()
 
     def _classify(self) -> None:
         code_of = {"metric": 1, "step": 2, "batch": 3, "epoch": 4}
@@ -114,6 +118,14 @@ class LogMetrics:
         self.roles, self.space_ok = roles, space
 
     def add_block(self, data: bytes, nl: np.ndarray | None = None) -> None:
+        with small_pages():
+            self._add_block(data, nl)
+
+    def finish(self) -> list[Series]:
+        with small_pages():
+            return self._finish()
+
+    def _add_block(self, data: bytes, nl: np.ndarray | None) -> None:
         b = np.frombuffer(data, dtype=np.uint8)
         nb = len(b)
         if nb == 0:
@@ -126,7 +138,11 @@ class LogMetrics:
         if line_starts[-1] >= nb:
             line_starts = line_starts[:-1]
         cr = find_byte(b, 13) if b"\r" in data else nl[:0]  # tqdm/Keras redraws: '\r' also ends a segment
-        breaks = np.union1d(nl, cr) if cr.size else nl
+        if cr.size:   # two sorted runs of distinct offsets: a stable sort merges them (np.union1d hashes: 200x slower)
+            breaks = np.concatenate((nl, cr))
+            breaks.sort(kind="stable")
+        else:
+            breaks = nl
 
         masked = Masked(data)
         pos = anchors(b, data, masked)
@@ -240,7 +256,9 @@ class LogMetrics:
             prank = R[mseg] if R is not None else None
             self._add_points(cidx, kid, val, form, prank)
         self.nseg += kept.size
-        if nb >= RELEASE_AFTER_BYTES:
+        self.unreleased += nb
+        if self.unreleased >= RELEASE_EVERY_BYTES:
+            self.unreleased = 0
             release_memory()
 
     def _add_points(self, cidx, kid, val, form, prank) -> None:
@@ -264,7 +282,7 @@ class LogMetrics:
                 shared.setdefault(sig, []).append(ci)
             self.groups.setdefault(key, []).append((ci, val[idx]))
 
-    def finish(self) -> list[Series]:
+    def _finish(self) -> list[Series]:
         run, rel = self.run, self.rel
         if self.long_lines:
             run.warnings.append(f"{rel}:{self.first_long}: {self.long_lines} line(s) longer than "
@@ -288,6 +306,7 @@ class LogMetrics:
                 col[k] = None
             for sg in segs:
                 sg[k] = None
+            release_memory()   # this column's block pieces are freed: their pages back before the next column
         del segs
         L = col.pop("L")
         n = len(L)
@@ -314,6 +333,7 @@ class LogMetrics:
                 style[c] += 8 * (pt[c] + 1)
         del c
         del own, col, kind
+        release_memory()
 
         parts = []
         shared: dict[tuple, tuple] = {}    # keys printed on the same lines: one sg / steps / lines array
