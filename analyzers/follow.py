@@ -3,7 +3,8 @@
 In:  paths (files, or folders scanned for logs, JSONL, CSV and TensorBoard event files each poll).
 Out: `Follower.poll()` -> a list of `Finding` (kind, metric, step, value, source, line, message)
      and `Notice` (a file truncated, rotated, gone, unreadable, a log growing faster than it is read).
-Pure: no terminal, no printing, no sleeping; the caller decides when to poll (app/watch_cli.py).
+Pure: no terminal, no printing, no sleeping; the caller decides when to poll (app/watch_cli.py, and the
+TUI's live follower app/widgets/live.py, which also takes the new points: `keep_points=True` -> `.points`).
 
 Cost of an append is independent of the file's size:
   - per file: its inode and the offset read so far; only bytes past the offset are read (at most
@@ -464,7 +465,12 @@ class Follower:
     """Every followed file, the detectors of their series, and the stall clock."""
 
     def __init__(self, paths: list[str | Path], stall_s: float | None = None, start_at_end: bool = False,
-                 clock=None):
+                 clock=None, *, keep_points: bool = False, stall_after_write: bool = False,
+                 rescan_s: float = 0.0):
+        """keep_points: each poll leaves its new points in `.points` as (metric, step or None, value, source,
+        line or None), in file order (a plot appends them). stall_after_write: the stall clock starts at the
+        first write seen, so a finished run that is only being looked at is never "stalled". rescan_s:
+        folders are walked for new files at most this often (a large folder costs a walk per scan)."""
         self.clock = clock or time.monotonic
         self.roots = [Path(p) for p in paths]
         self.files: dict[Path, FileFollower] = {}
@@ -475,6 +481,12 @@ class Follower:
         self.last_source = ""
         self.stalled = False
         self.behind = False
+        self.keep_points = keep_points
+        self.points: list[tuple] = []
+        self.stall_after_write = stall_after_write
+        self.written = False           # some followed file grew since the start
+        self.rescan_s = rescan_s
+        self._last_scan: float | None = None
         self._first_scan = True
 
     def _scan(self, notices: list[Notice]) -> None:
@@ -501,7 +513,11 @@ class Follower:
     def poll(self) -> list[Finding | Notice]:
         out: list = []
         notices: list[Notice] = []
-        self._scan(notices)
+        self.points = []
+        t = self.clock()
+        if self._last_scan is None or t - self._last_scan >= self.rescan_s:
+            self._last_scan = t
+            self._scan(notices)
         out.extend(notices)
         grew_any = False
         self.behind = False
@@ -513,6 +529,8 @@ class Follower:
             if grew:
                 grew_any = True
                 self.last_source = ff.rel
+            if self.keep_points:
+                self.points.extend((name, step, v, ff.rel, line) for _, name, step, v, line in pts)
             for key, name, step, v, line in pts:
                 dk = (ff.rel, key)
                 det = self.detectors.get(dk)
@@ -523,7 +541,9 @@ class Follower:
         if grew_any:
             self.last_write = now
             self.stalled = False
-        elif self.stall_s is not None and not self.stalled and now - self.last_write >= self.stall_s:
+            self.written = True
+        elif self.stall_s is not None and not self.stalled and now - self.last_write >= self.stall_s \
+                and (self.written or not self.stall_after_write):
             self.stalled = True
             mins = (now - self.last_write) / 60
             out.append(Finding("stalled", None, None, None, self.last_source or ", ".join(map(str, self.roots)),

@@ -46,6 +46,7 @@ class Options:
     env: dict[str, str] = field(default_factory=dict)   # extra environment for checks (the demo's python)
     python: str | None = None          # --python: the interpreter the user's code runs with
     adopt: bool = False                # --adopt: continue a session recorded elsewhere (else read-only)
+    stall_minutes: float | None = None  # --stall-minutes: a live run unwritten this long is a finding (app/widgets/live.py)
 
 
 class MltdbgApp(App):

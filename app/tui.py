@@ -32,6 +32,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--command", metavar="CMD", help="the failing command (prefilled in the capture form)")
     p.add_argument("--python", metavar="PATH", help="the interpreter your code runs with (default: the one the command "
                    "names, else the active virtualenv or conda env, else python on PATH)")
+    p.add_argument("--stall-minutes", type=float, default=None, metavar="N",
+                   help="a run being written while you look at it that then gets no write for N minutes is a finding "
+                   "(default 10)")
     return p
 
 
@@ -40,13 +43,15 @@ def options_from(args: argparse.Namespace):
     from mltdbg.app.mltdbg_app import Options  # noqa: PLC0415 - textual loads only once the arguments are good
     o = Options(paths=list(args.paths), baseline=list(args.baseline), resume=args.resume, replay=args.replay,
                 demo=args.demo, engine=args.engine, cwd=os.getcwd(), name=args.name, command=args.command,
-                python=args.python, adopt=args.adopt)
+                python=args.python, adopt=args.adopt, stall_minutes=args.stall_minutes)
     if o.python:
         from mltdbg.sessions.interpreter import user_python  # noqa: PLC0415 - only for --python
         try:
             o.python = user_python(o.python).path
         except ValueError as e:
             raise SystemExit(f"mltdbg-tui: {e}") from None
+    if o.stall_minutes is not None and not o.stall_minutes > 0:
+        raise SystemExit("mltdbg-tui: --stall-minutes must be a number of minutes > 0")
     missing = [b for b in o.baseline if not os.path.lexists(b)]
     if missing:
         raise SystemExit(f"mltdbg-tui: --baseline {missing[0]}: no such file or directory")
