@@ -192,3 +192,40 @@ def test_the_widget_shows_the_table_and_the_bar_chart_as_plain_text(repo, tmp_pa
     assert "[bold red]0[31m" in text and "\x1b" not in text
     assert "per-layer gradient norm (log scale)" in text and "█" in text
     assert "1e-12" in text and "1e0" in text        # the log axis, labelled in powers of ten
+
+
+@pytest.mark.parametrize("case, want", [("leak", "data_leakage"), ("raw", "unnormalized_inputs")])
+def test_a_data_probe_result_ranks_its_cause_first(tmp_path, case, want):
+    """probe:data_leak and probe:unnormalized carry playbook weights: the data probe alone moves the cause."""
+    rng = np.random.default_rng(0)
+    d = make_repo(tmp_path / "r", {"train.py": "print('step=1 loss=2.0')\n"}, init=True)
+    (d / "data").mkdir()
+    (d / "runs").mkdir()
+    x = rng.normal(size=(200, 3, 8, 8)).astype(np.float32)
+    args = ["data/train.npz", "--num-classes", "10"]
+    if case == "leak":      # 10 of 40 validation rows are byte-identical training rows; inputs standardised
+        np.savez(d / "data" / "train.npz", x=x, y=rng.integers(0, 10, 200))
+        val = np.concatenate([x[:10], rng.normal(size=(30, 3, 8, 8)).astype(np.float32)])
+        np.savez(d / "data" / "val.npz", x=val, y=rng.integers(0, 10, 40))
+        args += ["--val", "data/val.npz"]
+    else:                   # raw 0-255 pixels cast to float
+        np.savez(d / "data" / "train.npz", x=rng.integers(0, 256, size=(200, 3, 8, 8)).astype(np.float32),
+                 y=rng.integers(0, 10, 200))
+    r = _mltdbg(d, "probe", "data", *args, "--out", "runs/data.json")
+    assert r.returncode == 0, r.stderr
+    kind = {"leak": "data_leak", "raw": "unnormalized"}[case]
+    phrase = {"leak": "10 of 40 validation samples (25.0%)", "raw": "x is not normalised: values 0..255"}[case]
+    assert f"! {kind} " in r.stdout
+    res = _mltdbg(d, "diagnose", "--probe-results", "runs/data.json", "--engine", "offline", "--json")
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    jsonschema.validate(out, library.diagnosis_schema())
+    ranked = [h["id"] for h in out["root_causes"]]
+    top = out["root_causes"][0]
+    assert ranked[0] == want, out["root_causes"]
+    ev = top["evidence"][0]
+    assert ev["verified"] is True and ev["source"] == "data.json" and phrase in ev["quote"]
+    if case == "leak":      # the hash overlap is the playbook's own check: confirmed
+        assert top["confidence"] >= 0.8 and out["status"] == "diagnosis_complete"
+    md = Path(out["analysis_artifacts"]["data_analysis"])
+    assert md.is_file() and md.parent == d / ".mltdbg" / "probes" / "analysis"
