@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,6 +52,51 @@ class Result:
 
 
 # ---------------------------------------------------------------- rendering
+
+# The playbooks' placeholders (filled per run by the engine, playbooks.engine._placeholders, and by the
+# instrumentation binder, sessions.instrument.PLACEHOLDERS) as a reader of the generic references
+# should see them when no run names them. Prose gets the words; code and command lines get them in
+# angle brackets, so a reader sees at once what to replace.
+GENERIC_NAMES = {
+    "script": "your training script", "config": "your config file", "module": "your training module",
+    "lr": "your learning rate", "half_lr": "half your learning rate", "optimizer": "your optimizer",
+    "batch_size": "your batch size", "seed": "your seed", "precision": "your precision setting",
+    "top_signal": "what the run showed", "model": "your model", "loader": "your data loader",
+    "batch": "your batch", "loss": "your loss",
+}
+_PLACEHOLDER = re.compile(r"\{(" + "|".join(GENERIC_NAMES) + r")\}")
+_FSTRING_FIELD = re.compile(r"""\bf(["'])""")
+
+
+def readable(text: str | None, names: dict[str, str] | None = None, code: bool = False) -> str:
+    """text with its `{placeholder}` names filled: the real name where `names` knows it, else a readable
+    generic one (`your training script`; in code `<your training script>`). Braces inside a Python
+    f-string on the same line (`f"step={step}"`) are the code's own and stay."""
+    if not text:
+        return ""
+    known = {k: v for k, v in (names or {}).items() if v}
+
+    def one_line(line: str) -> str:
+        m = _FSTRING_FIELD.search(line)
+        head, tail = (line[:m.start()], line[m.start():]) if m else (line, "")
+
+        def sub(mm: re.Match) -> str:
+            k = mm.group(1)
+            if k in known:
+                return known[k]
+            return f"<{GENERIC_NAMES[k]}>" if code else GENERIC_NAMES[k]
+        return _PLACEHOLDER.sub(sub, head) + tail
+    return "\n".join(one_line(ln) for ln in text.split("\n"))
+
+
+def placeholders_left(text: str) -> list[str]:
+    """The `{placeholder}` names still in text outside f-strings (what `readable` fills)."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        m = _FSTRING_FIELD.search(line)
+        out += _PLACEHOLDER.findall(line[:m.start()] if m else line)
+    return list(dict.fromkeys(out))
+
 
 def _cause_title(cid: str) -> str:
     pb = library.causes().get(cid)
@@ -199,7 +245,7 @@ Use these cause ids (mltdbg's taxonomy):
 """
 
 
-def _failure_modes_md() -> str:
+def _failure_modes_md(names: dict[str, str] | None = None) -> str:
     tax = library.taxonomy()["causes"]
     out = ["# Common failure modes", "",
            "Generated from mltdbg's playbooks. For each failure class, the root causes to consider, most",
@@ -208,19 +254,19 @@ def _failure_modes_md() -> str:
         out += [f"## {c.title}", ""]
         for i, h in enumerate(c.hypotheses, 1):
             cid = h.get("cause", "")
-            out.append(f"{i}. **{_cause_title(cid)}** (`{cid}`): {h.get('check', '').strip()}")
+            out.append(f"{i}. **{_cause_title(cid)}** (`{cid}`): {readable(h.get('check', '').strip(), names)}")
         out.append("")
     out += ["## Root causes", ""]
     for pb in library.causes().values():
         summary = (tax.get(pb.id) or {}).get("summary", "")
-        out += [f"### {pb.title} (`{pb.id}`, {pb.severity})", "", summary]
+        out += [f"### {pb.title} (`{pb.id}`, {pb.severity})", "", readable(summary, names)]
         if pb.needs:
-            out += ["", "Data that settles it:"] + [f"- {n}" for n in pb.needs]
+            out += ["", "Data that settles it:"] + [f"- {readable(n, names)}" for n in pb.needs]
         out.append("")
     return "\n".join(out).rstrip() + "\n"
 
 
-def _checklist_md() -> str:
+def _checklist_md(names: dict[str, str] | None = None) -> str:
     out = ["# Debugging checklist", "",
            "## The workflow", "",
            ("1. Capture: the failing command, the full traceback, the config, what you expected, what you tried "
@@ -238,42 +284,45 @@ def _checklist_md() -> str:
            "## Instrumentation per failure class", ""]
     for c in library.classes().values():
         out += [f"### {c.title}", ""]
-        out += [f"- [ ] {_cause_title(h.get('cause', ''))}: {h.get('check', '').strip()}" for h in c.hypotheses]
+        out += [f"- [ ] {_cause_title(h.get('cause', ''))}: {readable(h.get('check', '').strip(), names)}"
+                for h in c.hypotheses]
         if c.instrumentation:
-            out += ["", "```python", c.instrumentation.rstrip(), "```"]
+            out += ["", "```python", readable(c.instrumentation.rstrip(), names, code=True), "```"]
         out.append("")
     out += ["## Checks per cause", ""]
     for pb in library.causes().values():
-        out += [f"### {pb.title} (`{pb.id}`)", "", pb.check]
+        out += [f"### {pb.title} (`{pb.id}`)", "", readable(pb.check, names)]
         if pb.check_command:
-            out += ["", "```", pb.check_command, "```"]
+            out += ["", "```", readable(pb.check_command, names, code=True), "```"]
         out.append("")
     return "\n".join(out).rstrip() + "\n"
 
 
-def _fix_templates_md() -> str:
+def _fix_templates_md(names: dict[str, str] | None = None) -> str:
     out = ["# Fix templates", "",
-           "Apply a fix only after its hypothesis is confirmed. Placeholders in braces ({script}, {module}, ...)",
-           "stand for your project's names. Each fix comes with a regression test where one is known.", ""]
+           "Apply a fix only after its hypothesis is confirmed. Names in angle brackets (<your training module>,",
+           "...) stand for your project's own. Each fix comes with a regression test where one is known.", ""]
     for pb in library.causes().values():
-        out += [f"## {pb.title} (`{pb.id}`)", "", pb.fix]
+        out += [f"## {pb.title} (`{pb.id}`)", "", readable(pb.fix, names)]
         if pb.codemod:
             out += ["", f"mltdbg can draft this change as a diff for review (codemod `{pb.codemod}`)."]
         if pb.test_template:
-            out += ["", "Regression test:", "", "```python", pb.test_template.rstrip(), "```"]
+            out += ["", "Regression test:", "", "```python", readable(pb.test_template.rstrip(), names, code=True), "```"]
         if pb.lesson:
-            out += ["", f"Lesson: {pb.lesson}"]
+            out += ["", f"Lesson: {readable(pb.lesson, names)}"]
         out.append("")
     return "\n".join(out).rstrip() + "\n"
 
 
-def render() -> dict[str, str]:
-    """Every file the install writes, by path relative to the `.claude` folder (sorted, deterministic)."""
+def render(names: dict[str, str] | None = None) -> dict[str, str]:
+    """Every file the install writes, by path relative to the `.claude` folder (sorted, deterministic).
+    names: real names for the playbooks' placeholders where known ({"script": "train.py"}); the rest
+    are written as readable generic names (GENERIC_NAMES), never as raw `{placeholder}` braces."""
     files = {
         f"{SKILL_DIR}/SKILL.md": _skill_md(),
-        f"{SKILL_DIR}/references/common-failure-modes.md": _failure_modes_md(),
-        f"{SKILL_DIR}/references/debugging-checklist.md": _checklist_md(),
-        f"{SKILL_DIR}/references/fix-templates.md": _fix_templates_md(),
+        f"{SKILL_DIR}/references/common-failure-modes.md": _failure_modes_md(names),
+        f"{SKILL_DIR}/references/debugging-checklist.md": _checklist_md(names),
+        f"{SKILL_DIR}/references/fix-templates.md": _fix_templates_md(names),
         f"agents/{AGENT_NAME}.md": _agent_md(),
     }
     return dict(sorted(files.items()))

@@ -154,6 +154,7 @@ class CheckDecision(SessionEvent):
     hypothesis_id: str | None
     command: str
     original_command: str | None = None      # before an edit
+    instrumentation: str | None = None       # the instrumentation snippet as the user edited it (names filled in)
 
 
 @dataclass(frozen=True)

@@ -131,6 +131,8 @@ def export_md(state: SessionState) -> str:
                 lines.append(f"- {hid}: check skipped (`{plan.command}`)")
             elif plan.decision == "edited":
                 lines.append(f"- {hid}: check edited from `{plan.original_command}` to `{plan.command}`")
+            if plan.instrumentation:
+                lines.append(f"- {hid}: instrumentation edited to:\n\n```python\n{plan.instrumentation.rstrip()}\n```\n")
         for c in state.checks.values():
             status = c.status if c.status != "done" else f"exit {c.exit_code}"
             dur = f", {c.duration_s:.1f} s" if c.duration_s is not None else ""
@@ -233,7 +235,8 @@ def _describe(e: Any, st: SessionState, full: bool) -> tuple[str, list[str]]:
                             f"{len(plot.get('anomalies') or [])} anomalies marked")
         return f"engine {d.engine}, status {d.status}", body
     if isinstance(e, CheckDecision):
-        return f"{e.hypothesis_id}: {e.command}", []
+        return f"{e.hypothesis_id}: {e.command}", ([_indent("instrumentation edited to:\n" + e.instrumentation)]
+                                                   if e.instrumentation else [])
     if isinstance(e, CheckStarted):
         return f"{e.check_id}: {e.command}  (recorded; not run by replay)", []
     if isinstance(e, CheckOutput):

@@ -157,6 +157,7 @@ class CheckPlan:
     decision: str                        # approved | edited | skipped
     original_command: str | None = None  # before an edit
     seq: int = 0
+    instrumentation: str | None = None   # the snippet as the user edited it (kept by later decisions)
 
 
 @dataclass
@@ -439,7 +440,8 @@ def _plan(decision: str):
         orig = e.original_command
         if decision == "edited" and orig is None and prev is not None:
             orig = prev.original_command or prev.command
-        st.plans[hid] = CheckPlan(hid, e.command, decision, orig, ev.seq)
+        instr = e.instrumentation if e.instrumentation is not None else (prev.instrumentation if prev else None)
+        st.plans[hid] = CheckPlan(hid, e.command, decision, orig, ev.seq, instr)
     return h
 
 

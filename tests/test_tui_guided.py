@@ -75,7 +75,7 @@ def test_an_interrupted_check_offers_rerun_or_skip_not_verdicts_at_80x24(tmp_pat
             assert 0 < note.region.y < 6 and note.region.height > 0        # at the top, on screen
             keys = [d for _, d, _ in footer_keys(again)]
             assert "Run" in keys and "Skip" in keys
-            assert not {"Confirmed", "Denied", "Inconclusive"} & set(keys)
+            assert not {"Confirm", "Deny", "Unsure"} & set(keys)
             assert "1 confirmed" not in str(screen.query_one("#verdict_bar").render())
             await pilot.press("1")
             await pilot.pause()
@@ -127,7 +127,7 @@ def test_every_screens_primary_keys_fit_the_footer_at_80x24_and_esc_leaves_a_fie
     app, _repo = demo_app(tmp_path)
     want = {CaptureScreen: ["Next: diagnose", "Run command"],
             HypothesesScreen: ["Check", "Fix", "Evidence", "Metric", "Log", "EMA", "Back"],
-            CheckScreen: ["Run", "Edit", "Skip", "Confirmed", "Denied", "Inconclusive", "Back"],
+            CheckScreen: ["Run", "Edit", "Snippet", "Skip", "Confirm", "Deny", "Unsure", "Back"],
             FixScreen: ["Apply…", "Verify", "Lesson", "Test", "My edits", "Revert", "Back"],
             LessonScreen: ["Write & commit", "Back"]}
 

@@ -6,7 +6,7 @@ from pathlib import Path
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
@@ -21,16 +21,19 @@ class ApproveCommand(ModalScreen[bool]):
     ApproveCommand { align: center middle; }
     ApproveCommand > Vertical { width: 90%; max-width: 100; height: auto; border: thick $accent; padding: 1 2;
                                 background: $surface; }
+    ApproveCommand #detail { height: auto; max-height: 8; }
     ApproveCommand .danger { color: $error; text-style: bold; }
     """
     BINDINGS = [Binding("y", "yes", "Run it", id="approve_yes"), Binding("enter", "enter", "Run", show=False),
                 Binding("n,escape", "no", "Don't run", id="approve_no")]
 
-    def __init__(self, command: str, cwd: Path, question: str, python: str | None = None, note: str = ""):
+    def __init__(self, command: str, cwd: Path, question: str, python: str | None = None, note: str = "",
+                 detail: str = ""):
         """cwd: where it really runs (a scratch copy for an instrumented check); python: the interpreter
-        `python` means there (UserPython.describe()); note: a short line after the cwd."""
+        `python` means there (UserPython.describe()); note: a short line after the cwd; detail: what else
+        runs with it (an instrumentation snippet), shown as is."""
         super().__init__()
-        self.command, self.cwd, self.question = command, cwd, question
+        self.command, self.cwd, self.question, self.detail = command, cwd, question, detail
         self.python, self.note = python, note
         self.flag = dangerous(command, cwd)
 
@@ -41,6 +44,9 @@ class ApproveCommand(ModalScreen[bool]):
             yield Static(Text(f"\n  $ {one_line(self.command)}\n\n  in {visible(str(self.cwd), keep='')}"
                               + (f"\n     {visible(self.note, keep='')}" if self.note else "")
                               + (f"\n  python: {visible(self.python, keep='')}" if self.python else "") + "\n"))
+            if self.detail:
+                with VerticalScroll(id="detail"):
+                    yield Static(Text(visible(self.detail)))
             if self.flag:
                 yield Static(Text(visible(f"FLAGGED: this command {self.flag}. Read it before you run it.")),
                              classes="danger")

@@ -8,15 +8,16 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
 STEPS_TEXT = """[b]mltdbg-tui[/b]: a guided debugging session, one step per screen.
+Esc, q or F1 closes this help.
 
-  1 Capture      write down the command, what you expected, what happened (the trace)
+  1 Capture      the command, what you expected, what happened
   2 Hypotheses   ranked root causes with evidence, beside the curves
-  3 Check        run the minimal check for one hypothesis, then record the verdict
-  4 Fix          the fix as a diff, a test, typed confirmation, then verification
+  3 Check        one hypothesis's minimal check, then the verdict
+  4 Fix          the fix as a diff, a test, typed confirmation, verify
   5 Lesson       one line in CLAUDE.md and one commit
 
-Everything you do is recorded in the session (mltdbg-tui --resume continues it;
-mltdbg-tui --replay ID shows it read-only). Esc goes back a step.
+Everything you do is recorded in the session: mltdbg-tui --resume
+continues it, --replay ID shows it read-only. Esc goes back a step.
 """
 
 

@@ -4,6 +4,8 @@ and its diff is shown before anything runs. Output streams live; one key cancels
 group. Then the verdict (confirmed / denied / inconclusive) goes back to the ranking."""
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.syntax import Syntax
 from rich.text import Text
 from textual import on, work
@@ -16,9 +18,12 @@ from textual.widgets import Header, Input, RichLog, Static
 from mltdbg.analyzers.common.safety import dangerous
 from mltdbg.analyzers.common.sanitize import visible
 from mltdbg.app.dialogs.approve import ApproveCommand
+from mltdbg.app.dialogs.snippet import EditSnippet
 from mltdbg.app.messages import OutputLine
 from mltdbg.app.screens.base import StepScreen, step_footer
+from mltdbg.app.screens.probe import holds_probe, open_probe_view
 from mltdbg.sessions.checks import DEFAULT_TIMEOUT_S, CheckRun
+from mltdbg.sessions.instrument import bind, placeholders, resolve_names
 from mltdbg.sessions.scratch import ScratchError, ScratchWorktree
 
 VERDICT_KEYS = {"1": "confirmed", "2": "denied", "3": "inconclusive"}
@@ -32,11 +37,14 @@ class CheckScreen(StepScreen):
         Binding("x", "cancel", "Cancel run", id="cancel"),
         Binding("a", "approve", "Run", id="approve"),
         Binding("e", "edit", "Edit", id="edit"),
+        Binding("i", "edit_snippet", "Snippet", id="edit_snippet"),
         Binding("s", "skip", "Skip", id="skip"),
-        Binding("1", "verdict('confirmed')", "Confirmed", id="confirmed"),
-        Binding("2", "verdict('denied')", "Denied", id="denied"),
-        Binding("3", "verdict('inconclusive')", "Inconclusive", id="inconclusive"),
+        Binding("1", "verdict('confirmed')", "Confirm", id="confirmed"),
+        Binding("2", "verdict('denied')", "Deny", id="denied"),
+        Binding("3", "verdict('inconclusive')", "Unsure", id="inconclusive"),
         Binding("escape", "back", "Back", id="back"),
+        # After Back: shown when 80 columns leave room (the hypotheses screen always shows it).
+        Binding("p", "probe", "Probe", id="probe"),     # a probe result in the session (e.g. this check's)
     ]
 
     class CheckFinished(Message):
@@ -45,15 +53,18 @@ class CheckScreen(StepScreen):
             self.result = result
 
     class ScratchReady(Message):
-        def __init__(self, diff: str, error: str | None) -> None:
+        def __init__(self, diff: str, error: str | None, snippet: str = "", left: list[str] | None = None) -> None:
             super().__init__()
             self.diff, self.error = diff, error
+            self.snippet, self.left = snippet, list(left or [])     # the bound snippet; markers left in it
 
     def __init__(self) -> None:
         super().__init__()
         self.hid = None
         self._run: CheckRun | None = None       # the check running now (set before its worker starts)
         self._wt: ScratchWorktree | None = None
+        self._snippet = ""                      # the instrumentation as bound to the user's file (what `i` edits)
+        self._left: list[str] = []              # `<<name?>>` markers still in the scratch copy
 
     def compose(self) -> ComposeResult:
         app = self.mapp
@@ -76,8 +87,9 @@ class CheckScreen(StepScreen):
         self._flag()
         last = self._last_check()
         if last is not None:
-            out.write(Text(visible(f"$ {last.command}   [{last.status}" +
-                                   (f", exit {last.exit_code}" if last.exit_code is not None else "") + "]")))
+            # The status first: a long command is cut at the panel's edge (no wrap), its outcome must not be.
+            out.write(Text(visible(f"[{last.status}" + (f", exit {last.exit_code}" if last.exit_code is not None else "")
+                                   + f"] $ {last.command}")))
             out.write(Text(visible(last.output or "")))
         if self._interrupted():
             # First line of the panel, so it is seen at 80x24 whatever the output's length.
@@ -88,7 +100,9 @@ class CheckScreen(StepScreen):
             out.write("Press a to approve and run the command, e to edit it, s to skip this check.")
         self._verdict_bar()
         out.focus()
-        instr = self.mapp.hypothesis(self.hid).instrumentation
+        plan = self.state.plans.get(self.hid or "")
+        # An edit the user saved (resume, replay) wins over the playbook's snippet.
+        instr = (plan.instrumentation if plan else None) or self.mapp.hypothesis(self.hid).instrumentation
         if instr and not self.mapp.readonly:
             self.query_one("#instr", Static).update("preparing the scratch copy for the instrumentation ...")
             self._scratch(instr)
@@ -116,8 +130,12 @@ class CheckScreen(StepScreen):
             return running
         if action in ("approve", "edit", "skip"):
             return not running
+        if action == "edit_snippet":
+            return not running and bool(self._snippet) and not self.mapp.readonly
         if action == "verdict":
             return not running and not self._interrupted()
+        if action == "probe":
+            return not running and holds_probe(self.state, self.mapp.root)
         return True
 
     def _flag(self) -> None:
@@ -143,12 +161,23 @@ class CheckScreen(StepScreen):
     # ----- instrumentation in a scratch copy ---------------------------------------------------
     @work(thread=True, exclusive=True, exit_on_error=False, group="scratch")
     def _scratch(self, snippet: str) -> None:
+        old, self._wt = self._wt, None
+        if old is not None:
+            old.close()
         wt = ScratchWorktree(self.mapp.root)
         try:
             wt.open()
-            wt.instrument(snippet)
+            rel = wt.instrument(snippet)
+            bound = snippet
+            if placeholders(snippet):       # the snippet as bound to that file: what the editor shows
+                try:
+                    # the user's own file (the scratch copy's is already instrumented), read only
+                    user_text = (Path(self.mapp.root) / rel).read_text(encoding="utf-8")
+                    bound = bind(snippet, resolve_names(user_text, rel)).text
+                except (OSError, UnicodeDecodeError):
+                    pass
             self._wt = wt
-            self.post_message(self.ScratchReady(wt.diff(), None))
+            self.post_message(self.ScratchReady(wt.diff(), None, bound, wt.unresolved_names()))
         except (ScratchError, OSError) as e:
             wt.close()
             self.post_message(self.ScratchReady("", str(e)))
@@ -156,12 +185,36 @@ class CheckScreen(StepScreen):
     @on(ScratchReady)
     def _scratch_ready(self, event: ScratchReady) -> None:
         w = self.query_one("#instr", Static)
+        self._snippet, self._left = event.snippet, event.left
+        self.refresh_bindings()
         if event.error:
             w.update(Text.assemble(("instrumentation not applied:", "#ffff00"),
                                    f" {visible(event.error)}. The command runs uninstrumented."))
+        elif event.left:
+            w.update(Text.assemble((self._refused(), "bold #ffff00"), "\n",
+                                   visible(event.diff)))
         else:
             w.update(Syntax("# instrumentation, in a scratch copy only (your tree is not touched):\n" + visible(event.diff),
                             "diff", theme="ansi_dark", word_wrap=False))
+
+    def _refused(self) -> str:
+        names = ", ".join(self._left)
+        return (f"not runnable yet: fill in {names} (mltdbg could not find {'these names' if len(self._left) > 1 else 'this name'} "
+                "in your code); i edits the snippet")
+
+    def action_edit_snippet(self) -> None:
+        if self.mapp.readonly or self._run is not None or not self._snippet:
+            return
+        self.app.push_screen(EditSnippet(self._snippet), self._snippet_saved)
+
+    def _snippet_saved(self, text: str | None) -> None:
+        if text is None or text == self._snippet:
+            return
+        cmd = self.query_one("#cmd", Input).value.strip() or self.state.check_command(self.hid)
+        self.mapp.record("check_edited", {"hypothesis_id": self.hid, "command": cmd, "instrumentation": text})
+        self._snippet = text
+        self.query_one("#instr", Static).update("re-instrumenting the scratch copy with your edit ...")
+        self._scratch(text)
 
     # ----- the decision ------------------------------------------------------------------------
     def action_edit(self) -> None:
@@ -191,11 +244,15 @@ class CheckScreen(StepScreen):
         if not cmd:
             self.notify("no command to run: press e and write one", severity="warning")
             return
+        if self._left:
+            self.notify(self._refused(), severity="error", markup=False)
+            return
         self._record_edit()
         wt = self._wt.path if self._wt is not None else None
         self.app.push_screen(ApproveCommand(cmd, wt or self.mapp.root, "Run this check?",
                                             python=self.mapp.user_python().describe(),
-                                            note=f"(a scratch copy of {self.mapp.root}, with the instrumentation)" if wt else ""),
+                                            note=f"(a scratch copy of {self.mapp.root}, with the instrumentation)" if wt else "",
+                                            detail=self._wt.diff() if self._wt is not None else ""),
                              lambda ok: self._start(cmd) if ok else None)
 
     def _start(self, cmd: str) -> None:
@@ -264,6 +321,9 @@ class CheckScreen(StepScreen):
         if self.mapp.record("verdict_recorded", payload):
             self.mapp.stale = True      # the ranking is redone with this verdict
             self.mapp.goto("diagnose", hypothesis_id=self.hid)
+
+    def action_probe(self) -> None:
+        open_probe_view(self, self.state, self.mapp.root)
 
     def focus_body(self) -> None:
         self.query_one("#out").focus()

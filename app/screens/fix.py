@@ -110,6 +110,9 @@ class FixScreen(StepScreen):
                 "[yellow]No mechanical fix for this cause.[/] Edit the code yourself, then press w to take your "
                 "working-tree diff as the fix.")
         status = fx.status if fx else "none"
+        # The verification's outcome up here too: the status line under the diff is below the fold at 80x24.
+        if fx and fx.status == "applied" and st.verified is not None:
+            status += ", verified" if st.verified else ", verification FAILED (u reverts)"
         src = (self.gate.source if self.gate and self.gate.patch else fx.source if fx else "-")
         self.query_one("#source", Static).update(Text.assemble(      # recorded values: Text, never markup
             "fix from ", (visible(str(src), keep=""), "bold"), ", status ", (visible(str(status), keep=""), "bold"),

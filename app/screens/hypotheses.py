@@ -19,8 +19,10 @@ from textual.widgets import Header, LoadingIndicator, OptionList, Static
 from textual.widgets.option_list import Option
 
 from mltdbg.analyzers.common.sanitize import visible
-from mltdbg.analyzers.crossrank import cross_rank
+from mltdbg.analyzers.crossrank import cross_rank, view_from_record
 from mltdbg.app.screens.base import StepScreen, step_footer
+from mltdbg.app.screens.probe import holds_probe, open_probe_view
+from mltdbg.app.widgets.live import LiveFollow
 from mltdbg.app.widgets.plot import MetricPlot
 from mltdbg.app.widgets.ranks import RankPanel
 from mltdbg.sessions.events import DiagnosisMade
@@ -49,6 +51,7 @@ class HypothesesScreen(StepScreen):
         Binding("enter,c", "check", "Check", id="check"),
         Binding("f", "fix", "Fix", id="fix"),
         Binding("o", "open_evidence", "Evidence", id="open_evidence"),
+        Binding("p", "probe", "Probe", id="probe"),     # shown only when the session holds a probe result
         Binding("m", "metric", "Metric", id="metric"),
         Binding("g", "log", "Log", id="log_scale"),
         Binding("s", "smooth", "EMA", id="smooth"),
@@ -91,6 +94,7 @@ class HypothesesScreen(StepScreen):
         yield step_footer()
 
     def on_mount(self) -> None:
+        self.mount(LiveFollow())     # a live run: appended points join the plot, new findings show in the header
         self.query_one("#busy").display = False
         self._layout(self.size.width or 80)
         st = self.state
@@ -227,8 +231,10 @@ class HypothesesScreen(StepScreen):
         if getattr(app, "series", None):   # live: the full-resolution curves (resumed or replayed: the record's)
             series, base = app.series, getattr(app, "baseline_series", {})
         self.query_one(MetricPlot).set_data(series, base, marks)
-        d = getattr(app, "diagnosis", None)     # the live run's rank view (memoised); none when resumed
-        self.query_one(RankPanel).set_view(cross_rank(d.run) if d is not None and getattr(d, "run", None) else None)
+        d = getattr(app, "diagnosis", None)     # the live run's rank view (memoised); resumed: the record's
+        live = d is not None and getattr(d, "run", None) is not None
+        self.query_one(RankPanel).set_view(cross_rank(d.run) if live else
+                                           view_from_record(rec.diagnosis.get("rank_view")) if rec else None)
 
     @on(OptionList.OptionHighlighted, "#hyps")
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
@@ -265,6 +271,14 @@ class HypothesesScreen(StepScreen):
         return ol.get_option_at_index(ol.highlighted).id
 
     # ----- actions -----------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if action == "probe":
+            return holds_probe(self.state, self.mapp.root)
+        return True
+
+    def action_probe(self) -> None:
+        open_probe_view(self, self.state, self.mapp.root)
+
     def action_back(self) -> None:
         self.mapp.goto("capture")
 

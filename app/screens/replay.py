@@ -8,9 +8,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from mltdbg.analyzers.common.sanitize import visible
+from mltdbg.app.screens.base import step_footer
 from mltdbg.app.screens.hypotheses import bar
 from mltdbg.app.widgets.plot import MetricPlot
 from mltdbg.sessions.export import describe
@@ -51,7 +52,7 @@ class ReplayScreen(Screen):
             with VerticalScroll(id="state_box"):
                 yield Static("", id="state")
                 yield MetricPlot(id="plot")
-        yield Footer()
+        yield step_footer()   # compact, no palette key: every key fits at 80 columns
 
     def on_mount(self) -> None:
         for n in self.replay.notices + self.replay.warnings[:3]:

@@ -63,6 +63,9 @@ class ViewerScreen(Screen):
 
     def on_mount(self) -> None:
         self.query_one("#search").display = False
+        # No view (the file cannot be opened): nothing to search, and a focusable hidden field took the focus
+        # and swallowed n/N as typed text.
+        self.query_one("#search").disabled = self.view is None
         if self.view is not None:
             self.view.focus()
             self.call_after_refresh(self.view.goto, (self.start or (self.cited_lines[0] if self.cited_lines else 1)) - 1)

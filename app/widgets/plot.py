@@ -23,7 +23,8 @@ EMA_ALPHA = 0.1           # smoothing weight of the newest point (TensorBoard's 
 ZOOM_STEP = 2.0
 PAN_FRACTION = 0.25
 Y_TICKS = 5               # about this many labelled y ticks (a 24-row terminal gives the plot ~8 rows)
-NICE_STEPS = (1.0, 2.0, 2.5, 5.0, 10.0)   # tick steps are these times a power of ten (the usual "nice numbers")
+NICE_STEPS = (1.0, 2.0, 5.0, 10.0)        # tick steps are these times a power of ten (the usual "nice numbers")
+X_TICK_COLUMNS = 12       # at most one x tick per this many columns: a label ("12.5k") plus room to breathe
 LOG_STEPS = (1.0, 2.0, 5.0, 10.0)         # on a log axis: whole decades once the range spans more than one
 
 
@@ -63,6 +64,49 @@ def nice_ticks(lo: float, hi: float, n: int = Y_TICKS, steps=NICE_STEPS) -> tupl
     lo2, hi2 = math.floor(lo / step + 1e-9) * step, math.ceil(hi / step - 1e-9) * step
     count = int(round((hi2 - lo2) / step))
     return lo2, hi2, [round(lo2 + i * step, 12) for i in range(count + 1)]
+
+
+def inner_ticks(lo: float, hi: float, n: int = Y_TICKS) -> list[float]:
+    """Evenly spaced nice ticks (1, 2, 5 x 10^k apart) that lie inside [lo, hi], at most n of them (or
+    3 where only one would fit n) and as many as fit (the axis is not widened: used for the step axis, whose range is the data's)."""
+    if not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo:
+        return [lo + 0.0] if math.isfinite(lo) else []
+    n = max(n, 2)
+
+    def inside(step: float) -> list[float]:
+        first = math.ceil(lo / step - 1e-9) * step
+        return [round(first + i * step, 12) + 0.0 for i in range(int((hi - first) / step + 1e-9) + 1)]
+    mag = 10.0 ** math.floor(math.log10((hi - lo) / n))
+    prev: list[float] = []
+    for step in (m * mag for m in (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0)):
+        ticks = inside(step)
+        if len(ticks) <= n:
+            # one tick says nothing about the scale: then the next finer step (one more than n, at most 3)
+            return ticks if len(ticks) >= 2 or not prev else prev
+        prev = ticks
+    return prev
+
+
+_SUFFIXES = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
+
+
+def compact(v: float, digits: int = 3) -> str:
+    """A short label: 10k, 20k, 1.2M, 0.025, 250 (k/M/G/T from a thousand up)."""
+    if v == 0:
+        return "0"
+    for scale, suffix in _SUFFIXES:
+        if abs(v) >= scale:
+            return f"{v / scale:.{digits}g}{suffix}"
+    return f"{v:.{digits}g}"
+
+
+def tick_labels(ticks: list[float]) -> list[str]:
+    """Compact labels for a tick list, with as many digits as it takes to tell them apart."""
+    for digits in range(3, 10):
+        labels = [compact(t, digits) for t in ticks]
+        if len(set(labels)) == len(labels):
+            return labels
+    return [f"{t:g}" for t in ticks]
 
 
 def tick_label(t: float, log: bool = False) -> str:
@@ -171,7 +215,7 @@ class MetricPlot(Widget):
             ylo, yhi, ticks = nice_ticks(float(allv.min()), float(allv.max()), min(Y_TICKS, max(2, (h - 3) // 2)),
                                          LOG_STEPS if self.log_scale else NICE_STEPS)
             plt.ylim(ylo, yhi)
-            plt.yticks(ticks, [tick_label(t, self.log_scale) for t in ticks])
+            plt.yticks(ticks, [tick_label(t, True) for t in ticks] if self.log_scale else tick_labels(ticks))
         marks = []
         bad = s[~np.isfinite(v)]
         if len(bad):
@@ -184,6 +228,8 @@ class MetricPlot(Widget):
             if lo_step <= st <= hi_step:
                 plt.vline(st, color)
         plt.xlim(lo_step, hi_step)
+        xt = inner_ticks(lo_step, hi_step, max(2, min(6, w // X_TICK_COLUMNS)))
+        plt.xticks(xt, tick_labels(xt))
         out = Text.from_ansi(plt.build().rstrip("\n"))
         legend = " ".join(f"|{lab}@{st:g}" for st, lab, _ in marks if lab and lo_step <= st <= hi_step)
         zoom = "" if self.window == (0.0, 1.0) else f" zoom {lo_step:g}-{hi_step:g}"
