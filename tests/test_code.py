@@ -172,3 +172,24 @@ def test_parsed_once_per_text_and_signals_asked_again_are_the_same(tmp_path):
     for _ in range(2):                       # a file that does not parse says so every time
         r = Run(root=tmp_path, texts=[TextArtifact(path="b.py", abspath=tmp_path / "b.py", kind="code", text=bad)])
         assert code_signals(r) == [] and "not valid Python" in r.warnings[0]
+
+
+def test_a_post_snippet_that_is_not_python3_is_checked_around_its_bad_lines(tmp_path):
+    """A forum snippet: Python 2 print and a cut-off block. The offending lines are skipped (said in a
+    warning naming them) and the rest is still checked at its real line numbers."""
+    src = ("import torch.nn as nn\n"
+           "class net(nn.Module):\n"
+           "    def __init__(self, n):\n"
+           "        super(net, self).__init__()\n"
+           "        self.layer = nn.Linear(1, 1)\n"
+           "        self.list_of_layers = [nn.Linear(1, 1) for i in range(n)]\n"
+           "n = net(4)\n"
+           "print n\n"
+           "for epoch in range(3):\n")
+    p = tmp_path / "net.py"
+    p.write_text(src)
+    run = run_of(p)
+    sigs = code_signals(run)
+    hit = [s for s in sigs if s.kind == "code:modules_in_plain_list"]
+    assert hit and hit[0].evidence[0].line == 6 and "list_of_layers" in hit[0].evidence[0].quote
+    assert len(run.warnings) == 1 and "net.py:8: not valid Python" in run.warnings[0] and "8, 9 skipped" in run.warnings[0]

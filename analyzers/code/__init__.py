@@ -57,13 +57,14 @@ from mltdbg.analyzers.code.separate_shuffle import check_separate_shuffle
 from mltdbg.analyzers.code.softmax import check_softmax
 from mltdbg.analyzers.code.training_setup import setup_findings
 from mltdbg.analyzers.code.variance import check_var
+from mltdbg.analyzers.code.registration import check_registration
 from mltdbg.analyzers.code.zero_grad import check_zero_grad
 from mltdbg.analyzers.model import Evidence, Run, Signal
 
 __all__ = ["AMBIG_SCHED", "CLEAR", "EPOCH_SCHED", "FUNCS", "Finding", "HINT", "INFO", "LOOPS", "MEDIUM", "NESTED",
            "NORM_LAYERS", "PASSTHRU", "PyFile", "RunIndex", "STEP_SCHED", "STRONG", "WEAK", "arg", "build_index",
            "chain_attrs", "check_detached", "check_div_std", "check_eval", "check_fp16", "check_frameworks",
-           "check_grad_clip", "check_no_shuffle", "check_params", "check_resume", "check_scheduler",
+           "check_grad_clip", "check_no_shuffle", "check_params", "check_registration", "check_resume", "check_scheduler",
            "check_separate_shuffle", "check_softmax", "check_var", "check_zero_grad", "code_signals", "const",
            "core", "dotted", "fname", "framework_of", "is_backward", "is_model_name", "is_no_grad_with",
            "is_opt_step", "is_sched_ctor", "is_softmax_call", "is_zero_grad", "kwarg", "last", "model_calls",
@@ -71,7 +72,7 @@ __all__ = ["AMBIG_SCHED", "CLEAR", "EPOCH_SCHED", "FUNCS", "Finding", "HINT", "I
 
 _FILE_CHECKS = (check_zero_grad, check_fp16, check_scheduler, check_eval, check_frameworks)
 _PLAIN_CHECKS = (check_div_std, check_var, check_resume, check_detached, check_params, check_no_shuffle,
-                 check_separate_shuffle)
+                 check_separate_shuffle, check_registration)
 
 
 def code_signals(run: Run, files: list[PyFile] | None = None) -> list[Signal]:

@@ -684,6 +684,7 @@ PARSE_CACHE_FILES = 256
 PARSE_CACHE_CHARS = 32 * 1024 * 1024
 _TREES: dict[str, ast.Module | BaseException] = {}
 _PYFILES: dict[tuple[str, str], PyFile] = {}
+_REPAIRED: dict[tuple[str, str], PyFile] = {}     # files checked with their offending lines blanked
 
 
 def _remember(cache: dict, key, value) -> None:
@@ -738,8 +739,37 @@ def pyfile_of(t: TextArtifact) -> PyFile:
     return f
 
 
+# A post's snippet is often not valid Python 3 as a whole (a Python 2 `print x`, a `...` line, a
+# cut-off block): up to this many offending lines are blanked (same line numbers) and the rest checked.
+REPAIR_LINES = 8
+
+
+def repair_tree(text: str) -> tuple[ast.Module, list[int]] | None:
+    """Parse `text` with the lines ast.parse rejects replaced by `pass` at their indentation (line
+    numbers unchanged); (tree, blanked line numbers), or None when REPAIR_LINES do not suffice."""
+    lines = text.split("\n")
+    blanked: list[int] = []
+    for _ in range(REPAIR_LINES + 1):
+        try:
+            with gc_paused():
+                return ast.parse("\n".join(lines)), blanked
+        except SyntaxError as e:
+            n = e.lineno or 0
+            if not 1 <= n <= len(lines) or n in blanked or len(blanked) >= REPAIR_LINES:
+                return None
+            old = lines[n - 1]
+            indent = old[:len(old) - len(old.lstrip())]
+            # an opener whose body was cut keeps a body; anything else becomes a no-op line
+            lines[n - 1] = indent + ("if True: pass" if old.rstrip().endswith(":") else "pass")
+            blanked.append(n)
+        except (ValueError, RecursionError, MemoryError):
+            return None
+    return None
+
+
 def parse_code(run: Run) -> list[PyFile]:
-    """Parse every code artifact of the run; a file that does not parse -> one warning, skipped."""
+    """Parse every code artifact of the run; a file that does not parse is checked with its
+    offending lines blanked (repair_tree) and one warning, or skipped with one warning."""
     files = []
     for t in run.texts:
         if t.kind != "code":
@@ -749,7 +779,20 @@ def parse_code(run: Run) -> list[PyFile]:
         try:
             files.append(pyfile_of(t))
         except SyntaxError as e:
-            run.warnings.append(f"{t.path}:{e.lineno or 1}: not valid Python ({e.msg}); code checks skipped")
+            fixed = repair_tree(t.text)
+            if fixed is None:
+                run.warnings.append(f"{t.path}:{e.lineno or 1}: not valid Python ({e.msg}); code checks skipped")
+                continue
+            tree, blanked = fixed
+            run.warnings.append(f"{t.path}:{e.lineno or 1}: not valid Python ({e.msg}); line(s) "
+                                f"{', '.join(map(str, blanked))} skipped, the rest checked")
+            key = (t.path, t.text)
+            f = _REPAIRED.get(key)
+            if f is None:
+                with gc_paused():
+                    f = PyFile(t, tree)
+                _remember(_REPAIRED, key, f)
+            files.append(f)
         except (ValueError, RecursionError, MemoryError) as e:
             run.warnings.append(f"{t.path}:1: cannot parse ({type(e).__name__}); code checks skipped")
     return files

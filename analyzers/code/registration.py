@@ -1,0 +1,99 @@
+"""`code:modules_in_plain_list`, `code:params_added_after_optimizer`: parameters the optimizer never sees.
+
+- A module's layers kept in a plain Python list or dict (`self.layers = [nn.Linear(..) for _ in ..]`)
+  are not registered: `.parameters()`, `.to(device)` and `state_dict()` all skip them, so those
+  layers never train (and stay on the CPU, and are not saved). `nn.ModuleList` / `nn.ModuleDict`
+  register them.
+- An optimizer built from `model.parameters()` before a new submodule is assigned to that model
+  (`model.fc = nn.Linear(..)`, `model.add_module(..)`, adapters added) holds the old parameters
+  only: the new layer keeps its initial weights.
+
+In:  one parsed file (PyFile, from code/index.py).
+Out: `check_registration(f)` -> Findings.
+"""
+from __future__ import annotations
+
+import ast
+
+from mltdbg.analyzers.code.index import CLEAR, MEDIUM, Finding, PyFile, arg, dotted, last, recv, src
+
+# Layer constructors of torch.nn that hold parameters (a plain list of these is the classic bug).
+_LAYERS = {"Linear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
+           "Embedding", "LSTM", "GRU", "RNN", "LSTMCell", "GRUCell", "RNNCell", "BatchNorm1d", "BatchNorm2d",
+           "BatchNorm3d", "LayerNorm", "GroupNorm", "MultiheadAttention", "TransformerEncoderLayer",
+           "TransformerDecoderLayer", "Bilinear", "Sequential", "PReLU", "InstanceNorm2d", "RMSNorm"}
+# Calls that add parameters to an existing model after the fact.
+_ADDERS = {"add_module", "register_module", "add_adapter", "resize_token_embeddings", "register_parameter"}
+
+
+def _module_classes(f: PyFile) -> set[str]:
+    """Names of classes in this file that derive from an nn.Module-like base (by the base's last name)."""
+    out: set[str] = set()
+    for c in f.nodes_of(ast.ClassDef):
+        bases = {(dotted(b) or "").rsplit(".", 1)[-1] for b in c.bases}
+        if bases & {"Module", "LightningModule", "PreTrainedModel"} or bases & out:
+            out.add(c.name)
+    return out
+
+
+def _builds_layer(e: ast.AST, own: set[str]) -> bool:
+    return any(isinstance(n, ast.Call) and (last(n) in _LAYERS or last(n) in own) for n in ast.walk(e))
+
+
+def check_registration(f: PyFile) -> list[Finding]:
+    out: list[Finding] = []
+    own = _module_classes(f)
+    for cls in f.nodes_of(ast.ClassDef):
+        if cls.name not in own:
+            continue
+        for fn in cls.body:
+            if not (isinstance(fn, ast.FunctionDef) and fn.name == "__init__"):
+                continue
+            for n in ast.walk(fn):
+                if not isinstance(n, ast.Assign) or not isinstance(n.value, (ast.List, ast.ListComp, ast.Dict,
+                                                                             ast.DictComp, ast.Tuple)):
+                    continue
+                tgt = next((t for t in n.targets if isinstance(t, ast.Attribute) and dotted(t.value) == "self"), None)
+                if tgt is None or not _builds_layer(n.value, own):
+                    continue
+                kind = "ModuleDict" if isinstance(n.value, (ast.Dict, ast.DictComp)) else "ModuleList"
+                out.append(Finding("code:modules_in_plain_list", CLEAR, n.lineno,
+                                   f"self.{tgt.attr} holds layers in a plain Python "
+                                   f"{'dict' if kind == 'ModuleDict' else 'list'}: they are not registered, so "
+                                   f"parameters(), .to(device) and state_dict() skip them (nn.{kind} registers them)"))
+    out += _added_after_optimizer(f)
+    return out
+
+
+def _added_after_optimizer(f: PyFile) -> list[Finding]:
+    out: list[Finding] = []
+    ctors = [c for c in f.calls if f.is_optimizer_ctor(c)]
+    for c in ctors:
+        a = arg(c, 0, "params")
+        if a is None:
+            continue
+        models = {dotted(recv(n)) for n in ast.walk(a) if isinstance(n, ast.Call)
+                  and last(n) in ("parameters", "named_parameters") and dotted(recv(n))}
+        models.discard(None)
+        if not models:
+            continue
+        scope = f.scope_of(c)
+        for n in f.in_scope(scope):
+            line = getattr(n, "lineno", 0)
+            if line <= c.lineno:
+                continue
+            hit = None
+            if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and last(n.value) in _LAYERS:
+                for t in n.targets:
+                    d = dotted(t) if isinstance(t, ast.Attribute) else None
+                    if d and any(d.startswith(m + ".") for m in models if m):
+                        hit = f"{d} = {src(n.value)[:60]}"
+            elif isinstance(n, ast.Call) and last(n) in _ADDERS and dotted(recv(n)) in models:
+                hit = src(n)[:80]
+            if hit:
+                out.append(Finding("code:params_added_after_optimizer", MEDIUM, line,
+                                   f"{hit} adds parameters after the optimizer was built from "
+                                   f"{', '.join(sorted(m for m in models if m))}.parameters(): it never updates them",
+                                   [(c.lineno, "the optimizer is built here")]))
+                break
+    return out
