@@ -33,6 +33,9 @@ from mltdbg.playbooks.verify import Verifier
 COMPLETE_AT = 0.8
 # A cause that only the symptom (or its failure class) names stays below the bar, however the words read.
 WORDS_ONLY_CAP = 0.6
+# A member of a confusable group (taxonomy.yaml) without the evidence that separates it from the
+# group's other members (scoring.separating_kinds) is held here, below the bar.
+UNSEPARATED_CAP = 0.75
 # Verdicts of checks the user ran: a confirmed cause is lifted, a denied one dropped.
 CONFIRMED_BONUS = 8.0
 # Signals that show something failed: they make "healthy" implausible.
@@ -154,6 +157,12 @@ class OfflineEngine:
                 h.confidence = min(h.confidence, WORDS_ONLY_CAP)
         for h in hyps:
             recall.annotate(h, recalled.get(h.id, []), recall.bonus_of(recalled.get(h.id, [])), m, z, temperature, MAX_EVIDENCE)
+        unseparated: list[tuple[str, str]] = []
+        for h in hyps:     # a confusable group's member is a finding only with its separating evidence
+            group = scoring.unseparated_group(h.id, feat)
+            if group:
+                h.confidence = min(h.confidence, UNSEPARATED_CAP)
+                unseparated.append((h.id, group))
 
         verifier = Verifier(ctx.run)
         for h in hyps:
@@ -163,6 +172,10 @@ class OfflineEngine:
             h.evidence = [e for e in h.evidence if e.verified]
 
         status, needs = self._status(ctx, hyps, p_healthy, failing)
+        groups = library.taxonomy().get("confusable") or {}
+        for cause, group in unseparated[:1] if hyps and unseparated and unseparated[0][0] == hyps[0].id else []:
+            sep = " ".join(str(groups.get(group, {}).get("separate_by", "")).split())
+            needs.insert(0, f"evidence that separates {cause} from the other causes it is confused with ({group}): {sep}"[:400])
         status, needs = recall.hold_back(hyps, status, needs, COMPLETE_AT)
         quick = [_first_sentence(h.fix) for h in hyps if h.confidence >= 0.5][:3]
         return Diagnosis(status=status, hypotheses=hyps, quick_fixes=quick, needs=needs,

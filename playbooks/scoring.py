@@ -214,3 +214,40 @@ def softmax(scores: list[float], temperature: float) -> list[float]:
     e = [math.exp((s - m) / temperature) for s in scores]
     z = sum(e)
     return [x / z for x in e]
+
+
+# Confusable groups (taxonomy.yaml `confusable`): a member is told apart from the others only by a
+# signal that weighs for it at least this much more than for any other member (playbook weight +
+# learned delta). Without one present (strength >= SEPARATING_MIN), its confidence stays below the bar.
+SEPARATING_MARGIN = 1.5
+SEPARATING_MIN = 0.3
+
+
+@lru_cache(maxsize=1)
+def separating_kinds() -> dict[str, dict[str, frozenset[str]]]:
+    """cause -> group name -> the signal kinds that separate it from the group's other members."""
+    books = library.causes()
+    m = model()
+    groups = (library.taxonomy().get("confusable") or {})
+    out: dict[str, dict[str, frozenset[str]]] = {}
+    for name, g in groups.items():
+        members = [c for c in (g.get("members") or []) if c in books]
+
+        def w(c: str, k: str) -> float:
+            return books[c].evidence.get(k, 0.0) + m.delta.get(c, {}).get(k, 0.0)
+        for c in members:
+            kinds = {k for k in books[c].evidence} | set(m.delta.get(c, {}))
+            sep = {k for k in kinds
+                   if w(c, k) > 0 and w(c, k) - max((w(o, k) for o in members if o != c), default=0.0) >= SEPARATING_MARGIN}
+            out.setdefault(c, {})[name] = frozenset(sep)
+    return out
+
+
+def unseparated_group(cause: str, feat: Features) -> str | None:
+    """The name of a confusable group `cause` belongs to in which no separating signal of it is present;
+    None when every group it is in is separated (or it is in none)."""
+    for name, kinds in separating_kinds().get(cause, {}).items():
+        if not any(feat.strengths.get(k, 0.0) >= SEPARATING_MIN for k in kinds):
+            return name
+    return None
+

@@ -96,3 +96,21 @@ def test_the_word_model_adds_candidates_only_for_the_users_words(tmp_path):
     d = diagnose_paths([str(tmp_path)], ["the model keeps predicting the majority class for every input"])
     assert d.hypotheses and d.status == "needs_more_data"
     assert all(h.confidence <= 0.6 for h in d.hypotheses)
+
+
+def _nan_run(folder: Path, extra: str = "") -> Path:
+    folder.mkdir()
+    lines = [f"step={i} loss={2.0 - 0.03 * i:.3f}" for i in range(1, 41)] + ["step=41 loss=nan"]
+    (folder / "train.log").write_text(extra + "\n".join(lines) + "\n")
+    return folder
+
+
+def test_a_confusable_cause_without_its_separating_evidence_stays_below_the_bar(tmp_path):
+    """A NaN after a falling loss fits several causes of the non_finite_loss group; none of their
+    separating signals is there, so no member is a finding and the needs say what would separate them."""
+    d = diagnose_paths([str(_nan_run(tmp_path / "a"))], ["loss becomes nan"])
+    assert d.hypotheses and d.hypotheses[0].confidence <= 0.75 and d.status == "needs_more_data"
+    assert any("non_finite_loss" in n for n in d.needs), d.needs
+    # the separating evidence of nan_in_data (the data reported a NaN) lets it through
+    d2 = diagnose_paths([str(_nan_run(tmp_path / "b", "WARNING: found NaN in input batch 40\n"))], ["loss becomes nan"])
+    assert d2.hypotheses[0].id == "nan_in_data" and d2.hypotheses[0].confidence > 0.75
