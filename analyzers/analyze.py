@@ -35,6 +35,7 @@ def analyze(run: Run, baseline: Run | None = None, repo_root: Path | None = None
              ("log text", lambda: call("log_findings", "text_signals", run)),
              ("config", lambda: call("config", "config_signals", run)),
              ("code", lambda: call("code", "code_signals", run)),
+             ("frozen metric", lambda: call("frozen_metric", "frozen_metric_signals", run)),
              ("probes", lambda: call("probes.results", "probe_signals", run)),
              ("ranks", lambda: call("crossrank", "rank_signals", run))]
     if baseline is not None:
