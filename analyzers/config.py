@@ -543,7 +543,8 @@ def _log_facts(art: TextArtifact, fx: _Facts) -> None:
                 if km:
                     fx.key_value(km.group(1), _scalar(km.group(2)), n, s)
                 n += 1
-    for m in _HF_BANNER.finditer(text, 0, head_end):
+    banner = contains_any(text[:head_end], ("Num Epochs", "Instantaneous batch", "Total optimization", "Total train batch"))
+    for m in (_HF_BANNER.finditer(text, 0, head_end) if banner else ()):
         fx.add(_HF_BANNER_FACT.get(m.group(1), "batch_size"), int(m.group(2).replace(",", "")),
                art.line_of(m.start(2)))
     _cli_facts(art, fx, text[:head_end])
@@ -568,6 +569,8 @@ def _cli_facts(art: TextArtifact, fx: _Facts, text: str, line_of=None) -> None:
     passed them; a command continued over lines with `\\` is read whole, each flag cited at
     its own line). `line_of`: offset in `text` -> line, when `text` is not the artifact's own."""
     line_of = line_of or art.line_of
+    if "--" not in text:     # every command and switch matched below holds a `--flag`
+        return
     for m in list(_CLI_LINE.finditer(text))[:_CLI_COMMANDS]:
         end = m.end()
         while text[:end].rstrip(" \t").endswith("\\"):   # the command goes on on the next line
@@ -608,11 +611,45 @@ def _call_repr(art: TextArtifact, fx: _Facts, text: str, off: int) -> None:
         fx.key_value(km.group(1), _scalar(km.group(2)), line, quote)
 
 
+# Below this many lines a text is scanned whole by _regex_facts (splitting it costs more than it saves).
+_KV_SPLIT_LINES = 200
+
+
+def _kv_spans(text: str) -> list[tuple[int, int]]:
+    """The parts of `text` that _regex_facts scans: runs of lines that are not surely progress lines.
+
+    A line holding `loss`, `it/s` or `s/it` (any case) is a progress line by _METRIC_LINE, whose
+    keys are skipped anyway; a log's head is mostly such lines, and _KV_ANY tries every position
+    of what it scans (~9 ms per 300 KB: 64 rank logs took 0.7 s). Each run is scanned up to the
+    end of the line after it, so a pair whose separator or value sits on the next line is still read.
+    """
+    lines = text.split("\n")
+    if len(lines) < _KV_SPLIT_LINES:
+        return [(0, len(text))]
+    # ASCII text lowered at once keeps every offset (str.lower can lengthen other characters)
+    low_lines = text.lower().split("\n") if text.isascii() else [s.lower() for s in lines]
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    start = -1
+    for s, low in zip(lines, low_lines):
+        end = pos + len(s) + 1
+        if "loss" in low or "it/s" in low or "s/it" in low:
+            if start >= 0:
+                spans.append((start, min(end, len(text))))
+                start = -1
+        elif start < 0:
+            start = pos
+        pos = end
+    if start >= 0:
+        spans.append((start, len(text)))
+    return spans
+
+
 def _regex_facts(art: TextArtifact, fx: _Facts, text: str, base: int, line_of=None) -> None:
     """`key: value` / `key=value` / `--key value` pairs whose key is a known synonym (first per key)."""
     taken: set[str] = set()
     metric_line: dict[int, bool] = {}   # line start -> is a progress line (a line has many keys)
-    for m in _KV_ANY.finditer(text):
+    for m in (m for a, b in _kv_spans(text) for m in _KV_ANY.finditer(text, a, b)):
         key = m.group(2)
         name = _lookup(key)
         if name is None or key.lower() in taken:

@@ -620,7 +620,7 @@ def param_imbalance(art: TextArtifact) -> Signal | None:
     """`log:param_imbalance` from a printed parameter table (3+ modules) whose
     vocabulary-sized parts (embeddings, output head) hold most of the parameters."""
     head = art.text[:PARAM_SCAN_CHARS]
-    if not re.search(r"param", head, re.I):
+    if "param" not in head.lower():     # (a case-blind regex search is ~10x slower than lower + find)
         return None
     rows = [(m.group("name"), _count(m.group("count")), None, m.start()) for m in _LIGHTNING_ROW.finditer(head)]
     for m in ([] if len(rows) >= 3 else _PARAM_ROW.finditer(head)):

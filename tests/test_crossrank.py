@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from mltdbg.analyzers.analyze import prepare
+from mltdbg.analyzers.analyze import analyze, prepare
 from mltdbg.analyzers.crossrank import cross_rank, fmt_ranks, parse_time, rank_signals
 from mltdbg.analyzers.ingest import ingest
 from mltdbg.analyzers.model import Run, TextArtifact
@@ -404,3 +404,52 @@ def test_a_rank_whose_loss_differs_at_the_end_is_read_in_full(tmp_path, odd):
     (r,) = odd
     assert f"rank{r}.log" in {s.source for s in run.series}
     assert {s.source for s in run.series} == {"rank0.log", f"rank{r}.log"}
+
+
+# One line each, only in rank 37 of 64, in the middle of its log (not in the tail that replicas.py compares):
+# (the line number it is written at, the text, the signal it must give)
+_RANK37_EVENTS = [
+    (4_000, "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 79.15 GiB total capacity)",
+     "log:cuda_oom"),
+    (7_000, "RuntimeError: Function 'MulBackward0' returned nan values in its 0th output.", "log:anomaly_nan"),
+    (9_000, "Killed", "log:host_oom"),
+    (11_000, "[rank37]:[E501 04:03:20.201455621 ProcessGroupNCCL.cpp:607] [Rank 37] Watchdog caught collective "
+             "operation timeout: WorkNCCL(SeqNum=33001, OpType=ALLREDUCE, NumelIn=10, NumelOut=10, Timeout(ms)=600000) "
+             "ran for 600044 milliseconds before timing out.", "log:nccl_timeout"),
+]
+
+
+@pytest.fixture(scope="module")
+def rank37_job(tmp_path_factory):
+    """64 replica rank logs of 17,000 lines (over replicas.MIN_REPLICA_BYTES, so read as text only);
+    rank 37 alone holds the lines of _RANK37_EVENTS."""
+    d = tmp_path_factory.mktemp("rank37")
+    n = 17_000
+    for r in range(64):
+        lines = [f"2024-05-01 {(3600 + i) // 3600:02d}:{(3600 + i) // 60 % 60:02d}:{i % 60:02d},{r:03d} INFO step {i} "
+                 f"loss {2.0 * 0.9999 ** i + 0.001 * ((i + r) % 5):.5f} lr 1.0e-04" for i in range(n)]
+        if r == 37:
+            for at, text, _ in _RANK37_EVENTS:
+                lines.insert(at - 1, text)
+        (d / f"rank{r}.log").write_text("\n".join(lines) + "\n")
+    run = ingest([str(d)])
+    return d, run, analyze(run)
+
+
+def test_replica_setup_reads_rank37_as_text_only(rank37_job):
+    d, run, _ = rank37_job
+    assert (d / "rank37.log").stat().st_size > 1024 * 1024
+    assert any("metrics of 63 rank logs were not parsed" in w for w in run.warnings)
+    assert "rank37.log" not in {s.source for s in run.series}
+    for at, text, _ in _RANK37_EVENTS:
+        assert next(t for t in run.texts if t.path == "rank37.log").line(at) == text
+
+
+@pytest.mark.parametrize("at,text,kind", _RANK37_EVENTS, ids=[k for _, _, k in _RANK37_EVENTS])
+def test_a_finding_in_one_replica_rank_is_found_and_cited(rank37_job, at, text, kind):
+    _, _, signals = rank37_job
+    sig = next((s for s in signals if s.kind == kind), None)
+    assert sig is not None, f"{kind} not found; got {sorted(s.kind for s in signals)}"
+    cited = {(e.source, e.line) for e in sig.evidence}
+    assert ("rank37.log", at) in cited, cited
+    assert f"rank37.log:{at}" in sig.summary

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import numpy as np
+
 # Rarity is counted over this many chars of the head and of the tail (where setup lines and
 # the crash are; the middle of a big log is its metric lines, like the head's).
 RARITY_SAMPLE = 32_768
@@ -38,6 +40,9 @@ class TextFinder:
         """(its rarest character, where in lit), or ("", 0) when even that one is common."""
         a = self.anchors.get(lit)
         if a is None:
+            if not self.counts and self.sample.isascii():    # all counts in one pass, not one per character
+                self.counts = dict(zip(map(chr, range(128)), np.bincount(
+                    np.frombuffer(self.sample.encode("ascii"), np.uint8), minlength=128).tolist()))
             for c in lit:
                 if c not in self.counts:
                     self.counts[c] = self.sample.count(c)
