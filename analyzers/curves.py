@@ -132,7 +132,7 @@ class Quoter:
 
 def ordered(s: Series) -> Series:
     """The series in step order (stable, so a restart's repeated steps keep file order)."""
-    if len(s) < 2 or np.all(np.diff(s.steps) >= 0):
+    if len(s) < 2 or (s.steps[1:] >= s.steps[:-1]).all():
         return s
     idx = np.argsort(s.steps, kind="stable")
     return Series(s.name, s.raw_name, s.steps[idx], s.values[idx], s.source, s.locs[idx],
@@ -148,17 +148,35 @@ def _fmt(v: float) -> str:
     return f"{v:.4g}"
 
 
-def _smooth(v: np.ndarray, w: int) -> np.ndarray:
-    """Centered moving average of finite values (edges shrink), O(n)."""
+def _prefix(v: np.ndarray) -> np.ndarray:
+    """[0, v0, v0+v1, ...]: the prefix sums _smooth reads its windows from (share them between
+    several widths over one array)."""
+    c = np.empty(len(v) + 1)
+    c[0] = 0.0
+    np.cumsum(v, dtype=np.float64, out=c[1:])
+    return c
+
+
+def _smooth(v: np.ndarray, w: int, c: np.ndarray | None = None) -> np.ndarray:
+    """Centered moving average of finite values (edges shrink), O(n). `c`: _prefix(v), when
+    the caller has it."""
     if w <= 1 or len(v) < 3:
         return v.astype(np.float64)
     w = min(w, len(v))
-    c = np.concatenate(([0.0], np.cumsum(v, dtype=np.float64)))
+    if c is None:
+        c = _prefix(v)
     n = len(v)
     half = w // 2
-    lo = np.clip(np.arange(n) - half, 0, n)
-    hi = np.clip(np.arange(n) + half + 1, 0, n)
-    return (c[hi] - c[lo]) / (hi - lo)
+    out = np.empty(n)
+    a, b = min(half, n), max(n - half, half)        # [a, b): full windows, a slice each (no index arrays)
+    if b > a:
+        np.subtract(c[a + half + 1:b + half + 1], c[a - half:b - half], out=out[a:b])
+        out[a:b] /= 2 * half + 1
+    edge = np.r_[0:a, max(b, a):n]                  # the shrinking windows at both ends
+    lo = np.clip(edge - half, 0, n)
+    hi = np.clip(edge + half + 1, 0, n)
+    out[edge] = (c[hi] - c[lo]) / (hi - lo)
+    return out
 
 
 def _block_stats(v: np.ndarray, block: int) -> tuple[np.ndarray, np.ndarray]:
@@ -187,13 +205,31 @@ def _spikes(v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     n = len(v)
     if n < 10:
         return np.array([], dtype=np.int64), np.array([]), np.array([])
-    block = max(10, min(200, n // 20))
-    med, mad = _block_stats(v, block)
-    scale = 1.4826 * mad + 1e-12 + 1e-3 * np.abs(med)
-    z = (v - med) / scale
-    hit = (z > SPIKE_Z) & (v > SPIKE_RATIO * np.abs(med) + 1e-12)
-    idx = np.flatnonzero(hit)
-    return idx, z[idx], med[idx]
+    # the same per-block median and MAD as _block_stats, tested block by block (a 2-D view:
+    # no per-point copies of the baselines)
+    block = max(5, min(max(10, min(200, n // 20)), n))
+    nb = n // block
+    idx, zs, meds = [], [], []
+
+    def test(x, med, mad, at):
+        scale = 1.4826 * mad + 1e-12 + 1e-3 * np.abs(med)
+        z = (x - med) / scale
+        hit = (z > SPIKE_Z) & (x > SPIKE_RATIO * np.abs(med) + 1e-12)
+        k = np.flatnonzero(hit)
+        idx.append(k + at)
+        zs.append(z.ravel()[k])
+        meds.append(np.broadcast_to(med, x.shape).ravel()[k])
+    if nb > 0:
+        m = v[: nb * block].reshape(nb, block)
+        bm = np.median(m, axis=1)
+        bd = np.median(np.abs(m - bm[:, None]), axis=1)
+        test(m, bm[:, None], bd[:, None], 0)
+    if nb * block < n:
+        tail = v[nb * block:] if n - nb * block >= 5 or nb == 0 else v[max(0, n - block):]
+        tm = np.median(tail)
+        test(v[nb * block:], tm, np.median(np.abs(tail - tm)), nb * block)
+    return (np.concatenate(idx).astype(np.int64), np.concatenate(zs).astype(np.float64),
+            np.concatenate(meds).astype(np.float64))
 
 
 def _seg_median(v: np.ndarray, a: float, b: float) -> float:
@@ -213,6 +249,15 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
     bad = np.flatnonzero(~finite)
     end = int(bad[0]) if len(bad) else len(v)    # analyse the finite prefix
     pre = v[:end]
+    memo: dict = {}
+
+    def smooth_pre(w: int) -> np.ndarray:   # _smooth(pre, w), one prefix sum and one result per width
+        if "c" not in memo and len(pre) >= 3:
+            memo["c"] = _prefix(pre)
+        k = min(w, len(pre)) if w > 1 and len(pre) >= 3 else 1
+        if k not in memo:
+            memo[k] = _smooth(pre, w, memo.get("c"))
+        return memo[k]
 
     if len(bad):
         i = int(bad[0])
@@ -221,7 +266,7 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
         rising = 0.0
         if i >= 8:
             w = max(3, i // 10)
-            sm = _smooth(pre, w)
+            sm = smooth_pre(w)
             lo = float(np.min(sm))
             last = float(np.mean(pre[-max(2, i // 10):]))
             rising = (last - lo) / (abs(lo) + 1e-8)
@@ -262,7 +307,7 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
     if n < 6:
         return out
     w = max(3, n // 25)
-    sm = _smooth(pre, w)
+    sm = smooth_pre(w)
     start = _seg_median(pre, 0, 0.05)
     end_lvl = _seg_median(pre, 0.9, 1.0)
     imin = int(np.argmin(sm))
@@ -274,7 +319,7 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
     # noise sits below the true level, so a rise must beat what noise alone would give.
     sigma = 1.4826 * float(np.median(np.abs(np.diff(pre) - np.median(np.diff(pre))))) / math.sqrt(2)
     wd = max(5, n // 10)
-    smd = _smooth(pre, wd)
+    smd = smooth_pre(wd)
     imin_d = int(np.argmin(smd[: n - max(2, n // 20)])) if n > 8 else imin
     lo_d = float(smd[imin_d])
     m_tail = max(3, n // 10)
@@ -555,12 +600,16 @@ def _sawtooth(run: Run, s: Series, pre: np.ndarray, q: Quoter) -> list[Signal]:
 def _restart(s: Series, q: Quoter) -> list[Signal]:
     """Step counter going backwards in file order = a restart; loss jump there = bad resume."""
     # Series are step-ordered by ordered; detect in source order via locs.
-    order = np.argsort(s.locs, kind="stable")
-    st = s.steps[order]
-    back = np.flatnonzero(np.diff(st) < 0)
+    locs, st = s.locs, s.steps
+    if len(locs) >= 2 and not (locs[1:] >= locs[:-1]).all():
+        order = np.argsort(locs, kind="stable")
+        st = st[order]
+    else:                                       # already in file order (the usual log): no sort, no copy
+        order = None
+    back = np.flatnonzero(st[1:] < st[:-1])
     out: list[Signal] = []
     if len(back):
-        i = int(order[back[0] + 1])
+        i = int(back[0] + 1) if order is None else int(order[back[0] + 1])
         out.append(Signal("step_restart", 0.6, f"{s.name}: step goes back to {int(s.steps[i])} (restart)",
                           [q.ev(s, i, "step counter restarts")], {"step": int(s.steps[i])}))
     return out
@@ -622,11 +671,13 @@ def _train_val(run: Run, tr: Series, va: Series, q: Quoter) -> list[Signal]:
     if t_ok.sum() < 3:
         return []
     ts, tv = tr.steps[t_ok], tr.values[t_ok]
-    gap = _val_gap(run, ts, tv, va, vi, vv, q)
+    gap = _val_gap(run, ts, tv, va, vi, vv, q, same_lines=_same_lines(tr, va))
     if gap:
         return gap
     if imin >= len(v) - 1 or rise < 0.08:
         return []
+    if (float(vv[0]) - vmin) / (abs(float(vv[0])) + 1e-8) < VAL_IMPROVED:
+        return []        # validation never improved on its first value: a gap, not overfitting
     # Train loss at the val minimum vs at the end (aligned by step).
     a = int(np.clip(np.searchsorted(ts, va.steps[imin]), 0, len(ts) - 1))
     t_at = float(np.median(tv[max(0, a - 2):a + 3]))
@@ -642,14 +693,20 @@ def _train_val(run: Run, tr: Series, va: Series, q: Quoter) -> list[Signal]:
                    {"step": int(va.steps[imin]), "train_drop": drop, "val_rise": rise})]
 
 
+def _same_lines(tr: Series, va: Series) -> bool:
+    """Train and val values printed on the same lines (one per epoch): index steps align them."""
+    return tr.step_is_index and va.step_is_index and len(tr) == len(va) and tr.source == va.source \
+        and tr.loc_kind == va.loc_kind and np.array_equal(tr.locs, va.locs)
+
+
 def _val_gap(run: Run, ts: np.ndarray, tv: np.ndarray, va: Series, vi: np.ndarray, vv: np.ndarray,
-             q: Quoter) -> list[Signal]:
+             q: Quoter, same_lines: bool = False) -> list[Signal]:
     """val_gap_from_start: validation never improves on its first evaluation while training learns,
     and sits near chance (or far above the train loss) from that first evaluation: validation data
     the model cannot use (another distribution, other preprocessing, unpaired targets), not overfitting."""
     first = float(vv[0])
     improved = (first - float(np.min(vv))) / (abs(first) + 1e-8)
-    if improved >= VAL_IMPROVED or va.step_is_index:
+    if improved >= VAL_IMPROVED or (va.step_is_index and not same_lines):
         return []
     a = int(np.clip(np.searchsorted(ts, va.steps[vi[0]], side="right") - 1, 0, len(ts) - 1))
     t_first = float(np.median(tv[max(0, a - 2):a + 1]))
@@ -660,7 +717,9 @@ def _val_gap(run: Run, ts: np.ndarray, tv: np.ndarray, va: Series, vi: np.ndarra
     chance = _chance_level(run)
     near_chance = chance is not None and first >= 0.85 * chance
     wide = t_first < 0.7 * first and chance is None
-    if not (near_chance or wide):
+    # validation that ends no better than it began while training lost most of its loss
+    flat = float(np.min(vv[1:])) >= first * (1 - VAL_IMPROVED) and (t_start - t_end) / (abs(t_start) + 1e-8) >= 0.5
+    if not (near_chance or wide or flat):
         return []
     txt = (f"val_loss is {_fmt(first)} at its first evaluation (step {int(va.steps[vi[0]])}) and never improves"
            + (f" (chance ln K = {chance:.3f})" if chance is not None else "")

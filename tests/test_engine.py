@@ -1,4 +1,5 @@
 """The offline engine: ranking, calibration guards, verdicts, symptoms as hints, status."""
+import math
 from pathlib import Path
 
 import jsonschema
@@ -114,3 +115,19 @@ def test_a_confusable_cause_without_its_separating_evidence_stays_below_the_bar(
     # the separating evidence of nan_in_data (the data reported a NaN) lets it through
     d2 = diagnose_paths([str(_nan_run(tmp_path / "b", "WARNING: found NaN in input batch 40\n"))], ["loss becomes nan"])
     assert d2.hypotheses[0].id == "nan_in_data" and d2.hypotheses[0].confidence > 0.75
+
+
+def test_val_at_chance_from_the_first_epoch_is_a_gap_not_overfitting(tmp_path):
+    """Per-epoch lines without a step: train learns, validation sits at chance from epoch 0 and its
+    loss creeps up. Validation never improved, so this is not overfitting (the issue's new-user case)."""
+    lines = []
+    for e in range(15):
+        tl, ta = 2.3 * math.exp(-e / 3) + 0.05, min(0.99, 0.1 + 0.9 * (1 - math.exp(-e / 3)))
+        lines.append(f"epoch {e}: train_loss={tl:.4f} train_acc={ta:.4f} val_loss={2.35 + 0.05 * e:.4f} "
+                     f"val_acc={0.1 + 0.005 * ((e * 7) % 3):.4f}")
+    (tmp_path / "train.log").write_text("\n".join(lines) + "\n")
+    d = diagnose_paths([str(tmp_path)], ["val_acc stays at chance from the first epoch"])
+    ids = [h.id for h in d.hypotheses]
+    assert "overfitting" not in ids[:1] and d.status == "needs_more_data", [(h.id, h.confidence) for h in d.hypotheses]
+    assert ids[0] in ("label_misalignment", "preprocessing_mismatch", "data_leakage", "label_noise")
+    assert any(e.metric == "val_loss" and e.line == 1 for e in d.hypotheses[0].evidence)

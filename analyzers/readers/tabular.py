@@ -583,10 +583,17 @@ def _csv_ascii_arrow(path: Path, rel: str, run: Run, delim: str) -> bool:
     if end <= body_start + 1 or data.find(b'"', body_start + 1, end) >= 0:
         return False
     header_line = data.count(b"\n", 0, lead) + 1
-    # a view of the body, not a copy (a 1M-row CSV is 30 MB): Arrow reads any buffer
-    nlines = data.count(b"\n", body_start + 1, end) + (0 if data[end - 1] == 10 else 1)
+    # a view of the body, not a copy (a 1M-row CSV is 30 MB): Arrow reads any buffer. Without a
+    # '\r' in it, Arrow's rows are its '\n' lines one for one once it keeps blank lines (and
+    # rejects them, as rows of one cell): no line count needed (a memchr, not a count pass)
+    nlines = EVERY_LINE_A_ROW if data.find(b"\r", body_start + 1, end) < 0 else \
+        data.count(b"\n", body_start + 1, end) + (0 if data[end - 1] == 10 else 1)
     return _csv_arrow(run, rel, path, memoryview(data)[body_start + 1:end], delim, header, header_line, None,
                       nlines=nlines)
+
+
+# `nlines` for _csv_arrow: the body has no '\r', so Arrow's rows are its lines when no line is rejected
+EVERY_LINE_A_ROW = -1
 
 
 def _csv_arrow(run: Run, rel: str, path: Path, body: bytes | memoryview, delim: str, header: list[str],
@@ -608,6 +615,7 @@ def _csv_arrow(run: Run, rel: str, path: Path, body: bytes | memoryview, delim: 
             pa.py_buffer(body),
             read_options=pa.csv.ReadOptions(column_names=[f"c{j}" for j in range(ncol)]),
             parse_options=pa.csv.ParseOptions(delimiter=delim, quote_char=False,
+                                              ignore_empty_lines=nlines != EVERY_LINE_A_ROW,
                                               invalid_row_handler=lambda row: rejected.append(1) or "skip"),
             convert_options=pa.csv.ConvertOptions(null_values=[""], strings_can_be_null=True,
                                                   quoted_strings_can_be_null=True))
@@ -617,7 +625,7 @@ def _csv_arrow(run: Run, rel: str, path: Path, body: bytes | memoryview, delim: 
         if nlines is None:
             raw = body if isinstance(body, bytes) else bytes(body)
             nlines = raw.count(b"\n") + (0 if raw.endswith(b"\n") else 1)
-        if rejected or table.num_rows != nlines:
+        if rejected or (nlines != EVERY_LINE_A_ROW and table.num_rows != nlines):
             return False
         good = np.ones(table.num_rows, bool)
     else:

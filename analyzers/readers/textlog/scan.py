@@ -349,23 +349,17 @@ def progress_counters(b: np.ndarray, masked: Masked):
                 continue
         info.append((list(range(mb.start("n"), mb.end("n"))),
                      [BACK + i for i in range(mf.start("m"), mf.end("m"))]))
-    order, starts = by_code(codes, len(reps))
-    keep_rows, nv, mv = [], [], []
-    for c, inf in enumerate(info):
-        if inf is None or len(inf[0]) > 15 or len(inf[1]) > 15:
-            continue
-        rows = order[starts[c]:starts[c + 1]]
-        keep_rows.append(rows)
-        nv.append(digits_value(b, sl[rows] - BACK, inf[0]))
-        mv.append(digits_value(b, sl[rows] - BACK, inf[1]))
-    if not keep_rows:
+    good = [c for c, inf in enumerate(info) if inf is not None and len(inf[0]) <= 15 and len(inf[1]) <= 15]
+    if not good:
         return empty, empty, empty
-    rows = np.concatenate(keep_rows)
-    nv, mv = np.concatenate(nv), np.concatenate(mv)
-    o = np.argsort(rows, kind="stable")
-    rows, nv, mv = rows[o], nv[o], mv[o]
-    ok = (nv <= mv) & (mv > 0)
-    return sl[rows[ok]], nv[ok], mv[ok]
+    # N and M scattered back to the slashes' own order (no sort of the rows)
+    nv = np.full(len(sl), -1, np.int64)
+    mv = np.zeros(len(sl), np.int64)
+    for c, rows in rows_of(codes, len(reps), good):
+        nv[rows] = digits_value(b, sl[rows] - BACK, info[c][0])
+        mv[rows] = digits_value(b, sl[rows] - BACK, info[c][1])
+    ok = (nv >= 0) & (nv <= mv) & (mv > 0)
+    return sl[ok], nv[ok], mv[ok]
 
 
 def line_ranks(b: np.ndarray, masked: Masked, line_starts: np.ndarray) -> np.ndarray | None:

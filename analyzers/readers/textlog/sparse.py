@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from mltdbg.analyzers.model import TextArtifact
-from mltdbg.analyzers.readers.textlog.arrays import raw_bytes_at
+from mltdbg.analyzers.readers.textlog.arrays import raw_bytes_at, split_halves
 
 # Logs above this size keep a sparse text (smaller ones keep all of it, as they always did).
 SPARSE_TEXT_BYTES = 32 * 1024 * 1024
@@ -46,6 +46,11 @@ TRACEBACK_LINES = 300
 MID_CAP = 5000
 # Where line offsets are remembered for reading a blanked line back: every this many lines.
 INDEX_EVERY = 4096
+
+
+# WordFinder.find splits a block's lookups in two halves at a multiple of this many pairs
+# (below it, one thread: a small block is not worth a second one).
+FIND_ALIGN = 1 << 16
 
 
 class WordFinder:
@@ -82,7 +87,9 @@ class WordFinder:
         if n < 3:
             return out
         even = np.frombuffer(data, "<u2", count=n // 2)
-        cand = np.flatnonzero(self.wanted[even])
+        # the table lookups over the block, its two halves on two threads (numpy frees the GIL)
+        cand = np.concatenate(split_halves(lambda lo, hi: np.flatnonzero(self.wanted[even[lo:hi]]) + lo,
+                                           len(even), FIND_ALIGN))
         if cand.size == 0:
             return out
         pair = even[cand]
