@@ -305,3 +305,15 @@ def test_trainer_state_rows_found_by_layout_match_decoding(tmp_path):
             assert lines[ln - 1].strip().startswith("{"), (indent, k, ln)
             if indent is not None:
                 assert f'"step": {k + 1}' in "\n".join(lines[ln - 1:ln + 4])
+
+
+def test_a_lone_cr_inside_a_row_after_blank_leading_lines_is_one_bad_row(tmp_path):
+    """Blank lines before the header and a row holding a lone CR: that row is skipped with its real
+    line number, the others keep theirs (it used to end in an IndexError)."""
+    rows = "".join(f"{i},{0.5 / (i + 1):.5f}\n" for i in range(100))
+    p = tmp_path / "m.csv"
+    p.write_bytes(b"\n\nstep,loss\n" + rows.encode() + b"5,6\r7,8\n" + b"100,0.001\n")
+    run = read(p)
+    loss = run.metric("loss")
+    assert loss is not None and len(loss) == 101 and int(loss.locs[0]) == 4 and int(loss.locs[-1]) == 105
+    assert any("m.csv:104:" in w for w in run.warnings) and not any("IndexError" in w for w in run.warnings)

@@ -322,6 +322,8 @@ def _read_csv(path: Path, rel: str, run: Run, delim: str) -> None:
             body = body[:cut]
     if not body or body.isspace():
         return
+    if "\r" in body:     # a lone CR would end a row for pandas but not a line for the citations
+        body = re.sub(r"\r(?!\n)", " ", body)
     body_b = body.encode("utf-8", "replace")
     raw = np.frombuffer(body_b, dtype=np.uint8)
     ncol = len(header)
