@@ -21,6 +21,8 @@ from mltdbg.analyzers.model import LOC_LINE, Evidence, Run, Series, Signal, Text
 SPIKE_Z = 6.0
 # ...and is at least this many times the block median (noise on a near-flat curve is not a spike).
 SPIKE_RATIO = 1.5
+# Below this many points a curve is smoothed with a window of n/5 (>= 2) for the divergence test.
+SHORT_CURVE = 30
 # A rise of the smoothed loss above its running minimum this large, held to the end, is divergence.
 DIVERGENCE_RISE = 0.15
 # grad_norm growth (late median / early median) that counts as orders of magnitude.
@@ -318,7 +320,12 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
     # Point-to-point noise (robust): a per-batch loss is noisy, and a smoothed minimum of
     # noise sits below the true level, so a rise must beat what noise alone would give.
     sigma = 1.4826 * float(np.median(np.abs(np.diff(pre) - np.median(np.diff(pre))))) / math.sqrt(2)
-    wd = max(5, n // 10)
+    if n < SHORT_CURVE:
+        # few points along a bend: first differences carry the trend itself; second differences do not
+        d2 = np.diff(pre, 2)
+        sigma = min(sigma, 1.4826 * float(np.median(np.abs(d2 - np.median(d2)))) / math.sqrt(6))
+    # a short curve (a post's ten printed values) keeps its turning point: a narrower window
+    wd = max(5, n // 10) if n >= SHORT_CURVE else max(2, n // 5)
     smd = smooth_pre(wd)
     imin_d = int(np.argmin(smd[: n - max(2, n // 20)])) if n > 8 else imin
     lo_d = float(smd[imin_d])
@@ -385,7 +392,7 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
             out.append(Signal("slow_descent", min(1.0, 0.6 + (0.35 - rel_drop)), txt,
                               [q.ev(s, 0, f"{s.name} at the start"), q.ev(s, n - 1, f"{s.name} at the end")],
                               {"rel_drop": rel_drop, "linearity": -r}))
-        elif flat_late and high:
+        elif flat_late and high and not any(x.kind == "divergence" for x in out):
             txt = (f"{s.name} drops {rel_drop*100:.0f}% in the first third, then stays flat at {_fmt(end_lvl)} "
                    f"to the end")
             if chance is not None:

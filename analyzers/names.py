@@ -53,6 +53,13 @@ def normalize(raw: str) -> str:
     n = _SEP.sub("_", raw.strip().strip("'\"").lower())
     if n in _ALIASES:
         return _ALIASES[n]
+    # "Loss error", "Accuracy score", "loss value": a qualifier after a known name ("error" only after a
+    # loss: "top1 error" is 1 - accuracy)
+    for suf in ("_score", "_value", "_error"):
+        if n.endswith(suf) and len(n) > len(suf):
+            base = normalize(n[: -len(suf)])
+            if base in CANONICAL and (suf != "_error" or base in ("loss", "val_loss")):
+                return base
     for p in _VAL_PREFIXES:
         if n.startswith(p):
             rest = n[len(p):]

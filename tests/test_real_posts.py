@@ -13,6 +13,7 @@ from mltdbg.analyzers.config import extract_facts
 from mltdbg.analyzers.curves import curve_signals
 from mltdbg.analyzers.ingest import ingest
 from mltdbg.analyzers.model import Run
+from mltdbg.analyzers.names import normalize
 
 
 def run_of(tmp_path: Path, files: dict[str, str]) -> Run:
@@ -148,3 +149,19 @@ def test_snippet_without_zero_grad_is_weaker_evidence(tmp_path):
     # with zero_grad in the snippet, nothing
     ok = run_of(tmp_path / "a", {"snippet.py": "optimizer.zero_grad()\nloss.backward()\noptimizer.step()\n"})
     assert zg(ok) == []
+
+
+def test_a_qualifier_after_a_metric_name_keeps_the_name(tmp_path):
+    """'Loss error: 1.02' is the loss, 'Accuracy score: 0.09' the accuracy; 'top1 error' stays its own metric."""
+    run = run_of(tmp_path, {"train.log": "".join(f"Loss error: {1.0 / (i + 1):.4f}\n" for i in range(4))
+                            + "".join(f"Epoch {i}: 401 / 4200, Accuracy score: 0.0955\n" for i in range(3))})
+    assert values(run, "loss") == [1.0, 0.5, 0.3333, 0.25]
+    assert values(run, "accuracy") == [0.0955] * 3
+    assert normalize("top1 error") != "accuracy" and normalize("val loss value") == "val_loss"
+
+
+def test_ten_printed_losses_that_fall_then_rise_are_a_divergence_not_a_plateau(tmp_path):
+    vals = [1.0298, 0.8179, 0.4704, 0.1962, 0.0619, 0.0885, 0.2776, 0.5321, 0.7532, 0.8696]
+    run = run_of(tmp_path, {"train.log": "".join(f"Loss error: {v}\n" for v in vals)})
+    kinds = {s.kind for s in curve_signals(run)}
+    assert "divergence" in kinds and "plateau" not in kinds

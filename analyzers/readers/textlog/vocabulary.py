@@ -33,6 +33,13 @@ PREFIX_WORDS = {"train", "training", "val", "valid", "validation", "eval", "eval
                 "dev", "avg", "average", "mean", "total", "running", "best", "global"}
 # Two-word names whose second word alone would mean something else.
 PAIR_NAMES = {"learning rate", "grad norm", "gradient norm", "loss scale", "max mem"}
+# Words that may follow a known metric name with one space ("Loss error: 0.8", "Accuracy score: 0.1").
+QUALIFIER_WORDS = {"error", "score", "value"}
+
+
+def qualified_pair(pre: str, key: str) -> bool:
+    """`pre key` is one metric name: a known name followed by a qualifier word ("Loss error")."""
+    return key.lower() in QUALIFIER_WORDS and normalize(f"{pre} {key}") in _SPACE_CANON
 _SPACE_CANON = {"loss", "val_loss", "accuracy", "val_accuracy", "lr", "grad_norm", "perplexity",
                 "val_perplexity", "loss_scale", "epoch", "data_time", "step_time", "throughput",
                 "tokens_per_s"}
