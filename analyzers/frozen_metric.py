@@ -52,8 +52,8 @@ def frozen_metric_signals(run: Run) -> list[Signal]:
         if s.name in ("accuracy", "val_accuracy") or "acc" in s.name:
             if v[start] >= 0.999 * (100.0 if np.nanmax(v) > 1.0 else 1.0):
                 continue          # stuck at 100 % is another story (data_leakage, too-easy task)
-        if length < max(MIN_RUN, len(v) // 3) and start + length < len(v):
-            continue              # a short flat stretch in a long curve that moves on: not frozen
+        if length < max(MIN_RUN, len(v) / 3):
+            continue              # a flat stretch of a curve that moved (or converged to its printed precision)
         seen.add(s.name)
         end = start + length - 1
         strength = min(1.0, 0.5 + 0.5 * (length - MIN_RUN) / max(1, FULL_AT - MIN_RUN))

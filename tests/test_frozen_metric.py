@@ -35,3 +35,6 @@ def test_a_short_repeat_inside_a_long_moving_curve_is_not_frozen(tmp_path):
     vals[20:23] = [vals[20]] * 3
     log = "".join(f"step={i} loss={v:.4f}\n" for i, v in enumerate(vals))
     assert _signals(tmp_path, log)[0] == []
+    # a curve that converged to its printed precision: the identical tail is not a frozen model
+    conv = "".join(f"step={50 * i} loss={6.7 + 2 * 0.85 ** i:.4f}\n" for i in range(40))
+    assert _signals(tmp_path, conv)[0] == []
