@@ -33,7 +33,7 @@ from importlib import resources
 from typing import Any
 
 from mltdbg.analyzers.model import Signal
-from mltdbg.playbooks import library
+from mltdbg.playbooks import library, said
 
 # A signal this weak does not satisfy a playbook's requires_any.
 MIN_REQUIRED_STRENGTH = 0.15
@@ -106,7 +106,7 @@ def model() -> Model:
 def extract(signals: list[Signal], symptoms: list[str], failure_kinds: tuple[str, ...],
             text: dict[str, float] | None = None) -> Features:
     """`text`: the word model's scores (textmodel.TextModel.scores), {} to leave words to the regexes."""
-    strongest: dict[str, Signal] = {}
+    strongest: dict[str, Signal] = dict(said.ruled_out(symptoms))   # what the user tried (against causes)
     for s in signals:
         if s.kind not in strongest or s.strength > strongest[s.kind].strength:
             strongest[s.kind] = s

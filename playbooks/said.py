@@ -1,0 +1,66 @@
+"""What the user says they already tried, and that it did not help: evidence against a cause.
+
+"Lowering the learning rate does not help", "still NaN in fp32", "clipping didn't change anything",
+"I do call zero_grad()": a practitioner reading a post rules those causes down at once. Each
+pattern below turns such a sentence into a `said:*` feature of strength 1; the playbooks weigh it
+against the cause (negative weights only: the user's words never make a cause a finding), and the
+weight fit (scripts/fit_weights.py) may adjust it like any other feature.
+
+In: the user's symptom sentences (debug.md's "what happened" and "what I've tried" included).
+Out: `ruled_out(symptoms)` -> {kind: Signal}. The Signals carry no evidence: they lower causes and
+are never cited as support.
+"""
+from __future__ import annotations
+
+import re
+
+from mltdbg.analyzers.model import Signal
+
+# "did not help" in its usual spellings, and "same"/"still" results.
+_NO_HELP = (r"(?:(?:does|did|do|has|have|had|is|was)\s*(?:n'?t|not)|never|nothing|won'?t|cannot|can'?t|no)\s*"
+            r"(?:help|work|change|fix|solve|improve|make\s+(?:a|any)\s+difference)\w*"
+            r"|\bsame\b|\bstill\b|no\s+(?:change|difference|luck|effect|improvement)|without\s+(?:success|luck)"
+            r"|也不行|没有用|没用|无效|不行")
+_NEAR = r"[^.;!?\n]{0,80}?"
+
+_PATTERNS: dict[str, tuple[str, str]] = {
+    # kind: (regex, what the user ruled out)
+    "said:lower_lr_no_help": (
+        rf"(?:lower|reduc|decreas|smaller|halv|small|tin)\w*\s+(?:the\s+|my\s+)?(?:learning[\s_-]?rate|lr)\b{_NEAR}(?:{_NO_HELP})"
+        rf"|(?:learning[\s_-]?rate|\blr\b){_NEAR}(?:lower|reduc|decreas|smaller|halv)\w*{_NEAR}(?:{_NO_HELP})"
+        r"|减小学习率也不行|降低学习率(?:也)?(?:不行|没用|无效)",
+        "a lower learning rate did not help"),
+    "said:fp32_no_help": (
+        rf"(?:fp32|float32|full\s+precision|(?:disabl|turn\w*\s+off|remov|without)\w*\s+(?:the\s+)?(?:amp|fp16|mixed\s+precision|autocast)){_NEAR}(?:{_NO_HELP})",
+        "the failure stays in fp32 / without AMP"),
+    "said:clip_no_help": (
+        rf"(?:clip\w*|clip_grad_norm_?){_NEAR}(?:{_NO_HELP})",
+        "gradient clipping did not help"),
+    "said:shuffled": (
+        r"shuffle\s*=\s*true|(?:i|we)\s+(?:do\s+|did\s+|already\s+)?shuffle|(?:data|dataset|loader)\s+is\s+(?:already\s+)?shuffled",
+        "the data is shuffled"),
+    "said:zero_grad_called": (
+        r"(?:i|we)\s+(?:do\s+|did\s+|already\s+)?call\w*\s+(?:optimizer\.)?zero_grad|zero_grad\(\)\s+is\s+(?:called|there)",
+        "zero_grad() is called"),
+    "said:eval_called": (
+        r"(?:i|we)\s+(?:do\s+|did\s+|already\s+)?(?:call\w*|use\w*|set\w*)\s+(?:model\.)?eval\(\)|model\.eval\(\)\s+is\s+(?:called|there|set)",
+        "model.eval() is called"),
+}
+_COMPILED = {k: re.compile(p, re.I) for k, (p, _) in _PATTERNS.items()}
+# A statement of fact ("shuffle=True") right after a negation says the opposite: "does not pass shuffle=True".
+_NEGATED = re.compile(r"(?:\bnot|n't|\bno|\bnever|\bwithout|\bforg[eo]t\w*|\bmissing|\bdon'?t|\bisn'?t)\W+(?:\w+\W+){0,3}$", re.I)
+_FACTS = ("said:shuffled", "said:zero_grad_called", "said:eval_called")
+
+
+def ruled_out(symptoms: list[str]) -> dict[str, Signal]:
+    text = " ".join(symptoms)
+    if not text.strip():
+        return {}
+    out: dict[str, Signal] = {}
+    for kind, rx in _COMPILED.items():
+        m = rx.search(text)
+        if m and kind in _FACTS and _NEGATED.search(text[max(0, m.start() - 40):m.start()]):
+            m = None
+        if m:
+            out[kind] = Signal(kind, 1.0, f"you said {_PATTERNS[kind][1]}: \"{m.group(0)[:80]}\"")
+    return out

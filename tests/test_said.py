@@ -1,0 +1,41 @@
+"""What the user already tried: sentences that rule a cause down (playbooks/said.py), read from real
+wording, and their effect on a real diagnosis of a log file."""
+from __future__ import annotations
+
+import pytest
+
+from mltdbg.playbooks import said
+from mltdbg.playbooks.diagnose import diagnose
+
+
+@pytest.mark.parametrize("text,kind", [
+    ("lowering the learning rate does not help either", "said:lower_lr_no_help"),
+    ("在训练不到一个epoch时候loss变为nan，减小学习率也不行", "said:lower_lr_no_help"),
+    ("I reduced lr to 1e-5 but still get nan", "said:lower_lr_no_help"),
+    ("with fp32 the loss is still nan", "said:fp32_no_help"),
+    ("I use clip_grad_norm_ but it still explodes", "said:clip_no_help"),
+    ("my dataloader has shuffle=True", "said:shuffled"),
+    ("I do call optimizer.zero_grad() every step", "said:zero_grad_called"),
+])
+def test_a_tried_and_failed_sentence_is_read(text, kind):
+    assert kind in said.ruled_out([text])
+
+
+@pytest.mark.parametrize("text", ["lowered the lr and now it works", "the loss is still decreasing slowly",
+                                  "By default, it does not pass shuffle=True to the dataloader",
+                                  "I forgot to call model.eval() before testing",
+                                  "clipping fixed it", ""])
+def test_sentences_that_rule_nothing_out(text):
+    assert said.ruled_out([text]) == {}
+
+
+def test_the_user_having_lowered_the_lr_lowers_lr_too_high(tmp_path):
+    lines = [f"step={i} loss={2.0 + 0.05 * i:.3f}" for i in range(1, 30)] + ["step=30 loss=nan"]
+    (tmp_path / "train.log").write_text("\n".join(lines) + "\n")
+
+    def conf(symptom: str) -> float:
+        d = diagnose([str(tmp_path)], [symptom])
+        return next((h.confidence for h in d.hypotheses if h.id == "lr_too_high"), 0.0)
+    plain = conf("loss rises and becomes nan")
+    tried = conf("loss rises and becomes nan; lowering the learning rate does not help")
+    assert plain > 0.2 and tried < plain / 2, (plain, tried)
