@@ -34,7 +34,7 @@ def _signal_kinds() -> set[str]:
     plus every backticked prefixed kind (`log:...`, `code:...`, `config:...`, `baseline:...`)."""
     rows = re.findall(r"^\|\s*`([a-z0-9_]+)`(?:\s*/\s*`([a-z0-9_]+)`)?", SIGNALS_MD, re.M)
     table = {k for pair in rows for k in pair if k}
-    prefixed = set(re.findall(r"`((?:log|code|config|baseline|probe|ranks):[a-z0-9_]+)`", SIGNALS_MD))
+    prefixed = set(re.findall(r"`((?:log|code|config|baseline|probe|ranks|said):[a-z0-9_]+)`", SIGNALS_MD))
     return table | prefixed
 
 
