@@ -1,0 +1,1 @@
+python tunabel_resnet_cifar10.py
