@@ -45,6 +45,10 @@ def analyze(run: Run, baseline: Run | None = None, repo_root: Path | None = None
             out += fn()
         except Exception as e:  # noqa: BLE001
             run.warnings.append(f"(analysis) {name} analyzer failed: {type(e).__name__}: {e}")
+    try:    # needs the curve signals: a gap the curves already explain is not repeated
+        out += call("gap", "gap_signals", run, {s.kind for s in out})
+    except Exception as e:  # noqa: BLE001
+        run.warnings.append(f"(analysis) gap analyzer failed: {type(e).__name__}: {e}")
     out += _resume_jumps(run, out)
     return [s for s in out if s.strength > 0]
 

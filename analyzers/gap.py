@@ -1,0 +1,61 @@
+"""`train_val_gap_end`: training far better than validation at the last values a run printed.
+
+A post often shows one epoch line ("loss: 0.035 - accuracy: 0.988 - val_loss: 2.68 -
+val_accuracy: 0.593"): too short for a curve, but the gap itself is evidence for the train/val-gap
+group (overfitting most often; other preprocessing or unpaired labels on the val side). What
+separates the group's members needs the curve (curves.py: train_val_divergence, val_gap_from_start),
+so this signal alone keeps them below the bar (taxonomy `confusable: train_val_gap`).
+
+In:  a Run. Out: `gap_signals(run)` -> at most one Signal, citing the last train and val values.
+Not emitted when the curve analyzers already name the gap (divergence or a gap from the start).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from mltdbg.analyzers.curves import Quoter, ordered
+from mltdbg.analyzers.model import Run, Series, Signal
+
+# Accuracy gap (fraction) at the end that counts, and the train accuracy it needs (a model that
+# fits its training data); a val loss this many times the train loss counts the same way.
+ACC_GAP = 0.15
+TRAIN_ACC_MIN = 0.8
+LOSS_RATIO = 2.5
+
+
+def _last(s: Series) -> tuple[float, int] | None:
+    v = s.values
+    ok = np.flatnonzero(np.isfinite(v))
+    if not len(ok):
+        return None
+    i = int(ok[-1])
+    return float(v[i]), i
+
+
+def gap_signals(run: Run, already: set[str] | None = None) -> list[Signal]:
+    if already and already & {"train_val_divergence", "val_gap_from_start", "val_above_train"}:
+        return []
+    q = Quoter(run)
+    acc, vacc = run.metric("accuracy"), run.metric("val_accuracy")
+    if acc is not None and vacc is not None:
+        acc, vacc = ordered(acc), ordered(vacc)
+        a, b = _last(acc), _last(vacc)
+        if a and b:
+            scale = 100.0 if max(a[0], b[0]) > 1.0 else 1.0
+            ta, va = a[0] / scale, b[0] / scale
+            if ta >= TRAIN_ACC_MIN and ta - va >= ACC_GAP:
+                txt = f"at the end train accuracy is {a[0]:g} and val accuracy {b[0]:g} (a gap of {(ta - va) * 100:.0f} points)"
+                return [Signal("train_val_gap_end", min(1.0, (ta - va) / 0.3), txt,
+                               [q.ev(acc, a[1], "train accuracy at the end"), q.ev(vacc, b[1], "val accuracy at the end")],
+                               {"train": ta, "val": va})]
+    loss, vloss = run.metric("loss"), run.metric("val_loss")
+    if loss is not None and vloss is not None:
+        loss, vloss = ordered(loss), ordered(vloss)
+        a, b = _last(loss), _last(vloss)
+        if a and b and a[0] > 0 and b[0] >= LOSS_RATIO * a[0]:
+            ratio = b[0] / a[0]
+            txt = f"at the end val loss is {b[0]:g}, {ratio:.1f}x the train loss {a[0]:g}"
+            return [Signal("train_val_gap_end", min(1.0, 0.5 + 0.5 * min(1.0, (ratio - LOSS_RATIO) / 5)), txt,
+                           [q.ev(loss, a[1], "train loss at the end"), q.ev(vloss, b[1], "val loss at the end")],
+                           {"ratio": ratio})]
+    return []
