@@ -271,6 +271,10 @@ def raw_bytes_at(b: np.ndarray, pos: np.ndarray, a: int, z: int) -> np.ndarray:
     pos = np.asarray(pos)
     if len(pos) <= 256:     # few rows: index directly (building a window view costs more)
         return b[(pos + a)[:, None] + np.arange(z - a)]
+    if z - a <= 8 and b.flags.c_contiguous and len(b) >= 8 and int(pos.max()) + a + 8 <= len(b):
+        # one unaligned 8-byte word per row: a plain gather, ~2x faster than copying short rows
+        words = np.ndarray((len(b) - 7,), dtype=np.uint64, buffer=b, strides=(1,))
+        return words[pos + a].view(np.uint8).reshape(len(pos), 8)[:, :z - a]
     return sliding_window_view(b, z - a)[pos + a]
 
 
