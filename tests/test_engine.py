@@ -131,3 +131,13 @@ def test_val_at_chance_from_the_first_epoch_is_a_gap_not_overfitting(tmp_path):
     assert "overfitting" not in ids[:1] and d.status == "needs_more_data", [(h.id, h.confidence) for h in d.hypotheses]
     assert ids[0] in ("label_misalignment", "preprocessing_mismatch", "data_leakage", "label_noise")
     assert any(e.metric == "val_loss" and e.line == 1 for e in d.hypotheses[0].evidence)
+
+
+def test_a_nan_at_the_first_logged_step_is_not_blamed_on_the_lr(tmp_path):
+    """The first loss is computed before any update: a NaN there comes from the forward pass or the
+    data (or the init), not from the learning rate."""
+    (tmp_path / "train.log").write_text("".join(f"step={i} loss=nan acc=0.1\n" for i in range(0, 50, 10)))
+    d = diagnose_paths([str(tmp_path)], ["loss is nan from the first step"])
+    assert d.hypotheses and d.hypotheses[0].id != "lr_too_high"
+    lr = next((h.confidence for h in d.hypotheses if h.id == "lr_too_high"), 0.0)
+    assert lr < 0.1 and d.status == "needs_more_data"
