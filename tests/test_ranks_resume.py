@@ -9,7 +9,7 @@ from mltdbg.app.screens.hypotheses import HypothesesScreen
 from mltdbg.app.widgets.ranks import RankPanel, RankStepChart, RankTable
 
 from repo_helpers import make_repo
-from tui_helpers import until
+from tui_helpers import diagnose_from_capture, until
 
 
 def _job(d: Path, world: int = 4, culprit: int = 2) -> None:
@@ -44,11 +44,7 @@ def test_resumed_session_shows_the_rank_table_it_was_diagnosed_with(tmp_path):
 
     async def fresh():
         async with app.run_test(size=(140, 45)) as pilot:
-            await pilot.pause()
-            await pilot.press("ctrl+n")
-            await until(pilot, lambda: isinstance(app.screen, HypothesesScreen) and app.session.state.diagnoses,
-                        what="diagnosis")
-            await pilot.pause()
+            await diagnose_from_capture(app, pilot)
             assert app.screen.query_one(RankPanel).display
             seen["rows"] = _rows(app)
             seen["head"] = str(app.screen.query_one("#rank_head").render())

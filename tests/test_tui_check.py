@@ -6,10 +6,9 @@ import os
 import time
 
 from mltdbg.app.screens.check import CheckScreen
-from mltdbg.app.screens.hypotheses import HypothesesScreen
 from mltdbg.sessions.checks import CheckRun
 
-from tui_helpers import demo_app, until, use_this_python
+from tui_helpers import diagnose_from_capture, demo_app, until, use_this_python
 
 SLOW = "python -c \"import time; print('check started', flush=True); time.sleep(120)\""
 
@@ -45,11 +44,7 @@ def test_cancel_or_leaving_right_after_approval_ends_the_check(tmp_path, monkeyp
 
     async def go():
         async with app.run_test(size=(100, 30)) as pilot:
-            await pilot.pause()
-            await pilot.press("ctrl+n")
-            await until(pilot, lambda: isinstance(app.screen, HypothesesScreen) and app.session.state.diagnoses,
-                        what="diagnosis")
-            await pilot.pause()
+            await diagnose_from_capture(app, pilot)
             await pilot.press("c")
             await until(pilot, lambda: isinstance(app.screen, CheckScreen) and app.screen._wt is not None, what="scratch")
             # x straight after approving: the run exists from the moment it is approved, so the cancel is not lost

@@ -15,7 +15,7 @@ from mltdbg.app.screens.probe import ProbeScreen, session_probe_results
 from mltdbg.app.widgets.probe import ProbeView
 from rich.console import Console
 
-from tui_helpers import demo_app, footer_keys, until, use_this_python
+from tui_helpers import diagnose_from_capture, demo_app, footer_keys, until, use_this_python
 
 # The user's model: 12 sigmoid layers, the textbook vanishing case (tests/probe_helpers.py has the same).
 PROBE_MODELS = '''
@@ -76,11 +76,7 @@ def test_a_probe_check_run_from_the_check_screen_opens_in_the_probe_view(tmp_pat
 
     async def go():
         async with app.run_test(size=(80, 24)) as pilot:
-            await pilot.pause()
-            await pilot.press("ctrl+n")
-            await until(pilot, lambda: isinstance(app.screen, HypothesesScreen) and app.session.state.diagnoses,
-                        what="diagnosis")
-            await pilot.pause()
+            await diagnose_from_capture(app, pilot)
             assert "Probe" not in _visible(app)         # nothing to show yet: the key is hidden
             await pilot.press("c")
             await until(pilot, lambda: isinstance(app.screen, CheckScreen) and app.screen._wt is not None, what="scratch")
@@ -124,11 +120,7 @@ def test_a_probe_result_the_user_captured_opens_from_the_hypotheses_screen(tmp_p
 
     async def go():
         async with app.run_test(size=(80, 24)) as pilot:
-            await pilot.pause()
-            await pilot.press("ctrl+n")
-            await until(pilot, lambda: isinstance(app.screen, HypothesesScreen) and app.session.state.diagnoses,
-                        what="diagnosis")
-            await pilot.pause()
+            await diagnose_from_capture(app, pilot)
             # the session captured the user's files, the probe result among them
             assert {"runs/probe/grad.json", "runs/probe/notes.json"} <= set(app.session.state.artifacts)
             vis = _visible(app)

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from mltdbg.app.mltdbg_app import MltdbgApp, Options
+from mltdbg.app.screens.hypotheses import HypothesesScreen
 from mltdbg.sessions.demo import make_demo_repo
 
 # The test a user writes for the demo: with zero_grad, grad_norm stays flat over 50 steps.
@@ -47,6 +48,15 @@ async def until(pilot, cond, timeout: float = 120.0, what: str = "") -> None:
         if loop.time() > end:
             raise AssertionError(f"the app never got to: {what or cond}")
         await pilot.pause(0.05)
+
+
+async def diagnose_from_capture(app, pilot) -> None:
+    """From the capture screen: ctrl+n, then wait for the hypotheses screen with its first diagnosis."""
+    await pilot.pause()
+    await pilot.press("ctrl+n")
+    await until(pilot, lambda: isinstance(app.screen, HypothesesScreen) and app.session.state.diagnoses,
+                what="diagnosis")
+    await pilot.pause()
 
 
 def fixed_clock(start_iso: str = "2026-05-04T10:00:00+00:00", elapsed_s: float = 754):
