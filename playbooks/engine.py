@@ -33,6 +33,8 @@ from mltdbg.playbooks.verify import Verifier
 COMPLETE_AT = 0.8
 # A cause that only the symptom (or its failure class) names stays below the bar, however the words read.
 WORDS_ONLY_CAP = 0.6
+# ... and one they give less than this is not shown at all (a 1 % cause nothing but a word supports is filler).
+WORDS_ONLY_MIN = 0.03
 # A member of a confusable group (taxonomy.yaml) without the evidence that separates it from the
 # group's other members (scoring.separating_kinds) is held here, below the bar.
 UNSEPARATED_CAP = 0.75
@@ -155,6 +157,9 @@ class OfflineEngine:
         for h, (_, _, _, has_req) in zip(hyps, ranked):
             if not has_req:    # the user's words alone order the ranking; they never make it a finding
                 h.confidence = min(h.confidence, WORDS_ONLY_CAP)
+        # a words-only candidate the model gives almost nothing is filler: left out (never all of them)
+        keep = [h for h, (_, _, _, has_req) in zip(hyps, ranked) if has_req or h.confidence >= WORDS_ONLY_MIN]
+        hyps = keep or hyps[:1]
         for h in hyps:
             recall.annotate(h, recalled.get(h.id, []), recall.bonus_of(recalled.get(h.id, [])), m, z, temperature, MAX_EVIDENCE)
         unseparated: list[tuple[str, str]] = []
