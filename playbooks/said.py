@@ -1,4 +1,5 @@
-"""What the user says they already tried, and that it did not help: evidence against a cause.
+"""What the user says they already tried, and that it did not help: evidence against a cause
+(and a learning rate they name that is extreme: evidence for the lr causes).
 
 "Lowering the learning rate does not help", "still NaN in fp32", "clipping didn't change anything",
 "I do call zero_grad()": a practitioner reading a post rules those causes down at once. Each
@@ -52,11 +53,27 @@ _NEGATED = re.compile(r"(?:\bnot|n't|\bno|\bnever|\bwithout|\bforg[eo]t\w*|\bmis
 _FACTS = ("said:shuffled", "said:zero_grad_called", "said:eval_called")
 
 
+# A learning rate the user names: extreme values are evidence even in words (lr >= 1 for SGD/Adam-family
+# optimizers; <= 1e-7 barely moves weights), weighed by the lr playbooks.
+_LR_VALUE = re.compile(r"\b(?:lr|learning[\s_-]?rate)\s*(?:=|:|of|is|was|to|at|down\s+to|up\s+to|set\s+to)?\s*"
+                       r"(\d+(?:\.\d+)?(?:e[-+]?\d+)?|\.\d+)\b", re.I)
+LR_HUGE, LR_TINY = 1.0, 1e-7
+
+
 def ruled_out(symptoms: list[str]) -> dict[str, Signal]:
     text = " ".join(symptoms)
     if not text.strip():
         return {}
     out: dict[str, Signal] = {}
+    for m in _LR_VALUE.finditer(text):
+        try:
+            lr = float(m.group(1))
+        except ValueError:
+            continue
+        if lr >= LR_HUGE and "said:lr_huge" not in out:
+            out["said:lr_huge"] = Signal("said:lr_huge", 1.0, f"you said the learning rate is {m.group(1)}")
+        elif 0 < lr <= LR_TINY and "said:lr_tiny" not in out:
+            out["said:lr_tiny"] = Signal("said:lr_tiny", 1.0, f"you said the learning rate is {m.group(1)}")
     for kind, rx in _COMPILED.items():
         m = rx.search(text)
         if m and kind in _FACTS and _NEGATED.search(text[max(0, m.start() - 40):m.start()]):

@@ -39,3 +39,10 @@ def test_the_user_having_lowered_the_lr_lowers_lr_too_high(tmp_path):
     plain = conf("loss rises and becomes nan")
     tried = conf("loss rises and becomes nan; lowering the learning rate does not help")
     assert plain > 0.2 and tried < plain / 2, (plain, tried)
+
+
+@pytest.mark.parametrize("text,kind", [("SGD with lr=10 goes nan at step 8", "said:lr_huge"),
+                                       ("I lowered the learning rate down to 1e-8 and the loss is stuck", "said:lr_tiny")])
+def test_an_extreme_learning_rate_in_the_users_words_is_read(text, kind):
+    assert kind in said.ruled_out([text])
+    assert not {"said:lr_huge", "said:lr_tiny"} & set(said.ruled_out(["lr 0.001, learning rate of 5e-5"]))
