@@ -65,15 +65,15 @@ def ruled_out(symptoms: list[str]) -> dict[str, Signal]:
     if not text.strip():
         return {}
     out: dict[str, Signal] = {}
-    for m in _LR_VALUE.finditer(text):
+    for v in _LR_VALUE.finditer(text):
         try:
-            lr = float(m.group(1))
+            lr = float(v.group(1))
         except ValueError:
             continue
         if lr >= LR_HUGE and "said:lr_huge" not in out:
-            out["said:lr_huge"] = Signal("said:lr_huge", 1.0, f"you said the learning rate is {m.group(1)}")
+            out["said:lr_huge"] = Signal("said:lr_huge", 1.0, f"you said the learning rate is {v.group(1)}")
         elif 0 < lr <= LR_TINY and "said:lr_tiny" not in out:
-            out["said:lr_tiny"] = Signal("said:lr_tiny", 1.0, f"you said the learning rate is {m.group(1)}")
+            out["said:lr_tiny"] = Signal("said:lr_tiny", 1.0, f"you said the learning rate is {v.group(1)}")
     for kind, rx in _COMPILED.items():
         m = rx.search(text)
         if m and kind in _FACTS and _NEGATED.search(text[max(0, m.start() - 40):m.start()]):
