@@ -194,7 +194,7 @@ def _group_members(pgid: int) -> list[int]:
         try:
             with open(f"/proc/{n}/stat") as f:
                 fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
+        except OSError:          # the process exited between listdir and open: not a member any more
             continue
         if fields[2] == str(pgid) and fields[0] not in ("Z", "X"):
             out.append(int(n))
@@ -206,7 +206,7 @@ def _running(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat") as f:
             return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
-    except OSError:
+    except OSError:              # no such process (or it exited while we read its stat)
         return False
 
 
