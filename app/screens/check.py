@@ -142,7 +142,7 @@ class CheckScreen(StepScreen):
         why = dangerous(self.query_one("#cmd", Input).value, self.mapp.root)
         self.query_one("#flag", Static).update(
             Text.assemble(("FLAGGED:", "bold #ff0000"), " this command " + visible(why)) if why else
-            Text(f"runs in {'a scratch copy of the repo' if self._snippet else 'the repo'}, in its own process group, "
+            Text(f"runs in {'a scratch copy of the repo' if self._wt is not None else 'the repo'}, in its own process group, "
                  f"timeout {DEFAULT_TIMEOUT_S:.0f} s", style="dim"))
 
     def _verdict_bar(self) -> None:
@@ -187,7 +187,7 @@ class CheckScreen(StepScreen):
     def _scratch_ready(self, event: ScratchReady) -> None:
         w = self.query_one("#instr", Static)
         self._snippet, self._left = event.snippet, event.left
-        self._flag()      # the command now runs in the scratch copy: say so
+        self._flag()      # where the command runs follows the scratch copy (self._wt): say so
         self.refresh_bindings()
         if event.error:
             w.update(Text.assemble(("instrumentation not applied:", "#ffff00"),
