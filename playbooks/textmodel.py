@@ -35,8 +35,6 @@ MAX_FILES = 12
 ARTIFACT_TOKENS = 20.0
 # Laplace smoothing of the counts (0.1 beat 0.5 in the same experiment).
 ALPHA = 0.1
-# Weight of the playbooks' own text against one tune case's words.
-PLAYBOOK_WEIGHT = 1.0
 TEXT_CLIP = 4.0
 
 _STOP = frozenset(
