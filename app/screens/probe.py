@@ -156,7 +156,20 @@ class ProbeScreen(Screen):
 
 
 def holds_probe(state: Any, root: Path) -> bool:
-    """Whether the session names a probe result (cheap: for `p` in a footer; reads 200 bytes per JSON artifact)."""
+    """Whether the session names a probe result (for `p` in a footer, asked at every bindings refresh:
+    answered once per session state, i.e. per (state, events applied); reads 200 bytes per JSON artifact)."""
+    key = (id(state), getattr(state, "n_events", None), str(root))
+    if key not in _HOLDS:
+        if len(_HOLDS) > 64:
+            _HOLDS.clear()
+        _HOLDS[key] = _holds_probe(state, root)
+    return _HOLDS[key]
+
+
+_HOLDS: dict[tuple, bool] = {}
+
+
+def _holds_probe(state: Any, root: Path) -> bool:
     for seq, path in _candidates(state, Path(root)):
         if seq or path.suffix != ".json":
             return True
