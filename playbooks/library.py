@@ -38,6 +38,7 @@ class CausePlaybook:
     check: str
     fix: str
     lesson: str = ""
+    described_as: list[str] = field(default_factory=list)
     check_command: str | None = None
     instrumentation: str | None = None
     codemod: str | None = None
@@ -83,6 +84,7 @@ def causes() -> dict[str, CausePlaybook]:
             requires_any=list(d.get("requires_any") or []), symptoms=_rx(d.get("symptoms")),
             needs=list(d.get("needs") or []), issue=d.get("issue", d.get("title", d["id"])),
             check=(d.get("check") or "").strip(), fix=(d.get("fix") or "").strip(), lesson=(d.get("lesson") or "").strip(),
+            described_as=[str(x) for x in d.get("described_as") or []],
             check_command=d.get("check_command"), instrumentation=d.get("instrumentation"),
             codemod=d.get("codemod"), test_template=d.get("test_template"), raw=d)
     return out

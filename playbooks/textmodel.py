@@ -140,11 +140,11 @@ _REGEX_SYNTAX = re.compile(r"\\[bdswBDSW]|[\\()|?*+\[\]^$.{}]")
 
 def playbook_docs() -> dict[str, list[str]]:
     """Each cause's own words: the prior of the word model (title, issue, check, fix, needs, lesson,
-    and the symptom regexes with their syntax blanked)."""
+    the phrasings of `described_as`, and the symptom regexes with their syntax blanked)."""
     from mltdbg.playbooks import library  # noqa: PLC0415 - only the fit script builds from the playbooks
     out: dict[str, list[str]] = {}
     for pb in library.causes().values():
-        parts = [pb.title, pb.issue, pb.check, pb.fix, " ".join(pb.needs), pb.lesson or ""]
+        parts = [pb.title, pb.issue, pb.check, pb.fix, " ".join(pb.needs), pb.lesson or "", *pb.described_as]
         parts += [_REGEX_SYNTAX.sub(" ", p.pattern) for p in pb.symptoms]
         out[pb.id] = [" ".join(str(x) for x in parts if x)]
     return out

@@ -1,0 +1,6 @@
+W = tf.Variable(tf.zeros([784, 100]))
+b = tf.Variable(tf.zeros([100]))
+h0 = tf.nn.relu(tf.matmul(x, W) + b)
+W2 = tf.Variable(tf.zeros([100, 10]))
+b2 = tf.Variable(tf.zeros([10]))
+y = tf.nn.softmax(tf.matmul(h0, W2) + b2)
