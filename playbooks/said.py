@@ -23,12 +23,18 @@ _NO_HELP = (r"(?:(?:does|did|do|has|have|had|is|was)\s*(?:n'?t|not)|never|nothin
             r"|\bsame\b|\bstill\b|no\s+(?:change|difference|luck|effect|improvement)|without\s+(?:success|luck)"
             r"|也不行|没有用|没用|无效|不行")
 _NEAR = r"[^.;!?\n]{0,80}?"
+# The same said before the attempt: "it doesn't matter if I reduce the lr", "even with a smaller lr".
+_NO_HELP_BEFORE = (r"(?:does|did|do)\s*(?:n'?t|not)\s+matter\s+(?:if|whether|how|when)|no\s+matter\s+(?:if|whether|how)"
+                   r"|\beven\s+(?:if|when|after|with|though)")
+_LOWER = r"(?:lower|reduc|decreas|smaller|halv|small|tin)\w*"
 
 _PATTERNS: dict[str, tuple[str, str]] = {
     # kind: (regex, what the user ruled out)
     "said:lower_lr_no_help": (
         rf"(?:lower|reduc|decreas|smaller|halv|small|tin)\w*\s+(?:the\s+|my\s+)?(?:learning[\s_-]?rate|lr)\b{_NEAR}(?:{_NO_HELP})"
         rf"|(?:learning[\s_-]?rate|\blr\b){_NEAR}(?:lower|reduc|decreas|smaller|halv)\w*{_NEAR}(?:{_NO_HELP})"
+        rf"|(?:{_NO_HELP_BEFORE}){_NEAR}{_LOWER}\s+(?:\w+\s+)?(?:learning[\s_-]?rate|lr)\b"
+        rf"|(?:{_NO_HELP_BEFORE}){_NEAR}(?:learning[\s_-]?rate|\blr\b){_NEAR}{_LOWER}"
         r"|减小学习率也不行|降低学习率(?:也)?(?:不行|没用|无效)",
         "a lower learning rate did not help"),
     "said:fp32_no_help": (
@@ -37,6 +43,10 @@ _PATTERNS: dict[str, tuple[str, str]] = {
     "said:clip_no_help": (
         rf"(?:clip\w*|clip_grad_norm_?){_NEAR}(?:{_NO_HELP})",
         "gradient clipping did not help"),
+    "said:oom_worked_around": (
+        r"(?:ran|run|running|runs)\s+out\s+of\s+(?:gpu\s+|cuda\s+|host\s+)?memory\W{0,3}\s*(?:so|then|and\s+then|therefore)\s+(?:i|we)\b"
+        r"|\b(?:to\s+avoid|because\s+of|due\s+to|after)\s+(?:the\s+|an?\s+)?(?:oom|out[\s-]+of[\s-]+memory)\b[^.;!?\n]{0,40}?\b(?:i|we)\s+(?:use|used|switch|reduc|lower|set|chang)",
+        "the out-of-memory error was worked around and is not the failure asked about"),
     "said:shuffled": (
         r"shuffle\s*=\s*true|(?:i|we)\s+(?:do\s+|did\s+|already\s+)?shuffle|(?:data|dataset|loader)\s+is\s+(?:already\s+)?shuffled",
         "the data is shuffled"),

@@ -16,6 +16,9 @@ from mltdbg.playbooks.diagnose import diagnose
     ("I use clip_grad_norm_ but it still explodes", "said:clip_no_help"),
     ("my dataloader has shuffle=True", "said:shuffled"),
     ("I do call optimizer.zero_grad() every step", "said:zero_grad_called"),
+    ("It doesn't matter if I reduce my learning rate to one-tenth of what it was.", "said:lower_lr_no_help"),
+    ("even with a smaller learning rate the loss goes to nan", "said:lower_lr_no_help"),
+    ("I ran out of memory, so I use fit_generator but the accuracy is terrible", "said:oom_worked_around"),
 ])
 def test_a_tried_and_failed_sentence_is_read(text, kind):
     assert kind in said.ruled_out([text])
@@ -24,7 +27,8 @@ def test_a_tried_and_failed_sentence_is_read(text, kind):
 @pytest.mark.parametrize("text", ["lowered the lr and now it works", "the loss is still decreasing slowly",
                                   "By default, it does not pass shuffle=True to the dataloader",
                                   "I forgot to call model.eval() before testing",
-                                  "clipping fixed it", ""])
+                                  "clipping fixed it", "CUDA out of memory at step 3 so the run stops",
+                                  "I reduced the learning rate and now it trains", ""])
 def test_sentences_that_rule_nothing_out(text):
     assert said.ruled_out([text]) == {}
 
