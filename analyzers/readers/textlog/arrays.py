@@ -4,7 +4,8 @@ In:  the bytes of a file as a uint8 array, and positions (offsets) in it.
 Out: windows of bytes around positions (`byte_windows`, `Masked.windows`), equal rows
      numbered (`factorize`, `group_rows`, `Masked.group`), rows per code (`by_code`,
      `rows_of`), numbers from digit columns (`digits_value`, `scale_pow10`), byte search
-     (`find_byte`) and a two-thread split of whole-file passes (`split_halves`).
+     (`find_byte`) and a two-thread split of whole-file passes (`split_halves`; `one_thread`
+     keeps it on the calling thread).
 """
 from __future__ import annotations
 
@@ -69,12 +70,28 @@ def row_blocks(n: int, lo: int = 0):
     return (slice(a, min(a + ROWS, n)) for a in range(lo, n, ROWS))
 
 
+_THREAD = threading.local()
+
+
+@contextmanager
+def one_thread():
+    """Within (on this thread): split_halves runs its work in one call. For work that already
+    runs on a thread of its own, next to others (blocks prepared in parallel, textlog._read_log)."""
+    prev = getattr(_THREAD, "one", False)
+    _THREAD.one = True
+    try:
+        yield
+    finally:
+        _THREAD.one = prev
+
+
 def split_halves(fn, n: int, align: int) -> list:
     """[fn(0, mid), fn(mid, n)] with the halves run on two threads (numpy releases the GIL in
     its loops, so whole-array passes over a big file take half the time on two cores); one
-    call fn(0, n) when the work is small or there is one core. mid is a multiple of align."""
+    call fn(0, n) when the work is small, there is one core, or within one_thread(). mid is a
+    multiple of align."""
     mid = (n // 2) // align * align
-    if mid == 0 or (os.cpu_count() or 1) < 2:
+    if mid == 0 or (os.cpu_count() or 1) < 2 or getattr(_THREAD, "one", False):
         return [fn(0, n)]
     out, err = [None], []
 

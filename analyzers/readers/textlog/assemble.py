@@ -2,10 +2,12 @@
 
 In:  the bytes of a log, a block of whole lines at a time (scan.py reads its anchors,
      counters and rank prefixes).
-Out: `LogMetrics` (add_block / finish) and `extract_metrics(data, rel, run, nl)` for a log in
-     one piece -> every metric Series printed in the log (`source=rel`, `locs` = 1-based line
-     numbers), tables included (tables.py). A line's step is its own `step=`/counter/epoch, else
-     the last one printed before it; a counter that restarts every epoch becomes global.
+Out: `prepare_block` (what a block's metrics need from its bytes alone: safe to run on another
+     thread), `LogMetrics` (add_block / finish: the blocks in order) and
+     `extract_metrics(data, rel, run, nl)` for a log in one piece -> every metric Series printed
+     in the log (`source=rel`, `locs` = 1-based line numbers), tables included (tables.py). A
+     line's step is its own `step=`/counter/epoch, else the last one printed before it; a
+     counter that restarts every epoch becomes global.
 
 Styles: one key printed by two statements (`loss=` in a logging line, `'loss':` in an HF dict,
 `loss=` after a tqdm counter) gives one series per style: the form that ties key and number
@@ -25,7 +27,7 @@ from mltdbg.analyzers.readers.textlog.arrays import (Masked, count_before, facto
 from mltdbg.analyzers.readers.textlog.scan import (BACK, FWD, LONG_BACK, LONG_FWD, Keys, anchors, line_ranks,
                                                    progress_counters, read_anchors)
 from mltdbg.analyzers.readers.textlog.layergrads import layer_series, scan_layer_tables, table_lines
-from mltdbg.analyzers.readers.textlog.tables import close_table, scan_tables
+from mltdbg.analyzers.readers.textlog.tables import close_table, has_trigger, scan_tables
 from mltdbg.analyzers.readers.textlog.vocabulary import classify_key
 
 
@@ -75,6 +77,179 @@ def extract_metrics(data: bytes, rel: str, run: Run, nl: np.ndarray | None = Non
     return acc.finish()
 
 
+def prepare_block(data: bytes, nl: np.ndarray | None, rel: str) -> dict | None:
+    """What a block's metrics need that depends on its bytes alone (LogMetrics.add_block does the
+    rest, in block order): segments, anchors read (key numbers of the block's own Keys), progress
+    counters, rank prefixes, long lines, table triggers, per-layer rows (ordinals and lines from
+    0). No state is touched, so blocks may be prepared on other threads (textlog._read_log).
+    None for an empty block."""
+    b = np.frombuffer(data, dtype=np.uint8)
+    nb = len(b)
+    if nb == 0:
+        return None
+    if nl is None:
+        nl = find_byte(b, 10)
+    line_starts = np.concatenate(([0], nl + 1))
+    if line_starts[-1] >= nb:
+        line_starts = line_starts[:-1]
+    cr = find_byte(b, 13) if b"\r" in data else nl[:0]  # tqdm/Keras redraws: '\r' also ends a segment
+    if cr.size:   # two sorted runs of distinct offsets: a stable sort merges them (np.union1d hashes: 200x slower)
+        breaks = np.concatenate((nl, cr))
+        breaks.sort(kind="stable")
+    else:
+        breaks = nl
+
+    masked = Masked(data)
+    pos = anchors(b, data, masked)
+    sl, pn, pm = progress_counters(b, masked)
+    ranks_line = line_ranks(b, masked, line_starts)
+
+    # long lines: keep as text, do not mine. A line of many \r redraws (a Keras or tqdm bar
+    # over a whole epoch) is as long as its longest redraw.
+    seg_starts = np.concatenate(([0], breaks + 1))
+    seg_len = np.diff(np.concatenate((seg_starts, [nb])))
+    long_segs = np.flatnonzero(seg_len > MAX_METRIC_LINE)
+    long_lines = None
+    if long_segs.size:
+        long_lines = np.unique(np.searchsorted(nl, seg_starts[long_segs], side="left"))
+        lo, hi = seg_starts[long_segs], seg_starts[long_segs] + seg_len[long_segs]
+
+        def outside(p):
+            i = np.searchsorted(lo, p, side="right") - 1
+            return ~((i >= 0) & (p < hi[np.maximum(i, 0)]))
+        pos = pos[outside(pos)]
+        keep = outside(sl)
+        sl, pn, pm = sl[keep], pn[keep], pm[keep]
+    del seg_len
+
+    keys = Keys()     # this block's; add_block maps them to the file's
+    acc, again = read_anchors(b, masked, pos, BACK, FWD, keys, last=False)
+    if again.size:
+        acc2, _ = read_anchors(b, masked, again, LONG_BACK, LONG_FWD, keys, last=True)
+        # the re-read anchors are few: insert them in position order (no sort of all)
+        at = np.searchsorted(acc["pos"], acc2["pos"])
+        if (acc["total"] is None) != (acc2["total"] is None):
+            for d in (acc, acc2):
+                if d["total"] is None:
+                    d["total"] = np.full(len(d["pos"]), -1, dtype=np.int64)
+        for k in list(acc):  # one array at a time: the old one is freed as the new one is made
+            if acc[k] is not None:
+                acc[k] = np.insert(acc[k], at, acc2[k])
+    del masked
+    tables_trigger = has_trigger(data)
+    layer_rows = scan_layer_tables(data, nl, 0, rel, 0)
+    out = {"nl": nl, "keys": keys, "long_lines": long_lines, "trigger": tables_trigger, "layer_rows": layer_rows,
+           "block": None, "points": []}
+    pos, kid, val, is_int, form = acc["pos"], acc["key"], acc["val"], acc["is_int"], acc["form"]
+
+    # per distinct key (few): role, and whether the space form ("loss 0.5") is trusted for it
+    # (classify_key reads the lower-cased key: the block's first spelling answers as the file's)
+    code_of = {"metric": 1, "step": 2, "batch": 3, "epoch": 4}
+    roles, space_ok = np.zeros(len(keys.raws), np.int8), np.zeros(len(keys.raws), bool)
+    for i, raw in enumerate(keys.raws):
+        r, sp = classify_key(raw)
+        roles[i], space_ok[i] = code_of.get(r, 0), sp
+    role = roles[kid] if len(kid) else np.zeros(0, np.int8)
+    ok = (role > 0) & (~acc["is_space"] | space_ok[kid])
+    total, slash = acc["total"], acc["slash"]
+    del acc  # a million-line log has millions of anchors: no array more than needed at once
+    if not ok.all():
+        pos, kid, role, val, is_int, form = pos[ok], kid[ok], role[ok], val[ok], is_int[ok], form[ok]
+        total, slash = None if total is None else total[ok], slash[ok]
+    del ok
+
+    # a '/' inside a keyed value ("Epoch 3/10", "Step [100/600]") is not a bare counter
+    if sl.size and (slash >= 0).any():
+        has = slash >= 0
+        keep = ~np.isin(sl, pos[has] + slash[has])
+        sl, pn, pm = sl[keep], pn[keep], pm[keep]
+    del slash
+
+    nseg = len(breaks) + 1
+    seg = count_before(breaks, pos) if len(breaks) < len(pos) else np.searchsorted(breaks, pos)
+    del pos
+    # counters (step, batch, epoch): whole numbers
+    cnt = np.flatnonzero(role >= 2)
+    c_val, c_role, c_seg = val[cnt], role[cnt], seg[cnt]
+    finite = np.isfinite(c_val)
+    integral = finite & (c_val >= 0) & (c_val == np.floor(np.where(finite, c_val, 0))) & is_int[cnt]
+    ival = np.where(integral, c_val, -1).astype(np.int64)
+    c_total = total[cnt] if total is not None else np.full(len(cnt), -1, dtype=np.int64)
+    del total, is_int, finite, c_val
+
+    def first_of(code):  # "epoch: 1.0" (HF) is a fraction that happens to be whole, not a counter
+        m = (c_role == code) & integral
+        return _first_per(c_seg[m], ival[m], nseg), _first_per(c_seg[m], c_total[m], nseg)
+
+    S, S_tot = first_of(2)
+    B, B_tot = first_of(3)
+    E, _ = first_of(4)
+    if sl.size:
+        sseg = np.searchsorted(breaks, sl)
+        P = np.where(B >= 0, B, _first_per(sseg, pn, nseg))
+        P_tot = np.where(B >= 0, B_tot, _first_per(sseg, pm, nseg))
+    else:
+        P, P_tot = B, B_tot
+    R = None
+    if ranks_line is not None:
+        R = ranks_line[np.minimum(np.searchsorted(nl, seg_starts, side="right"), len(ranks_line) - 1)]
+
+    # metric points and the segments worth keeping: those with a point or a counter
+    m = (role == 1) | (role == 4)
+    mseg = seg[m]
+    has = (S >= 0) | (P >= 0) | (E >= 0)
+    has[mseg] = True
+    kept = np.flatnonzero(has)
+    if kept.size == 0:
+        return out
+    cols = {"S": S, "S_tot": S_tot, "P": P, "P_tot": P_tot, "E": E, "R": R}
+    block = {k: (v[kept] if v is not None and (v[kept] >= 0).any() else None) for k, v in cols.items()}
+    block["L"] = np.searchsorted(nl, seg_starts[kept], side="left") + 1      # the block's own line numbers
+    block["n"] = kept.size
+    out["block"] = block
+    if mseg.size:
+        where = np.empty(nseg, np.int64)
+        where[kept] = np.arange(kept.size)
+        out["points"] = _group_points(where[mseg], kid[m], val[m], form[m], R[mseg] if R is not None else None)
+    return out
+
+
+def _group_points(cidx, kid, val, form, prank) -> list[tuple]:
+    """A block's points by (key, rank, form), in the order each first appears: [(key, rank, form,
+    kept-segment indexes, values)]; keys printed on the same lines share one array of indexes."""
+    gk = kid.astype(np.int64) * 8 + form
+    if prank is not None:
+        gk = gk * (int(prank.max()) + 2) + (prank + 1)
+    top = int(gk.max())
+    distinct = np.flatnonzero(np.bincount(gk)) if top < GROUP_TABLE_MAX else None
+    if distinct is not None and len(distinct) <= GROUP_PASSES_MAX:   # a few groups: one pass each
+        rows = sorted((np.flatnonzero(gk == v) for v in distinct.tolist()), key=lambda r: int(r[0]))
+    else:
+        codes, reps = factorize(hash_rows(gk.astype(np.uint64)[:, None]))
+        rows = [idx for _, idx in rows_of(codes, len(reps), range(len(reps)))]
+    shared: dict[tuple, list] = {}
+    out = []
+    for idx in rows:
+        r0 = int(idx[0])
+        ci = cidx[idx]
+        sig = (len(ci), int(ci[0]), int(ci[-1]))
+        for other in shared.get(sig, ()):
+            if np.array_equal(other, ci):
+                ci = other
+                break
+        else:
+            shared.setdefault(sig, []).append(ci)
+        out.append((int(kid[r0]), -1 if prank is None else int(prank[r0]), int(form[r0]), ci, val[idx]))
+    return out
+
+
+# _group_points: group keys below this use a table (np.bincount) to find the distinct groups,
+# and up to this many groups are gathered one whole-array pass each (a block of a log prints a
+# handful of (key, form) pairs); more fall back to hashing and one sort.
+GROUP_TABLE_MAX = 1 << 16
+GROUP_PASSES_MAX = 16
+
+
 # Segment columns kept per block (only for segments with a counter or a metric point):
 # S/S_tot explicit step and its "/M", P/P_tot progress counter (batch N, [N/M], N/M [),
 # E epoch, R rank (-1 where absent), L the segment's 1-based line.
@@ -117,170 +292,55 @@ class LogMetrics:
             roles[i], space[i] = code_of.get(r, 0), sp
         self.roles, self.space_ok = roles, space
 
-    def add_block(self, data: bytes, nl: np.ndarray | None = None) -> None:
+    def add_block(self, data: bytes, nl: np.ndarray | None = None, pre: dict | None = None) -> None:
+        """`pre`: prepare_block(data, nl, rel) when the caller made it already (on another thread)."""
         with small_pages():
-            self._add_block(data, nl)
+            self._add_block(data, nl, pre)
 
     def finish(self) -> list[Series]:
         with small_pages():
             return self._finish()
 
-    def _add_block(self, data: bytes, nl: np.ndarray | None) -> None:
-        b = np.frombuffer(data, dtype=np.uint8)
-        nb = len(b)
-        if nb == 0:
+    def _add_block(self, data: bytes, nl: np.ndarray | None, pre: dict | None = None) -> None:
+        """The part of a block that needs the blocks before it: line numbers, the file's key
+        numbers, tables that run on from the last block, segment indexes (prepare_block did the rest)."""
+        if pre is None:
+            pre = prepare_block(data, nl, self.rel)
+        if pre is None:
             return
-        if nl is None:
-            nl = find_byte(b, 10)
-        line0 = self.line0
+        nl, line0 = pre["nl"], self.line0
         self.line0 += len(nl)
-        line_starts = np.concatenate(([0], nl + 1))
-        if line_starts[-1] >= nb:
-            line_starts = line_starts[:-1]
-        cr = find_byte(b, 13) if b"\r" in data else nl[:0]  # tqdm/Keras redraws: '\r' also ends a segment
-        if cr.size:   # two sorted runs of distinct offsets: a stable sort merges them (np.union1d hashes: 200x slower)
-            breaks = np.concatenate((nl, cr))
-            breaks.sort(kind="stable")
-        else:
-            breaks = nl
-
-        masked = Masked(data)
-        pos = anchors(b, data, masked)
-        sl, pn, pm = progress_counters(b, masked)
-        ranks_line = line_ranks(b, masked, line_starts)
-
-        # long lines: keep as text, do not mine. A line of many \r redraws (a Keras or tqdm bar
-        # over a whole epoch) is as long as its longest redraw.
-        seg_starts = np.concatenate(([0], breaks + 1))
-        seg_len = np.diff(np.concatenate((seg_starts, [nb])))
-        long_segs = np.flatnonzero(seg_len > MAX_METRIC_LINE)
-        if long_segs.size:
-            lines = np.unique(np.searchsorted(nl, seg_starts[long_segs], side="left"))
+        if pre["long_lines"] is not None:
+            lines = pre["long_lines"]
             if self.first_long is None:
                 self.first_long = line0 + int(lines[0]) + 1
             self.long_lines += lines.size
-            lo, hi = seg_starts[long_segs], seg_starts[long_segs] + seg_len[long_segs]
-
-            def outside(p):
-                i = np.searchsorted(lo, p, side="right") - 1
-                return ~((i >= 0) & (p < hi[np.maximum(i, 0)]))
-            pos = pos[outside(pos)]
-            keep = outside(sl)
-            sl, pn, pm = sl[keep], pn[keep], pm[keep]
-
-        keys = self.keys
-        acc, again = read_anchors(b, masked, pos, BACK, FWD, keys, last=False)
-        if again.size:
-            acc2, _ = read_anchors(b, masked, again, LONG_BACK, LONG_FWD, keys, last=True)
-            # the re-read anchors are few: insert them in position order (no sort of all)
-            at = np.searchsorted(acc["pos"], acc2["pos"])
-            if (acc["total"] is None) != (acc2["total"] is None):
-                for d in (acc, acc2):
-                    if d["total"] is None:
-                        d["total"] = np.full(len(d["pos"]), -1, dtype=np.int64)
-            for k in list(acc):  # one array at a time: the old one is freed as the new one is made
-                if acc[k] is not None:
-                    acc[k] = np.insert(acc[k], at, acc2[k])
-        del masked
-        tables, self.table_open = scan_tables(data, self.rel, nl, line0, self.table_open)
+        tables, self.table_open = scan_tables(data, self.rel, nl, line0, self.table_open, trigger=pre["trigger"])
         self.tables += tables
-        rows, self.layer_tables = scan_layer_tables(data, nl, line0, self.rel, self.layer_tables)
-        self.layer_rows += rows
-        pos, kid, val, is_int, form = acc["pos"], acc["key"], acc["val"], acc["is_int"], acc["form"]
-
-        # per distinct key (few): role, and whether the space form ("loss 0.5") is trusted for it
+        rows, n_layer = pre["layer_rows"]
+        if rows:
+            self.layer_rows += [(o + self.layer_tables, name, v, line0 + ln) for o, name, v, ln in rows]
+        self.layer_tables += n_layer
+        local = pre["keys"]
+        # the block's own key numbers -> the file's (in the order the block met them)
+        remap = [self.keys.id_text(raw) for raw in local.raws]
         self._classify()
-        role = self.roles[kid] if len(kid) else np.zeros(0, np.int8)
-        ok = (role > 0) & (~acc["is_space"] | self.space_ok[kid])
-        total, slash = acc["total"], acc["slash"]
-        del acc  # a million-line log has millions of anchors: no array more than needed at once
-        if not ok.all():
-            pos, kid, role, val, is_int, form = pos[ok], kid[ok], role[ok], val[ok], is_int[ok], form[ok]
-            total, slash = None if total is None else total[ok], slash[ok]
-        del ok
-
-        # a '/' inside a keyed value ("Epoch 3/10", "Step [100/600]") is not a bare counter
-        if sl.size and (slash >= 0).any():
-            has = slash >= 0
-            keep = ~np.isin(sl, pos[has] + slash[has])
-            sl, pn, pm = sl[keep], pn[keep], pm[keep]
-        del slash
-
-        nseg = len(breaks) + 1
-        seg = count_before(breaks, pos) if len(breaks) < len(pos) else np.searchsorted(breaks, pos)
-        # counters (step, batch, epoch): whole numbers
-        cnt = np.flatnonzero(role >= 2)
-        c_val, c_role, c_seg = val[cnt], role[cnt], seg[cnt]
-        finite = np.isfinite(c_val)
-        integral = finite & (c_val >= 0) & (c_val == np.floor(np.where(finite, c_val, 0))) & is_int[cnt]
-        ival = np.where(integral, c_val, -1).astype(np.int64)
-        c_total = total[cnt] if total is not None else np.full(len(cnt), -1, dtype=np.int64)
-        del total, is_int, finite, c_val
-
-        def first_of(code):  # "epoch: 1.0" (HF) is a fraction that happens to be whole, not a counter
-            m = (c_role == code) & integral
-            return _first_per(c_seg[m], ival[m], nseg), _first_per(c_seg[m], c_total[m], nseg)
-
-        S, S_tot = first_of(2)
-        B, B_tot = first_of(3)
-        E, _ = first_of(4)
-        if sl.size:
-            sseg = np.searchsorted(breaks, sl)
-            P = np.where(B >= 0, B, _first_per(sseg, pn, nseg))
-            P_tot = np.where(B >= 0, B_tot, _first_per(sseg, pm, nseg))
-        else:
-            P, P_tot = B, B_tot
-        seg_start = seg_starts
-        R = None
-        if ranks_line is not None:
-            R = ranks_line[np.minimum(np.searchsorted(nl, seg_start, side="right"), len(ranks_line) - 1)]
-
-        # metric points and the segments worth keeping: those with a point or a counter
-        m = (role == 1) | (role == 4)
-        mseg = seg[m]
-        has = (S >= 0) | (P >= 0) | (E >= 0)
-        has[mseg] = True
-        kept = np.flatnonzero(has)
-        if kept.size == 0:
+        block = pre["block"]
+        if block is None:
             return
-        cols = {"S": S, "S_tot": S_tot, "P": P, "P_tot": P_tot, "E": E, "R": R}
-        block = {k: (v[kept] if v is not None and (v[kept] >= 0).any() else None) for k, v in cols.items()}
-        block["L"] = line0 + np.searchsorted(nl, seg_start[kept], side="left") + 1
-        block["n"] = kept.size
+        block["L"] += line0
         self.segs.append(block)
-        if mseg.size:
-            where = np.empty(nseg, np.int64)
-            where[kept] = np.arange(kept.size) + self.nseg
-            cidx = where[mseg]
-            kid, val, form = kid[m], val[m], form[m]
-            prank = R[mseg] if R is not None else None
-            self._add_points(cidx, kid, val, form, prank)
-        self.nseg += kept.size
-        self.unreleased += nb
+        shifted: dict[int, np.ndarray] = {}     # keys printed on the same lines still share one array
+        for k, r, form, ci, v in pre["points"]:
+            g = shifted.get(id(ci))
+            if g is None:
+                g = shifted[id(ci)] = ci + self.nseg
+            self.groups.setdefault((remap[k], r, form), []).append((g, v))
+        self.nseg += block["n"]
+        self.unreleased += len(data)
         if self.unreleased >= RELEASE_EVERY_BYTES:
             self.unreleased = 0
             release_memory()
-
-    def _add_points(self, cidx, kid, val, form, prank) -> None:
-        """Group this block's points by (key, rank, form); keys printed on the same lines share
-        one array of segment indexes."""
-        gk = kid.astype(np.int64) * 8 + form
-        if prank is not None:
-            gk = gk * (int(prank.max()) + 2) + (prank + 1)
-        codes, reps = factorize(hash_rows(gk.astype(np.uint64)[:, None]))
-        shared: dict[tuple, list] = {}
-        for c, idx in rows_of(codes, len(reps), range(len(reps))):
-            r0 = int(idx[0])
-            key = (int(kid[r0]), -1 if prank is None else int(prank[r0]), int(form[r0]))
-            ci = cidx[idx]
-            sig = (len(ci), int(ci[0]), int(ci[-1]))
-            for other in shared.get(sig, ()):
-                if np.array_equal(other, ci):
-                    ci = other
-                    break
-            else:
-                shared.setdefault(sig, []).append(ci)
-            self.groups.setdefault(key, []).append((ci, val[idx]))
 
     def _finish(self) -> list[Series]:
         run, rel = self.run, self.rel

@@ -137,7 +137,9 @@ class Keys:
         self.raws: list[str] = []
 
     def id(self, raw: bytes) -> int:
-        text = raw.decode("ascii", "replace")
+        return self.id_text(raw.decode("ascii", "replace"))
+
+    def id_text(self, text: str) -> int:
         low = text.lower()
         i = self.ids.get(low)
         if i is None:

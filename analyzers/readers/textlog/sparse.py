@@ -104,10 +104,13 @@ class WordFinder:
         return out
 
 
-def keep_lines(data: bytes, nl: np.ndarray, words_cap: list[int], finder: WordFinder) -> np.ndarray:
+def keep_lines(data: bytes, nl: np.ndarray, words_cap: list[int], finder: WordFinder,
+               hits: list[np.ndarray] | None = None) -> np.ndarray:
     """Line indices (0-based, in this block) a sparse text keeps, from the MID_WORDS in it.
-    `words_cap`: lines each word may still keep (updated in place)."""
-    hits = finder.find(data)
+    `words_cap`: lines each word may still keep (updated in place); `hits`: finder.find(data)
+    when the caller has it (found on another thread)."""
+    if hits is None:
+        hits = finder.find(data)
     keep = []
     for i, at in enumerate(hits):
         if at.size == 0 or words_cap[i] <= 0:

@@ -21,7 +21,7 @@ _TABLE_HEADER = re.compile(rb"[ \t]*[A-Za-z_][\w/.\-]*(?:[ \t]{2,}[A-Za-z_][\w/.
 MAX_TABLE_HEADERS = 200  # trigger hits examined per file (a table header is printed once or per epoch)
 
 
-def _has_trigger(data: bytes) -> bool:
+def has_trigger(data: bytes) -> bool:
     """`_TABLE_TRIGGER in data`, by whole-array compares: bytes.find with a needle that ends in
     a space (the most common byte of a log) skips little and cost ~10 ms per 4 MB block."""
     b = np.frombuffer(data, np.uint8)
@@ -49,13 +49,14 @@ def read_tables(data: bytes, rel: str, nl: np.ndarray) -> list[Series]:
     return out + (close_table(open_table, rel) if open_table else [])
 
 
-def scan_tables(data: bytes, rel: str, nl: np.ndarray, line0: int = 0, carry: dict | None = None):
+def scan_tables(data: bytes, rel: str, nl: np.ndarray, line0: int = 0, carry: dict | None = None,
+                trigger: bool | None = None):
     """read_tables over one block of a log that is read a block at a time.
 
     `line0`: lines before this block; `carry`: the table whose rows ran to the end of the
     previous block (its rows continue at the start of this one). Returns (series of the tables
     that ended in this block, the table still open at its end or None); close_table() turns the
-    last open one into series."""
+    last open one into series. `trigger`: has_trigger(data), when the caller has it."""
     out: list[Series] = []
     if carry is not None:
         pos, line = _rows(data, 0, carry["names"], carry["rows"], carry["line"])
@@ -65,7 +66,7 @@ def scan_tables(data: bytes, rel: str, nl: np.ndarray, line0: int = 0, carry: di
         else:
             carry["line"] = line
             return out, carry
-    if not _has_trigger(data):
+    if not (has_trigger(data) if trigger is None else trigger):
         return out, None
     seen = set()
     for k, m in enumerate(re.finditer(re.escape(_TABLE_TRIGGER), data)):
