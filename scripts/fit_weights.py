@@ -60,14 +60,49 @@ def cases() -> list[dict]:
     return out
 
 
+PHRASES = ROOT / "tests" / "realworld" / "phrases"
+
+
+def phrases() -> list[dict]:
+    """Labelled symptom sentences from settled threads (tests/realworld/phrases/*.jsonl): training text for
+    the word model only. Those whose source repository falls in the corpus's held-aside part are dropped
+    (the same split rule as the cases), so no held-aside project's words are learned."""
+    out = []
+    for f in sorted(PHRASES.glob("*.jsonl")):
+        for n, line in enumerate(f.read_text("utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                d = json.loads(line)
+                truth, words = d["truth"], d["symptom"]
+            except (ValueError, KeyError) as e:
+                raise SystemExit(f"{f}:{n}: not a phrase record ({e})") from None
+            if evaluate.corpus_split(d) == "tune":
+                out.append({"group": "corpus:" + evaluate.split_key(d), "truth": truth, "words": words})
+    return out
+
+
 def text_docs(data: list[dict], skip_group: str | None = None) -> dict[str, list[str]]:
     """The word model's training text: the playbooks' own words plus each tune case's symptom
-    sentences under its answer (a case of group `skip_group` left out)."""
+    sentences under its answer and the phrasebook's sentences (those of group `skip_group` left out)."""
     docs = {k: list(v) for k, v in T.playbook_docs().items()}
     for c in data:
         if c["ok"] and c["group"] != skip_group and c["words"]:
             docs.setdefault(c["ok"][0], []).append(c["words"])
+    for ph in _phrases():
+        if ph["group"] != skip_group and ph["truth"] in docs:
+            docs[ph["truth"]].append(ph["words"])
     return docs
+
+
+_PHRASES: list[dict] | None = None
+
+
+def _phrases() -> list[dict]:
+    global _PHRASES
+    if _PHRASES is None:
+        _PHRASES = phrases()
+    return _PHRASES
 
 
 def add_features(data: list[dict]) -> None:

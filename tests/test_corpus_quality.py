@@ -40,3 +40,24 @@ def test_confident_answers_are_mostly_right(results):
         r = results[part]
         if r["n80"]:
             assert r["p80"] >= 0.75, part
+
+
+def test_phrasebook_records_are_valid_and_held_aside_projects_are_left_out():
+    """tests/realworld/phrases/*.jsonl: training text for the word model (scripts/fit_weights.py).
+    Every record names a taxonomy id and a source; the fit keeps only tune-part projects."""
+    import json
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+    import fit_weights
+    from evaluate import corpus_split
+
+    from mltdbg.playbooks import library
+    ids = set(library.causes())
+    records = [json.loads(line) for f in sorted(fit_weights.PHRASES.glob("*.jsonl"))
+               for line in f.read_text("utf-8").splitlines() if line.strip()]
+    assert records
+    for r in records:
+        assert r["truth"] in ids and set(r.get("acceptable") or []) <= ids, r
+        assert r["symptom"].strip() and r["source"].strip(), r
+    kept = fit_weights.phrases()
+    assert len(kept) == sum(1 for r in records if corpus_split(r) == "tune") < len(records)
