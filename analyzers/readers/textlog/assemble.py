@@ -15,6 +15,11 @@ Styles: one key printed by two statements (`loss=` in a logging line, `'loss':` 
 epoch, none). A style that only continues another (its steps start after the other's last)
 joins it; interleaved ones stay apart, so a cited point's neighbours come from the same
 statement.
+
+Size: a log whose series hold more than POINTS_BUDGET points keeps min/max per bucket of lines
+(the bucket doubles as needed), the first non-finite point of every bucket and every change
+between finite and non-finite, and each series' first and last, with
+exact steps and lines, and says so in one warning; below it every point is kept.
 """
 from __future__ import annotations
 
@@ -255,10 +260,158 @@ GROUP_PASSES_MAX = 16
 # E epoch, R rank (-1 where absent), L the segment's 1-based line.
 _COLS = ("S", "S_tot", "P", "P_tot", "E", "R")
 
+# Points (values of all series of a log together) held before they are thinned: min/max per bucket
+# of lines (like downsample.minmax_downsample), the first non-finite point of each bucket and every
+# finite/non-finite change kept, steps and lines exact.
+# The 10M-line default log of benchmarks/bench_textlog.py holds 27M (3 keys x 9M lines; its
+# diagnosis peaks at ~1.1 GB RSS) and stays whole; a bigger log holds at most this many, so its
+# reader needs no more than that one, whatever its size. Curve analysis needs far fewer.
+POINTS_BUDGET = 30_000_000
+
+
+def _step_class(sg: dict) -> np.ndarray | None:
+    """Per segment of a block, where its step comes from as far as the block tells: its own step
+    (1), a progress counter (per total), an epoch (3), none (0): a (key, rank, form) group splits
+    into one series per such style at the end (_series_of), so each is thinned on its own.
+    None: every segment has its own step."""
+    S, P, P_tot, E = sg["S"], sg["P"], sg["P_tot"], sg["E"]
+    if S is not None and P is None and E is None and (S >= 0).all():
+        return None
+    n = sg["n"]
+    out = np.zeros(n, np.int64)
+    if E is not None:
+        out[E >= 0] = 3
+    if P is not None:
+        p = P >= 0
+        out[p] = 8 * (P_tot[p] + 1) + 2 if P_tot is not None else 2
+    if S is not None:
+        out[S >= 0] = 1
+    return out
+
+
+def _thin_keep(bucket: np.ndarray, v: np.ndarray, cls: np.ndarray | None = None) -> np.ndarray | None:
+    """Which points of one run of a series (in line order; `bucket` its bucket per point,
+    non-decreasing; `cls` its _step_class per point, each thinned on its own) to keep: the first
+    min and the first max of every bucket, the first non-finite value of every bucket and every
+    change between finite and non-finite, the first and the last.
+    None: keep all."""
+    if cls is not None and len(cls) and not (cls == cls[0]).all():
+        keep = np.zeros(len(v), bool)
+        for c in np.unique(cls).tolist():
+            idx = np.flatnonzero(cls == c)
+            k = _thin_keep(bucket[idx], v[idx])
+            keep[idx if k is None else idx[k]] = True
+        return None if keep.all() else keep
+    n = len(v)
+    if n < 3:
+        return None
+    starts = np.flatnonzero(np.r_[True, bucket[1:] != bucket[:-1]])
+    counts = np.diff(np.r_[starts, n])
+    if counts.max() <= 2:
+        return None
+    fin = np.isfinite(v)
+    nf = ~fin
+    # both sides of every change between finite and non-finite (the first NaN and the last finite
+    # value before it are cited; a recovery shows), and the first non-finite point of each bucket:
+    # a run of NaN printed for a million lines is thinned too
+    keep = (nf & np.r_[True, fin[:-1]]) | (fin & np.r_[False, nf[:-1]]) | (fin & np.r_[nf[1:], False])
+    keep[0] = keep[-1] = True
+    bid = np.repeat(np.arange(len(starts)), counts)
+    at_nf = np.flatnonzero(nf)
+    if at_nf.size:
+        keep[at_nf[np.r_[True, bid[at_nf[1:]] != bid[at_nf[:-1]]]]] = True
+    for reduce, fill in ((np.minimum, np.inf), (np.maximum, -np.inf)):
+        x = np.where(fin, v, fill)
+        at = np.flatnonzero(x == reduce.reduceat(x, starts)[bid])
+        keep[at[np.r_[True, bid[at[1:]] != bid[at[:-1]]]]] = True
+    return keep
+
+
+def _segments_needed(sg: dict, ref: np.ndarray) -> np.ndarray:
+    """Segments of a block (columns `sg`, no counter or epoch) that steps still need: those a point
+    is on (`ref`), the last one with a step before each of those without one (the step it carries),
+    and the block's last one with a step per rank (for the lines of the next blocks)."""
+    keep = ref.copy()
+    S, R = sg["S"], sg["R"]
+    if S is None:
+        return keep
+    own = S >= 0
+    src = _ffill(own, R)
+    need = keep & ~own & (src >= 0)
+    keep[src[need]] = True
+    idx = np.flatnonzero(own)
+    if idx.size:
+        if R is None:
+            keep[idx[-1]] = True
+        else:
+            _, last = np.unique(R[idx][::-1], return_index=True)
+            keep[idx[::-1][last]] = True
+    return keep
+
+
+def _take_segments(sg: dict, keep: np.ndarray) -> dict:
+    out = {k: (v[keep] if isinstance(v, np.ndarray) else v) for k, v in sg.items()}
+    out["n"] = int(np.count_nonzero(keep))
+    return out
+
+
+def _compact_block(block: dict, points: list[tuple]) -> tuple[dict, list[tuple]]:
+    """A thinned block without the segments its kept points do not need (_segments_needed);
+    the points' segment indexes renumbered."""
+    ref = np.zeros(block["n"], bool)
+    for p in points:
+        ref[p[3]] = True
+    keep = _segments_needed(block, ref)
+    if keep.all():
+        return block, points
+    new_index = np.cumsum(keep) - 1
+    moved = _renumber([p[3:] for p in points], new_index)
+    return _take_segments(block, keep), [p[:3] + m for p, m in zip(points, moved)]
+
+
+def _renumber(items: list[tuple], new_index: np.ndarray) -> list[tuple]:
+    """[(segment indexes, values)] with the indexes mapped through new_index; pairs that shared
+    one index array still do."""
+    done: dict[int, np.ndarray] = {}
+    out = []
+    for ci, v in items:
+        g = done.get(id(ci))
+        if g is None:
+            g = done[id(ci)] = new_index[ci]
+        out.append((g, v))
+    return out
+
+
+def _thin_points(items: list[tuple], lines: np.ndarray, cls: np.ndarray | None, width: int) -> list[tuple]:
+    """[(segment indexes, values)] thinned on buckets of `width` lines (_thin_keep; `lines`, `cls`:
+    line and _step_class per segment). Keys printed on the same lines (one shared index array)
+    keep the same points, the union of what each needs, so they go on sharing one array."""
+    masks: dict[int, np.ndarray | None] = {}
+    for ci, v in items:
+        m = masks.get(id(ci), False)
+        if m is None:
+            continue
+        k = _thin_keep(lines[ci] // width, v, None if cls is None else cls[ci])
+        masks[id(ci)] = None if k is None else (k if m is False else m | k)
+    taken: dict[int, np.ndarray] = {}
+    out = []
+    for ci, v in items:
+        m = masks[id(ci)]
+        if m is None:
+            out.append((ci, v))
+            continue
+        g = taken.get(id(ci))
+        if g is None:
+            g = taken[id(ci)] = ci[m]
+        out.append((g, v[m]))
+    return out
+
 
 class LogMetrics:
     """Metric series of one log, fed a block of whole lines at a time (memory stays bounded by
-    the block, the counters of the lines that have them, and the points themselves).
+    the block, the counters of the lines that have them, and the points themselves: over
+    POINTS_BUDGET held points the series are thinned, min/max per bucket of lines, and while the
+    log has no progress counter or epoch the lines no kept point needs are dropped too).
 
     add_block(data, nl): the next block (it ends with a newline, except the file's last);
     finish(): every Series (the step of a line may depend on lines far away: an epoch printed
@@ -279,6 +432,10 @@ class LogMetrics:
         self.layer_tables = 0
         self.long_lines, self.first_long = 0, None
         self.unreleased = 0                 # block bytes since the last release_memory()
+        self.held = 0                       # points held in self.groups
+        self.limit = POINTS_BUDGET          # thin when more are held (_thin_all)
+        self.width = 1                      # lines per min/max bucket once thinned (1: not thinned)
+        self.simple = True                  # no progress counter or epoch so far: segments may be compacted
 
     def _classify(self) -> None:
         code_of = {"metric": 1, "step": 2, "batch": 3, "epoch": 4}
@@ -329,21 +486,90 @@ class LogMetrics:
         if block is None:
             return
         block["L"] += line0
+        if block["P"] is not None or block["E"] is not None:
+            self.simple = False
+        points = pre["points"]
+        if self.width > 1:      # thinned already: this block's points too, on the same buckets
+            thinned = _thin_points([p[3:] for p in points], block["L"], _step_class(block), self.width)
+            points = [p[:3] + t for p, t in zip(points, thinned)]
+            if self.simple:
+                block, points = _compact_block(block, points)
         self.segs.append(block)
         shifted: dict[int, np.ndarray] = {}     # keys printed on the same lines still share one array
-        for k, r, form, ci, v in pre["points"]:
+        for k, r, form, ci, v in points:
             g = shifted.get(id(ci))
             if g is None:
                 g = shifted[id(ci)] = ci + self.nseg
             self.groups.setdefault((remap[k], r, form), []).append((g, v))
+            self.held += len(v)
         self.nseg += block["n"]
+        if self.held > self.limit:
+            self._thin_all()
         self.unreleased += len(data)
         if self.unreleased >= RELEASE_EVERY_BYTES:
             self.unreleased = 0
             release_memory()
 
+    def _chunks(self) -> list[tuple]:
+        """Every held (segment indexes, values) pair, group after group."""
+        return [c for chunks in self.groups.values() for c in chunks]
+
+    def _set_chunks(self, items: list[tuple]) -> None:
+        """Replace the held pairs by `items`, in _chunks() order."""
+        it = iter(items)
+        for key, chunks in self.groups.items():
+            self.groups[key] = [next(it) for _ in chunks]
+
+    def _thin_all(self) -> None:
+        """Too many points held: widen the buckets (a power of two lines, at least 4) until at most
+        half the budget is held, keeping per bucket each series' min and max, its first non-finite
+        point, every finite/non-finite change and each block's first and last; then drop the segments no point needs
+        (_compact_block), while no counter or epoch makes steps depend on other lines."""
+        L = np.concatenate([sg["L"] for sg in self.segs])
+        classes = [_step_class(sg) for sg in self.segs]
+        cls = None if all(c is None for c in classes) else \
+            np.concatenate([np.ones(sg["n"], np.int64) if c is None else c for sg, c in zip(self.segs, classes)])
+        del classes
+        while True:
+            before = self.held
+            self.width = max(4, self.width * 2)
+            self._set_chunks(_thin_points(self._chunks(), L, cls, self.width))
+            held = self.held = sum(len(v) for _, v in self._chunks())
+            # stop at half the budget, or when wider buckets no longer help
+            if held <= POINTS_BUDGET // 2 or held > 0.9 * before or self.width > 2 * self.line0:
+                break
+        del L, cls
+        if self.simple:
+            ref = np.zeros(self.nseg, bool)
+            for chunks in self.groups.values():
+                for g, _ in chunks:
+                    ref[g] = True
+            segs, keeps, off = [], [], 0
+            for sg in self.segs:
+                n = sg["n"]
+                keep = _segments_needed(sg, ref[off:off + n])
+                off += n
+                keeps.append(keep)
+                if not keep.all():
+                    sg = _take_segments(sg, keep)
+                if sg["n"]:
+                    segs.append(sg)
+            del ref
+            new_index = np.cumsum(np.concatenate(keeps)) - 1
+            del keeps
+            self.segs, self.nseg = segs, len(new_index) and int(new_index[-1]) + 1
+            self._set_chunks(_renumber(self._chunks(), new_index))
+            del new_index
+        self.limit = max(POINTS_BUDGET, 2 * self.held)
+        release_memory()
+
     def _finish(self) -> list[Series]:
         run, rel = self.run, self.rel
+        if self.width > 1:
+            run.warnings.append(f"{rel}: metric series thinned above {POINTS_BUDGET:,} points held (min/max per "
+                                f"bucket of {self.width:,} lines; the first non-finite point of each bucket, every change "
+                                f"between finite and non-finite and each series' first and last kept, with their "
+                                f"exact steps and lines)")
         if self.long_lines:
             run.warnings.append(f"{rel}:{self.first_long}: {self.long_lines} line(s) longer than "
                                 f"{MAX_METRIC_LINE // 1024} KB; kept as text, no metrics read from them")
