@@ -87,6 +87,13 @@ def _curve_signals(run: Run) -> list[Signal]:
     if loss is not None and len(loss) >= 3:
         out += _loss_signals(run, ordered(loss), quote)
         out += _huge_start(run, ordered(loss), quote)
+    if not any(x.kind == "nonfinite" for x in out):
+        # a loss too short for a curve ("loss=nan" printed once, one point in another file): the
+        # first non-finite value is cited all the same
+        short = [x for x in run.series if x.name in ("loss", "val_loss") and len(x) < 3
+                 and not np.isfinite(x.values).all()]
+        if short:
+            out += [x for x in _loss_signals(run, ordered(short[0]), quote) if x.kind.startswith("nonfinite")]
     val = run.metric("val_loss")
     if loss is not None and val is not None and val is not loss and len(val) >= 3:
         out += _train_val(run, ordered(loss), ordered(val), quote)

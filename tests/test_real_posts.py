@@ -165,3 +165,13 @@ def test_ten_printed_losses_that_fall_then_rise_are_a_divergence_not_a_plateau(t
     run = run_of(tmp_path, {"train.log": "".join(f"Loss error: {v}\n" for v in vals)})
     kinds = {s.kind for s in curve_signals(run)}
     assert "divergence" in kinds and "plateau" not in kinds
+
+
+def test_a_loss_printed_once_as_nan_is_cited(tmp_path):
+    """One or two printed values are too short for a curve, but a NaN among them is still found
+    and cited at its line (a post that says "loss=nan occurs during training")."""
+    from mltdbg.analyzers.analyze import analyze
+    run = run_of(tmp_path, {"question.txt": "loss=nan occurs during training\n\nwith other images loss=0 occurs.\n"})
+    nf = [s for s in analyze(run) if s.kind == "nonfinite"]
+    assert len(nf) == 1 and "NaN" in nf[0].summary
+    assert [(e.source, e.line) for e in nf[0].evidence][:1] == [("question.txt", 1)]
