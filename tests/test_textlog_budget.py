@@ -100,3 +100,122 @@ def test_log_under_budget_is_unchanged(tmp_path, monkeypatch):
         assert (a.name, a.rank) == (b.name, b.rank)
         assert np.array_equal(a.steps, b.steps) and np.array_equal(a.locs, b.locs)
         assert np.array_equal(a.values, b.values, equal_nan=True)
+
+
+# ---------------------------------------------------------------- logs with progress counters / epochs
+STEPS = 20_000
+PER_EPOCH = 1_000
+BAR_NAN = 18_001     # step of the first NaN
+BAR_SPIKE = 7_777    # step of a loss spike
+
+
+def _bar_loss(step: int) -> str:
+    return "nan" if step >= BAR_NAN else "50.000" if step == BAR_SPIKE else f"{_loss(step):.3f}"
+
+
+def write_bars(path: Path) -> None:
+    """tqdm `\\r` redraws of a bar whose counter restarts every epoch (no epoch printed: the passes
+    make the step) with a loss postfix, a logging line every 10 steps (`step N | loss=..`)."""
+    with open(path, "w") as f:
+        for step in range(1, STEPS + 1):
+            k = (step - 1) % PER_EPOCH + 1
+            f.write(f"\rTraining: {k * 100 // PER_EPOCH:3d}%|##| {k}/{PER_EPOCH} [00:01<00:02, 9.0it/s, "
+                    f"loss={_bar_loss(step)}]")
+            if step % 10 == 0:
+                f.write(f"\r2024-05-01 12:00:00,123 - INFO - step {step} | loss={_bar_loss(step)} | lr=1e-4\n")
+            if k == PER_EPOCH:
+                f.write("\n")
+
+
+def write_keras(path: Path) -> None:
+    """Keras: `Epoch e/20` on a line of its own, then `\\r` redraws `b/1000 [==] - loss: ..` (the
+    epoch carries to them; the counter restarts every epoch)."""
+    with open(path, "w") as f:
+        for step in range(1, STEPS + 1):
+            e, b = divmod(step - 1, PER_EPOCH)
+            if b == 0:
+                f.write(f"Epoch {e + 1}/{STEPS // PER_EPOCH}\n")
+            f.write(f"\r{b + 1}/{PER_EPOCH} [======] - ETA: 1s - loss: {_bar_loss(step)}")
+            if b + 1 == PER_EPOCH:
+                f.write("\n")
+
+
+def write_ranks(path: Path) -> None:
+    """Two ranks' `[rankR]: Epoch [e/20], Step [s/1000], loss: ..` lines (a counter that restarts
+    every epoch, per rank), and a stepless eval line per rank every 100 steps (its step carried)."""
+    with open(path, "w") as f:
+        for step in range(1, STEPS // 2 + 1):
+            e, s = divmod(step - 1, PER_EPOCH)
+            for r in (0, 1):
+                f.write(f"[rank{r}]: Epoch [{e + 1}/20], Step [{s + 1}/{PER_EPOCH}], loss: {_bar_loss(step + r)}\n")
+                if step % 100 == 0:
+                    f.write(f"[rank{r}]: eval val_loss={_loss(step) + r:.4f}\n")
+
+
+def metrics_in_blocks(path: Path, block: int = 64 * 1024) -> tuple[list, Run, assemble.LogMetrics]:
+    """The log fed to LogMetrics a block of whole lines at a time (as the reader does)."""
+    data = path.read_bytes()
+    run = Run(root=path.parent)
+    acc = assemble.LogMetrics(path.name, run)
+    at = 0
+    while at < len(data):
+        end = data.rfind(b"\n", at, at + block) + 1 or len(data)
+        end = len(data) if at + block >= len(data) else end
+        acc.add_block(data[at:end])
+        at = end
+    return acc.finish(), run, acc
+
+
+@pytest.mark.parametrize("writer", [write_bars, write_keras, write_epochs, write_ranks])
+def test_counter_log_over_budget_drops_segments_keeping_exact_steps(tmp_path, monkeypatch, writer):
+    path = tmp_path / "train.log"
+    writer(path)
+    full, full_run, full_acc = metrics_in_blocks(path)
+    assert not any("thinned" in w for w in full_run.warnings)
+    lines = path.read_bytes().count(b"\n")
+    assert full_acc.peak_segs >= min(lines, STEPS)        # read whole: a segment per counter line or redraw
+    monkeypatch.setattr(assemble, "POINTS_BUDGET", 8_000)
+    thin, run, acc = metrics_in_blocks(path)
+    assert len([w for w in run.warnings if "thinned above 8,000 points" in w]) == 1
+    assert acc.ctx is not None and acc.peak_segs < 0.6 * full_acc.peak_segs   # counter segments dropped
+    assert acc.nseg < full_acc.peak_segs // 4
+    # the steps are the ones the whole log gives: every kept point is a point of the full read, and
+    # the same as when no segment is dropped (thinned alike)
+    monkeypatch.setattr(assemble, "COMPACT_COUNTERS", False)
+    kept_all, _, acc_all = metrics_in_blocks(path)
+    assert acc_all.ctx is None and acc_all.peak_segs >= min(lines, STEPS)
+    assert [(s.name, s.rank, len(s)) for s in thin] == [(s.name, s.rank, len(s)) for s in kept_all]
+    assert [(s.name, s.rank) for s in thin] == [(s.name, s.rank) for s in full]
+    for t, a, f in zip(thin, kept_all, full):
+        assert np.array_equal(t.steps, a.steps) and np.array_equal(t.locs, a.locs)
+        assert np.array_equal(t.values, a.values, equal_nan=True)
+        assert t.step_is_index == f.step_is_index and points(t) <= points(f), t.name
+        assert (t.steps[0], t.locs[0], t.steps[-1], t.locs[-1]) == (f.steps[0], f.locs[0], f.steps[-1], f.locs[-1])
+        nan_t, nan_f = np.flatnonzero(np.isnan(t.values)), np.flatnonzero(np.isnan(f.values))
+        assert (nan_t.size > 0) == (nan_f.size > 0)
+        if nan_f.size:    # the first NaN, and the last finite value before it, at their exact step and line
+            i, j = int(nan_t[0]), int(nan_f[0])
+            assert (t.steps[i], t.locs[i]) == (f.steps[j], f.locs[j])
+            assert (t.steps[i - 1], t.values[i - 1], t.locs[i - 1]) == (f.steps[j - 1], f.values[j - 1], f.locs[j - 1])
+        assert np.nanmax(t.values) == np.nanmax(f.values)
+    loss = [s for s in full if s.name == "loss"]
+    assert loss and all(len(t) < len(f) // 2 for t, f in zip(thin, full) if t.name == "loss" and len(f) > 5000)
+    if writer in (write_bars, write_keras):   # the steps are global: passes / epochs over a restarting counter
+        bar = max(loss, key=len)
+        assert int(bar.steps[np.flatnonzero(np.isnan(bar.values))[0]]) == BAR_NAN
+        spike = [t for t in thin if t.name == "loss" and len(t) and (t.values == 50.0).any()]
+        assert spike and int(spike[0].steps[np.flatnonzero(spike[0].values == 50.0)[0]]) == BAR_SPIKE
+
+
+def test_counter_log_over_its_bytes_budget_is_thinned(tmp_path, monkeypatch):
+    """Few points but many counter rows: the bytes held (points, steps, lines) trigger thinning too."""
+    path = tmp_path / "train.log"
+    write_bars(path)
+    full, _, full_acc = metrics_in_blocks(path)
+    monkeypatch.setattr(assemble, "HELD_BYTES_BUDGET", 200_000)
+    thin, run, acc = metrics_in_blocks(path)
+    assert sum(len(s) for s in full) < assemble.POINTS_BUDGET
+    assert len([w for w in run.warnings if "thinned above" in w]) == 1
+    assert acc.peak_segs < full_acc.peak_segs // 2 and acc.held_bytes <= acc.byte_limit
+    for t, f in zip(thin, full):
+        assert (t.name, t.rank) == (f.name, f.rank) and points(t) <= points(f)

@@ -19,7 +19,10 @@ statement.
 Size: a log whose series hold more than POINTS_BUDGET points keeps min/max per bucket of lines
 (the bucket doubles as needed), the first non-finite point of every bucket and every change
 between finite and non-finite, and each series' first and last, with
-exact steps and lines, and says so in one warning; below it every point is kept.
+exact steps and lines, and says so in one warning; below it every point is kept. Segments
+(lines, \r redraws) no kept point needs are dropped then; the steps of a log with progress
+counters or epochs are settled as blocks arrive (settle.py) so that they may be. HELD_BYTES_BUDGET
+bounds the bytes of points and segments held the same way.
 """
 from __future__ import annotations
 
@@ -32,6 +35,8 @@ from mltdbg.analyzers.readers.textlog.arrays import (Masked, count_before, facto
 from mltdbg.analyzers.readers.textlog.scan import (BACK, FWD, LONG_BACK, LONG_FWD, Keys, anchors, line_ranks,
                                                    progress_counters, read_anchors)
 from mltdbg.analyzers.readers.textlog.layergrads import layer_series, scan_layer_tables, table_lines
+from mltdbg.analyzers.readers.textlog.settle import PASS_DONE_SHARE, StepContext
+from mltdbg.analyzers.readers.textlog.settle import ffill as _ffill
 from mltdbg.analyzers.readers.textlog.tables import close_table, has_trigger, scan_tables
 from mltdbg.analyzers.readers.textlog.vocabulary import classify_key
 
@@ -44,25 +49,6 @@ RELEASE_EVERY_BYTES = 64 * 1024 * 1024
 # Lines longer than this are kept as text but not mined for metrics (a serialized tensor or a
 # base64 blob on one line is not a metric line, and its "key: number" pairs would be noise).
 MAX_METRIC_LINE = 100 * 1024
-
-
-def _ffill(valid: np.ndarray, group: np.ndarray | None) -> np.ndarray:
-    """Index of the last valid entry at or before each position (within `group`), -1 if none."""
-    n = len(valid)
-    if group is None:
-        idx = np.where(valid, np.arange(n), -1)
-        return np.maximum.accumulate(idx) if n else idx
-    order = np.lexsort((np.arange(n), group))
-    v = valid[order]
-    idx = np.where(v, np.arange(n), -1)
-    idx = np.maximum.accumulate(idx) if n else idx
-    g = group[order]
-    bad = (idx >= 0) & (g[np.maximum(idx, 0)] != g)
-    idx[bad] = -1
-    src = np.where(idx >= 0, order[np.maximum(idx, 0)], -1)
-    out = np.empty(n, dtype=np.int64)
-    out[order] = src
-    return out
 
 
 def _first_per(seg: np.ndarray, vals: np.ndarray, nseg: int, fill=-1, dtype=np.int64):
@@ -257,8 +243,15 @@ GROUP_PASSES_MAX = 16
 
 # Segment columns kept per block (only for segments with a counter or a metric point):
 # S/S_tot explicit step and its "/M", P/P_tot progress counter (batch N, [N/M], N/M [),
-# E epoch, R rank (-1 where absent), L the segment's 1-based line.
+# E epoch, R rank (-1 where absent), L the segment's 1-based line; once a StepContext settles
+# them (settle.py) also Ec the epoch in force (-1: none) and K the passes of the counter before it.
 _COLS = ("S", "S_tot", "P", "P_tot", "E", "R")
+_SETTLED = {"Ec": -1, "K": 0}
+# Over the budget, a log with progress counters or epochs has its steps settled as blocks arrive
+# (settle.StepContext) and drops the segments no kept point needs, like a log without them
+# (a 30M-line tqdm log held 30M rows of counters to the end: ~3 GB). Off only to check in tests
+# that the settled steps are the ones the whole log gives.
+COMPACT_COUNTERS = True
 
 # Points (values of all series of a log together) held before they are thinned: min/max per bucket
 # of lines (like downsample.minmax_downsample), the first non-finite point of each bucket and every
@@ -267,6 +260,12 @@ _COLS = ("S", "S_tot", "P", "P_tot", "E", "R")
 # diagnosis peaks at ~1.1 GB RSS) and stays whole; a bigger log holds at most this many, so its
 # reader needs no more than that one, whatever its size. Curve analysis needs far fewer.
 POINTS_BUDGET = 30_000_000
+# ... or before their values, segment indexes and segment columns (steps, counters, lines) take more
+# bytes than this: a progress-bar log holds ~40 bytes of columns per redraw besides its points (the
+# 10M-line mixed log of benchmarks/bench_textlog.py: 13.8M points, 11.2M segments, 540 MB held,
+# read whole at ~1.1 GB peak; a 30M-line one reached 1.2 GB held at 30M points, 1.9 GB peak). The
+# reader's peak is about twice what is held (finish builds steps for every held segment).
+HELD_BYTES_BUDGET = 640 * 2**20
 
 
 def _step_class(sg: dict) -> np.ndarray | None:
@@ -328,14 +327,16 @@ def _thin_keep(bucket: np.ndarray, v: np.ndarray, cls: np.ndarray | None = None)
 
 
 def _segments_needed(sg: dict, ref: np.ndarray) -> np.ndarray:
-    """Segments of a block (columns `sg`, no counter or epoch) that steps still need: those a point
-    is on (`ref`), the last one with a step before each of those without one (the step it carries),
-    and the block's last one with a step per rank (for the lines of the next blocks)."""
+    """Segments of a block (columns `sg`: no counter or epoch, or settled by a StepContext, so a
+    segment's step is its own) that steps still need: those a point is on (`ref`), the last one
+    with a step before each of those without one (the step it carries), and the block's last one
+    with a step per rank (for the lines of the next blocks)."""
     keep = ref.copy()
-    S, R = sg["S"], sg["R"]
-    if S is None:
+    R = sg["R"]
+    steps = [sg[k] >= 0 for k in ("S", "P", "E") if sg[k] is not None]
+    if not steps:
         return keep
-    own = S >= 0
+    own = steps[0] if len(steps) == 1 else np.logical_or.reduce(steps)
     src = _ffill(own, R)
     need = keep & ~own & (src >= 0)
     keep[src[need]] = True
@@ -347,6 +348,16 @@ def _segments_needed(sg: dict, ref: np.ndarray) -> np.ndarray:
             _, last = np.unique(R[idx][::-1], return_index=True)
             keep[idx[::-1][last]] = True
     return keep
+
+
+def _nbytes(segs: list[dict], chunks: list[tuple]) -> int:
+    """Bytes of segment columns and held (segment indexes, values) pairs (a shared index array once)."""
+    n = sum(v.nbytes for sg in segs for v in sg.values() if isinstance(v, np.ndarray))
+    seen: dict[int, int] = {}
+    for g, v in chunks:
+        seen[id(g)] = g.nbytes
+        n += v.nbytes
+    return n + sum(seen.values())
 
 
 def _take_segments(sg: dict, keep: np.ndarray) -> dict:
@@ -410,8 +421,10 @@ def _thin_points(items: list[tuple], lines: np.ndarray, cls: np.ndarray | None, 
 class LogMetrics:
     """Metric series of one log, fed a block of whole lines at a time (memory stays bounded by
     the block, the counters of the lines that have them, and the points themselves: over
-    POINTS_BUDGET held points the series are thinned, min/max per bucket of lines, and while the
-    log has no progress counter or epoch the lines no kept point needs are dropped too).
+    POINTS_BUDGET held points, or HELD_BYTES_BUDGET bytes of points and segment columns, the
+    series are thinned, min/max per bucket of lines, and the lines no kept point needs are
+    dropped too; a log with progress counters or epochs has their steps settled as blocks
+    arrive from then on, settle.StepContext).
 
     add_block(data, nl): the next block (it ends with a newline, except the file's last);
     finish(): every Series (the step of a line may depend on lines far away: an epoch printed
@@ -434,8 +447,12 @@ class LogMetrics:
         self.unreleased = 0                 # block bytes since the last release_memory()
         self.held = 0                       # points held in self.groups
         self.limit = POINTS_BUDGET          # thin when more are held (_thin_all)
+        self.held_bytes = 0                 # bytes of the points and segment columns held (_nbytes)
+        self.byte_limit = HELD_BYTES_BUDGET # ... or when they take more than this
         self.width = 1                      # lines per min/max bucket once thinned (1: not thinned)
         self.simple = True                  # no progress counter or epoch so far: segments may be compacted
+        self.ctx: StepContext | None = None # once thinned with counters or epochs: what their steps need
+        self.peak_segs = 0                  # the most segments held at once (self.nseg at its highest)
 
     def _classify(self) -> None:
         code_of = {"metric": 1, "step": 2, "batch": 3, "epoch": 4}
@@ -492,7 +509,9 @@ class LogMetrics:
         if self.width > 1:      # thinned already: this block's points too, on the same buckets
             thinned = _thin_points([p[3:] for p in points], block["L"], _step_class(block), self.width)
             points = [p[:3] + t for p, t in zip(points, thinned)]
-            if self.simple:
+            if self._compactable():
+                if self.ctx is not None:
+                    self.ctx.settle(block)
                 block, points = _compact_block(block, points)
         self.segs.append(block)
         shifted: dict[int, np.ndarray] = {}     # keys printed on the same lines still share one array
@@ -500,15 +519,33 @@ class LogMetrics:
             g = shifted.get(id(ci))
             if g is None:
                 g = shifted[id(ci)] = ci + self.nseg
+                self.held_bytes += g.nbytes
             self.groups.setdefault((remap[k], r, form), []).append((g, v))
             self.held += len(v)
+            self.held_bytes += v.nbytes
+        self.held_bytes += sum(v.nbytes for v in block.values() if isinstance(v, np.ndarray))
         self.nseg += block["n"]
-        if self.held > self.limit:
+        self.peak_segs = max(self.peak_segs, self.nseg)
+        if self.held > self.limit or self.held_bytes > self.byte_limit:
             self._thin_all()
         self.unreleased += len(data)
         if self.unreleased >= RELEASE_EVERY_BYTES:
             self.unreleased = 0
             release_memory()
+
+    def _compactable(self) -> bool:
+        """Whether segments no kept point needs may be dropped: always while the log has no counter
+        or epoch; with them, once a StepContext has settled every held segment (made here, the
+        first time) and settles each block after (COMPACT_COUNTERS off: never)."""
+        if self.simple:
+            return True
+        if not COMPACT_COUNTERS:
+            return False
+        if self.ctx is None:
+            self.ctx = StepContext()
+            for sg in self.segs:
+                self.ctx.settle(sg)
+        return True
 
     def _chunks(self) -> list[tuple]:
         """Every held (segment indexes, values) pair, group after group."""
@@ -521,52 +558,64 @@ class LogMetrics:
             self.groups[key] = [next(it) for _ in chunks]
 
     def _thin_all(self) -> None:
-        """Too many points held: widen the buckets (a power of two lines, at least 4) until at most
-        half the budget is held, keeping per bucket each series' min and max, its first non-finite
-        point, every finite/non-finite change and each block's first and last; then drop the segments no point needs
-        (_compact_block), while no counter or epoch makes steps depend on other lines."""
-        L = np.concatenate([sg["L"] for sg in self.segs])
-        classes = [_step_class(sg) for sg in self.segs]
-        cls = None if all(c is None for c in classes) else \
-            np.concatenate([np.ones(sg["n"], np.int64) if c is None else c for sg, c in zip(self.segs, classes)])
-        del classes
+        """Too many points (or bytes) held: widen the buckets (a power of two lines, at least 4) until
+        at most half the budget is held, keeping per bucket each series' min and max, its first
+        non-finite point, every finite/non-finite change and each block's first and last, and drop
+        the segments no point needs (_compact_block) when steps allow (_compactable)."""
         while True:
-            before = self.held
-            self.width = max(4, self.width * 2)
-            self._set_chunks(_thin_points(self._chunks(), L, cls, self.width))
-            held = self.held = sum(len(v) for _, v in self._chunks())
-            # stop at half the budget, or when wider buckets no longer help
-            if held <= POINTS_BUDGET // 2 or held > 0.9 * before or self.width > 2 * self.line0:
+            before_bytes = self.held_bytes
+            L = np.concatenate([sg["L"] for sg in self.segs])
+            classes = [_step_class(sg) for sg in self.segs]
+            cls = None if all(c is None for c in classes) else \
+                np.concatenate([np.ones(sg["n"], np.int64) if c is None else c for sg, c in zip(self.segs, classes)])
+            del classes
+            while True:
+                before = self.held
+                self.width = max(4, self.width * 2)
+                self._set_chunks(_thin_points(self._chunks(), L, cls, self.width))
+                held = self.held = sum(len(v) for _, v in self._chunks())
+                # stop at half the budget, or when wider buckets no longer help
+                if held <= POINTS_BUDGET // 2 or held > 0.9 * before or self.width > 2 * self.line0:
+                    break
+            del L, cls
+            if self._compactable():
+                self._compact_all()
+            self.held_bytes = _nbytes(self.segs, self._chunks())
+            # the same for the bytes held (points and the segments they need)
+            if self.held_bytes <= HELD_BYTES_BUDGET // 2 or self.held_bytes > 0.9 * before_bytes \
+                    or self.width > 2 * self.line0:
                 break
-        del L, cls
-        if self.simple:
-            ref = np.zeros(self.nseg, bool)
-            for chunks in self.groups.values():
-                for g, _ in chunks:
-                    ref[g] = True
-            segs, keeps, off = [], [], 0
-            for sg in self.segs:
-                n = sg["n"]
-                keep = _segments_needed(sg, ref[off:off + n])
-                off += n
-                keeps.append(keep)
-                if not keep.all():
-                    sg = _take_segments(sg, keep)
-                if sg["n"]:
-                    segs.append(sg)
-            del ref
-            new_index = np.cumsum(np.concatenate(keeps)) - 1
-            del keeps
-            self.segs, self.nseg = segs, len(new_index) and int(new_index[-1]) + 1
-            self._set_chunks(_renumber(self._chunks(), new_index))
-            del new_index
         self.limit = max(POINTS_BUDGET, 2 * self.held)
+        self.byte_limit = max(HELD_BYTES_BUDGET, 2 * self.held_bytes)
         release_memory()
+
+    def _compact_all(self) -> None:
+        """Drop the held segments no kept point needs (_segments_needed), renumbering the points'."""
+        ref = np.zeros(self.nseg, bool)
+        for chunks in self.groups.values():
+            for g, _ in chunks:
+                ref[g] = True
+        segs, keeps, off = [], [], 0
+        for sg in self.segs:
+            n = sg["n"]
+            keep = _segments_needed(sg, ref[off:off + n])
+            off += n
+            keeps.append(keep)
+            if not keep.all():
+                sg = _take_segments(sg, keep)
+            if sg["n"]:
+                segs.append(sg)
+        del ref
+        new_index = np.cumsum(np.concatenate(keeps)) - 1
+        del keeps
+        self.segs, self.nseg = segs, len(new_index) and int(new_index[-1]) + 1
+        self._set_chunks(_renumber(self._chunks(), new_index))
 
     def _finish(self) -> list[Series]:
         run, rel = self.run, self.rel
         if self.width > 1:
-            run.warnings.append(f"{rel}: metric series thinned above {POINTS_BUDGET:,} points held (min/max per "
+            run.warnings.append(f"{rel}: metric series thinned above {POINTS_BUDGET:,} points held (or "
+                                f"{HELD_BYTES_BUDGET // 2**20:,} MB with their steps and lines; min/max per "
                                 f"bucket of {self.width:,} lines; the first non-finite point of each bucket, every change "
                                 f"between finite and non-finite and each series' first and last kept, with their "
                                 f"exact steps and lines)")
@@ -583,10 +632,13 @@ class LogMetrics:
         if not self.groups or not any(self.roles[k] in (1, 4) for k, _, _ in self.groups):
             return tables
         segs, self.segs = self.segs, []
-        col = {}
-        for k in _COLS + ("L",):     # one column at a time, its block pieces freed as it is built
-            if any(sg[k] is not None for sg in segs):
-                col[k] = np.concatenate([sg[k] if sg[k] is not None else np.full(sg["n"], -1, np.int64)
+        col: dict = {}
+        ctx = self.ctx
+        names = _COLS + ("L",) + (tuple(_SETTLED) if ctx is not None else ())
+        for k in names:     # one column at a time, its block pieces freed as it is built
+            if any(sg.get(k) is not None for sg in segs):
+                fill = _SETTLED.get(k, -1)
+                col[k] = np.concatenate([sg[k] if sg[k] is not None else np.full(sg["n"], fill, np.int64)
                                          for sg in segs])
             else:
                 col[k] = None
@@ -597,7 +649,8 @@ class LogMetrics:
         L = col.pop("L")
         n = len(L)
         seg_rank = col["R"]
-        step, kind = _segment_steps(*(col[k] for k in _COLS[:5]), seg_rank, n)
+        step, kind = _segment_steps(col["S"], col["S_tot"], col["P"], col["P_tot"], col["E"], seg_rank, n,
+                                    ctx=ctx, Ec=col.pop("Ec", None), K=col.pop("K", None))
         own = step >= 0
         if own.all():
             carried = np.zeros(n, bool)
@@ -614,7 +667,9 @@ class LogMetrics:
         c = kind == KIND_COUNTER
         if col["P_tot"] is not None and c.any():
             pt = col["P_tot"]
-            if int(pt.min(where=c, initial=np.iinfo(np.int64).max)) != int(pt.max(where=c, initial=-1)):
+            lo, hi = (int(pt.min(where=c, initial=np.iinfo(np.int64).max)), int(pt.max(where=c, initial=-1))) \
+                if ctx is None else (ctx.pt_lo, ctx.pt_hi)
+            if lo != hi:
                 style = kind.astype(np.int64)
                 style[c] += 8 * (pt[c] + 1)
         del c
@@ -725,7 +780,8 @@ def _merge_styles(parts: list[tuple]) -> list[Series]:
 KIND_NONE, KIND_STEP, KIND_COUNTER, KIND_EPOCH, KIND_CARRIED = 0, 1, 2, 3, 4
 
 
-def _segment_steps(S, S_tot, P, P_tot, E, seg_rank, n: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+def _segment_steps(S, S_tot, P, P_tot, E, seg_rank, n: int | None = None, ctx: StepContext | None = None,
+                   Ec: np.ndarray | None = None, K: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Step of each segment (-1 = none) from its explicit step S, its progress counter P
     (batch N, [N/M], N/M [) and its epoch E, all -1 where absent (a column absent from the
     whole log may be None); and where it came from (KIND_*).
@@ -733,9 +789,13 @@ def _segment_steps(S, S_tot, P, P_tot, E, seg_rank, n: int | None = None) -> tup
     An epoch printed on a line of its own (Keras "Epoch 3/10") carries to the lines after it.
     A counter that restarts every epoch ("Epoch [2/10], Step [100/600]") becomes global:
     (epoch - first_epoch) * steps_per_epoch + counter.
+
+    `ctx`: the segments were settled as they came (settle.StepContext; some dropped since): the
+    epoch in force is their `Ec`, a counter's passes before it their `K` (None: -1 / 0), and what
+    depends on the whole log comes from `ctx`.
     """
     n = len(S if S is not None else E if E is not None else P) if n is None else n
-    if S is not None and P is None and E is None:     # only explicit steps (the common log): no copies
+    if ctx is None and S is not None and P is None and E is None:   # only explicit steps (the common log): no copies
         kind = np.where(S >= 0, KIND_STEP, KIND_NONE).astype(np.int8)
         return S, kind
     neg = None
@@ -748,18 +808,31 @@ def _segment_steps(S, S_tot, P, P_tot, E, seg_rank, n: int | None = None) -> tup
             neg = np.full(n, -1, np.int64)
         return neg
     S, S_tot, P, P_tot, E = col(S), col(S_tot), col(P), col(P_tot), col(E)
-    if (E >= 0).any():
-        src = _ffill(E >= 0, seg_rank)
-        Ec = np.where(src >= 0, E[np.maximum(src, 0)], -1)
-        del src
+    if ctx is not None:
+        Ec = col(Ec)
+        any_e = ctx.e_min >= 0
+        e_base = 1 if any_e and ctx.e_min >= 1 else 0
     else:
-        Ec = E                      # no epoch anywhere: all -1
-    e_base = 1 if (Ec >= 0).any() and Ec[Ec >= 0].min() >= 1 else 0
+        if (E >= 0).any():
+            src = _ffill(E >= 0, seg_rank)
+            Ec = np.where(src >= 0, E[np.maximum(src, 0)], -1)
+            del src
+        else:
+            Ec = E                      # no epoch anywhere: all -1
+        any_e = bool((Ec >= 0).any())
+        e_base = 1 if any_e and Ec[Ec >= 0].min() >= 1 else 0
     step = np.full(len(S), -1, dtype=np.int64)
     kind = np.zeros(len(S), dtype=np.int8)
 
-    def globalise(X, X_tot, has):
+    def globalise(X, X_tot, has, glob):
         idx = np.flatnonzero(has & (Ec >= 0))
+        if ctx is not None:        # the whole log's answer (glob: settle._Global)
+            per = glob.per()
+            if per is None:
+                return X
+            out = X.copy()
+            out[idx] = (Ec[idx] - e_base) * per + X[idx]
+            return out
         if idx.size < 2:
             return X
         out = X.copy()
@@ -772,9 +845,8 @@ def _segment_steps(S, S_tot, P, P_tot, E, seg_rank, n: int | None = None) -> tup
         return out
 
     hasS = S >= 0
-    any_e = bool((Ec >= 0).any())
     if hasS.any():
-        np.copyto(step, globalise(S, S_tot, hasS) if any_e else S, where=hasS)
+        np.copyto(step, globalise(S, S_tot, hasS, ctx and ctx.S) if any_e else S, where=hasS)
         kind[hasS] = KIND_STEP
         hasP = (P >= 0) & ~hasS
     else:
@@ -784,24 +856,24 @@ def _segment_steps(S, S_tot, P, P_tot, E, seg_rank, n: int | None = None) -> tup
     # every one of its ten million redraws)
     if hasP.any():
         # Keras file logs show only each epoch's last batch ("100/100"): the epoch is the step
-        if any_e and not ((P != P_tot) & hasP).any() and not ((Ec < 0) & hasP).any():
+        keras = not ctx.keras_off if ctx is not None else \
+            not ((P != P_tot) & hasP).any() and not ((Ec < 0) & hasP).any()
+        if any_e and keras:
             np.copyto(step, Ec, where=hasP)
             kind[hasP] = KIND_EPOCH
         else:
-            np.copyto(step, globalise(P, P_tot, hasP) if any_e else P, where=hasP)
+            np.copyto(step, globalise(P, P_tot, hasP, ctx and ctx.P) if any_e else P, where=hasP)
             kind[hasP] = KIND_COUNTER
             no_epoch = hasP & (Ec < 0) if any_e else hasP
-            if np.count_nonzero(no_epoch) > 1:
+            if ctx is not None:
+                if ctx.n_no_epoch > 1 and K is not None:
+                    _settled_passes_into(step, P, P_tot, K, no_epoch, seg_rank, ctx)
+            elif np.count_nonzero(no_epoch) > 1:
                 _passes_into(step, P, P_tot, no_epoch, seg_rank)
     hasE = (E >= 0) & (step < 0)
     step[hasE] = E[hasE]
     kind[hasE] = KIND_EPOCH
     return step, kind
-
-
-# A progress counter that goes back to the start after reaching at least this share of its total
-# began another pass over the same loop (an epoch), not a restarted job.
-PASS_DONE_SHARE = 0.9
 
 
 def _passes_into(step: np.ndarray, P: np.ndarray, P_tot: np.ndarray, where: np.ndarray,
@@ -819,6 +891,20 @@ def _passes_into(step: np.ndarray, P: np.ndarray, P_tot: np.ndarray, where: np.n
         return
     idx = np.flatnonzero(where)
     step[idx] = _passes(P[idx], P_tot[idx], None if seg_rank is None else seg_rank[idx])
+
+
+def _settled_passes_into(step: np.ndarray, P: np.ndarray, P_tot: np.ndarray, K: np.ndarray, where: np.ndarray,
+                         seg_rank: np.ndarray | None, ctx: StepContext) -> None:
+    """step[where] = passes before (K, settle.StepContext._passes) * total + counter, as _passes
+    gives it, except for the (total, rank) counters that restarted (left as printed)."""
+    use = where & (K > 0) & (P_tot > 0)
+    bad = ctx.restarted()
+    if bad and use.any():
+        rk = seg_rank if seg_rank is not None else np.full(len(P), -1, np.int64)
+        for t, r in bad:
+            use &= ~((P_tot == t) & (rk == r))
+    idx = np.flatnonzero(use)
+    step[idx] = K[idx] * P_tot[idx] + P[idx]
 
 
 def _passes(x: np.ndarray, tot: np.ndarray, rank: np.ndarray | None, single: bool = False) -> np.ndarray:
