@@ -63,3 +63,32 @@ def test_cancel_or_leaving_right_after_approval_ends_the_check(tmp_path, monkeyp
     assert isinstance(second, CheckRun)
     assert _group_gone(second), "the check's process group outlived the screen"
     assert second.result is None or second.result.cancelled
+
+
+def test_a_check_without_a_command_says_how_to_go_on(tmp_path):
+    """A thin post (four log lines, no failing command) gives hypotheses with no check command:
+    the check screen says so and names the keys that still work, instead of 'press a to run'."""
+    import subprocess  # noqa: PLC0415 - only this test makes its own repo
+
+    from mltdbg.app.mltdbg_app import MltdbgApp, Options  # noqa: PLC0415 - as in demo_app
+    repo = tmp_path / "r"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    (repo / "train.log").write_text("epoch 1 loss=2.31\nepoch 2 loss=1.90\nepoch 3 loss=nan\nepoch 4 loss=nan\n")
+    app = MltdbgApp(Options(cwd=str(repo), paths=[str(repo / "train.log")], engine="offline", name="t"))
+    seen: dict[str, str] = {}
+
+    async def go():
+        async with app.run_test(size=(80, 24)) as pilot:
+            await diagnose_from_capture(app, pilot)
+            await pilot.press("c")
+            await until(pilot, lambda: isinstance(app.screen, CheckScreen), what="check screen")
+            await pilot.pause()
+            seen["cmd"] = app.screen.query_one("#cmd").value
+            seen["out"] = "\n".join(str(line.text) for line in app.screen.query_one("#out").lines)
+            app.exit()
+
+    asyncio.run(go())
+    assert seen["cmd"] == ""
+    assert "No command for this check yet: press e to write one" in seen["out"]
+    assert "Press a to approve" not in seen["out"]

@@ -97,7 +97,11 @@ class CheckScreen(StepScreen):
                 ("INTERRUPTED:", "bold #ffff00"), " this check never finished (mltdbg-tui closed mid-run); its output "
                 "is incomplete. a runs it again, s skips it."))
         else:
-            out.write("Press a to approve and run the command, e to edit it, s to skip this check.")
+            if self.query_one("#cmd", Input).value.strip():
+                out.write("Press a to approve and run the command, e to edit it, s to skip this check.")
+            else:
+                out.write("No command for this check yet: press e to write one (it runs only after you approve "
+                          "it), 1/2/3 to record what you found by hand, s to skip.")
         self._verdict_bar()
         out.focus()
         plan = self.state.plans.get(self.hid or "")
