@@ -82,6 +82,16 @@ class TextArtifact:
     def lines_of(self, offsets: np.ndarray) -> np.ndarray:
         return np.searchsorted(self.line_starts, np.asarray(offsets, dtype=np.int64), side="right")
 
+    def start_of(self, n: int) -> int:
+        """Character offset where 1-based line n starts (len(text) past the last line)."""
+        starts = self.line_starts
+        return int(starts[n - 1]) if 1 <= n <= len(starts) else len(self.text)
+
+    def text_line_starts(self) -> np.ndarray:
+        """Offsets of the lines that can hold text (all of them here; a big log's sparse text
+        keeps fewer): for vectorised scans of line beginnings."""
+        return self.line_starts[: self.n_lines]
+
     def line(self, n: int) -> str:
         """Text of 1-based line n without its newline ('' when out of range)."""
         starts = self.line_starts

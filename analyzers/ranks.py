@@ -56,7 +56,7 @@ def _rank_lines_ascii(art: TextArtifact) -> dict[int, np.ndarray]:
     if not len(buf):
         return {}
     last = len(buf) - 1
-    starts = art.line_starts[: art.n_lines]
+    starts = art.text_line_starts()
     cand = starts[buf[np.minimum(starts, last)] == ord("[")]
     found_lines, found_ranks = [], []
     for tag in _RANK_TAGS:
@@ -81,6 +81,6 @@ def _rank_lines_ascii(art: TextArtifact) -> dict[int, np.ndarray]:
     offs = np.concatenate(found_lines)
     r = np.concatenate(found_ranks)
     order = np.argsort(offs, kind="stable")
-    lines = np.searchsorted(starts, offs[order], side="right")
+    lines = art.lines_of(offs[order])
     r = r[order]
     return {int(k): lines[r == k] for k in np.unique(r)}

@@ -483,3 +483,35 @@ def test_word_finder_matches_a_plain_search():
                 ref.append(i)
                 i = d.find(w, i + 1)
             assert at.tolist() == ref, w
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_sparse_texts_compact_line_index_answers_as_the_full_one(seed, monkeypatch, tmp_path):
+    """SparseText keeps offsets for its lines with text only; every line lookup (line_of,
+    lines_of, start_of, line, n_lines, text_line_starts) gives what a full index of the same text
+    gives: ASCII and not, lines that run across the pieces it is read in, a text that ends with
+    and without a newline, a blank first line."""
+    from mltdbg.analyzers.model import TextArtifact
+    from mltdbg.analyzers.readers.textlog import sparse as sp
+    monkeypatch.setattr(sp, "STARTS_PIECE", 7)
+    rng = np.random.default_rng(seed)
+    for case in range(40):
+        lines = []
+        for _ in range(int(rng.integers(1, 60))):
+            r = rng.random()
+            lines.append("" if r < 0.6 else ("é" * int(rng.integers(1, 4)) if seed == 2 and r < 0.7
+                                            else "x" * int(rng.integers(1, 20))))
+        text = "\n".join(lines) + ("\n" if case % 2 else "")
+        full = TextArtifact(path="a.log", abspath=tmp_path / "a.log", kind="log", text=text)
+        art = sp.SparseText(path="a.log", abspath=tmp_path / "a.log", kind="log", text=text, gz=True)
+        art.set_index(*sp.compact_starts(text.encode(), text))
+        assert art.n_lines == full.n_lines
+        offs = np.arange(len(text) + 2)
+        assert art.lines_of(offs).tolist() == full.lines_of(offs).tolist()
+        assert [art.line_of(int(o)) for o in offs] == [full.line_of(int(o)) for o in offs]
+        for n in range(0, len(full.line_starts) + 2):
+            assert art.start_of(n) == full.start_of(n) and art.line(n) == full.line(n)
+        starts = full.text_line_starts()
+        with_text = [int(s) for s in starts if s < len(text) and text[s] != "\n"]
+        assert art.text_line_starts().tolist() == with_text
+        assert art.line_starts.tolist() == full.line_starts.tolist()

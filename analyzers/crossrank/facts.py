@@ -506,9 +506,9 @@ def _torchrun_tables(ctx: Ctx, by_rank: dict[int, RankRow], rows: dict[tuple, Ra
         art = ctx.run.text(tb.source)
         if art is None:
             continue
-        if tb.line >= len(art.line_starts):
+        if tb.line >= art.n_lines:
             continue
-        a = int(art.line_starts[tb.line])          # the line after the exception line
+        a = art.start_of(tb.line + 1)          # the line after the exception line
         block = art.text[a: a + 200_000]
         end = block.find("\n" + "=" * 20, 100)
         block = block[: end if end > 0 else len(block)]

@@ -223,10 +223,11 @@ class ToolBox:
         if start < 1 or start > max(n, 1):
             raise ToolError(f"{t.path} has {n} lines; start {start} is out of range")
         end = min(max(end, start), n, start + MAX_READ_LINES - 1)
-        a = int(t.line_starts[start - 1])
-        b = int(t.line_starts[end]) if end < len(t.line_starts) else len(t.text)
+        a = t.start_of(start)
+        b = t.start_of(end + 1)
         lines = t.text[a:b].split("\n")[: end - start + 1]
-        body = "\n".join(f"{start + i}: {_cut(s.rstrip(chr(13)))}" for i, s in enumerate(lines))
+        # a big log's sparse text has blanked lines: line() reads those back from the file
+        body = "\n".join(f"{start + i}: {_cut(s.rstrip(chr(13)) or t.line(start + i))}" for i, s in enumerate(lines))
         more = f"\n[{n - end} more lines]" if end < n else ""
         return f"{t.path} lines {start}-{end} of {n} {DATA_NOTE}\n{body}{more}"
 

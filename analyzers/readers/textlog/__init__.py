@@ -45,8 +45,8 @@ from mltdbg.analyzers.readers.textlog.arrays import find_byte, one_thread, relea
 from mltdbg.analyzers.readers.textlog.assemble import MAX_METRIC_LINE, LogMetrics, prepare_block
 from mltdbg.analyzers.readers.textlog.kind import text_kind
 from mltdbg.analyzers.readers.textlog.sparse import (HEAD_BYTES, INDEX_EVERY, MID_CAP, MID_WORDS, SPARSE_TEXT_BYTES,
-                                                     TAIL_BYTES, SparseText, WordFinder, keep_lines, open_blocks,
-                                                     sparse_block)
+                                                     TAIL_BYTES, SparseText, WordFinder, compact_starts, keep_lines,
+                                                     open_blocks, sparse_block)
 
 # A log is read this many bytes at a time (cut at the last newline): its metrics, and the text
 # it keeps, never need the whole file in memory at once.
@@ -307,36 +307,13 @@ def _read_log_blocks(path: Path, rel: str, run: Run, gz: bool, metrics: bool) ->
     text_parts = []
     text = decode_utf8(data, rel, run)
     art = SparseText(path=rel, abspath=path, kind="log", text=text, marks=np.concatenate(marks), gz=gz)
-    art._starts = _line_starts(data, text)
+    art.set_index(*compact_starts(data, text))
     del data
-    st, piece = art._starts, STARTS_PIECE // 8     # lines with text, counted a piece at a time
-    kept = sum(int(np.count_nonzero(np.diff(st[a:a + piece + 1]) > 1)) for a in range(0, len(st) - 1, piece))
     run.warnings.append(f"{rel}: {size / 2**20:.0f} MB log: metrics read from every line; its text kept for "
-                        f"the first and last {HEAD_BYTES // 2**20} MB and {kept:,} lines in all that mention "
+                        f"the first and last {HEAD_BYTES // 2**20} MB and {art.kept_lines:,} lines in all that mention "
                         f"errors, warnings, NaN, resumes, checkpoints or crashes")
     run.texts.append(art)
     run.series.extend(series)
-
-
-# A sparse text's line starts are filled this many bytes (characters) of it at a time.
-STARTS_PIECE = 8 * 1024 * 1024
-
-
-def _line_starts(data: bytes, text: str) -> np.ndarray:
-    """Offsets (characters) of each line of a sparse text: it keeps every line of the log, so
-    they take 8 bytes a line; filled in place a piece at a time (no whole-text temporaries: a
-    50M-line log's newline offsets, +1 and int64 copies were three more 400 MB arrays)."""
-    ascii_ = data.isascii()
-    out = np.empty((data.count(b"\n") if ascii_ else text.count("\n")) + 1, np.int64)
-    out[0] = 0
-    at = 1
-    b = np.frombuffer(data, np.uint8)
-    for a in range(0, len(b) if ascii_ else len(text), STARTS_PIECE):
-        nl = np.flatnonzero(b[a:a + STARTS_PIECE] == 10) if ascii_ else \
-            np.flatnonzero(np.frombuffer(text[a:a + STARTS_PIECE].encode("utf-32-le"), "<u4") == 10)
-        out[at:at + len(nl)] = nl + (a + 1)
-        at += len(nl)
-    return out
 
 
 def _sparse(data: bytes, nl: np.ndarray, offset: int, caps: list[int], tail_from: int | None,

@@ -151,15 +151,74 @@ def sparse_block(data: bytes, nl: np.ndarray, keep: np.ndarray) -> bytes:
 @dataclass
 class SparseText(TextArtifact):
     """A big log's TextArtifact whose text keeps only some lines (see the module docstring).
-    `line(n)` reads a blanked line back from the file, by a sparse index of line offsets."""
+    `line(n)` reads a blanked line back from the file, by a sparse index of line offsets.
+
+    Line offsets are kept for the lines with text only (`compact_starts`): a blanked line is one
+    character, so every other offset follows from them (start of line i = i + the lengths of the
+    kept lines before it). A 50M-line log's full offset array was 400 MB; this is bounded by
+    what the text keeps. `line_starts` (the full array) is still there for a caller that needs
+    it, built on first use; the core reads through the methods below."""
 
     marks: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64), repr=False)  # offset of line 1 + k*INDEX_EVERY
     gz: bool = False
     _read_back: dict = field(default_factory=dict, repr=False)
+    # set by set_index: number of line starts, kept lines' 0-based indices, their starts and ends
+    _count: int = field(default=0, repr=False)
+    _kidx: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64), repr=False)
+    _kstart: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64), repr=False)
+    _kend: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64), repr=False)
+    _ex: np.ndarray = field(default_factory=lambda: np.zeros(1, np.int64), repr=False)
+
+    def set_index(self, count: int, kidx: np.ndarray, kstart: np.ndarray, kend: np.ndarray) -> None:
+        self._count, self._kidx, self._kstart, self._kend = count, kidx, kstart, kend
+        self._ex = np.concatenate(([0], np.cumsum(kend - kstart))).astype(np.int64)
+
+    @property
+    def kept_lines(self) -> int:
+        """Lines of the log whose text is kept."""
+        return len(self._kidx)
+
+    @property
+    def line_starts(self) -> np.ndarray:
+        if self._starts is None:
+            self._starts = self._starts_of(np.arange(self._count, dtype=np.int64))
+        return self._starts
+
+    def _starts_of(self, idx: np.ndarray) -> np.ndarray:
+        """Offsets of 0-based line indices."""
+        return idx + self._ex[np.searchsorted(self._kidx, idx, side="left")]
+
+    @property
+    def n_lines(self) -> int:
+        return self._count - 1 if self.text.endswith("\n") else self._count
+
+    def start_of(self, n: int) -> int:
+        if not 1 <= n <= self._count:
+            return len(self.text)
+        return int(self._starts_of(np.asarray([n - 1], np.int64))[0])
+
+    def text_line_starts(self) -> np.ndarray:
+        return self._kstart
+
+    def line_of(self, offset: int) -> int:
+        return int(self.lines_of(np.asarray([offset], np.int64))[0])
+
+    def lines_of(self, offsets: np.ndarray) -> np.ndarray:
+        o = np.asarray(offsets, dtype=np.int64)
+        j = np.searchsorted(self._kstart, o, side="right") - 1      # last kept line starting at or before
+        jj = np.maximum(j, 0)
+        inside = (j >= 0) & (o <= self._kend[jj]) if len(self._kidx) else np.zeros(o.shape, bool)
+        blank = o - self._ex[j + 1]                                  # a blanked line is one character
+        kidx = self._kidx[jj] if len(self._kidx) else np.zeros(o.shape, np.int64)
+        return np.minimum(np.where(inside, kidx, blank) + 1, self._count)
 
     def line(self, n: int) -> str:
-        s = TextArtifact.line(self, n)
-        if s or n < 1:
+        if n < 1 or n > self._count:
+            return ""
+        a = self.start_of(n)
+        b = self.start_of(n + 1) - 1 if n < self._count else len(self.text)
+        s = self.text[a:b].rstrip("\r")
+        if s:
             return s
         hit = self._read_back.get(n)
         if hit is None:
@@ -188,3 +247,44 @@ class SparseText(TextArtifact):
 def open_blocks(path: Path, gz: bool):
     """A binary stream of the file's (gunzipped) content."""
     return gzip.open(path, "rb") if gz else open(path, "rb")
+
+
+# compact_starts reads the text this many characters at a time (bounded temporaries).
+STARTS_PIECE = 4 * 1024 * 1024
+
+
+def compact_starts(data: bytes, text: str) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """The line index of a sparse text (`data` its UTF-8 bytes): the number of line starts and,
+    for each line with text, its 0-based index, start and end (offset of its newline or the
+    text's end), all in characters. A piece at a time: no array of one entry per line."""
+    ascii_ = data.isascii()
+    n = len(data) if ascii_ else len(text)
+    b = np.frombuffer(data, np.uint8) if ascii_ else None
+    kidx, kstart, kend = [], [], []
+    lines_before = 0
+    prev_nl = True        # the character before the piece is a newline (or the text starts)
+    for a in range(0, n, STARTS_PIECE):
+        c = b[a:a + STARTS_PIECE] if b is not None else \
+            np.frombuffer(text[a:a + STARTS_PIECE].encode("utf-32-le"), "<u4")
+        isnl = c == 10
+        nlpos = np.flatnonzero(isnl)
+        first = np.empty(len(c), bool)
+        first[0] = prev_nl
+        first[1:] = isnl[:-1]
+        p = np.flatnonzero(first & ~isnl)                     # a line with text starts here
+        k = np.searchsorted(nlpos, p)                        # newlines before it in the piece
+        kidx.append(lines_before + k)
+        kstart.append(p + a)
+        if len(nlpos):                                       # its newline (-1: in a later piece)
+            kend.append(np.where(k < len(nlpos), nlpos[np.minimum(k, len(nlpos) - 1)] + a, -1))
+        else:
+            kend.append(np.full(len(p), -1, np.int64))
+        lines_before += len(nlpos)
+        prev_nl = bool(isnl[-1])
+    ki = np.concatenate(kidx) if kidx else np.zeros(0, np.int64)
+    ks = np.concatenate(kstart).astype(np.int64) if kstart else np.zeros(0, np.int64)
+    ke = np.concatenate(kend).astype(np.int64) if kend else np.zeros(0, np.int64)
+    for j in np.flatnonzero(ke < 0).tolist():               # lines that run past their piece
+        e = text.find("\n", int(ks[j])) if not ascii_ else data.find(b"\n", int(ks[j]))
+        ke[j] = e if e >= 0 else n
+    return lines_before + 1, ki.astype(np.int64), ks, ke
