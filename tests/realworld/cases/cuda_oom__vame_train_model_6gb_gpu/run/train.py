@@ -1,0 +1,1 @@
+vame.train_model(config)

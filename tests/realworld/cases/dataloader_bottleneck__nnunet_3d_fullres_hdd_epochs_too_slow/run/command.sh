@@ -1,0 +1,1 @@
+nnUNet_train 3d_fullres nnUNetTrainerV2 TaskXXX_MYTASK FOLD

@@ -1,0 +1,1 @@
+device = torch.device(type="cuda")

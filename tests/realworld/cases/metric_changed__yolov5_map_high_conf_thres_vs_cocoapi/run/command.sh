@@ -1,0 +1,1 @@
+python test.py --data data/coco.yaml --conf-thres 0.7
