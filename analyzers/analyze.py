@@ -36,6 +36,7 @@ def analyze(run: Run, baseline: Run | None = None, repo_root: Path | None = None
              ("config", lambda: call("config", "config_signals", run)),
              ("code", lambda: call("code", "code_signals", run)),
              ("frozen metric", lambda: call("frozen_metric", "frozen_metric_signals", run)),
+             ("data tables", lambda: call("data_tables", "data_table_signals", run)),
              ("probes", lambda: call("probes.results", "probe_signals", run)),
              ("ranks", lambda: call("crossrank", "rank_signals", run))]
     if baseline is not None:

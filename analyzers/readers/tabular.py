@@ -112,13 +112,17 @@ def _metric_dict(d) -> bool:
         isinstance(v, (int, float)) and not isinstance(v, bool) for v in _flatten(d).values())
 
 
+# "acc" as a word or a name's end (val_acc, top1_acc, acc@1, trainacc), not "acceleration" or "account"
+_ACC = re.compile(r"acc(?![a-z])|accuracy")
+
+
 def _metricish_keys(records) -> bool:
     """Some key names a metric or a step (so a dataset of {'text', 'label'} is not a metric list)."""
     for r in records[:50]:
         for k in _flatten(r):
             low = k.lower()
             n = normalize(low)
-            if (n in CANONICAL or n.startswith("val_") or "loss" in low or "acc" in low
+            if (n in CANONICAL or n.startswith("val_") or "loss" in low or _ACC.search(low)
                     or low in STEP_COLUMNS or n.startswith("grad_norm")):
                 return True
     return False

@@ -1,0 +1,105 @@
+"""Data files posted with a run: a CSV/TSV of features or samples (not a metric table).
+
+In:  the run's text artifacts named *.csv / *.tsv (the tabular reader keeps a table whose columns
+     name no metric or step as text: a dataset, not a log).
+Out: `data:missing_values` when a column that otherwise holds numbers has cells a float parser
+     makes NaN or inf: empty, "?", "NA", "nan", "null", "inf", ... (the UCI auto-mpg "?" is the
+     classic). Evidence: the first such cell's line, quoted. Strength 0.7 for placeholder words
+     and inf, 0.5 for empty cells only (a blank is sometimes meant as 0).
+
+Bounded: at most MAX_ROWS rows of a file are looked at (the csv module, one pass).
+"""
+from __future__ import annotations
+
+import csv
+from collections import Counter
+
+from mltdbg.analyzers.model import Evidence, Run, Signal
+from mltdbg.analyzers.tracebacks import line_quote
+
+MAX_ROWS = 200_000
+# Cells that become NaN/inf when the column is parsed as numbers (compared lower-cased, stripped).
+PLACEHOLDERS = frozenset({"?", "na", "n/a", "nan", "null", "none", "missing", "#n/a", "-", "--",
+                          "inf", "-inf", "+inf", "infinity", "-infinity"})
+DELIMITERS = (",", "\t", ";", "|")
+
+
+def _number(s: str) -> bool:
+    try:
+        float(s)
+    except ValueError:
+        return False
+    return s.lower().lstrip("+-") not in ("nan", "inf", "infinity")
+
+
+def _delimiter(lines: list[str]) -> str | None:
+    """The delimiter that splits (nearly) every one of the first rows into the same number (>= 2) of cells."""
+    best = None
+    for d in DELIMITERS:
+        rows = [r for r in csv.reader(lines[:40], delimiter=d) if r]
+        if not rows:
+            continue
+        n, same = Counter(len(r) for r in rows).most_common(1)[0]
+        if n >= 2 and same >= 0.8 * len(rows) and len(rows[0]) == n and (best is None or n > best[1]):
+            best = (d, n)
+    return best[0] if best else None
+
+
+def data_table_signals(run: Run) -> list[Signal]:
+    out: list[Signal] = []
+    for art in run.texts:
+        if not art.path.lower().removesuffix(".gz").endswith((".csv", ".tsv")):
+            continue
+        s = _missing_values(art.path, art.text)
+        if s is not None:
+            out.append(s)
+    return out
+
+
+def _missing_values(path: str, text: str) -> Signal | None:
+    lines = text.split("\n", MAX_ROWS + 1)[:MAX_ROWS + 1]
+    first_line = 1                      # the header: the first non-blank line
+    while lines and not lines[0].strip():
+        lines.pop(0)
+        first_line += 1
+    d = _delimiter(lines)
+    if d is None or len(lines) < 2:
+        return None
+    header = next(csv.reader([lines[0]], delimiter=d))
+    n = len(header)
+    numeric = [0] * n
+    other = [0] * n
+    missing: list[list[tuple[int, str]]] = [[] for _ in range(n)]
+    rows = 0
+    reader = csv.reader(lines[1:], delimiter=d)
+    for cells in reader:          # reader.line_num: lines consumed so far (a quoted cell may span lines)
+        if len(cells) != n:
+            continue
+        rows += 1
+        for j, c in enumerate(cells):
+            v = c.strip()
+            if _number(v):
+                numeric[j] += 1
+            elif v == "" or v.lower() in PLACEHOLDERS:
+                missing[j].append((first_line + reader.line_num, v))
+            else:
+                other[j] += 1
+    cols = [j for j in range(n) if missing[j] and numeric[j] >= max(1, 2 * other[j]) and numeric[j] > 0]
+    if not cols:
+        return None
+    hits = sorted((ln, header[j], v) for j in cols for ln, v in missing[j])
+    words = {v for _, _, v in hits if v}
+    bad_rows = len({ln for ln, _, _ in hits})
+    ln, col, v = hits[0]
+    quote = line_quote(lines[ln - first_line].rstrip("\r"))
+    shown = f"'{v}'" if v else "an empty cell"
+    names = ", ".join(dict.fromkeys(header[j] for j in cols))
+    summary = (f"{path}: {bad_rows} of {rows} rows have cells that parse as NaN/inf in numeric column(s) {names} "
+               f"(first: {shown} in {col} at line {ln})")
+    ev = [Evidence(text=f"{col} is {shown} where the other rows hold numbers", source=path, line=ln, quote=quote)]
+    if len(hits) > 1 and hits[1][0] != ln:
+        ln2, col2, v2 = hits[1]
+        ev.append(Evidence(text=f"{col2} is {repr(v2) if v2 else 'an empty cell'} here too", source=path, line=ln2,
+                           quote=line_quote(lines[ln2 - first_line].rstrip("\r"))))
+    return Signal("data:missing_values", 0.7 if words else 0.5, summary, ev,
+                  {"rows": bad_rows, "of": rows, "columns": [header[j] for j in cols], "placeholders": sorted(words)})
