@@ -45,7 +45,11 @@ _PATTERNS: dict[str, tuple[str, str]] = {
         "gradient clipping did not help"),
     "said:oom_worked_around": (
         r"(?:ran|run|running|runs)\s+out\s+of\s+(?:gpu\s+|cuda\s+|host\s+)?memory\W{0,3}\s*(?:so|then|and\s+then|therefore)\s+(?:i|we)\b"
-        r"|\b(?:to\s+avoid|because\s+of|due\s+to|after)\s+(?:the\s+|an?\s+)?(?:oom|out[\s-]+of[\s-]+memory)\b[^.;!?\n]{0,40}?\b(?:i|we)\s+(?:use|used|switch|reduc|lower|set|chang)",
+        r"|\b(?:to\s+avoid|because\s+of|due\s+to|after)\s+(?:the\s+|an?\s+)?(?:oom|out[\s-]+of[\s-]+memory)\b[^.;!?\n]{0,40}?\b(?:i|we)\s+(?:use|used|switch|reduc|lower|set|chang)"
+        # "I was getting a CUDA out of memory issue, so I made the following change", "it now fits on my gpu"
+        r"|\b(?:getting|got|get|had|hit|hitting|having)\s+(?:an?\s+|the\s+)?(?:cuda\s+|gpu\s+)?(?:oom|out[\s-]+of[\s-]+memory)"
+        r"(?:\s+(?:issue|error|problem|exception)s?)?\W{0,3}\s*(?:so|then|therefore)\s+(?:i|we)\b"
+        r"|\b(?:it|model)\s+now\s+fits\b|\bnow\s+(?:it|the\s+model)\s+fits\b",
         "the out-of-memory error was worked around and is not the failure asked about"),
     "said:shuffled": (
         r"shuffle\s*=\s*true|(?:i|we)\s+(?:do\s+|did\s+|already\s+)?shuffle|(?:data|dataset|loader)\s+is\s+(?:already\s+)?shuffled",

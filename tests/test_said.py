@@ -19,6 +19,8 @@ from mltdbg.playbooks.diagnose import diagnose
     ("It doesn't matter if I reduce my learning rate to one-tenth of what it was.", "said:lower_lr_no_help"),
     ("even with a smaller learning rate the loss goes to nan", "said:lower_lr_no_help"),
     ("I ran out of memory, so I use fit_generator but the accuracy is terrible", "said:oom_worked_around"),
+    ("However, I was getting a CUDA out of memory issue, so I made the following change:", "said:oom_worked_around"),
+    ("It now fits on my gpu, but the training loss becomes 0", "said:oom_worked_around"),
 ])
 def test_a_tried_and_failed_sentence_is_read(text, kind):
     assert kind in said.ruled_out([text])
@@ -28,6 +30,7 @@ def test_a_tried_and_failed_sentence_is_read(text, kind):
                                   "By default, it does not pass shuffle=True to the dataloader",
                                   "I forgot to call model.eval() before testing",
                                   "clipping fixed it", "CUDA out of memory at step 3 so the run stops",
+                                  "I keep getting CUDA out of memory errors with batch size 8",
                                   "I reduced the learning rate and now it trains", ""])
 def test_sentences_that_rule_nothing_out(text):
     assert said.ruled_out([text]) == {}
