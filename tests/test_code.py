@@ -193,3 +193,17 @@ def test_a_post_snippet_that_is_not_python3_is_checked_around_its_bad_lines(tmp_
     hit = [s for s in sigs if s.kind == "code:modules_in_plain_list"]
     assert hit and hit[0].evidence[0].line == 6 and "list_of_layers" in hit[0].evidence[0].quote
     assert len(run.warnings) == 1 and "net.py:8: not valid Python" in run.warnings[0] and "8, 9 skipped" in run.warnings[0]
+
+
+def test_a_snippet_that_casts_the_model_to_half_is_a_weak_fp16_finding(tmp_path):
+    """A post's six lines (load a model, model.half()) with no training loop in sight: a weak
+    code:fp16_no_scaler at the half() line; the same lines inside a long file without training say nothing."""
+    snippet = ("model = AutoModelForCausalLM.from_pretrained(\n    args.model_name_or_path,\n"
+               "    device_map=device_map,\n)\nmodel = model.half()\n")
+    p = tmp_path / "snippet.py"
+    p.write_text(snippet)
+    hit = [s for s in code_signals(run_of(p)) if s.kind == "code:fp16_no_scaler"]
+    assert len(hit) == 1 and 0.2 < hit[0].strength < 0.5 and hit[0].evidence[0].line == 5
+    q = tmp_path / "export.py"
+    q.write_text(snippet + "".join(f"print('line {i}')\n" for i in range(40)))
+    assert not [s for s in code_signals(run_of(q)) if s.kind == "code:fp16_no_scaler"]
