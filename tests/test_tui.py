@@ -297,6 +297,44 @@ def test_the_plot_hands_plotext_about_two_points_per_column_for_a_million_points
     run(go())
 
 
+def test_a_long_series_is_reduced_once_and_a_deep_zoom_draws_original_points():
+    """A 400,000-point loss: redraws use a one-time min-max reduction (the spike stays), a deep
+    zoom cuts from the original points, and smoothing is one EMA of the whole series (a zoomed,
+    smoothed window shows that EMA's values, not a fresh one restarted at the window's edge)."""
+    from mltdbg.app.widgets.plot import REDUCED_BUCKETS, ema  # noqa: PLC0415 - this test only
+    n = 400_000
+    steps = np.arange(n) * 2
+    loss = 1 + np.random.default_rng(1).normal(0, 0.05, n)
+    loss[123_457] = 40.0
+    assert n > 4 * REDUCED_BUCKETS
+
+    from textual.app import App
+
+    class One(App):
+        def compose(self):
+            yield MetricPlot(id="plot")
+
+    async def go():
+        a = One()
+        async with a.run_test(size=(100, 24)) as pilot:
+            p = a.query_one(MetricPlot)
+            p.set_data({"loss": (steps, loss)})
+            await pilot.pause()
+            reduced = p._cache[("run:reduced", "loss", False)]
+            assert len(reduced[0]) < n // 4
+            s, v = p._visible("run", "loss", steps, loss, 0, steps[-1], 100)
+            assert 40.0 in v and s[v == 40.0][0] == 123_457 * 2
+            lo, hi = 123_457 * 2 - 200, 123_457 * 2 + 200          # 201 original points in view
+            s, v = p._visible("run", "loss", steps, loss, lo, hi, 100)
+            assert np.isin(s, steps[(steps >= lo) & (steps <= hi)]).all() and 40.0 in v
+            p.smooth = True
+            await pilot.pause()
+            s, v = p._visible("run", "loss", steps, loss, lo, hi, 100)
+            full = ema(loss)
+            assert np.allclose(v, full[s // 2])
+    run(go())
+
+
 def test_viewer_index_reads_only_what_is_asked(tmp_path):
     f = tmp_path / "big.log"
     lines = [f"step={i} loss={1.0 / (i + 1):.5f}" for i in range(200_000)]

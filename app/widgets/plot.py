@@ -22,6 +22,8 @@ from mltdbg.sessions.plots import PLOTTED_METRICS
 EMA_ALPHA = 0.1           # smoothing weight of the newest point (TensorBoard's slider at 0.9)
 ZOOM_STEP = 2.0
 PAN_FRACTION = 0.25
+# A series longer than 4x this is reduced once (min-max, this many buckets) for redraws and zooms.
+REDUCED_BUCKETS = 16384
 Y_TICKS = 5               # about this many labelled y ticks (a 24-row terminal gives the plot ~8 rows)
 NICE_STEPS = (1.0, 2.0, 5.0, 10.0)        # tick steps are these times a power of ten (the usual "nice numbers")
 X_TICK_COLUMNS = 12       # at most one x tick per this many columns: a label ("12.5k") plus room to breathe
@@ -132,8 +134,11 @@ class MetricPlot(Widget):
         self.baseline: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self.anomalies: list[dict[str, Any]] = []
         self.last_points = 0               # points handed to plotext in the last redraw
+        # (which, metric, smooth) -> (steps, values) of the series' EMA and of its min-max reduction
+        self._cache: dict[tuple[str, str, bool], tuple[np.ndarray, np.ndarray]] = {}
 
     def set_data(self, series, baseline=None, anomalies=None) -> None:
+        self._cache = {}
         self.series = {k: (np.asarray(s), as_floats(v)) for k, (s, v) in series.items() if len(s)}
         self.baseline = {k: (np.asarray(s), as_floats(v)) for k, (s, v) in (baseline or {}).items() if len(s)}
         self.anomalies = list(anomalies or [])
@@ -172,12 +177,32 @@ class MetricPlot(Widget):
         self.window = (0.0, 1.0)
 
     # ----- drawing -----------------------------------------------------------------------------
-    def _visible(self, steps: np.ndarray, values: np.ndarray, lo_step: float, hi_step: float, width: int):
+    def _prepared(self, which: str, metric: str, steps: np.ndarray, values: np.ndarray):
+        """The full series (EMA-smoothed over all of it when smoothing is on) and, for a long one, its
+        min-max reduction to REDUCED_BUCKETS buckets (every spike and non-finite run kept): both made
+        once per set_data, so a redraw or a zoom costs the same for 1e3 or 1e7 points."""
+        key = (which, metric, self.smooth)
+        if key not in self._cache:
+            v = ema(values) if self.smooth and len(values) else values
+            self._cache[key] = (steps, v)
+            if len(steps) > 4 * REDUCED_BUCKETS:
+                self._cache[(which + ":reduced", metric, self.smooth)] = minmax_downsample(steps, v, REDUCED_BUCKETS)
+        steps, v = self._cache[key]
+        return steps, v, self._cache.get((which + ":reduced", metric, self.smooth))
+
+    def _visible(self, which: str, metric: str, steps: np.ndarray, values: np.ndarray, lo_step: float,
+                 hi_step: float, width: int):
+        """The window [lo_step, hi_step] at ~2 points per column: from the reduction while the window
+        holds plenty of its points, else cut from the full data (a deep zoom re-samples the original)."""
+        width = max(width, 8)
+        steps, values, red = self._prepared(which, metric, steps, values)
+        if red is not None:
+            rs, rv = red
+            j0, j1 = np.searchsorted(rs, lo_step, "left"), np.searchsorted(rs, hi_step, "right")
+            if j1 - j0 >= 8 * width:
+                return minmax_downsample(rs[j0:j1], rv[j0:j1], width)
         i0, i1 = np.searchsorted(steps, lo_step, "left"), np.searchsorted(steps, hi_step, "right")
-        s, v = steps[i0:i1], values[i0:i1]
-        if self.smooth and len(v):
-            v = ema(v)
-        return minmax_downsample(s, v, max(width, 8))
+        return minmax_downsample(steps[i0:i1], values[i0:i1], width)
 
     def render(self) -> Text:
         import plotext as plt  # noqa: PLC0415 - plotext only when a plot is drawn
@@ -192,7 +217,7 @@ class MetricPlot(Widget):
         plt.clear_figure()
         plt.plotsize(w, h - 1)
         plt.theme("clear")
-        s, v = self._visible(steps, values, lo_step, hi_step, w)
+        s, v = self._visible("run", self.metric, steps, values, lo_step, hi_step, w)
         self.last_points = len(s)
         # A log axis is drawn as log10 of the values on a linear axis with our own ticks: plotext's log
         # scale inverts a flat series' axis and labels uneven ticks.
@@ -204,7 +229,7 @@ class MetricPlot(Widget):
             plt.plot(s[ok].tolist(), y.tolist(), label=self.metric, color="cyan", marker="braille")
         if self.metric in self.baseline:
             bs, bv = self.baseline[self.metric]
-            bs, bv = self._visible(bs, bv, lo_step, hi_step, w)
+            bs, bv = self._visible("baseline", self.metric, bs, bv, lo_step, hi_step, w)
             bok = np.isfinite(bv) & ((bv > 0) if self.log_scale else True)
             if bok.any():
                 by = np.log10(bv[bok]) if self.log_scale else bv[bok]
