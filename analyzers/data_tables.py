@@ -1,4 +1,5 @@
-"""Data files posted with a run: a CSV/TSV of features or samples (not a metric table).
+"""Data files posted with a run: a CSV/TSV of features or samples (not a metric table), and numpy
+arrays (.npy/.npz, scanned by readers/npdata.py).
 
 In:  the run's text artifacts named *.csv / *.tsv (the tabular reader keeps a table whose columns
      name no metric or step as text: a dataset, not a log).
@@ -7,6 +8,9 @@ Out: `data:missing_values` when a column that otherwise holds numbers has cells 
      classic). Evidence: the first such cell's line, quoted. Strength 0.7 for placeholder words
      and inf, 0.5 for empty cells only (a blank is sometimes meant as 0).
 
+     `data:nonfinite` when a float array of a .npy/.npz holds NaN/inf rows: evidence names the file,
+     the array and its first such row (`metric` "row N" or "KEY: row N", re-read by the verifier).
+
 Bounded: at most MAX_ROWS rows of a file are looked at (the csv module, one pass).
 """
 from __future__ import annotations
@@ -14,7 +18,7 @@ from __future__ import annotations
 import csv
 from collections import Counter
 
-from mltdbg.analyzers.model import Evidence, Run, Signal
+from mltdbg.analyzers.model import ArrayScan, Evidence, Run, Signal
 from mltdbg.analyzers.tracebacks import line_quote
 
 MAX_ROWS = 200_000
@@ -46,7 +50,7 @@ def _delimiter(lines: list[str]) -> str | None:
 
 
 def data_table_signals(run: Run) -> list[Signal]:
-    out: list[Signal] = []
+    out: list[Signal] = [_nonfinite_array(a) for a in run.arrays[:20]]
     for art in run.texts:
         if not art.path.lower().removesuffix(".gz").endswith((".csv", ".tsv")):
             continue
@@ -103,3 +107,18 @@ def _missing_values(path: str, text: str) -> Signal | None:
                            quote=line_quote(lines[ln2 - first_line].rstrip("\r"))))
     return Signal("data:missing_values", 0.7 if words else 0.5, summary, ev,
                   {"rows": bad_rows, "of": rows, "columns": [header[j] for j in cols], "placeholders": sorted(words)})
+
+
+def array_row_label(key: str, row: int) -> str:
+    """How evidence names a row of a numpy array (the verifier parses it back: ARRAY_ROW)."""
+    return f"{key}: row {row}" if key else f"row {row}"
+
+
+def _nonfinite_array(a: ArrayScan) -> Signal:
+    name = f"{a.source}" + (f" ({a.key})" if a.key else "")
+    summary = (f"{name}: {a.bad_rows:,} of {a.rows:,} rows hold NaN/inf (first: row {a.first_row}, "
+               f"{a.first_value}; {a.dtype} {list(a.shape)})")
+    ev = Evidence(text=f"row {a.first_row} of {a.key or 'the array'} holds {a.first_value}", source=a.source,
+                  metric=array_row_label(a.key, a.first_row), value=a.first_value)
+    return Signal("data:nonfinite", 0.8, summary, [ev],
+                  {"rows": a.bad_rows, "of": a.rows, "first_row": a.first_row, "array": a.key, "value": a.first_value})

@@ -186,6 +186,20 @@ class Signal:
 
 
 @dataclass
+class ArrayScan:
+    """A float array in a numpy data file with NaN/inf in it (readers/npdata.py)."""
+
+    source: str               # the .npy/.npz path relative to the run root
+    key: str                  # the array's name in an .npz ("" for a .npy)
+    shape: tuple[int, ...]
+    dtype: str
+    bad_rows: int             # rows (first-axis entries) holding a NaN/inf, among `rows` scanned
+    rows: int
+    first_row: int
+    first_value: str          # "NaN", "inf" or "-inf"
+
+
+@dataclass
 class Run:
     """Everything ingest found under the given paths."""
 
@@ -196,6 +210,7 @@ class Run:
     tracebacks: list[Traceback] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)    # one line each: "path:line: what is wrong"
     artifacts: list[str] = field(default_factory=list)   # relative paths of every file read
+    arrays: list[ArrayScan] = field(default_factory=list)  # numpy data arrays with NaN/inf rows
 
     def metric(self, name: str) -> Series | None:
         """The primary series for a normalised name: the one with the most points."""

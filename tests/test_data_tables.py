@@ -67,3 +67,63 @@ def test_accuracy_names_still_make_a_metric_table(tmp_path, header):
     (tmp_path / "m.csv").write_text(header + "\n1,0.5\n2,0.6\n3,0.7\n")
     run = ingest([str(tmp_path)])
     assert run.series and len(run.series[0]) == 3
+
+
+def _nan_log(n: int = 30, nan_at: int = 20) -> str:
+    return "".join(f"step={i} loss={'nan' if i >= nan_at else f'{2.0 - i * 0.03:.3f}'}\n" for i in range(n))
+
+
+def test_a_nan_row_in_a_npy_data_file_is_cited_and_verified(tmp_path):
+    import numpy as np  # noqa: PLC0415 - this test's data
+    x = np.random.default_rng(0).normal(size=(500, 8)).astype(np.float32)
+    x[417, 3] = np.nan
+    (tmp_path / "data").mkdir()
+    np.save(tmp_path / "data" / "features.npy", x)
+    np.save(tmp_path / "data" / "labels.npy", np.arange(500))            # ints: nothing to scan
+    (tmp_path / "train.log").write_text(_nan_log())
+    run = ingest([str(tmp_path)])
+    assert [(a.source, a.key, a.bad_rows, a.first_row, a.first_value) for a in run.arrays] == \
+        [("data/features.npy", "", 1, 417, "NaN")]
+    out = subprocess.run([sys.executable, "-m", "mltdbg.app.cli", "diagnose", str(tmp_path), "--json"],
+                         capture_output=True, text=True, timeout=120)
+    top = json.loads(out.stdout)["root_causes"][0]
+    assert top["id"] == "nan_in_data"
+    cited = [e for e in top["evidence"] if e.get("source") == "data/features.npy"]
+    assert cited and cited[0]["metric"] == "row 417" and cited[0]["verified"] is True
+
+
+def test_an_npz_names_its_array_and_the_verifier_reads_the_row_again(tmp_path):
+    import numpy as np  # noqa: PLC0415 - this test's data
+    from mltdbg.playbooks.verify import Verifier  # noqa: PLC0415 - the verifier is the next layer up
+    x = np.ones((50, 3))
+    x[7, 0] = np.inf
+    np.savez(tmp_path / "batch.npz", x=x, y=np.zeros(50))
+    run = ingest([str(tmp_path)])
+    sig = [s for s in analyze(run) if s.kind == "data:nonfinite"]
+    assert len(sig) == 1 and sig[0].evidence[0].metric == "x: row 7" and sig[0].data["value"] == "inf"
+    assert Verifier(run).check(sig[0].evidence[0]) is True
+    x[7, 0] = 1.0                                  # the file changed since: the citation no longer holds
+    np.savez(tmp_path / "batch.npz", x=x, y=np.zeros(50))
+    assert Verifier(run).check(sig[0].evidence[0]) is False
+
+
+def test_a_pickled_object_array_is_never_unpickled(tmp_path):
+    import numpy as np  # noqa: PLC0415 - this test's data
+    np.save(tmp_path / "objs.npy", np.array([{"a": 1}, None], dtype=object), allow_pickle=True)
+    run = ingest([str(tmp_path)])
+    assert not run.arrays and any("objs.npy: not read as numpy data" in w for w in run.warnings)
+
+
+def test_clean_arrays_and_a_healthy_run_with_nan_padding_raise_no_alarm(tmp_path):
+    import numpy as np  # noqa: PLC0415 - this test's data
+    np.save(tmp_path / "clean.npy", np.ones((100, 4)))
+    run = ingest([str(tmp_path)])
+    assert not run.arrays
+    pad = np.ones((100, 4))
+    pad[50:, 3] = np.nan                            # NaN as padding in a run whose loss is fine
+    np.save(tmp_path / "padded.npy", pad)
+    (tmp_path / "train.log").write_text("".join(f"step={i} loss={2.0 * 0.97 ** i:.4f}\n" for i in range(200)))
+    out = subprocess.run([sys.executable, "-m", "mltdbg.app.cli", "diagnose", str(tmp_path), "--json"],
+                         capture_output=True, text=True, timeout=120)
+    d = json.loads(out.stdout)
+    assert not any(h["severity"] == "critical" and h["confidence"] > 0.5 for h in d["root_causes"]), d["root_causes"]
