@@ -1,0 +1,1 @@
+./run.sh --stage 4 --ngp 1

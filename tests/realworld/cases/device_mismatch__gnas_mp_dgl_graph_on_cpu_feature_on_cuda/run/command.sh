@@ -1,0 +1,1 @@
+sh scripts/search_sbms_cluster.sh [gpu_id]

@@ -1,0 +1,1 @@
+python train.py -data data/demo -save_model demo-model -optim adam -gpuid 0

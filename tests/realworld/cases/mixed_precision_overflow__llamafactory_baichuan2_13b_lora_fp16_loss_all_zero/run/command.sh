@@ -1,0 +1,19 @@
+CUDA_VISIBLE_DEVICES=3 python src/train_bash.py \
+    --stage sft \
+    --model_name_or_path /data/base_model/Baichuan2-13B-Chat \
+    --do_train \
+    --dataset train \
+    --finetuning_type lora \
+    --overwrite_cache \
+    --output_dir output-baichuan_2 \
+    --per_device_train_batch_size 8 \
+    --gradient_accumulation_steps 4 \
+    --lr_scheduler_type cosine \
+    --logging_steps 10 \
+    --save_steps 1000 \
+    --learning_rate 5e-5 \
+    --num_train_epochs 10.0 \
+    --plot_loss \
+    --fp16 \
+    --template baichuan2 \
+    --lora_target W_pack

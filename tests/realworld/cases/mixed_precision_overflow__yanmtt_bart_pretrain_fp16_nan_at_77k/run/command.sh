@@ -1,0 +1,16 @@
+python3 pretrain_nmt.py -n 1 -nr 0 -g 2 --model_path models/bart_base \
+--tokenizer_name_or_path tokenizers/mbart-bpe50k \
+--langs xx --mono_src data/train.xx \
+--batch_size 4096 \
+--multistep_optimizer_steps 4 \
+--num_batches 500000 \
+--warmup_steps 16000 \
+--encoder_layers 6 \
+--decoder_layers 6 \
+--max_length 128 \
+--encoder_attention_heads 12 \
+--decoder_attention_heads 12 \
+--decoder_ffn_dim 3072 \
+--encoder_ffn_dim 3072 \
+--d_model 768 \
+--fp16
