@@ -150,16 +150,24 @@ class OfflineEngine:
         m = max(scores)
         z = sum(math.exp((s - m) / temperature) for s in scores)
         ranked = sorted(scored, key=lambda t: -t[0])
-        hyps = [self._hypothesis(ctx, pb, contrib, has_req, math.exp((s - m) / temperature) / z, s)
-                for s, pb, contrib, has_req in ranked[:MAX_CAUSES]]
+        # a words-only candidate the model gives almost nothing is filler: left out (never all of them),
+        # and its slot goes to the next cause an artifact supports
+        hyps, filler = [], []
+        for s, pb, contrib, has_req in ranked[:3 * MAX_CAUSES]:
+            conf = math.exp((s - m) / temperature) / z
+            if not has_req and conf < WORDS_ONLY_MIN:
+                filler.append((s, pb, contrib, has_req, conf))
+                continue
+            hyps.append(self._hypothesis(ctx, pb, contrib, has_req, conf, s))
+            if not has_req:    # the user's words alone order the ranking; they never make it a finding
+                hyps[-1].confidence = min(hyps[-1].confidence, WORDS_ONLY_CAP)
+            if len(hyps) == MAX_CAUSES:
+                break
+        if not hyps and filler:
+            s, pb, contrib, has_req, conf = filler[0]
+            hyps = [self._hypothesis(ctx, pb, contrib, has_req, min(conf, WORDS_ONLY_CAP), s)]
         p_healthy = math.exp((h_score - m) / temperature) / z
         failing = feat.failing
-        for h, (_, _, _, has_req) in zip(hyps, ranked):
-            if not has_req:    # the user's words alone order the ranking; they never make it a finding
-                h.confidence = min(h.confidence, WORDS_ONLY_CAP)
-        # a words-only candidate the model gives almost nothing is filler: left out (never all of them)
-        keep = [h for h, (_, _, _, has_req) in zip(hyps, ranked) if has_req or h.confidence >= WORDS_ONLY_MIN]
-        hyps = keep or hyps[:1]
         for h in hyps:
             recall.annotate(h, recalled.get(h.id, []), recall.bonus_of(recalled.get(h.id, [])), m, z, temperature, MAX_EVIDENCE)
         unseparated: list[tuple[str, str]] = []

@@ -213,6 +213,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--dry-run", action="store_true")
+    ap.add_argument("--lam", type=float, help="use this lambda instead of the CV choice")
     a = ap.parse_args()
     data = cases()
     add_features(data)
@@ -235,7 +236,7 @@ def main() -> int:
         if best is None or cv_nll < best[0]:
             best = (cv_nll, lam, cv_top1)
     assert best is not None
-    lam = best[1]
+    lam = best[1] if a.lam is None else a.lam
     base_nll = nll(rows, np.zeros(len(names)))
     print(f"playbooks alone: NLL {base_nll:.3f}, top-1 {top1(rows, np.zeros(len(names))):.3f}; chosen lambda {lam}")
     temps = np.exp(np.linspace(np.log(0.4), np.log(3.0), 41))
