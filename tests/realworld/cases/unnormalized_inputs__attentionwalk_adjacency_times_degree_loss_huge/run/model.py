@@ -1,0 +1,1 @@
+normalized_adjacency_matrix = degs.dot(adjacency_matrix)
