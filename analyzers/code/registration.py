@@ -14,6 +14,7 @@ Out: `check_registration(f)` -> Findings.
 from __future__ import annotations
 
 import ast
+from bisect import bisect_right
 
 from mltdbg.analyzers.code.index import CLEAR, MEDIUM, Finding, PyFile, arg, dotted, last, recv, src
 
@@ -68,6 +69,10 @@ def check_registration(f: PyFile) -> list[Finding]:
 def _added_after_optimizer(f: PyFile) -> list[Finding]:
     out: list[Finding] = []
     ctors = [c for c in f.calls if f.is_optimizer_ctor(c)]
+    # per scope, once: the nodes that can add parameters (a layer assigned to an attribute, an
+    # add_module/register_parameter-style call), in line order; each optimizer looks only at those
+    # after it (a file with hundreds of optimizers was quadratic in its node count)
+    adders: dict[int, list[tuple[int, ast.AST]]] = {}
     for c in ctors:
         a = arg(c, 0, "params")
         if a is None:
@@ -78,17 +83,20 @@ def _added_after_optimizer(f: PyFile) -> list[Finding]:
         if not models:
             continue
         scope = f.scope_of(c)
-        for n in f.in_scope(scope):
-            line = getattr(n, "lineno", 0)
-            if line <= c.lineno:
-                continue
+        cand = adders.get(id(scope))
+        if cand is None:
+            cand = adders[id(scope)] = sorted(
+                ((getattr(n, "lineno", 0), n) for n in f.in_scope(scope)
+                 if (isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and last(n.value) in _LAYERS)
+                 or (isinstance(n, ast.Call) and last(n) in _ADDERS)), key=lambda t: t[0])
+        for line, n in cand[bisect_right(cand, c.lineno, key=lambda t: t[0]):]:
             hit = None
-            if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and last(n.value) in _LAYERS:
+            if isinstance(n, ast.Assign):
                 for t in n.targets:
                     d = dotted(t) if isinstance(t, ast.Attribute) else None
                     if d and any(d.startswith(m + ".") for m in models if m):
                         hit = f"{d} = {src(n.value)[:60]}"
-            elif isinstance(n, ast.Call) and last(n) in _ADDERS and dotted(recv(n)) in models:
+            elif dotted(recv(n)) in models:
                 hit = src(n)[:80]
             if hit:
                 out.append(Finding("code:params_added_after_optimizer", MEDIUM, line,
