@@ -2,6 +2,8 @@
 wording, and their effect on a real diagnosis of a log file."""
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from mltdbg.playbooks import said
@@ -45,7 +47,10 @@ def test_the_user_having_lowered_the_lr_lowers_lr_too_high(tmp_path):
         return next((h.confidence for h in d.hypotheses if h.id == "lr_too_high"), 0.0)
     plain = conf("loss rises and becomes nan")
     tried = conf("loss rises and becomes nan; lowering the learning rate does not help")
-    assert plain > 0.2 and tried < plain / 2, (plain, tried)
+    # the sentence costs lr_too_high at least 1.5 nats of log-odds (its playbook weight is -2.0 plus what
+    # the fit learned), and a divergence the user says a lower lr did not fix is no longer a finding
+    logit = lambda p: math.log(p / (1 - p))  # noqa: E731 - a one-line helper for this assertion
+    assert plain > 0.2 and logit(plain) - logit(tried) >= 1.5 and tried < 0.8, (plain, tried)
 
 
 @pytest.mark.parametrize("text,kind", [("SGD with lr=10 goes nan at step 8", "said:lr_huge"),
