@@ -445,6 +445,7 @@ class LogMetrics:
         self.layer_tables = 0
         self.long_lines, self.first_long = 0, None
         self.unreleased = 0                 # block bytes since the last release_memory()
+        self.bytes_seen = 0                 # block bytes in all (a small log skips the releases)
         self.held = 0                       # points held in self.groups
         self.limit = POINTS_BUDGET          # thin when more are held (_thin_all)
         self.held_bytes = 0                 # bytes of the points and segment columns held (_nbytes)
@@ -529,6 +530,7 @@ class LogMetrics:
         if self.held > self.limit or self.held_bytes > self.byte_limit:
             self._thin_all()
         self.unreleased += len(data)
+        self.bytes_seen += len(data)
         if self.unreleased >= RELEASE_EVERY_BYTES:
             self.unreleased = 0
             release_memory()
@@ -644,7 +646,8 @@ class LogMetrics:
                 col[k] = None
             for sg in segs:
                 sg[k] = None
-            release_memory()   # this column's block pieces are freed: their pages back before the next column
+            if self.bytes_seen >= RELEASE_EVERY_BYTES:
+                release_memory()   # this column's block pieces are freed: their pages back before the next column
         del segs
         L = col.pop("L")
         n = len(L)
@@ -674,7 +677,8 @@ class LogMetrics:
                 style[c] += 8 * (pt[c] + 1)
         del c
         del own, col, kind
-        release_memory()
+        if self.bytes_seen >= RELEASE_EVERY_BYTES:
+            release_memory()
 
         parts = []
         shared: dict[tuple, tuple] = {}    # keys printed on the same lines: one sg / steps / lines array
