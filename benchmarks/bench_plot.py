@@ -75,22 +75,22 @@ async def bench(points: list[int], runs: int) -> bool:
             if f"non-finite@{nan_step:g}" not in text:
                 problems.append("first NaN not marked")
             drawn_full = plot.last_points
-            # zoom 20x around the spike: the window is cut from the full series, then re-sampled
             lo = (spike_step - steps[0]) / (steps[-1] - steps[0])
-            plot.window = (max(0.0, lo - 0.025), min(1.0, lo + 0.025))
-            zoom, _ = timed(plot, runs)
-            zs, zv = plot._visible("run", "loss", steps, values, steps[0] + plot.window[0] * (steps[-1] - steps[0]),
-                                   steps[0] + plot.window[1] * (steps[-1] - steps[0]), plot.size.width)
-            if not np.any((zs == spike_step) & (zv == 50.0)):
-                problems.append("spike lost in zoom")
+
+            def zoomed(half: float, what: str):
+                """Zoom to lo +- half of the span: redraw time and the points drawn (spike checked)."""
+                plot.window = (max(0.0, lo - half), min(1.0, lo + half))
+                took, _ = timed(plot, runs)
+                span = steps[-1] - steps[0]
+                zs, zv = plot._visible("run", "loss", steps, values, steps[0] + plot.window[0] * span,
+                                       steps[0] + plot.window[1] * span, plot.size.width)
+                if not np.any((zs == spike_step) & (zv == 50.0)):
+                    problems.append(f"spike lost in {what}")
+                return took, zs
+
+            zoom, zs = zoomed(0.025, "zoom")        # 20x: from the one-time reduction
             in_window = int(np.count_nonzero((steps >= zs.min()) & (steps <= zs.max()))) if len(zs) else 0
-            # 500x: past what the reduction holds, cut from the original points
-            plot.window = (max(0.0, lo - 0.001), min(1.0, lo + 0.001))
-            deep, _ = timed(plot, runs)
-            ds, dv = plot._visible("run", "loss", steps, values, steps[0] + plot.window[0] * (steps[-1] - steps[0]),
-                                   steps[0] + plot.window[1] * (steps[-1] - steps[0]), plot.size.width)
-            if not np.any((ds == spike_step) & (dv == 50.0)):
-                problems.append("spike lost in deep zoom")
+            deep, ds = zoomed(0.001, "deep zoom")   # 500x: past what the reduction holds, original points
             if n >= 2_000_000 and not np.all(np.isin(ds, steps)):
                 problems.append("deep zoom drew points that are not in the data")
             plot.window = (0.0, 1.0)

@@ -7,6 +7,7 @@ import subprocess
 import git as gitpython
 import numpy as np
 import pytest
+from textual.app import App
 
 from mltdbg.app.mltdbg_app import MltdbgApp, Options
 from mltdbg.app.screens.capture import CaptureScreen
@@ -268,20 +269,21 @@ def test_bad_input_is_a_message_not_a_traceback(tmp_path, monkeypatch):
     run(go())
 
 
+class _PlotApp(App):
+    """One MetricPlot on its own, for the plot tests."""
+
+    def compose(self):
+        yield MetricPlot(id="plot")
+
+
 def test_the_plot_hands_plotext_about_two_points_per_column_for_a_million_points():
     steps = np.arange(1_000_000)
     loss = np.exp(-steps / 3e5) + np.random.default_rng(0).normal(0, 0.01, steps.size)
     loss[700_000] = 50.0
     loss[900_000:] = np.nan
 
-    from textual.app import App
-
-    class One(App):
-        def compose(self):
-            yield MetricPlot(id="plot")
-
     async def go():
-        a = One()
+        a = _PlotApp()
         async with a.run_test(size=(100, 24)) as pilot:
             p = a.query_one(MetricPlot)
             p.set_data({"loss": (steps, loss)}, None, [{"step": 700_000, "label": "spike"}])
@@ -308,14 +310,8 @@ def test_a_long_series_is_reduced_once_and_a_deep_zoom_draws_original_points():
     loss[123_457] = 40.0
     assert n > 4 * REDUCED_BUCKETS
 
-    from textual.app import App
-
-    class One(App):
-        def compose(self):
-            yield MetricPlot(id="plot")
-
     async def go():
-        a = One()
+        a = _PlotApp()
         async with a.run_test(size=(100, 24)) as pilot:
             p = a.query_one(MetricPlot)
             p.set_data({"loss": (steps, loss)})
