@@ -96,7 +96,7 @@ def _added_after_optimizer(f: PyFile) -> list[Finding]:
                     d = dotted(t) if isinstance(t, ast.Attribute) else None
                     if d and any(d.startswith(m + ".") for m in models if m):
                         hit = f"{d} = {src(n.value)[:60]}"
-            elif dotted(recv(n)) in models:
+            elif isinstance(n, ast.Call) and dotted(recv(n)) in models:
                 hit = src(n)[:80]
             if hit:
                 out.append(Finding("code:params_added_after_optimizer", MEDIUM, line,
