@@ -23,8 +23,11 @@ class Watch:
     """`mltdbg watch --json` in a subprocess; its stdout lines collected by a thread."""
 
     def __init__(self, *args: str):
+        # SIGINT as a terminal gives it: a test run started in the background by a non-interactive
+        # shell has SIGINT ignored, and an ignored signal is inherited across exec
         self.p = subprocess.Popen([PY, "-m", "mltdbg.app.cli", "watch", "--json", "--interval", "0.1", *args],
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                  preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         self.lines: list[dict] = []
         self.err: list[str] = []
         threading.Thread(target=self._read, args=(self.p.stdout, True), daemon=True).start()
