@@ -11,9 +11,8 @@ from mltdbg.analyzers.code.index import (CLEAR, Finding, PyFile, RunIndex, arg, 
                                          is_model_name, kwarg, last, recv, src)
 
 
-# A post's snippet of this many non-blank lines or fewer that casts the model to half: the training
-# loop is elsewhere (the post says what it trains); the finding is weaker than in a whole script.
-SNIPPET_LINES = 30
+# A post's snippet (PyFile.is_snippet) that casts the model to half: the training loop is elsewhere
+# (the post says what it trains); the finding is weaker than in a whole script.
 SNIPPET_STRENGTH = 0.35
 
 
@@ -21,7 +20,7 @@ def check_fp16(f: PyFile, idx: RunIndex) -> list[Finding]:
     if idx.has_scaler or any(framework_of(f, c) for c in f.calls):
         return []
     if not f.has_training():
-        if sum(1 for ln in f.t.text.splitlines() if ln.strip()) > SNIPPET_LINES:
+        if not f.is_snippet():
             return []
         return [Finding("code:fp16_no_scaler", SNIPPET_STRENGTH, c.lineno,
                         "model cast to float16 (model.half()) in a snippet: trained like this, without fp32 "

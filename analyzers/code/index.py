@@ -285,6 +285,10 @@ class Finding:
     data: dict = field(default_factory=dict)
 
 
+# A file of at most this many non-blank lines is a quoted snippet (PyFile.is_snippet).
+SNIPPET_LINES = 30
+
+
 class PyFile:
     """One parsed file: parents, scopes, imports, assignments per scope."""
 
@@ -522,6 +526,11 @@ class PyFile:
     @property
     def uses_torch(self) -> bool:
         return any(v.split(".")[0] in _TORCH_LIBS for v in self.imports.values())
+
+    def is_snippet(self) -> bool:
+        """A quoted snippet (a post's few lines), not a whole script: at most SNIPPET_LINES
+        non-blank lines. Its findings are weaker: the rest of the loop is not shown."""
+        return sum(1 for ln in self.t.text.splitlines() if ln.strip()) <= SNIPPET_LINES
 
     def has_training(self) -> bool:
         return bool(self.backward_calls)

@@ -97,11 +97,6 @@ def check_zero_grad(f: PyFile, idx: RunIndex) -> list[Finding]:
     return out
 
 
-# A file this short (non-blank lines) is a quoted snippet (a post's few lines of its loop body),
-# not a script: its backward()/step() at top level are the body of a loop it does not show.
-SNIPPET_LINES = 30
-
-
 def _snippet_strength(f: PyFile, scope: ast.AST) -> float:
     """Strength for backward()+step() at the top level of a snippet with no zero_grad anywhere:
     0 for a script, a test or a function body; else WEAK, rising toward MEDIUM with each part
@@ -110,7 +105,7 @@ def _snippet_strength(f: PyFile, scope: ast.AST) -> float:
     in the part left out. Always below the in-loop finding (STRONG) of a whole script."""
     if not isinstance(scope, ast.Module) or f.t.path.rsplit("/", 1)[-1].startswith("test_"):
         return 0.0
-    if sum(1 for ln in f.t.text.splitlines() if ln.strip()) > SNIPPET_LINES:
+    if not f.is_snippet():     # a script: its backward()/step() at top level are not a loop's body
         return 0.0
     if any(isinstance(n, ast.Assert) for n in f.nodes):
         return 0.0   # a numeric check asserts on its one step
