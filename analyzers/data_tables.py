@@ -19,6 +19,7 @@ import csv
 from collections import Counter
 
 from mltdbg.analyzers.model import ArrayScan, Evidence, Run, Signal
+from mltdbg.analyzers.readers.npdata import row_label
 from mltdbg.analyzers.tracebacks import line_quote
 
 MAX_ROWS = 200_000
@@ -109,16 +110,11 @@ def _missing_values(path: str, text: str) -> Signal | None:
                   {"rows": bad_rows, "of": rows, "columns": [header[j] for j in cols], "placeholders": sorted(words)})
 
 
-def array_row_label(key: str, row: int) -> str:
-    """How evidence names a row of a numpy array (the verifier parses it back: ARRAY_ROW)."""
-    return f"{key}: row {row}" if key else f"row {row}"
-
-
 def _nonfinite_array(a: ArrayScan) -> Signal:
     name = f"{a.source}" + (f" ({a.key})" if a.key else "")
     summary = (f"{name}: {a.bad_rows:,} of {a.rows:,} rows hold NaN/inf (first: row {a.first_row}, "
                f"{a.first_value}; {a.dtype} {list(a.shape)})")
     ev = Evidence(text=f"row {a.first_row} of {a.key or 'the array'} holds {a.first_value}", source=a.source,
-                  metric=array_row_label(a.key, a.first_row), value=a.first_value)
+                  metric=row_label(a.key, a.first_row), value=a.first_value)
     return Signal("data:nonfinite", 0.8, summary, [ev],
                   {"rows": a.bad_rows, "of": a.rows, "first_row": a.first_row, "array": a.key, "value": a.first_value})

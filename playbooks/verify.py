@@ -19,7 +19,7 @@ import numpy as np
 from mltdbg.analyzers.common.gitrepo import file_at
 from mltdbg.analyzers.ingest import data_blocks, drop_nul_runs
 from mltdbg.analyzers.model import Evidence, Run
-from mltdbg.analyzers.readers.npdata import row_nonfinite
+from mltdbg.analyzers.readers.npdata import ARRAY_SUFFIXES, cited_row_nonfinite
 
 # The issue's rule: the quoted text must appear within 3 lines of the cited line.
 QUOTE_WINDOW = 3
@@ -27,8 +27,6 @@ QUOTE_WINDOW = 3
 VALUE_RTOL = 1e-3
 
 _WS = re.compile(r"\s+")
-# A numpy array's row as evidence names it (analyzers/data_tables.array_row_label): "row 7", "x: row 7".
-_ARRAY_ROW = re.compile(r"^(?:(.+): )?row (\d+)$")
 # Files are re-read from disk a block at a time: a quote on line 900,000 of a 50 MB log needs
 # only that line's neighbours, not the whole file decoded and split.
 _BLOCK = 1 << 20
@@ -115,10 +113,9 @@ class Verifier:
         if m:   # a line as it was in an earlier commit (baseline diffs cite removed lines so)
             self._lines[source] = _lines_at_commit(root, m.group(2), m.group(1))
             return self._lines[source]
-        p = (root / source).resolve()
+        p = self._inside_root(source)
         try:
-            p.relative_to(root)   # never read outside the run root
-            if p.is_file():
+            if p is not None and p.is_file():
                 with open(p, "rb") as f:
                     gz = f.read(2) == b"\x1f\x8b"
                 if gz:
@@ -134,24 +131,22 @@ class Verifier:
     def check(self, ev: Evidence) -> bool:
         if ev.source and ev.quote and ev.line:
             return self._check_quote(ev)
-        if ev.source and ev.metric and ev.source.lower().endswith((".npy", ".npz")):
-            return self._check_array_row(ev)
+        if ev.source and ev.metric and ev.source.lower().endswith(ARRAY_SUFFIXES):
+            p = self._inside_root(ev.source)      # a numpy data file's row cited as holding NaN/inf
+            return p is not None and p.is_file() and cited_row_nonfinite(p, ev.metric)
         if ev.metric and ev.step is not None and ev.value is not None:
             return self._check_value(ev)
         return False
 
-    def _check_array_row(self, ev: Evidence) -> bool:
-        """A numpy data file's row cited as holding NaN/inf: read that row again."""
-        m = _ARRAY_ROW.match(ev.metric or "")
-        if not m or not ev.source:
-            return False
+    def _inside_root(self, source: str) -> Path | None:
+        """The cited file's path, None when it lies outside the run root (never read there)."""
         root = self.run.root.resolve()
-        p = (root / ev.source).resolve()
         try:
+            p = (root / source).resolve()
             p.relative_to(root)
-        except ValueError:
-            return False
-        return p.is_file() and row_nonfinite(p, m.group(1) or "", int(m.group(2)))
+        except (ValueError, OSError):
+            return None
+        return p
 
     def _check_quote(self, ev: Evidence) -> bool:
         lines = self._file_lines(ev.source)

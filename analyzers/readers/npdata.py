@@ -12,6 +12,7 @@ is at most MAX_MEMBER_BYTES uncompressed; at most MAX_SCAN_BYTES of one file are
 """
 from __future__ import annotations
 
+import re
 import zipfile
 from pathlib import Path
 
@@ -22,12 +23,15 @@ from mltdbg.analyzers.model import ArrayScan, Run
 CHUNK_BYTES = 64 * 1024 * 1024
 MAX_MEMBER_BYTES = 512 * 1024 * 1024
 MAX_SCAN_BYTES = 4 * 1024 * 1024 * 1024
+ARRAY_SUFFIXES = (".npy", ".npz")
+# How evidence names a row of an array (Evidence.metric): "row 7" (.npy), "x: row 7" (.npz member x).
+_ROW_LABEL = re.compile(r"^(?:(.+): )?row (\d+)$")
 
 
 def sniff(path: Path, head: bytes) -> bool:
     name = path.name.lower()
-    return (name.endswith(".npy") and head.startswith(b"\x93NUMPY")) or \
-        (name.endswith(".npz") and head.startswith(b"PK"))
+    return (name.endswith(ARRAY_SUFFIXES[0]) and head.startswith(b"\x93NUMPY")) or \
+        (name.endswith(ARRAY_SUFFIXES[1]) and head.startswith(b"PK"))
 
 
 def read(path: Path, rel: str, run: Run) -> None:
@@ -78,8 +82,17 @@ def _scan(run: Run, rel: str, key: str, arr: np.ndarray) -> None:
                                     bad_rows=bad_rows, rows=scanned, first_row=first, first_value=what))
 
 
-def row_nonfinite(path: Path, key: str, row: int) -> bool:
-    """Whether row `row` of the array (`key` in an .npz) holds a NaN/inf, read again from disk."""
+def row_label(key: str, row: int) -> str:
+    """How evidence names row `row` of an array (`key` in an .npz, "" for a .npy)."""
+    return f"{key}: row {row}" if key else f"row {row}"
+
+
+def cited_row_nonfinite(path: Path, label: str) -> bool:
+    """Whether the row a citation names (row_label) holds a NaN/inf, read again from disk."""
+    m = _ROW_LABEL.match(label)
+    if m is None:
+        return False
+    key, row = m.group(1) or "", int(m.group(2))
     try:
         if not key:
             arr = np.load(path, mmap_mode="r", allow_pickle=False)
