@@ -20,13 +20,13 @@ from collections import Counter
 
 from mltdbg.analyzers.model import ArrayScan, Evidence, Run, Signal
 from mltdbg.analyzers.readers.npdata import row_label
+from mltdbg.analyzers.readers.tabular import DELIMITERS
 from mltdbg.analyzers.tracebacks import line_quote
 
 MAX_ROWS = 200_000
 # Cells that become NaN/inf when the column is parsed as numbers (compared lower-cased, stripped).
 PLACEHOLDERS = frozenset({"?", "na", "n/a", "nan", "null", "none", "missing", "#n/a", "-", "--",
                           "inf", "-inf", "+inf", "infinity", "-infinity"})
-DELIMITERS = (",", "\t", ";", "|")
 
 
 def _number(s: str) -> bool:
