@@ -70,9 +70,13 @@ class TextArtifact:
             self._starts = np.concatenate(([0], nl + 1)).astype(np.int64)
         return self._starts
 
+    def _n_starts(self) -> int:
+        """Entries of line_starts (the lines, and an empty one after a final newline)."""
+        return len(self.line_starts)
+
     @property
     def n_lines(self) -> int:
-        n = len(self.line_starts)
+        n = self._n_starts()
         return n - 1 if self.text.endswith("\n") else n
 
     def line_of(self, offset: int) -> int:
@@ -94,12 +98,11 @@ class TextArtifact:
 
     def line(self, n: int) -> str:
         """Text of 1-based line n without its newline ('' when out of range)."""
-        starts = self.line_starts
-        if n < 1 or n > len(starts):
+        count = self._n_starts()
+        if n < 1 or n > count:
             return ""
-        a = int(starts[n - 1])
-        b = int(starts[n]) - 1 if n < len(starts) else len(self.text)
-        return self.text[a:b].rstrip("\r")
+        b = self.start_of(n + 1) - 1 if n < count else len(self.text)
+        return self.text[self.start_of(n):b].rstrip("\r")
 
 
 def _newline_offsets(text: str) -> np.ndarray:

@@ -181,21 +181,17 @@ class SparseText(TextArtifact):
     @property
     def line_starts(self) -> np.ndarray:
         if self._starts is None:
-            self._starts = self._starts_of(np.arange(self._count, dtype=np.int64))
+            idx = np.arange(self._count, dtype=np.int64)
+            self._starts = idx + self._ex[np.searchsorted(self._kidx, idx, side="left")]
         return self._starts
 
-    def _starts_of(self, idx: np.ndarray) -> np.ndarray:
-        """Offsets of 0-based line indices."""
-        return idx + self._ex[np.searchsorted(self._kidx, idx, side="left")]
-
-    @property
-    def n_lines(self) -> int:
-        return self._count - 1 if self.text.endswith("\n") else self._count
+    def _n_starts(self) -> int:
+        return self._count
 
     def start_of(self, n: int) -> int:
         if not 1 <= n <= self._count:
             return len(self.text)
-        return int(self._starts_of(np.asarray([n - 1], np.int64))[0])
+        return n - 1 + int(self._ex[self._kidx.searchsorted(n - 1)])
 
     def text_line_starts(self) -> np.ndarray:
         return self._kstart
@@ -213,12 +209,8 @@ class SparseText(TextArtifact):
         return np.minimum(np.where(inside, kidx, blank) + 1, self._count)
 
     def line(self, n: int) -> str:
-        if n < 1 or n > self._count:
-            return ""
-        a = self.start_of(n)
-        b = self.start_of(n + 1) - 1 if n < self._count else len(self.text)
-        s = self.text[a:b].rstrip("\r")
-        if s:
+        s = TextArtifact.line(self, n)
+        if s or not 1 <= n <= self._count:
             return s
         hit = self._read_back.get(n)
         if hit is None:
@@ -267,24 +259,18 @@ def compact_starts(data: bytes, text: str) -> tuple[int, np.ndarray, np.ndarray,
         c = b[a:a + STARTS_PIECE] if b is not None else \
             np.frombuffer(text[a:a + STARTS_PIECE].encode("utf-32-le"), "<u4")
         isnl = c == 10
-        nlpos = np.flatnonzero(isnl)
-        first = np.empty(len(c), bool)
-        first[0] = prev_nl
-        first[1:] = isnl[:-1]
-        p = np.flatnonzero(first & ~isnl)                     # a line with text starts here
-        k = np.searchsorted(nlpos, p)                        # newlines before it in the piece
-        kidx.append(lines_before + k)
+        after_nl = np.empty(len(c), bool)
+        after_nl[0] = prev_nl
+        after_nl[1:] = isnl[:-1]
+        p = np.flatnonzero(after_nl & ~isnl)                  # a line with text starts here
+        kidx.append(lines_before + np.searchsorted(np.flatnonzero(isnl), p))
         kstart.append(p + a)
-        if len(nlpos):                                       # its newline (-1: in a later piece)
-            kend.append(np.where(k < len(nlpos), nlpos[np.minimum(k, len(nlpos) - 1)] + a, -1))
-        else:
-            kend.append(np.full(len(p), -1, np.int64))
-        lines_before += len(nlpos)
+        kend.append(np.flatnonzero(isnl & ~after_nl) + a)     # ... and ends here (its newline)
+        lines_before += int(np.count_nonzero(isnl))
         prev_nl = bool(isnl[-1])
     ki = np.concatenate(kidx) if kidx else np.zeros(0, np.int64)
     ks = np.concatenate(kstart).astype(np.int64) if kstart else np.zeros(0, np.int64)
     ke = np.concatenate(kend).astype(np.int64) if kend else np.zeros(0, np.int64)
-    for j in np.flatnonzero(ke < 0).tolist():               # lines that run past their piece
-        e = text.find("\n", int(ks[j])) if not ascii_ else data.find(b"\n", int(ks[j]))
-        ke[j] = e if e >= 0 else n
+    if len(ke) < len(ks):                                    # the last line has no newline
+        ke = np.append(ke, n)
     return lines_before + 1, ki.astype(np.int64), ks, ke
