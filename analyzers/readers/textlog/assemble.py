@@ -35,7 +35,7 @@ from mltdbg.analyzers.readers.textlog.arrays import (Masked, count_before, facto
 from mltdbg.analyzers.readers.textlog.scan import (BACK, FWD, LONG_BACK, LONG_FWD, Keys, anchors, line_ranks,
                                                    progress_counters, read_anchors)
 from mltdbg.analyzers.readers.textlog.layergrads import layer_series, scan_layer_tables, table_lines
-from mltdbg.analyzers.readers.textlog.settle import PASS_DONE_SHARE, StepContext
+from mltdbg.analyzers.readers.textlog.settle import StepContext, pass_ends
 from mltdbg.analyzers.readers.textlog.settle import ffill as _ffill
 from mltdbg.analyzers.readers.textlog.tables import close_table, has_trigger, scan_tables
 from mltdbg.analyzers.readers.textlog.vocabulary import classify_key
@@ -920,8 +920,7 @@ def _passes(x: np.ndarray, tot: np.ndarray, rank: np.ndarray | None, single: boo
         t = int(tot[0])
         if t <= 0 or len(x) < 2:
             return x
-        back = np.flatnonzero(x[1:] < x[:-1]) + 1
-        done = back[x[back - 1] >= PASS_DONE_SHARE * t]
+        back, done = pass_ends(x, t)
         if done.size == 0 or done.size < back.size:
             return x
         k = np.zeros(len(x), np.int64)
@@ -936,8 +935,7 @@ def _passes(x: np.ndarray, tot: np.ndarray, rank: np.ndarray | None, single: boo
         xs, t = x[idx], int(tot[idx[0]])
         if t <= 0 or idx.size < 2:
             continue
-        back = np.flatnonzero(np.diff(xs) < 0) + 1
-        done = back[xs[back - 1] >= PASS_DONE_SHARE * t]
+        back, done = pass_ends(xs, t)
         if done.size == 0 or done.size < back.size:
             continue                           # no new passes, or a restart among them: leave as printed
         k = np.zeros(idx.size, np.int64)

@@ -22,6 +22,13 @@ import numpy as np
 PASS_DONE_SHARE = 0.9
 
 
+def pass_ends(x: np.ndarray, total: int) -> tuple[np.ndarray, np.ndarray]:
+    """Where a progress counter of `total` goes back (indexes of the value after the drop), and
+    those of them that end a pass (the value before reached PASS_DONE_SHARE of the total)."""
+    back = np.flatnonzero(x[1:] < x[:-1]) + 1
+    return back, back[x[back - 1] >= PASS_DONE_SHARE * total]
+
+
 def ffill(valid: np.ndarray, group: np.ndarray | None) -> np.ndarray:
     """Index of the last valid entry at or before each position (within `group`), -1 if none."""
     n = len(valid)
@@ -153,8 +160,7 @@ class StepContext:
                 st[0] = int(xs[-1])
                 continue
             full = xs if st[0] < 0 else np.r_[st[0], xs]
-            back = np.flatnonzero(full[1:] < full[:-1]) + 1
-            done = back[full[back - 1] >= PASS_DONE_SHARE * t]
+            back, done = pass_ends(full, t)
             if done.size < back.size:
                 st[2] = True
             k = np.zeros(len(full), np.int64)
