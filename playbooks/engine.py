@@ -152,20 +152,12 @@ class OfflineEngine:
         ranked = sorted(scored, key=lambda t: -t[0])
         # a words-only candidate the model gives almost nothing is filler: left out (never all of them),
         # and its slot goes to the next cause an artifact supports
-        hyps, filler = [], []
-        for s, pb, contrib, has_req in ranked[:3 * MAX_CAUSES]:
-            conf = math.exp((s - m) / temperature) / z
-            if not has_req and conf < WORDS_ONLY_MIN:
-                filler.append((s, pb, contrib, has_req, conf))
-                continue
-            hyps.append(self._hypothesis(ctx, pb, contrib, has_req, conf, s))
-            if not has_req:    # the user's words alone order the ranking; they never make it a finding
-                hyps[-1].confidence = min(hyps[-1].confidence, WORDS_ONLY_CAP)
-            if len(hyps) == MAX_CAUSES:
-                break
-        if not hyps and filler:
-            s, pb, contrib, has_req, conf = filler[0]
-            hyps = [self._hypothesis(ctx, pb, contrib, has_req, min(conf, WORDS_ONLY_CAP), s)]
+        top = [(s, pb, contrib, has_req, math.exp((s - m) / temperature) / z)
+               for s, pb, contrib, has_req in ranked[:3 * MAX_CAUSES]]
+        chosen = [t for t in top if t[3] or t[4] >= WORDS_ONLY_MIN][:MAX_CAUSES] or top[:1]
+        # the user's words alone order the ranking; they never make it a finding
+        hyps = [self._hypothesis(ctx, pb, contrib, has_req, conf if has_req else min(conf, WORDS_ONLY_CAP), s)
+                for s, pb, contrib, has_req, conf in chosen]
         p_healthy = math.exp((h_score - m) / temperature) / z
         failing = feat.failing
         for h in hyps:
