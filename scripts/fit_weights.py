@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import functools
 import json
 import sys
 from pathlib import Path
@@ -95,14 +96,7 @@ def text_docs(data: list[dict], skip_group: str | None = None) -> dict[str, list
     return docs
 
 
-_PHRASES: list[dict] | None = None
-
-
-def _phrases() -> list[dict]:
-    global _PHRASES
-    if _PHRASES is None:
-        _PHRASES = phrases()
-    return _PHRASES
+_phrases = functools.cache(phrases)     # read once per fit (text_docs runs once per fold and group)
 
 
 def add_features(data: list[dict]) -> None:
@@ -213,7 +207,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--dry-run", action="store_true")
-    ap.add_argument("--lam", type=float, help="use this lambda instead of the CV choice")
+    ap.add_argument("--lam", type=float, choices=LAMBDAS, help="use this lambda instead of the CV choice")
     a = ap.parse_args()
     data = cases()
     add_features(data)
