@@ -90,6 +90,7 @@ class Verifier:
         self.run = run
         self._lines: dict[str, list[str] | _DiskLines | None] = {}
         self._sorted: dict[int, bool] = {}     # id(series) -> its steps are non-decreasing
+        self._rows: dict[tuple[str, str], bool] = {}   # (array file, row label) -> row holds NaN/inf
 
     def _points_at(self, s, step) -> np.ndarray:
         """Indexes of the series' points at `step`: a binary search when its steps are sorted (one
@@ -132,8 +133,13 @@ class Verifier:
         if ev.source and ev.quote and ev.line:
             return self._check_quote(ev)
         if ev.source and ev.metric and ev.source.lower().endswith(ARRAY_SUFFIXES):
-            p = self._inside_root(ev.source)      # a numpy data file's row cited as holding NaN/inf
-            return p is not None and p.is_file() and cited_row_nonfinite(p, ev.metric)
+            # a numpy data file's row cited as holding NaN/inf (read once: every hypothesis that
+            # cites it asks again, and an .npz member is decompressed whole)
+            key = (ev.source, ev.metric)
+            if key not in self._rows:
+                p = self._inside_root(ev.source)
+                self._rows[key] = p is not None and p.is_file() and cited_row_nonfinite(p, ev.metric)
+            return self._rows[key]
         if ev.metric and ev.step is not None and ev.value is not None:
             return self._check_value(ev)
         return False
