@@ -89,7 +89,7 @@ def _missing_values(path: str, text: str) -> Signal | None:
                 missing[j].append((first_line + reader.line_num, v))
             else:
                 other[j] += 1
-    cols = [j for j in range(n) if missing[j] and numeric[j] >= max(1, 2 * other[j]) and numeric[j] > 0]
+    cols = [j for j in range(n) if missing[j] and numeric[j] >= max(1, 2 * other[j])]
     if not cols:
         return None
     hits = sorted((ln, header[j], v) for j in cols for ln, v in missing[j])
