@@ -52,7 +52,7 @@ mltdbg.sessions.events, which is the contract (these lines summarise it):
         OUTPUT_CAP_BYTES (256 KiB): the first half is written as it comes, the last half is
         written before check_finished with the count of bytes dropped in between. Each append
         costs an fsync (~1-5 ms), so a check runner sends output in batches (say every 0.2 s)
-    check_finished {check_id, exit_code, duration_s, timed_out, cancelled[, output_bytes, flooded, error]}
+    check_finished {check_id, exit_code, duration_s, timed_out, cancelled[, output_bytes, interrupted, flooded, error]}
     verdict_recorded {hypothesis_id, verdict: confirmed|denied|inconclusive, note[, check_id]}
     fix_proposed {source: playbook|claude|user, diff, files, test_diff[, hypothesis_id]}
     fix_confirmed | fix_applied | fix_reverted {[note, files]}   (apply to the latest proposal)

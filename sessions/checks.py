@@ -54,6 +54,7 @@ class CheckResult:
     duration_s: float
     timed_out: bool = False
     cancelled: bool = False
+    interrupted: bool = False      # cancelled because the UI ended (quit, hangup), not by the user's x
     flooded: bool = False          # stopped for printing more than max_output_bytes
     output: str = ""
     output_bytes: int = 0          # everything it printed
@@ -69,7 +70,7 @@ class CheckResult:
     def status(self) -> str:
         if self.error:
             return "error"
-        return "cancelled" if self.cancelled else "timed_out" if self.timed_out else \
+        return "interrupted" if self.interrupted else "cancelled" if self.cancelled else "timed_out" if self.timed_out else \
             "flooded" if self.flooded else "done"
 
 
@@ -103,13 +104,18 @@ class CheckRun:
         self.proc: subprocess.Popen | None = None
         self.result: CheckResult | None = None
         self._cancel = threading.Event()
+        self._interrupted = False
         self._term_at: float | None = None  # when SIGTERM went to the group
         self._killed = False
 
     # ----- control (any thread) -------------------------------------------------------------
-    def cancel(self) -> None:
+    def cancel(self, interrupted: bool = False) -> None:
         """End the check and everything it started: SIGTERM to the group now, SIGKILL after the grace period
-        (sent by the thread running `run()`). Safe to call at any time, from any thread."""
+        (sent by the thread running `run()`). Safe to call at any time, from any thread. interrupted: the
+        UI is ending (quit, hangup, exit), so the result is recorded as interrupted, the same status a
+        resume gives a check whose finish never reached the log, whichever of the two wins the race."""
+        if interrupted:
+            self._interrupted = True
         self._cancel.set()
         self._terminate()
 
@@ -196,14 +202,17 @@ class CheckRun:
                     time.sleep(0.01)
         out.close()
         res = CheckResult(self.check_id, self.command, str(self.cwd), code, time.monotonic() - start,
-                          timed_out=timed_out, cancelled=self._cancel.is_set(), flooded=flooded,
+                          timed_out=timed_out, cancelled=self._cancel.is_set(),
+                          interrupted=self._interrupted and self._cancel.is_set(), flooded=flooded,
                           output=out.text(), output_bytes=out.total, truncated_bytes=out.dropped, lines=out.lines)
         _live.discard(self)
         return self._finish(res)
 
     def _finish(self, res: CheckResult) -> CheckResult:
         self.result = res
-        extra = {"flooded": True} if res.flooded else {}
+        extra: dict[str, Any] = {"flooded": True} if res.flooded else {}
+        if res.interrupted:
+            extra["interrupted"] = True
         if res.error:
             extra["error"] = res.error
         self._record("check_finished", {"check_id": self.check_id, "exit_code": res.exit_code,
@@ -235,7 +244,7 @@ def cancel_all(grace_s: float = 1.0) -> None:
     grace_s. The UI calls it when it exits or loses its terminal; it also runs at interpreter exit."""
     runs = [r for r in list(_live) if r.proc is not None]
     for run in runs:
-        run.cancel()
+        run.cancel(interrupted=True)
     t0 = time.monotonic()
     while any(_group_alive(r.proc.pid) for r in runs) and time.monotonic() - t0 < grace_s:
         time.sleep(0.02)

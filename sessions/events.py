@@ -211,6 +211,7 @@ class CheckFinished(SessionEvent):
     timed_out: bool = False
     cancelled: bool = False
     output_bytes: int | None = None
+    interrupted: bool | None = None
     flooded: bool | None = None
     error: str | None = None
 

@@ -467,7 +467,7 @@ def _check_finished(st: SessionState, ev: Event, e: CheckFinished) -> None:
         raise ValueError(f"finish of unknown check {e.check_id!r}")
     c.exit_code = e.exit_code
     c.duration_s = _num(e.duration_s)
-    c.status = "cancelled" if e.cancelled else "timed_out" if e.timed_out else "done"
+    c.status = "interrupted" if e.interrupted else "cancelled" if e.cancelled else "timed_out" if e.timed_out else "done"
     c.finished_at = ev.time
 
 

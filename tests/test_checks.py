@@ -128,6 +128,26 @@ def test_cancel_escalates_to_sigkill_when_term_is_ignored(tmp_path):
     assert not alive(pids[0])     # it ignored SIGTERM: only SIGKILL ends it
 
 
+def test_a_check_ended_by_the_ui_exiting_is_recorded_as_interrupted_not_cancelled(session):
+    # The user's x is "cancelled"; quitting (or a hangup) mid-check is "interrupted", the same status a
+    # resume gives a check whose finish never reached the log, so which of the two wins doesn't show.
+    seen = threading.Event()
+    run = CheckRun("echo started; sleep 300", session.root, timeout_s=120, session=session,
+                   on_line=lambda ln: seen.set())
+    out = {}
+    t = threading.Thread(target=lambda: out.setdefault("r", run.run()))
+    t.start()
+    assert seen.wait(30)
+    run.cancel(interrupted=True)
+    t.join(30)
+    r = out["r"]
+    assert r.interrupted and r.cancelled and not r.passed and r.status == "interrupted"
+    assert session.state.checks[r.check_id].status == "interrupted"
+    again = Session.open(session.dir, readonly=True)
+    assert again.state.checks[r.check_id].status == "interrupted"
+    assert "started" in again.state.checks[r.check_id].output
+
+
 def test_timeout_ends_the_check_and_is_recorded(session):
     run = CheckRun("echo started; sleep 60; echo never", session.root, timeout_s=0.5, session=session)
     r = run.run()

@@ -113,7 +113,7 @@ class CheckScreen(StepScreen):
 
     def on_unmount(self) -> None:
         if self._run is not None:
-            self._run.cancel()
+            self._run.cancel(interrupted=True)
         if self._wt is not None:
             self._wt.close()
 
