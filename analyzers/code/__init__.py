@@ -80,19 +80,20 @@ def code_signals(run: Run, files: list[PyFile] | None = None) -> list[Signal]:
 
     `files`: parse_code(run) of this same run, when the caller already holds it (a codemod
     that also edits the code); parsed here when not given. Each file is parsed once."""
-    files = parse_code(run) if files is None else files
-    if not files:
-        return []
-    key = tuple(files)
-    hit = _FOUND.get(key)
-    if hit is None:
-        with gc_paused():
-            hit = _FOUND[key] = _file_findings(files)
-        while len(_FOUND) > FOUND_CACHE:
-            del _FOUND[next(iter(_FOUND))]
-    found, too_deep = hit
-    run.warnings += [f"{p}:1: code too deeply nested to check" for p in too_deep]
+    # One pause for the whole of it: each pause's end lets the collector rescan everything
+    # allocated during the pause, so parse, index, checks and signals share one.
     with gc_paused():
+        files = parse_code(run) if files is None else files
+        if not files:
+            return []
+        key = tuple(files)
+        hit = _FOUND.get(key)
+        if hit is None:
+            hit = _FOUND[key] = _file_findings(files)
+            while len(_FOUND) > FOUND_CACHE:
+                del _FOUND[next(iter(_FOUND))]
+        found, too_deep = hit
+        run.warnings += [f"{p}:1: code too deeply nested to check" for p in too_deep]
         return _to_signals(found + setup_findings(files, run))
 
 

@@ -39,7 +39,7 @@ def check_eval(f: PyFile, idx: RunIndex) -> list[Finding]:
     if not f.uses_torch:
         return []       # Keras/sklearn/JAX models have no train/eval mode to forget
     out, seen = [], set()
-    evals = [c for c in f.calls if (last(c) == "eval" and not c.args) or
+    evals = [c for c in f.calls_named("eval", "train") if (last(c) == "eval" and not c.args) or
              (last(c) == "train" and const(arg(c, 0, "mode"), True) is False)]
     for scope, region in _inference_regions(f):
         cls = f.class_of(region)

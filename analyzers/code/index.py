@@ -260,11 +260,18 @@ def model_calls(f: PyFile, nodes: Iterable[ast.AST]) -> list[ast.Call]:
 _FIELDS: dict[type, tuple[str, ...]] = {}
 
 
+# Fields that hold only the parser's shared singletons (Load/Store/Del, operators, comparison
+# operators): one instance serves every node of the file, so it has no parent, scope or place of
+# its own, and a third of a file's nodes are these. Checks read them as attributes (n.ctx, n.op).
+_SINGLETON_FIELDS = frozenset({"ctx", "op", "ops"})
+
+
 def _children(n: ast.AST) -> list[ast.AST]:
-    """`list(ast.iter_child_nodes(n))` without its two generators (this runs once per node)."""
+    """`list(ast.iter_child_nodes(n))` without its two generators (this runs once per node), less the
+    shared singletons of _SINGLETON_FIELDS."""
     fields = _FIELDS.get(type(n))
     if fields is None:
-        fields = _FIELDS[type(n)] = n._fields
+        fields = _FIELDS[type(n)] = tuple(f for f in n._fields if f not in _SINGLETON_FIELDS)
     out = []
     for name in fields:
         v = getattr(n, name, None)
@@ -306,11 +313,19 @@ class PyFile:
         for c, _, _ in stack:
             parent[c] = tree
         nodes, push, pop = self.nodes, stack.append, stack.pop
+        pos: dict[int, int] = {id(tree): 0}
+        by_type: dict[type, list[int]] = {type(tree): [0]}
         while stack:
             n, bucket, pi = pop()
             i = len(nodes)
             nodes.append(n)
             up.append(pi)
+            pos[id(n)] = i
+            ty = type(n)
+            if ty in by_type:
+                by_type[ty].append(i)
+            else:
+                by_type[ty] = [i]
             if isinstance(n, NESTED):
                 inner = self._scope_nodes.setdefault(id(n), []) if isinstance(n, FUNCS) else None
             else:
@@ -325,11 +340,7 @@ class PyFile:
         for i in range(len(nodes) - 1, 0, -1):
             size[up[i]] += size[i]
         self._size = size
-        self._pos: dict[int, int] = {}
-        by_type: dict[type, list[int]] = {}
-        for i, n in enumerate(nodes):
-            self._pos[id(n)] = i
-            by_type.setdefault(type(n), []).append(i)
+        self._pos = pos
         self._by_type = by_type
         self._within: dict[int, list[ast.AST]] = {}
         self.calls: list[ast.Call] = self.nodes_of(ast.Call)
@@ -381,12 +392,17 @@ class PyFile:
                                 and is_opt_step(c, self.optimizers)]
         return self._steps[key]
 
-    def calls_named(self, name: str) -> list[ast.Call]:
+    def calls_named(self, *names: str) -> list[ast.Call]:
+        """Calls whose callee's last name is one of `names` (`x.step()`, `step()`), in source order:
+        what a scan of `calls` for them keeps, from an index built once per file."""
         if self._by_name is None:
             self._by_name = {}
             for c in self.calls:
                 self._by_name.setdefault(last(c), []).append(c)
-        return self._by_name.get(name, [])
+        if len(names) == 1:
+            return self._by_name.get(names[0], [])
+        pos = self._pos
+        return sorted((c for n in set(names) for c in self._by_name.get(n, ())), key=lambda c: pos[id(c)])
 
     def class_of(self, n: ast.AST) -> ast.ClassDef | None:
         p = self.parent.get(n)

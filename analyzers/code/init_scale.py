@@ -43,7 +43,7 @@ _CONST_FUNCS = {"constant_", "zeros_", "ones_", "fill_", "zero_", "constant", "z
 
 def check_init_scale(f: PyFile, files: list[PyFile], conf: ConfigValues) -> list[Finding]:
     out: list[Finding] = []
-    for c in f.calls:
+    for c in f.calls_named(*_INIT_FUNCS, "uniform_", "uniform", "Parameter", *_CONST_FUNCS):
         name = last(c)
         if name in _INIT_FUNCS or name in ("uniform_", "uniform"):
             hit = _std_of(f, c, files, conf)

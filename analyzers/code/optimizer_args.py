@@ -61,7 +61,7 @@ def _setting(e: ast.AST) -> str | None:
 
 def check_optimizer_args(f: PyFile) -> list[Finding]:
     out: list[Finding] = []
-    for c in f.calls:
+    for c in f.calls_named(*_SLOTS, "__init__"):
         name, args = last(c), list(c.args)
         slots = _SLOTS.get(name)
         if name == "__init__":     # a subclass of an optimizer: super().__init__(params, lr, ...)

@@ -20,7 +20,7 @@ def check_resume(f: PyFile) -> list[Finding]:
     if not (f.has_training() or f.optimizers):
         return []
     out = []
-    loads = [c for c in f.calls if last(c) == "load_state_dict"]
+    loads = f.calls_named("load_state_dict")
     model_loads, opt_load, sched_load = [], False, False
     for c in loads:
         r = (dotted(recv(c)) or "").rsplit(".", 1)[-1].lower()

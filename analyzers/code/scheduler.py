@@ -95,7 +95,7 @@ def check_scheduler(f: PyFile, idx: RunIndex) -> list[Finding]:
     for name, (ctor, line) in scheds.items():
         kind = _sched_kind(ctor)
         leaf = name.rsplit(".", 1)[-1]
-        steps = [c for c in f.calls if last(c) == "step" and (dotted(recv(c)) or "").rsplit(".", 1)[-1] == leaf]
+        steps = [c for c in f.calls_named("step") if (dotted(recv(c)) or "").rsplit(".", 1)[-1] == leaf]
         if not steps:
             if leaf in idx.sched_steps or _escapes(f, name):
                 continue

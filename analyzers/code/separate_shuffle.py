@@ -27,10 +27,14 @@ def _category(name: str | None) -> str | None:
     return None
 
 
+# The node types this check reads (the rest of a scope is not sorted for it).
+_READ = (ast.Call, ast.Subscript, ast.Tuple, ast.Name, *LOOPS)
+
+
 def check_separate_shuffle(f: PyFile) -> list[Finding]:
     out = []
     for scope in [f.tree] + f.funcs:
-        nodes = sorted((n for n in f.in_scope(scope) if hasattr(n, "lineno")), key=lambda n: (n.lineno, n.col_offset))
+        nodes = sorted((n for n in f.in_scope(scope) if isinstance(n, _READ)), key=lambda n: (n.lineno, n.col_offset))
         shuffles, seeds, perms, indexed = [], [], {}, []
         for n in nodes:
             if isinstance(n, ast.Call):

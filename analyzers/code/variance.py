@@ -7,14 +7,12 @@ from __future__ import annotations
 
 import ast
 
-from mltdbg.analyzers.code.index import HINT, PASSTHRU, Finding, PyFile, arg, const, core, fname, kwarg, last, recv, src
+from mltdbg.analyzers.code.index import HINT, PASSTHRU, Finding, PyFile, arg, const, core, fname, kwarg, recv, src
 
 
 def check_var(f: PyFile) -> list[Finding]:
     out = []
-    for c in f.calls:
-        if last(c) not in ("var", "std"):
-            continue
+    for c in f.calls_named("var", "std"):
         fn = fname(c)
         is_np = fn.split(".")[0] in ("np", "numpy")
         if is_np:
