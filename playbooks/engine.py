@@ -144,7 +144,7 @@ class OfflineEngine:
             pb = books[cs.cause]
             recalled[pb.id] = recall.matches_for(ctx, pb, cs.contrib, recall_facts)
             scored.append((cs.score + recall.bonus_of(recalled[pb.id]), pb, cs.contrib, cs.has_req))
-        h_score, o_score = scoring.pseudo_scores(feat)
+        h_score, o_score = scoring.pseudo_scores(feat, model)
         temperature = model.temperature
         scores = [s for s, *_ in scored] + [h_score, o_score]
         m = max(scores)

@@ -128,7 +128,7 @@ def design(data: list[dict]) -> tuple[list[dict], list[str]]:
         cols: list[list[tuple[int, float]]] = []
         for x in cs:
             cols.append([(names.setdefault(k, len(names)), v) for k, v in x.terms.items()])
-        cols += [[], []]
+        cols += [[(names.setdefault("healthy_said", len(names)), 1.0)] if c["feat"].failure_said else [], []]
         ok = c["ok"] or ["__healthy__"]
         target = np.array([lab in ok for lab in labels], dtype=float)
         if not target.any():    # the answer is no candidate: the honest output is "a cause no playbook ranks"
@@ -242,7 +242,7 @@ def main() -> int:
     delta: dict[str, dict[str, float]] = {}
     symw: dict[str, float] = {}
     thin, cls = 0.0, 0.5
-    text_w, text_thin = S.DEFAULT_TEXT_WEIGHT, 0.0
+    text_w, text_thin, healthy_said = S.DEFAULT_TEXT_WEIGHT, 0.0, 0.0
     for n, v in zip(names, theta):
         if n.startswith("d|") and abs(v) >= 0.01:
             _, c, k = n.split("|", 2)
@@ -257,11 +257,13 @@ def main() -> int:
             text_w = round(S.DEFAULT_TEXT_WEIGHT + float(v), 3)
         elif n == "text_thin":
             text_thin = round(float(v), 3)
+        elif n == "healthy_said":
+            healthy_said = round(float(v), 3)
     out = {"meta": {"fitted": datetime.date.today().isoformat(), "cases": len(rows), "lambda": lam,
                     "cv_top1": round(best[2], 3), "cv_nll": round(best[0], 3), "script": "scripts/fit_weights.py",
                     "data": "zoo tune split + corpus tune part"},
            "temperature": round(temperature, 3), "thin_boost": thin, "class_bonus": cls,
-           "text_weight": text_w, "text_thin": text_thin,
+           "text_weight": text_w, "text_thin": text_thin, "healthy_said": healthy_said,
            "symptom_weight": dict(sorted(symw.items())),
            "delta": {c: dict(sorted(d.items())) for c, d in sorted(delta.items())}}
     if a.dry_run:

@@ -143,3 +143,34 @@ def test_a_nan_at_the_first_logged_step_is_not_blamed_on_the_lr(tmp_path):
     assert d.hypotheses and d.hypotheses[0].id != "lr_too_high"
     lr = next((h.confidence for h in d.hypotheses if h.id == "lr_too_high"), 0.0)
     assert lr < 0.1 and d.status == "needs_more_data"
+
+
+def test_the_failure_class_brings_its_most_frequent_causes_beside_the_symptom_matches():
+    # "loss became NaN" matches the NaN class and the symptom words of nan_in_data; the class's first
+    # causes (lr_too_high at rank 0) are candidates too, its rare ones (rank >= CLASS_JOIN) are not.
+    from mltdbg.playbooks import scoring as S
+    nan_class = library.classes()["loss_is_nan"]
+    ranks = {h["cause"]: i for i, h in enumerate(nan_class.hypotheses)}
+    feat = S.Features(strengths={}, strongest={}, symptom_causes={"nan_in_data"}, class_causes=ranks,
+                      symptom_given=True)
+    got = {c.cause: c for c in S.score_causes(feat, S.Model())}
+    first = [c for c, r in ranks.items() if r < S.CLASS_JOIN]
+    rare = [c for c, r in ranks.items() if r >= S.CLASS_JOIN and c != "nan_in_data"]
+    assert "lr_too_high" in first and set(first) <= set(got)
+    assert rare and not set(rare) & set(got)
+    assert got["lr_too_high"].terms["class"] == 1.0        # rank 0: the class term at its largest
+    assert got["nan_in_data"].terms["class"] == S.class_term(ranks["nan_in_data"])
+    # without a class, nothing joins by frequency
+    bare = S.Features(strengths={}, strongest={}, symptom_causes={"nan_in_data"}, symptom_given=True)
+    assert {c.cause for c in S.score_causes(bare, S.Model())} == {"nan_in_data"}
+
+
+def test_words_that_name_a_failure_lower_the_healthy_share_by_the_fitted_weight():
+    from mltdbg.playbooks import scoring as S
+    said = S.Features(strengths={}, strongest={}, symptom_causes={"nan_in_data"}, symptom_given=True)
+    quiet = S.Features(strengths={}, strongest={}, symptom_given=True)
+    m = S.Model(healthy_said=-2.0)
+    assert said.failure_said and not quiet.failure_said
+    assert S.pseudo_scores(said, m)[0] == S.pseudo_scores(quiet, m)[0] - 2.0
+    assert S.pseudo_scores(said)[0] == S.pseudo_scores(quiet)[0]      # the playbooks alone: no such term
+    assert S.model().healthy_said < 0       # the shipped fit learned it (a described failure is rarely "fine")
