@@ -434,8 +434,12 @@ def _code_call(node: ast.Call, fx: _Facts) -> None:
     kw = {k.arg: k.value for k in node.keywords if k.arg}
     if name.lower() in _OPTIMIZERS:
         fx.add("optimizer", name.lower(), line)
-        if "lr" in kw:
-            _kw_fact(fx, "lr", kw["lr"], kw["lr"].lineno)
+        lr_kw = next((k for k in ("lr", "learning_rate") if k in kw), None)   # torch / Keras, optax
+        first = _lit(node.args[0]) if node.args else None
+        if lr_kw:
+            _kw_fact(fx, "lr", kw[lr_kw], kw[lr_kw].lineno)
+        elif isinstance(first, (int, float)) and not isinstance(first, bool):
+            _kw_fact(fx, "lr", node.args[0], line)    # Keras/optax: the lr comes first (torch: the params)
         elif len(node.args) >= 2:
             _kw_fact(fx, "lr", node.args[1], line)
         for k in ("weight_decay", "momentum", "eps", "betas"):

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from mltdbg.analyzers.config import config_signals, extract_facts
+from mltdbg.analyzers.curves import curve_signals
 from mltdbg.analyzers.model import Run, TextArtifact
 
 FIX = Path(__file__).parent / "fixtures" / "config"
@@ -190,3 +191,25 @@ def test_config_without_clipping_and_transformer_without_warmup(tmp_path):
     assert kinds["config:no_grad_clip"].strength < 0.5
     assert kinds["config:warmup_zero"].data == {"warmup": None, "lr": 0.003}
     assert kinds["config:warmup_zero"].evidence[0].quote == "lr: 0.003"
+
+
+@pytest.mark.parametrize("call, lr", [
+    ("model.compile(optimizer=tf.keras.optimizers.SGD(learning_rate=5.0), loss='mse')", 5.0),   # Keras keyword
+    ("opt = keras.optimizers.Adam(0.5)", 0.5),                                                   # Keras: lr first
+    ("tx = optax.adam(1e-3)", 1e-3),                                                             # optax: lr first
+    ("opt = torch.optim.SGD(model.parameters(), 0.1)", 0.1),                                     # torch: params first
+    ("opt = torch.optim.AdamW(model.parameters(), lr=3e-4)", 3e-4),
+])
+def test_the_optimizer_lr_in_each_frameworks_spelling(tmp_path, call, lr):
+    p = tmp_path / "train.py"
+    p.write_text("import torch\n" + call + "\n")
+    run = run_of(p)
+    assert facts(run)["lr"] == [lr]
+    check_citations(run)
+
+
+def test_a_keras_sgd_with_lr_5_is_flagged_high(tmp_path):
+    p = tmp_path / "model.py"
+    p.write_text("model.compile(optimizer=tf.keras.optimizers.SGD(learning_rate=5.0), loss='sparse_categorical_crossentropy')\n")
+    # no lr series in the run: the configured lr is what the lr check reads
+    assert any(s.kind == "lr_high" and s.data["lr"] == 5.0 for s in curve_signals(run_of(p)))
