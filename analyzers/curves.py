@@ -88,12 +88,14 @@ def _curve_signals(run: Run) -> list[Signal]:
         out += _loss_signals(run, ordered(loss), quote)
         out += _huge_start(run, ordered(loss), quote)
     if not any(x.kind == "nonfinite" for x in out):
-        # a loss too short for a curve ("loss=nan" printed once, one point in another file): the
-        # first non-finite value is cited all the same
-        short = [x for x in run.series if x.name in ("loss", "val_loss") and len(x) < 3
-                 and not np.isfinite(x.values).all()]
-        if short:
-            out += [x for x in _loss_signals(run, ordered(short[0]), quote) if x.kind.startswith("nonfinite")]
+        # a loss too short for a curve ("loss=nan" printed once, one point in another file), or one
+        # term of a multi-term loss (`'loss_box_reg': inf` while the total was still finite): the
+        # first non-finite value is cited all the same, the total's own series first
+        bad = [x for x in run.series if "loss" in x.name and (len(x) < 3 or x.name not in ("loss", "val_loss"))
+               and not np.isfinite(x.values).all()]
+        if bad:
+            first = min(bad, key=lambda x: (x.name not in ("loss", "val_loss"), x.name != "loss"))
+            out += [x for x in _loss_signals(run, ordered(first), quote) if x.kind.startswith("nonfinite")]
     val = run.metric("val_loss")
     if loss is not None and val is not None and val is not loss and len(val) >= 3:
         out += _train_val(run, ordered(loss), ordered(val), quote)
@@ -251,6 +253,11 @@ def _spikes(v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             np.concatenate(meds).astype(np.float64))
 
 
+def _rise(r: float) -> str:
+    """A relative rise as words: "35%", or "12x" / "4.4e+19x" once it is beyond 100x."""
+    return f"{r * 100:.0f}%" if r < 100 else f"{_fmt(r + 1)}x"
+
+
 def _seg_median(v: np.ndarray, a: float, b: float) -> float:
     n = len(v)
     lo, hi = int(n * a), max(int(n * a) + 1, int(math.ceil(n * b)))
@@ -292,6 +299,15 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
             data["rise_before"] = round(rising, 3)
             # Was the loss still falling or flat right before (a sudden NaN)?
             data["sudden"] = bool(rising < 0.1 and float(np.max(pre[-3:])) < 3 * abs(float(np.median(pre[-max(3, i // 5):]))) + 1e-8)
+        elif i >= 2:
+            # a short history (a post's few lines): the points themselves, not a smoothed curve.
+            # 2.3, 2.3, 45, 1e18 and then NaN blew up; a noisy 2.0, 0.2, 1.7, 1.2 did not. Rising
+            # only when the last finite point is the highest and 3x the median of those before it
+            last, med = float(pre[-1]), float(np.median(pre[:-1]))
+            up = last >= float(np.max(pre)) and last > 3 * abs(med)
+            rising = (last - med) / (abs(med) + 1e-8) if up else 0.0
+            data["rise_before"] = round(rising, 3)
+            data["sudden"] = not up
         else:
             data["sudden"] = True
         ci, prev = _first_bad_in_time(s, bad, finite)   # the points cited: as written, in order
@@ -299,7 +315,7 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
         if prev is not None:
             txt += f", after {_fmt(float(v[prev]))} at step {int(s.steps[prev])}"
         if data.get("rise_before", 0) > 0.1:
-            txt += f"; it had risen {data['rise_before']*100:.0f}% above its minimum first"
+            txt += f"; it had risen {_rise(data['rise_before'])} above its minimum first"
         evs = [q.ev(s, ci, txt)]
         if prev is not None:
             evs.append(q.ev(s, prev, f"last finite {s.name} before it"))
@@ -318,8 +334,10 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
                               f"{s.name} was finite and not rising right before step {int(s.steps[i])}: a sudden NaN/inf",
                               evs, {"step": int(s.steps[i])}))
         if data.get("rise_before", 0) > DIVERGENCE_RISE:
-            out.append(Signal("divergence", min(1.0, data["rise_before"] / 0.6) * 0.8,
-                              f"{s.name} rose {data['rise_before']*100:.0f}% above its minimum before going non-finite",
+            # from a short history (i < 8) at most SHORT_DIVERGENCE: a few points say less
+            cap = 0.8 if i >= 8 else SHORT_DIVERGENCE
+            out.append(Signal("divergence", min(1.0, data["rise_before"] / 0.6) * cap,
+                              f"{s.name} rose {_rise(data['rise_before'])} above its minimum before going non-finite",
                               [evs[-1]], {"step": int(s.steps[i - 1]), "rise_pct": data["rise_before"] * 100}))
 
     n = len(pre)
@@ -462,6 +480,8 @@ TRANSIENT_EXACT_MAX = 50_000
 
 # Finite points before a NaN needed before "it came out of nowhere" is full-strength evidence.
 SUDDEN_FULL_AT = 20
+# Strongest "divergence before the NaN" read from fewer than 8 finite points.
+SHORT_DIVERGENCE = 0.5
 
 
 def _first_bad_in_time(s: Series, bad: np.ndarray, finite: np.ndarray) -> tuple[int, int | None]:

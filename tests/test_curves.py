@@ -53,6 +53,24 @@ def test_rise_before_nan_points_at_divergence():
     assert "divergence" in k
 
 
+def test_a_few_points_that_blow_up_before_the_nan_are_divergence_not_a_sudden_nan():
+    # a post's five lines: 2.31, 2.29, 45, 1e18, nan
+    k = kinds(_run(loss=[2.31, 2.29, 45.12, 1e18, np.nan]))
+    assert k["nonfinite"].data["sudden"] is False and "nonfinite_sudden" not in k
+    assert 0 < k["divergence"].strength <= 0.5           # a few points: at most SHORT_DIVERGENCE
+    assert "4.33e+17x" in k["divergence"].summary          # a rise that large in words, not 20 digits of %
+    # a noisy short history that is not climbing is a sudden NaN (as ArcFace's 1.98, 0.23, ... 1.17, nan)
+    k = kinds(_run(loss=[1.98, 0.23, 0.42, 1.69, 2.23, 1.46, 1.17, np.nan]))
+    assert k["nonfinite"].data["sudden"] is True and "divergence" not in k
+
+
+def test_a_non_finite_term_of_a_multi_term_loss_is_cited_when_the_total_is_finite():
+    # detectron2 style: the total is finite at every logged point, one printed term is inf
+    run = _run(loss=[1.45, 3.88, 89.3], loss_cls=[5.9], loss_box_reg=[np.inf])
+    s = kinds(run)["nonfinite"]
+    assert s.data["metric"] == "loss_box_reg" and s.evidence[0].value in ("inf", "Infinity", "+inf")
+
+
 def test_single_spike_found_not_called_divergence():
     v = falling.copy()
     v[300] = 5.0
