@@ -1029,7 +1029,19 @@ def _layer_signals(run: Run, q: Quoter) -> list[Signal]:
     if zeros and len(zeros) >= len(names) // 2:
         s0 = run.metric(zeros[0])
         txt = f"{len(zeros)} of {len(names)} layers have grad norm exactly 0 ({', '.join(zeros[:3])})"
-        out.append(Signal("grad_zero", 0.8, txt, [q.ev(s0, 0, txt)], {"share": len(zeros) / len(names)}))
+        # Zero from the input up while the layers nearest the output still get gradient: what a
+        # dead ReLU layer does to everything below it, and also what a frozen backbone under a
+        # trained head looks like. Its own kind, so it cannot stand as proof of frozen parameters.
+        k = len(zeros)
+        below_head = zeros == names[:k] and k < len(names)
+        if below_head:
+            head = run.metric(names[k])
+            txt += f"; {names[k]} above them still gets gradient"
+            out.append(Signal("grad_zero_below_head", 0.8, txt,
+                              [q.ev(s0, 0, txt), q.ev(head, len(head) - 1, f"{names[k]}: nonzero")],
+                              {"share": k / len(names), "first_live": names[k]}))
+        else:
+            out.append(Signal("grad_zero", 0.8, txt, [q.ev(s0, 0, txt)], {"share": len(zeros) / len(names)}))
     return out
 
 

@@ -73,7 +73,7 @@ _SHAPES = [
     (re.compile(r"(?i)spike"), ("loss_spike", "grad_spike")),
     (re.compile(r"(?i)plateau|flat|stuck|stall"), ("plateau", "loss_at_chance", "below_chance_stuck")),
     (re.compile(r"(?i)diverg"), ("divergence", "train_val_divergence")),
-    (re.compile(r"(?i)zero grad|grad(?:ient)?s? (?:were |was |are )?(?:all )?zero|no grad"), ("grad_zero",)),
+    (re.compile(r"(?i)zero grad|grad(?:ient)?s? (?:were |was |are )?(?:all )?zero|no grad"), ("grad_zero", "grad_zero_below_head")),
     (re.compile(r"(?i)oscillat|sawtooth|saw-tooth"), ("oscillation", "sawtooth_epoch")),
 ]
 _COMMON_EN = frozenset(

@@ -183,3 +183,21 @@ def test_initial_transient_of_a_long_series_is_linear_and_close_to_exact():
             break
         i += 1
     assert n > curves.TRANSIENT_EXACT_MAX and abs(fast - i) <= 0.02 * i
+
+
+def test_zero_grads_below_a_live_head_are_their_own_kind_not_proof_of_frozen_parameters():
+    # a printed per-layer table (one row per layer, in model order): zero up to fc1, fc2 alive
+    run = Run(root=Path("."))
+    rows = [("conv1.weight", 0.0), ("conv2.weight", 0.0), ("fc1.weight", 0.0), ("fc2.weight", 0.0012)]
+    for i, (layer, g) in enumerate(rows):
+        run.series.append(Series(f"grad_norm/{layer}", f"grad_norm/{layer}", np.array([0]), np.array([g]),
+                                 "grads.txt", np.array([i + 2]), "line"))
+    k = kinds(run)
+    assert "grad_zero" not in k
+    s = k["grad_zero_below_head"]
+    assert s.data["first_live"] == "grad_norm/fc2.weight" and s.data["share"] == 0.75
+    # every layer zero: plain grad_zero (nothing gets gradient)
+    for x in run.series:
+        x.values = np.array([0.0])
+    k = kinds(run)
+    assert "grad_zero" in k and "grad_zero_below_head" not in k

@@ -174,3 +174,12 @@ def test_words_that_name_a_failure_lower_the_healthy_share_by_the_fitted_weight(
     assert S.pseudo_scores(said, m)[0] == S.pseudo_scores(quiet, m)[0] - 2.0
     assert S.pseudo_scores(said)[0] == S.pseudo_scores(quiet)[0]      # the playbooks alone: no such term
     assert S.model().healthy_said < 0       # the shipped fit learned it (a described failure is rarely "fine")
+
+
+def test_zero_grads_below_a_live_head_stay_a_question_between_frozen_and_dead_relu(tmp_path):
+    (tmp_path / "grads.txt").write_text("layer            grad_norm\nconv1.weight     0.0\nconv1.bias       0.0\n"
+                                        "conv2.weight     0.0\nfc1.weight       0.0\nfc2.weight       0.0012\n")
+    d = diagnose_paths([str(tmp_path)], [])
+    ids = [h.id for h in d.hypotheses]
+    assert d.status == "needs_more_data" and d.hypotheses[0].confidence < 0.8
+    assert {"frozen_parameters", "dead_relu"} <= set(ids)
