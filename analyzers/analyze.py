@@ -9,8 +9,10 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
+import numpy as np
+
 from mltdbg.analyzers.curves import Quoter, ordered, resume_jump, resume_lr_jump
-from mltdbg.analyzers.model import Run, Signal
+from mltdbg.analyzers.model import LOC_LINE, Run, Series, Signal
 
 
 def prepare(run: Run) -> None:
@@ -54,6 +56,18 @@ def analyze(run: Run, baseline: Run | None = None, repo_root: Path | None = None
     return [s for s in out if s.strength > 0]
 
 
+def _step_after_line(s: Series, sig: Signal) -> int | None:
+    """The step of the first point of `s` logged after the line a resume message was cited at, in the
+    same file ("Resuming from checkpoint ckpt/epoch3.pt" names no step; the loss line after it does)."""
+    ev = next((e for e in sig.evidence if e.line is not None), None)
+    if ev is None or s.source != ev.source or s.loc_kind != LOC_LINE or s.locs is None:
+        return None
+    after = np.flatnonzero(s.locs > ev.line)
+    if not len(after) or not (s.locs < ev.line).any():
+        return None
+    return int(s.steps[after[0]])
+
+
 def _resume_jumps(run: Run, signals: list[Signal]) -> list[Signal]:
     """A loss jump at a step where the log says it resumed, or where steps restart."""
     loss, lr = run.metric("loss"), run.metric("lr")
@@ -65,8 +79,12 @@ def _resume_jumps(run: Run, signals: list[Signal]) -> list[Signal]:
     seen = set()
     out = []
     for sig in signals:
-        if sig.kind in ("log:resume", "step_restart") and isinstance(sig.data.get("step"), int):
-            st = sig.data["step"]
+        if sig.kind not in ("log:resume", "step_restart"):
+            continue
+        st = sig.data.get("step")
+        if not isinstance(st, int) and loss is not None:
+            st = _step_after_line(loss, sig)
+        if isinstance(st, int):
             if st in seen:
                 continue
             seen.add(st)

@@ -1108,6 +1108,16 @@ def _lr_signals(run: Run, lr: Series | None, q: Quoter) -> list[Signal]:
                 j = int(fi[int(np.argmin(q1))])
                 txt = f"lr falls from {_fmt(peak)} to {_fmt(float(np.min(q1)))} within the first quarter of the run (step {int(lr.steps[j])})"
                 out.append(Signal("lr_schedule_odd", 0.8, txt, [q.ev(lr, k, "lr peak"), q.ev(lr, j, txt)], {"detail": "collapse"}))
+            # The lr hits exactly 0 and training goes on at 0 (a schedule whose total steps are wrong):
+            # a decay that ends at 0 reaches it at its last point, not for a fifth of the run.
+            nz = np.flatnonzero(fv != 0)
+            z = len(fv) - 1 - int(nz[-1]) if len(nz) else 0
+            if len(nz) and z >= 3 and z >= 0.2 * len(fv) and not any(x.kind == "lr_schedule_odd" for x in out):
+                j0 = int(fi[int(nz[-1]) + 1])
+                txt = (f"lr is 0 from step {int(lr.steps[j0])} on ({z} of {len(fv)} logged points) while the run goes on: "
+                       f"nothing is updated")
+                out.append(Signal("lr_schedule_odd", 0.8, txt, [q.ev(lr, int(fi[int(nz[-1])]), "last nonzero lr"),
+                                                               q.ev(lr, j0, txt)], {"detail": "zero", "step": int(lr.steps[j0])}))
             # Jumps: a ratio > 5x between neighbours after the first 10% (warm-up excluded).
             r = fv[1:] / np.maximum(fv[:-1], 1e-30)
             start = max(1, len(fv) // 10)

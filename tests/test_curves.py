@@ -201,3 +201,13 @@ def test_zero_grads_below_a_live_head_are_their_own_kind_not_proof_of_frozen_par
         x.values = np.array([0.0])
     k = kinds(run)
     assert "grad_zero" in k and "grad_zero_below_head" not in k
+
+
+def test_an_lr_stuck_at_exactly_zero_mid_run_is_a_schedule_bug_but_a_decay_ending_at_zero_is_not():
+    warm = [1e-4, 2e-4, 3e-4]
+    k = kinds(_run(lr=warm + [0.0] * 5, loss=[4.21, 3.55, 3.02, 3.01, 3.01, 3.01, 3.01, 3.01]))
+    s = k["lr_schedule_odd"]
+    assert s.data["detail"] == "zero" and s.data["step"] == 30 and "5 of 8" in s.summary
+    # linear decay that reaches 0 at its last logged point: the schedule ending, not a bug
+    k = kinds(_run(lr=list(np.linspace(3e-4, 0, 40)), loss=falling[:40]))
+    assert "lr_schedule_odd" not in k or k["lr_schedule_odd"].data.get("detail") != "zero"

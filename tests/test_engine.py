@@ -183,3 +183,16 @@ def test_zero_grads_below_a_live_head_stay_a_question_between_frozen_and_dead_re
     ids = [h.id for h in d.hypotheses]
     assert d.status == "needs_more_data" and d.hypotheses[0].confidence < 0.8
     assert {"frozen_parameters", "dead_relu"} <= set(ids)
+
+
+def test_a_resume_line_without_a_step_still_dates_the_loss_jump_after_it(tmp_path):
+    from mltdbg.playbooks.diagnose import context_for
+    (tmp_path / "train.log").write_text(
+        "epoch 1 step 1000 loss 1.92\nepoch 2 step 2000 loss 1.41\nepoch 3 step 3000 loss 1.18\n"
+        "Resuming from checkpoint ckpt/epoch3.pt\n"
+        "epoch 4 step 3100 loss 2.87\nepoch 4 step 3200 loss 2.51\nepoch 4 step 3300 loss 2.20\n")
+    ctx = context_for([str(tmp_path)], [])
+    (jump,) = [s for s in ctx.signals if s.kind == "loss_jump_at_resume"]
+    assert jump.data["step"] == 3100 and [e.line for e in jump.evidence] == [3, 5]   # the lines around it
+    d = diagnose_paths([str(tmp_path)], [])
+    assert d.hypotheses[0].id == "resume_mismatch"
