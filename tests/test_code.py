@@ -207,3 +207,19 @@ def test_a_snippet_that_casts_the_model_to_half_is_a_weak_fp16_finding(tmp_path)
     q = tmp_path / "export.py"
     q.write_text(snippet + "".join(f"print('line {i}')\n" for i in range(40)))
     assert not [s for s in code_signals(run_of(q)) if s.kind == "code:fp16_no_scaler"]
+
+
+def test_a_snippet_without_its_imports_is_still_torch_and_its_missing_eval_a_medium_finding(tmp_path):
+    # a post's eval loop: no import lines quoted, torch named all the same; no model.eval() in sight
+    p = tmp_path / "eval.py"
+    p.write_text("class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                 "        self.drop = nn.Dropout(0.5)\n\n\nmodel = Net()\n"
+                 "model.load_state_dict(torch.load('best.pt'))\nwith torch.no_grad():\n"
+                 "    for x, y in test_loader:\n        preds.append(model(x).argmax(1))\n")
+    (s,) = [x for x in code_signals(run_of(p, root=tmp_path)) if x.kind == "code:no_eval_at_inference"]
+    assert s.strength == 0.5        # MEDIUM: in a snippet the eval() may sit in the lines not quoted
+    # the same lines in a whole script (over SNIPPET_LINES lines): CLEAR
+    p.write_text("import torch\nfrom torch import nn\n" + "\n".join(f"X{i} = {i}" for i in range(40)) + "\n"
+                 + p.read_text())
+    (s,) = [x for x in code_signals(run_of(p, root=tmp_path)) if x.kind == "code:no_eval_at_inference"]
+    assert s.strength == 0.7

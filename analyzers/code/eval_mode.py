@@ -65,6 +65,8 @@ def check_eval(f: PyFile, idx: RunIndex) -> list[Finding]:
             if region is not scope and _loop_forward_all_no_grad(f, region):
                 break
             strength = CLEAR if not any(_same_model(dotted(recv(e)) or "", m) for e in evals) else MEDIUM
+            if f.is_snippet():      # a post's few lines: the eval() may sit in what was not quoted
+                strength = min(strength, MEDIUM)
             out.append(Finding("code:no_eval_at_inference", strength, c.lineno,
                                f"{m} runs for inference without {m}.eval(): dropout stays on and batch-norm uses"
                                " batch statistics", [(getattr(region, "lineno", c.lineno), "inference section starts")]

@@ -541,7 +541,12 @@ class PyFile:
 
     @property
     def uses_torch(self) -> bool:
-        return any(v.split(".")[0] in _TORCH_LIBS for v in self.imports.values())
+        """Imports a torch library, or (a post's snippet, imports cut off) names `torch` itself."""
+        hit = self.memo.get("uses_torch")
+        if hit is None:
+            hit = self.memo["uses_torch"] = any(v.split(".")[0] in _TORCH_LIBS for v in self.imports.values()) or (
+                not self.imports and any(n.id == "torch" for n in self.nodes_of(ast.Name)))
+        return bool(hit)
 
     def is_snippet(self) -> bool:
         """A quoted snippet (a post's few lines), not a whole script: at most SNIPPET_LINES
