@@ -223,3 +223,17 @@ def test_a_snippet_without_its_imports_is_still_torch_and_its_missing_eval_a_med
                  + p.read_text())
     (s,) = [x for x in code_signals(run_of(p, root=tmp_path)) if x.kind == "code:no_eval_at_inference"]
     assert s.strength == 0.7
+
+
+def test_a_softmax_model_and_a_cross_entropy_criterion_without_the_call_quoted_is_a_medium_finding(tmp_path):
+    p = tmp_path / "model.py"
+    model = ("class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+             "        self.fc = nn.Linear(100, 2)\n        self.act = nn.Softmax(dim=1)\n\n"
+             "    def forward(self, x):\n        return self.act(self.fc(x))\n\n\n")
+    p.write_text(model + "criterion = nn.CrossEntropyLoss()\n")
+    (s,) = [x for x in code_signals(run_of(p, root=tmp_path)) if x.kind == "code:softmax_before_ce"]
+    assert s.strength == 0.5 and s.data["line"] == 11
+    # the call is quoted: what it is given decides (the other checks), not this guess at the criterion's line
+    p.write_text(model + "criterion = nn.CrossEntropyLoss()\nhead = nn.Linear(100, 2)\nloss = criterion(head(x), y)\n")
+    assert not [x for x in code_signals(run_of(p, root=tmp_path))
+                if x.kind == "code:softmax_before_ce" and x.data["line"] == 11]
