@@ -314,8 +314,8 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
         txt = f"{s.name} first non-finite ({value_for_json(v[ci])}) at step {int(s.steps[ci])}"
         if prev is not None:
             txt += f", after {_fmt(float(v[prev]))} at step {int(s.steps[prev])}"
-        if data.get("rise_before", 0) > 0.1:
-            txt += f"; it had risen {_rise(data['rise_before'])} above its minimum first"
+        if rising > 0.1:
+            txt += f"; it had risen {_rise(rising)} above its minimum first"
         evs = [q.ev(s, ci, txt)]
         if prev is not None:
             evs.append(q.ev(s, prev, f"last finite {s.name} before it"))
@@ -333,12 +333,12 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
             out.append(Signal("nonfinite_sudden", min(1.0, i / SUDDEN_FULL_AT),
                               f"{s.name} was finite and not rising right before step {int(s.steps[i])}: a sudden NaN/inf",
                               evs, {"step": int(s.steps[i])}))
-        if data.get("rise_before", 0) > DIVERGENCE_RISE:
+        if rising > DIVERGENCE_RISE:
             # from a short history (i < 8) at most SHORT_DIVERGENCE: a few points say less
             cap = 0.8 if i >= 8 else SHORT_DIVERGENCE
-            out.append(Signal("divergence", min(1.0, data["rise_before"] / 0.6) * cap,
-                              f"{s.name} rose {_rise(data['rise_before'])} above its minimum before going non-finite",
-                              [evs[-1]], {"step": int(s.steps[i - 1]), "rise_pct": data["rise_before"] * 100}))
+            out.append(Signal("divergence", min(1.0, round(rising, 3) / 0.6) * cap,
+                              f"{s.name} rose {_rise(rising)} above its minimum before going non-finite",
+                              [evs[-1]], {"step": int(s.steps[i - 1]), "rise_pct": round(rising, 3) * 100}))
 
     n = len(pre)
     if n < 6:
@@ -1034,13 +1034,13 @@ def _layer_signals(run: Run, q: Quoter) -> list[Signal]:
         # trained head looks like. Its own kind, so it cannot stand as proof of frozen parameters.
         k = len(zeros)
         below_head = zeros == names[:k] and k < len(names)
-        if below_head:
-            head = run.metric(names[k])
+        head = run.metric(names[k]) if below_head else None
+        if s0 is not None and head is not None:
             txt += f"; {names[k]} above them still gets gradient"
             out.append(Signal("grad_zero_below_head", 0.8, txt,
                               [q.ev(s0, 0, txt), q.ev(head, len(head) - 1, f"{names[k]}: nonzero")],
                               {"share": k / len(names), "first_live": names[k]}))
-        else:
+        elif s0 is not None:
             out.append(Signal("grad_zero", 0.8, txt, [q.ev(s0, 0, txt)], {"share": len(zeros) / len(names)}))
     return out
 
