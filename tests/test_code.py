@@ -232,8 +232,8 @@ def test_a_softmax_model_and_a_cross_entropy_criterion_without_the_call_quoted_i
              "    def forward(self, x):\n        return self.act(self.fc(x))\n\n\n")
     p.write_text(model + "criterion = nn.CrossEntropyLoss()\n")
     (s,) = [x for x in code_signals(run_of(p, root=tmp_path)) if x.kind == "code:softmax_before_ce"]
-    assert s.strength == 0.5 and s.data["line"] == 11
-    # the call is quoted: what it is given decides (the other checks), not this guess at the criterion's line
-    p.write_text(model + "criterion = nn.CrossEntropyLoss()\nhead = nn.Linear(100, 2)\nloss = criterion(head(x), y)\n")
-    assert not [x for x in code_signals(run_of(p, root=tmp_path))
-                if x.kind == "code:softmax_before_ce" and x.data["line"] == 11]
+    assert s.strength == 0.5 and s.data["line"] == 8              # the forward's softmax return
+    assert [e.line for e in s.evidence] == [8, 11] and "built here" in s.evidence[1].text
+    # no cross-entropy anywhere: a softmax output is no finding
+    p.write_text(model + "criterion = nn.NLLLoss()\n")
+    assert not [x for x in code_signals(run_of(p, root=tmp_path)) if x.kind == "code:softmax_before_ce"]

@@ -117,13 +117,17 @@ def _file_findings(files: list[PyFile]) -> tuple[list[tuple[PyFile, Finding]], l
                 found += [(f, x) for x in chk(f)]
         except RecursionError:
             too_deep.append(f.t.path)
-    # a model whose forward ends in softmax, cross-entropy used, flow not followed
-    if idx.prob_classes and idx.ce_used and not any(x.kind == "code:softmax_before_ce" for _, x in found):
+    # a model whose forward ends in softmax, cross-entropy used (or only built: a post that quotes the
+    # model class and the criterion, not the call), flow not followed
+    ce = idx.ce_used or idx.ce_built
+    if idx.prob_classes and ce and not any(x.kind == "code:softmax_before_ce" for _, x in found):
         (pf, line) = next(iter(idx.prob_classes.values()))
-        ce_f, ce_line = idx.ce_used[0]
+        ce_f, ce_line = ce[0]
         found.append((pf, Finding("code:softmax_before_ce", MEDIUM, line,
                                   "the model's forward returns softmax probabilities and the run trains with"
-                                  " cross-entropy, which expects logits", [(ce_line, "cross-entropy here", ce_f)])))
+                                  " cross-entropy, which expects logits",
+                                  [(ce_line, "cross-entropy here" if idx.ce_used else "cross-entropy criterion built here",
+                                    ce_f)])))
     found += check_grad_clip(files, idx)
     return found, too_deep
 

@@ -573,6 +573,7 @@ class RunIndex:
     has_framework: bool = False
     sched_steps: set[str] = field(default_factory=set)                          # leaf names that get .step()
     ce_used: list[tuple[PyFile, int]] = field(default_factory=list)
+    ce_built: list[tuple[PyFile, int]] = field(default_factory=list)          # CrossEntropyLoss() built, never called
     loop_called: set[str] | None = None                                       # names called inside a loop
     model_dropout: dict[str, bool] = field(default_factory=dict)               # memo of _may_drop
 

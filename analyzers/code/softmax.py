@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 
-from mltdbg.analyzers.code.index import (MEDIUM, STRONG, WEAK, Finding, PyFile, RunIndex, arg, core, dotted, fname,
+from mltdbg.analyzers.code.index import (STRONG, WEAK, Finding, PyFile, RunIndex, arg, core, dotted, fname,
                                          is_softmax_call, last, safe_from_zero, softmax_attrs, src)
 
 
@@ -103,17 +103,10 @@ def check_softmax(f: PyFile, idx: RunIndex) -> list[Finding]:
             elif not safe_from_zero(f, scope, x, c.lineno, 0):
                 out.append(Finding("code:unsafe_log", WEAK, c.lineno,
                                    f"log({src(x)}) without an epsilon or clamp: -inf when the value is 0"))
-    # A post's model whose forward ends in softmax and a CrossEntropyLoss criterion, the call that
-    # joins them not quoted: the only natural use is criterion(model(x), y). Weaker than a seen call.
-    own = [(name, line) for name, (g, line) in idx.prob_classes.items() if g is f]
-    if own and not ce_called and not any(x.kind == "code:softmax_before_ce" for x in out):
+    if not ce_called:       # a criterion built but its call not quoted (a post's model class + criterion)
         ctor = next((v for d, v in f.all_assigns() if d in ce_names and isinstance(v, ast.Call)), None)
         if ctor is not None:
-            name, line = own[0]
-            out.append(Finding("code:softmax_before_ce", MEDIUM, ctor.lineno,
-                               f"the criterion is CrossEntropyLoss and {name}'s forward ends in softmax: if it is given"
-                               f" {name}'s output, it gets probabilities where it expects raw logits",
-                               [(line, "softmax applied here", f)]))
+            idx.ce_built.append((f, ctor.lineno))
     return out
 
 
