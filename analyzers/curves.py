@@ -296,7 +296,6 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
             lo = float(np.min(sm))
             last = float(np.mean(pre[-max(2, i // 10):]))
             rising = (last - lo) / (abs(lo) + 1e-8)
-            data["rise_before"] = round(rising, 3)
             # Was the loss still falling or flat right before (a sudden NaN)?
             data["sudden"] = bool(rising < 0.1 and float(np.max(pre[-3:])) < 3 * abs(float(np.median(pre[-max(3, i // 5):]))) + 1e-8)
         elif i >= 2:
@@ -306,10 +305,11 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
             last, med = float(pre[-1]), float(np.median(pre[:-1]))
             up = last >= float(np.max(pre)) and last > 3 * abs(med)
             rising = (last - med) / (abs(med) + 1e-8) if up else 0.0
-            data["rise_before"] = round(rising, 3)
             data["sudden"] = not up
         else:
             data["sudden"] = True
+        if i >= 2:
+            rising = data["rise_before"] = round(rising, 3)
         ci, prev = _first_bad_in_time(s, bad, finite)   # the points cited: as written, in order
         txt = f"{s.name} first non-finite ({value_for_json(v[ci])}) at step {int(s.steps[ci])}"
         if prev is not None:
@@ -336,9 +336,9 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
         if rising > DIVERGENCE_RISE:
             # from a short history (i < 8) at most SHORT_DIVERGENCE: a few points say less
             cap = 0.8 if i >= 8 else SHORT_DIVERGENCE
-            out.append(Signal("divergence", min(1.0, round(rising, 3) / 0.6) * cap,
+            out.append(Signal("divergence", min(1.0, rising / 0.6) * cap,
                               f"{s.name} rose {_rise(rising)} above its minimum before going non-finite",
-                              [evs[-1]], {"step": int(s.steps[i - 1]), "rise_pct": round(rising, 3) * 100}))
+                              [evs[-1]], {"step": int(s.steps[i - 1]), "rise_pct": rising * 100}))
 
     n = len(pre)
     if n < 6:
