@@ -203,7 +203,7 @@ class CheckRun:
         out.close()
         res = CheckResult(self.check_id, self.command, str(self.cwd), code, time.monotonic() - start,
                           timed_out=timed_out, cancelled=self._cancel.is_set(),
-                          interrupted=self._interrupted and self._cancel.is_set(), flooded=flooded,
+                          interrupted=self._interrupted, flooded=flooded,
                           output=out.text(), output_bytes=out.total, truncated_bytes=out.dropped, lines=out.lines)
         _live.discard(self)
         return self._finish(res)
