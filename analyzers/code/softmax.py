@@ -60,7 +60,8 @@ def check_softmax(f: PyFile, idx: RunIndex) -> list[Finding]:
     for cls in f.of_type(ast.ClassDef):
         sm_attrs |= softmax_attrs(cls)
     sm_attrs |= {d for d, v in f.all_assigns() if isinstance(v, ast.Call) and last(v) == "Softmax"}
-    ce_names = {d for d, v in f.all_assigns() if isinstance(v, ast.Call) and last(v) == "CrossEntropyLoss"}
+    ce_ctors = [(d, v) for d, v in f.all_assigns() if isinstance(v, ast.Call) and last(v) == "CrossEntropyLoss"]
+    ce_names = {d for d, _ in ce_ctors}
     prob_models = _prob_models(f, idx)
     ce_called = False
     for scope in [f.tree] + f.funcs:
@@ -103,10 +104,8 @@ def check_softmax(f: PyFile, idx: RunIndex) -> list[Finding]:
             elif not safe_from_zero(f, scope, x, c.lineno, 0):
                 out.append(Finding("code:unsafe_log", WEAK, c.lineno,
                                    f"log({src(x)}) without an epsilon or clamp: -inf when the value is 0"))
-    if not ce_called:       # a criterion built but its call not quoted (a post's model class + criterion)
-        ctor = next((v for d, v in f.all_assigns() if d in ce_names and isinstance(v, ast.Call)), None)
-        if ctor is not None:
-            idx.ce_built.append((f, ctor.lineno))
+    if ce_ctors and not ce_called:      # a criterion built but its call not quoted (a post's model class + criterion)
+        idx.ce_built.append((f, ce_ctors[0][1].lineno))
     return out
 
 
