@@ -6,7 +6,9 @@
 Writes (deterministically) a CSV and a JSONL of --rows rows (step, loss, lr, grad_norm, and a
 val_loss every 1,000 rows, blank elsewhere) and an HF trainer_state.json of --json-rows
 log_history entries (indent=2, as the Trainer writes it), a NaN loss planted at 90 % of each.
-Then, per file, the median of --runs runs of:
+Then, per file, the median of --runs runs of each contender below, after one untimed run of
+each (imports, first page faults), the contenders' runs interleaved (one of each per round) so
+that a load change on a shared machine falls on all of them alike:
   * mltdbg: `ingest([file])` (sniff + read: every Series, line numbers included);
   * pandas (read_csv / read_json(lines=True) / DataFrame(json.load(f)["log_history"])),
     pyarrow (csv.read_csv / json.read_json / json.read_json + flatten),
@@ -118,13 +120,23 @@ def baselines(kind: str, path: Path) -> dict:
     return out
 
 
-def timed(fn, runs: int):
-    ts, r = [], None
+def timed_together(fns: dict, runs: int) -> tuple[dict, dict]:
+    """name -> median seconds of `runs` timed calls, and name -> the last result (or the exception
+    that stopped it). One untimed call of each first; then round after round, one call of each."""
+    times: dict = {k: [] for k in fns}
+    last: dict = {}
+    for k, fn in fns.items():
+        try:
+            last[k] = fn()
+        except Exception as e:  # noqa: BLE001 - a library that cannot read the file says why
+            last[k] = e
+    live = [k for k in fns if not isinstance(last[k], Exception)]
     for _ in range(runs):
-        t = time.perf_counter()
-        r = fn()
-        ts.append(time.perf_counter() - t)
-    return statistics.median(ts), r
+        for k in live:
+            t = time.perf_counter()
+            last[k] = fns[k]()
+            times[k].append(time.perf_counter() - t)
+    return {k: statistics.median(v) for k, v in times.items() if v}, last
 
 
 def diagnose_cites(folder: Path, meta: dict) -> tuple[float, bool]:
@@ -162,13 +174,11 @@ def main() -> int:
             meta_f.write_text(json.dumps(writer(path, n)))
         meta = json.loads(meta_f.read_text())
         path.read_bytes()      # page cache, for everyone
-        ours, run = timed(lambda: ingest([path]), a.runs)
-        res = {}
-        for lib, fn in baselines(kind, path).items():
-            try:
-                res[lib] = timed(fn, a.runs)[0]
-            except Exception as e:  # noqa: BLE001 - a library that cannot read the file says why
-                res[lib] = f"cannot read it ({type(e).__name__})"
+        fns = {"mltdbg": lambda: ingest([path]), **baselines(kind, path)}
+        med, last = timed_together(fns, a.runs)
+        ours, run = med["mltdbg"], last["mltdbg"]
+        res = {lib: med[lib] if lib in med else f"cannot read it ({type(last[lib]).__name__})"
+               for lib in fns if lib != "mltdbg"}
         nums = {k: v for k, v in res.items() if isinstance(v, float)}
         best = min(nums, key=nums.get) if nums else None
         loss = next((s for s in run.series if s.name == "loss"), None)

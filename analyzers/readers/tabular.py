@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mltdbg.analyzers.ingest import HEAD_BYTES, WIDE_HEAD_BYTES, head_bytes, is_binary, read_bytes, read_text
+from mltdbg.analyzers.ingest import HEAD_BYTES, WIDE_HEAD_BYTES, head_bytes, is_binary, decode_utf8, read_bytes, read_text
 from mltdbg.analyzers.model import LOC_LINE, Run, Series
 from mltdbg.analyzers.names import CANONICAL, normalize
 
@@ -376,9 +376,20 @@ def _read_csv(path: Path, rel: str, run: Run, delim: str) -> None:
 
 
 def _read_jsonl(path: Path, rel: str, run: Run) -> None:
-    text = read_text(path, rel, run)
-    if _jsonl_arrow(run, rel, path, text):
+    data = read_bytes(path, rel, run)
+    # Arrow reads the bytes as they are (a 67 MB file: no 35 ms decode and 35 ms encode back);
+    # bytes that are not valid UTF-8 go the careful way, which replaces them and says where
+    valid = data.isascii()
+    if not valid:
+        try:
+            data.decode("utf-8")
+            valid = True
+        except UnicodeDecodeError:
+            pass
+    if valid and _jsonl_arrow(run, rel, path, data):
         return
+    text = decode_utf8(data, rel, run)
+    del data
     lines = text.split("\n")
     last = None
     if lines[-1] == "":
@@ -661,13 +672,13 @@ def _struct_leaves(pa, name: str, col, out: list) -> None:
         out.append((name, col))
 
 
-def _jsonl_arrow(run: Run, rel: str, path: Path, text: str) -> bool:
-    """A JSONL file of objects, one per line, through pyarrow; False when Arrow cannot read it
-    as is (bare nan/inf, a broken line, a field that is a number here and text there)."""
+def _jsonl_arrow(run: Run, rel: str, path: Path, data: bytes) -> bool:
+    """A JSONL file of objects, one per line (its bytes, valid UTF-8), through pyarrow; False when
+    Arrow cannot read it as is (bare nan/inf, a broken line, a field that is a number here and
+    text there)."""
     pa = _arrow()
     if pa is None:
         return False
-    data = text.encode("utf-8")
     b = np.frombuffer(data, np.uint8)
     nl = np.flatnonzero(b == 10)
     starts = np.concatenate(([0], nl + 1))
