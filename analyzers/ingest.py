@@ -10,7 +10,11 @@ A reader is a module with:
     read(path: Path, rel: str, run: Run) -> None   # appends to run.series/texts/...
 Readers must not raise for bad content: they append "rel:line: what" to run.warnings.
 A reader may also have `finish(run) -> None`, called once after every file is read (to merge
-what spans files, e.g. the event files of one TensorBoard folder).
+what spans files, e.g. the event files of one TensorBoard folder), and `prefetch(files) -> None`,
+called with the next (path, rel) pairs it will be asked to read, in order, before the first of
+them is read (work shared by many small files: textlog scans a run of small logs at once),
+returning how many of them it went through (called again at the next); it must not change what
+`read` gives, only how fast, and is called with [] once all are read.
 Anything they raise anyway is caught here and turned into one warning line.
 The logs of replica ranks (crossrank/replicas.py: per-rank files whose loss tail matches the lowest
 rank's) go to the reader's `read_text_only(path, rel, run)` when it has one: text kept, no metric series.
@@ -45,6 +49,8 @@ HEAD_BYTES = 4096
 # The most a sniffer may read to see a whole header line (a metrics.csv with hundreds of columns).
 WIDE_HEAD_BYTES = 8 * 1024**2
 _CHUNK = 16 * 1024**2
+# A reader with `prefetch` is handed at most this many of the files it takes next, in order.
+PREFETCH_FILES = 1024
 
 
 def _readers():
@@ -79,25 +85,47 @@ def ingest(paths: Iterable[str | os.PathLike], root: str | os.PathLike | None = 
     text_only, note = replica_logs(files, run.root)   # replica ranks' logs: text without metric series
     if note:
         run.warnings.append(note)
-    claimed: set[Path] = set()
+    # which reader takes each file (sniffed first, so that a reader can prefetch a run of the files it takes)
+    plan: list[tuple] = []      # (path, rel, reader, what its sniff raised or None)
     for f in files:
-        if f in claimed:
-            continue
         rel = _rel(f, run.root)
         try:
             head = _head(f)
         except OSError as e:
-            run.warnings.append(f"{rel}: cannot read ({e.strerror or e})")
+            plan.append((f, rel, None, e))
             continue
         for reader in readers:
             try:
-                if not reader.sniff(f, head):
-                    continue
-                (getattr(reader, "read_text_only", reader.read) if f in text_only else reader.read)(f, rel, run)
-            except Exception as e:  # a reader bug must not lose the rest of the run
-                run.warnings.append(f"{rel}: could not be read as {reader.__name__.rsplit('.', 1)[-1]} ({type(e).__name__}: {e})")
-            run.artifacts.append(rel)
-            break
+                if reader.sniff(f, head):
+                    plan.append((f, rel, reader, None))
+                    break
+            except Exception as e:  # noqa: BLE001 - said where the file is read, below
+                plan.append((f, rel, reader, e))
+                break
+    ahead = 0                   # plan entries handed to a reader's prefetch so far
+    for i, (f, rel, reader, err) in enumerate(plan):
+        if reader is None:
+            run.warnings.append(f"{rel}: cannot read ({err.strerror or err})")
+            continue
+        if err is None and i >= ahead and f not in text_only and hasattr(reader, "prefetch"):
+            end = i
+            while (end < len(plan) and end - i < PREFETCH_FILES and plan[end][2] is reader
+                   and plan[end][3] is None and plan[end][0] not in text_only):
+                end += 1
+            try:
+                ahead = i + max(1, int(reader.prefetch([(x[0], x[1]) for x in plan[i:end]])))
+            except Exception:  # noqa: BLE001 - only a head start: each file is then read on its own
+                ahead = end
+        try:
+            if err is not None:
+                raise err
+            (getattr(reader, "read_text_only", reader.read) if f in text_only else reader.read)(f, rel, run)
+        except Exception as e:  # a reader bug must not lose the rest of the run
+            run.warnings.append(f"{rel}: could not be read as {reader.__name__.rsplit('.', 1)[-1]} ({type(e).__name__}: {e})")
+        run.artifacts.append(rel)
+    for reader in readers:
+        if hasattr(reader, "prefetch"):
+            reader.prefetch([])     # nothing held past the ingest
     for reader in readers:   # what spans files (a folder of event files read as one run)
         fin = getattr(reader, "finish", None)
         if fin is not None:

@@ -42,7 +42,7 @@ import numpy as np
 from mltdbg.analyzers.ingest import decode_utf8, is_binary, read_bytes
 from mltdbg.analyzers.model import Run, TextArtifact
 from mltdbg.analyzers.readers.textlog.arrays import find_byte, one_thread, release_memory, small_pages
-from mltdbg.analyzers.readers.textlog.assemble import MAX_METRIC_LINE, LogMetrics, prepare_block
+from mltdbg.analyzers.readers.textlog.assemble import MAX_METRIC_LINE, LogMetrics, prepare_block, prepare_files
 from mltdbg.analyzers.readers.textlog.kind import text_kind
 from mltdbg.analyzers.readers.textlog.sparse import (HEAD_BYTES, INDEX_EVERY, MID_CAP, MID_WORDS, SPARSE_TEXT_BYTES,
                                                      TAIL_BYTES, SparseText, WordFinder, compact_starts, keep_lines,
@@ -61,6 +61,12 @@ MAX_HELD_LINE = 64 * 1024 * 1024
 # itself then mostly waits); a block ahead holds its bytes and its (small) scan results.
 PREPARE_WORKERS = 2
 PREPARE_AHEAD = 2
+# Logs up to this size are scanned together (prefetch), up to BLOCK_BYTES of them at once: the
+# scan's numpy calls cost ~0.5 ms a call set whatever the size, so 5,000 logs of 20 lines each
+# took 2.6 s of scanning alone (benchmarks/bench_diagnose.py --many).
+SMALL_LOG_BYTES = 256 * 1024
+# path -> (bytes, newlines, prepare_block's dict) of the small logs prefetched last
+_PREFETCHED: dict[Path, tuple[bytes, np.ndarray, dict]] = {}
 
 
 def sniff(path: Path, head: bytes) -> bool:
@@ -87,6 +93,53 @@ def read(path: Path, rel: str, run: Run) -> None:
         _read_log(path, rel, run, gz)
     except OSError as e:
         run.warnings.append(f"{rel}: cannot read ({e.strerror or e})")
+
+
+def prefetch(files: list[tuple[Path, str]]) -> int:
+    """Scan the small plain logs among the first of `files` together (ingest calls this before
+    reading them one by one): what each one's `read` would compute alone, ready when it is read,
+    if its bytes are still the same then. Stops before BLOCK_BYTES of them are held; returns how
+    many of `files` it went through. Replaces what an earlier call left."""
+    _PREFETCHED.clear()
+    batch: list[tuple[Path, str, bytes]] = []
+    size = 0
+    for k, (path, rel) in enumerate(files):
+        try:
+            if os.path.getsize(path) > SMALL_LOG_BYTES or text_kind(path, "") != "log":
+                continue
+            with open(path, "rb") as f:
+                data = f.read(SMALL_LOG_BYTES + 1)
+        except OSError:
+            continue     # read() says what is wrong with it
+        if not data or len(data) > SMALL_LOG_BYTES or data[:2] == b"\x1f\x8b" or is_binary(data[:4096]):
+            continue
+        if size + len(data) > BLOCK_BYTES and batch:
+            _prefetch_batch(batch)
+            return k
+        batch.append((path, rel, data))
+        size += len(data) + 1
+    if batch:
+        _prefetch_batch(batch)
+    return len(files)
+
+
+def _prefetch_batch(batch: list[tuple[Path, str, bytes]]) -> None:
+    parts, pieces = [], []
+    at = line = 0
+    for _, rel, data in batch:
+        pieces.append((at, len(data), line, rel))
+        parts.append(data)
+        if not data.endswith(b"\n"):
+            parts.append(b"\n")
+        at += len(data) + (0 if data.endswith(b"\n") else 1)
+        line += data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    whole = b"".join(parts)
+    with small_pages(), one_thread():
+        nl = find_byte(np.frombuffer(whole, np.uint8), 10)
+        pres = prepare_files(whole, nl, pieces)
+    for (path, _, data), pre in zip(batch, pres):
+        if pre is not None:      # None: read it alone (prepare_files says why)
+            _PREFETCHED[path] = (data, pre["nl"], pre)
 
 
 def read_text_only(path: Path, rel: str, run: Run) -> None:
@@ -173,6 +226,11 @@ def _prepare(data: bytes, cut: bool, rel: str, metrics: bool, finder: WordFinder
     return nl, pre, hits
 
 
+def _ready(ready: tuple) -> tuple:
+    """_prepare's result for a prefetched log: (newlines, prepare_block's dict, no word hits)."""
+    return ready[1], ready[2], None
+
+
 def _prepared(blocks, plan, inline: bool):
     """(block, result) in order, where plan(*block) (called here, in block order) names the work
     for it: (function, arguments), run on PREPARE_WORKERS threads up to PREPARE_AHEAD blocks
@@ -218,9 +276,13 @@ def _read_log_blocks(path: Path, rel: str, run: Run, gz: bool, metrics: bool) ->
     handed_bytes = 0                    # bytes handed to the workers so far
     head_sample = b""                   # the first block's sample
 
+    ready = _PREFETCHED.pop(path, None)
+
     def plan(data: bytes, cut: bool, offset: int):
         """The work for a block, decided in block order: its word hits too once the log is big."""
         nonlocal handed_bytes, head_sample
+        if ready is not None and offset == 0 and not cut and metrics and data == ready[0]:
+            return _ready, (ready,)     # prefetched, and the file has not changed since
         if not head_sample:
             head_sample = data[:WordFinder.SAMPLE]
         handed_bytes += len(data)

@@ -74,12 +74,37 @@ def prepare_block(data: bytes, nl: np.ndarray | None, rel: str) -> dict | None:
     counters, rank prefixes, long lines, table triggers, per-layer rows (ordinals and lines from
     0). No state is touched, so blocks may be prepared on other threads (textlog._read_log).
     None for an empty block."""
-    b = np.frombuffer(data, dtype=np.uint8)
-    nb = len(b)
-    if nb == 0:
+    if not data:
         return None
     if nl is None:
-        nl = find_byte(b, 10)
+        nl = find_byte(np.frombuffer(data, dtype=np.uint8), 10)
+    return _package(scan_block(data, nl), data, nl, rel, 0, len(nl) + 1)
+
+
+def prepare_files(data: bytes, nl: np.ndarray, pieces: list[tuple[int, int, int, str]]) -> list[dict | None]:
+    """prepare_block for many small files at once: `data` holds them one after the other, each
+    ending with a newline (one added after a file that has none); `pieces` gives each file's
+    (first byte, its own length (> 0), first line, rel). One scan of the whole (numpy's fixed cost per
+    call, ~0.5 ms a block, paid once, not per file), then each file's part cut out of it: the
+    same dict prepare_block gives for that file alone (tests/test_textlog_batch.py compares them
+    on every log the tests hold). The scan keeps each spelling of a key apart, and each file gets
+    the spellings it prints; a file that spells one key two ways ("Loss", "loss") gets None: which
+    spelling names its series depends on its own scan's order, so it is read alone."""
+    sc = scan_block(data, nl, exact_keys=True)
+    out: list[dict | None] = []
+    for k, (b0, n, l0, rel) in enumerate(pieces):
+        l1 = pieces[k + 1][2] if k + 1 < len(pieces) else len(nl) + 1
+        out.append(_package(sc, data[b0:b0 + n], None, rel, l0, l1, b0))
+    return out
+
+
+def scan_block(data: bytes, nl: np.ndarray, exact_keys: bool = False) -> dict:
+    """The whole-array part of prepare_block, for bytes that hold one file or several (each file's
+    lines are read as they would be alone: nothing here looks across a line end): the kept
+    segments' columns and lines, the metric points as arrays, the Keys (`exact_keys`: one per
+    spelling), the long lines."""
+    b = np.frombuffer(data, dtype=np.uint8)
+    nb = len(b)
     line_starts = np.concatenate(([0], nl + 1))
     if line_starts[-1] >= nb:
         line_starts = line_starts[:-1]
@@ -113,7 +138,7 @@ def prepare_block(data: bytes, nl: np.ndarray | None, rel: str) -> dict | None:
         sl, pn, pm = sl[keep], pn[keep], pm[keep]
     del seg_len
 
-    keys = Keys()     # this block's; add_block maps them to the file's
+    keys = Keys(exact_keys)     # this block's; add_block maps them to the file's
     acc, again = read_anchors(b, masked, pos, BACK, FWD, keys, last=False)
     if again.size:
         acc2, _ = read_anchors(b, masked, again, LONG_BACK, LONG_FWD, keys, last=True)
@@ -127,10 +152,7 @@ def prepare_block(data: bytes, nl: np.ndarray | None, rel: str) -> dict | None:
             if acc[k] is not None:
                 acc[k] = np.insert(acc[k], at, acc2[k])
     del masked
-    tables_trigger = has_trigger(data)
-    layer_rows = scan_layer_tables(data, nl, 0, rel, 0)
-    out = {"nl": nl, "keys": keys, "long_lines": long_lines, "trigger": tables_trigger, "layer_rows": layer_rows,
-           "block": None, "points": []}
+    sc: dict = {"nl": nl, "keys": keys, "long_lines": long_lines, "points": None}
     pos, kid, val, is_int, form = acc["pos"], acc["key"], acc["val"], acc["is_int"], acc["form"]
 
     # per distinct key (few): role, and whether the space form ("loss 0.5") is trusted for it
@@ -191,17 +213,61 @@ def prepare_block(data: bytes, nl: np.ndarray | None, rel: str) -> dict | None:
     has = (S >= 0) | (P >= 0) | (E >= 0)
     has[mseg] = True
     kept = np.flatnonzero(has)
-    if kept.size == 0:
-        return out
-    cols = {"S": S, "S_tot": S_tot, "P": P, "P_tot": P_tot, "E": E, "R": R}
-    block = {k: (v[kept] if v is not None and (v[kept] >= 0).any() else None) for k, v in cols.items()}
-    block["L"] = np.searchsorted(nl, seg_starts[kept], side="left") + 1      # the block's own line numbers
-    block["n"] = kept.size
-    out["block"] = block
+    sc["cols"] = {"S": S[kept], "S_tot": S_tot[kept], "P": P[kept], "P_tot": P_tot[kept], "E": E[kept],
+                  "R": R[kept] if R is not None else None}
+    sc["L"] = np.searchsorted(nl, seg_starts[kept], side="left") + 1      # the block's own line numbers
     if mseg.size:
         where = np.empty(nseg, np.int64)
         where[kept] = np.arange(kept.size)
-        out["points"] = _group_points(where[mseg], kid[m], val[m], form[m], R[mseg] if R is not None else None)
+        sc["points"] = (where[mseg], kid[m], val[m], form[m], R[mseg] if R is not None else None)
+    return sc
+
+
+def _package(sc: dict, data: bytes, nl: np.ndarray | None, rel: str, l0: int, l1: int, b0: int = 0) -> dict | None:
+    """prepare_block's dict for lines l0..l1 of a scan_block (0-based; `data`: their bytes, from
+    byte b0 of the scanned bytes; `nl`: their newlines, None to cut them out of the scan's: one
+    file of many, whose keys are then its own spellings; None when it spells one key two ways)."""
+    if nl is None:
+        anl = sc["nl"]
+        nl = anl[np.searchsorted(anl, b0):np.searchsorted(anl, b0 + len(data))] - b0
+    ll = sc["long_lines"]
+    if ll is not None and (l0 or l1 <= len(sc["nl"])):
+        ll = ll[(ll >= l0) & (ll < l1)] - l0
+        ll = ll if ll.size else None
+    out = {"nl": nl, "keys": sc["keys"], "long_lines": ll, "trigger": has_trigger(data),
+           "layer_rows": scan_layer_tables(data, nl, 0, rel, 0), "block": None, "points": []}
+    L = sc["L"]
+    k0, k1 = (0, len(L)) if l0 == 0 and l1 > len(sc["nl"]) else \
+        (int(np.searchsorted(L, l0 + 1)), int(np.searchsorted(L, l1 + 1)))
+    if k1 == k0:
+        return out
+    whole = k0 == 0 and k1 == len(L)
+    block = {}
+    for k, v in sc["cols"].items():
+        v = v if v is None or whole else v[k0:k1]
+        block[k] = v if v is not None and (v >= 0).any() else None
+    block["L"] = L if whole else L[k0:k1] - l0     # a piece's own array: add_block shifts it in place
+    block["n"] = k1 - k0
+    out["block"] = block
+    pts = sc.get("points")
+    if pts is not None:
+        where, kid, val, form, pr = pts
+        if not whole:
+            sel = (where >= k0) & (where < k1)
+            if not sel.any():
+                return out
+            where, kid, val, form = where[sel] - k0, kid[sel], val[sel], form[sel]
+            pr = pr[sel] if pr is not None else None
+        if sc["keys"].exact:     # this file's own spellings, numbered in the order it prints them
+            used, first = np.unique(kid, return_index=True)
+            own = Keys()
+            local = np.zeros(int(used[-1]) + 1, np.int32)
+            for i in np.argsort(first, kind="stable").tolist():
+                local[used[i]] = own.id_text(sc["keys"].raws[int(used[i])])
+            if own.respelled:
+                return None
+            out["keys"], kid = own, local[kid]
+        out["points"] = _group_points(where, kid, val, form, pr)
     return out
 
 

@@ -132,19 +132,23 @@ def _value_shape(masked: bytes):
 class Keys:
     """Distinct keys of one file: lower-cased text -> id, with the first spelling seen."""
 
-    def __init__(self):
+    def __init__(self, exact: bool = False):
         self.ids: dict[str, int] = {}
         self.raws: list[str] = []
+        self.exact = exact          # one id per spelling (a scan of many files: each keeps its own)
+        self.respelled = False      # a key met again spelled another way ("Loss" after "loss")
 
     def id(self, raw: bytes) -> int:
         return self.id_text(raw.decode("ascii", "replace"))
 
     def id_text(self, text: str) -> int:
-        low = text.lower()
+        low = text if self.exact else text.lower()
         i = self.ids.get(low)
         if i is None:
             i = self.ids[low] = len(self.raws)
             self.raws.append(text)
+        elif not self.respelled and self.raws[i] != text:
+            self.respelled = True
         return i
 
 
