@@ -116,6 +116,12 @@ ODD = {
     "i_hf.log": b"{'loss': 2.1, 'learning_rate': 5e-05, 'epoch': 0.1}\n{'loss': 1.9, 'learning_rate': 4e-05, 'epoch': 0.2}\n",
     "j_empty_lines.log": b"\n\n\nstep=1 loss=1\n\n",
 }
+# files with no metric line before one with them: its lines still count from its own first line
+QUIET_FIRST = {
+    ".gitignore": b"__pycache__/\n",
+    "notes.log": b"started the run\nnothing to see\n",
+    "train.log": b"step=5 loss=1.2\nstep=10 loss=0.7\nstep=15 loss=nan\n",
+}
 
 
 def test_odd_small_logs_read_the_same_scanned_together(tmp_path):
@@ -127,12 +133,25 @@ def test_odd_small_logs_read_the_same_scanned_together(tmp_path):
     assert len(files) == len(ODD)
     ref, _ = _read_each(files, root, batched=False)
     got, used = _read_each(files, root, batched=True)
-    assert used == len(files)
+    assert used == len(files) - 1      # all but the one whose last line has no newline
     assert _snapshot(got) == _snapshot(ref)
     names = {(s.source, s.name, s.rank) for s in got.series}
     assert ("b_ranks.log", "loss", 1) in names and ("a_no_newline.log", "loss", None) in names
     nan = next(s for s in got.series if s.source == "a_no_newline.log")
     assert np.isnan(nan.values[-1]) and nan.locs.tolist() == [1, 2, 3]
+
+
+def test_a_log_after_files_without_metrics_keeps_its_line_numbers(tmp_path):
+    for name, data in QUIET_FIRST.items():
+        (tmp_path / name).write_bytes(data)
+    files = _textlog_files(tmp_path)
+    assert len(files) == 3
+    ref, _ = _read_each(files, tmp_path, batched=False)
+    got, used = _read_each(files, tmp_path, batched=True)
+    assert used == 3
+    assert _snapshot(got) == _snapshot(ref)
+    s = next(s for s in got.series if s.name == "loss")
+    assert s.locs.tolist() == [1, 2, 3] and s.steps.tolist() == [5, 10, 15]
 
 
 def test_each_file_keeps_its_own_spelling_of_a_key(tmp_path):

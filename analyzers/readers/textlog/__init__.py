@@ -111,29 +111,28 @@ def prefetch(files: list[tuple[Path, str]]) -> int:
                 data = f.read(SMALL_LOG_BYTES + 1)
         except OSError:
             continue     # read() says what is wrong with it
-        if not data or len(data) > SMALL_LOG_BYTES or data[:2] == b"\x1f\x8b" or is_binary(data[:4096]):
+        # (a log whose last line has no newline yet is read in two blocks: read alone)
+        if (not data.endswith(b"\n") or len(data) > SMALL_LOG_BYTES or data[:2] == b"\x1f\x8b"
+                or is_binary(data[:4096])):
             continue
         if size + len(data) > BLOCK_BYTES and batch:
             _prefetch_batch(batch)
             return k
         batch.append((path, rel, data))
-        size += len(data) + 1
+        size += len(data)
     if batch:
         _prefetch_batch(batch)
     return len(files)
 
 
 def _prefetch_batch(batch: list[tuple[Path, str, bytes]]) -> None:
-    parts, pieces = [], []
+    pieces = []
     at = line = 0
-    for _, rel, data in batch:
+    for _, rel, data in batch:      # each ends with a newline: lines never run from one into the next
         pieces.append((at, len(data), line, rel))
-        parts.append(data)
-        if not data.endswith(b"\n"):
-            parts.append(b"\n")
-        at += len(data) + (0 if data.endswith(b"\n") else 1)
-        line += data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
-    whole = b"".join(parts)
+        at += len(data)
+        line += data.count(b"\n")
+    whole = b"".join(data for _, _, data in batch)
     with small_pages(), one_thread():
         nl = find_byte(np.frombuffer(whole, np.uint8), 10)
         pres = prepare_files(whole, nl, pieces)

@@ -83,7 +83,7 @@ def prepare_block(data: bytes, nl: np.ndarray | None, rel: str) -> dict | None:
 
 def prepare_files(data: bytes, nl: np.ndarray, pieces: list[tuple[int, int, int, str]]) -> list[dict | None]:
     """prepare_block for many small files at once: `data` holds them one after the other, each
-    ending with a newline (one added after a file that has none); `pieces` gives each file's
+    ending with a newline; `pieces` gives each file's
     (first byte, its own length (> 0), first line, rel). One scan of the whole (numpy's fixed cost per
     call, ~0.5 ms a block, paid once, not per file), then each file's part cut out of it: the
     same dict prepare_block gives for that file alone (tests/test_textlog_batch.py compares them
@@ -246,7 +246,9 @@ def _package(sc: dict, data: bytes, nl: np.ndarray | None, rel: str, l0: int, l1
     for k, v in sc["cols"].items():
         v = v if v is None or whole else v[k0:k1]
         block[k] = v if v is not None and (v >= 0).any() else None
-    block["L"] = L if whole else L[k0:k1] - l0     # a piece's own array: add_block shifts it in place
+    # a piece's lines count from its own first line (all the scan's kept segments may be in one
+    # file that is not the first); its own array: add_block shifts it in place
+    block["L"] = L if whole and l0 == 0 else L[k0:k1] - l0
     block["n"] = k1 - k0
     out["block"] = block
     pts = sc.get("points")
