@@ -56,6 +56,29 @@ for _c in b"0123456789.nf \t|":
     _LAST[_c] = True
 
 
+_SHORT_WINDOW = 16
+
+
+def _token_test(b: np.ndarray, nb: int, starts: np.ndarray, ends: np.ndarray, idx: np.ndarray,
+                width: int) -> tuple[np.ndarray, np.ndarray]:
+    """Of lines `idx`: those whose first name (after the indent) holds a '.' or ends in a digit,
+    and those whose indent or name runs past the first `width` bytes (undecided here)."""
+    cols = np.arange(width)
+    at = starts[idx][:, None] + cols
+    w = b[np.minimum(at, nb - 1)]
+    inside = cols < (ends[idx] - starts[idx])[:, None]
+    lead = _LEAD[w] & inside
+    lead_n = np.argmin(lead, axis=1)                       # indent length (first non-lead byte)
+    word = (_WORD[w] & inside) | (cols < lead_n[:, None])
+    tok_end = np.argmin(word, axis=1)                      # the token ends at the first other byte
+    long = word.all(axis=1) | lead.all(axis=1)
+    in_tok = (cols >= lead_n[:, None]) & (cols < tok_end[:, None])
+    dotted = ((w == 46) & in_tok).any(axis=1)
+    lastc = w[np.arange(len(idx)), np.maximum(tok_end - 1, 0)]
+    digit_end = (lastc >= 48) & (lastc <= 57) & (tok_end > lead_n)
+    return idx[~long & (dotted | digit_end)], idx[long]
+
+
 def _row_matches(data: bytes, nl: np.ndarray, starts: np.ndarray):
     """_ROW's matches, line by line, on the lines that can hold one: a line whose first name
     (after its indent) neither holds a '.' nor ends in a digit, or that does not start with a
@@ -72,21 +95,16 @@ def _row_matches(data: bytes, nl: np.ndarray, starts: np.ndarray):
     last = np.where((b[last] == 13) & (last > starts), last - 1, last)   # "\r\n"
     ok &= _LAST[b[last]]
     idx = np.flatnonzero(ok)
+    # a short window first (most lines' first token is a short word such as "step"), the lines
+    # whose indent and token run past it again with the long one: the same answer as the long
+    # window alone, at a quarter of the whole-array work (a 4 MB block of `step=N loss=...`
+    # lines: 44 -> 12 ms)
     if idx.size:
-        at = starts[idx][:, None] + np.arange(_TOKEN_WINDOW)
-        w = b[np.minimum(at, nb - 1)]
-        inside = np.arange(_TOKEN_WINDOW) < (ends[idx] - starts[idx])[:, None]
-        lead = _LEAD[w] & inside
-        lead_n = np.argmin(lead, axis=1)                       # indent length (first non-lead byte)
-        word = (_WORD[w] & inside) | (np.arange(_TOKEN_WINDOW) < lead_n[:, None])
-        tok_end = np.argmin(word, axis=1)                      # the token ends at the first other byte
-        long = word.all(axis=1) | lead.all(axis=1)
-        cols = np.arange(_TOKEN_WINDOW)
-        in_tok = (cols >= lead_n[:, None]) & (cols < tok_end[:, None])
-        dotted = ((w == 46) & in_tok).any(axis=1)
-        lastc = w[np.arange(len(idx)), np.maximum(tok_end - 1, 0)]
-        digit_end = (lastc >= 48) & (lastc <= 57) & (tok_end > lead_n)
-        idx = idx[long | dotted | digit_end]
+        keep, undecided = _token_test(b, nb, starts, ends, idx, _SHORT_WINDOW)
+        if undecided.size:
+            keep2, rest = _token_test(b, nb, starts, ends, undecided, _TOKEN_WINDOW)
+            keep = np.union1d(keep, np.union1d(keep2, rest))
+        idx = keep
     for i in idx.tolist():
         m = _ROW.match(data, int(starts[i]), int(ends[i]))
         if m:
