@@ -1,0 +1,1 @@
+--start_from_checkpoint=checkpoint-first
