@@ -123,9 +123,13 @@ DETECTORS: list[_Det] = [
     _Det("log:anomaly_nan", _P(r"Function '(\w+)' returned nan values in its (\d+)\w* output"),
          1.0, lambda m: f"autograd anomaly: {m.group(1)} returned NaN", lambda m: {"function": m.group(1)}),
     _Det("log:nan_input",
-         _P(r"\b(?:nan|inf|NaN|Inf|NAN|INF)s?\b[^\n]{0,40}?\b(?:in|inside|within)\s+(?:the\s+|this\s+|current\s+)?"
-            r"(?:input|batch|data|dataset|sample|feature|image|label|target|x|inputs|example)s?\b"
-            r"|\b(?:input|batch|data|dataset|sample|feature|image|label|target|inputs|example)s?\b[^\n]{0,40}?"
+         # (the words between stay in one sentence: "a great example on how ... . I have a nan issue"
+         # is not data with NaN in it)
+         _P(r"\b(?:nan|inf|NaN|Inf|NAN|INF)s?\b(?:(?![.!?]\s)[^\n]){0,40}?\b(?:in|inside|within)\s+"
+            r"(?:the\s+|this\s+|current\s+)?(?:input|batch|data|dataset|sample|feature|image|label|target|x|inputs"
+            r"|example)s?\b"
+            r"|\b(?:input|batch|data|dataset|sample|feature|image|label|target|inputs|example)s?\b"
+            r"(?:(?![.!?]\s)[^\n]){0,40}?"
             r"\b(?:has|have|had|contains?|containing|with|is|are)\s+(?:a\s+|some\s+)?(?:nan|NaN|NAN|inf|Inf)s?\b"
             r"|\b(?:found|detected|encountered)\s+(?:a\s+)?(?:nan|NaN|NAN)s?\b(?![^\n]{0,20}\b(?:loss|grad))", re.I),
          0.8, lambda m: "a log line reports NaN in the input data",

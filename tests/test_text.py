@@ -309,6 +309,8 @@ def test_single_line_detectors(line, kind):
     "All model checkpoint weights were used when initializing BertModel.",
     "Epoch 00012: reducing learning rate of group 0 to 1.0000e-04.",
     "wandb: Run history:",
+    # a noun in one sentence, NaN in the next (a post's prose): not data with NaN in it
+    "Thank you for providing a great example on how to implement custom LSTMs. I have a nan issue, however.",
 ])
 def test_ordinary_lines_give_nothing(line):
     assert signals(run_of(("x.log", line + "\n"))) == {}
