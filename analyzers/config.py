@@ -505,6 +505,8 @@ def _code_call(node: ast.Call, fx: _Facts) -> None:
     if name in _CONFIG_CALLS or name.endswith(("Config", "Arguments", "Args")) or name == "Trainer":
         for k, v in kw.items():
             _kw_fact(fx, k, v, v.lineno)   # the keyword's own line, for a call over many lines
+        if name.endswith("TrainingArguments") and "optim" not in kw:
+            fx.add("optimizer", "adamw", line)   # not passed: the HF Trainer's default optimizer
 
 
 def _kw_fact(fx: _Facts, key: str, value: ast.expr, line: int) -> None:

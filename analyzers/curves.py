@@ -33,6 +33,13 @@ NO_LEARNING_DROP = 0.03
 # Adam-family learning rates above this are high for most models (common defaults 1e-4..3e-3).
 ADAM_LR_HIGH = 1e-2
 SGD_LR_HIGH = 1.0
+# Full fine-tuning of a pretrained model (from_pretrained, the HF Trainer) with an Adam-family
+# optimizer: recipes sit at 1e-5..1e-4; above this the weights are wrecked in the first steps
+# (the classic BERT fine-tune at 5e-3 that predicts one class at ln 2). LoRA/adapters (peft)
+# train few new weights at 1e-4..1e-3 and keep ADAM_LR_HIGH.
+FINETUNE_LR_HIGH = 1e-3
+_PRETRAINED = re.compile(r"\.from_pretrained\(|\bTrainingArguments\(")
+_ADAPTERS = re.compile(r"\b(?:peft|LoraConfig|get_peft_model|lora_r|lora_alpha|adapter)\b", re.I)
 # Cross-entropy at a standard (fan-in scaled) init sits near ln K. A first loss above
 # max(INIT_LOSS_CHANCE_X * ln K, ln K + INIT_LOSS_CHANCE_PLUS) means logits far from 0 at step 0.
 INIT_LOSS_CHANCE_X = 3.0
@@ -1083,11 +1090,19 @@ def _optimizer(run: Run) -> str:
     return str(f.value).lower() if f is not None and f.value else ""
 
 
+def _fine_tuning(run: Run) -> bool:
+    """The code loads a pretrained model and trains all of it (no LoRA/adapters in sight)."""
+    code = [t.text for t in run.texts if t.kind == "code"]
+    return any(_PRETRAINED.search(c) for c in code) and not any(_ADAPTERS.search(c) for c in code)
+
+
 def _lr_signals(run: Run, lr: Series | None, q: Quoter) -> list[Signal]:
     out: list[Signal] = []
     opt = _optimizer(run)
     sgd = "sgd" in opt or "momentum" in opt
     high = SGD_LR_HIGH if sgd else ADAM_LR_HIGH
+    if not sgd and "adam" in opt and _fine_tuning(run):
+        high = FINETUNE_LR_HIGH
     if lr is not None and len(lr) >= 2:
         v = lr.values
         fin = np.isfinite(v)
@@ -1146,8 +1161,9 @@ def _lr_signals(run: Run, lr: Series | None, q: Quoter) -> list[Signal]:
         if val is not None and f is not None:
             ev = Evidence(text=f"configured lr = {f.value}", source=f.source, line=f.line, quote=f.quote)
             if (val > high or (sgd and val >= SGD_LR_HIGH)) and opt:
+                what = f"fine-tuning a pretrained model with {opt}" if high == FINETUNE_LR_HIGH else opt
                 out.append(Signal("lr_high", min(1.0, 0.4 + 0.3 * math.log10(val / high + 1)),
-                                  f"configured lr {f.value} for {opt} is high (above ~{_fmt(high)})", [ev], {"lr": val}))
+                                  f"configured lr {f.value} for {what} is high (above ~{_fmt(high)})", [ev], {"lr": val}))
             low = _lr_lowness(val, sgd)
             if low > 0:
                 out.append(Signal("lr_tiny", low, f"configured lr {f.value} is low for {opt or 'the optimizer'}", [ev], {"lr": val}))

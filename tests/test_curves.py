@@ -211,3 +211,36 @@ def test_an_lr_stuck_at_exactly_zero_mid_run_is_a_schedule_bug_but_a_decay_endin
     # linear decay that reaches 0 at its last logged point: the schedule ending, not a bug
     k = kinds(_run(lr=list(np.linspace(3e-4, 0, 40)), loss=falling[:40]))
     assert "lr_schedule_odd" not in k or k["lr_schedule_odd"].data.get("detail") != "zero"
+
+
+def _code_run(tmp_path, code: str):
+    from mltdbg.analyzers.config import extract_facts
+    from mltdbg.analyzers.ingest import ingest
+    (tmp_path / "train.py").write_text(code)
+    run = ingest([tmp_path])
+    extract_facts(run)
+    return run
+
+
+def test_fine_tuning_a_pretrained_model_at_an_adam_lr_of_5e3_is_high(tmp_path):
+    """The HF Trainer's optimizer is AdamW when TrainingArguments names none; full fine-tuning of a
+    pretrained model at 5e-3 is far above its recipes (1e-5..1e-4), though not above Adam's 1e-2."""
+    run = _code_run(tmp_path, "model = AutoModelForSequenceClassification.from_pretrained('bert-base-uncased')\n"
+                              "args = TrainingArguments(output_dir='out', learning_rate=5e-3, num_train_epochs=3)\n"
+                              "Trainer(model=model, args=args).train()\n")
+    assert run.fact("optimizer").value == "adamw" and run.fact("optimizer").line == 2
+    s = kinds(run)["lr_high"]
+    assert s.data["lr"] == 5e-3 and "fine-tuning" in s.summary and s.evidence[0].line == 2
+
+
+def test_the_fine_tuning_lr_bar_spares_lora_and_ordinary_lrs(tmp_path):
+    lora = _code_run(tmp_path, "model = AutoModelForCausalLM.from_pretrained('gpt2')\n"
+                               "model = get_peft_model(model, LoraConfig(r=8))\n"
+                               "args = TrainingArguments(output_dir='o', learning_rate=2e-3)\n")
+    assert "lr_high" not in kinds(lora)
+    (tmp_path / "train.py").unlink()
+    ok = _code_run(tmp_path, "model = BertModel.from_pretrained('bert-base-uncased')\n"
+                             "opt = torch.optim.AdamW(model.parameters(), lr=3e-5)\n")
+    assert "lr_high" not in kinds(ok)
+    named = _code_run(tmp_path, "args = TrainingArguments(output_dir='o', optim='sgd', learning_rate=5e-3)\n")
+    assert named.fact("optimizer").value == "sgd"

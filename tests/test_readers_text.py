@@ -355,6 +355,41 @@ def test_whitespace_tables_fastai_and_pandas(tmp_path):
     assert pdl and pdl[0].values.tolist() == [0.435641, 0.237202, 0.171016]
 
 
+def test_delimited_tables_as_pasted_from_a_notebook(tmp_path):
+    """HF Trainer's per-epoch table pasted as markdown (headers of several words, the |---| rule)
+    and as tab-separated cells; YOLOv5's whitespace table led by Epoch with `0/299` counters."""
+    md = tmp_path / "output.txt"
+    md.write_text("Training finished.\n| Epoch | Training Loss | Validation Loss | Accuracy |\n|---|---|---|---|\n"
+                  "| 1 | 0.693400 | 0.693147 | 0.500000 |\n| 2 | 0.693200 | 0.693150 | 0.500000 |\n"
+                  "| 3 | nan | nan | 0.500000 |\nTrainOutput(global_step=3)\n")
+    run = read(md)
+    loss, acc = series(run, "loss"), series(run, "accuracy")
+    assert loss.raw_name == "Training Loss" and loss.steps.tolist() == [1, 2, 3] and loss.locs.tolist() == [4, 5, 6]
+    assert loss.values[:2].tolist() == [0.6934, 0.6932] and math.isnan(loss.values[2])
+    assert acc.values.tolist() == [0.5, 0.5, 0.5] and series(run, "val_loss").raw_name == "Validation Loss"
+    tsv = tmp_path / "cells.log"
+    tsv.write_text("Epoch\tTraining Loss\tValidation Loss\n1\t0.90\t1.00\n2\t0.80\t0.95\n")
+    vl = series(read(tsv), "val_loss")
+    assert vl.steps.tolist() == [1, 2] and vl.values.tolist() == [1.0, 0.95] and vl.locs.tolist() == [2, 3]
+    yolo = tmp_path / "train.log"
+    yolo.write_text("      Epoch   gpu_mem       box       obj       cls    labels  img_size\n"
+                    "     0/299     3.5G    0.1092   0.06960   0.04020        23       640\n"
+                    "     1/299     3.5G    0.1042   0.06900   0.04000        23       640\n"
+                    "     2/299     3.5G       nan       nan       nan        23       640\n")
+    run = read(yolo)
+    box = series(run, "box")
+    assert box.steps.tolist() == [0, 1, 2] and box.values[:2].tolist() == [0.1092, 0.1042] and math.isnan(box.values[2])
+    assert "gpu_mem" not in {s.raw_name for s in run.series}      # "3.5G" is not a number
+
+
+def test_a_pipe_in_a_log_line_is_not_a_table(tmp_path):
+    p = tmp_path / "train.log"
+    p.write_text("epoch 1 | loss 0.5 | acc 0.7\nepoch 2 | loss 0.4 | acc 0.8\nepoch 3 | loss 0.3 | acc 0.85\n")
+    loss = series(read(p), "loss")
+    assert loss.steps.tolist() == [1, 2, 3] and loss.values.tolist() == [0.5, 0.4, 0.3]
+    assert {s.raw_name for s in read(p).series} <= {"loss", "acc", "epoch"}
+
+
 def test_data_csv_is_text_not_metrics(tmp_path):
     (tmp_path / "train.csv").write_text("f0,f1,label\n0.5,1.5,1\n,2.0,0\n0.1,0.2,1\n")
     run = ingest([tmp_path])

@@ -1,4 +1,7 @@
-"""Whitespace-aligned metric tables inside a log (fastai's per-epoch table, a printed DataFrame).
+"""Metric tables inside a log: whitespace-aligned (fastai's per-epoch table, a printed DataFrame,
+YOLOv5's `Epoch gpu_mem box obj cls` rows) and, in a log of at most EXTRA_TABLES_BYTES, delimited
+by '|' or tabs with headers of several words (HF Trainer's table as pasted from a notebook,
+`| Epoch | Training Loss | Validation Loss |`, markdown's `|---|` rule skipped).
 
 In:  the bytes of a log and the offsets of its newlines.
 Out: `read_tables(data, rel, nl)` -> one Series per numeric column (step = the epoch column,
@@ -19,11 +22,30 @@ from mltdbg.analyzers.names import normalize
 _TABLE_TRIGGER = b"loss  "
 _TABLE_HEADER = re.compile(rb"[ \t]*[A-Za-z_][\w/.\-]*(?:[ \t]{2,}[A-Za-z_][\w/.\-]*)+[ \t]*\Z")
 MAX_TABLE_HEADERS = 200  # trigger hits examined per file (a table header is printed once or per epoch)
+# More header shapes looked for in a log (or block) of at most this many bytes: a delimited header
+# ("Loss |", "Loss\t") or a whitespace one led by "Epoch" ("Epoch   gpu_mem   box"). Each is one
+# more pass over the bytes (~0.5 ms per MB), spent on what posts and short logs hold, not on every
+# 4 MB block of a big log.
+EXTRA_TABLES_BYTES = 1024 * 1024
+_EXTRA_TRIGGERS = (b"oss |", b"oss\t", b"OSS |", b"OSS\t", b"poch  ", b"POCH  ")
+_DELIMITED_HEADER = re.compile(rb"[ \t|]*[A-Za-z_][\w/.\- ]*(?:[ \t]*[|\t][ \t]*[A-Za-z_][\w/.\- ]*)+[ \t|]*\Z")
+_RULE = re.compile(rb"[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*\Z")
+_EPOCH_OF = re.compile(rb"(\d+)/\d+\Z")     # "3/299": the epoch counter of YOLOv5's rows
+
+
+def _triggers(data: bytes):
+    """Offsets of the table triggers in data, in order."""
+    needles = (_TABLE_TRIGGER,) + (_EXTRA_TRIGGERS if len(data) <= EXTRA_TABLES_BYTES else ())
+    hits = sorted(m.start() for nd in needles for m in re.finditer(re.escape(nd), data))
+    return hits
 
 
 def has_trigger(data: bytes) -> bool:
-    """`_TABLE_TRIGGER in data`, by whole-array compares: bytes.find with a needle that ends in
-    a space (the most common byte of a log) skips little and cost ~10 ms per 4 MB block."""
+    """`_TABLE_TRIGGER in data` (or, in at most EXTRA_TABLES_BYTES, one of the other header
+    shapes), by whole-array compares: bytes.find with a needle that ends in a space (the most
+    common byte of a log) skips little and cost ~10 ms per 4 MB block."""
+    if len(data) <= EXTRA_TABLES_BYTES and any(nd in data for nd in _EXTRA_TRIGGERS):
+        return True
     b = np.frombuffer(data, np.uint8)
     n = len(b) - len(_TABLE_TRIGGER) + 1
     if n <= 0:
@@ -38,7 +60,20 @@ def _float_or_none(cell: bytes):
     try:
         return float(cell)
     except ValueError:
-        return None
+        m = _EPOCH_OF.match(cell)
+        return float(m.group(1)) if m else None
+
+
+def _cells(line: bytes, delim: bytes | None) -> list[bytes]:
+    """A row's cells: split on whitespace, or on '|' / tab (outer pipes of a markdown row dropped)."""
+    if delim is None:
+        return line.split()
+    parts = [c.strip() for c in line.strip().split(delim)]
+    if delim == b"|" and parts and parts[0] == b"":
+        parts = parts[1:]
+    if delim == b"|" and parts and parts[-1] == b"":
+        parts = parts[:-1]
+    return parts
 
 
 def read_tables(data: bytes, rel: str, nl: np.ndarray) -> list[Series]:
@@ -59,7 +94,7 @@ def scan_tables(data: bytes, rel: str, nl: np.ndarray, line0: int = 0, carry: di
     last open one into series. `trigger`: has_trigger(data), when the caller has it."""
     out: list[Series] = []
     if carry is not None:
-        pos, line = _rows(data, 0, carry["names"], carry["rows"], carry["line"])
+        pos, line = _rows(data, 0, carry["names"], carry["rows"], carry["line"], carry.get("delim"))
         if pos < len(data):
             out += close_table(carry, rel)
             carry = None
@@ -69,35 +104,44 @@ def scan_tables(data: bytes, rel: str, nl: np.ndarray, line0: int = 0, carry: di
     if not (has_trigger(data) if trigger is None else trigger):
         return out, None
     seen = set()
-    for k, m in enumerate(re.finditer(re.escape(_TABLE_TRIGGER), data)):
+    for k, at in enumerate(_triggers(data)):
         if k >= MAX_TABLE_HEADERS:
             break
-        ls = data.rfind(b"\n", 0, m.start()) + 1
+        ls = data.rfind(b"\n", 0, at) + 1
         if ls in seen:
             continue
         seen.add(ls)
-        le = data.find(b"\n", m.start())
+        le = data.find(b"\n", at)
         le = len(data) if le < 0 else le
         header = data[ls:le].rstrip(b"\r")
-        if not _TABLE_HEADER.match(header):
+        delim = b"|" if b"|" in header else b"\t" if b"\t" in header.strip() else None
+        if not (_DELIMITED_HEADER if delim else _TABLE_HEADER).match(header):
             continue
-        names = [h.decode("ascii", "replace") for h in header.split()]
+        names = [h.decode("ascii", "replace") for h in _cells(header, delim)]
+        if len(names) < 2 or not all(names):
+            continue
         line = line0 + int(np.searchsorted(nl, ls)) + 1
-        table = {"names": names, "rows": [], "line": line}
-        pos, table["line"] = _rows(data, le + 1, names, table["rows"], line)
+        table = {"names": names, "rows": [], "line": line, "delim": delim}
+        pos, table["line"] = _rows(data, le + 1, names, table["rows"], line, delim)
         if pos >= len(data) and le < len(data):   # rows run to the end of the block: may go on
             return out, table
         out += close_table(table, rel)
     return out, None
 
 
-def _rows(data: bytes, pos: int, names: list[str], rows: list, line: int) -> tuple[int, int]:
+def _rows(data: bytes, pos: int, names: list[str], rows: list, line: int,
+          delim: bytes | None = None) -> tuple[int, int]:
     """Append the table rows found from `pos` on; (offset where they stop, last line number)."""
     while pos < len(data):
         e = data.find(b"\n", pos)
         e = len(data) if e < 0 else e
-        cells = data[pos:e].split()
-        if len(cells) == len(names) + 1:   # pandas prints its index first
+        raw = data[pos:e].rstrip(b"\r")
+        if delim == b"|" and not rows and _RULE.match(raw):    # markdown's rule under the header
+            line += 1
+            pos = e + 1
+            continue
+        cells = _cells(raw, delim)
+        if len(cells) == len(names) + 1 and delim is None:   # pandas prints its index first
             cells = cells[1:]
         vals = [_float_or_none(c) for c in cells] if len(cells) == len(names) else []
         if not vals or sum(v is not None for v in vals) * 2 < len(vals):
