@@ -28,6 +28,8 @@ SHORT_CURVE = 30
 DIVERGENCE_RISE = 0.15
 # grad_norm growth (late median / early median) that counts as orders of magnitude.
 GRAD_GROWTH_RATIO = 30.0
+# ... and over a short history (3 to 7 finite points, each at least the one before): last / first.
+SHORT_GRAD_GROWTH = 4.0
 # Relative drop of the loss from start to end below which the run "did not learn".
 NO_LEARNING_DROP = 0.03
 # Adam-family learning rates above this are high for most models (common defaults 1e-4..3e-3).
@@ -958,6 +960,16 @@ def _grad_signals(g: Series, q: Quoter) -> list[Signal]:
         out.append(Signal("nonfinite_grad", 1.0, txt, [q.ev(g, i, txt)], {"step": int(g.steps[i])}))
     fv = v[fin]
     fi = np.flatnonzero(fin)
+    if 3 <= len(fv) < 8 and fv[0] > 0:
+        # a short history (a post's few lines): the points themselves. 8.3, 66, 224, 531 and then
+        # NaN grew; a noisy 1.2, 0.8, 1.5 did not: every point at least the one before, the last
+        # SHORT_GRAD_GROWTH x the first
+        r = float(fv[-1] / fv[0])
+        if r >= SHORT_GRAD_GROWTH and bool(np.all(np.diff(fv) >= 0)):
+            txt = f"grad_norm grows {r:.0f}x over {len(fv)} logged points (from {_fmt(float(fv[0]))} to {_fmt(float(fv[-1]))})"
+            out.append(Signal("grad_growth", min(1.0, math.log10(r) / 3), txt,
+                              [q.ev(g, int(fi[0]), "grad_norm at the first logged point"), q.ev(g, int(fi[-1]), txt)],
+                              {"ratio": r, "short": True}))
     if len(fv) < 5:
         return out
     zero = float(np.mean(np.abs(fv) < 1e-12))
@@ -973,7 +985,8 @@ def _grad_signals(g: Series, q: Quoter) -> list[Signal]:
     peak = float(fv[peak_k])
     ratio = late / (early + 1e-12)
     pre_nan_ratio = peak / (early + 1e-12)
-    if ratio > GRAD_GROWTH_RATIO or (len(bad) and pre_nan_ratio > GRAD_GROWTH_RATIO * 3):
+    if (ratio > GRAD_GROWTH_RATIO or (len(bad) and pre_nan_ratio > GRAD_GROWTH_RATIO * 3)) and \
+            not any(x.kind == "grad_growth" for x in out):
         r = max(ratio, pre_nan_ratio if len(bad) else 0)
         txt = f"grad_norm grows {r:.0f}x (from ~{_fmt(early)} to {_fmt(peak if len(bad) else late)})"
         out.append(Signal("grad_growth", min(1.0, math.log10(r) / 3), txt,

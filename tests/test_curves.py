@@ -244,3 +244,12 @@ def test_the_fine_tuning_lr_bar_spares_lora_and_ordinary_lrs(tmp_path):
     assert "lr_high" not in kinds(ok)
     named = _code_run(tmp_path, "args = TrainingArguments(output_dir='o', optim='sgd', learning_rate=5e-3)\n")
     assert named.fact("optimizer").value == "sgd"
+
+
+def test_grad_norm_growth_over_a_short_history():
+    """A post's four epochs: gnorm 8.3, 66, 224, 531 and then NaN grew 64x; a noisy 1.2, 0.8, 1.5 did not."""
+    run = _run(loss=[14.9, 14.0, 13.1, np.nan, np.nan], grad_norm=[8.3, 66.4, 224.1, 531.2, np.nan])
+    s = kinds(run)["grad_growth"]
+    assert s.data["short"] and round(s.data["ratio"]) == 64 and s.evidence[-1].line == 5
+    assert "grad_growth" not in kinds(_run(loss=[2.0, 1.9, 1.8, 1.7], grad_norm=[1.2, 0.8, 1.5, 1.1]))
+    assert "grad_growth" not in kinds(_run(loss=[2.0, 1.9, 1.8], grad_norm=[1.0, 1.5, 2.0]))   # 2x: not yet growth
