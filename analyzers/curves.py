@@ -569,6 +569,9 @@ def _huge_start(run: Run, s: Series, q: Quoter) -> list[Signal]:
     i0 = 0 if v[0] >= first else 1
     later = v[len(v) // 2:]
     later = later[np.isfinite(later)]
+    bits = _in_bits(run, s, i0)
+    if bits:      # fairseq prints losses in base 2: in nats for the bars below
+        first, later = first * math.log(2), later * math.log(2)
     chance = _chance_level(run)
     if chance is not None:
         bar = max(INIT_LOSS_CHANCE_X * chance, chance + INIT_LOSS_CHANCE_PLUS)
@@ -585,12 +588,36 @@ def _huge_start(run: Run, s: Series, q: Quoter) -> list[Signal]:
     base = chance if chance is not None else INIT_LOSS_ABSOLUTE / 3
     strength = min(1.0, 0.5 + 0.25 * math.log10(first / base))
     end = float(np.median(later)) if len(later) else float("nan")
-    txt = f"{s.name} starts at {_fmt(first)} (step {int(s.steps[i0])}); {ref}"
+    txt = f"{s.name} starts at {_fmt(first)}{' nats (printed in bits)' if bits else ''} (step {int(s.steps[i0])}); {ref}"
     if chance is not None and math.isfinite(end) and end > bar:
         txt += f"; still {_fmt(end)} in the second half"
         strength = min(1.0, strength + 0.1)
     return [Signal("loss_huge_at_start", strength, txt, [q.ev(s, i0, txt)],
                    {"first": first, "chance": chance, "ratio": first / base, "step": int(s.steps[i0])})]
+
+
+def _in_bits(run: Run, s: Series, i: int) -> bool:
+    """The log prints this loss in bits (fairseq: ppl = 2 ** loss, not e ** loss), as told by a
+    perplexity printed at the same step: log2(ppl) within 15 % of the loss (or of a printed
+    nll_loss, which fairseq's ppl follows when the loss is label-smoothed) and ln(ppl) not."""
+    at = int(s.steps[i])
+    ppl = next((x for x in run.series if x.name == "perplexity" and x.source == s.source), None)
+    if ppl is None:
+        return False
+    k = np.flatnonzero(ppl.steps == at)
+    if not k.size or not np.isfinite(ppl.values[k[0]]) or ppl.values[k[0]] <= 1:
+        return False
+    p = float(ppl.values[k[0]])
+    losses = [float(s.values[i])]
+    nll = next((x for x in run.series if x.name == "nll_loss" and x.source == s.source), None)
+    if nll is not None:
+        j = np.flatnonzero(nll.steps == at)
+        if j.size and np.isfinite(nll.values[j[0]]):
+            losses.append(float(nll.values[j[0]]))
+
+    def near(a: float, b: float) -> bool:
+        return abs(a - b) <= 0.15 * max(abs(b), 1e-9)
+    return any(near(math.log2(p), x) for x in losses) and not any(near(math.log(p), x) for x in losses)
 
 
 def _noisy(s: Series, pre: np.ndarray, q: Quoter) -> list[Signal]:

@@ -253,3 +253,23 @@ def test_grad_norm_growth_over_a_short_history():
     assert s.data["short"] and round(s.data["ratio"]) == 64 and s.evidence[-1].line == 5
     assert "grad_growth" not in kinds(_run(loss=[2.0, 1.9, 1.8, 1.7], grad_norm=[1.2, 0.8, 1.5, 1.1]))
     assert "grad_growth" not in kinds(_run(loss=[2.0, 1.9, 1.8], grad_norm=[1.0, 1.5, 2.0]))   # 2x: not yet growth
+
+
+def _lm_run(loss, ppl, nll=None) -> Run:
+    run = Run(root=Path("."))
+    st = np.arange(1, len(loss) + 1) * 1000
+    for name, raw, v in [("loss", "loss", loss), ("nll_loss", "nll_loss", nll), ("perplexity", "ppl", ppl)]:
+        if v is not None:
+            run.series.append(Series(name, raw, st, np.asarray(v, float), "train.log", np.arange(len(v)) + 1, "line"))
+    return run
+
+
+def test_a_loss_printed_in_bits_is_not_a_huge_start():
+    """fairseq prints losses in base 2 (ppl = 2 ** loss): 15.2 bits is 10.5 nats, a 37k-word
+    vocabulary's uniform start, not above any vocabulary's; the same 15.2 in nats is."""
+    loss = [15.2, 12.0, 9.0, 7.5, 6.8, 6.5]
+    assert "loss_huge_at_start" not in kinds(_lm_run(loss, [2 ** x for x in loss]))
+    smoothed = [x + 0.8 for x in loss]        # label-smoothed loss; ppl follows nll_loss
+    assert "loss_huge_at_start" not in kinds(_lm_run(smoothed, [2 ** x for x in loss], loss))
+    s = kinds(_lm_run(loss, [math.exp(x) for x in loss]))["loss_huge_at_start"]
+    assert s.data["first"] == 15.2
