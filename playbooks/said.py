@@ -1,5 +1,5 @@
 """What the user says they already tried, and that it did not help: evidence against a cause
-(and a learning rate they name that is extreme: evidence for the lr causes).
+(and a learning rate they name that is extreme, or a run that works in fp32: evidence for a cause).
 
 "Lowering the learning rate does not help", "still NaN in fp32", "clipping didn't change anything",
 "I do call zero_grad()": a practitioner reading a post rules those causes down at once. Each
@@ -40,6 +40,17 @@ _PATTERNS: dict[str, tuple[str, str]] = {
     "said:fp32_no_help": (
         rf"(?:fp32|float32|full\s+precision|(?:disabl|turn\w*\s+off|remov|without)\w*\s+(?:the\s+)?(?:amp|fp16|mixed\s+precision|autocast)){_NEAR}(?:{_NO_HELP})",
         "the failure stays in fp32 / without AMP"),
+    # the other way round, and evidence FOR a cause: the same run is fine in fp32 / without AMP
+    # (weighed by the playbooks like said:lr_huge)
+    "said:fp32_works": (
+        r"(?:works?|working|worked|fine|ok(?:ay)?|trains?\s+(?:fine|well|normally)|no\s+(?:nan|problem|issue)s?|converges?)"
+        r"\s+(?:\w+\s+){0,2}(?:with|in|using|under|on|at)\s+(?:the\s+)?(?:fp32|float32|32(?:[\s-]?bits?)?\b|full\s+precision"
+        r"|single\s+precision|precision\s*=\s*[\"']?32)"
+        r"|(?:fp32|float32|full\s+precision|precision\s*=\s*[\"']?32|(?:disabl\w*|turn\w*\s+off|remov\w*|without)\s+(?:the\s+)?"
+        r"(?:amp|fp16|mixed\s+precision|autocast|half\s+precision))[^.;!?\n]{0,30}?\b(?:works?|worked|is\s+fine|trains?\s+fine"
+        r"|no\s+(?:nan|problem|issue)s?|goes\s+away|disappears?|fixe[sd]\s+it|solve[sd]\s+it)"
+        r"|only\s+(?:happens\s+)?(?:with|in|when\s+using|under)\s+(?:fp16|amp|mixed\s+precision|half\s+precision|precision\s*=\s*16)",
+        "the same run works in fp32 / without AMP"),
     "said:clip_no_help": (
         rf"(?:clip\w*|clip_grad_norm_?){_NEAR}(?:{_NO_HELP})",
         "gradient clipping did not help"),

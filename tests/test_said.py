@@ -58,3 +58,29 @@ def test_the_user_having_lowered_the_lr_lowers_lr_too_high(tmp_path):
 def test_an_extreme_learning_rate_in_the_users_words_is_read(text, kind):
     assert kind in said.ruled_out([text])
     assert not {"said:lr_huge", "said:lr_tiny"} & set(said.ruled_out(["lr 0.001, learning rate of 5e-5"]))
+
+
+@pytest.mark.parametrize("text", ["loss becomes nan after the second epoch with precision=16, works with 32",
+                                  "it trains fine in fp32", "without amp it works", "disabling mixed precision fixes it",
+                                  "the NaN only happens with fp16"])
+def test_a_run_that_works_in_fp32_is_read(text):
+    assert "said:fp32_works" in said.ruled_out([text])
+
+
+@pytest.mark.parametrize("text", ["still nan in fp32", "works with a batch of 32", "fp32 did not help"])
+def test_fp32_sentences_that_are_not_a_working_run(text):
+    assert "said:fp32_works" not in said.ruled_out([text])
+
+
+def test_a_run_that_works_in_fp32_puts_mixed_precision_first(tmp_path):
+    """A Lightning bar going NaN at epoch 2 with precision=16: the user's 'works with 32' is the test
+    that tells fp16 overflow from a too-high lr or bad data."""
+    bar = "Epoch {e}: 100%|##########| 313/313 [00:10<00:00, 30.1it/s, loss={v}, v_num=1]"
+    lines = [bar.format(e=e, v="nan" if e >= 2 else f"{1.2 - 0.3 * e:.3f}") for e in range(4)]
+    (tmp_path / "train.log").write_text("\n".join(lines) + "\n")
+    (tmp_path / "train.py").write_text("trainer = pl.Trainer(max_epochs=10, precision=16, gpus=1)\ntrainer.fit(model, dm)\n")
+
+    def ranked(symptom: str) -> list[str]:
+        return [h.id for h in diagnose([str(tmp_path)], [symptom]).hypotheses]
+    assert ranked("loss becomes nan after the second epoch with precision=16, works with 32")[0] == "mixed_precision_overflow"
+    assert ranked("loss becomes nan after the second epoch")[0] != "mixed_precision_overflow"
