@@ -1,5 +1,5 @@
 """What the user says they already tried, and that it did not help: evidence against a cause
-(and a learning rate they name that is extreme, or a run that works in fp32: evidence for a cause).
+(and a learning rate or batch size they name that is extreme, or a run that works in fp32: evidence for a cause).
 
 "Lowering the learning rate does not help", "still NaN in fp32", "clipping didn't change anything",
 "I do call zero_grad()": a practitioner reading a post rules those causes down at once. Each
@@ -83,6 +83,13 @@ _FACTS = ("said:shuffled", "said:zero_grad_called", "said:eval_called")
 _LR_VALUE = re.compile(r"\b(?:lr|learning[\s_-]?rate)\s*(?:=|:|of|is|was|to|at|down\s+to|up\s+to|set\s+to)?\s*"
                        r"(\d+(?:\.\d+)?(?:e[-+]?\d+)?|\.\d+)\b", re.I)
 LR_HUGE, LR_TINY = 1.0, 1e-7
+# A batch size the user names: <= BATCH_TINY samples per step is evidence for the batch causes
+# ("when I change the batch size to 1, or 2 the model does not work"), as config:batch_size_tiny
+# is in a config. "batch 2 of 100" (a progress count) is not a size.
+_BATCH_VALUE = re.compile(r"\b(?:batch[\s_-]?size|bs|mini[\s_-]?batch(?:[\s_-]?size)?)\s*(?:=|:|of|is|was|to|at|set\s+to"
+                          r"|down\s+to|as)?\s*(\d+)\b(?:\s*(?:,|or|and|/)\s*(\d+)\b)?"
+                          r"|\bbatch(?:es)?\s+of\s+(\d+)\b(?!\s*(?:/|of\b))", re.I)
+BATCH_TINY = 4
 
 
 def ruled_out(symptoms: list[str]) -> dict[str, Signal]:
@@ -99,6 +106,10 @@ def ruled_out(symptoms: list[str]) -> dict[str, Signal]:
             out["said:lr_huge"] = Signal("said:lr_huge", 1.0, f"you said the learning rate is {v.group(1)}")
         elif 0 < lr <= LR_TINY and "said:lr_tiny" not in out:
             out["said:lr_tiny"] = Signal("said:lr_tiny", 1.0, f"you said the learning rate is {v.group(1)}")
+    for b in _BATCH_VALUE.finditer(text):
+        sizes = [int(x) for x in b.groups() if x is not None]
+        if sizes and 1 <= min(sizes) <= BATCH_TINY and "said:batch_tiny" not in out:
+            out["said:batch_tiny"] = Signal("said:batch_tiny", 1.0, f"you said the batch size is {b.group(0).strip()[-40:]}")
     for kind, rx in _COMPILED.items():
         m = rx.search(text)
         if m and kind in _FACTS and _NEGATED.search(text[max(0, m.start() - 40):m.start()]):
