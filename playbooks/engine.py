@@ -214,11 +214,17 @@ class OfflineEngine:
     def _status(self, ctx, hyps, p_healthy, failing) -> tuple[str, list[str]]:
         run = ctx.run
         top = hyps[0].confidence if hyps else 0.0
-        if not failing and p_healthy >= top and "healthy" in {s.kind for s in ctx.signals}:
+        healthy = next((s for s in ctx.signals if s.kind == "healthy"), None)
+        said = any(s.strip() for s in ctx.symptoms)
+        if not failing and p_healthy >= top and healthy is not None and not said:
             return "no_issue_found", []
         if top >= COMPLETE_AT:
             return "diagnosis_complete", []
         needs: list[str] = []
+        if not failing and healthy is not None and said:
+            # the user describes a failure the artifacts do not show: not "no issue", an open question
+            needs.append(f"the artifacts look healthy ({healthy.summary}): the numbers that show what you "
+                         f"describe (the metric per epoch or step, and the value you expected)")
         if not run.series and not run.tracebacks:
             needs.append("a training log or metrics file with loss per step (text log, CSV, JSONL or TensorBoard dir)")
         if ctx.symptoms and any(re.search(r"error|crash|exception|fail", s, re.I) for s in ctx.symptoms) and not run.tracebacks:

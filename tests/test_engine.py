@@ -39,6 +39,17 @@ def test_healthy_run_gives_no_issue(tmp_path):
     loss = 2.3 * np.exp(-np.arange(400) / 80) + 0.1 + rng.normal(0, 0.01, 400)
     d = diagnose(run_with(tmp_path, loss=loss, grad_norm=1 + rng.normal(0, 0.02, 400)))
     assert d.status == "no_issue_found"
+
+
+def test_a_failure_the_user_describes_is_never_no_issue(tmp_path):
+    """The same healthy-looking curves, but the user says something is wrong ('train accuracy stops
+    around 70%, it should reach 95%'): an open question, not 'no issue'; the need says the artifacts
+    look healthy and asks for the numbers that show the failure."""
+    loss = 2.3 * np.exp(-np.arange(400) / 80) + 0.1 + rng.normal(0, 0.01, 400)
+    d = diagnose(run_with(tmp_path, loss=loss, grad_norm=1 + rng.normal(0, 0.02, 400)),
+                 symptoms=["train accuracy stops around 70% on CIFAR-10, which should reach 95%+"])
+    assert d.status == "needs_more_data" and d.hypotheses
+    assert any(n.startswith("the artifacts look healthy (loss falls") for n in d.needs), d.needs
     assert not any(h.severity == "critical" and h.confidence > 0.5 for h in d.hypotheses)
 
 

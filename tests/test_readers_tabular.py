@@ -317,3 +317,32 @@ def test_a_lone_cr_inside_a_row_after_blank_leading_lines_is_one_bad_row(tmp_pat
     loss = run.metric("loss")
     assert loss is not None and len(loss) == 101 and int(loss.locs[0]) == 4 and int(loss.locs[-1]) == 105
     assert any("m.csv:104:" in w for w in run.warnings) and not any("IndexError" in w for w in run.warnings)
+
+
+def test_a_per_layer_gradient_table_is_layers_not_steps(tmp_path):
+    """`layer,grad_norm` written by a hook: one grad_norm/<layer> series per layer (as the text reader
+    reads such a table in a log), never one grad_norm curve over rows taken for steps (a deep sigmoid
+    net's 1e-10 .. 0.1 from input to output read as steps is 'exploding gradients')."""
+    p = tmp_path / "layer_grads.csv"
+    p.write_text("layer,grad_norm,weight_norm\n" + "".join(f"layer{i}.weight,{10.0 ** (i - 9):.1e},{1.0 + i}\n"
+                                                            for i in range(10)))
+    run = read(p)
+    names = [s.name for s in run.series]
+    assert names == [f"grad_norm/layer{i}.weight" for i in range(10)]
+    first = run.series[0]
+    assert first.values.tolist() == [1e-9] and first.locs.tolist() == [2] and first.steps.tolist() == [0]
+    from mltdbg.analyzers.curves import curve_signals
+    kinds = {s.kind for s in curve_signals(run)}
+    assert "grad_vanish_layers" in kinds and "grad_growth" not in kinds
+
+
+def test_per_layer_tables_over_steps_and_without_gradients(tmp_path):
+    p = tmp_path / "hook.csv"
+    p.write_text("step,name,grad_norm\n" + "".join(f"{s},fc{i},{0.1 * (i + 1) / (s + 1):.4f}\n"
+                                                     for s in (0, 100) for i in range(3)))
+    fc0 = next(s for s in read(p).series if s.name == "grad_norm/fc0")
+    assert fc0.steps.tolist() == [0, 100] and fc0.locs.tolist() == [2, 5]
+    q = tmp_path / "sizes" / "sizes.csv"
+    q.parent.mkdir()
+    q.write_text("layer,params,weight_norm\nconv1,1728,3.1\nconv2,36864,5.2\nfc,5130,2.2\nhead,10,1.0\n")
+    assert ingest([q.parent]).series == []     # per-layer facts, not curves

@@ -922,9 +922,50 @@ def _tb_tag(path: Path) -> str | None:
     return m.group(1) if m else None
 
 
+# A text column naming layers or parameters: its rows are layers, not steps (a per-layer table of
+# gradient norms written by a hook: `layer,grad_norm` / `name,grad_mean`).
+LAYER_COLUMNS = {"layer", "layer_name", "layers", "name", "param", "param_name", "parameter", "parameter_name",
+                 "params", "module", "module_name", "tensor", "weight"}
+
+
+def _layer_table(run: Run, rel: str, path: Path, header: list[str], cols: dict, numeric: dict,
+                 lines: np.ndarray) -> bool:
+    """A per-layer table: one `grad_norm/<layer>` series per layer from its gradient column (step:
+    its step/epoch column where it has one, else 0: one printing of the table), as the text reader
+    reads the same table in a log (textlog/layergrads.py). True when the table is one (its other
+    numeric columns are per-layer facts, not curves, and are not read); False to read it as steps."""
+    name_col = next((h for h in header if h not in numeric and h.strip().lower() in LAYER_COLUMNS), None)
+    if name_col is None:
+        return False
+    file_grad = "grad" in path.name.lower()
+    grad_col = next((h for h in numeric if "grad" in h.lower()), None)
+    if grad_col is None and file_grad:
+        grad_col = next((h for h in numeric if h.strip().lower() not in STEP_COLUMNS + EPOCH_COLUMNS), None)
+    names = ["" if x is None else str(x).strip() for x in cols[name_col]]
+    if sum(1 for x in names if x and x.lower() != "nan") < 2:
+        return False
+    if grad_col is None:
+        return True       # per-layer values that are not gradients (weight norms, counts): no curve
+    from mltdbg.analyzers.readers.textlog.layergrads import layer_series  # noqa: PLC0415 - only for this table shape
+    lower = {h.strip().lower(): h for h in numeric}
+    step_col = next((lower[c] for c in STEP_COLUMNS + EPOCH_COLUMNS if c in lower), None)
+    vals = numeric[grad_col][0]
+    steps = numeric[step_col][0] if step_col is not None else None
+    rows = []
+    for i, nm in enumerate(names):
+        v = vals[i]
+        if not nm or nm.lower() == "nan" or np.isnan(v):
+            continue
+        st = int(steps[i]) if steps is not None and np.isfinite(steps[i]) and steps[i] != _NAN else 0
+        rows.append((st, nm, float(v) if v != _NAN else float("nan"), int(lines[i])))
+    run.series.extend(layer_series(rows, rel))
+    return True
+
+
 def _emit(run: Run, rel: str, path: Path, header: list[str], cols: dict, lines: np.ndarray,
           bad: np.ndarray, n_skipped: int = 0, first_skipped: int | None = None, json_rows: bool = False) -> None:
-    """Series from columns: one per numeric column except the step column."""
+    """Series from columns: one per numeric column except the step column (a per-layer table:
+    one per layer, _layer_table)."""
     bad = bad.astype(bool)
     numeric = {}
     for h in header:
@@ -934,6 +975,8 @@ def _emit(run: Run, rel: str, path: Path, header: list[str], cols: dict, lines: 
         if r is not None:
             numeric[h] = r
             bad |= r[1]
+    if _layer_table(run, rel, path, header, cols, numeric, lines):
+        return
     nbad = int(bad.sum())
     if nbad or n_skipped:
         first = [int(lines[np.flatnonzero(bad)[0]])] if nbad else []
