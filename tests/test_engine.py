@@ -50,6 +50,9 @@ def test_a_failure_the_user_describes_is_never_no_issue(tmp_path):
                  symptoms=["train accuracy stops around 70% on CIFAR-10, which should reach 95%+"])
     assert d.status == "needs_more_data" and d.hypotheses
     assert any(n.startswith("the artifacts look healthy (loss falls") for n in d.needs), d.needs
+    # a confusable group's need names whole clauses, those about the causes ranked here
+    sep = next(n for n in d.needs if n.startswith("evidence that separates"))
+    assert sep.endswith(")") and d.hypotheses[0].id in sep.split(": ", 1)[1], sep
     assert not any(h.severity == "critical" and h.confidence > 0.5 for h in d.hypotheses)
 
 
