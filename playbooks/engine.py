@@ -181,8 +181,8 @@ class OfflineEngine:
         for cause, group in unseparated[:1] if hyps and unseparated and unseparated[0][0] == hyps[0].id else []:
             sep = " ".join(str(groups.get(group, {}).get("separate_by", "")).split())
             # the clauses about the causes ranked here (whole clauses: a need is never cut mid-word)
-            ranked = {h.id for h in hyps[:3]}
-            clauses = [c for c in sep.split("; ") if any(r in c for r in ranked)] or sep.split("; ")
+            top_ids = {h.id for h in hyps[:3]}
+            clauses = [c for c in sep.split("; ") if any(r in c for r in top_ids)] or sep.split("; ")
             needs.insert(0, f"evidence that separates {cause} from the other causes it is confused with ({group}): "
                             + "; ".join(clauses))
         status, needs = recall.hold_back(hyps, status, needs, COMPLETE_AT)
