@@ -237,3 +237,20 @@ def test_a_softmax_model_and_a_cross_entropy_criterion_without_the_call_quoted_i
     # no cross-entropy anywhere: a softmax output is no finding
     p.write_text(model + "criterion = nn.NLLLoss()\n")
     assert not [x for x in code_signals(run_of(p, root=tmp_path)) if x.kind == "code:softmax_before_ce"]
+
+
+def test_a_sigmoid_model_with_bce_with_logits_is_the_binary_double_softmax(tmp_path):
+    """nn.Sigmoid() at the end of the model and BCEWithLogitsLoss, which applies the sigmoid again:
+    cited at the criterion with the sigmoid's line; BCELoss (expects probabilities) is fine."""
+    p = tmp_path / "model.py"
+    p.write_text("model = nn.Sequential(nn.Linear(20, 64), nn.ReLU(), nn.Linear(64, 1), nn.Sigmoid())\n"
+                 "criterion = nn.BCEWithLogitsLoss()\n")
+    (s,) = [x for x in code_signals(run_of(p, root=tmp_path)) if x.kind == "code:softmax_before_ce"]
+    assert s.data["line"] == 2 and [e.line for e in s.evidence] == [2, 1] and "sigmoid" in s.evidence[1].text
+    q = tmp_path / "net.py"
+    q.write_text("class Net(nn.Module):\n    def forward(self, x):\n        return torch.sigmoid(self.fc(x))\n\n\n"
+                 "loss = F.binary_cross_entropy_with_logits(Net()(x), y)\n")
+    (s,) = [x for x in code_signals(run_of(q, root=tmp_path)) if x.kind == "code:softmax_before_ce"]
+    assert [e.line for e in s.evidence] == [6, 3]
+    p.write_text("model = nn.Sequential(nn.Linear(20, 1), nn.Sigmoid())\ncriterion = nn.BCELoss()\n")
+    assert not [x for x in code_signals(run_of(p, root=tmp_path)) if x.kind == "code:softmax_before_ce"]

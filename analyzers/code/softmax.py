@@ -106,7 +106,41 @@ def check_softmax(f: PyFile, idx: RunIndex) -> list[Finding]:
                                    f"log({src(x)}) without an epsilon or clamp: -inf when the value is 0"))
     if ce_ctors and not ce_called:      # a criterion built but its call not quoted (a post's model class + criterion)
         idx.ce_built.append((f, ce_ctors[0][1].lineno))
+    out += _sigmoid_before_bce_logits(f)
     return out
+
+
+def _sigmoid_before_bce_logits(f: PyFile) -> list[Finding]:
+    """The binary twin of softmax -> cross-entropy: a model that ends in a sigmoid (an
+    nn.Sequential whose last layer is nn.Sigmoid(), a forward that returns sigmoid(...)) in a file
+    that builds BCEWithLogitsLoss / calls binary_cross_entropy_with_logits, which apply the
+    sigmoid themselves: the loss sees sigmoid(sigmoid(x)), stuck near ln 2."""
+    bce = next((c.lineno for c in f.calls_named("BCEWithLogitsLoss", "binary_cross_entropy_with_logits")), None)
+    if bce is None:
+        return []
+    sig = None
+    for _, v in f.all_assigns():
+        c = core(v)
+        if isinstance(c, ast.Call) and last(c) == "Sequential" and c.args and isinstance(c.args[-1], ast.Call) \
+                and last(c.args[-1]) == "Sigmoid":
+            sig = c.args[-1].lineno
+            break
+    if sig is None:
+        for fn in f.funcs:
+            if getattr(fn, "name", "") != "forward":
+                continue
+            for node in ast.walk(fn):
+                ret = core(node.value) if isinstance(node, ast.Return) and node.value is not None else None
+                if isinstance(ret, ast.Call) and last(ret) in ("sigmoid", "Sigmoid"):
+                    sig = node.lineno
+                    break
+            if sig is not None:
+                break
+    if sig is None:
+        return []
+    return [Finding("code:softmax_before_ce", 0.7, bce,
+                    "BCEWithLogitsLoss applies the sigmoid itself, and the model already ends in a sigmoid: "
+                    "the loss sees sigmoid(sigmoid(x)) (give it the raw logits)", [(sig, "sigmoid applied here", f)])]
 
 
 def _prob_source(f: PyFile, a: ast.AST, probs: dict, prob_models: dict, sm_attrs, line: int) -> tuple | None:
