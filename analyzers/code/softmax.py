@@ -132,7 +132,7 @@ def _sigmoid_before_bce_logits(f: PyFile) -> list[Finding]:
             for node in ast.walk(fn):
                 ret = core(node.value) if isinstance(node, ast.Return) and node.value is not None else None
                 if isinstance(ret, ast.Call) and last(ret) in ("sigmoid", "Sigmoid"):
-                    sig = node.lineno
+                    sig = ret.lineno
                     break
             if sig is not None:
                 break
