@@ -350,6 +350,16 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
                               [evs[-1]], {"step": int(s.steps[i - 1]), "rise_pct": rising * 100}))
 
     n = len(pre)
+    if 3 <= n < 10 and s.name == "loss":
+        # a post's few epochs sitting at ln K (0.6931 four times): a model at chance, however short
+        lvl = float(np.median(pre))
+        k = _num_classes(run) or _implied_classes(lvl)
+        if k and lvl > 0 and float(np.ptp(pre)) <= 0.01 * lvl and abs(lvl - math.log(k)) <= 0.01 * math.log(k):
+            txt = (f"{s.name} stays at {_fmt(lvl)} over {n} logged points (steps {int(s.steps[0])} to "
+                   f"{int(s.steps[n - 1])}); ln({k}) = {math.log(k):.4f} is chance")
+            out.append(Signal("loss_at_chance", 0.8, txt,
+                              [q.ev(s, 0, f"{s.name} at the start"), q.ev(s, n - 1, f"{s.name} at the end")],
+                              {"level": lvl, "k": k, "chance": math.log(k), "rel_drop": 0.0, "short": True}))
     if n < 6:
         return out
     w = max(3, n // 25)
@@ -420,6 +430,8 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
     chance = _chance_level(run)
     if abs(rel_drop) < NO_LEARNING_DROP and n >= 10:
         k = _num_classes(run)
+        if chance is None and (k := _implied_classes(end_lvl)) is not None:
+            chance = math.log(k)
         near = chance is not None and abs(end_lvl - chance) / chance < 0.05
         txt = (f"{s.name} stays at {_fmt(end_lvl)} from step {int(s.steps[0])} to {int(s.steps[n-1])} "
                f"(changes {rel_drop*100:+.1f}%)" + (f"; ln({k}) = {chance:.3f} is chance" if near else ""))
@@ -651,6 +663,20 @@ def _num_classes(run: Run) -> int | None:
 def _chance_level(run: Run) -> float | None:
     k = _num_classes(run)
     return math.log(k) if k else None
+
+
+# Class counts whose chance cross-entropy ln K a flat loss names by itself: 0.6931 is a binary
+# classifier at chance, 2.3026 ten classes (MNIST, CIFAR-10), 4.6052 CIFAR-100, 6.9078 ImageNet.
+# Only these few, within CHANCE_LEVEL_TOL: between ln 10 and ln 11 any level is near some ln K.
+CHANCE_CLASSES = (2, 3, 4, 5, 10, 100, 1000)
+CHANCE_LEVEL_TOL = 0.005
+
+
+def _implied_classes(level: float) -> int | None:
+    """K when a loss level sits at ln K for a usual class count K (no num_classes known)."""
+    if not math.isfinite(level) or level <= 0:
+        return None
+    return next((k for k in CHANCE_CLASSES if abs(level - math.log(k)) <= CHANCE_LEVEL_TOL * math.log(k)), None)
 
 
 def _sawtooth(run: Run, s: Series, pre: np.ndarray, q: Quoter) -> list[Signal]:

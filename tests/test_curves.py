@@ -273,3 +273,15 @@ def test_a_loss_printed_in_bits_is_not_a_huge_start():
     assert "loss_huge_at_start" not in kinds(_lm_run(smoothed, [2 ** x for x in loss], loss))
     s = kinds(_lm_run(loss, [math.exp(x) for x in loss]))["loss_huge_at_start"]
     assert s.data["first"] == 15.2
+
+
+def test_a_flat_loss_at_ln_k_names_its_own_chance_level():
+    """No num_classes anywhere: 0.6931 is a binary model at chance and 2.3026 a ten-class one, even
+    over a post's four epochs; 1.7 names no usual class count (ln 5 = 1.609, ln 10 = 2.303)."""
+    s = kinds(_run(loss=[0.6931, 0.6931, 0.6932, 0.6931]))["loss_at_chance"]
+    assert s.data["k"] == 2 and s.data["short"] and "ln(2)" in s.summary and s.evidence[-1].line == 5
+    s = kinds(_run(loss=[2.3026 + 0.0001 * (i % 3) for i in range(12)]))["loss_at_chance"]
+    assert s.data["k"] == 10 and s.strength == 1.0
+    s = kinds(_run(loss=[1.7 + 0.001 * (i % 3) for i in range(12)]))["loss_at_chance"]
+    assert s.data["k"] is None and s.strength == 0.7
+    assert "loss_at_chance" not in kinds(_run(loss=[1.7, 1.7, 1.7, 1.7]))
