@@ -346,3 +346,15 @@ def test_per_layer_tables_over_steps_and_without_gradients(tmp_path):
     q.parent.mkdir()
     q.write_text("layer,params,weight_norm\nconv1,1728,3.1\nconv2,36864,5.2\nfc,5130,2.2\nhead,10,1.0\n")
     assert ingest([q.parent]).series == []     # per-layer facts, not curves
+
+
+def test_a_wandb_chart_export_keeps_one_curve_per_metric(tmp_path):
+    """W&B's CSV export of a chart: `<run> - <metric>` and its bucket spread `__MIN` / `__MAX`: one
+    loss series (the NaN kept), not three."""
+    p = tmp_path / "wandb_export_2024-05-01.csv"
+    rows = ['"Step","glowing-sun-12 - train/loss","glowing-sun-12 - train/loss__MIN","glowing-sun-12 - train/loss__MAX"']
+    rows += [f"{s},{v},{v},{v}" for s, v in [(0, 2.5), (50, 2.1), (100, 1.8), (150, "NaN")]]
+    p.write_text("\n".join(rows) + "\n")
+    run = read(p)
+    assert [s.name for s in run.series] == ["loss"]
+    assert run.series[0].steps.tolist() == [0, 50, 100, 150] and math.isnan(run.series[0].values[-1])

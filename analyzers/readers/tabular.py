@@ -723,8 +723,9 @@ def _emit_arrow(pa, run: Run, rel: str, path: Path, header: list[str], columns: 
     columns share one steps and one lines array. False (nothing done) when some column that
     _emit would read is text: then _emit reads them all."""
     num: dict[str, tuple[np.ndarray, np.ndarray | None]] = {}
+    skip = _bucket_columns(header)
     for h, col in zip(header, columns):
-        if h.strip().lower() in CLOCK_COLUMNS:
+        if h.strip().lower() in CLOCK_COLUMNS or h in skip:
             continue
         t = col.type
         if pa.types.is_boolean(t):
@@ -922,6 +923,13 @@ def _tb_tag(path: Path) -> str | None:
     return m.group(1) if m else None
 
 
+def _bucket_columns(header: list[str]) -> set[str]:
+    """A W&B chart export's `<run> - <metric>__MIN` / `__MAX` columns (the spread of each sampled
+    bucket) beside the `<run> - <metric>` column itself: the same curve again, not metrics."""
+    names = set(header)
+    return {h for h in header if h.endswith(("__MIN", "__MAX")) and h[:-5] in names}
+
+
 # A text column naming layers or parameters: its rows are layers, not steps (a per-layer table of
 # gradient norms written by a hook: `layer,grad_norm` / `name,grad_mean`).
 LAYER_COLUMNS = {"layer", "layer_name", "layers", "name", "param", "param_name", "parameter", "parameter_name",
@@ -968,8 +976,9 @@ def _emit(run: Run, rel: str, path: Path, header: list[str], cols: dict, lines: 
     one per layer, _layer_table)."""
     bad = bad.astype(bool)
     numeric = {}
+    skip = _bucket_columns(header)
     for h in header:
-        if h.strip().lower() in CLOCK_COLUMNS:
+        if h.strip().lower() in CLOCK_COLUMNS or h in skip:
             continue
         r = _numeric(cols[h])
         if r is not None:
