@@ -61,7 +61,10 @@ DETECTORS: list[_Det] = [
                             r"|cgroup out-of-memory|is killed by signal: Killed|Signal 9 \(SIGKILL\)"
                             r"|exit ?code\s*[:=]?\s*(?:-9|137)\b|exit status\s*[:=]?\s*137\b|exitcode\s*:\s*-9\b"
                             r"|Signals\.SIGKILL|(?:^|\s)Killed(?:\s+[\w./-]+.*)?\s*$|\d+\s+Killed\s"
-                            r"|out of shared memory|killed by signal: Bus error", re.M),
+                            r"|out of shared memory|killed by signal: Bus error"
+                            # a container's small /dev/shm, filled by the loader's workers
+                            r"|Unexpected bus error encountered in worker|insufficient shared memory"
+                            r"|No space left on device[^\n]{0,80}/dev/shm|/dev/shm[^\n]{0,80}No space left", re.M),
          1.0, lambda m: "process killed for memory (SIGKILL / exit 137 / host allocator)"),
     # --- labels / indices
     _Det("log:label_out_of_range", _P(r"Assertion `t >= 0 && t < n_classes` failed|Target -?\d+ is out of bounds"
