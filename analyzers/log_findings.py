@@ -71,9 +71,13 @@ DETECTORS: list[_Det] = [
                                       r"|all elements of target should be between 0 and 1|cur_target >= 0 && cur_target < n_classes"
                                       r"|Assertion `cur_target"),
          1.0, lambda m: "a target label is outside [0, num_classes)"),
-    _Det("log:label_out_of_range", _P(r"device-side assert(?:ion)? triggered|index out of range in self"
-                                      r"|Assertion `srcIndex < srcSelectDimSize` failed"),
+    _Det("log:label_out_of_range", _P(r"device-side assert(?:ion)? triggered"),
          0.8, lambda m: "an index (label or token id) out of range on the device"),
+    # nn.Embedding's lookup (index_select: "index out of range in self" on the CPU, srcIndex on CUDA):
+    # a token id past the vocabulary or a position past the model's maximum length, not a target
+    _Det("log:embedding_index", _P(r"index out of range in self|Assertion `srcIndex < srcSelectDimSize` failed"),
+         0.8, lambda m: "an index out of range in an embedding lookup (a token id past the vocabulary, "
+                        "or a position past the maximum length)"),
     # --- shapes
     _Det("log:shape_mismatch", _P(r"stack expects each tensor to be equal size|size mismatch for [\w.]+|size mismatch"
                                   r"|mat1 and mat2 shapes cannot be multiplied|The size of tensor a \(\d+\) must match the size of tensor b"

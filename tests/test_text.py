@@ -257,7 +257,7 @@ def test_clean_training_log_gives_nothing():
     ("subprocess.CalledProcessError: Command '['python', 'train.py']' returned non-zero exit status 137.", "log:host_oom"),
     ("/pytorch/aten/src/ATen/native/cuda/Loss.cu:240: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [5,0,0] Assertion `t >= 0 && t < n_classes` failed.", "log:label_out_of_range"),
     ("RuntimeError: CUDA error: device-side assert triggered", "log:label_out_of_range"),
-    ("IndexError: index out of range in self", "log:label_out_of_range"),
+    ("IndexError: index out of range in self", "log:embedding_index"),
     ("RuntimeError: mat1 and mat2 shapes cannot be multiplied (64x512 and 256x10)", "log:shape_mismatch"),
     ("RuntimeError: The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1", "log:shape_mismatch"),
     ("RuntimeError: shape '[32, -1, 768]' is invalid for input of size 1000", "log:shape_mismatch"),
