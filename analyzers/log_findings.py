@@ -122,6 +122,12 @@ DETECTORS: list[_Det] = [
     _Det("log:nccl_error", _P(r"NCCL error|nccl(?:Internal|UnhandledCuda|System|InvalidUsage|InvalidArgument|Remote)Error"
                               r"|NCCL WARN|DistBackendError|NCCL communicator was aborted"),
          0.9, lambda m: "NCCL reported an error"),
+    # DDP's gradient reduction found parameters that took no part in the loss (a branch not run on
+    # this step, a frozen part): the ranks' reductions no longer line up
+    _Det("log:ddp_unused_params", _P(r"Expected to have finished reduction in the prior iteration before starting a new one"
+                                     r"|parameters that were not used in producing (?:the )?loss"
+                                     r"|find_unused_parameters=True"),
+         0.9, lambda m: "DDP: parameters took no part in the loss, so its gradient reduction did not finish"),
     _Det("log:child_failed", _P(r"ChildFailedError:|failed \(exitcode: -?\d+\) local_rank: \d+"),
          1.0, lambda m: "a torchrun worker process failed"),
     # --- numerics

@@ -44,7 +44,7 @@ CONFIRMED_BONUS = 8.0
 FAILURE_KINDS = ("nonfinite", "divergence", "train_val_divergence", "grad_zero", "loss_at_chance",
                  "grad_growth", "nonfinite_grad", "baseline:val_metric_drop", "plateau", "slow_descent",
                  "log:cuda_oom", "log:host_oom", "log:label_out_of_range", "log:embedding_index", "log:shape_mismatch",
-                 "log:device_mismatch", "log:dtype_mismatch", "log:nccl_timeout", "log:nccl_error",
+                 "log:device_mismatch", "log:dtype_mismatch", "log:nccl_timeout", "log:nccl_error", "log:ddp_unused_params",
                  "log:child_failed", "log:anomaly_nan", "log:nan_input", "log:exception", "log:import_error",
                  "log:collapse_output", "log:var_dof", "log:missing_keys", "dead_units", "loss_jump_at_resume",
                  "sawtooth_epoch", "grad_vanish_layers", "grad_steady_climb", "log:param_imbalance", "ranks:",

@@ -271,6 +271,8 @@ def test_clean_training_log_gives_nothing():
     ("RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1275, unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.14.3\nncclUnhandledCudaError: Call to CUDA function failed.", "log:nccl_error"),
     ("UserWarning: std(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor", "log:var_dof"),
     ("found nan in inputs at step 88", "log:nan_input"),
+    ("RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one. This error "
+     "indicates that your module has parameters that were not used in producing loss.", "log:ddp_unused_params"),
     ("ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm).",
      "log:host_oom"),
     ("Input contains NaN, infinity or a value too large for dtype('float32').", "log:nan_input"),
