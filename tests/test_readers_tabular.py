@@ -358,3 +358,17 @@ def test_a_wandb_chart_export_keeps_one_curve_per_metric(tmp_path):
     run = read(p)
     assert [s.name for s in run.series] == ["loss"]
     assert run.series[0].steps.tolist() == [0, 50, 100, 150] and math.isnan(run.series[0].values[-1])
+
+
+def test_a_json_dump_of_per_parameter_gradients(tmp_path):
+    """{"encoder.layer.0.weight": 1e-11, ...} in grad_norms.json: per-layer series at their key's line;
+    a dotted config ({"optimizer.lr": 0.1}) is no such table."""
+    p = tmp_path / "grad_norms.json"
+    p.write_text(json.dumps({f"encoder.layer.{i}.weight": 10.0 ** (i - 11) for i in range(3)}, indent=2))
+    run = read(p)
+    assert [s.name for s in run.series] == [f"grad_norm/encoder.layer.{i}.weight" for i in range(3)]
+    assert [s.locs.tolist() for s in run.series] == [[2], [3], [4]]
+    q = tmp_path / "cfg" / "config.json"
+    q.parent.mkdir()
+    q.write_text(json.dumps({"optimizer.lr": 0.1, "trainer.max_epochs": 10}))
+    assert ingest([q.parent]).series == []

@@ -219,6 +219,11 @@ def _metric_rows(doc):
             n = max(len(v) for v in doc.values())
             rows = [{k: v[i] for k, v in doc.items() if i < len(v)} for i in range(n)]
             return rows, "columns"
+        # a per-layer dump, {"encoder.layer.0.weight": 3e-9, ...}: one row per parameter (read as
+        # grad_norm/<layer> when the file or a key names gradients: _layer_table)
+        if len(doc) >= 2 and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in doc.values()) \
+                and sum(str(k).endswith((".weight", ".bias")) for k in doc) * 2 >= len(doc):
+            return [{"layer": k, "value": v} for k, v in doc.items()], "layers"
         return None, None
     if isinstance(doc, list) and len(doc) >= 1 and all(isinstance(r, dict) for r in doc) \
             and sum(_metric_dict(r) for r in doc) >= len(doc) / 2 and _metricish_keys(doc):
@@ -501,6 +506,13 @@ def _row_lines(text: str, where, n: int) -> list[int]:
     """Line where each element of the metric list starts (found by decoding element by element)."""
     if where == "columns":  # Keras history: a row is an index into every list
         return [1] * n
+    if where == "layers":   # one key per row: the line of each key, in order
+        lines: list[int] = []
+        i = 0
+        for km in re.finditer(r'"((?:[^"\\]|\\.)*)"\s*:', text):
+            lines.append(text.count("\n", i, km.start()) + (lines[-1] if lines else 1))
+            i = km.start()
+        return (lines + [lines[-1] if lines else 1] * n)[:n]
     if where is None:
         m = re.match(r"\s*\[", text)
     else:
