@@ -69,7 +69,9 @@ DETECTORS: list[_Det] = [
     # --- labels / indices
     _Det("log:label_out_of_range", _P(r"Assertion `t >= 0 && t < n_classes` failed|Target -?\d+ is out of bounds"
                                       r"|all elements of target should be between 0 and 1|cur_target >= 0 && cur_target < n_classes"
-                                      r"|Assertion `cur_target"),
+                                      r"|Assertion `cur_target"
+                                      # TensorFlow / Keras sparse cross-entropy
+                                      r"|Received a label value of -?\d+ which is outside the valid range of"),
          1.0, lambda m: "a target label is outside [0, num_classes)"),
     _Det("log:label_out_of_range", _P(r"device-side assert(?:ion)? triggered"),
          0.8, lambda m: "an index (label or token id) out of range on the device"),
@@ -88,7 +90,10 @@ DETECTORS: list[_Det] = [
                                   r"|Expected \d+-dimensional input for \d+-dimensional weight|shapes \(.*?\) and \(.*?\) not aligned"
                                   r"|Incompatible shapes|Dimension out of range \(expected to be in range of"
                                   r"|Using a target size \(.*?\) that is different to the input size"
-                                  r"|target tensor expected, multi-target not supported|Expected target size"),
+                                  r"|target tensor expected, multi-target not supported|Expected target size"
+                                  # Keras: integer labels given to categorical_crossentropy, a Dense of the wrong width
+                                  r"|Shapes \([^()\n]*\) and \([^()\n]*\) are incompatible"
+                                  r"|logits and labels must have the same (?:first dimension|shape)"),
          1.0, lambda m: "tensor shapes do not fit"),
     # --- devices (the Input type/weight type message is a device one only when cuda is on one side)
     _Det("log:device_mismatch", _P(r"Expected all tensors to be on the same device|Expected object of device type"
@@ -133,6 +138,14 @@ DETECTORS: list[_Det] = [
     # --- numerics
     _Det("log:var_dof", _P(r"(?:var|std|var_mean|std_mean)\(\): degrees of freedom is <= 0|Degrees of freedom <= 0"),
          1.0, lambda m: "variance/std over a single element (degrees of freedom <= 0)"),
+    # a framework stopping (or warning) because the loss went non-finite: the curve's NaN, said in
+    # words (a post may quote only this line)
+    _Det("log:loss_nonfinite", _P(r"Loss became infinite or NaN at iteration=?\s*(\d+)"
+                                  r"|Batch \d+: Invalid loss, terminating training|Nan in summary histogram for"
+                                  r"|non-finite loss, ending training|Loss is NaN, stopping training|Non-finite loss (?:detected|encountered)"
+                                  r"|The (?:total )?loss is (?:NaN|nan|inf|Inf)(?:,| and| \()"),
+         0.9, lambda m: "the framework reports the loss (or weights) went non-finite",
+         lambda m: {"step": int(m.group(1))} if m.group(1) else {}),
     _Det("log:anomaly_nan", _P(r"Function '(\w+)' returned nan values in its (\d+)\w* output"),
          1.0, lambda m: f"autograd anomaly: {m.group(1)} returned NaN", lambda m: {"function": m.group(1)}),
     _Det("log:nan_input",
@@ -223,7 +236,7 @@ GATES = (
     "nan", "NaN", "NAN", "verflow", "oss scale", "key", "nitiali", "not used", "esum", "estor", "ontinuing",
     "oad", "kipped", "SKIPPED", "ependenc", "ncompatible", "ERROR", "ottleneck", "worker", "okenizer",
     "Token indices", "vocab", "ample", "enerat", "redict", "pred", "utput", "_count", "_hist", "istribution", "decoded", "completion",
-    "core dumped", "egmentation", "Fatal Python",
+    "core dumped", "egmentation", "Fatal Python", "nvalid loss", "non-finite", "label value", "reduction",
 )
 
 # Gates scanned over the whole of a big log (mid-run events); the others only over its head and tail.

@@ -271,6 +271,12 @@ def test_clean_training_log_gives_nothing():
     ("RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1275, unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.14.3\nncclUnhandledCudaError: Call to CUDA function failed.", "log:nccl_error"),
     ("UserWarning: std(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor", "log:var_dof"),
     ("found nan in inputs at step 88", "log:nan_input"),
+    ("InvalidArgumentError:  Received a label value of 10 which is outside the valid range of [0, 10).  Label values: 3 7",
+     "log:label_out_of_range"),
+    ("ValueError: Shapes (None, 1) and (None, 10) are incompatible", "log:shape_mismatch"),
+    ("FloatingPointError: Loss became infinite or NaN at iteration=1234!", "log:loss_nonfinite"),
+    ("InvalidArgumentError: Nan in summary histogram for: conv1/kernel_0", "log:loss_nonfinite"),
+    ("Batch 312: Invalid loss, terminating training", "log:loss_nonfinite"),
     ("RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one. This error "
      "indicates that your module has parameters that were not used in producing loss.", "log:ddp_unused_params"),
     ("ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm).",
