@@ -234,7 +234,9 @@ def _package(sc: dict, data: bytes, nl: np.ndarray | None, rel: str, l0: int, l1
     if ll is not None and (l0 or l1 <= len(sc["nl"])):
         ll = ll[(ll >= l0) & (ll < l1)] - l0
         ll = ll if ll.size else None
-    out = {"nl": nl, "keys": sc["keys"], "long_lines": ll, "trigger": has_trigger(data),
+    # one file of many: its own keys only (set below from its points; none when it has none: the
+    # batch's every spelling would be classified again for each such file)
+    out = {"nl": nl, "keys": Keys() if sc["keys"].exact else sc["keys"], "long_lines": ll, "trigger": has_trigger(data),
            "layer_rows": scan_layer_tables(data, nl, 0, rel, 0), "block": None, "points": []}
     L = sc["L"]
     k0, k1 = (0, len(L)) if l0 == 0 and l1 > len(sc["nl"]) else \
