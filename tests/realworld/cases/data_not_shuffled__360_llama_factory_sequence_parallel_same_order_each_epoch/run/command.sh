@@ -1,0 +1,7 @@
+    --stage sft \
+    --do_train \
+    --sequence_parallel_size 4 \
+    --lr_scheduler_type linear \
+    --warmup_ratio 0.0 \
+    --num_train_epochs 8 \
+    --deepspeed examples/deepspeed/ds_z3_offload_config.json 

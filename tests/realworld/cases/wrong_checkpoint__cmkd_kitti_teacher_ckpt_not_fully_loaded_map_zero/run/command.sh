@@ -1,0 +1,3 @@
+CUDA_VISIBLE_DEVICES=4,5,6,7 python -m torch.distributed.launch --nproc_per_node=4 train_cmkd.py --launcher pytorch --cfg cfgs/kitti_models/CMKD/CMKD-scd/cmkd_kitti_R50_scd_bev.yaml --tcp_port 1888 --pretrained_lidar_model ../checkpoints/scd-teacher-kitti.pth
+
+CUDA_VISIBLE_DEVICES=4,5,6,7 python -m torch.distributed.launch --nproc_per_node=4 train_cmkd.py --launcher pytorch --cfg cfgs/kitti_models/CMKD/CMKD-scd/cmkd_kitti_R50_scd_V2.yaml --tcp_port 1888 --pretrained_lidar_model ../checkpoints/scd-teacher-kitti.pth --pretrained_img_model ../output/kitti_models/CMKD/CMKD-scd/cmkd_kitti_R50_scd_bev/default/ckpt/checkpoint_epoch_60.pth
