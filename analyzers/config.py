@@ -223,6 +223,8 @@ class _Facts:
         self.art = art
         self.out: list[Fact] = []
         self.seen: set[tuple[str, int | None, str]] = set()
+        self.defaults: list[Fact] = []   # a library's default, kept only where nothing names the setting
+        self.custom_optimizer = False    # Trainer(optimizers=...): the HF default optimizer is not used
 
     def add(self, name: str, value: Any, line: int | None, quote: str | None = None) -> None:
         key = (name, line, repr(value))
@@ -505,8 +507,12 @@ def _code_call(node: ast.Call, fx: _Facts) -> None:
     if name in _CONFIG_CALLS or name.endswith(("Config", "Arguments", "Args")) or name == "Trainer":
         for k, v in kw.items():
             _kw_fact(fx, k, v, v.lineno)   # the keyword's own line, for a call over many lines
-        if name.endswith("TrainingArguments") and "optim" not in kw:
-            fx.add("optimizer", "adamw", line)   # not passed: the HF Trainer's default optimizer
+        if name.endswith("TrainingArguments") and "optim" not in kw and all(k.arg for k in node.keywords):
+            # not passed (nor hidden in **kwargs): the HF Trainer's default, unless another fact names one
+            fx.defaults.append(Fact(name="optimizer", value="adamw", source=fx.art.path, line=line,
+                                    quote=(fx.art.line(line) or "")[:QUOTE_MAX] or None))
+        if name == "Trainer" and "optimizers" in kw:
+            fx.custom_optimizer = True
 
 
 def _kw_fact(fx: _Facts, key: str, value: ast.expr, line: int) -> None:
@@ -709,6 +715,8 @@ _ORDER = {"config": 0, "code": 1}
 def extract_facts(run: Run) -> None:
     """Append typed facts from every text artifact to run.facts, config < code < log."""
     found: list[tuple[int, int, Fact]] = []
+    defaults: list[Fact] = []
+    custom_optimizer = False
     for i, art in enumerate(run.texts):
         fx = _Facts(art)
         try:
@@ -728,8 +736,12 @@ def extract_facts(run: Run) -> None:
         except Exception as e:  # one odd file must not lose the others
             run.warnings.append(f"{art.path}: facts not read ({type(e).__name__}: {e})")
         found.extend((_ORDER.get(art.kind, 2), i, f) for f in fx.out)
+        defaults += fx.defaults
+        custom_optimizer |= fx.custom_optimizer
     found.sort(key=lambda t: (t[0], t[1], t[2].line or 0))
     run.facts.extend(f for _, _, f in found)
+    named = {f.name for _, _, f in found} | ({"optimizer"} if custom_optimizer else set())
+    run.facts.extend(f for f in defaults if f.name not in named)
 
 
 def _ev(f: Fact, text: str) -> Evidence:

@@ -40,7 +40,8 @@ SGD_LR_HIGH = 1.0
 # (the classic BERT fine-tune at 5e-3 that predicts one class at ln 2). LoRA/adapters (peft)
 # train few new weights at 1e-4..1e-3 and keep ADAM_LR_HIGH.
 FINETUNE_LR_HIGH = 1e-3
-_PRETRAINED = re.compile(r"\.from_pretrained\(|\bTrainingArguments\(")
+# a model's weights loaded (not a tokenizer's, a processor's or a config's)
+_PRETRAINED = re.compile(r"\b(?!\w*(?:Tokenizer|Processor|Config|FeatureExtractor)\b)\w+\.from_pretrained\(")
 _ADAPTERS = re.compile(r"\b(?:peft|LoraConfig|get_peft_model|lora_r|lora_alpha|adapter)\b", re.I)
 # Cross-entropy at a standard (fan-in scaled) init sits near ln K. A first loss above
 # max(INIT_LOSS_CHANCE_X * ln K, ln K + INIT_LOSS_CHANCE_PLUS) means logits far from 0 at step 0.

@@ -130,9 +130,9 @@ DETECTORS: list[_Det] = [
     # DDP's gradient reduction found parameters that took no part in the loss (a branch not run on
     # this step, a frozen part): the ranks' reductions no longer line up
     _Det("log:ddp_unused_params", _P(r"Expected to have finished reduction in the prior iteration before starting a new one"
-                                     r"|parameters that were not used in producing (?:the )?loss"
-                                     r"|find_unused_parameters=True"),
-         0.9, lambda m: "DDP: parameters took no part in the loss, so its gradient reduction did not finish"),
+                                     r"|parameters that were not used in producing (?:the )?loss"),
+         0.9, lambda m: "DDP: parameters took no part in the loss, so its gradient reduction did not finish",
+         None, _P(r"did not find any unused parameters")),   # DDP's harmless performance warning
     _Det("log:child_failed", _P(r"ChildFailedError:|failed \(exitcode: -?\d+\) local_rank: \d+"),
          1.0, lambda m: "a torchrun worker process failed"),
     # --- numerics

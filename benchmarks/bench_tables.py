@@ -132,9 +132,15 @@ def timed_together(fns: dict, runs: int) -> tuple[dict, dict]:
             last[k] = e
     live = [k for k in fns if not isinstance(last[k], Exception)]
     for _ in range(runs):
-        for k in live:
+        for k in list(live):
             t = time.perf_counter()
-            last[k] = fns[k]()
+            try:
+                last[k] = fns[k]()
+            except Exception as e:  # noqa: BLE001 - a contender that fails mid-way is reported, not timed
+                last[k] = e
+                live.remove(k)
+                times[k] = []
+                continue
             times[k].append(time.perf_counter() - t)
     return {k: statistics.median(v) for k, v in times.items() if v}, last
 
@@ -176,6 +182,8 @@ def main() -> int:
         path.read_bytes()      # page cache, for everyone
         fns = {"mltdbg": lambda: ingest([path]), **baselines(kind, path)}
         med, last = timed_together(fns, a.runs)
+        if "mltdbg" not in med:
+            raise SystemExit(f"{kind}: mltdbg's ingest failed: {type(last['mltdbg']).__name__}: {last['mltdbg']}")
         ours, run = med["mltdbg"], last["mltdbg"]
         res = {lib: med[lib] if lib in med else f"cannot read it ({type(last[lib]).__name__})"
                for lib in fns if lib != "mltdbg"}

@@ -178,7 +178,8 @@ class OfflineEngine:
 
         status, needs = self._status(ctx, hyps, p_healthy, failing)
         groups = library.taxonomy().get("confusable") or {}
-        for cause, group in unseparated[:1] if hyps and unseparated and unseparated[0][0] == hyps[0].id else []:
+        for cause, group in unseparated[:1] if hyps and unseparated and unseparated[0][0] == hyps[0].id \
+                and hyps[0].confidence >= SEPARATE_NEED_AT else []:
             sep = " ".join(str(groups.get(group, {}).get("separate_by", "")).split())
             # the clauses about the causes ranked here (whole clauses: a need is never cut mid-word)
             top_ids = {h.id for h in hyps[:3]}
@@ -219,7 +220,7 @@ class OfflineEngine:
         run = ctx.run
         top = hyps[0].confidence if hyps else 0.0
         healthy = next((s for s in ctx.signals if s.kind == "healthy"), None)
-        said = any(s.strip() for s in ctx.symptoms)
+        said = any(_FAILURE_WORDS.search(s) for s in ctx.symptoms)     # "is this ok?" names no failure
         if not failing and p_healthy >= top and healthy is not None and not said:
             return "no_issue_found", []
         if top >= COMPLETE_AT:
@@ -242,6 +243,20 @@ class OfflineEngine:
             needs.append(f"the result of the check for {hyps[0].id} to separate it from {second}" if hyps
                          else "a training log with loss per step")
         return "needs_more_data", needs[:6]
+
+
+# Words that describe a failure in the user's sentences (any language of the field, negation or not:
+# "does not learn", "stuck at 10%", "should reach 95%", "NaN", "OOM"): with them, healthy-looking
+# artifacts are an open question, not "no issue". "Is this normal?" has none.
+_FAILURE_WORDS = re.compile(
+    r"\b(?:errors?|exceptions?|traceback|nan|inf|fail\w*|crash\w*|stuck|stall\w*|plateau\w*|flat|diverg\w*|explod\w*"
+    r"|oom|out\s+of\s+memory|hang\w*|hung|freez\w*|killed|wrong|garbage|random|chance|worse|worsen\w*|drops?|dropped"
+    r"|degrad\w*|regress\w*|never|won'?t|doesn'?t|don'?t|didn'?t|isn'?t|can'?t|cannot|not\s+(?:\w+\s+)?(?:learn|work|decreas"
+    r"|improv|converg|train|chang|go\w*\s+down|fit)\w*|stops?|stopped|should|expected|instead|too\s+(?:low|high|slow|big|small)"
+    r"|spikes?|jumps?|slow\w*|same\s+(?:class|output|value|prediction|result)s?|always|bad|poor\w*|problem\w*|issues?|bug\w*"
+    r"|broken|unstable|oscillat\w*|overfit\w*|underfit\w*|collaps\w*|blow\w*\s+up)\b", re.I)
+# The confusable group's separating evidence is asked for only when its member leads with some weight.
+SEPARATE_NEED_AT = 0.1
 
 
 def _first_sentence(s: str) -> str:

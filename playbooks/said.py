@@ -44,8 +44,9 @@ _PATTERNS: dict[str, tuple[str, str]] = {
     # (weighed by the playbooks like said:lr_huge)
     "said:fp32_works": (
         r"(?:works?|working|worked|fine|ok(?:ay)?|trains?\s+(?:fine|well|normally)|no\s+(?:nan|problem|issue)s?|converges?)"
-        r"\s+(?:\w+\s+){0,2}(?:with|in|using|under|on|at)\s+(?:the\s+)?(?:fp32|float32|32(?:[\s-]?bits?)?\b|full\s+precision"
-        r"|single\s+precision|precision\s*=\s*[\"']?32)"
+        r"\s+(?:\w+\s+){0,2}(?:with|in|using|under|on|at)\s+(?:the\s+)?(?:fp32|float32|32[\s-]?bits?\b|full\s+precision"
+        r"|single\s+precision|precision\s*=\s*[\"']?32|32\b(?![\s-]*(?:gpus?|workers?|cores?|nodes?|samples?|images?|batch|steps?"
+        r"|epochs?|threads?|cards?|devices?|processes|ranks?|x|k\b)))"
         r"|(?:fp32|float32|full\s+precision|precision\s*=\s*[\"']?32|(?:disabl\w*|turn\w*\s+off|remov\w*|without)\s+(?:the\s+)?"
         r"(?:amp|fp16|mixed\s+precision|autocast|half\s+precision))[^.;!?\n]{0,30}?\b(?:works?|worked|is\s+fine|trains?\s+fine"
         r"|no\s+(?:nan|problem|issue)s?|goes\s+away|disappears?|fixe[sd]\s+it|solve[sd]\s+it)"
@@ -76,6 +77,8 @@ _COMPILED = {k: re.compile(p, re.I) for k, (p, _) in _PATTERNS.items()}
 # A statement of fact ("shuffle=True") right after a negation says the opposite: "does not pass shuffle=True".
 _NEGATED = re.compile(r"(?:\bnot|n't|\bno|\bnever|\bwithout|\bforg[eo]t\w*|\bmissing|\bdon'?t|\bisn'?t)\W+(?:\w+\W+){0,3}$", re.I)
 _FACTS = ("said:shuffled", "said:zero_grad_called", "said:eval_called")
+# said:fp32_works denied inside or right after the match ("works in fp32 either", "no longer works in fp32")
+_FP32_DENIED = re.compile(r"\beither\b|n'?t\b|\bnot\b|\bno\s+longer\b", re.I)
 
 
 # A learning rate the user names: extreme values are evidence even in words (lr >= 1 for SGD/Adam-family
@@ -114,6 +117,9 @@ def ruled_out(symptoms: list[str]) -> dict[str, Signal]:
         m = rx.search(text)
         if m and kind in _FACTS and _NEGATED.search(text[max(0, m.start() - 40):m.start()]):
             m = None
+        if m and kind == "said:fp32_works" and (_NEGATED.search(text[max(0, m.start() - 40):m.start()])
+                                                or _FP32_DENIED.search(text[m.start():m.end() + 20])):
+            m = None   # "it does not work in fp32 either": the opposite
         if m:
             out[kind] = Signal(kind, 1.0, f"you said {_PATTERNS[kind][1]}: \"{m.group(0)[:80]}\"")
     return out

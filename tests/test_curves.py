@@ -285,3 +285,19 @@ def test_a_flat_loss_at_ln_k_names_its_own_chance_level():
     s = kinds(_run(loss=[1.7 + 0.001 * (i % 3) for i in range(12)]))["loss_at_chance"]
     assert s.data["k"] is None and s.strength == 0.7
     assert "loss_at_chance" not in kinds(_run(loss=[1.7, 1.7, 1.7, 1.7]))
+
+
+def test_the_trainer_default_optimizer_yields_to_a_named_one(tmp_path):
+    """TrainingArguments without optim= means AdamW only where nothing else names the optimizer:
+    an SGD built in the code (and handed to Trainer(optimizers=...)) is what runs; a tokenizer's
+    from_pretrained alone is no fine-tuning of a pretrained model."""
+    run = _code_run(tmp_path, "model = BertForSequenceClassification.from_pretrained('bert-base-uncased')\n"
+                              "args = TrainingArguments(output_dir='o', learning_rate=0.05)\n"
+                              "opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)\n"
+                              "Trainer(model=model, args=args, optimizers=(opt, None)).train()\n")
+    assert [f.value for f in run.facts if f.name == "optimizer"] == ["sgd"]
+    assert "lr_high" not in kinds(run)
+    (tmp_path / "train.py").unlink()
+    tok = _code_run(tmp_path, "tok = AutoTokenizer.from_pretrained('gpt2')\nmodel = GPT2LMHeadModel(GPT2Config())\n"
+                              "args = TrainingArguments(output_dir='o', learning_rate=2e-3)\n")
+    assert tok.fact("optimizer").value == "adamw" and "lr_high" not in kinds(tok)

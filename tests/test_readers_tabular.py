@@ -372,3 +372,12 @@ def test_a_json_dump_of_per_parameter_gradients(tmp_path):
     q.parent.mkdir()
     q.write_text(json.dumps({"optimizer.lr": 0.1, "trainer.max_epochs": 10}))
     assert ingest([q.parent]).series == []
+
+
+@pytest.mark.parametrize("text,names", [("step,loss,name\n1,2.0,exp1\n2,1.5,exp1\n3,1.2,exp1\n", ["loss"]),
+                                        ("epoch,train_loss,val_loss,tensor\n1,2,2.1,a\n2,1.5,1.8,b\n3,1.2,1.7,c\n",
+                                         ["loss", "val_loss"])])
+def test_a_text_column_that_names_no_layers_keeps_the_curves(tmp_path, text, names):
+    """A run name or a tag in a column called `name`/`tensor` is no per-layer table."""
+    (tmp_path / "m.csv").write_text(text)
+    assert [s.name for s in ingest([tmp_path]).series] == names

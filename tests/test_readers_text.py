@@ -382,6 +382,16 @@ def test_delimited_tables_as_pasted_from_a_notebook(tmp_path):
     assert "gpu_mem" not in {s.raw_name for s in run.series}      # "3.5G" is not a number
 
 
+def test_a_comparison_table_is_no_curve_and_an_empty_tab_cell_is_a_cell(tmp_path):
+    p = tmp_path / "results.log"
+    p.write_text("| Model | Loss | Accuracy |\n|---|---|---|\n| resnet18 | 0.52 | 0.91 |\n| resnet50 | 0.91 | 0.88 |\n"
+                 "| vit | 2.3 | 0.10 |\n")
+    assert read(p).series == []
+    q = tmp_path / "cells.log"
+    q.write_text("Epoch\tTraining Loss\tValidation Loss\n1\t0.90\t\n2\t0.80\t0.95\n3\t0.70\t\n")
+    assert series(read(q), "loss").values.tolist() == [0.9, 0.8, 0.7]
+
+
 def test_a_pipe_in_a_log_line_is_not_a_table(tmp_path):
     p = tmp_path / "train.log"
     p.write_text("epoch 1 | loss 0.5 | acc 0.7\nepoch 2 | loss 0.4 | acc 0.8\nepoch 3 | loss 0.3 | acc 0.85\n")

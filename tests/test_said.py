@@ -67,7 +67,9 @@ def test_a_run_that_works_in_fp32_is_read(text):
     assert "said:fp32_works" in said.ruled_out([text])
 
 
-@pytest.mark.parametrize("text", ["still nan in fp32", "works with a batch of 32", "fp32 did not help"])
+@pytest.mark.parametrize("text", ["still nan in fp32", "works with a batch of 32", "fp32 did not help",
+                                  "it does not work in fp32 either", "It didn't work with fp32 either",
+                                  "training works fine on 32 GPUs", "no problem with 32 workers"])
 def test_fp32_sentences_that_are_not_a_working_run(text):
     assert "said:fp32_works" not in said.ruled_out([text])
 

@@ -319,6 +319,9 @@ def test_single_line_detectors(line, kind):
     "All model checkpoint weights were used when initializing BertModel.",
     "Epoch 00012: reducing learning rate of group 0 to 1.0000e-04.",
     "wandb: Run history:",
+    # DDP's performance warning, not a failure
+    "Warning: find_unused_parameters=True was specified in DDP constructor, but did not find any unused parameters in "
+    "the forward pass. This flag results in an extra traversal of the autograd graph every iteration",
     # a noun in one sentence, NaN in the next (a post's prose): not data with NaN in it
     "Thank you for providing a great example on how to implement custom LSTMs. I have a nan issue, however.",
 ])

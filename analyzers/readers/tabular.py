@@ -944,6 +944,7 @@ def _bucket_columns(header: list[str]) -> set[str]:
 
 # A text column naming layers or parameters: its rows are layers, not steps (a per-layer table of
 # gradient norms written by a hook: `layer,grad_norm` / `name,grad_mean`).
+_PARAM_NAME = re.compile(r"[A-Za-z_][\w\-]*(?:\.[\w\-]+)+\Z|[A-Za-z_][A-Za-z_\-]*\d+\Z")
 LAYER_COLUMNS = {"layer", "layer_name", "layers", "name", "param", "param_name", "parameter", "parameter_name",
                  "params", "module", "module_name", "tensor", "weight"}
 
@@ -962,7 +963,11 @@ def _layer_table(run: Run, rel: str, path: Path, header: list[str], cols: dict, 
     if grad_col is None and file_grad:
         grad_col = next((h for h in numeric if h.strip().lower() not in STEP_COLUMNS + EPOCH_COLUMNS), None)
     names = ["" if x is None else str(x).strip() for x in cols[name_col]]
-    if sum(1 for x in names if x and x.lower() != "nan") < 2:
+    named = [x for x in names if x and x.lower() != "nan"]
+    # parameter-like names (`layer1.weight`, `encoder.layers.0.attn`, `conv3`), mostly distinct:
+    # a run name or a tag column (`exp1` on every row) is not a list of layers
+    if len(named) < 2 or sum(bool(_PARAM_NAME.match(x)) for x in named) < 0.6 * len(named) \
+            or len(set(named)) < max(2, 0.3 * len(named)):
         return False
     if grad_col is None:
         return True       # per-layer values that are not gradients (weight norms, counts): no curve

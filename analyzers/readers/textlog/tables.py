@@ -30,7 +30,9 @@ EXTRA_TABLES_BYTES = 1024 * 1024
 _EXTRA_TRIGGERS = (b"oss |", b"oss\t", b"OSS |", b"OSS\t", b"poch  ", b"POCH  ")
 _DELIMITED_HEADER = re.compile(rb"[ \t|]*[A-Za-z_][\w/.\- ]*(?:[ \t]*[|\t][ \t]*[A-Za-z_][\w/.\- ]*)+[ \t|]*\Z")
 _RULE = re.compile(rb"[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*\Z")
-_EPOCH_OF = re.compile(rb"(\d+)/\d+\Z")     # "3/299": the epoch counter of YOLOv5's rows
+_EPOCH_OF = re.compile(rb"(\d+)/\d+\Z")
+# the first column of a delimited metrics table: what its rows step along
+_ROW_AXES = {"epoch", "step", "steps", "iteration", "iter", "global step", "global_step", "epochs"}     # "3/299": the epoch counter of YOLOv5's rows
 
 
 def _triggers(data: bytes):
@@ -68,7 +70,8 @@ def _cells(line: bytes, delim: bytes | None) -> list[bytes]:
     """A row's cells: split on whitespace, or on '|' / tab (outer pipes of a markdown row dropped)."""
     if delim is None:
         return line.split()
-    parts = [c.strip() for c in line.strip().split(delim)]
+    # (spaces only: a tab row's empty last cell is a cell)
+    parts = [c.strip() for c in line.strip(b" \r" if delim == b"\t" else None).split(delim)]
     if delim == b"|" and parts and parts[0] == b"":
         parts = parts[1:]
     if delim == b"|" and parts and parts[-1] == b"":
@@ -120,6 +123,8 @@ def scan_tables(data: bytes, rel: str, nl: np.ndarray, line0: int = 0, carry: di
         names = [h.decode("ascii", "replace") for h in _cells(header, delim)]
         if len(names) < 2 or not all(names):
             continue
+        if delim is not None and names[0].strip().lower() not in _ROW_AXES:
+            continue   # a comparison table (one row per model or setting) is no curve
         line = line0 + int(np.searchsorted(nl, ls)) + 1
         table = {"names": names, "rows": [], "line": line, "delim": delim}
         pos, table["line"] = _rows(data, le + 1, names, table["rows"], line, delim)
