@@ -42,6 +42,10 @@ class _Det:
 
 
 _P = re.compile
+# a state dict's token embedding or output projection of another size: another vocabulary (read as
+# log:vocab_size_mismatch, and kept out of log:shape_mismatch)
+_VOCAB_SIZE = _P(r"size mismatch for [\w.]*(?:embed_tokens|word_embeddings|wte|embed_out|lm_head|output_projection"
+                 r"|tok_embeddings|token_embedding|embeddings?\.weight|shared\.weight)[\w.]*\b")
 _INPUT_WEIGHT = re.compile(r"Input type \((?:torch\.)?(cuda\.)?(\w+)\) and weight type \((?:torch\.)?(cuda\.)?(\w+)\)")
 
 # Accelerator memory exhausted, in the wordings of torch (CUDA, HIP, MPS), cuBLAS/cuDNN and TF/XLA;
@@ -80,6 +84,10 @@ DETECTORS: list[_Det] = [
     _Det("log:embedding_index", _P(r"index out of range in self|Assertion `srcIndex < srcSelectDimSize` failed"),
          0.8, lambda m: "an index out of range in an embedding lookup (a token id past the vocabulary, "
                         "or a position past the maximum length)"),
+    # --- a checkpoint whose vocabulary is not the model's: its token embedding or output projection
+    # differs in size (a dictionary or tokenizer swapped, tokens added on one side only)
+    _Det("log:vocab_size_mismatch", _VOCAB_SIZE,
+         0.9, lambda m: "a checkpoint's token embedding (vocabulary) has another size than the model's"),
     # --- shapes
     _Det("log:shape_mismatch", _P(r"stack expects each tensor to be equal size|size mismatch for [\w.]+|size mismatch"
                                   r"|mat1 and mat2 shapes cannot be multiplied|The size of tensor a \(\d+\) must match the size of tensor b"
@@ -94,7 +102,7 @@ DETECTORS: list[_Det] = [
                                   # Keras: integer labels given to categorical_crossentropy, a Dense of the wrong width
                                   r"|Shapes \([^()\n]*\) and \([^()\n]*\) are incompatible"
                                   r"|logits and labels must have the same (?:first dimension|shape)"),
-         1.0, lambda m: "tensor shapes do not fit"),
+         1.0, lambda m: "tensor shapes do not fit", None, _VOCAB_SIZE),
     # --- devices (the Input type/weight type message is a device one only when cuda is on one side)
     _Det("log:device_mismatch", _P(r"Expected all tensors to be on the same device|Expected object of device type"
                                    r"|is on (?:CPU|cpu|cuda:\d+), (?:but|different from)|indices should be either on cpu or on the same device"

@@ -43,7 +43,8 @@ CONFIRMED_BONUS = 8.0
 # Signals that show something failed: they make "healthy" implausible.
 FAILURE_KINDS = ("nonfinite", "divergence", "train_val_divergence", "grad_zero", "loss_at_chance",
                  "grad_growth", "nonfinite_grad", "baseline:val_metric_drop", "plateau", "slow_descent",
-                 "log:cuda_oom", "log:host_oom", "log:label_out_of_range", "log:embedding_index", "log:shape_mismatch",
+                 "log:cuda_oom", "log:host_oom", "log:label_out_of_range", "log:embedding_index", "log:vocab_size_mismatch",
+                 "log:shape_mismatch",
                  "log:device_mismatch", "log:dtype_mismatch", "log:nccl_timeout", "log:nccl_error", "log:ddp_unused_params",
                  "log:child_failed", "log:anomaly_nan", "log:loss_nonfinite", "log:nan_input", "log:exception", "log:import_error",
                  "log:collapse_output", "log:var_dof", "log:missing_keys", "dead_units", "loss_jump_at_resume",

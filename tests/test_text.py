@@ -274,6 +274,8 @@ def test_clean_training_log_gives_nothing():
     ("InvalidArgumentError:  Received a label value of 10 which is outside the valid range of [0, 10).  Label values: 3 7",
      "log:label_out_of_range"),
     ("ValueError: Shapes (None, 1) and (None, 10) are incompatible", "log:shape_mismatch"),
+    ("size mismatch for encoder.embed_tokens.weight: copying a param of torch.Size([43807, 768]) from checkpoint, where "
+     "the shape is torch.Size([43771, 768]) in current model.", "log:vocab_size_mismatch"),
     ("FloatingPointError: Loss became infinite or NaN at iteration=1234!", "log:loss_nonfinite"),
     ("InvalidArgumentError: Nan in summary histogram for: conv1/kernel_0", "log:loss_nonfinite"),
     ("Batch 312: Invalid loss, terminating training", "log:loss_nonfinite"),
