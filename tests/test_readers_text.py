@@ -560,3 +560,20 @@ def test_a_sparse_texts_compact_line_index_answers_as_the_full_one(seed, monkeyp
         with_text = [int(s) for s in starts if s < len(text) and text[s] != "\n"]
         assert art.text_line_starts().tolist() == with_text
         assert art.line_starts.tolist() == full.line_starts.tolist()
+
+
+def test_per_layer_rows_with_a_label_between_name_and_number(tmp_path):
+    """`  layers.0.weight grad_norm: 1.00e-09` under each epoch line: one grad_norm/<layer> series per
+    layer, the first table included ("grad" is in its rows, not above it), and no 'grad_norm' curve
+    over the rows (read as steps it grew 1e-9 -> 3e-2 'every epoch': exploding gradients)."""
+    p = tmp_path / "train.log"
+    lines = []
+    for e in range(1, 4):
+        lines.append(f"Epoch {e}: loss=0.6931")
+        lines += [f"  layers.{i}.weight grad_norm: {10 ** (-(6 - i) * 1.5):.2e}" for i in range(4)]
+    p.write_text("\n".join(lines) + "\n")
+    run = read(p)
+    names = [s.name for s in run.series]
+    assert "grad_norm" not in names and "grad_norm/layers.0.weight" in names
+    l0 = series(run, "grad_norm/layers.0.weight")
+    assert l0.steps.tolist() == [0, 1, 2] and l0.locs.tolist() == [2, 7, 12]

@@ -10,6 +10,7 @@ Out: `scan_layer_tables(data, nl, line0, rel)` -> rows (table ordinal in the blo
 Styles read (written the way posts and hooks print them):
     layer1.weight 0.0001              name | grad_norm           conv1.weight: grad norm = 1e-8
     layer2.weight 1e-05               conv1.weight | 1e-08       encoder.layers.0.fc  3.2e-4
+    layers.0.weight grad_norm: 1e-9   (a label between the name and the number)
 A row's name must look like a parameter (a dotted path, or a word ending in a layer number);
 two rows in a row at least. The table only counts as gradients when "grad" appears in its
 header (the lines just above it), in its rows, or in the file's name: the same rows printed
@@ -28,7 +29,7 @@ from mltdbg.analyzers.readers.textlog.vocabulary import classify_key
 # ending in a layer number ("conv1", "layer_3"); then a separator and one number.
 _ROW = re.compile(
     rb"^[ \t|]*(?P<name>[A-Za-z_][\w\-]*(?:\.[\w\-]+)+|[A-Za-z_][A-Za-z_\-]*\d+)['\"]?[ \t]*"
-    rb"(?:[|:=,][ \t]*(?:[A-Za-z_ ]{0,24}[:=][ \t]*)?|[ \t]+)"
+    rb"(?:[|:=,][ \t]*(?:[A-Za-z_ ]{0,24}[:=][ \t]*)?|[ \t]+(?:[A-Za-z_][A-Za-z_ ]{0,23}[:=][ \t]*)?)"
     rb"(?P<val>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf)[ \t]*\|?[ \t]*\r?$", re.M)
 # Lines above a table searched for its header ("name | grad_norm", "Gradient norms per layer:").
 HEADER_LINES = 3
@@ -137,8 +138,9 @@ def scan_layer_tables(data: bytes, nl: np.ndarray, line0: int, rel: str, ordinal
         first = rows[0][2]
         lo = starts[max(first - 1 - HEADER_LINES, 0)]
         head = data[lo:starts[first - 1]]
-        if not (file_grad or _has_grad(head) or any(_has_grad(r[0].encode()) for r in rows)):
-            continue
+        end = starts[rows[-1][2]] if rows[-1][2] < len(starts) else len(data)
+        if not (file_grad or _has_grad(head) or _has_grad(data[starts[first - 1]:end])):
+            continue      # "grad" above the table, in its rows (names or labels) or in the file's name
         out += [(ordinal, name, v, line0 + line) for name, v, line in rows]
         ordinal += 1
     return out, ordinal
