@@ -109,6 +109,8 @@ def _curve_signals(run: Run) -> list[Signal]:
     val = run.metric("val_loss")
     if loss is not None and val is not None and val is not loss and len(val) >= 3:
         out += _train_val(run, ordered(loss), ordered(val), quote)
+    if loss is not None and val is not None and val is not loss:
+        out += _val_nonfinite_only(ordered(loss), ordered(val), quote)
     out += _val_vs_train(run, quote)
     out += _accuracy_signals(run, quote)
     g = primary(run, "grad_norm")
@@ -607,6 +609,22 @@ def _huge_start(run: Run, s: Series, q: Quoter) -> list[Signal]:
         strength = min(1.0, strength + 0.1)
     return [Signal("loss_huge_at_start", strength, txt, [q.ev(s, i0, txt)],
                    {"first": first, "chance": chance, "ratio": first / base, "step": int(s.steps[i0])})]
+
+
+def _val_nonfinite_only(loss: Series, val: Series, q: Quoter) -> list[Signal]:
+    """val_nonfinite_only: the validation loss is NaN/inf while the training loss stays finite (and
+    there are at least two training points): the training step is sound, so the validation data (or
+    its preprocessing) carries the NaN, not the learning rate or the gradients."""
+    if len(loss) < 2 or not np.isfinite(loss.values).all():
+        return []
+    bad = np.flatnonzero(~np.isfinite(val.values))
+    if not bad.size:
+        return []
+    i = int(bad[0])
+    txt = (f"{val.name} is {value_for_json(val.values[i])} at step {int(val.steps[i])} ({bad.size} of {len(val)} "
+           f"points) while {loss.name} stays finite ({_fmt(float(loss.values[-1]))} at its last step)")
+    return [Signal("val_nonfinite_only", 0.9, txt, [q.ev(val, i, txt), q.ev(loss, len(loss) - 1, f"{loss.name} still finite")],
+                   {"step": int(val.steps[i]), "count": int(bad.size), "all": bool(bad.size == len(val))})]
 
 
 def _in_bits(run: Run, s: Series, i: int) -> bool:

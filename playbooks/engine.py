@@ -41,7 +41,7 @@ UNSEPARATED_CAP = 0.75
 # Verdicts of checks the user ran: a confirmed cause is lifted, a denied one dropped.
 CONFIRMED_BONUS = 8.0
 # Signals that show something failed: they make "healthy" implausible.
-FAILURE_KINDS = ("nonfinite", "divergence", "train_val_divergence", "grad_zero", "loss_at_chance",
+FAILURE_KINDS = ("nonfinite", "val_nonfinite_only", "divergence", "train_val_divergence", "grad_zero", "loss_at_chance",
                  "grad_growth", "nonfinite_grad", "baseline:val_metric_drop", "plateau", "slow_descent",
                  "log:cuda_oom", "log:host_oom", "log:label_out_of_range", "log:embedding_index", "log:vocab_size_mismatch",
                  "log:shape_mismatch",

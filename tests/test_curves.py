@@ -301,3 +301,12 @@ def test_the_trainer_default_optimizer_yields_to_a_named_one(tmp_path):
     tok = _code_run(tmp_path, "tok = AutoTokenizer.from_pretrained('gpt2')\nmodel = GPT2LMHeadModel(GPT2Config())\n"
                               "args = TrainingArguments(output_dir='o', learning_rate=2e-3)\n")
     assert tok.fact("optimizer").value == "adamw" and "lr_high" not in kinds(tok)
+
+
+def test_a_nan_only_in_validation_points_at_the_validation_data():
+    """val_loss NaN from the first epoch while the training loss falls, finite: the training step is
+    sound (no lr or gradient blow-up); the validation data carries the NaN."""
+    run = _run(loss=[0.65, 0.6, 0.55, 0.5, 0.45], val_loss=[np.nan] * 5)
+    s = kinds(run)["val_nonfinite_only"]
+    assert s.data == {"step": 0, "count": 5, "all": True} and [e.line for e in s.evidence] == [2, 6]
+    assert "val_nonfinite_only" not in kinds(_run(loss=[0.6, np.nan, np.nan], val_loss=[0.7, np.nan, np.nan]))
