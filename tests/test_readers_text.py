@@ -577,3 +577,10 @@ def test_per_layer_rows_with_a_label_between_name_and_number(tmp_path):
     assert "grad_norm" not in names and "grad_norm/layers.0.weight" in names
     l0 = series(run, "grad_norm/layers.0.weight")
     assert l0.steps.tolist() == [0, 1, 2] and l0.locs.tolist() == [2, 7, 12]
+
+
+def test_lightnings_version_number_is_no_metric(tmp_path):
+    p = tmp_path / "train.log"
+    p.write_text("".join(f"Epoch {e}: 100%|##########| 100/100 [00:05<00:00, 19.6it/s, loss=0.{9 - e}, v_num=3, val_acc=0.{5 + e}]\n"
+                         for e in range(4)))
+    assert sorted(s.name for s in read(p).series) == ["epoch", "loss", "val_accuracy"]

@@ -16,7 +16,7 @@ BATCH_KEYS = {"batch", "batch_idx", "batch_id", "minibatch", "mini_batch", "mini
 EPOCH_KEYS = {"epoch", "ep", "train/epoch", "trainer/epoch", "train epoch"}
 # Numbers next to these words are identifiers, versions, times or settings, never metrics.
 DENY_KEYS = {
-    "version", "ver", "v", "pid", "tid", "ppid", "port", "line", "lineno", "rank", "local_rank",
+    "version", "ver", "v", "v_num", "pid", "tid", "ppid", "port", "line", "lineno", "rank", "local_rank",
     "global_rank", "world_size", "node", "node_rank", "nnodes", "nproc_per_node", "seed", "id",
     "ip", "host", "hostname", "addr", "master_addr", "master_port", "cuda", "cudnn", "nccl",
     "python", "torch", "pytorch", "numpy", "transformers", "driver", "eta", "date", "timestamp",
