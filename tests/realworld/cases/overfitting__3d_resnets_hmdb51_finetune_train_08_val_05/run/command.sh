@@ -1,0 +1,1 @@
+python main.py --root_path ~/data --video_path hmdb51/jpg --annotation_path hmdb51_1.json --result_path resnet34_finetune_hmdb51_results --dataset hmdb51 --n_classes 400 --n_finetune_classes 51 --pretrain_path models/resnet-34-kinetics.pth --ft_begin_index 4 --model resnet --model_depth 34 --resnet_shortcut A --batch_size 128 --n_threads 4 --checkpoint 5
