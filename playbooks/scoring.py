@@ -244,6 +244,13 @@ SEPARATING_MARGIN = 1.5
 SEPARATING_MIN = 0.3
 
 
+# Signals that show a confusable group's shared symptom (taxonomy.yaml's `confusable`): they say the
+# group is in play, never which member, however the fitted weights lean. A train/val gap at the end
+# (one epoch line) is what every member of train_val_gap shows; overfitting's separating evidence is
+# the trajectory (val falling, then rising: train_val_divergence).
+GROUP_SYMPTOMS = {"train_val_gap": frozenset({"train_val_gap_end"})}
+
+
 @lru_cache(maxsize=1)
 def separating_kinds() -> dict[str, dict[str, frozenset[str]]]:
     """cause -> group name -> the signal kinds that separate it from the group's other members."""
@@ -258,7 +265,7 @@ def separating_kinds() -> dict[str, dict[str, frozenset[str]]]:
             return books[c].evidence.get(k, 0.0) + m.delta.get(c, {}).get(k, 0.0)
         for c in members:
             kinds = {k for k in books[c].evidence} | set(m.delta.get(c, {}))
-            sep = {k for k in kinds
+            sep = {k for k in kinds - GROUP_SYMPTOMS.get(name, frozenset())
                    if w(c, k) > 0 and w(c, k) - max((w(o, k) for o in members if o != c), default=0.0) >= SEPARATING_MARGIN}
             out.setdefault(c, {})[name] = frozenset(sep)
     return out
