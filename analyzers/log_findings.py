@@ -144,7 +144,9 @@ DETECTORS: list[_Det] = [
     _Det("log:child_failed", _P(r"ChildFailedError:|failed \(exitcode: -?\d+\) local_rank: \d+"),
          1.0, lambda m: "a torchrun worker process failed"),
     # --- numerics
-    _Det("log:var_dof", _P(r"(?:var|std|var_mean|std_mean)\(\): degrees of freedom is <= 0|Degrees of freedom <= 0"),
+    _Det("log:var_dof", _P(r"(?:var|std|var_mean|std_mean)\(\): degrees of freedom is <= 0|Degrees of freedom <= 0"
+                           # batch norm over one sample (a last batch of 1): its variance is undefined
+                           r"|Expected more than 1 value per channel when training"),
          1.0, lambda m: "variance/std over a single element (degrees of freedom <= 0)"),
     # a framework stopping (or warning) because the loss went non-finite: the curve's NaN, said in
     # words (a post may quote only this line)

@@ -271,6 +271,8 @@ def test_clean_training_log_gives_nothing():
     ("RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1275, unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.14.3\nncclUnhandledCudaError: Call to CUDA function failed.", "log:nccl_error"),
     ("UserWarning: std(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor", "log:var_dof"),
     ("found nan in inputs at step 88", "log:nan_input"),
+    ("ValueError: Expected more than 1 value per channel when training, got input size torch.Size([1, 256])",
+     "log:var_dof"),
     ("InvalidArgumentError:  Received a label value of 10 which is outside the valid range of [0, 10).  Label values: 3 7",
      "log:label_out_of_range"),
     ("ValueError: Shapes (None, 1) and (None, 10) are incompatible", "log:shape_mismatch"),
