@@ -27,6 +27,7 @@ from mltdbg.playbooks import scoring
 from mltdbg.playbooks import textmodel
 
 from mltdbg.playbooks import library
+from mltdbg.playbooks.said import names_failure
 from mltdbg.playbooks.verify import Verifier
 
 # The spec's bar: below this top confidence the status is needs_more_data.
@@ -221,7 +222,7 @@ class OfflineEngine:
         run = ctx.run
         top = hyps[0].confidence if hyps else 0.0
         healthy = next((s for s in ctx.signals if s.kind == "healthy"), None)
-        said = any(_FAILURE_WORDS.search(s) for s in ctx.symptoms)     # "is this ok?" names no failure
+        said = names_failure(ctx.symptoms)     # "is this ok?" names no failure
         if not failing and p_healthy >= top and healthy is not None and not said:
             return "no_issue_found", []
         if top >= COMPLETE_AT:
@@ -246,16 +247,6 @@ class OfflineEngine:
         return "needs_more_data", needs[:6]
 
 
-# Words that describe a failure in the user's sentences (any language of the field, negation or not:
-# "does not learn", "stuck at 10%", "should reach 95%", "NaN", "OOM"): with them, healthy-looking
-# artifacts are an open question, not "no issue". "Is this normal?" has none.
-_FAILURE_WORDS = re.compile(
-    r"\b(?:errors?|exceptions?|traceback|nan|inf|fail\w*|crash\w*|stuck|stall\w*|plateau\w*|flat|diverg\w*|explod\w*"
-    r"|oom|out\s+of\s+memory|hang\w*|hung|freez\w*|killed|wrong|garbage|random|chance|worse|worsen\w*|drops?|dropped"
-    r"|degrad\w*|regress\w*|never|won'?t|doesn'?t|don'?t|didn'?t|isn'?t|can'?t|cannot|not\s+(?:\w+\s+)?(?:learn|work|decreas"
-    r"|improv|converg|train|chang|go\w*\s+down|fit)\w*|stops?|stopped|should|expected|instead|too\s+(?:low|high|slow|big|small)"
-    r"|spikes?|jumps?|slow\w*|same\s+(?:class|output|value|prediction|result)s?|always|bad|poor\w*|problem\w*|issues?|bug\w*"
-    r"|broken|unstable|oscillat\w*|overfit\w*|underfit\w*|collaps\w*|blow\w*\s+up)\b", re.I)
 # The confusable group's separating evidence is asked for only when its member leads with some weight.
 SEPARATE_NEED_AT = 0.1
 

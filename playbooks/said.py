@@ -123,3 +123,22 @@ def ruled_out(symptoms: list[str]) -> dict[str, Signal]:
         if m:
             out[kind] = Signal(kind, 1.0, f"you said {_PATTERNS[kind][1]}: \"{m.group(0)[:80]}\"")
     return out
+
+
+# Words that describe a failure in the user's sentences (any language of the field, negation or not:
+# "does not learn", "stuck at 10%", "should reach 95%", "NaN", "OOM"): with them, healthy-looking
+# artifacts are an open question, not "no issue". "Is this normal?" has none.
+_FAILURE_WORDS = re.compile(
+    r"\b(?:errors?|exceptions?|traceback|nan|inf|fail\w*|crash\w*|stuck|stall\w*|plateau\w*|flat|diverg\w*|explod\w*"
+    r"|oom|out\s+of\s+memory|hang\w*|hung|freez\w*|killed|wrong|garbage|random|chance|worse|worsen\w*|drops?|dropped"
+    r"|degrad\w*|regress\w*|never|won'?t|doesn'?t|don'?t|didn'?t|isn'?t|can'?t|cannot|not\s+(?:\w+\s+)?(?:learn|work|decreas"
+    r"|improv|converg|train|chang|go\w*\s+down|fit)\w*|stops?|stopped|should|expected|instead|too\s+(?:low|high|slow|big|small)"
+    r"|spikes?|jumps?|slow\w*|same\s+(?:class|output|value|prediction|result)s?|always|bad|poor\w*|problem\w*|issues?|bug\w*"
+    r"|broken|unstable|oscillat\w*|overfit\w*|underfit\w*|collaps\w*|blow\w*\s+up)\b", re.I)
+
+
+def names_failure(symptoms: list[str]) -> bool:
+    """The user's sentences describe a failure (the engine's status: healthy-looking artifacts
+    beside such words are an open question, not "no issue"). Broader than the scoring's
+    `Features.failure_said` (a failure class or a cause's vocabulary), which feeds a fitted term."""
+    return any(_FAILURE_WORDS.search(s) for s in symptoms)
