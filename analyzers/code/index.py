@@ -205,6 +205,14 @@ def is_zero_grad(n: ast.AST) -> bool:
     return False
 
 
+def sequential_ending(c: ast.AST, layer: str) -> ast.Call | None:
+    """The last layer of `nn.Sequential(..., layer())` when it is a call of `layer`, else None."""
+    if isinstance(c, ast.Call) and last(c) == "Sequential" and c.args and isinstance(c.args[-1], ast.Call) \
+            and last(c.args[-1]) == layer:
+        return c.args[-1]
+    return None
+
+
 def is_softmax_call(c: ast.AST, softmax_attrs: set[str]) -> bool:
     if not isinstance(c, ast.Call):
         return False
@@ -644,8 +652,7 @@ def softmax_attrs(cls: ast.AST) -> set[str]:
     for n in ast.walk(cls):
         if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call):
             v = n.value
-            if last(v) == "Softmax" or (last(v) == "Sequential" and v.args and isinstance(v.args[-1], ast.Call)
-                                         and last(v.args[-1]) == "Softmax"):
+            if last(v) == "Softmax" or sequential_ending(v, "Softmax") is not None:
                 for t in n.targets:
                     d = dotted(t)
                     if d:

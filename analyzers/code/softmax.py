@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 
 from mltdbg.analyzers.code.index import (STRONG, WEAK, Finding, PyFile, RunIndex, arg, core, dotted, fname,
-                                         is_softmax_call, last, safe_from_zero, softmax_attrs, src)
+                                         is_softmax_call, last, safe_from_zero, sequential_ending, softmax_attrs, src)
 
 
 def _prob_names(f: PyFile, scope: ast.AST, idx: RunIndex, sm_attrs: set[str]) -> dict[str, tuple[int, tuple]]:
@@ -39,8 +39,8 @@ def _prob_models(f: PyFile, idx: RunIndex) -> dict[str, tuple]:
                 continue
             if last(c) in idx.prob_classes:
                 d[name] = idx.prob_classes[last(c)]
-            elif last(c) == "Sequential" and c.args and isinstance(c.args[-1], ast.Call) and last(c.args[-1]) == "Softmax":
-                d[name] = (f, c.args[-1].lineno)
+            elif (end := sequential_ending(c, "Softmax")) is not None:
+                d[name] = (f, end.lineno)
         f.memo["prob_models"] = d
     return d
 
@@ -120,10 +120,9 @@ def _sigmoid_before_bce_logits(f: PyFile) -> list[Finding]:
         return []
     sig = None
     for _, v in f.all_assigns():
-        c = core(v)
-        if isinstance(c, ast.Call) and last(c) == "Sequential" and c.args and isinstance(c.args[-1], ast.Call) \
-                and last(c.args[-1]) == "Sigmoid":
-            sig = c.args[-1].lineno
+        end = sequential_ending(core(v), "Sigmoid")
+        if end is not None:
+            sig = end.lineno
             break
     if sig is None:
         for fn in f.funcs:
