@@ -30,9 +30,11 @@ EXTRA_TABLES_BYTES = 1024 * 1024
 _EXTRA_TRIGGERS = (b"oss |", b"oss\t", b"OSS |", b"OSS\t", b"poch  ", b"POCH  ")
 _DELIMITED_HEADER = re.compile(rb"[ \t|]*[A-Za-z_][\w/.\- ]*(?:[ \t]*[|\t][ \t]*[A-Za-z_][\w/.\- ]*)+[ \t|]*\Z")
 _RULE = re.compile(rb"[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*\Z")
-_EPOCH_OF = re.compile(rb"(\d+)/\d+\Z")
-# the first column of a delimited metrics table: what its rows step along
-_ROW_AXES = {"epoch", "step", "steps", "iteration", "iter", "global step", "global_step", "epochs"}     # "3/299": the epoch counter of YOLOv5's rows
+_EPOCH_OF = re.compile(rb"(\d+)/\d+\Z")     # "3/299": the epoch counter of YOLOv5's rows
+# A table's step column, by name, in this order of preference (close_table); the first column of a
+# delimited metrics table must be one of them (or a plural / global spelling): what its rows step along.
+_STEP_COLUMNS = ("epoch", "step", "iteration", "iter")
+_ROW_AXES = frozenset(_STEP_COLUMNS) | {"steps", "epochs", "global step", "global_step"}
 
 
 def _triggers(data: bytes):
@@ -166,7 +168,7 @@ def close_table(table: dict, rel: str) -> list[Series]:
     locs = np.array([r[0] for r in rows], dtype=np.int64)
     cols = {n: np.array([np.nan if r[1][j] is None else r[1][j] for r in rows]) for j, n in enumerate(names)}
     lower = {n.lower(): n for n in names}
-    step_col = next((lower[c] for c in ("epoch", "step", "iteration", "iter") if c in lower), None)
+    step_col = next((lower[c] for c in _STEP_COLUMNS if c in lower), None)
     if step_col is not None and np.isfinite(cols[step_col]).all():
         steps, is_index = cols[step_col].astype(np.int64), False
     else:
