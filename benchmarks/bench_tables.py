@@ -122,26 +122,22 @@ def baselines(kind: str, path: Path) -> dict:
 
 def timed_together(fns: dict, runs: int) -> tuple[dict, dict]:
     """name -> median seconds of `runs` timed calls, and name -> the last result (or the exception
-    that stopped it). One untimed call of each first; then round after round, one call of each."""
+    that stopped it). Round 0 calls each once untimed; then round after round, one call of each."""
     times: dict = {k: [] for k in fns}
     last: dict = {}
-    for k, fn in fns.items():
-        try:
-            last[k] = fn()
-        except Exception as e:  # noqa: BLE001 - a library that cannot read the file says why
-            last[k] = e
-    live = [k for k in fns if not isinstance(last[k], Exception)]
-    for _ in range(runs):
+    live = list(fns)
+    for r in range(runs + 1):
         for k in list(live):
             t = time.perf_counter()
             try:
                 last[k] = fns[k]()
-            except Exception as e:  # noqa: BLE001 - a contender that fails mid-way is reported, not timed
+            except Exception as e:  # noqa: BLE001 - a contender that cannot read the file is reported, not timed
                 last[k] = e
                 live.remove(k)
                 times[k] = []
                 continue
-            times[k].append(time.perf_counter() - t)
+            if r:
+                times[k].append(time.perf_counter() - t)
     return {k: statistics.median(v) for k, v in times.items() if v}, last
 
 

@@ -128,15 +128,14 @@ def prefetch(files: list[tuple[Path, str]]) -> int:
 
 
 def _prefetch_batch(batch: list[tuple[Path, str, bytes]]) -> None:
-    pieces = []
-    at = line = 0
-    for _, rel, data in batch:      # each ends with a newline: lines never run from one into the next
-        pieces.append((at, len(data), line, rel))
-        at += len(data)
-        line += data.count(b"\n")
+    # each file ends with a newline: lines never run from one into the next, and a file's first
+    # line is the number of the batch's newlines before its first byte
+    starts = np.cumsum([0] + [len(data) for _, _, data in batch[:-1]])
     whole = b"".join(data for _, _, data in batch)
     with small_pages(), one_thread():
         nl = find_byte(np.frombuffer(whole, np.uint8), 10)
+        first_lines = np.searchsorted(nl, starts).tolist()
+        pieces = [(int(at), len(data), line, rel) for at, line, (_, rel, data) in zip(starts, first_lines, batch)]
         pres = prepare_files(whole, nl, pieces)
     for (path, _, data), pre in zip(batch, pres):
         if pre is not None:      # None: read it alone (prepare_files says why)
