@@ -25,6 +25,7 @@ import numpy as np
 from mltdbg.analyzers.ingest import HEAD_BYTES, WIDE_HEAD_BYTES, head_bytes, is_binary, decode_utf8, read_bytes, read_text
 from mltdbg.analyzers.model import LOC_LINE, Run, Series
 from mltdbg.analyzers.names import CANONICAL, normalize
+from mltdbg.analyzers.readers.textlog.layergrads import layer_series
 
 # Step columns in order of preference; then the epoch; else the row index.
 STEP_COLUMNS = ("step", "global_step", "trainer/global_step", "_step", "iteration", "iter", "it",
@@ -971,7 +972,6 @@ def _layer_table(run: Run, rel: str, path: Path, header: list[str], cols: dict, 
         return False
     if grad_col is None:
         return True       # per-layer values that are not gradients (weight norms, counts): no curve
-    from mltdbg.analyzers.readers.textlog.layergrads import layer_series  # noqa: PLC0415 - only for this table shape
     lower = {h.strip().lower(): h for h in numeric}
     step_col = next((lower[c] for c in STEP_COLUMNS + EPOCH_COLUMNS if c in lower), None)
     vals = numeric[grad_col][0]
