@@ -1,0 +1,1 @@
+cond = (df.saleYear<2011) | (df.saleMonth<10)

@@ -1,0 +1,5 @@
+cfg.train.dataloader = {
+    "batch_size_per_gpu": 10,
+    "workers_per_gpu": 1,
+    "shuffle": True
+}

@@ -1,0 +1,1 @@
+nnUNetv2_train 704 2d all -tr nnUNetTrainerUMambaEnc

@@ -1,0 +1,1 @@
+python examples/mnist_acgan.py
