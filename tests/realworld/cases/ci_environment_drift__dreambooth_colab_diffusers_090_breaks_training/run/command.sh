@@ -1,0 +1,1 @@
+%pip install -qq git+https://github.com/ShivamShrirao/diffusers

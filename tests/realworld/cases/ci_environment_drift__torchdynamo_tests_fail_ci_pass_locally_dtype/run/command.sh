@@ -1,0 +1,1 @@
+git checkout mlazos/disallow-dtype

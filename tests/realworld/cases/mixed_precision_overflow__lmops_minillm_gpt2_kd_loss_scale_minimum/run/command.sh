@@ -1,0 +1,1 @@
+bash scripts/gpt2/kd/kd_medium.sh

@@ -1,0 +1,5 @@
+const inputs = {
+    r: item.r, 
+    //g: item.g, 
+    //b: item.b
+};
