@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import os
 import json
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -42,9 +44,20 @@ def corpus_split(case: dict) -> str:
     return "heldaside" if h < HELD_ASIDE_SHARE else "tune"
 
 
+def _tracked_only(files: list[Path]) -> list[Path]:
+    """With MLTDBG_CORPUS_TRACKED=1, only the cases git tracks: engine changes are compared on a fixed
+    set while new cases are still being written beside them."""
+    if os.environ.get("MLTDBG_CORPUS_TRACKED") != "1":
+        return files
+    out = subprocess.run(["git", "ls-files", "--", "."], cwd=CORPUS, capture_output=True, text=True,
+                         check=True).stdout
+    tracked = {(CORPUS / line).resolve() for line in out.splitlines()}
+    return [f for f in files if f.resolve() in tracked]
+
+
 def load_corpus(split: str = "all") -> list[tuple[Path, dict]]:
     out = []
-    for f in sorted(CORPUS.glob("*/case.json")):
+    for f in _tracked_only(sorted(CORPUS.glob("*/case.json"))):
         c = json.loads(f.read_text())
         c["split"] = corpus_split(c)
         if split == "all" or c["split"] == split:

@@ -20,7 +20,7 @@ from mltdbg.analyzers.model import Signal
 # "did not help" in its usual spellings, and "same"/"still" results.
 _NO_HELP = (r"(?:(?:does|did|do|has|have|had|is|was)\s*(?:n'?t|not)|never|nothing|won'?t|cannot|can'?t|no)\s*"
             r"(?:help|work|change|fix|solve|improve|make\s+(?:a|any)\s+difference)\w*"
-            r"|\bsame\b|\bstill\b|no\s+(?:change|difference|luck|effect|improvement)|without\s+(?:success|luck)"
+            r"|\bsame\b|\bstill\b|\bremain(?:s|ed|ing)?\b|no\s+(?:change|difference|luck|effect|improvement)|without\s+(?:success|luck)"
             r"|也不行|没有用|没用|无效|不行")
 _NEAR = r"[^.;!?\n]{0,80}?"
 # The same said before the attempt: "it doesn't matter if I reduce the lr", "even with a smaller lr".
@@ -35,6 +35,8 @@ _PATTERNS: dict[str, tuple[str, str]] = {
         rf"|(?:learning[\s_-]?rate|\blr\b){_NEAR}(?:lower|reduc|decreas|smaller|halv)\w*{_NEAR}(?:{_NO_HELP})"
         rf"|(?:{_NO_HELP_BEFORE}){_NEAR}{_LOWER}\s+(?:\w+\s+)?(?:learning[\s_-]?rate|lr)\b"
         rf"|(?:{_NO_HELP_BEFORE}){_NEAR}(?:learning[\s_-]?rate|\blr\b){_NEAR}{_LOWER}"
+        # "no matter how I adjust the lr": every lr tried, the failure stayed
+        r"|no\s+matter\s+how\s+(?:i\s+|we\s+)?(?:adjust|chang|tun|set|modif|tweak)\w*\s+(?:the\s+|my\s+)?(?:learning[\s_-]?rate|lr)\b"
         r"|减小学习率也不行|降低学习率(?:也)?(?:不行|没用|无效)",
         "a lower learning rate did not help"),
     "said:fp32_no_help": (

@@ -71,6 +71,7 @@ class Features:
     thinness: float = 1.0
     text: dict[str, float] = field(default_factory=dict)        # cause -> word model log-odds (textmodel.py)
     symptom_given: bool = False
+    failure_named: bool = False       # the user's words name a failure in any words (said.names_failure)
 
     @property
     def failure_said(self) -> bool:
@@ -95,6 +96,7 @@ class Model:
     text_weight: float = DEFAULT_TEXT_WEIGHT
     text_thin: float = 0.0
     healthy_said: float = 0.0       # added to "the run is fine" when the user's words name a failure
+    healthy_named: float = 0.0      # the same when only the broad failure words do (no class, no vocabulary)
     temperature: float = 1.0
     meta: dict[str, Any] = field(default_factory=dict)
 
@@ -112,7 +114,7 @@ def model() -> Model:
     return Model(delta=d.get("delta", {}), symptom_weight=d.get("symptom_weight", {}),
                  thin_boost=float(d.get("thin_boost", 0.0)), class_bonus=float(d.get("class_bonus", 0.5)),
                  text_weight=float(d.get("text_weight", DEFAULT_TEXT_WEIGHT)), text_thin=float(d.get("text_thin", 0.0)),
-                 healthy_said=float(d.get("healthy_said", 0.0)),
+                 healthy_said=float(d.get("healthy_said", 0.0)), healthy_named=float(d.get("healthy_named", 0.0)),
                  temperature=float(d.get("temperature", 1.0)), meta=d.get("meta", {}))
 
 
@@ -141,7 +143,7 @@ def extract(signals: list[Signal], symptoms: list[str], failure_kinds: tuple[str
                     ranks[c] = i
     return Features(strengths=strengths, strongest=strongest, symptom_causes=sym, class_causes=ranks,
                     failing=failing, thinness=thinness, text=dict(text or {}),
-                    symptom_given=any(t.strip() for t in symptoms))
+                    symptom_given=any(t.strip() for t in symptoms), failure_named=said.names_failure(symptoms))
 
 
 @dataclass
@@ -227,6 +229,8 @@ def pseudo_scores(feat: Features, m: Model | None = None) -> tuple[float, float]
     h = HEALTHY_PRIOR + 3.0 * feat.strengths.get("healthy", 0.0) - (4.0 if feat.failing else 0.0)
     if m is not None and feat.failure_said:
         h += m.healthy_said
+    elif m is not None and feat.failure_named:
+        h += m.healthy_named
     return h, OTHER_PRIOR
 
 

@@ -128,7 +128,13 @@ def design(data: list[dict]) -> tuple[list[dict], list[str]]:
         cols: list[list[tuple[int, float]]] = []
         for x in cs:
             cols.append([(names.setdefault(k, len(names)), v) for k, v in x.terms.items()])
-        cols += [[(names.setdefault("healthy_said", len(names)), 1.0)] if c["feat"].failure_said else [], []]
+        if c["feat"].failure_said:
+            hcol = [(names.setdefault("healthy_said", len(names)), 1.0)]
+        elif c["feat"].failure_named:
+            hcol = [(names.setdefault("healthy_named", len(names)), 1.0)]
+        else:
+            hcol = []
+        cols += [hcol, []]
         ok = c["ok"] or ["__healthy__"]
         target = np.array([lab in ok for lab in labels], dtype=float)
         if not target.any():    # the answer is no candidate: the honest output is "a cause no playbook ranks"
@@ -203,11 +209,31 @@ def folds_of(rows: list[dict], k: int) -> list[list[int]]:
     return [[i for i, r in enumerate(rows) if which[r["group"]] == f] for f in range(k)]
 
 
+def write_oof(path: Path, oof: list[tuple[dict, np.ndarray]]) -> None:
+    """One JSON line per corpus case: its accepted answers, the out-of-fold top 3 with probabilities, and
+    the rank of the first accepted answer (None: not a candidate)."""
+    with path.open("w", encoding="utf-8") as f:
+        for r, th in oof:
+            if not r["group"].startswith("corpus:"):
+                continue
+            s = _scores(r, th)
+            p = np.exp(s - s.max())
+            p /= p.sum()
+            order = np.argsort(-p)
+            ok = [r["labels"][j] for j in range(len(p)) if r["target"][j]]
+            rank = next((k + 1 for k, j in enumerate(order) if r["target"][j]), None)
+            f.write(json.dumps({"name": r["name"], "ok": ok, "rank": rank,
+                                "top": [(r["labels"][j], round(float(p[j]), 3)) for j in order[:3]]}) + "\n")
+    print(f"wrote {path}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--dry-run", action="store_true")
     ap.add_argument("--lam", type=float, choices=LAMBDAS, help="use this lambda instead of the CV choice")
+    ap.add_argument("--oof", metavar="FILE", help="write each corpus tune case's out-of-fold ranking (chosen lambda) "
+                    "to FILE as JSON lines: where the model misses on cases it did not learn from")
     a = ap.parse_args()
     data = cases()
     add_features(data)
@@ -217,7 +243,7 @@ def main() -> int:
     folds = folds_of(rows, a.folds)
     best = None
     oof_rows: dict[float, list[tuple[dict, np.ndarray]]] = {}
-    for lam in LAMBDAS:
+    for lam in (LAMBDAS if a.lam is None else (a.lam,)):
         oof = []
         for f in folds:
             test = set(f)
@@ -235,6 +261,8 @@ def main() -> int:
     print(f"playbooks alone: NLL {base_nll:.3f}, top-1 {top1(rows, np.zeros(len(names))):.3f}; chosen lambda {lam}")
     temps = np.exp(np.linspace(np.log(0.4), np.log(3.0), 41))
     oof = oof_rows[lam]
+    if a.oof:
+        write_oof(Path(a.oof), oof)
     t_nll = [sum(nll([r], th, t) for r, th in oof) / len(oof) for t in temps]
     temperature = float(temps[int(np.argmin(t_nll))])
     print(f"temperature {temperature:.3f} (out-of-fold NLL {min(t_nll):.3f} vs {t_nll[np.argmin(np.abs(temps - 1))]:.3f} at 1.0)")
@@ -242,7 +270,7 @@ def main() -> int:
     delta: dict[str, dict[str, float]] = {}
     symw: dict[str, float] = {}
     thin, cls = 0.0, 0.5
-    text_w, text_thin, healthy_said = S.DEFAULT_TEXT_WEIGHT, 0.0, 0.0
+    text_w, text_thin, healthy_said, healthy_named = S.DEFAULT_TEXT_WEIGHT, 0.0, 0.0, 0.0
     for n, v in zip(names, theta):
         if n.startswith("d|") and abs(v) >= 0.01:
             _, c, k = n.split("|", 2)
@@ -259,11 +287,14 @@ def main() -> int:
             text_thin = round(float(v), 3)
         elif n == "healthy_said":
             healthy_said = round(float(v), 3)
+        elif n == "healthy_named":
+            healthy_named = round(float(v), 3)
     out = {"meta": {"fitted": datetime.date.today().isoformat(), "cases": len(rows), "lambda": lam,
                     "cv_top1": round(best[2], 3), "cv_nll": round(best[0], 3), "script": "scripts/fit_weights.py",
                     "data": "zoo tune split + corpus tune part"},
            "temperature": round(temperature, 3), "thin_boost": thin, "class_bonus": cls,
            "text_weight": text_w, "text_thin": text_thin, "healthy_said": healthy_said,
+           "healthy_named": healthy_named,
            "symptom_weight": dict(sorted(symw.items())),
            "delta": {c: dict(sorted(d.items())) for c, d in sorted(delta.items())}}
     if a.dry_run:

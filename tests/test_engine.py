@@ -4,6 +4,7 @@ from pathlib import Path
 
 import jsonschema
 import numpy as np
+import pytest
 
 from mltdbg.analyzers.curves import curve_signals
 from mltdbg.analyzers.model import Evidence, Run, Series, Signal, TextArtifact
@@ -191,6 +192,40 @@ def test_words_that_name_a_failure_lower_the_healthy_share_by_the_fitted_weight(
     assert S.pseudo_scores(said, m)[0] == S.pseudo_scores(quiet, m)[0] - 2.0
     assert S.pseudo_scores(said)[0] == S.pseudo_scores(quiet)[0]      # the playbooks alone: no such term
     assert S.model().healthy_said < 0       # the shipped fit learned it (a described failure is rarely "fine")
+
+
+def test_broad_failure_words_lower_the_healthy_share_by_their_own_fitted_weight():
+    # "the loss didn't really go down" names no class's or cause's pattern in every spelling, but it
+    # is a failure report: its own term, fitted beside healthy_said (a question names none)
+    from mltdbg.playbooks import scoring as S
+    m = S.Model(healthy_said=-2.0, healthy_named=-1.5)
+    named = S.extract([], ["the training keeps giving me a bad result"], ())
+    asked = S.extract([], ["Can you sanity check this run?"], ())
+    assert named.failure_named and not named.failure_said and not asked.failure_named
+    assert S.pseudo_scores(named, m)[0] == S.pseudo_scores(asked, m)[0] - 1.5
+    assert S.model().healthy_named < 0       # the shipped fit learned it
+
+
+@pytest.mark.parametrize("text,cls", [
+    ("When I run the codes, the loss couldn't converge.", "loss_not_decreasing"),
+    ("the loss during training didn't really went down even after many epochs", "loss_not_decreasing"),
+    ("For some reason, I can't get a loss below 5.545 regardless of options", "loss_not_decreasing"),
+    ("the model stayed at low performance, which will not increase with training", "loss_not_decreasing"),
+    ("DDP training hangs after the first epoch", "distributed_hang"),
+    ("eval accuracy dropped after the refactor of the data module", "eval_dropped_after_refactor"),
+])
+def test_failure_classes_read_how_posts_say_it(text, cls):
+    assert cls in {c.id for c in library.classes_for([text])}
+
+
+@pytest.mark.parametrize("text,cls", [
+    ("I changed the batch size and the loss went up", "distributed_hang"),      # 'change' holds no 'hang'
+    ("It doesn't matter if I reduce my learning rate", "loss_not_decreasing"),
+    ("Training a regression neural network on tabular data", "eval_dropped_after_refactor"),
+    ("the validation accuracy is decreasing while training accuracy rises", "eval_dropped_after_refactor"),
+])
+def test_failure_classes_do_not_match_look_alikes(text, cls):
+    assert cls not in {c.id for c in library.classes_for([text])}
 
 
 def test_zero_grads_below_a_live_head_stay_a_question_between_frozen_and_dead_relu(tmp_path):

@@ -23,6 +23,8 @@ from mltdbg.playbooks.diagnose import diagnose
     ("I ran out of memory, so I use fit_generator but the accuracy is terrible", "said:oom_worked_around"),
     ("However, I was getting a CUDA out of memory issue, so I made the following change:", "said:oom_worked_around"),
     ("It now fits on my gpu, but the training loss becomes 0", "said:oom_worked_around"),
+    ("I tried to use smaller lr but the loss remains to be nan.", "said:lower_lr_no_help"),
+    ("No matter how I adjust lr, I can't get the correct result", "said:lower_lr_no_help"),
 ])
 def test_a_tried_and_failed_sentence_is_read(text, kind):
     assert kind in said.ruled_out([text])
@@ -33,7 +35,8 @@ def test_a_tried_and_failed_sentence_is_read(text, kind):
                                   "I forgot to call model.eval() before testing",
                                   "clipping fixed it", "CUDA out of memory at step 3 so the run stops",
                                   "I keep getting CUDA out of memory errors with batch size 8",
-                                  "I reduced the learning rate and now it trains", ""])
+                                  "I reduced the learning rate and now it trains",
+                                  "the remaining epochs run fine with lr 0.01", ""])
 def test_sentences_that_rule_nothing_out(text):
     assert said.ruled_out([text]) == {}
 
