@@ -137,7 +137,8 @@ class OfflineEngine:
     name = "offline"
 
     def diagnose(self, ctx: DiagnosisContext) -> Diagnosis:
-        feat = scoring.extract(ctx.signals, ctx.symptoms, FAILURE_KINDS, textmodel.scores_for(ctx.symptoms, ctx.run.texts))
+        feat = scoring.extract(ctx.signals, scoring.user_words(ctx.symptoms, ctx.run), FAILURE_KINDS,
+                               textmodel.scores_for(ctx.symptoms, ctx.run.texts))
         model = scoring.model()
         books = library.causes()
         recall_facts, recalled = recall.facts(ctx), {}
@@ -222,7 +223,7 @@ class OfflineEngine:
         run = ctx.run
         top = hyps[0].confidence if hyps else 0.0
         healthy = next((s for s in ctx.signals if s.kind == "healthy"), None)
-        said = names_failure(ctx.symptoms)     # "is this ok?" names no failure
+        said = names_failure(scoring.user_words(ctx.symptoms, run))     # "is this ok?" names no failure
         if not failing and p_healthy >= top and healthy is not None and not said:
             return "no_issue_found", []
         if top >= COMPLETE_AT:

@@ -32,7 +32,8 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from mltdbg.analyzers.model import Signal
+from mltdbg.analyzers.model import Run, Signal
+from mltdbg.analyzers.prose import prose_sentences
 from mltdbg.playbooks import library, said
 
 # A signal this weak does not satisfy a playbook's requires_any.
@@ -116,6 +117,19 @@ def model() -> Model:
                  text_weight=float(d.get("text_weight", DEFAULT_TEXT_WEIGHT)), text_thin=float(d.get("text_thin", 0.0)),
                  healthy_said=float(d.get("healthy_said", 0.0)), healthy_named=float(d.get("healthy_named", 0.0)),
                  temperature=float(d.get("temperature", 1.0)), meta=d.get("meta", {}))
+
+
+# at most this many tracebacks' error lines join the user's words
+WORDS_TRACEBACKS = 4
+
+
+def user_words(symptoms: list[str], run: Run) -> list[str]:
+    """The user's sentences: the symptom they typed, the prose of a post or notes file among the
+    artifacts (analyzers/prose.py) and the error line of each traceback (what a post's title says:
+    "RuntimeError: CUDA out of memory"). What the failure classes, the causes' symptom patterns and
+    said.py read; the word model reads the artifacts itself (textmodel.scores_for)."""
+    errors = [f"{tb.exc_type}: {tb.message}" for tb in run.tracebacks[:WORDS_TRACEBACKS]]
+    return list(symptoms) + prose_sentences(run.texts) + errors
 
 
 def extract(signals: list[Signal], symptoms: list[str], failure_kinds: tuple[str, ...],

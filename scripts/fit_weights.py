@@ -108,7 +108,7 @@ def add_features(data: list[dict]) -> None:
         if g not in models:
             models[g] = T.TextModel.build(text_docs(data, skip_group=g))
         text = models[g].scores(c["ctx"].symptoms, c["artifacts"])
-        c["feat"] = S.extract(c["ctx"].signals, c["ctx"].symptoms, E.FAILURE_KINDS, text)
+        c["feat"] = S.extract(c["ctx"].signals, S.user_words(c["ctx"].symptoms, c["ctx"].run), E.FAILURE_KINDS, text)
 
 
 def _ctx(paths, symptoms, baseline=None, repo_root=None, **_):

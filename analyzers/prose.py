@@ -1,0 +1,73 @@
+"""The user's own words inside the artifacts: a post, an issue body, a notes file saved beside the log.
+
+A thin report is often a text file of prose (what was run, what happened, what was tried) with a few
+pasted lines in it. Its sentences say what the symptom sentence says, at more length: the engine
+reads them as the user's words (failure classes, "what I tried", the failure words), not as a log.
+
+In: the run's TextArtifacts. Out: `prose_sentences(texts)` -> the prose lines of the files that are
+mostly prose (at most MAX_FILES files, MAX_CHARS characters each). A file is prose when at least
+PROSE_SHARE of its non-blank lines read as sentences (MIN_SENTENCES of them, or one paragraph): several words with
+a function word among them, mostly letters, few digits, no `key=value` or `key: number` metric shapes,
+no traceback frame. Logs, code, configs and tracebacks are not.
+Cost: one pass over each text artifact's first SCAN_CHARS characters.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from mltdbg.analyzers.model import TextArtifact
+
+PROSE_SHARE = 0.5
+MIN_WORDS = 6          # a sentence has this many words (CJK: MIN_CJK characters)
+MIN_CJK = 12
+MAX_FILES = 4
+MAX_CHARS = 6000
+SCAN_CHARS = 20000
+_KINDS = ("log", "text")
+_METRIC = re.compile(r"[\w\]\)]\s*(?:=|:)\s*[-+]?\d*\.?\d+(?:e[-+]?\d+)?\b", re.I)
+_CODE = re.compile(r"^\s*(?:def |class |import |from \S+ import|for .+:$|if .+:$|return\b|#include|\$ |>>> |@)|[{};]\s*$")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+# a sentence someone wrote has function words; a status line ("model: 6154 parameters, 2000 samples") has none
+_FUNCTION = re.compile(r"\b(?:the|is|are|was|were|i|my|we|it|this|that|to|of|and|but|when|why|how|not|have|has|can|does"
+                       r"|don't|doesn't|didn't|can't)\b", re.I)
+# a traceback's frames and its error line are read by the traceback analyzers, not as the user's words
+_TRACE = re.compile(r"^\s*(?:File \"|Traceback \(|[\w.]*(?:Error|Exception|Warning)\b:?|at [\w.$]+\()")
+# a file is prose with this many sentence lines, or one paragraph of MIN_PARAGRAPH_WORDS words
+MIN_SENTENCES = 2
+MIN_PARAGRAPH_WORDS = 15
+# model output a log prints ("sample: 'the wlg smar r'") is not the user's words
+_SAMPLE = re.compile(r"^[\w ]{1,24}:\s*['\"]")
+
+
+def _sentence(line: str) -> bool:
+    s = line.strip()
+    if not s or _CODE.search(s) or _TRACE.search(s) or _SAMPLE.search(s) or len(_METRIC.findall(s)) >= 2:
+        return False
+    letters = sum(ch.isalpha() for ch in s)
+    digits = sum(ch.isdigit() for ch in s)
+    if letters < 0.6 * len(s.replace(" ", "")) or digits > 0.2 * len(s):
+        return False
+    if len(_CJK.findall(s)) >= MIN_CJK:
+        return True
+    return len(s.split()) >= MIN_WORDS and bool(_FUNCTION.search(s))
+
+
+def prose_sentences(texts: Iterable[TextArtifact]) -> list[str]:
+    """The sentence lines of each text artifact that is mostly prose, joined per file."""
+    out: list[str] = []
+    for t in texts:
+        if t.kind not in _KINDS:
+            continue
+        # greetings, titles and "(see train.log)" say nothing either way: not counted
+        lines = [ln for ln in t.text[:SCAN_CHARS].splitlines() if len(ln.split()) >= 3 or len(_CJK.findall(ln)) >= 3]
+        if not lines:
+            continue
+        keep = [ln.strip() for ln in lines if _sentence(ln)]
+        enough = len(keep) >= MIN_SENTENCES or sum(len(k.split()) for k in keep) >= MIN_PARAGRAPH_WORDS \
+            or sum(len(_CJK.findall(k)) for k in keep) >= MIN_PARAGRAPH_WORDS * 2
+        if keep and enough and len(keep) >= PROSE_SHARE * len(lines):
+            out.append(" ".join(keep)[:MAX_CHARS])
+            if len(out) >= MAX_FILES:
+                break
+    return out

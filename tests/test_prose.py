@@ -1,0 +1,64 @@
+"""The user's words inside the artifacts (analyzers/prose.py) and what the engine reads of them."""
+from __future__ import annotations
+
+from mltdbg.analyzers.ingest import ingest
+from mltdbg.analyzers.prose import prose_sentences
+from mltdbg.playbooks import library
+from mltdbg.playbooks import scoring as S
+from mltdbg.playbooks.diagnose import context_for, diagnose
+
+POST = """Loss does not go down
+
+Hi,
+
+I am training a small CNN on my own dataset and the loss couldn't converge after 30 epochs.
+I tried a smaller learning rate but the loss remains the same.
+(see train.log)
+Thank you.
+"""
+LOG = "".join(f"2024-05-01 12:00:{i:02d} | INFO | step={i} loss={2.3 - 0.01 * i:.3f} lr=0.001\n" for i in range(40))
+CONSOLE = "model: 6154 parameters, 2000 training samples\nGPU available: True (cuda), used: True\n"
+SAMPLES = "sample: 'the wlg smar r tm log tr rat iug smatilg. it'\nsample: 'the eda u ededn edve ededve brjnge'\n"
+TRACE = """Traceback (most recent call last):
+  File "train.py", line 12, in <module>
+    loss.backward()
+RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB
+"""
+
+
+def _texts(tmp_path, files: dict[str, str]):
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    return ingest([str(tmp_path)]).texts
+
+
+def test_a_post_saved_beside_the_log_is_read_as_the_users_words(tmp_path):
+    texts = _texts(tmp_path, {"question.txt": POST, "train.log": LOG})
+    got = prose_sentences(texts)
+    assert len(got) == 1
+    assert "couldn't converge" in got[0] and "remains the same" in got[0]
+    assert "step=" not in got[0] and "Thank you" not in got[0]
+
+
+def test_logs_status_lines_model_samples_and_tracebacks_are_not_prose(tmp_path):
+    texts = _texts(tmp_path, {"train.log": LOG, "console.log": CONSOLE, "samples.log": SAMPLES, "traceback.txt": TRACE})
+    assert prose_sentences(texts) == []
+
+
+def test_the_engine_reads_the_post_like_a_symptom(tmp_path):
+    (tmp_path / "question.txt").write_text(POST)
+    run = ingest([str(tmp_path)])
+    words = S.user_words([], run)
+    feat = S.extract([], words, ())
+    assert "loss_not_decreasing" in {c.id for c in library.classes_for(words)}
+    assert feat.failure_said and feat.symptom_given
+    assert "said:lower_lr_no_help" in feat.strengths      # "tried a smaller learning rate but ... remains"
+    # end to end: a failure in the post is never "no issue", and the class's causes are ranked
+    d = diagnose([str(tmp_path)], [])
+    assert d.status != "no_issue_found" and d.hypotheses
+
+
+def test_a_tracebacks_error_line_joins_the_users_words(tmp_path):
+    (tmp_path / "traceback.txt").write_text(TRACE)
+    run = context_for([str(tmp_path)], ["it crashed"]).run       # tracebacks are parsed by the analyzers
+    assert any(w.startswith("RuntimeError: CUDA out of memory") for w in S.user_words(["it crashed"], run))
