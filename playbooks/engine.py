@@ -137,8 +137,9 @@ class OfflineEngine:
     name = "offline"
 
     def diagnose(self, ctx: DiagnosisContext) -> Diagnosis:
-        feat = scoring.extract(ctx.signals, scoring.user_words(ctx.symptoms, ctx.run), FAILURE_KINDS,
-                               textmodel.scores_for(ctx.symptoms, ctx.run.texts))
+        words = scoring.user_words(ctx.symptoms, ctx.run)
+        feat = scoring.extract(ctx.signals, words, FAILURE_KINDS, textmodel.scores_for(ctx.symptoms, ctx.run.texts),
+                               textmodel.said_scores_for(words, ctx.run.texts))
         model = scoring.model()
         books = library.causes()
         recall_facts, recalled = recall.facts(ctx), {}

@@ -71,6 +71,9 @@ class Features:
     failing: bool = False
     thinness: float = 1.0
     text: dict[str, float] = field(default_factory=dict)        # cause -> word model log-odds (textmodel.py)
+    # the same from what was said about the run (the user's words, logs, tracebacks, configs; not code):
+    # what may make a cause a candidate by words (textmodel.said_scores_for)
+    text_user: dict[str, float] | None = None
     symptom_given: bool = False
     failure_named: bool = False       # the user's words name a failure in any words (said.names_failure)
 
@@ -84,7 +87,10 @@ class Features:
         a clean log read by the word model is no failure to explain)."""
         if not self.symptom_given:
             return set()
-        top = sorted(self.text.items(), key=lambda kv: -kv[1])[:TEXT_CANDIDATES]
+        # a training script's words are no report of a failure: a cause joins by what was said about
+        # the run (when that score is known); the code's words only weigh it
+        said = self.text if self.text_user is None else self.text_user
+        top = sorted(said.items(), key=lambda kv: -kv[1])[:TEXT_CANDIDATES]
         return {c for c, v in top if v >= TEXT_CANDIDATE_AT}
 
 
@@ -133,8 +139,9 @@ def user_words(symptoms: list[str], run: Run) -> list[str]:
 
 
 def extract(signals: list[Signal], symptoms: list[str], failure_kinds: tuple[str, ...],
-            text: dict[str, float] | None = None) -> Features:
-    """`text`: the word model's scores (textmodel.TextModel.scores), {} to leave words to the regexes."""
+            text: dict[str, float] | None = None, text_user: dict[str, float] | None = None) -> Features:
+    """`text`: the word model's scores (textmodel.TextModel.scores), {} to leave words to the regexes;
+    `text_user`: its scores without the code's words (None: `text` decides the word candidates too)."""
     strongest: dict[str, Signal] = dict(said.ruled_out(symptoms))   # what the user tried (against causes)
     for s in signals:
         if s.kind not in strongest or s.strength > strongest[s.kind].strength:
@@ -156,7 +163,7 @@ def extract(signals: list[Signal], symptoms: list[str], failure_kinds: tuple[str
                 if c and (c not in ranks or i < ranks[c]):
                     ranks[c] = i
     return Features(strengths=strengths, strongest=strongest, symptom_causes=sym, class_causes=ranks,
-                    failing=failing, thinness=thinness, text=dict(text or {}),
+                    failing=failing, thinness=thinness, text=dict(text or {}), text_user=text_user,
                     symptom_given=any(t.strip() for t in symptoms), failure_named=said.names_failure(symptoms))
 
 

@@ -137,6 +137,19 @@ def scores_for(symptoms: list[str], texts) -> dict[str, float]:
     return m.scores(symptoms, artifact_text(texts)) if m is not None else {}
 
 
+def said_scores_for(words: list[str], texts) -> dict[str, float]:
+    """The shipped model's scores of what was said about the run: the user's words and the text of
+    its logs, tracebacks and configs, not its code (a training script's words, `lr`, `optimizer`,
+    `init`, are in every script and name no failure); {} without a model."""
+    m = model()
+    return m.scores(words, artifact_text(said_texts(texts))) if m is not None else {}
+
+
+def said_texts(texts) -> list:
+    """The text artifacts that are not code."""
+    return [t for t in texts if t.kind != "code"]
+
+
 _REGEX_SYNTAX = re.compile(r"\\[bdswBDSW]|[\\()|?*+\[\]^$.{}]")
 
 

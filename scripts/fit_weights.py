@@ -108,7 +108,9 @@ def add_features(data: list[dict]) -> None:
         if g not in models:
             models[g] = T.TextModel.build(text_docs(data, skip_group=g))
         text = models[g].scores(c["ctx"].symptoms, c["artifacts"])
-        c["feat"] = S.extract(c["ctx"].signals, S.user_words(c["ctx"].symptoms, c["ctx"].run), E.FAILURE_KINDS, text)
+        words = S.user_words(c["ctx"].symptoms, c["ctx"].run)
+        said = models[g].scores(words, T.artifact_text(T.said_texts(c["ctx"].run.texts)))
+        c["feat"] = S.extract(c["ctx"].signals, words, E.FAILURE_KINDS, text, said)
 
 
 def _ctx(paths, symptoms, baseline=None, repo_root=None, **_):

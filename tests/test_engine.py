@@ -228,6 +228,23 @@ def test_failure_classes_do_not_match_look_alikes(text, cls):
     assert cls not in {c.id for c in library.classes_for([text])}
 
 
+def test_a_training_scripts_words_weigh_causes_but_never_nominate_one():
+    # the word model reads the code too (its words weigh the candidates), but what makes a cause a
+    # candidate by words alone is what was said about the run: the user's words, logs, tracebacks
+    from mltdbg.playbooks import scoring as S
+    from mltdbg.playbooks import textmodel as T
+    code = TextArtifact(path="train.py", abspath=Path("train.py"), kind="code",
+                        text="optimizer = torch.optim.SGD(model.parameters(), lr=args.lr)\nscaler = GradScaler()\n" * 20)
+    words = ["model only outputs colons"]
+    with_code = T.scores_for(words, [code])
+    said = T.said_scores_for(words, [code])
+    assert said == T.said_scores_for(words, [])          # the code is not read for nominations
+    feat = S.Features(strengths={}, strongest={}, symptom_given=True, text=with_code, text_user=said)
+    assert feat.text_causes() <= {c for c, v in said.items() if v >= S.TEXT_CANDIDATE_AT}
+    assert S.Features(strengths={}, strongest={}, symptom_given=True, text=with_code).text_causes() == \
+        {c for c, v in sorted(with_code.items(), key=lambda kv: -kv[1])[:S.TEXT_CANDIDATES] if v >= S.TEXT_CANDIDATE_AT}
+
+
 def test_zero_grads_below_a_live_head_stay_a_question_between_frozen_and_dead_relu(tmp_path):
     (tmp_path / "grads.txt").write_text("layer            grad_norm\nconv1.weight     0.0\nconv1.bias       0.0\n"
                                         "conv2.weight     0.0\nfc1.weight       0.0\nfc2.weight       0.0012\n")
