@@ -282,7 +282,7 @@ def read_bytes(path: Path, rel: str | None = None, run: Run | None = None, cap: 
     held = _Held(cap)
     with open(path, "rb") as f:
         size = os.fstat(f.fileno()).st_size
-        holes = _has_holes(f.fileno(), size)      # (before any buffered read: it moves the file offset)
+        holes = has_holes(f.fileno(), size)      # (before any buffered read: it moves the file offset)
         gz = f.read(2) == b"\x1f\x8b"
         f.seek(0)
         if gz:
@@ -335,7 +335,7 @@ class _Upto:
         return b
 
 
-def _has_holes(fd: int, size: int) -> bool:
+def has_holes(fd: int, size: int) -> bool:
     """Whether the file has a hole before size (sparse); False where the OS cannot tell.
     The offset of fd is put back at 0."""
     try:

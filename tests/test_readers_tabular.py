@@ -381,3 +381,76 @@ def test_a_text_column_that_names_no_layers_keeps_the_curves(tmp_path, text, nam
     """A run name or a tag in a column called `name`/`tensor` is no per-layer table."""
     (tmp_path / "m.csv").write_text(text)
     assert [s.name for s in ingest([tmp_path]).series] == names
+
+
+def _big_rows(n: int = 120_000) -> list[str]:
+    """A CSV body of more than the 1 MB the readers look at first (so what follows it is met late)."""
+    return [f"{i},{i * 0.001:.4f},0.1" for i in range(n)]
+
+
+@pytest.mark.parametrize("odd,lines,warn", [
+    ("\r\n", None, None),                            # line ends turn to CRLF past the first MB
+    ("\r", [100_002], "m.csv:100002: 1 rows"),       # a lone CR inside a row: one bad row
+    ("\n\n", None, None),                            # a blank line: nothing, not junk
+    ("\n1,2,3,4\n", [100_002], "m.csv:100002: 1 rows"),   # one cell too many
+])
+def test_what_follows_the_first_megabyte_reads_as_in_the_first(tmp_path, odd, lines, warn):
+    """Arrow reading a big CSV while it parses (the regular file) gives the rows and line numbers
+    that reading it all first gives, whatever the file holds past the first MB."""
+    rows = _big_rows()
+    p = tmp_path / "m.csv"
+    if odd == "\r":
+        body = "\n".join(rows[:100_000]) + "\n" + rows[100_000] + "\r" + "\n".join(rows[100_001:]) + "\n"
+    elif odd == "\r\n":
+        body = "\n".join(rows[:100_000]) + "\r\n" + "\r\n".join(rows[100_000:]) + "\r\n"
+    else:
+        body = "\n".join(rows[:100_000]) + odd + "\n".join(rows[100_000:]) + "\n"
+    p.write_text("step,loss,lr\n" + body, newline="")
+    run = ingest([p])
+    loss = next(s for s in run.series if s.raw_name == "loss")
+    assert loss.steps[:3].tolist() == [0, 1, 2] and loss.locs[:3].tolist() == [2, 3, 4]
+    assert loss.steps[-1] == 119_999
+    if odd == "\n\n":
+        assert run.warnings == [] and loss.locs[-1] == 120_002 and len(loss.steps) == 120_000
+    elif warn:
+        assert [w for w in run.warnings if "rows" in w][0].startswith(warn)
+        assert lines[0] not in set(loss.locs.tolist())
+    else:
+        assert run.warnings == [] and loss.locs[-1] == 120_001 and len(loss.steps) == 120_000
+
+
+@pytest.mark.parametrize("cell", ['a"b', "naïve", "a\x00b", "a" + "\x00" * 300 + "b"])
+def test_a_text_column_odd_past_the_first_megabyte(tmp_path, cell):
+    """A quote, a non-ASCII or a NUL byte in a text column past the first MB (the file then read
+    the careful way): every row's loss at its line."""
+    rows = [f"{i},{i * 0.001:.4f},{cell if i == 110_000 else 'abc'}" for i in range(120_000)]
+    p = tmp_path / "m.csv"
+    p.write_bytes(("step,loss,run\n" + "\n".join(rows) + "\n").encode())
+    run = ingest([p])
+    assert [s.raw_name for s in run.series] == ["loss"] and run.warnings == []
+    assert run.series[0].steps.tolist() == list(range(120_000))
+    assert run.series[0].locs.tolist() == list(range(2, 120_002))
+
+
+def test_jsonl_lines_when_some_line_is_no_record(tmp_path):
+    """A blank line, or two records on one line: each record keeps its own line."""
+    p = tmp_path / "m.jsonl"
+    recs = [json.dumps({"step": i, "loss": 1.0 / (i + 1)}) for i in range(5)]
+    p.write_text(recs[0] + "\n\n" + "\n".join(recs[1:]) + "\n")
+    loss = series(read(p), "loss")
+    assert loss.locs.tolist() == [1, 3, 4, 5, 6]
+    q = tmp_path / "n.jsonl"
+    q.write_text("\n".join(recs) + "\n")
+    assert series(read(q), "loss").locs.tolist() == [1, 2, 3, 4, 5]
+
+
+def test_trainer_state_lines_over_several_megabytes(tmp_path):
+    """A trainer_state.json of several MB (its lines looked at a block at a time): every entry at
+    its line, and the keys after the list end it."""
+    hist = [{"epoch": i / 1000, "loss": 1.0 / (i + 1), "step": i + 1} for i in range(60_000)]
+    p = tmp_path / "trainer_state.json"
+    p.write_text(json.dumps({"best_metric": None, "log_history": hist, "max_steps": 60_000}, indent=2))
+    loss = series(read(p), "loss")
+    # the list's first element starts on line 4; each entry spans 5 lines (indent=2, 3 keys)
+    assert loss.locs.tolist() == [4 + 5 * i for i in range(60_000)]
+    assert p.read_text().splitlines()[loss.locs[-1] - 1].strip() == "{"

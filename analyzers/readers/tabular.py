@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import warnings
 from itertools import chain, repeat
@@ -22,7 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from mltdbg.analyzers.ingest import HEAD_BYTES, WIDE_HEAD_BYTES, head_bytes, is_binary, decode_utf8, read_bytes, read_text
+from mltdbg.analyzers.ingest import (HEAD_BYTES, MAX_TEXT_BYTES, WIDE_HEAD_BYTES, has_holes, decode_utf8, head_bytes,
+                                     is_binary, read_bytes, read_text)
 from mltdbg.analyzers.model import LOC_LINE, Run, Series
 from mltdbg.analyzers.names import CANONICAL, normalize
 from mltdbg.analyzers.readers.textlog.layergrads import layer_series
@@ -308,7 +310,7 @@ def read(path: Path, rel: str, run: Run) -> None:
 
 
 def _read_csv(path: Path, rel: str, run: Run, delim: str) -> None:
-    if _csv_ascii_arrow(path, rel, run, delim):
+    if _csv_streamed_arrow(path, rel, run, delim) or _csv_ascii_arrow(path, rel, run, delim):
         return
     import pandas as pd  # lazily: ~0.3 s to import, and most runs have no table to parse  # noqa: PLC0415 - heavy; only for this file format
     text = read_text(path, rel, run)
@@ -482,13 +484,13 @@ def _read_json_arrow(path: Path, rel: str, run: Run, data: bytes, hist) -> bool:
         return False
     n = len(hist)
     m = re.search(rb'"log_history"\s*:\s*\[', data)
-    fast = _row_lines_indented(data, m.end(), n) if m and n else None    # the bytes as they are: no decode
+    fast = _row_starts_indented(data, m.end(), n) if m and n else None    # the bytes as they are: no decode
     if fast is None:
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             return False
-        fast = _row_lines(text, "log_history", n) if n else []
+        fast = np.asarray(_row_lines(text, "log_history", n) if n else [], dtype=np.int64)
     lineno = np.asarray(fast, dtype=np.int64)
     # HF Trainer's last log_history row is a run summary (SUMMARY_KEYS): not a point
     summary = np.zeros(n, bool)
@@ -497,8 +499,11 @@ def _read_json_arrow(path: Path, rel: str, run: Run, data: bytes, hist) -> bool:
             summary |= ~c.is_null().to_numpy(zero_copy_only=False)
     cols = [c for _, c in leaves]
     if summary.any():
-        keep = pa.array(~summary)
-        cols = [c.filter(keep) for c in cols]
+        if summary[-1] and not summary[:-1].any():     # the usual place: the last row (a view, no copy)
+            cols = [c.slice(0, n - 1) for c in cols]
+        else:
+            keep = pa.array(~summary)
+            cols = [c.filter(keep) for c in cols]
         lineno = lineno[~summary]
     return _emit_arrow(pa, run, rel, path, names, cols, lineno, 0, None, bools=True)
 
@@ -596,22 +601,35 @@ def _csv_ascii_arrow(path: Path, rel: str, run: Run, delim: str) -> bool:
     if _arrow() is None:
         return False
     data = read_bytes(path)
-    if not data.isascii():
-        return False
     lead = len(data) - len(data.lstrip(b"\r\n"))
     body_start = data.find(b"\n", lead)
     if body_start < 0:
         return False
-    header = split_csv_line(data[lead:body_start].decode("ascii").rstrip("\r"), delim)
+    head = data[lead:body_start]
+    if not head.isascii():
+        return False
+    header = split_csv_line(head.decode("ascii").rstrip("\r"), delim)
     if len(header) > MAX_COLUMNS:
         return False
     end = len(data)
     if not data.endswith(b"\n"):       # a last line still being written: kept only if whole
         cut = data.rfind(b"\n") + 1
+        if not data[cut:].isascii():
+            return False
         if len(data[cut:].split(delim.encode())) != len(header):
             end = cut
-    if end <= body_start + 1 or data.find(b'"', body_start + 1, end) >= 0:
+    if end <= body_start + 1:
         return False
+    # ASCII and no quote: looked for in the first MB here (a quoted or non-ASCII file leaves at
+    # once); in the rest only when Arrow typed some column as text (a cell of numbers, true/false
+    # or nothing holds neither, and no byte of an unrejected row is outside a cell)
+    near = min(end, body_start + 1 + SNIFF_BYTES)
+    if not data[body_start:near].isascii() or data.find(b'"', body_start + 1, near) >= 0:
+        return False
+
+    def ascii_unquoted(plain: bool) -> bool:
+        return plain or data.isascii() and data.find(b'"', near, end) < 0
+
     header_line = data.count(b"\n", 0, lead) + 1
     # a view of the body, not a copy (a 1M-row CSV is 30 MB): Arrow reads any buffer. Without a
     # '\r' in it, Arrow's rows are its '\n' lines one for one once it keeps blank lines (and
@@ -619,22 +637,96 @@ def _csv_ascii_arrow(path: Path, rel: str, run: Run, delim: str) -> bool:
     nlines = EVERY_LINE_A_ROW if data.find(b"\r", body_start + 1, end) < 0 else \
         data.count(b"\n", body_start + 1, end) + (0 if data[end - 1] == 10 else 1)
     return _csv_arrow(run, rel, path, memoryview(data)[body_start + 1:end], delim, header, header_line, None,
-                      nlines=nlines)
+                      nlines=nlines, verify=ascii_unquoted)
 
 
 # `nlines` for _csv_arrow: the body has no '\r', so Arrow's rows are its lines when no line is rejected
 EVERY_LINE_A_ROW = -1
 
 
-def _csv_arrow(run: Run, rel: str, path: Path, body: bytes | memoryview, delim: str, header: list[str],
-               header_line: int, fields: np.ndarray | None, nlines: int | None = None) -> bool:
+class _StreamedBody:
+    """A CSV body (from `start` to the size the file had when opened) as Arrow's reader pulls it,
+    on Arrow's I/O thread (the reading overlaps the parsing, as when Arrow reads a path itself):
+    each block is looked at for a '\\r' on the way, and kept for a look after the parse."""
+
+    closed = False
+
+    def __init__(self, f, start: int, size: int):
+        f.seek(start)
+        self.f, self.left = f, size - start
+        self.blocks: list[bytes] = []
+        self.cr = False
+
+    def read(self, n: int = -1) -> bytes:
+        if self.left <= 0:
+            return b""
+        b = self.f.read(self.left if n is None or n < 0 else min(n, self.left))
+        self.left -= len(b)
+        self.cr = self.cr or b"\r" in b
+        self.blocks.append(b)
+        return b
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return False
+
+    def close(self) -> None:
+        pass
+
+
+def _csv_streamed_arrow(path: Path, rel: str, run: Run, delim: str) -> bool:
+    """_csv_ascii_arrow for the regular file (not gzip, no holes, within what read_bytes reads in
+    one go, its last line whole, no '\\r', quote, NUL or non-ASCII byte in its first MB): Arrow
+    reads the body from the file while it parses, instead of after read_bytes has read it all.
+    The same rows, from the same bytes: a '\\r' met later, or a text column whose cells hold a
+    quote, a NUL or a non-ASCII byte, and nothing is done here (False): _csv_ascii_arrow and the
+    text path read the file as they always did."""
+    if _arrow() is None:
+        return False
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size < 2 or size > MAX_TEXT_BYTES // 2 or has_holes(f.fileno(), size):
+                return False
+            head = f.read(min(size, SNIFF_BYTES))
+            if head[:2] == b"\x1f\x8b" or not head.isascii() or b"\x00" in head or b"\r" in head:
+                return False
+            f.seek(size - 1)
+            if f.read(1) != b"\n":
+                return False
+            lead = len(head) - len(head.lstrip(b"\n"))
+            body_start = head.find(b"\n", lead)
+            if body_start < 0 or body_start + 1 >= size or head.find(b'"', body_start + 1) >= 0:
+                return False
+            header = split_csv_line(head[lead:body_start].decode("ascii"), delim)
+            if len(header) > MAX_COLUMNS:
+                return False
+            body = _StreamedBody(f, body_start + 1, size)
+
+            def as_read(plain: bool) -> bool:
+                # (a cell of numbers, true/false or nothing holds no quote, NUL or non-ASCII byte)
+                return not body.cr and (plain or all(b.isascii() and b'"' not in b and b"\x00" not in b
+                                                     for b in body.blocks))
+
+            return _csv_arrow(run, rel, path, body, delim, header, lead + 1, None, nlines=EVERY_LINE_A_ROW,
+                              verify=as_read)
+    except OSError:
+        return False
+
+
+def _csv_arrow(run: Run, rel: str, path: Path, body: bytes | memoryview | _StreamedBody, delim: str, header: list[str],
+               header_line: int, fields: np.ndarray | None, nlines: int | None = None, verify=None) -> bool:
     """The body of an unquoted CSV through pyarrow: rows with the header's cell count, blank lines
     skipped, the rest counted as bad (as the pandas path counts them). False: not read here.
 
     fields None: only when every line is a row (no blank line, Arrow rejects none), so the rows
     are the lines one for one; else the caller counts cells per line and asks again. `body` may
     be a memoryview (no copy of a big body); `nlines`: its line count when the caller has it
-    (a memoryview cannot count)."""
+    (a memoryview cannot count); or a _StreamedBody. `verify(plain)`: called after the parse, plain
+    when every column is numbers, true/false or empty (text may hide what the caller has not
+    looked for); False: not read here."""
     pa = _arrow()
     ncol = len(header)
     if pa is None or ncol < 2:
@@ -642,7 +734,7 @@ def _csv_arrow(run: Run, rel: str, path: Path, body: bytes | memoryview, delim: 
     rejected = []
     try:
         table = pa.csv.read_csv(
-            pa.py_buffer(body),
+            body if isinstance(body, _StreamedBody) else pa.py_buffer(body),
             read_options=pa.csv.ReadOptions(column_names=[f"c{j}" for j in range(ncol)]),
             parse_options=pa.csv.ParseOptions(delimiter=delim, quote_char=False,
                                               ignore_empty_lines=nlines != EVERY_LINE_A_ROW,
@@ -652,19 +744,23 @@ def _csv_arrow(run: Run, rel: str, path: Path, body: bytes | memoryview, delim: 
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError):
         return False
     if fields is None:
-        if nlines is None:
+        if nlines is None and not isinstance(body, _StreamedBody):      # (a stream comes with nlines)
             raw = body if isinstance(body, bytes) else bytes(body)
             nlines = raw.count(b"\n") + (0 if raw.endswith(b"\n") else 1)
         if rejected or (nlines != EVERY_LINE_A_ROW and table.num_rows != nlines):
             return False
-        good = np.ones(table.num_rows, bool)
+        badl = np.zeros(0, bool)
+        lines = np.arange(header_line + 1, header_line + 1 + table.num_rows, dtype=np.int64)
     else:
         good = fields == ncol
         if table.num_rows != int(good.sum()):
             return False
-    badl = np.zeros(0, bool) if fields is None else ~good & (fields != 1)
-    lines = (np.arange(table.num_rows, dtype=np.int64) if fields is None else
-             np.flatnonzero(good).astype(np.int64)) + header_line + 1
+        badl = ~good & (fields != 1)
+        lines = np.flatnonzero(good).astype(np.int64) + header_line + 1
+    if verify is not None and not verify(all(pa.types.is_integer(c.type) or pa.types.is_floating(c.type)
+                                             or pa.types.is_boolean(c.type) or pa.types.is_null(c.type)
+                                             for c in table.columns)):
+        return False
     nbad = int(badl.sum())
     first_bad = int(np.flatnonzero(badl)[0]) + header_line + 1 if nbad else None
     if not _emit_arrow(pa, run, rel, path, header, list(table.columns), lines, nbad, first_bad, bools=False):
@@ -693,7 +789,10 @@ def _jsonl_arrow(run: Run, rel: str, path: Path, data: bytes) -> bool:
     if pa is None:
         return False
     b = np.frombuffer(data, np.uint8)
-    nl = np.flatnonzero(b == 10)
+    nl = _newlines(b)
+    if data[:1] == b"{" and data.endswith(b"\n") and bool(np.all(b[nl[:-1] + 1] == 123)):
+        # the usual file: every line starts a record (so none is blank); line i is row i
+        return _jsonl_arrow_read(pa, run, rel, path, data, np.arange(1, len(nl) + 1, dtype=np.int64))
     starts = np.concatenate(([0], nl + 1))
     ends = np.concatenate((nl, [len(data)]))
     if not data.endswith(b"\n"):        # the last line may still be being written
@@ -709,12 +808,16 @@ def _jsonl_arrow(run: Run, rel: str, path: Path, data: bytes) -> bool:
     rec = (ends > starts) & (b[first] == ord("{")) if len(data) else np.zeros(0, bool)
     if not rec.any() or ((ends > starts) & ~rec & (b[first] > 32)).any():
         return False                     # a line that is not an object: the careful path says which
+    return _jsonl_arrow_read(pa, run, rel, path, data, np.flatnonzero(rec).astype(np.int64) + 1)
+
+
+def _jsonl_arrow_read(pa, run: Run, rel: str, path: Path, data: bytes, lines: np.ndarray) -> bool:
+    """_jsonl_arrow once the lines holding a record are known (1-based, `lines`)."""
     try:
         table = pa.json.read_json(pa.py_buffer(data if data.endswith(b"\n") else data + b"\n"),
                                   read_options=pa.json.ReadOptions(block_size=1 << 22))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError, OverflowError):
         return False
-    lines = np.flatnonzero(rec).astype(np.int64) + 1
     if table.num_rows != len(lines):
         return False
     leaves: list = []
@@ -735,7 +838,7 @@ def _emit_arrow(pa, run: Run, rel: str, path: Path, header: list[str], columns: 
     cells (null) apart from NaN values, so no sentinel and no junk mask is needed, and full
     columns share one steps and one lines array. False (nothing done) when some column that
     _emit would read is text: then _emit reads them all."""
-    num: dict[str, tuple[np.ndarray, np.ndarray | None]] = {}
+    num: dict = {}                        # name -> Arrow column (numbers; converted below, once)
     skip = _bucket_columns(header)
     for h, col in zip(header, columns):
         if h.strip().lower() in CLOCK_COLUMNS or h in skip:
@@ -749,11 +852,9 @@ def _emit_arrow(pa, run: Run, rel: str, path: Path, header: list[str], columns: 
             continue
         if not (pa.types.is_integer(t) or pa.types.is_floating(t)):
             return False
-        v = col.to_numpy(zero_copy_only=False)       # int64 stays int64 until a value needs float
-        present = ~col.is_null().to_numpy(zero_copy_only=False) if col.null_count else None
-        if present is not None and not present.any():
+        if col.null_count == len(col):
             continue
-        num[h] = (v, present)
+        num[h] = col
     if n_skipped:
         run.warnings.append(f"{rel}:{first_skipped}: {n_skipped} rows not numeric or with the wrong number of "
                             f"cells (first shown), skipped")
@@ -763,7 +864,9 @@ def _emit_arrow(pa, run: Run, rel: str, path: Path, header: list[str], columns: 
         step_col = next((lower[c] for c in EPOCH_COLUMNS if c in lower), None)
     has_step = None                       # None: every row has a step
     if step_col is not None:
-        sv, sp = num[step_col]
+        scol = num[step_col]
+        sv = scol.to_numpy(zero_copy_only=False)       # int64 stays int64 until a value needs float
+        sp = ~scol.is_null().to_numpy(zero_copy_only=False) if scol.null_count else None
         if sv.dtype.kind in "iu":
             ok = np.ones(len(sv), bool) if sp is None else sp
             steps_all = sv.astype(np.int64, copy=False) if sp is None else np.where(sp, sv, 0).astype(np.int64)
@@ -775,20 +878,29 @@ def _emit_arrow(pa, run: Run, rel: str, path: Path, header: list[str], columns: 
     metric_cols = [h for h in num if h != step_col]
     tag = _tb_tag(path) if [h.strip().lower() for h in metric_cols] == ["value"] else None
     for h in metric_cols:
-        vals, present = num[h]
-        if vals.dtype != np.float64:
-            vals = vals.astype(np.float64)
-        if has_step is not None:
-            present = has_step if present is None else present & has_step
-        if present is None:
-            v, locs = vals, lines
-            steps = steps_all if step_col is not None else np.arange(len(vals), dtype=np.int64)
+        col = num[h]
+        if not col.null_count and has_step is None:
+            vals = col.to_numpy(zero_copy_only=False)
+            v = vals if vals.dtype == np.float64 else vals.astype(np.float64)
+            locs = lines
+            steps = steps_all if step_col is not None else np.arange(len(v), dtype=np.int64)
             dup = dup_steps if step_col is not None else False
         else:
-            if not present.any():
+            # the rows that hold a value (and a step): the column's non-null values only, not a
+            # NaN-filled copy of all its rows (a val_loss every 1,000 rows is a thousandth of them)
+            if col.null_count:
+                idx = np.flatnonzero(col.is_valid().to_numpy(zero_copy_only=False))
+                v = np.array(col.drop_null().to_numpy(zero_copy_only=False), dtype=np.float64)
+                if has_step is not None:
+                    k = has_step[idx]
+                    idx, v = idx[k], v[k]
+            elif has_step is not None:    # (always, when the column has no null)
+                idx = np.flatnonzero(has_step)
+                v = col.to_numpy(zero_copy_only=False)[idx].astype(np.float64, copy=False)
+            if not len(idx):
                 continue
-            v, locs = vals[present], lines[present]
-            steps = steps_all[present] if step_col is not None else np.arange(len(v), dtype=np.int64)
+            locs = lines[idx]
+            steps = steps_all[idx] if step_col is not None else np.arange(len(v), dtype=np.int64)
             dup = step_col is not None
         if dup:   # the same value at the same step again (HF repeats 'epoch' in train and eval rows) is one point
             same = (steps[1:] == steps[:-1]) & ((v[1:] == v[:-1]) | (np.isnan(v[1:]) & np.isnan(v[:-1])))
@@ -801,12 +913,27 @@ def _emit_arrow(pa, run: Run, rel: str, path: Path, header: list[str], columns: 
     return True
 
 
+def _newlines(b: np.ndarray) -> np.ndarray:
+    """Offsets of the '\\n' bytes of b (uint8), a block at a time (a block's mask stays in cache:
+    ~1.5x faster than one mask of a 67 MB file)."""
+    step = 1 << 20
+    if len(b) <= step:
+        return np.flatnonzero(b == 10)
+    return np.concatenate([np.flatnonzero(b[a:a + step] == 10) + a for a in range(0, len(b), step)])
+
+
 def _row_lines_indented(text: str | bytes, at: int, n: int) -> list[int] | None:
     """_row_lines for a pretty-printed list (json.dump(..., indent=k), as HF Trainer writes
     trainer_state.json): every element starts on a line of its own that holds only spaces and
     then `{` at the first element's column, until a line indented less ends the list. None
     when the text is not laid out so (then each element is decoded to find where it ends).
     `text` may be the file's bytes (no decode and re-encode of a big file)."""
+    rows = _row_starts_indented(text, at, n)
+    return None if rows is None else rows.tolist()
+
+
+def _row_starts_indented(text: str | bytes, at: int, n: int) -> np.ndarray | None:
+    """_row_lines_indented as an int64 array."""
     head = text[at:at + 4096]
     i0 = at + len(head) - len(head.lstrip())
     raw = isinstance(text, bytes)
@@ -817,21 +944,50 @@ def _row_lines_indented(text: str | bytes, at: int, n: int) -> list[int] | None:
     c = i0 - ls0
     if c == 0 or b[ls0:i0].tobytes().strip(b" "):
         return None
-    starts = np.concatenate(([0], np.flatnonzero(b == 10) + 1))
-    first = int(np.searchsorted(starts, ls0))
-    st = starts[first:]
-    st = st[st + c < len(b)]
-    spaces = np.ones(len(st), bool)
-    for j in range(c):                                      # 1-D gathers, a column at a time: fast
-        spaces &= b[st + j] == 32
-    row = spaces & (b[st + c] == ord("{"))
-    lead = b[st]
-    out_of_list = ~spaces & (lead != 10) & (lead != 13)
-    end = np.flatnonzero(out_of_list)
-    rows = np.flatnonzero(row[: end[0] if end.size else len(row)])
+    first = int(np.count_nonzero(b[:ls0] == 10))      # lines before the first element's
+    # the lines from ls0 on, a block of the text at a time (its bytes still in cache for the
+    # gathers): the element lines up to the first line indented less (the list's end)
+    lim = len(b) - c                  # a line starting at or after lim is too short to look at
+    out: list[np.ndarray] = []
+    got = 0                           # lines looked at so far
+    step = 1 << 20
+    for a in range(ls0, len(b), step):
+        st = _newlines(b[a:a + step]) + (a + 1)
+        if a == ls0:
+            st = np.concatenate(([ls0], st))
+        st = st[:np.searchsorted(st, lim)]
+        spaces, row, lead = _line_heads(b, st, c)
+        stop = np.flatnonzero(~spaces & (lead != 10) & (lead != 13))
+        if stop.size:
+            row = row[:stop[0]]
+        out.append(np.flatnonzero(row) + got)
+        got += len(st)
+        if stop.size or len(st) and st[-1] >= lim - 1 or sum(map(len, out)) > n:
+            break
+    rows = np.concatenate(out) if out else np.zeros(0, np.int64)
     if len(rows) != n:
         return None
-    return (rows + first + 1).tolist()
+    return (rows + first + 1).astype(np.int64)
+
+
+def _line_heads(b: np.ndarray, st: np.ndarray, c: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per line start in st: its first c bytes all spaces, those then `{`, its first byte."""
+    wide = st[:np.searchsorted(st, len(b) - 7)] if c < 8 else st[:0]
+    rest = st[len(wide):]
+    spaces = np.ones(len(rest), bool)
+    for j in range(c):                                      # 1-D gathers, a column at a time
+        spaces &= b[rest + j] == 32
+    row = spaces & (b[rest + c] == ord("{"))
+    lead = b[rest]
+    if not len(wide):
+        return spaces, row, lead
+    # the first 8 bytes of each line as one little-endian word: one gather, not c + 2
+    words = np.ndarray((len(b) - 7,), dtype="<u8", buffer=b, strides=(1,))[wide]
+    sp = np.uint64(int.from_bytes(b" " * c, "little"))
+    spaces_w = (words & np.uint64((1 << (8 * c)) - 1)) == sp
+    row_w = (words & np.uint64((1 << (8 * (c + 1))) - 1)) == (sp | np.uint64(ord("{") << (8 * c)))
+    lead_w = (words & np.uint64(0xFF)).astype(np.uint8)
+    return (np.concatenate((spaces_w, spaces)), np.concatenate((row_w, row)), np.concatenate((lead_w, lead)))
 
 
 def _flatten(d: dict, prefix: str = "") -> dict:
