@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import os
 import json
+import os
 import subprocess
 import sys
 import time

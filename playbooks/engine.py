@@ -24,10 +24,8 @@ from mltdbg.analyzers.model import Evidence, Run, Signal
 from mltdbg.playbooks import recall
 from mltdbg.playbooks.probe_checks import probe_command
 from mltdbg.playbooks import scoring
-from mltdbg.playbooks import textmodel
 
 from mltdbg.playbooks import library
-from mltdbg.playbooks.said import names_failure
 from mltdbg.playbooks.verify import Verifier
 
 # The spec's bar: below this top confidence the status is needs_more_data.
@@ -137,9 +135,7 @@ class OfflineEngine:
     name = "offline"
 
     def diagnose(self, ctx: DiagnosisContext) -> Diagnosis:
-        words = scoring.user_words(ctx.symptoms, ctx.run)
-        feat = scoring.extract(ctx.signals, words, FAILURE_KINDS, textmodel.scores_for(ctx.symptoms, ctx.run.texts),
-                               textmodel.said_scores_for(words, ctx.run.texts))
+        feat = scoring.features_for(ctx.signals, ctx.symptoms, ctx.run, FAILURE_KINDS)
         model = scoring.model()
         books = library.causes()
         recall_facts, recalled = recall.facts(ctx), {}
@@ -180,7 +176,7 @@ class OfflineEngine:
             # The offline engine only cites what it read; an unverified item is a bug, drop it.
             h.evidence = [e for e in h.evidence if e.verified]
 
-        status, needs = self._status(ctx, hyps, p_healthy, failing)
+        status, needs = self._status(ctx, hyps, p_healthy, failing, feat.failure_named)
         groups = library.taxonomy().get("confusable") or {}
         for cause, group in unseparated[:1] if hyps and unseparated and unseparated[0][0] == hyps[0].id \
                 and hyps[0].confidence >= SEPARATE_NEED_AT else []:
@@ -220,11 +216,11 @@ class OfflineEngine:
                           test_template=pb.test_template, lesson=_fill(pb.lesson, {**facts, "top_signal": top}) or pb.lesson,
                           codemod=pb.codemod, score=score)
 
-    def _status(self, ctx, hyps, p_healthy, failing) -> tuple[str, list[str]]:
+    def _status(self, ctx, hyps, p_healthy, failing, said: bool) -> tuple[str, list[str]]:
+        """said: the user's words (scoring.user_words) name a failure; "is this ok?" names none."""
         run = ctx.run
         top = hyps[0].confidence if hyps else 0.0
         healthy = next((s for s in ctx.signals if s.kind == "healthy"), None)
-        said = names_failure(scoring.user_words(ctx.symptoms, run))     # "is this ok?" names no failure
         if not failing and p_healthy >= top and healthy is not None and not said:
             return "no_issue_found", []
         if top >= COMPLETE_AT:

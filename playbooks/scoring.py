@@ -34,7 +34,7 @@ from typing import Any
 
 from mltdbg.analyzers.model import Run, Signal
 from mltdbg.analyzers.prose import prose_sentences
-from mltdbg.playbooks import library, said
+from mltdbg.playbooks import library, said, textmodel
 
 # A signal this weak does not satisfy a playbook's requires_any.
 MIN_REQUIRED_STRENGTH = 0.15
@@ -136,6 +136,17 @@ def user_words(symptoms: list[str], run: Run) -> list[str]:
     said.py read; the word model reads the artifacts itself (textmodel.scores_for)."""
     errors = [f"{tb.exc_type}: {tb.message}" for tb in run.tracebacks[:WORDS_TRACEBACKS]]
     return list(symptoms) + prose_sentences(run.texts) + errors
+
+
+def features_for(signals: list[Signal], symptoms: list[str], run: Run, failure_kinds: tuple[str, ...],
+                 tm: textmodel.TextModel | None = None) -> Features:
+    """extract() for a run: the user's words (user_words) and the word model's two readings (all the
+    artifacts' text; what was said about the run, for nominations). tm: the shipped word model when
+    None (the weight fit passes one built without the case's own group). The engine and the fit
+    both come here, so what is fitted is what runs."""
+    words = user_words(symptoms, run)
+    return extract(signals, words, failure_kinds, textmodel.scores_for(symptoms, run.texts, tm),
+                   textmodel.said_scores_for(words, run.texts, tm))
 
 
 def extract(signals: list[Signal], symptoms: list[str], failure_kinds: tuple[str, ...],
@@ -248,11 +259,17 @@ def pseudo_scores(feat: Features, m: Model | None = None) -> tuple[float, float]
     """Scores of "healthy" and "other". m: the fitted model (its weight for "the user's words name a
     failure"); None for the playbooks alone."""
     h = HEALTHY_PRIOR + 3.0 * feat.strengths.get("healthy", 0.0) - (4.0 if feat.failing else 0.0)
-    if m is not None and feat.failure_said:
-        h += m.healthy_said
-    elif m is not None and feat.failure_named:
-        h += m.healthy_named
+    term = healthy_term(feat)
+    if m is not None and term is not None:
+        h += getattr(m, term)
     return h, OTHER_PRIOR
+
+
+def healthy_term(feat: Features) -> str | None:
+    """The fitted term (a Model field) the user's words add to "the run is fine": healthy_said when a
+    failure class or a cause's vocabulary matches them, healthy_named when only the broad failure
+    words do, None when they name no failure."""
+    return "healthy_said" if feat.failure_said else "healthy_named" if feat.failure_named else None
 
 
 def softmax(scores: list[float], temperature: float) -> list[float]:

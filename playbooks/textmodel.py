@@ -131,23 +131,19 @@ def model() -> TextModel | None:
     return TextModel.from_counts(d["counts"])
 
 
-def scores_for(symptoms: list[str], texts) -> dict[str, float]:
-    """The shipped model's scores for a run (`texts`: its TextArtifacts); {} without a model."""
-    m = model()
+def scores_for(symptoms: list[str], texts, m: TextModel | None = None) -> dict[str, float]:
+    """A model's scores for a run (`texts`: its TextArtifacts); m: the shipped model when None;
+    {} without one."""
+    if m is None:
+        m = model()
     return m.scores(symptoms, artifact_text(texts)) if m is not None else {}
 
 
-def said_scores_for(words: list[str], texts) -> dict[str, float]:
-    """The shipped model's scores of what was said about the run: the user's words and the text of
-    its logs, tracebacks and configs, not its code (a training script's words, `lr`, `optimizer`,
-    `init`, are in every script and name no failure); {} without a model."""
-    m = model()
-    return m.scores(words, artifact_text(said_texts(texts))) if m is not None else {}
-
-
-def said_texts(texts) -> list:
-    """The text artifacts that are not code."""
-    return [t for t in texts if t.kind != "code"]
+def said_scores_for(words: list[str], texts, m: TextModel | None = None) -> dict[str, float]:
+    """scores_for what was said about the run: the user's words and the text of its logs, tracebacks
+    and configs, not its code (a training script's words, `lr`, `optimizer`, `init`, are in every
+    script and name no failure)."""
+    return scores_for(words, [t for t in texts if t.kind != "code"], m)
 
 
 _REGEX_SYNTAX = re.compile(r"\\[bdswBDSW]|[\\()|?*+\[\]^$.{}]")

@@ -57,7 +57,6 @@ def cases() -> list[dict]:
                     "ok": [case["truth"], *(case.get("acceptable") or [])], "ctx": ctx})
     for c in out:
         c["words"] = " ".join(c["ctx"].symptoms)
-        c["artifacts"] = T.artifact_text(c["ctx"].run.texts)
     return out
 
 
@@ -107,10 +106,7 @@ def add_features(data: list[dict]) -> None:
         g = c["group"]
         if g not in models:
             models[g] = T.TextModel.build(text_docs(data, skip_group=g))
-        text = models[g].scores(c["ctx"].symptoms, c["artifacts"])
-        words = S.user_words(c["ctx"].symptoms, c["ctx"].run)
-        said = models[g].scores(words, T.artifact_text(T.said_texts(c["ctx"].run.texts)))
-        c["feat"] = S.extract(c["ctx"].signals, words, E.FAILURE_KINDS, text, said)
+        c["feat"] = S.features_for(c["ctx"].signals, c["ctx"].symptoms, c["ctx"].run, E.FAILURE_KINDS, models[g])
 
 
 def _ctx(paths, symptoms, baseline=None, repo_root=None, **_):
@@ -130,13 +126,8 @@ def design(data: list[dict]) -> tuple[list[dict], list[str]]:
         cols: list[list[tuple[int, float]]] = []
         for x in cs:
             cols.append([(names.setdefault(k, len(names)), v) for k, v in x.terms.items()])
-        if c["feat"].failure_said:
-            hcol = [(names.setdefault("healthy_said", len(names)), 1.0)]
-        elif c["feat"].failure_named:
-            hcol = [(names.setdefault("healthy_named", len(names)), 1.0)]
-        else:
-            hcol = []
-        cols += [hcol, []]
+        term = S.healthy_term(c["feat"])
+        cols += [[(names.setdefault(term, len(names)), 1.0)] if term else [], []]
         ok = c["ok"] or ["__healthy__"]
         target = np.array([lab in ok for lab in labels], dtype=float)
         if not target.any():    # the answer is no candidate: the honest output is "a cause no playbook ranks"

@@ -342,7 +342,7 @@ def _read_csv(path: Path, rel: str, run: Run, delim: str) -> None:
     quoted = '"' in body
     if not quoted and _csv_arrow(run, rel, path, body_b, delim, header, header_line, None):
         return              # every line a row: Arrow alone
-    nl = np.flatnonzero(raw == 10)
+    nl = _newlines(raw)
     nlines = len(nl) + (0 if body.endswith("\n") else 1)
     fields = None
     if not quoted:  # cells per line from delimiter counts (quotes would hide delimiters)
