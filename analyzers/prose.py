@@ -9,7 +9,8 @@ mostly prose (at most MAX_FILES files, MAX_CHARS characters each). A file is pro
 PROSE_SHARE of its non-blank lines read as sentences (MIN_SENTENCES of them, or one paragraph): several words with
 a function word among them, mostly letters, few digits, no `key=value` or `key: number` metric shapes,
 no traceback frame. Logs, code, configs and tracebacks are not.
-Cost: one pass over each text artifact's first SCAN_CHARS characters.
+Cost: at most one pass over each text artifact's first SCAN_CHARS characters, left as soon as the
+share is out of reach; the cheap tests of a line (code, metric shapes, words) before its characters.
 """
 from __future__ import annotations
 
@@ -44,13 +45,11 @@ def _sentence(line: str) -> bool:
     s = line.strip()
     if not s or _CODE.search(s) or _TRACE.search(s) or _SAMPLE.search(s) or len(_METRIC.findall(s)) >= 2:
         return False
-    letters = sum(ch.isalpha() for ch in s)
-    digits = sum(ch.isdigit() for ch in s)
-    if letters < 0.6 * len(s.replace(" ", "")) or digits > 0.2 * len(s):
-        return False
-    if len(_CJK.findall(s)) >= MIN_CJK:
-        return True
-    return len(s.split()) >= MIN_WORDS and bool(_FUNCTION.search(s))
+    if len(_CJK.findall(s)) < MIN_CJK and (len(s.split()) < MIN_WORDS or not _FUNCTION.search(s)):
+        return False                 # (the cheap tests first: most log lines stop here)
+    letters = sum(map(str.isalpha, s))
+    digits = sum(map(str.isdigit, s))
+    return letters >= 0.6 * len(s.replace(" ", "")) and digits <= 0.2 * len(s)
 
 
 def prose_sentences(texts: Iterable[TextArtifact]) -> list[str]:
@@ -59,14 +58,23 @@ def prose_sentences(texts: Iterable[TextArtifact]) -> list[str]:
     for t in texts:
         if t.kind not in _KINDS:
             continue
+        head = t.text[:SCAN_CHARS]
         # greetings, titles and "(see train.log)" say nothing either way: not counted
-        lines = [ln for ln in t.text[:SCAN_CHARS].splitlines() if len(ln.split()) >= 3 or len(_CJK.findall(ln)) >= 3]
+        lines = [ln for ln in head.splitlines() if len(ln.split()) >= 3 or len(_CJK.findall(ln)) >= 3]
         if not lines:
             continue
-        keep = [ln.strip() for ln in lines if _sentence(ln)]
+        keep: list[str] = []
+        misses, most = 0, len(lines) - PROSE_SHARE * len(lines)
+        for ln in lines:
+            if _sentence(ln):
+                keep.append(ln.strip())
+            else:
+                misses += 1
+                if misses > most:    # the share is out of reach: not prose, stop reading
+                    break
         enough = len(keep) >= MIN_SENTENCES or sum(len(k.split()) for k in keep) >= MIN_PARAGRAPH_WORDS \
             or sum(len(_CJK.findall(k)) for k in keep) >= MIN_PARAGRAPH_WORDS * 2
-        if keep and enough and len(keep) >= PROSE_SHARE * len(lines):
+        if keep and enough and misses <= most:
             out.append(" ".join(keep)[:MAX_CHARS])
             if len(out) >= MAX_FILES:
                 break
