@@ -18,14 +18,14 @@ import json
 import math
 import re
 from functools import lru_cache
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 import yaml
 
 from mltdbg.analyzers.common import yamlsafe
 from mltdbg.analyzers.common.textfind import contains_any
 from mltdbg.analyzers.model import Evidence, Fact, Run, Signal, TextArtifact
-from mltdbg.analyzers.code.index import parse_tree
+from mltdbg.analyzers.code.index import pyfile_of
 
 QUOTE_MAX = 300
 _LOG_HEAD = 300_000      # key: value facts are read from a log's head (where configs are printed)
@@ -351,13 +351,13 @@ _NOT_LITERAL = object()
 
 def _code_facts(art: TextArtifact, fx: _Facts, run: Run) -> None:
     try:
-        tree = parse_tree(art.text)
+        f = pyfile_of(art)      # the code checks' parse and index of the same file
     except (SyntaxError, ValueError, MemoryError, RecursionError) as e:
         line = getattr(e, "lineno", None) or 1
         run.warnings.append(f"{art.path}:{line}: code does not parse ({type(e).__name__}); read with regexes")
         _regex_facts(art, fx, art.text, 0)
         return
-    _tree_facts(tree, fx)
+    _tree_facts(f.walk_order(ast.Call, ast.Assign, ast.AnnAssign, ast.Dict), fx)
 
 
 def _notebook_facts(art: TextArtifact, fx: _Facts) -> None:
@@ -393,13 +393,14 @@ def _notebook_facts(art: TextArtifact, fx: _Facts) -> None:
         _cli_facts(art, fx, shell, lambda off, t=shell: t.count("\n", 0, off) + 1)
         py = "\n".join("" if ln.lstrip()[:1] in ("!", "%") else ln for ln in padded)
         try:
-            _tree_facts(ast.parse(py), fx)
+            _tree_facts(ast.walk(ast.parse(py)), fx)
         except (SyntaxError, ValueError, MemoryError, RecursionError):
             _regex_facts(art, fx, code, 0, lambda off, t=code: t.count("\n", 0, off) + 1)
 
 
-def _tree_facts(tree: ast.AST, fx: _Facts) -> None:
-    for node in ast.walk(tree):
+def _tree_facts(nodes: Iterable[ast.AST], fx: _Facts) -> None:
+    """Facts of a file's calls, assignments and dict literals, taken in `ast.walk` order."""
+    for node in nodes:
         if isinstance(node, ast.Call):
             _code_call(node, fx)
         elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:

@@ -11,6 +11,7 @@ revert_patch) is that module's job, not this one's.
 from __future__ import annotations
 
 import ast
+import itertools
 import json
 import re
 from pathlib import Path
@@ -45,6 +46,7 @@ class _Source:
         self.text = path.read_bytes().decode("utf-8")
         self.lines = self.text.splitlines(keepends=True)
         self._tree = None
+        self._starts: list[int] | None = None
 
     @property
     def tree(self) -> ast.Module:
@@ -54,7 +56,9 @@ class _Source:
 
     def offset(self, lineno: int, col: int) -> int:
         """Character offset of an AST (line, UTF-8 byte column) position."""
-        start = sum(len(x) for x in self.lines[: lineno - 1])
+        if self._starts is None:     # character offset of each line's start, made once
+            self._starts = list(itertools.accumulate((len(x) for x in self.lines), initial=0))
+        start = self._starts[lineno - 1]
         return start + len(self.lines[lineno - 1].encode("utf-8")[:col].decode("utf-8", "ignore"))
 
     def span(self, n: ast.AST) -> tuple[int, int]:
@@ -106,10 +110,10 @@ def _scratch(run: Run) -> Run:
     return r
 
 
-def _stmt_at(tree: ast.AST, line: int) -> ast.stmt | None:
+def _stmt_at(f: C.PyFile, line: int) -> ast.stmt | None:
     """The innermost statement that starts on `line`."""
     best = None
-    for n in ast.walk(tree):
+    for n in f.nodes:
         if isinstance(n, ast.stmt) and n.lineno == line:
             if best is None or n.col_offset >= best.col_offset:
                 best = n
@@ -147,7 +151,7 @@ def _add_zero_grad(repo_root: Path, run: Run, signal: Signal | None) -> Patch | 
         return None
     b = backs[0]
     bstmt = _stmt_containing(f, b)
-    z = _stmt_at(s.tree, line) if line else None
+    z = _stmt_at(f, line) if line else None
     if z is not None and (C.is_zero_grad(z) or C.is_zero_grad(getattr(z, "value", z))):
         # zero_grad between backward and step: move it in front of the backward
         zt = s.seg(z)
@@ -155,7 +159,7 @@ def _add_zero_grad(repo_root: Path, run: Run, signal: Signal | None) -> Patch | 
         del lines[z.lineno - 1: z.end_lineno]
         tmp = "".join(lines)
         s2 = _Source.__new__(_Source)
-        s2.path, s2.rel, s2.text, s2.lines, s2._tree = s.path, s.rel, tmp, tmp.splitlines(keepends=True), None
+        s2.path, s2.rel, s2.text, s2.lines, s2._tree, s2._starts = s.path, s.rel, tmp, tmp.splitlines(keepends=True), None, None
         new = _insert_lines(s2, bstmt.lineno, [s.indent(bstmt.lineno) + zt])
         return s.patch(new, f"move {zt} before the backward pass in {s.rel}")
     scope = f.scope_of(b)
@@ -181,7 +185,7 @@ def _add_zero_grad(repo_root: Path, run: Run, signal: Signal | None) -> Patch | 
     if bstmt in body:
         i = body.index(bstmt)
         for prev in body[:i]:
-            if any(isinstance(c, ast.Call) and f.is_forward(c) for c in ast.walk(prev)):
+            if any(isinstance(c, ast.Call) and f.is_forward(c) for c in f.subtree(prev)):
                 target = prev
                 break
     new = _insert_lines(s, target.lineno, [s.indent(target.lineno) + f"{opt}.zero_grad()"])
@@ -194,9 +198,7 @@ def _log_softmax(repo_root: Path, run: Run, signal: Signal | None) -> Patch | No
         return None
     s, sig = found
     edits = []
-    for n in ast.walk(s.tree):
-        if not isinstance(n, ast.Call):
-            continue
+    for n in _pyfile(s).calls:
         sm = None
         if C.fname(n) in ("torch.log", "th.log") and n.args and C.is_softmax_call(n.args[0], set()) and len(n.args) == 1:
             sm = n.args[0]
@@ -479,14 +481,15 @@ def _remove_softmax(repo_root: Path, run: Run, signal: Signal | None) -> Patch |
     lines = [e.line for e in sig.evidence if e.line and (e.source == sig.evidence[0].source)]
     if not lines:
         return None
-    tree = s.tree
+    f = _pyfile(s)
     sm_attrs = set()
-    for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+    for cls in f.walk_order(ast.ClassDef):   # ast.walk's order
         sm_attrs |= C.softmax_attrs(cls)
+    calls = [c for c in f.walk_order(ast.Call) if isinstance(c, ast.Call)]
     # the softmax cited last is where the probabilities come from; the CE line may hold it inline
     for line in reversed(lines):
-        for n in ast.walk(tree):
-            if not isinstance(n, ast.Call) or not (n.lineno <= line <= n.end_lineno):
+        for n in calls:
+            if not (n.lineno <= line <= n.end_lineno):
                 continue
             if C.last(n) == "Sequential" and n.args and isinstance(n.args[-1], ast.Call) \
                     and C.last(n.args[-1]) == "Softmax" and n.args[-1].lineno == line and len(n.args) > 1:
@@ -498,7 +501,7 @@ def _remove_softmax(repo_root: Path, run: Run, signal: Signal | None) -> Patch |
             if C.is_softmax_call(n, sm_attrs) and C.last(n) != "log_softmax":
                 if (C.dotted(n.func) or "") in sm_attrs:
                     inner = C.arg(n, 0, "input")     # self.softmax(x) -> x
-                elif isinstance(n.func, ast.Attribute) and n.func.attr == "softmax" and not _is_module_path(n, tree):
+                elif isinstance(n.func, ast.Attribute) and n.func.attr == "softmax" and not _is_module_path(n, f):
                     inner = n.func.value        # x.softmax(dim) -> x
                 else:
                     inner = C.arg(n, 0, "input")
@@ -509,17 +512,11 @@ def _remove_softmax(repo_root: Path, run: Run, signal: Signal | None) -> Patch |
     return None
 
 
-def _is_module_path(n: ast.Call, tree: ast.Module) -> bool:
+def _is_module_path(n: ast.Call, f: C.PyFile) -> bool:
     """F.softmax / torch.softmax / torch.nn.functional.softmax (a function), not tensor.softmax (a method)."""
     d = C.dotted(n.func) or ""
     head = d.split(".")[0]
-    mods = set()
-    for x in ast.walk(tree):
-        if isinstance(x, ast.Import):
-            mods |= {a.asname or a.name.split(".")[0] for a in x.names}
-        elif isinstance(x, ast.ImportFrom):
-            mods |= {a.asname or a.name for a in x.names}
-    return head in mods or head in ("torch", "F", "nn", "np", "scipy", "special")
+    return head in f.imports or head in ("torch", "F", "nn", "np", "scipy", "special")
 
 
 _CODEMODS = {

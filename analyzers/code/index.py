@@ -348,6 +348,8 @@ class PyFile:
         for i in range(len(nodes) - 1, 0, -1):
             size[up[i]] += size[i]
         self._size = size
+        self._up = up
+        self._depth: list[int] | None = None
         self._pos = pos
         self._by_type = by_type
         self._within: dict[int, list[ast.AST]] = {}
@@ -382,6 +384,27 @@ class PyFile:
         if len(pos) == 1:
             return [self.nodes[i] for i in pos[0]]
         return [self.nodes[i] for i in sorted(i for p in pos for i in p)]
+
+    def walk_order(self, *types: type) -> list[ast.AST]:
+        """Nodes of exactly these AST types in `ast.walk(tree)`'s order (breadth first: by depth,
+        then in source order, which is how a breadth-first walk orders the nodes of one depth),
+        without walking the tree again."""
+        if self._depth is None:
+            up, depth = self._up, [0] * len(self.nodes)
+            for i in range(1, len(depth)):
+                depth[i] = depth[up[i]] + 1
+            self._depth = depth
+        d = self._depth
+        idx = sorted((i for t in types for i in self._by_type.get(t, ())), key=lambda i: (d[i], i))
+        return [self.nodes[i] for i in idx]
+
+    def subtree(self, n: ast.AST) -> list[ast.AST]:
+        """n and every node under it (nested defs and classes too), in source order: what
+        `ast.walk(n)` visits, as a slice of the file's index."""
+        i = self._pos.get(id(n))
+        if i is None or self.nodes[i] is not n:   # not a node of this file's tree
+            return list(ast.walk(n))
+        return self.nodes[i:i + self._size[i]]
 
     def scope_of(self, n: ast.AST) -> ast.AST:
         hit = self._scope_of.get(n)

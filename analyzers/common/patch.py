@@ -33,12 +33,36 @@ class PatchError(RuntimeError):
     """The patch does not apply to the files as they are now."""
 
 
+_HUNK_START = re.compile(r"([-+])(\d+)")   # a hunk header's start lines, shifted past the trimmed head
+
+
 def unified_diff(rel: str, old: str, new: str) -> str:
     """A git-style unified diff of one file, with the no-newline-at-end marker when needed."""
     a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    # difflib compares only the changed middle and a margin: lines both sides share at the start and
+    # the end are not in any hunk (a codemod edits a few lines of a file of thousands). A hunk that
+    # reaches the margin's edge (difflib aligned a repeated line differently) is diffed in full.
+    ctx, lo, hi = 3, 0, 0
+    while lo < min(len(a), len(b)) and a[lo] == b[lo]:
+        lo += 1
+    while hi < min(len(a), len(b)) - lo and a[-1 - hi] == b[-1 - hi]:
+        hi += 1
+    lo, hi = max(0, lo - ctx - 1), max(0, hi - ctx - 1)
+    wa = a[lo:len(a) - hi]
+    lines = list(difflib.unified_diff(wa, b[lo:len(b) - hi], f"a/{rel}", f"b/{rel}", n=ctx))
+    for h in (x for x in lines if x.startswith("@@")):
+        m = _HUNK.match(h)
+        if m is None:
+            continue
+        start, n = int(m[1]), int(m[2]) if m[2] is not None else 1
+        if (lo and start <= 1) or (hi and start + max(n, 1) - 1 >= len(wa)):
+            lo, lines = 0, list(difflib.unified_diff(a, b, f"a/{rel}", f"b/{rel}", n=ctx))
+            break
     out = [f"diff --git a/{rel} b/{rel}\n"]
-    for line in difflib.unified_diff(a, b, f"a/{rel}", f"b/{rel}", n=3):
-        if line.startswith(("---", "+++")):
+    for line in lines:
+        if line.startswith("@@") and lo:
+            out.append(_HUNK_START.sub(lambda m: f"{m[1]}{int(m[2]) + lo}", line))
+        elif line.startswith(("---", "+++")):
             out.append(line.rstrip("\n") + "\n")
         elif not line.endswith("\n"):
             out.append(line + "\n\\ No newline at end of file\n")

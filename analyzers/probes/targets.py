@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from mltdbg.analyzers.code.index import parse_tree
+from mltdbg.analyzers.code.index import PyFile, pyfile_of
 from mltdbg.analyzers.model import Run
 
 _BUILDER_RX = re.compile(r"^(build|make|create|get|init|new|load)_?(the_)?(model|net|network|lm|classifier)$|^model_fn$", re.IGNORECASE)
@@ -56,11 +56,11 @@ def _no_required_args(fn: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) 
     return required_pos <= 0 and required_kw == 0
 
 
-def _called_names(tree: ast.AST) -> dict[str, int]:
-    """Names called with no arguments anywhere (`X()`), with how often."""
+def _called_names(f: PyFile) -> dict[str, int]:
+    """Names called anywhere as `X(...)`, with how often."""
     out: dict[str, int] = {}
-    for n in ast.walk(tree):
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name):
+    for n in f.calls:
+        if isinstance(n.func, ast.Name):
             out[n.func.id] = out.get(n.func.id, 0) + 1
     return out
 
@@ -73,10 +73,11 @@ def model_targets(run: Run) -> list[ModelTarget]:
         if t.kind != "code" or not t.path.endswith(".py"):
             continue
         try:
-            tree = parse_tree(t.text)
-        except (SyntaxError, ValueError):
+            f = pyfile_of(t)       # the code checks' parse and index of the same file
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
             continue
-        for k, v in _called_names(tree).items():
+        tree = f.tree
+        for k, v in _called_names(f).items():
             calls[k] = calls.get(k, 0) + v
         modules: dict[str, ast.ClassDef] = {}
         for node in tree.body:
@@ -88,7 +89,7 @@ def model_targets(run: Run) -> list[ModelTarget]:
                 continue
             score = 1.0 + (1.0 if _NICE_NAME_RX.search(name) else 0.0)
             found.append(ModelTarget(f"{t.path}:{name}", t.path, name, node.lineno, "class", score))
-            for sub in ast.walk(node):   # classes this one builds as its parts
+            for sub in f.subtree(node):   # classes this one builds as its parts
                 if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id in modules and sub.func.id != name:
                     parts_of_others.add(sub.func.id)
         for node in tree.body:
