@@ -71,3 +71,39 @@ def test_applies_checks_without_writing(tmp_path):
     (root / "a.py").write_text(A2)                                  # the user made the same edit by hand
     assert applies(root, diff, reverse=True) and not applies(root, diff)
     assert git(root, "status", "--porcelain").strip() == "M a.py"
+
+
+@pytest.mark.parametrize("in_git", [True, False])
+@pytest.mark.parametrize("edit", ["middle", "repeated_run", "last_line", "first_line"])
+def test_big_file_diff_has_full_context_and_applies(tmp_path, in_git, edit):
+    """The diff of a few edited lines in a long file is computed on the changed middle: its hunk
+    headers still count from the top of the file, the context is whole (also where the edit sits in a
+    run of equal lines that difflib may align either way), and it applies and reverts exactly."""
+    lines = [f"x{i} = {i}\n" for i in range(3000)]
+    lines[1500:1500] = ["\n"] * 8                # a run of blank lines
+    old = "".join(lines)
+    new_lines = list(lines)
+    if edit == "middle":
+        new_lines[2000] = "x1992 = -1\n"
+    elif edit == "repeated_run":
+        del new_lines[1504]                       # one blank line of the run
+    elif edit == "last_line":
+        new_lines[-1] = "tail = 0"                # and no newline at the end
+    else:
+        new_lines.insert(0, "import torch\n")
+    new = "".join(new_lines)
+    diff = unified_diff("a.py", old, new)
+    hunks = [h for h in diff.splitlines() if h.startswith("@@")]
+    assert len(hunks) == 1
+    body = diff.split(hunks[0] + "\n", 1)[1].splitlines()
+    changed = [i for i, ln in enumerate(body) if ln[:1] in "+-"]
+    if edit in ("middle", "repeated_run"):
+        assert changed[0] == 3 and len(body) - 1 - changed[-1] == 3     # three lines of context each side
+    if edit == "middle":
+        assert hunks[0] == "@@ -1998,7 +1998,7 @@"
+    root = make_repo(tmp_path / "r", {"a.py": old}, init=in_git)
+    p = Patch(diff=diff, files=["a.py"])
+    apply_patch(root, p)
+    assert (root / "a.py").read_text() == new
+    revert_patch(root, p)
+    assert (root / "a.py").read_text() == old
