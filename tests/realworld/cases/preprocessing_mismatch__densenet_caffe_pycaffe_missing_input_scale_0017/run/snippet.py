@@ -1,0 +1,5 @@
+    transformer=caffe.io.Transformer({'data':net.blobs['data'].data.shape})
+    transformer.set_transpose('data',(2,0,1))
+    transformer.set_mean('data',np.array([103.94,116.78,123.68]))
+    transformer.set_raw_scale('data',225)
+    transformer.set_channel_swap('data',(2,1,0))

@@ -1,0 +1,1 @@
+python example/cora.py

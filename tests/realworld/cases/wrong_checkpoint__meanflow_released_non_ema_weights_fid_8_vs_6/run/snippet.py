@@ -1,0 +1,1 @@
+state_dict = torch.load(args.ckpt)['ema']
