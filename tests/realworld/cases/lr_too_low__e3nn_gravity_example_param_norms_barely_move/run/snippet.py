@@ -1,0 +1,2 @@
+for p in net.parameters():
+     print(torch.norm(p))
