@@ -1,0 +1,1 @@
+python keras_retinanet/bin/train.py --batch-size 16 --image-min-side 40 --image-max-side 160 --compute-val-loss csv bin_images/train_with_1k_filtered.csv bin_images/classes.csv --val-annotations bin_images/test_labels.csv
