@@ -136,7 +136,15 @@ _FAILURE_WORDS = re.compile(
     r"|degrad\w*|regress\w*|never|won'?t|doesn'?t|don'?t|didn'?t|isn'?t|can'?t|cannot|not\s+(?:\w+\s+)?(?:learn|work|decreas"
     r"|improv|converg|train|chang|go\w*\s+down|fit)\w*|stops?|stopped|should|expected|instead|too\s+(?:low|high|slow|big|small)"
     r"|spikes?|jumps?|slow\w*|same\s+(?:class|output|value|prediction|result)s?|always|bad|poor\w*|problem\w*|issues?|bug\w*"
-    r"|broken|unstable|oscillat\w*|overfit\w*|underfit\w*|collaps\w*|blow\w*\s+up)\b", re.I)
+    r"|broken|unstable|oscillat\w*|overfit\w*|underfit\w*|collaps\w*|blow\w*\s+up"
+    # results that fall short of (or oddly beat) a reference: "much lower than the paper", "mAP 0.66 vs 0.71"
+    r"|(?:lower|higher|worse|better)\s+than\s+(?:\w+\s+){0,3}(?:paper|reported|expected|readme|official|claimed"
+    r"|published|original|baseline)\w*|(?:much|far|very|significantly|way)\s+(?:lower|higher|worse|low|less)"
+    r"|mismatch\w*|discrepanc\w*|inconsisten\w*|differs?|different\s+(?:from|than|results?)|not\s+(?:the\s+)?same"
+    r"|no\s+effect|has\s+no\s+impact|(?:all|only|always)\s+(?:zeros?|0|ones?|the\s+same)|stays?\s+(?:\w+\s+){0,2}constant"
+    r"|values?\s+(?:are\s+)?off|not\s+(?:as\s+)?(?:good|expected|correct|right)|incorrect|weird|strange)\b"
+    # the same in Chinese posts: not right, error, problem, failure, abnormal, does not converge, very low, all 0
+    r"|不对|错误|问题|失败|异常|不收敛|报错|很低|很差|全是0|全为0|都是0", re.I)
 
 
 def names_failure(symptoms: list[str]) -> bool:

@@ -97,3 +97,21 @@ def test_a_run_that_works_in_fp32_puts_mixed_precision_first(tmp_path):
                                        ("batch 3/100", False)])
 def test_a_tiny_batch_in_the_users_words_is_read(text, tiny):
     assert ("said:batch_tiny" in said.ruled_out([text])) is tiny
+
+
+@pytest.mark.parametrize("text,failure", [
+    ("I get sAP10.0 = 58.4, which is much lower than the paper", True),
+    ("The printed accuracy is higher than the value reported in the paper", True),
+    ("the ppl stays a high constant value", True),
+    ("Why is the training accuracy okay, but the testing accuracy is very low?", True),
+    ("results differ from the readme", True),
+    ("the predictions are all zeros", True),
+    ("结果全是0，请问是什么情况", True),
+    ("loss is decreasing nicely, is this normal?", False),
+    ("the training looks fine", False),
+    ("I trained resnet50 on imagenet for 90 epochs", False),
+])
+def test_words_that_name_a_failure(text, failure):
+    """A result below a reference, a constant or all-zero output, a discrepancy: failure words (with them,
+    healthy-looking artifacts are an open question). A question with none of them is not one."""
+    assert said.names_failure([text]) is failure
