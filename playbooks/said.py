@@ -97,6 +97,14 @@ _BATCH_VALUE = re.compile(r"\b(?:batch[\s_-]?size|bs|mini[\s_-]?batch(?:[\s_-]?s
 BATCH_TINY = 4
 
 
+def without_worked_around(symptoms: list[str]) -> list[str]:
+    """The sentences with each out-of-memory error the user says they worked around blanked ("I was
+    getting a CUDA out of memory issue, so I made the following change"): that error is context, not
+    the failure asked about, so it names no failure class and no cause's symptom."""
+    rx = _COMPILED["said:oom_worked_around"]
+    return [rx.sub(lambda m: " " * len(m.group(0)), t) for t in symptoms]
+
+
 def ruled_out(symptoms: list[str]) -> dict[str, Signal]:
     text = " ".join(symptoms)
     if not text.strip():

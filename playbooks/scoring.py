@@ -165,10 +165,11 @@ def extract(signals: list[Signal], symptoms: list[str], failure_kinds: tuple[str
     speaking = [v for k, v in strengths.items()
                 if k != "healthy" and k not in BENIGN_CODE_KINDS and (k.startswith(failure_kinds) or k.startswith("code:"))]
     thinness = 1.0 - min(1.0, max(speaking, default=0.0))
-    sym = {pb.id for pb in library.causes().values() if pb.symptom_match(symptoms)}
+    told = said.without_worked_around(symptoms)    # what the user asks about, less the errors they worked around
+    sym = {pb.id for pb in library.causes().values() if pb.symptom_match(told)}
     ranks: dict[str, int] = {}
     for cl in library.classes().values():
-        if any(p.search(t) for p in cl.symptoms for t in symptoms):
+        if any(p.search(t) for p in cl.symptoms for t in told):
             for i, h in enumerate(cl.hypotheses):
                 c = h.get("cause")
                 if c and (c not in ranks or i < ranks[c]):

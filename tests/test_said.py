@@ -115,3 +115,18 @@ def test_words_that_name_a_failure(text, failure):
     """A result below a reference, a constant or all-zero output, a discrepancy: failure words (with them,
     healthy-looking artifacts are an open question). A question with none of them is not one."""
     assert said.names_failure([text]) is failure
+
+
+def test_an_out_of_memory_error_worked_around_names_no_failure_class():
+    """"I was getting a CUDA out of memory issue, so I made this change; now the loss is NaN": the question
+    is the NaN. The worked-around error nominates neither the out-of-memory class nor cuda_oom's symptom;
+    said as the failure, it does."""
+    from mltdbg.playbooks import scoring
+    from mltdbg.playbooks.engine import FAILURE_KINDS
+    worked = scoring.extract([], ["I was getting a CUDA out of memory issue, so I made the following change: "
+                                  "model = model.half(). Now the training loss becomes 0 and the eval loss is nan"],
+                             FAILURE_KINDS)
+    assert "cuda_oom" not in worked.class_causes and "cuda_oom" not in worked.symptom_causes
+    assert "mixed_precision_overflow" in worked.class_causes          # the NaN class still speaks
+    failing = scoring.extract([], ["training stops with CUDA out of memory at step 3"], FAILURE_KINDS)
+    assert "cuda_oom" in failing.class_causes
