@@ -33,9 +33,6 @@ class PatchError(RuntimeError):
     """The patch does not apply to the files as they are now."""
 
 
-_HUNK_START = re.compile(r"([-+])(\d+)")   # a hunk header's start lines, shifted past the trimmed head
-
-
 def unified_diff(rel: str, old: str, new: str) -> str:
     """A git-style unified diff of one file, with the no-newline-at-end marker when needed."""
     a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
@@ -60,8 +57,9 @@ def unified_diff(rel: str, old: str, new: str) -> str:
             break
     out = [f"diff --git a/{rel} b/{rel}\n"]
     for line in lines:
-        if line.startswith("@@") and lo:
-            out.append(_HUNK_START.sub(lambda m: f"{m[1]}{int(m[2]) + lo}", line))
+        if line.startswith("@@") and lo:     # the hunk's start lines, counted from the file's top
+            out.append(_HUNK.sub(lambda m: f"@@ -{int(m[1]) + lo}{',' + m[2] if m[2] is not None else ''}"
+                                           f" +{int(m[3]) + lo}{',' + m[4] if m[4] is not None else ''} @@", line))
         elif line.startswith(("---", "+++")):
             out.append(line.rstrip("\n") + "\n")
         elif not line.endswith("\n"):
