@@ -491,7 +491,7 @@ def _read_json_arrow(path: Path, rel: str, run: Run, data: bytes, hist) -> bool:
         except UnicodeDecodeError:
             return False
         fast = np.asarray(_row_lines(text, "log_history", n) if n else [], dtype=np.int64)
-    lineno = np.asarray(fast, dtype=np.int64)
+    lineno = fast
     # HF Trainer's last log_history row is a run summary (SUMMARY_KEYS): not a point
     summary = np.zeros(n, bool)
     for name, c in leaves:
@@ -594,6 +594,17 @@ def _arrow_columns(pa, table, names: list[str]) -> dict:
     return out
 
 
+def _ascii_header(data: bytes, delim: str) -> tuple[int, int, list[str]] | None:
+    """(bytes of blank lines before the header, offset of the header's '\n', the header's cells) of a
+    CSV's bytes; None when there is no whole header line, it is not ASCII, or it has too many cells."""
+    lead = len(data) - len(data.lstrip(b"\r\n"))
+    body_start = data.find(b"\n", lead)
+    if body_start < 0 or not data[lead:body_start].isascii():
+        return None
+    header = split_csv_line(data[lead:body_start].decode("ascii").rstrip("\r"), delim)
+    return None if len(header) > MAX_COLUMNS else (lead, body_start, header)
+
+
 def _csv_ascii_arrow(path: Path, rel: str, run: Run, delim: str) -> bool:
     """The usual metric CSV (ASCII, no quotes, every line a row) straight from its bytes to
     Arrow: no decoding, no text copy. False (nothing done, no warning) for anything else; the
@@ -601,16 +612,10 @@ def _csv_ascii_arrow(path: Path, rel: str, run: Run, delim: str) -> bool:
     if _arrow() is None:
         return False
     data = read_bytes(path)
-    lead = len(data) - len(data.lstrip(b"\r\n"))
-    body_start = data.find(b"\n", lead)
-    if body_start < 0:
+    found = _ascii_header(data, delim)
+    if found is None:
         return False
-    head = data[lead:body_start]
-    if not head.isascii():
-        return False
-    header = split_csv_line(head.decode("ascii").rstrip("\r"), delim)
-    if len(header) > MAX_COLUMNS:
-        return False
+    lead, body_start, header = found
     end = len(data)
     if not data.endswith(b"\n"):       # a last line still being written: kept only if whole
         cut = data.rfind(b"\n") + 1
@@ -696,12 +701,11 @@ def _csv_streamed_arrow(path: Path, rel: str, run: Run, delim: str) -> bool:
             f.seek(size - 1)
             if f.read(1) != b"\n":
                 return False
-            lead = len(head) - len(head.lstrip(b"\n"))
-            body_start = head.find(b"\n", lead)
-            if body_start < 0 or body_start + 1 >= size or head.find(b'"', body_start + 1) >= 0:
+            found = _ascii_header(head, delim)
+            if found is None:
                 return False
-            header = split_csv_line(head[lead:body_start].decode("ascii"), delim)
-            if len(header) > MAX_COLUMNS:
+            lead, body_start, header = found
+            if body_start + 1 >= size or head.find(b'"', body_start + 1) >= 0:
                 return False
             body = _StreamedBody(f, body_start + 1, size)
 
