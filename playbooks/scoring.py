@@ -89,8 +89,8 @@ class Features:
             return set()
         # a training script's words are no report of a failure: a cause joins by what was said about
         # the run (when that score is known); the code's words only weigh it
-        said = self.text if self.text_user is None else self.text_user
-        top = sorted(said.items(), key=lambda kv: -kv[1])[:TEXT_CANDIDATES]
+        told = self.text if self.text_user is None else self.text_user
+        top = sorted(told.items(), key=lambda kv: -kv[1])[:TEXT_CANDIDATES]
         return {c for c, v in top if v >= TEXT_CANDIDATE_AT}
 
 
