@@ -67,7 +67,8 @@ def test_an_interrupted_check_offers_rerun_or_skip_not_verdicts_at_80x24(tmp_pat
 
     async def second():
         async with again.run_test(size=(80, 24)) as pilot:
-            await pilot.pause(0.3)
+            # the resumed session mounts its check screen, then the footer fills in: wait for both
+            await until(pilot, lambda: isinstance(again.screen, CheckScreen) and footer_keys(again), what="footer")
             screen = again.screen
             assert isinstance(screen, CheckScreen)
             note = screen.query_one("#interrupted")
