@@ -117,6 +117,18 @@ def test_the_word_model_adds_candidates_only_for_the_users_words(tmp_path):
     assert all(h.confidence <= 0.6 for h in d.hypotheses)
 
 
+def test_the_word_model_counts_the_forms_of_a_word_as_one():
+    """Stemming: a cause learned from "diverged" scores a post that says "diverging"; identifiers and
+    short words stay whole, so `grad_norm` and `nan` are not cut."""
+    from mltdbg.playbooks import textmodel as T  # noqa: PLC0415 - the word model's own helpers
+    assert T.stem("diverges") == T.stem("diverged") == T.stem("diverging") == "diverg"
+    assert T.stem("gradients") == "gradient" and T.stem("grad_norm") == "grad_norm" and T.stem("nan") == "nan"
+    assert T.stem("fp16") == "fp16" and T.stem("loss") == "loss"
+    m = T.TextModel.build({"lr_too_high": ["the loss diverged after warmup"], "cuda_oom": ["cuda out of memory error"]})
+    s = m.scores(["my loss is diverging"])
+    assert s["lr_too_high"] > s["cuda_oom"]
+
+
 def _nan_run(folder: Path, extra: str = "") -> Path:
     folder.mkdir()
     lines = [f"step={i} loss={2.0 - 0.03 * i:.3f}" for i in range(1, 41)] + ["step=41 loss=nan"]
