@@ -10,13 +10,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from mltdbg.analyzers.common.sanitize import json_visible, visible
-from mltdbg.sessions.errors import SessionError
-from mltdbg.sessions.export import describe, export_json, export_md
-from mltdbg.sessions.replay import Replay
-from mltdbg.sessions.session import list_sessions
+
+if TYPE_CHECKING:
+    from mltdbg.sessions.replay import Replay
 
 
 def add_subparser(subparsers: Any) -> argparse.ArgumentParser:
@@ -38,6 +37,11 @@ def add_subparser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    # the sessions core loads when a sessions command runs, not when the parser is built: every
+    # `mltdbg --help` and `mltdbg diagnose` builds this subcommand's parser (~90 ms of imports)
+    from mltdbg.sessions.errors import SessionError  # noqa: PLC0415 - see above
+    from mltdbg.sessions.export import describe, export_json, export_md  # noqa: PLC0415
+    from mltdbg.sessions.replay import Replay  # noqa: PLC0415
     out = out or sys.stdout
     try:
         if args.sessions_cmd == "list":
@@ -68,6 +72,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
 
 
 def _list(args: argparse.Namespace, out: TextIO) -> int:
+    from mltdbg.sessions.session import list_sessions  # noqa: PLC0415 - loaded when the command runs
     rows = list_sessions(args.repo)
     if not rows:
         print("no sessions here yet", file=out)
@@ -82,6 +87,7 @@ def _list(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _step(replay: Replay, out: TextIO) -> int:
+    from mltdbg.sessions.export import describe  # noqa: PLC0415 - loaded when the command runs
     print(f"{len(replay)} events. Enter/n: next, p: previous, NUMBER: jump, q: quit", file=out)
     while True:
         try:

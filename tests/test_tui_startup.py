@@ -23,6 +23,15 @@ def test_the_tui_entry_modules_import_no_heavy_library():
     assert out.strip() == "[]"
 
 
+def test_the_cli_help_loads_neither_the_sessions_core_nor_a_heavy_library():
+    """`mltdbg --help` builds every subcommand's parser; the code behind them loads only when one runs."""
+    code = ("import sys, contextlib, io\nfrom mltdbg.app.cli import main\n"
+            "with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()):\n    main(['--help'])\n"
+            f"print(sorted(m for m in sys.modules if m.startswith('mltdbg.sessions') or m in {HEAVY!r}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
 def test_a_deferred_session_has_no_environment_until_it_is_recorded(tmp_path):
     repo = make_repo(tmp_path / "r", {"train.py": "print(1)\n"})
     s = Session.create(repo, name="x", defer_environment=True)
