@@ -29,7 +29,6 @@ import stat
 from pathlib import Path
 from typing import Iterable
 
-from mltdbg.analyzers.crossrank.replicas import replica_logs
 from mltdbg.analyzers.model import Run
 
 # Directories that never hold run artifacts and can be huge.
@@ -82,6 +81,9 @@ def ingest(paths: Iterable[str | os.PathLike], root: str | os.PathLike | None = 
         run.warnings.append(f"{_rel(paths[0], run.root)}: {len(files)} files found; read the first {MAX_FILES} (pass the run folder itself to narrow it)")
         files = files[:MAX_FILES]
     readers = _readers()
+    # the cross-rank package compiles its patterns on import (~0.2 s): loaded when a run is read, so
+    # the TUI's capture screen (which only needs SKIP_DIRS from here) paints without it
+    from mltdbg.analyzers.crossrank.replicas import replica_logs  # noqa: PLC0415 - see above
     text_only, note = replica_logs(files, run.root)   # replica ranks' logs: text without metric series
     if note:
         run.warnings.append(note)

@@ -17,7 +17,6 @@ from textual.widgets import Header, Input, Label, RichLog, SelectionList, Static
 from textual.widgets.selection_list import Selection
 
 from mltdbg.analyzers.common.sanitize import visible
-from mltdbg.analyzers.ingest import SKIP_DIRS
 from mltdbg.app.messages import OutputLine
 from mltdbg.app.screens.base import StepScreen, step_footer
 from mltdbg.app.widgets.lessons import LessonsPanel
@@ -30,6 +29,8 @@ CAPTURE_TIMEOUT_S = 1800
 
 def discover(root: Path, limit: int = MAX_LISTED) -> list[str]:
     """Files under root (relative, posix), skipping VCS/venv/cache folders; at most `limit`."""
+    # the reader package (numpy with it) loads here, in the discovery worker, not before the first paint
+    from mltdbg.analyzers.ingest import SKIP_DIRS  # noqa: PLC0415 - see above
     out: list[str] = []
     for d, dirs, files in os.walk(root):
         dirs[:] = sorted(x for x in dirs if x not in SKIP_DIRS and not x.startswith(".mltdbg"))
