@@ -53,7 +53,11 @@ class MltdbgApp(App):
     """mltdbg-tui. `now` (a callable returning a datetime) and `session` are injectable for tests."""
 
     TITLE = "mltdbg"
-    CSS_PATH = "mltdbg_app.tcss"
+    # Every screen's stylesheet is read with the app's, once, before the first paint: a screen that names
+    # its own CSS_PATH makes Textual re-parse the whole stylesheet (~0.1 s) the first time it is shown,
+    # and its rules would reach other screens' widgets from then on (each file scopes its rules by its screen).
+    CSS_PATH = ["mltdbg_app.tcss", *(f"screens/{s}.tcss" for s in ("capture", "hypotheses", "check", "fix", "lesson",
+                                                                   "probe", "viewer", "replay"))]
     BINDINGS = [
         Binding("f1", "help", "Help", id="help"),
         Binding("question_mark", "help", "Help", show=False, id="help_q"),

@@ -43,7 +43,6 @@ def discover(root: Path, limit: int = MAX_LISTED) -> list[str]:
 
 class CaptureScreen(StepScreen):
     STEP = "capture"
-    CSS_PATH = "capture.tcss"
     BINDINGS = [
         Binding("ctrl+n", "next", "Next: diagnose", id="next", priority=True),
         Binding("ctrl+r", "run_command", "Run command", id="run_command", priority=True),

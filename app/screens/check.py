@@ -31,7 +31,6 @@ VERDICT_KEYS = {"1": "confirmed", "2": "denied", "3": "inconclusive"}
 
 class CheckScreen(StepScreen):
     STEP = "check"
-    CSS_PATH = "check.tcss"
     # Footer order is priority order (80 columns hold them all); which show depends on the state (check_action).
     BINDINGS = [
         Binding("x", "cancel", "Cancel run", id="cancel"),

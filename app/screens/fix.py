@@ -28,7 +28,6 @@ NO_TEST = "# Write a test that fails with the bug and passes with the fix.\n"
 
 class FixScreen(StepScreen):
     STEP = "fix"
-    CSS_PATH = "fix.tcss"
     BINDINGS = [
         # Footer order is priority order (80 columns hold them all).
         Binding("a", "apply", "Apply…", id="apply"),

@@ -45,7 +45,6 @@ def bar(p: float, width: int = BAR_WIDTH) -> str:
 
 class HypothesesScreen(StepScreen):
     STEP = "diagnose"
-    CSS_PATH = "hypotheses.tcss"
     BINDINGS = [
         # Footer order is priority order; the rest show=False (listed in the F1 help).
         Binding("enter,c", "check", "Check", id="check"),

@@ -17,7 +17,6 @@ from mltdbg.sessions.lesson import LESSON_FILE, LessonError, NotAGitRepo, append
 
 class LessonScreen(StepScreen):
     STEP = "lesson"
-    CSS_PATH = "lesson.tcss"
     BINDINGS = [
         Binding("ctrl+s", "commit", "Write & commit", id="commit", priority=True),
         Binding("escape", "back", "Back", id="back"),

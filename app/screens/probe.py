@@ -99,7 +99,6 @@ def session_probe_results(state: Any, root: Path) -> HeldProbes:
 class ProbeScreen(Screen):
     """One probe result at a time (newest first); n/b walk through the others."""
 
-    CSS_PATH = "probe.tcss"
     BINDINGS = [
         Binding("escape,p", "close", "Back", id="close"),
         Binding("n", "step(-1)", "Older", id="older"),

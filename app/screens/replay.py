@@ -21,7 +21,6 @@ SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)      # events per second
 
 
 class ReplayScreen(Screen):
-    CSS_PATH = "replay.tcss"
     BINDINGS = [
         Binding("n,right", "step(1)", "Next", id="replay_next"),
         Binding("p,left", "step(-1)", "Prev", id="replay_prev"),

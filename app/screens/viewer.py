@@ -20,7 +20,6 @@ from mltdbg.app.widgets.viewer import ArtifactView
 
 
 class ViewerScreen(Screen):
-    CSS_PATH = "viewer.tcss"
     BINDINGS = [
         Binding("escape", "back", "Back", id="viewer_back"),
         Binding("slash", "search", "Search", id="viewer_search"),
@@ -68,7 +67,8 @@ class ViewerScreen(Screen):
         self.query_one("#search").disabled = self.view is None
         if self.view is not None:
             self.view.focus()
-            self.call_after_refresh(self.view.goto, (self.start or (self.cited_lines[0] if self.cited_lines else 1)) - 1)
+            # the view scrolls to it when it first learns its height, so the first frame already shows it
+            self.view.open_at((self.start or (self.cited_lines[0] if self.cited_lines else 1)) - 1)
             if not self.view.index.ready:
                 self._progress = self.set_interval(0.25, self._show_progress)
 
