@@ -624,10 +624,6 @@ def _call_repr(art: TextArtifact, fx: _Facts, text: str, off: int) -> None:
         fx.key_value(km.group(1), _scalar(km.group(2)), line, quote)
 
 
-# Below this many lines a text is scanned whole by _regex_facts (splitting it costs more than it saves).
-_KV_SPLIT_LINES = 200
-
-
 def _kv_spans(text: str) -> list[tuple[int, int]]:
     """The parts of `text` that _regex_facts scans: runs of lines that are not surely progress lines.
 
@@ -635,10 +631,10 @@ def _kv_spans(text: str) -> list[tuple[int, int]]:
     keys are skipped anyway; a log's head is mostly such lines, and _KV_ANY tries every position
     of what it scans (~9 ms per 300 KB: 64 rank logs took 0.7 s). Each run is scanned up to the
     end of the line after it, so a pair whose separator or value sits on the next line is still read.
+    Small texts are split too: 5,000 logs of 20 progress lines took 2.5 s scanned whole, 0.26 s split
+    (the facts of the 876 corpus runs, 133 zoo cases and the fixtures identical either way).
     """
     lines = text.split("\n")
-    if len(lines) < _KV_SPLIT_LINES:
-        return [(0, len(text))]
     # ASCII text lowered at once keeps every offset (str.lower can lengthen other characters)
     low_lines = text.lower().split("\n") if text.isascii() else [s.lower() for s in lines]
     spans: list[tuple[int, int]] = []
