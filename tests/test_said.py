@@ -25,6 +25,8 @@ from mltdbg.playbooks.diagnose import diagnose
     ("It now fits on my gpu, but the training loss becomes 0", "said:oom_worked_around"),
     ("I tried to use smaller lr but the loss remains to be nan.", "said:lower_lr_no_help"),
     ("No matter how I adjust lr, I can't get the correct result", "said:lower_lr_no_help"),
+    ("changing the learning rate and the batch size did not help", "said:lower_lr_no_help"),
+    ("I tried different learning rates, still nan after the first epoch", "said:lower_lr_no_help"),
 ])
 def test_a_tried_and_failed_sentence_is_read(text, kind):
     assert kind in said.ruled_out([text])
@@ -36,7 +38,8 @@ def test_a_tried_and_failed_sentence_is_read(text, kind):
                                   "clipping fixed it", "CUDA out of memory at step 3 so the run stops",
                                   "I keep getting CUDA out of memory errors with batch size 8",
                                   "I reduced the learning rate and now it trains",
-                                  "the remaining epochs run fine with lr 0.01", ""])
+                                  "the remaining epochs run fine with lr 0.01",
+                                  "I changed the learning rate and now it converges", ""])
 def test_sentences_that_rule_nothing_out(text):
     assert said.ruled_out([text]) == {}
 
