@@ -23,6 +23,17 @@ def test_the_tui_entry_modules_import_no_heavy_library():
     assert out.strip() == "[]"
 
 
+def test_the_first_screen_loads_neither_numpy_nor_the_readers_nor_the_other_screens():
+    """What the first paint needs: the capture screen (screen_for loads only the screen it shows); the
+    readers (numpy with them) load in the file-discovery worker, after the first paint."""
+    code = ("import sys\nfrom mltdbg.app.screens import screen_for\nimport mltdbg.app.mltdbg_app\n"
+            "screen_for('capture')\n"
+            "print(sorted(m for m in sys.modules if m in ('numpy', 'mltdbg.analyzers.ingest', 'mltdbg.analyzers.crossrank',"
+            " 'mltdbg.app.screens.check', 'mltdbg.app.screens.hypotheses', 'mltdbg.app.screens.fix')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
 def test_the_cli_help_loads_neither_the_sessions_core_nor_a_heavy_library():
     """`mltdbg --help` builds every subcommand's parser; the code behind them loads only when one runs."""
     code = ("import sys, contextlib, io\nfrom mltdbg.app.cli import main\n"
