@@ -64,7 +64,11 @@ def diagnose(paths: list[str], symptoms: list[str] | None = None, baseline: list
     t0 = time.perf_counter()
     ctx = context_for(paths, symptoms, baseline, verdicts, repo_root, lessons)
     if not ctx.run.artifacts:
-        raise InputError(f"{paths[0]}: no readable artifacts found" + (f" ({ctx.run.warnings[0]})" if ctx.run.warnings else ""))
+        why = f" ({ctx.run.warnings[0]})" if ctx.run.warnings else ""
+        if not any(s.strip() for s in ctx.symptoms):
+            raise InputError(f"{paths[0]}: no readable artifacts found{why}")
+        # a post with an error line and no files: the words alone order the causes (never a finding)
+        ctx.run.warnings.insert(0, f"{paths[0]}: no readable artifacts found{why}; ranked from your words only")
     d = OfflineEngine().diagnose(ctx)
     if engine != "offline":
         from mltdbg.playbooks.claude import ClaudeEngine, merge, select_engine  # noqa: PLC0415 - the Claude engine loads only when asked for

@@ -48,6 +48,21 @@ def test_no_path_is_one_line_error():
     assert r.returncode != 0 and "Traceback" not in r.stderr
 
 
+def test_a_folder_without_artifacts_is_ranked_from_the_words_given_never_as_a_finding(tmp_path):
+    """A post with one error line and no files: the words order the causes (status needs_more_data,
+    a warning says nothing was read); without any words it stays a one-line error."""
+    r = cli("diagnose", tmp_path, "--json", "--engine", "offline",
+            "--symptom", "the training hangs at the first all_reduce with 8 GPUs, no error")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    jsonschema.validate(d, library.diagnosis_schema())
+    assert d["status"] == "needs_more_data" and d["root_causes"][0]["id"] == "distributed_hang"
+    assert all(h["confidence"] < 0.8 for h in d["root_causes"])
+    assert any("no readable artifacts found" in w and "words only" in w for w in d["warnings"])
+    r = cli("diagnose", tmp_path, "--json")
+    assert r.returncode == 2 and "no readable artifacts found" in r.stderr and r.stderr.strip().count("\n") == 0
+
+
 def _bad_inputs(root: Path) -> None:
     (root / "empty.log").write_bytes(b"")
     (root / "blob.bin").write_bytes(bytes(range(256)) * 64)
