@@ -67,8 +67,8 @@ class ViewerScreen(Screen):
         self.query_one("#search").disabled = self.view is None
         if self.view is not None:
             self.view.focus()
-            # the view scrolls to it when it first learns its height, so the first frame already shows it
-            self.view.open_at((self.start or (self.cited_lines[0] if self.cited_lines else 1)) - 1)
+            # before the first layout: the view scrolls there as soon as it has its size (first frame at the line)
+            self.view.goto((self.start or (self.cited_lines[0] if self.cited_lines else 1)) - 1)
             if not self.view.index.ready:
                 self._progress = self.set_interval(0.25, self._show_progress)
 

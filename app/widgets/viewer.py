@@ -245,7 +245,7 @@ class ArtifactView(ScrollView, can_focus=True):
         """build_index=False: no worker on mount; `_build_index()` starts it (tests look at the view before)."""
         super().__init__(id=id)
         self.build_index = build_index
-        self._open_at: int | None = None      # a line to go to once the view has its size (open_at)
+        self._scroll_on_resize = False        # goto came before the first layout: scroll once the size is known
         self.index = LineIndex(path)
         self._cited_asked = sorted(set(i for i in cited if i >= 0))
         self.cited = [i for i in self._cited_asked if i < len(self.index)] if self.index.ready else self._cited_asked
@@ -298,24 +298,21 @@ class ArtifactView(ScrollView, can_focus=True):
         strip = Strip([gutter, Segment(text[x:x + self.size.width], base)])
         return strip.crop(0, self.size.width).extend_cell_length(self.size.width, base if i == self.cursor else Style())
 
-    def open_at(self, i: int) -> None:
-        """Go to 0-based line i now if the view has been laid out, else as soon as it has its size (the
-        first layout, before the first frame is drawn: the file opens at the line, not at its top)."""
-        if self.size.height:
-            self.goto(i)
-        else:
-            self._open_at = i
-
-    def on_resize(self) -> None:
-        i, self._open_at = self._open_at, None
-        if i is not None and self.size.height:
-            self.goto(i)
-
     def goto(self, i: int) -> None:
-        """Put the cursor on 0-based line i and scroll it into view (a third from the top)."""
+        """Put the cursor on 0-based line i and scroll it into view (a third from the top). Before the
+        view's first layout the scroll waits for its size (on_resize), so the first frame is drawn at
+        the line, not at the top of the file."""
         i = max(0, min(i, len(self.index) - 1))
         self.cursor = i
+        if not self.size.height:
+            self._scroll_on_resize = True
+            return
         self.scroll_to(y=max(0, i - self.size.height // 3), animate=False, immediate=True)
+
+    def on_resize(self) -> None:
+        if self._scroll_on_resize and self.size.height:
+            self._scroll_on_resize = False
+            self.goto(self.cursor)
 
     def watch_cursor(self) -> None:
         self.refresh()
