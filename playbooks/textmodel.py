@@ -60,7 +60,7 @@ _SUFFIX = re.compile(r"(?:ations?|ings?|edly|ed|es|s|ly|ment|ness|ity|ies|ied|er
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """`word` without its ending (see _SUFFIX); short words and identifiers unchanged."""
-    if len(word) <= 4 or "_" in word or not word.isalpha():
+    if len(word) <= 4 or not word.isalpha():     # `_` and digits are not alphabetic: identifiers stay whole
         return word
     s = _SUFFIX.sub("", word)
     return s if len(s) >= 3 else word

@@ -484,14 +484,13 @@ def _read_json_arrow(path: Path, rel: str, run: Run, data: bytes, hist) -> bool:
         return False
     n = len(hist)
     m = re.search(rb'"log_history"\s*:\s*\[', data)
-    fast = _row_starts_indented(data, m.end(), n) if m and n else None    # the bytes as they are: no decode
-    if fast is None:
+    lineno = _row_starts_indented(data, m.end(), n) if m and n else None    # the bytes as they are: no decode
+    if lineno is None:
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             return False
-        fast = np.asarray(_row_lines(text, "log_history", n) if n else [], dtype=np.int64)
-    lineno = fast
+        lineno = np.asarray(_row_lines(text, "log_history", n) if n else [], dtype=np.int64)
     # HF Trainer's last log_history row is a run summary (SUMMARY_KEYS): not a point
     summary = np.zeros(n, bool)
     for name, c in leaves:
