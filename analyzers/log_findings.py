@@ -23,7 +23,7 @@ from functools import lru_cache
 from itertools import islice
 from typing import Callable
 
-from mltdbg.analyzers.common.textfind import TextFinder, contains_any
+from mltdbg.analyzers.common.textfind import SHORT_TEXT, TextFinder, contains_any
 from mltdbg.analyzers.model import Evidence, Run, Signal, TextArtifact
 from mltdbg.analyzers.tracebacks import LOG_KINDS, extract_tracebacks, line_quote, lines_of_offsets
 
@@ -430,7 +430,10 @@ def _candidates(art: TextArtifact) -> list[tuple[int, str]]:
     """
     text = art.text
     n = len(text)
-    if n <= _SMALL_TEXT:
+    spans: list[tuple[int, int, tuple[str, ...]]]
+    if n <= SHORT_TEXT:       # a short text (most logs of a folder of many): `in` is the quickest test
+        spans = [(0, n, tuple(g for g in GATES if g in text))]
+    elif n <= _SMALL_TEXT:
         spans = [(0, n, GATES)]
     else:
         tail = max(_HEAD_CHARS, n - _TAIL_CHARS)

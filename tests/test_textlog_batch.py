@@ -7,6 +7,8 @@ tests hold (real posts' logs, the zoo's, fixtures) and on odd files written here
 """
 from __future__ import annotations
 
+import os
+
 import shutil
 from pathlib import Path
 
@@ -183,6 +185,19 @@ def test_a_log_changed_after_prefetch_is_read_as_it_is_then(tmp_path):
     s = run.series[0]
     assert s.source == "a.log" and s.steps.tolist() == [1, 2, 3] and np.isnan(s.values[1])
     assert textlog._PREFETCHED == {}
+
+
+def test_a_log_rewritten_to_the_same_size_after_prefetch_is_read_again(tmp_path):
+    """read() takes the prefetched bytes only while the file's size and mtime are unchanged."""
+    a = tmp_path / "a.log"
+    a.write_bytes(b"step=1 loss=2.0\nstep=2 loss=1.0\n")
+    assert textlog.prefetch([(a, "a.log")]) == 1 and a in textlog._PREFETCHED
+    st = a.stat()
+    a.write_bytes(b"step=1 loss=2.0\nstep=2 loss=nan\n")     # same length, another value
+    os.utime(a, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))   # (a coarse clock could give the same mtime)
+    run = Run(root=tmp_path)
+    textlog.read(a, "a.log", run)
+    assert np.isnan(run.series[0].values[1]) and "nan" in run.texts[0].text
 
 
 def test_ingest_of_many_small_logs_equals_reading_each(tmp_path, monkeypatch):

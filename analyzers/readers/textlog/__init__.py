@@ -67,8 +67,25 @@ PREPARE_AHEAD = 2
 # scan's numpy calls cost ~0.5 ms a call set whatever the size, so 5,000 logs of 20 lines each
 # took 2.6 s of scanning alone (benchmarks/bench_diagnose.py --many).
 SMALL_LOG_BYTES = 256 * 1024
-# path -> (bytes, newlines, prepare_block's dict) of the small logs prefetched last
-_PREFETCHED: dict[Path, tuple[bytes, np.ndarray, dict]] = {}
+# path -> (bytes, newlines, prepare_block's dict, (size, mtime_ns) when read) of the small logs
+# prefetched last
+_PREFETCHED: dict[Path, tuple[bytes, np.ndarray, dict, tuple[int, int]]] = {}
+
+
+def _stamp(st: os.stat_result) -> tuple[int, int]:
+    return st.st_size, st.st_mtime_ns
+
+
+def _unchanged(path: Path) -> tuple | None:
+    """The prefetched entry of `path` when the file still has the size and mtime it had when it was
+    prefetched (its bytes are then those held: read() takes them without opening it again)."""
+    ready = _PREFETCHED.get(path)
+    if ready is None:
+        return None
+    try:
+        return ready if _stamp(os.stat(path)) == ready[3] else None
+    except OSError:
+        return None
 
 
 def sniff(path: Path, head: bytes) -> bool:
@@ -78,6 +95,9 @@ def sniff(path: Path, head: bytes) -> bool:
 
 def read(path: Path, rel: str, run: Run) -> None:
     """Append a TextArtifact (and, for logs, metric series) to `run`; warnings for bad input."""
+    if _unchanged(path) is not None:    # a small plain log, checked and scanned by prefetch
+        _read_log(path, rel, run, False)
+        return
     try:
         with open(path, "rb") as f:
             head = f.read(4096)
@@ -103,43 +123,44 @@ def prefetch(files: list[tuple[Path, str]]) -> int:
     if its bytes are still the same then. Stops before BLOCK_BYTES of them are held; returns how
     many of `files` it went through. Replaces what an earlier call left."""
     _PREFETCHED.clear()
-    batch: list[tuple[Path, str, bytes]] = []
+    batch: list[tuple[Path, str, bytes, tuple[int, int]]] = []
     size = 0
     for k, (path, rel) in enumerate(files):
         try:
             if os.path.getsize(path) > SMALL_LOG_BYTES or text_kind(path, "") != "log":
                 continue
             with open(path, "rb") as f:
+                stamp = _stamp(os.fstat(f.fileno()))     # (before reading: a write after it shows)
                 data = f.read(SMALL_LOG_BYTES + 1)
         except OSError:
             continue     # read() says what is wrong with it
         # (a log whose last line has no newline yet is read in two blocks: read alone)
         if (not data.endswith(b"\n") or len(data) > SMALL_LOG_BYTES or data[:2] == b"\x1f\x8b"
-                or is_binary(data[:4096])):
+                or is_binary(data[:4096]) or len(data) != stamp[0]):
             continue
         if size + len(data) > BLOCK_BYTES and batch:
             _prefetch_batch(batch)
             return k
-        batch.append((path, rel, data))
+        batch.append((path, rel, data, stamp))
         size += len(data)
     if batch:
         _prefetch_batch(batch)
     return len(files)
 
 
-def _prefetch_batch(batch: list[tuple[Path, str, bytes]]) -> None:
+def _prefetch_batch(batch: list[tuple[Path, str, bytes, tuple[int, int]]]) -> None:
     # each file ends with a newline: lines never run from one into the next, and a file's first
     # line is the number of the batch's newlines before its first byte
-    starts = np.cumsum([0] + [len(data) for _, _, data in batch[:-1]])
-    whole = b"".join(data for _, _, data in batch)
+    starts = np.cumsum([0] + [len(data) for _, _, data, _ in batch[:-1]])
+    whole = b"".join(data for _, _, data, _ in batch)
     with small_pages(), one_thread():
         nl = find_byte(np.frombuffer(whole, np.uint8), 10)
         first_lines = np.searchsorted(nl, starts).tolist()
-        pieces = [(int(at), len(data), line, rel) for at, line, (_, rel, data) in zip(starts, first_lines, batch)]
+        pieces = [(int(at), len(data), line, rel) for at, line, (_, rel, data, _) in zip(starts, first_lines, batch)]
         pres = prepare_files(whole, nl, pieces)
-    for (path, _, data), pre in zip(batch, pres):
+    for (path, _, data, stamp), pre in zip(batch, pres):
         if pre is not None:      # None: read it alone (prepare_files says why)
-            _PREFETCHED[path] = (data, pre["nl"], pre)
+            _PREFETCHED[path] = (data, pre["nl"], pre, stamp)
 
 
 def read_text_only(path: Path, rel: str, run: Run) -> None:
@@ -276,6 +297,7 @@ def _read_log_blocks(path: Path, rel: str, run: Run, gz: bool, metrics: bool) ->
     handed_bytes = 0                    # bytes handed to the workers so far
     head_sample = b""                   # the first block's sample
 
+    fresh = _unchanged(path) if metrics and not gz else None    # its bytes held: no need to read them again
     ready = _PREFETCHED.pop(path, None)
 
     def plan(data: bytes, cut: bool, offset: int):
@@ -293,8 +315,9 @@ def _read_log_blocks(path: Path, rel: str, run: Run, gz: bool, metrics: bool) ->
             finder = finder_box[0]
         return _prepare, (data, cut, rel, metrics, finder)
 
-    inline = not gz and os.path.getsize(path) <= BLOCK_BYTES
-    for (data, cut, offset), (nl, pre, hits) in _prepared(_blocks(path, gz), plan, inline):
+    blocks = iter([(fresh[0], False, 0)]) if fresh is not None else _blocks(path, gz)
+    inline = fresh is not None or (not gz and os.path.getsize(path) <= BLOCK_BYTES)
+    for (data, cut, offset), (nl, pre, hits) in _prepared(blocks, plan, inline):
         if first:
             first = False
             if not data and not cut:

@@ -776,7 +776,8 @@ class LogMetrics:
         name = normalize(raw)
         if "kinds" not in memo:    # what depends on the lines only, once per set of lines
             kd = kind[sg]
-            memo["kd"], memo["kinds"] = kd, np.unique(kd)
+            # (one kind, the usual case: np.unique's sort is most of a small file's cost here)
+            memo["kd"], memo["kinds"] = kd, kd[:1].copy() if len(kd) and (kd == kd[0]).all() else np.unique(kd)
         kd, kinds = memo["kd"], memo["kinds"]
         out = []
         for kk in kinds:
@@ -1030,15 +1031,16 @@ def _finish_steps(st: np.ndarray, carried: np.ndarray) -> tuple[np.ndarray, bool
     n = len(st)
     keep = np.ones(n, dtype=bool)
     miss = st < 0
-    if miss.all() or miss.mean() > 0.5:
+    n_miss = int(np.count_nonzero(miss))    # (counts, not .mean(): a small file's series are many tiny arrays)
+    if n_miss == n or 2 * n_miss > n:
         return np.arange(n, dtype=np.int64), True, keep
     cr = carried
-    if miss.any():
+    if n_miss:
         first = int(np.flatnonzero(~miss)[0])
         keep[:first] = False
         idx = np.maximum.accumulate(np.where(~miss, np.arange(n), -1))
         st = st[np.maximum(idx, 0)][keep]
         cr = carried[keep]
-    if cr.mean() > 0.5 and (len(st) - len(np.unique(st))) > MAX_CARRIED_DUP_SHARE * len(st):
+    if 2 * int(np.count_nonzero(cr)) > len(cr) and (len(st) - len(np.unique(st))) > MAX_CARRIED_DUP_SHARE * len(st):
         return np.arange(len(st), dtype=np.int64), True, keep
     return st, False, keep
