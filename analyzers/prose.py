@@ -33,6 +33,12 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 # (the lookahead, the words' first letters, only spares the alternation where none can start: ~4x faster)
 _FUNCTION = re.compile(r"\b(?=[abcdhimnotw])(?:the|is|are|was|were|i|my|we|it|this|that|to|of|and|but|when|why|how|not|have|has|can|does"
                        r"|don't|doesn't|didn't|can't)\b", re.I)
+# The same words as plain tokens, and a table that blanks every ASCII character but letters: in an ASCII
+# text, a word _FUNCTION finds is one of the letter runs left (the contractions by their first part),
+# so a text with none of these tokens has no sentence (one split, ~5x quicker than the regex on a log).
+_FUNCTION_TOKENS = frozenset("the is are was were i my we it this that to of and but when why how not have has can "
+                             "does don doesn didn".split())
+_LETTERS_ONLY = str.maketrans({chr(c): " " for c in range(128) if not chr(c).isalpha()})
 # a traceback's frames and its error line are read by the traceback analyzers, not as the user's words
 _TRACE = re.compile(r"^\s*(?:File \"|Traceback \(|[\w.]*(?:Error|Exception|Warning)\b:?|at [\w.$]+\()")
 # a file is prose with this many sentence lines, or one paragraph of MIN_PARAGRAPH_WORDS words
@@ -66,8 +72,8 @@ def prose_sentences(texts: Iterable[TextArtifact]) -> list[str]:
         head = t.text[:SCAN_CHARS]
         # greetings, titles and "(see train.log)" say nothing either way: not counted
         lines = [ln for ln in head.splitlines() if len(ln.split()) >= 3 or len(_CJK.findall(ln)) >= 3]
-        if not lines:
-            continue
+        if not lines or (head.isascii() and _FUNCTION_TOKENS.isdisjoint(head.lower().translate(_LETTERS_ONLY).split())):
+            continue     # (a sentence has a function word: a log of metric lines has none in all its head)
         keep: list[str] = []
         misses, most = 0, len(lines) - PROSE_SHARE * len(lines)
         for ln in lines:

@@ -62,3 +62,24 @@ def test_a_tracebacks_error_line_joins_the_users_words(tmp_path):
     (tmp_path / "traceback.txt").write_text(TRACE)
     run = context_for([str(tmp_path)], ["it crashed"]).run       # tracebacks are parsed by the analyzers
     assert any(w.startswith("RuntimeError: CUDA out of memory") for w in S.user_words(["it crashed"], run))
+
+
+def test_the_quick_no_sentence_test_never_drops_a_text_the_regex_would_read():
+    """prose_sentences skips an ASCII text when none of its letter runs is a function word; that must
+    hold for every text where _FUNCTION finds one (contractions, escapes, digits and '_' beside it)."""
+    import random
+    import string
+    from mltdbg.analyzers import prose as P
+    rng = random.Random(7)
+    words = sorted(P._FUNCTION_TOKENS) + ["don't", "Can't", "DOESN'T", "didn't", "The", "IS", "it's", "x", "_", "9"]
+    alphabet = string.printable + "\x1b\x01\x7f"
+    seen = 0
+    for _ in range(30000):
+        t = "".join(rng.choice(words) if rng.random() < 0.3 else
+                    "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 3))) for _ in range(rng.randint(1, 6)))
+        if P._FUNCTION.search(t):
+            seen += 1
+            assert not P._FUNCTION_TOKENS.isdisjoint(t.lower().translate(P._LETTERS_ONLY).split()), repr(t)
+    assert seen > 5000
+    log = "2024-05-01 12:00:00 INFO step=0 loss=2.0 lr=0.001\n" * 20
+    assert P._FUNCTION.search(log) is None and P._FUNCTION_TOKENS.isdisjoint(log.lower().translate(P._LETTERS_ONLY).split())

@@ -48,6 +48,8 @@ _NODE_INDEX = re.compile(r"(\d+)(?!.*\d)")
 def path_rank(rel: str) -> tuple[str, int, str] | None:
     """(how, number, group) from a file's path: ("rank", global, group) or ("local", local, group)."""
     p = rel.replace("\\", "/")
+    if "rank" not in p.lower() and "attempt_" not in p and "slurm-" not in p:
+        return None          # (every pattern below needs one of these words: most files stop here)
     m = _TORCHRUN_DIR.search(p)
     if m:
         group = p[: m.start()] or "."
@@ -69,6 +71,8 @@ def path_rank(rel: str) -> tuple[str, int, str] | None:
 def _srun_lines(art: TextArtifact) -> dict[int, np.ndarray]:
     """Line numbers per task for `srun --label` output ("  3: text"), when most lines carry one."""
     text = art.text
+    if ": " not in text[:20000]:
+        return {}            # (no line of the sample can carry a label)
     sample = text[:20000].split("\n")[:200]
     hits = [SRUN_LABEL.match(s) for s in sample if s.strip()]
     if len(hits) < 4 or sum(h is not None for h in hits) < 0.6 * len(hits):

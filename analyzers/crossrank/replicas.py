@@ -75,6 +75,9 @@ def replica_logs(files: list[Path], root: Path) -> tuple[set[Path], str | None]:
     """The per-rank logs to read as text only, and one line saying so (None when there are none)."""
     groups: dict[tuple[str, str, str], list[tuple[int, Path]]] = {}
     for f in files:
+        full = str(f)
+        if "rank" not in full.lower() and "attempt_" not in full and "slurm-" not in full:
+            continue         # path_rank would say None (its relative path is part of this one)
         try:
             rel = f.relative_to(root).as_posix()
         except ValueError:
