@@ -37,10 +37,13 @@ def frozen_metric_signals(run: Run) -> list[Signal]:
             continue
         s = ordered(s)
         v = np.asarray(s.values, dtype=float)
+        eq = v[1:] == v[:-1]
+        if not eq.any():
+            continue              # no two equal values in a row: no run (most series stop here)
         finite = np.isfinite(v)
         if finite.sum() < MIN_RUN:
             continue
-        same = np.concatenate(([False], (v[1:] == v[:-1]) & finite[1:] & finite[:-1]))
+        same = np.concatenate(([False], eq & finite[1:] & finite[:-1]))
         # longest run of consecutive equal values: run length = 1 + number of consecutive `same`
         idx = np.flatnonzero(~same)
         ends = np.append(idx[1:], len(v))

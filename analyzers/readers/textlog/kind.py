@@ -30,7 +30,8 @@ def text_kind(path: Path, text: str) -> str:
     for suf in (".gz",):
         if name.endswith(suf):
             name = name[: -len(suf)]
-    ext = Path(name).suffix
+    i = name.rfind(".")
+    ext = name[i:] if 0 < i < len(name) - 1 else ""     # Path(name).suffix, without building a Path
     if ext in CODE_EXT:
         return "code"
     if ext in CONFIG_EXT or name in ("dockerfile", "requirements.txt", "environment.yml"):

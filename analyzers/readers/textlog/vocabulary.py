@@ -6,6 +6,8 @@ Out: `classify_key(raw)` -> (role, space form trusted); the word sets the scanne
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 from mltdbg.analyzers.names import normalize
 
 
@@ -47,6 +49,7 @@ UNITS = {"ms", "s", "us", "ns", "sec", "secs", "min", "mins", "h", "hr", "gb", "
          "mib", "kib", "b", "k", "m", "g", "x", "it", "its", "tok", "img", "samples", "step"}
 
 
+@lru_cache(maxsize=4096)   # (each small log of a folder of many asks again for the same few keys)
 def classify_key(raw: str):
     """Role of a key: 'step', 'batch', 'epoch', 'metric' or None (not a metric); and whether
     the space form ("loss 0.5") is trusted for it."""
