@@ -484,7 +484,7 @@ def _remove_softmax(repo_root: Path, run: Run, signal: Signal | None) -> Patch |
     f = _pyfile(s)
     sm_attrs = set()
     for cls in f.walk_order(ast.ClassDef):   # ast.walk's order
-        sm_attrs |= C.softmax_attrs(cls)
+        sm_attrs |= C.softmax_attrs(cls, f)
     calls = [c for c in f.walk_order(ast.Call) if isinstance(c, ast.Call)]
     # the softmax cited last is where the probabilities come from; the CE line may hold it inline
     for line in reversed(lines):

@@ -16,6 +16,7 @@ import gc
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Iterable, TypeVar
 
 from mltdbg.analyzers.model import Run, TextArtifact
@@ -163,6 +164,7 @@ def chain_attrs(e: ast.AST) -> set[str]:
             return out
 
 
+@lru_cache(maxsize=8192)   # (asked for every call of a file, by several checks: the names repeat)
 def is_model_name(d: str | None) -> bool:
     """Does a dotted callee look like a network (`model`, `self.net`, `encoder`)?"""
     if not d or d.endswith(("()", "[]")):
@@ -645,7 +647,7 @@ def build_index(files: list[PyFile]) -> RunIndex:
                 idx.has_framework = True
     # classes whose forward returns softmax; classes with dropout/batch-norm (or layers we cannot see)
     for name, (f, cls) in class_nodes.items():
-        sm_attrs = softmax_attrs(cls)
+        sm_attrs = softmax_attrs(cls, f)
         for m in cls.body:
             if isinstance(m, FUNCS) and m.name == "forward":
                 rets = [s for s in m.body if isinstance(s, ast.Return) and s.value is not None]
@@ -664,15 +666,16 @@ def build_index(files: list[PyFile]) -> RunIndex:
 _SM_CACHE: dict[int, tuple[ast.AST, set[str]]] = {}
 
 
-def softmax_attrs(cls: ast.AST) -> set[str]:
-    """`self.x` attributes that are nn.Softmax or a Sequential ending in Softmax."""
+def softmax_attrs(cls: ast.AST, f: PyFile | None = None) -> set[str]:
+    """`self.x` attributes that are nn.Softmax or a Sequential ending in Softmax. `f`: the file
+    that holds cls (its index serves the class's nodes without a walk)."""
     hit = _SM_CACHE.get(id(cls))
     if hit is not None and hit[0] is cls:
         return hit[1]
     if len(_SM_CACHE) > 10000:
         _SM_CACHE.clear()
     out = set()
-    for n in ast.walk(cls):
+    for n in (f.subtree(cls) if f is not None else ast.walk(cls)):
         if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call):
             v = n.value
             if last(v) == "Softmax" or sequential_ending(v, "Softmax") is not None:

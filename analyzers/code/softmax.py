@@ -58,7 +58,7 @@ def check_softmax(f: PyFile, idx: RunIndex) -> list[Finding]:
     out = []
     sm_attrs = set()
     for cls in f.of_type(ast.ClassDef):
-        sm_attrs |= softmax_attrs(cls)
+        sm_attrs |= softmax_attrs(cls, f)
     sm_attrs |= {d for d, v in f.all_assigns() if isinstance(v, ast.Call) and last(v) == "Softmax"}
     ce_ctors = [(d, v) for d, v in f.all_assigns() if isinstance(v, ast.Call) and last(v) == "CrossEntropyLoss"]
     ce_names = {d for d, _ in ce_ctors}
