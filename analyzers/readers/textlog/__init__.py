@@ -120,7 +120,7 @@ def read(path: Path, rel: str, run: Run) -> None:
 def prefetch(files: list[tuple[Path, str]]) -> int:
     """Scan the small plain logs among the first of `files` together (ingest calls this before
     reading them one by one): what each one's `read` would compute alone, ready when it is read,
-    if its bytes are still the same then. Stops before BLOCK_BYTES of them are held; returns how
+    if its size and mtime are still those it had then. Stops before BLOCK_BYTES of them are held; returns how
     many of `files` it went through. Replaces what an earlier call left."""
     _PREFETCHED.clear()
     batch: list[tuple[Path, str, bytes, tuple[int, int]]] = []
