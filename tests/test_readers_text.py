@@ -584,3 +584,19 @@ def test_lightnings_version_number_is_no_metric(tmp_path):
     p.write_text("".join(f"Epoch {e}: 100%|##########| 100/100 [00:05<00:00, 19.6it/s, loss=0.{9 - e}, v_num=3, val_acc=0.{5 + e}]\n"
                          for e in range(4)))
     assert sorted(s.name for s in read(p).series) == ["epoch", "loss", "val_accuracy"]
+
+
+def test_per_layer_rows_with_two_separators_are_read_and_key_value_lines_are_not(tmp_path):
+    """The row test's pre-filter (at most two '=' or ':' on a row's line) keeps the label form
+    `name: grad norm = value` and `name | value`; a `step=.. loss=.. grad_norm=..` line beside them
+    stays a metric line."""
+    p = tmp_path / "grads.log"
+    p.write_text("step=1 loss=2.0 grad_norm=1.5 lr=0.001\n"
+                 "conv1.weight: grad norm = 1e-08\nconv2.weight: grad norm = 2e-08\n"
+                 "step=2 loss=1.9 grad_norm=1.4 lr=0.001\n"
+                 "fc1.bias | 0.5\nfc2.bias | 0.25\n"
+                 "step=3 loss=1.8 grad_norm=1.3 lr=0.001\n")
+    run = read(p)
+    assert series(run, "grad_norm/conv1.weight").values.tolist() == [1e-08]
+    assert series(run, "grad_norm/fc2.bias").values.tolist() == [0.25]
+    assert series(run, "loss").values.tolist() == [2.0, 1.9, 1.8]

@@ -95,6 +95,13 @@ def _row_matches(data: bytes, nl: np.ndarray, starts: np.ndarray):
     last = np.maximum(ends - 1, 0)
     last = np.where((b[last] == 13) & (last > starts), last - 1, last)   # "\r\n"
     ok &= _LAST[b[last]]
+    # a row has at most two '=' or ':' (its separator and a label's, "w: grad norm = 1e-8"; a name
+    # has none): a `key=value` metric line or a timestamped one has more (two compares over the bytes)
+    sep = b == 61
+    sep |= b == 58
+    seps = np.add.reduceat(sep, starts, dtype=np.int32)
+    del sep
+    ok &= seps <= 2
     idx = np.flatnonzero(ok)
     # a short window first (most lines' first token is a short word such as "step"), the lines
     # whose indent and token run past it again with the long one: the same answer as the long
