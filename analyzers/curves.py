@@ -867,19 +867,32 @@ def _val_gap(run: Run, ts: np.ndarray, tv: np.ndarray, va: Series, vi: np.ndarra
 
 
 def _epoch_train_level(tr: Series, steps: np.ndarray) -> np.ndarray:
-    """Train metric per evaluation step: the median of the train points since the previous evaluation."""
+    """Train metric per evaluation step: the median of the finite train points since the previous
+    evaluation (the last three before it when there are none). Whole-array work: the windows' points
+    gathered once and sorted by (window, value), each median read at its window's middle (a run
+    evaluated 100,000 times took 6 s as one np.median per window)."""
     ts, tv = tr.steps, tr.values             # in step order (ordered)
-    out = np.full(len(steps), np.nan)
+    m = len(steps)
     hi = np.searchsorted(ts, steps, side="right")
     lo = np.r_[0, hi[:-1]]                     # points after the previous evaluation
     fin = np.isfinite(tv)
-    for i in range(len(steps)):                # one slice per evaluation, never a pass over all points
-        a, b = int(lo[i]), int(hi[i])
-        if a >= b or not fin[a:b].any():
-            a = max(0, b - 3)
-        seg = tv[a:b][fin[a:b]]
-        if len(seg):
-            out[i] = float(np.median(seg))
+    cf = np.concatenate(([0], np.cumsum(fin)))
+    lo = np.where((lo < hi) & (cf[hi] > cf[lo]), lo, np.maximum(0, hi - 3))
+    n = hi - lo
+    idx = np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n) + np.repeat(lo, n)
+    win = np.repeat(np.arange(m), n)
+    keep = fin[idx]
+    vals, win = tv[idx[keep]], win[keep]
+    order = np.lexsort((vals, win))
+    vals = vals[order]
+    cnt = np.bincount(win, minlength=m)
+    start = np.cumsum(cnt) - cnt
+    out = np.full(m, np.nan)
+    has = cnt > 0
+    a = start[has] + (cnt[has] - 1) // 2       # the lower middle; the upper one for an even count
+    b = start[has] + cnt[has] // 2
+    with np.errstate(over="ignore"):          # (1e308 + 1e308 for an odd count, where it is not taken)
+        out[has] = np.where(a == b, vals[a], (vals[a] + vals[b]) / 2)    # np.median's mean of the two middle ones
     return out
 
 

@@ -310,3 +310,40 @@ def test_a_nan_only_in_validation_points_at_the_validation_data():
     s = kinds(run)["val_nonfinite_only"]
     assert s.data == {"step": 0, "count": 5, "all": True} and [e.line for e in s.evidence] == [2, 6]
     assert "val_nonfinite_only" not in kinds(_run(loss=[0.6, np.nan, np.nan], val_loss=[0.7, np.nan, np.nan]))
+
+
+def test_train_level_per_evaluation_is_the_median_since_the_last_one():
+    """_epoch_train_level (whole-array) against its definition, one np.median per evaluation: the
+    finite train points after the previous evaluation up to this one, or the last three before it
+    when there are none; NaN where even those are all non-finite."""
+    from mltdbg.analyzers.curves import _epoch_train_level
+
+    def one_by_one(tr, steps):
+        out = np.full(len(steps), np.nan)
+        hi = np.searchsorted(tr.steps, steps, side="right")
+        lo = np.r_[0, hi[:-1]]
+        fin = np.isfinite(tr.values)
+        for i in range(len(steps)):
+            a, b = int(lo[i]), int(hi[i])
+            if a >= b or not fin[a:b].any():
+                a = max(0, b - 3)
+            seg = tr.values[a:b][fin[a:b]]
+            if len(seg):
+                out[i] = float(np.median(seg))
+        return out
+
+    rng = np.random.default_rng(3)
+    for _ in range(1500):
+        n = int(rng.integers(0, 40))
+        v = rng.normal(size=n) * 10.0 ** int(rng.integers(-3, 3))
+        k = rng.random(n)
+        v[k < 0.15] = np.nan
+        v[(k > 0.15) & (k < 0.2)] = np.inf
+        if rng.random() < 0.3:
+            v = np.round(v, 1)        # ties
+        tr = Series("loss", "loss", np.sort(rng.integers(0, 50, n)), v, "x", np.arange(n))
+        steps = np.sort(rng.integers(-5, 60, int(rng.integers(1, 12))))
+        assert np.array_equal(_epoch_train_level(tr, steps), one_by_one(tr, steps), equal_nan=True)
+    tr = Series("loss", "loss", np.arange(6), np.array([1.0, 3.0, 2.0, np.nan, 5.0, 4.0]), "x", np.arange(6))
+    # step 3: only a NaN since step 2, so the last three points (3, 2, NaN): 2.5
+    assert _epoch_train_level(tr, np.array([2, 3, 5])).tolist() == [2.0, 2.5, 4.5]
