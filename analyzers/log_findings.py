@@ -198,7 +198,7 @@ DETECTORS: list[_Det] = [
          _P(r"\b(?:[Ll]oad(?:ing|ed)?|LOAD\w*|[Rr]estor(?:e|ing|ed)|[Rr]esum(?:e|ing|ed)|from_pretrained)\b"
             r"[^\n]{0,60}?(?:checkpoint|ckpt|weights|state[_ ]dict|model)\b"
             r"|\b(?:[Ll]oad(?:ing|ed)?|[Rr]estor(?:e|ing|ed)|[Rr]esum(?:e|ing|ed))\b[^\n]{0,80}?\S+\.(?:pt|pth|ckpt|bin|safetensors|pkl|h5|tar)\b"),
-         0.5, lambda m: "checkpoint loaded", lambda m: _path_data(m.string) if "path" in _path_data(m.string) else None,
+         0.5, lambda m: "checkpoint loaded", lambda m: d if "path" in (d := _path_data(m.string)) else None,
          _P(r"[Ss]av(?:e|ing|ed) |resume_from_checkpoint\s*[=:]\s*(?:None|False|null)|[Nn]o checkpoint|[Ff]ailed to load")),
     # --- tests / environment
     _Det("log:tests_skipped", _P(r"^=*\s*(?:\d+ (?:passed|failed|errors?|warnings?|xfailed|xpassed|deselected), )*\d+ skipped\b"
