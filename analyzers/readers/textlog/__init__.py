@@ -379,8 +379,11 @@ def _read_log_blocks(path: Path, rel: str, run: Run, gz: bool, metrics: bool) ->
         kind = text_kind(path, text)
         art = TextArtifact(path=rel, abspath=path, kind=kind, text=text)
         if data.isascii():  # byte offsets are character offsets: reuse the newline scan
-            off = np.cumsum([0] + [len(d) for d in full[:-1]])
-            art._starts = np.concatenate([np.zeros(1, np.int64)] + [n_ + o + 1 for n_, o in zip(nls, off)])
+            if len(full) == 1:      # one block (a small log): its line starts are those made for the marks
+                art._starts = starts.astype(np.int64, copy=False)
+            else:
+                off = np.cumsum([0] + [len(d) for d in full[:-1]])
+                art._starts = np.concatenate([np.zeros(1, np.int64)] + [n_ + o + 1 for n_, o in zip(nls, off)])
         run.texts.append(art)
         if kind == "log":
             run.series.extend(series)
