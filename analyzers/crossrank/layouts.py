@@ -45,11 +45,17 @@ _NODE_INDEX = re.compile(r"(\d+)(?!.*\d)")
 
 # ----------------------------------------------------------------------------- finding the ranks
 
+def may_name_rank(path: str) -> bool:
+    """Whether path_rank can find a rank in `path` (or in any part of it): each of its patterns
+    needs one of these words. A plain substring test, so most files stop here."""
+    return "rank" in path.lower() or "attempt_" in path or "slurm-" in path
+
+
 def path_rank(rel: str) -> tuple[str, int, str] | None:
     """(how, number, group) from a file's path: ("rank", global, group) or ("local", local, group)."""
     p = rel.replace("\\", "/")
-    if "rank" not in p.lower() and "attempt_" not in p and "slurm-" not in p:
-        return None          # (every pattern below needs one of these words: most files stop here)
+    if not may_name_rank(p):
+        return None
     m = _TORCHRUN_DIR.search(p)
     if m:
         group = p[: m.start()] or "."

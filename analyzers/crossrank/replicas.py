@@ -21,7 +21,7 @@ import os
 import re
 from pathlib import Path
 
-from mltdbg.analyzers.crossrank.layouts import path_rank
+from mltdbg.analyzers.crossrank.layouts import may_name_rank, path_rank
 
 # Below this size a rank's log is parsed whole anyway: the saving is small and small fixtures keep every series.
 MIN_REPLICA_BYTES = 1024 * 1024
@@ -75,9 +75,8 @@ def replica_logs(files: list[Path], root: Path) -> tuple[set[Path], str | None]:
     """The per-rank logs to read as text only, and one line saying so (None when there are none)."""
     groups: dict[tuple[str, str, str], list[tuple[int, Path]]] = {}
     for f in files:
-        full = str(f)
-        if "rank" not in full.lower() and "attempt_" not in full and "slurm-" not in full:
-            continue         # path_rank would say None (its relative path is part of this one)
+        if not may_name_rank(str(f)):
+            continue         # path_rank would say None: its relative path is part of this one
         try:
             rel = f.relative_to(root).as_posix()
         except ValueError:
