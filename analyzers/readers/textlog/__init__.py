@@ -37,6 +37,7 @@ import os
 import zlib
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
+from itertools import accumulate
 from pathlib import Path
 
 import numpy as np
@@ -76,10 +77,11 @@ def _stamp(st: os.stat_result) -> tuple[int, int]:
     return st.st_size, st.st_mtime_ns
 
 
-def _unchanged(path: Path) -> tuple | None:
-    """The prefetched entry of `path` when the file still has the size and mtime it had when it was
-    prefetched (its bytes are then those held: read() takes them without opening it again)."""
-    ready = _PREFETCHED.get(path)
+def _take_prefetched(path: Path) -> tuple | None:
+    """Remove `path`'s prefetched entry and return it when the file still has the size and mtime it
+    had when it was prefetched (its bytes are then those held: read() takes them without opening
+    it again); None when there is none or the file has changed since (it is read anew)."""
+    ready = _PREFETCHED.pop(path, None)
     if ready is None:
         return None
     try:
@@ -95,8 +97,9 @@ def sniff(path: Path, head: bytes) -> bool:
 
 def read(path: Path, rel: str, run: Run) -> None:
     """Append a TextArtifact (and, for logs, metric series) to `run`; warnings for bad input."""
-    if _unchanged(path) is not None:    # a small plain log, checked and scanned by prefetch
-        _read_log(path, rel, run, False)
+    ready = _take_prefetched(path)
+    if ready is not None:    # a small plain log, checked and scanned by prefetch
+        _read_log(path, rel, run, False, ready=ready)
         return
     try:
         with open(path, "rb") as f:
@@ -274,12 +277,13 @@ def _prepared(blocks, plan, inline: bool):
             yield it, fut.result()
 
 
-def _read_log(path: Path, rel: str, run: Run, gz: bool, metrics: bool = True) -> None:
+def _read_log(path: Path, rel: str, run: Run, gz: bool, metrics: bool = True, ready: tuple | None = None) -> None:
+    """`ready`: the log's prefetched entry (_take_prefetched): its bytes and scan, not read again."""
     with small_pages():   # the workers' temporaries too (numpy's switch is global)
-        _read_log_blocks(path, rel, run, gz, metrics)
+        _read_log_blocks(path, rel, run, gz, metrics, ready)
 
 
-def _read_log_blocks(path: Path, rel: str, run: Run, gz: bool, metrics: bool) -> None:
+def _read_log_blocks(path: Path, rel: str, run: Run, gz: bool, metrics: bool, ready: tuple | None) -> None:
     acc = LogMetrics(rel, run)
     full: list[bytes] = []          # the text, while the log is small enough to keep whole
     nls: list[np.ndarray] = []
@@ -297,14 +301,11 @@ def _read_log_blocks(path: Path, rel: str, run: Run, gz: bool, metrics: bool) ->
     handed_bytes = 0                    # bytes handed to the workers so far
     head_sample = b""                   # the first block's sample
 
-    fresh = _unchanged(path) if metrics and not gz else None    # its bytes held: no need to read them again
-    ready = _PREFETCHED.pop(path, None)
-
     def plan(data: bytes, cut: bool, offset: int):
         """The work for a block, decided in block order: its word hits too once the log is big."""
         nonlocal handed_bytes, head_sample
-        if ready is not None and offset == 0 and not cut and metrics and data == ready[0]:
-            return _ready, (ready,)     # prefetched, and the file has not changed since
+        if ready is not None:       # the one block of a prefetched log: scanned already
+            return _ready, (ready,)
         if not head_sample:
             head_sample = data[:WordFinder.SAMPLE]
         handed_bytes += len(data)
@@ -315,8 +316,8 @@ def _read_log_blocks(path: Path, rel: str, run: Run, gz: bool, metrics: bool) ->
             finder = finder_box[0]
         return _prepare, (data, cut, rel, metrics, finder)
 
-    blocks = iter([(fresh[0], False, 0)]) if fresh is not None else _blocks(path, gz)
-    inline = fresh is not None or (not gz and os.path.getsize(path) <= BLOCK_BYTES)
+    blocks = iter([(ready[0], False, 0)]) if ready is not None else _blocks(path, gz)
+    inline = ready is not None or (not gz and os.path.getsize(path) <= BLOCK_BYTES)
     for (data, cut, offset), (nl, pre, hits) in _prepared(blocks, plan, inline):
         if first:
             first = False
@@ -379,11 +380,9 @@ def _read_log_blocks(path: Path, rel: str, run: Run, gz: bool, metrics: bool) ->
         kind = text_kind(path, text)
         art = TextArtifact(path=rel, abspath=path, kind=kind, text=text)
         if data.isascii():  # byte offsets are character offsets: reuse the newline scan
-            if len(full) == 1:      # one block (a small log): its line starts are those made for the marks
-                art._starts = starts.astype(np.int64, copy=False)
-            else:
-                off = np.cumsum([0] + [len(d) for d in full[:-1]])
-                art._starts = np.concatenate([np.zeros(1, np.int64)] + [n_ + o + 1 for n_, o in zip(nls, off)])
+            # (block offsets as Python ints: one array op per block, which a small log's cost is made of)
+            off = accumulate((len(d) for d in full[:-1]), initial=0)
+            art._starts = np.concatenate([np.zeros(1, np.int64)] + [n_ + (o + 1) for n_, o in zip(nls, off)])
         run.texts.append(art)
         if kind == "log":
             run.series.extend(series)
