@@ -80,7 +80,8 @@ def prepare_block(data: bytes, nl: np.ndarray | None, rel: str) -> dict | None:
         return None
     if nl is None:
         nl = find_byte(np.frombuffer(data, dtype=np.uint8), 10)
-    return _package(scan_block(data, nl), data, nl, rel, 0, len(nl) + 1)
+    sc = scan_block(data, nl)
+    return _package(sc, data, rel, _places(sc, nl, [(0, len(data), 0)])[0])
 
 
 def prepare_files(data: bytes, nl: np.ndarray, pieces: list[tuple[int, int, int, str]]) -> list[dict | None]:
@@ -93,8 +94,27 @@ def prepare_files(data: bytes, nl: np.ndarray, pieces: list[tuple[int, int, int,
     the spellings it prints; a file that spells one key two ways ("Loss", "loss") gets None: which
     spelling names its series depends on its own scan's order, so it is read alone."""
     sc = scan_block(data, nl, exact_keys=True)
-    # what _package would look up for each file, for all of them at once (a few numpy calls per
-    # batch instead of a dozen per file: most of a small file's cost)
+    places = _places(sc, nl, [(b0, n, l0) for b0, n, l0, _ in pieces])
+    return [_package(sc, data[b0:b0 + n], rel, at) for (b0, n, _, rel), at in zip(pieces, places)]
+
+
+class _At(NamedTuple):
+    """One piece's place in a scan: its lines l0..l1 (0-based), its newlines (from its own first
+    byte), its kept segments k0..k1, which columns hold a value (>= 0) there, its points i0..i1."""
+    l0: int
+    l1: int
+    nl: np.ndarray
+    k0: int
+    k1: int
+    has: dict
+    i0: int
+    i1: int
+
+
+def _places(sc: dict, nl: np.ndarray, pieces: list[tuple[int, int, int]]) -> list[_At]:
+    """Each piece's (first byte, length, first line) place in the scan `sc` of the bytes with
+    newlines `nl`, found for all pieces at once: a few numpy calls per scan, not a dozen per
+    piece (the most of a small file's cost when a batch holds thousands)."""
     b0s = np.fromiter((p[0] for p in pieces), np.int64, len(pieces))
     l0s = np.fromiter((p[2] for p in pieces), np.int64, len(pieces))
     l1s = np.append(l0s[1:], len(nl) + 1)
@@ -102,32 +122,21 @@ def prepare_files(data: bytes, nl: np.ndarray, pieces: list[tuple[int, int, int,
     nl_hi = np.searchsorted(nl, b0s + np.fromiter((p[1] for p in pieces), np.int64, len(pieces))).tolist()
     L = sc["L"]
     k0s, k1s = np.searchsorted(L, l0s + 1), np.searchsorted(L, l1s + 1)
-    has: dict[str, list] = {}      # per column: whether the file's part has a value >= 0
+    has: dict[str, list] = {}
     for key, v in sc["cols"].items():
         if v is not None:
             c = np.concatenate(([0], np.cumsum(v >= 0)))
             has[key] = (c[k1s] > c[k0s]).tolist()
+        else:
+            has[key] = [False] * len(pieces)
     pts = sc.get("points")
-    i0s = np.searchsorted(pts[0], k0s).tolist() if pts is not None else None
-    i1s = np.searchsorted(pts[0], k1s).tolist() if pts is not None else None
-    k0l, k1l = k0s.tolist(), k1s.tolist()
-    out: list[dict | None] = []
-    for k, (b0, n, l0, rel) in enumerate(pieces):
-        at = _At(nl[nl_lo[k]:nl_hi[k]] - b0, k0l[k], k1l[k], {key: h[k] for key, h in has.items()},
-                 i0s[k] if i0s is not None else 0, i1s[k] if i1s is not None else 0)
-        out.append(_package(sc, data[b0:b0 + n], None, rel, l0, int(l1s[k]), b0, at))
-    return out
-
-
-class _At(NamedTuple):
-    """One file's place in a batch's scan (prepare_files): its newlines, its kept segments k0..k1,
-    which columns it has values in, its points i0..i1."""
-    nl: np.ndarray
-    k0: int
-    k1: int
-    has: dict
-    i0: int
-    i1: int
+    zeros = [0] * len(pieces)
+    i0s = np.searchsorted(pts[0], k0s).tolist() if pts is not None else zeros
+    i1s = np.searchsorted(pts[0], k1s).tolist() if pts is not None else zeros
+    k0l, k1l, l0l, l1l = k0s.tolist(), k1s.tolist(), l0s.tolist(), l1s.tolist()
+    return [_At(l0l[k], l1l[k], nl[nl_lo[k]:nl_hi[k]] - b0 if b0 else nl[nl_lo[k]:nl_hi[k]], k0l[k], k1l[k],
+                {key: h[k] for key, h in has.items()}, i0s[k], i1s[k])
+            for k, b0 in enumerate(b0s.tolist())]
 
 
 def scan_block(data: bytes, nl: np.ndarray, exact_keys: bool = False) -> dict:
@@ -255,18 +264,11 @@ def scan_block(data: bytes, nl: np.ndarray, exact_keys: bool = False) -> dict:
     return sc
 
 
-def _package(sc: dict, data: bytes, nl: np.ndarray | None, rel: str, l0: int, l1: int, b0: int = 0,
-             at: _At | None = None) -> dict | None:
-    """prepare_block's dict for lines l0..l1 of a scan_block (0-based; `data`: their bytes, from
-    byte b0 of the scanned bytes; `nl`: their newlines, None to cut them out of the scan's: one
-    file of many, whose keys are then its own spellings; None when it spells one key two ways).
-    `at`: the file's lookups in the scan, made for a whole batch (prepare_files); the same values
-    as those made here without it."""
-    if at is not None:
-        nl = at.nl
-    elif nl is None:
-        anl = sc["nl"]
-        nl = anl[np.searchsorted(anl, b0):np.searchsorted(anl, b0 + len(data))] - b0
+def _package(sc: dict, data: bytes, rel: str, at: _At) -> dict | None:
+    """prepare_block's dict for one piece of a scan_block (`data`: its bytes; `at`: its place,
+    _places): for one file of many, its keys are its own spellings (None when it spells one key
+    two ways)."""
+    nl, l0, l1, k0, k1 = at.nl, at.l0, at.l1, at.k0, at.k1
     ll = sc["long_lines"]
     if ll is not None and (l0 or l1 <= len(sc["nl"])):
         ll = ll[(ll >= l0) & (ll < l1)] - l0
@@ -276,21 +278,10 @@ def _package(sc: dict, data: bytes, nl: np.ndarray | None, rel: str, l0: int, l1
     out = {"nl": nl, "keys": Keys() if sc["keys"].exact else sc["keys"], "long_lines": ll, "trigger": has_trigger(data),
            "layer_rows": scan_layer_tables(data, nl, 0, rel, 0), "block": None, "points": []}
     L = sc["L"]
-    if at is not None:
-        k0, k1 = at.k0, at.k1
-    else:
-        k0, k1 = (0, len(L)) if l0 == 0 and l1 > len(sc["nl"]) else \
-            (int(np.searchsorted(L, l0 + 1)), int(np.searchsorted(L, l1 + 1)))
     if k1 == k0:
         return out
     whole = k0 == 0 and k1 == len(L)
-    block: dict = {}
-    for k, v in sc["cols"].items():
-        if v is None or (at is not None and not at.has[k]):
-            block[k] = None
-            continue
-        v = v if whole else v[k0:k1]
-        block[k] = v if at is not None or (v >= 0).any() else None
+    block: dict = {k: (v if whole else v[k0:k1]) if at.has[k] else None for k, v in sc["cols"].items()}
     # a piece's lines count from its own first line (all the scan's kept segments may be in one
     # file that is not the first); its own array: add_block shifts it in place
     block["L"] = L if whole and l0 == 0 else L[k0:k1] - l0
@@ -302,7 +293,7 @@ def _package(sc: dict, data: bytes, nl: np.ndarray | None, rel: str, l0: int, l1
         if not whole:
             # the points are in segment order: this piece's are one slice (no mask over the batch's
             # every point per file: 3,600 small files a batch made that the scan's largest cost)
-            i0, i1 = (at.i0, at.i1) if at is not None else (int(np.searchsorted(where, k0)), int(np.searchsorted(where, k1)))
+            i0, i1 = at.i0, at.i1
             if i1 == i0:
                 return out
             where, kid, val, form = where[i0:i1] - k0, kid[i0:i1], val[i0:i1], form[i0:i1]
