@@ -163,9 +163,8 @@ def _rel(p: Path, root: Path, parents: dict[str, str] | None = None) -> str:
             full, top = os.path.join(d, name), str(root)
             if full == top:
                 return "."
-            if full.startswith(top if top.endswith(os.sep) else top + os.sep):
-                return full[len(top.rstrip(os.sep)) + 1:]
-            return str(p)
+            under = top.rstrip(os.sep) + os.sep     # ("/" stays "/")
+            return full[len(under):] if full.startswith(under) else str(p)
         return str(p.resolve().relative_to(root))
     except (ValueError, OSError):
         return str(p)

@@ -666,7 +666,7 @@ def build_index(files: list[PyFile]) -> RunIndex:
 _SM_CACHE: dict[int, tuple[ast.AST, set[str]]] = {}
 
 
-def softmax_attrs(cls: ast.AST, f: PyFile | None = None) -> set[str]:
+def softmax_attrs(cls: ast.AST, f: PyFile) -> set[str]:
     """`self.x` attributes that are nn.Softmax or a Sequential ending in Softmax. `f`: the file
     that holds cls (its index serves the class's nodes without a walk)."""
     hit = _SM_CACHE.get(id(cls))
@@ -675,7 +675,7 @@ def softmax_attrs(cls: ast.AST, f: PyFile | None = None) -> set[str]:
     if len(_SM_CACHE) > 10000:
         _SM_CACHE.clear()
     out = set()
-    for n in (f.subtree(cls) if f is not None else ast.walk(cls)):
+    for n in f.subtree(cls):
         if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call):
             v = n.value
             if last(v) == "Softmax" or sequential_ending(v, "Softmax") is not None:
