@@ -12,6 +12,7 @@ Out: `parse_code(run)` parses every code file ONCE into a `PyFile` (parents, sco
 from __future__ import annotations
 
 import ast
+import bisect
 import gc
 import re
 from contextlib import contextmanager
@@ -292,6 +293,12 @@ def _children(n: ast.AST) -> list[ast.AST]:
     return out
 
 
+def _ordered_lines(nodes: list) -> list[int] | None:
+    """The nodes' line numbers when they ascend (bisect may search them), else None."""
+    lines = [n.lineno for n in nodes]
+    return lines if all(a <= b for a, b in zip(lines, lines[1:])) else None
+
+
 @dataclass
 class Finding:
     kind: str
@@ -366,6 +373,7 @@ class PyFile:
                     self.imports[a.asname or a.name] = f"{n.module or ''}.{a.name}"
         self.funcs = self.of_type(*FUNCS)
         self._assigns: dict[int, dict[str, list[tuple[int, ast.AST]]]] = {}
+        self._lines_of: dict[tuple[int, str], list[int]] = {}     # assignment lines per (scope, name)
         self._all_assigns: list[tuple[str, ast.AST]] | None = None
         self._scope_of: dict[ast.AST, ast.AST] = {}
         self._steps: dict[int, list[ast.Call]] = {}
@@ -386,6 +394,20 @@ class PyFile:
         if len(pos) == 1:
             return [self.nodes[i] for i in pos[0]]
         return [self.nodes[i] for i in sorted(i for p in pos for i in p)]
+
+    def holds(self, n: ast.AST, t: type) -> bool:
+        """Whether n's subtree (nested defs included) holds a node of AST type t: one bisection of
+        the type's pre-order positions, no walk."""
+        i = self._pos.get(id(n))
+        if i is None or self.nodes[i] is not n:
+            return any(isinstance(x, t) for x in ast.walk(n))
+        at = self._by_type.get(t, ())
+        k = bisect.bisect_left(at, i)
+        return k < len(at) and at[k] < i + self._size[i]
+
+    def homes(self, nodes: Iterable[ast.AST]) -> set[int]:
+        """ids of the scopes (as in_scope sees them: home) holding these nodes."""
+        return {id(h) for h in map(self.home, nodes) if h is not None}
 
     def walk_order(self, *types: type) -> list[ast.AST]:
         """Nodes of exactly these AST types in `ast.walk(tree)`'s order (breadth first: by depth,
@@ -419,11 +441,42 @@ class PyFile:
 
     def opt_steps(self, scope: ast.AST) -> list[ast.Call]:
         """Optimizer step calls of a scope, in source order."""
-        key = id(scope)
-        if key not in self._steps:
-            self._steps[key] = [c for c in self.in_scope(scope) if isinstance(c, ast.Call)
-                                and is_opt_step(c, self.optimizers)]
-        return self._steps[key]
+        if not self._steps:   # every scope's at once: the `.step()` calls grouped by their scope
+            self._steps[-1] = []
+            for c in self.calls_named("step"):
+                home = self.home(c)
+                if home is not None and is_opt_step(c, self.optimizers):
+                    self._steps.setdefault(id(home), []).append(c)
+        return self._steps.get(id(scope), [])
+
+    def calls_in(self, scope: ast.AST) -> list[ast.Call]:
+        """The calls of in_scope(scope), in source order (grouped for every scope at once)."""
+        by: dict[int, list[ast.Call]] | None = self.memo.get("calls_by_scope")  # type: ignore[assignment]
+        if by is None:
+            by = self.memo["calls_by_scope"] = {k: [n for n in lst if type(n) is ast.Call]
+                                                 for k, lst in self._scope_nodes.items()}
+        hit = by.get(id(scope))
+        return hit if hit is not None else [n for n in self.in_scope(scope) if type(n) is ast.Call]
+
+    def home(self, n: ast.AST) -> ast.AST | None:
+        """The scope whose in_scope list holds n: its nearest enclosing def or the module; None
+        inside a class body or a lambda (in no scope's list)."""
+        p = self.parent.get(n)
+        while p is not None and not isinstance(p, NESTED):
+            p = self.parent.get(p)
+        if p is None:
+            return self.tree
+        return p if isinstance(p, FUNCS) else None
+
+    def zero_grads(self) -> list[ast.AST]:
+        """Every zero-grad node of the file (is_zero_grad) in source order, found once: calls by
+        their names, assignments to `.grad` among the assignments."""
+        hit = self.memo.get("zero_grads")
+        if hit is None:
+            cand = self.calls_named("zero_grad", "zero_", "detach_", "fill_") + self.of_type(ast.Assign, ast.AugAssign)
+            pos = self._pos
+            hit = self.memo["zero_grads"] = sorted((n for n in cand if is_zero_grad(n)), key=lambda n: pos[id(n)])
+        return hit  # type: ignore[return-value]
 
     def calls_named(self, *names: str) -> list[ast.Call]:
         """Calls whose callee's last name is one of `names` (`x.step()`, `step()`), in source order:
@@ -538,11 +591,26 @@ class PyFile:
         """The expression last assigned to `name` in scope before line `before`."""
         if not name:
             return None
-        best = None
-        for line, v in self.assigns(scope).get(name, []):
-            if line <= before:
-                best = v
-        return best
+        got = self.assigns(scope).get(name)
+        if not got:
+            return None
+        k = bisect.bisect_right(self._assign_lines(scope, name, got), before)
+        return got[k - 1][1] if k else None
+
+    def assigns_between(self, scope: ast.AST, name: str, after: int, before: int) -> list[tuple[int, ast.AST]]:
+        """(line, value) of the assignments to `name` in scope on lines strictly between the two."""
+        got = self.assigns(scope).get(name)
+        if not got:
+            return []
+        lines = self._assign_lines(scope, name, got)
+        return got[bisect.bisect_right(lines, after):bisect.bisect_left(lines, before)]
+
+    def _assign_lines(self, scope: ast.AST, name: str, got: list[tuple[int, ast.AST]]) -> list[int]:
+        key = (id(scope), name)
+        lines = self._lines_of.get(key)
+        if lines is None:
+            lines = self._lines_of[key] = [line for line, _ in got]
+        return lines
 
     def all_assigns(self) -> list[tuple[str, ast.AST]]:
         """(dotted target, value) of every plain assignment in the file."""
@@ -552,11 +620,35 @@ class PyFile:
         return self._all_assigns
 
     def is_optimizer_ctor(self, c: ast.Call) -> bool:
-        f = fname(c)
-        if last(c) in _OPTIMIZERS:
+        lc = last(c)
+        if lc in _OPTIMIZERS:
             return True
-        return ".optim." in f".{self.origin(f)}." and "lr_scheduler" not in f and last(c)[:1].isupper() \
-            and not is_sched_ctor(c)
+        if not lc[:1].isupper():      # most calls: no class is built
+            return False
+        f = fname(c)
+        return ".optim." in f".{self.origin(f)}." and "lr_scheduler" not in f and not is_sched_ctor(c)
+
+    def optimizer_ctors(self) -> list[ast.Call]:
+        """The file's optimizer constructor calls in source order (found once per file)."""
+        hit = self.memo.get("optimizer_ctors")
+        if hit is None:
+            hit = self.memo["optimizer_ctors"] = [c for c in self.calls if self.is_optimizer_ctor(c)]
+        return hit  # type: ignore[return-value]
+
+    def backward_after(self, scope: ast.AST, line: int) -> ast.Call | None:
+        """The first backward call of `scope` on a line after `line` (source order), from a per-scope
+        index built once per file: a check asks this for every optimizer it finds."""
+        by: dict[int, tuple[list[ast.Call], list[int] | None]] | None = self.memo.get("backward_by_scope")  # type: ignore[assignment]
+        if by is None:
+            groups: dict[int, list[ast.Call]] = {}
+            for b in self.backward_calls:
+                groups.setdefault(id(self.scope_of(b)), []).append(b)
+            by = self.memo["backward_by_scope"] = {k: (bs, _ordered_lines(bs)) for k, bs in groups.items()}
+        bs, lines = by.get(id(scope), ([], []))
+        if lines is None:      # source order is not line order here (rare): scan
+            return next((b for b in bs if b.lineno > line), None)
+        k = bisect.bisect_right(lines, line)
+        return bs[k] if k < len(bs) else None
 
     def origin(self, d: str) -> str:
         """Full module path of a dotted name through the file's imports."""

@@ -66,9 +66,7 @@ def check_params(f: PyFile) -> list[Finding]:
             return True
         return any(u == "" or u == p or u.startswith(p + ".") or p.startswith(u + ".") for u in unfreezes)
 
-    for c in f.calls:
-        if not f.is_optimizer_ctor(c):
-            continue
+    for c in f.optimizer_ctors():
         scope = f.scope_of(c)
         a = arg(c, 0, "params")
         if a is None:
@@ -89,7 +87,7 @@ def check_params(f: PyFile) -> list[Finding]:
 def _check_opt_vs_forward(f: PyFile, opt: ast.Call, scope: ast.AST, paths: list[str]) -> list[Finding]:
     """The optimizer holds one module's parameters but the training loop runs another."""
     roots = {p.split(".")[0] if not p.startswith("self.") else ".".join(p.split(".")[:2]) for p in paths}
-    b = next((b for b in f.backward_calls if b.lineno > opt.lineno and f.scope_of(b) is scope), None)
+    b = f.backward_after(scope, opt.lineno)
     if b is None:
         return []
     loops = f.loops_of(b)
@@ -103,9 +101,8 @@ def _check_opt_vs_forward(f: PyFile, opt: ast.Call, scope: ast.AST, paths: list[
         return []
     # the optimizer's model rebuilt after the optimizer: the optimizer holds the old tensors
     for r in roots:
-        for line, v in f.assigns(scope).get(r, []):
-            if opt.lineno < line < b.lineno and isinstance(v, ast.Call) and r not in src(v) \
-                    and last(v)[:1].isupper():
+        for line, v in f.assigns_between(scope, r, opt.lineno, b.lineno):
+            if isinstance(v, ast.Call) and r not in src(v) and last(v)[:1].isupper():
                 return [Finding("code:params_not_in_optimizer", CLEAR, line,
                                 f"{r} is rebuilt after the optimizer was created: the optimizer updates the old"
                                 " parameters, the loop trains the new ones", [(opt.lineno, "optimizer built here")])]

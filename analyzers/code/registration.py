@@ -68,7 +68,7 @@ def check_registration(f: PyFile) -> list[Finding]:
 
 def _added_after_optimizer(f: PyFile) -> list[Finding]:
     out: list[Finding] = []
-    ctors = [c for c in f.calls if f.is_optimizer_ctor(c)]
+    ctors = f.optimizer_ctors()
     # per scope, once: the nodes that can add parameters (a layer assigned to an attribute, an
     # add_module/register_parameter-style call), in line order; each optimizer looks only at those
     # after it (a file with hundreds of optimizers was quadratic in its node count)

@@ -33,8 +33,20 @@ _READ = (ast.Call, ast.Subscript, ast.Tuple, ast.Name, *LOOPS)
 
 def check_separate_shuffle(f: PyFile) -> list[Finding]:
     out = []
+    # scopes with a call this check starts from: the others can only hold sliced loops
+    started = f.homes(f.calls_named("shuffle", "randperm", "permutation", "zip"))
+    sliced: dict[int, list[ast.AST]] = {}     # per scope, its loops that slice something
+    for L in f.of_type(*LOOPS):
+        if f.holds(L, ast.Slice):
+            home = f.home(L)
+            if home is not None:
+                sliced.setdefault(id(home), []).append(L)
     for scope in [f.tree] + f.funcs:
-        nodes = sorted((n for n in f.in_scope(scope) if isinstance(n, _READ)), key=lambda n: (n.lineno, n.col_offset))
+        nodes: list   # of ast nodes (Call, Subscript, Tuple, Name, loops)
+        if id(scope) in started:
+            nodes = sorted((n for n in f.in_scope(scope) if isinstance(n, _READ)), key=lambda n: (n.lineno, n.col_offset))
+        else:
+            nodes = sorted(sliced.get(id(scope), []), key=lambda n: (n.lineno, n.col_offset))
         shuffles, seeds, perms, indexed = [], [], {}, []
         for n in nodes:
             if isinstance(n, ast.Call):
@@ -110,7 +122,7 @@ def check_separate_shuffle(f: PyFile) -> list[Finding]:
                 if ba and bb and ba != bb and _slice_sig(a) != _slice_sig(b) and {_category(ba), _category(bb)} == {"x", "y"}:
                     out.append(Finding("code:separate_shuffle", 0.6, n.lineno,
                                        f"zip({src(a)}, {src(b)}) pairs inputs and targets with an offset"))
-        for L in (n for n in nodes if isinstance(n, LOOPS)):
+        for L in (n for n in nodes if isinstance(n, LOOPS) and f.holds(n, ast.Slice)):
             sl = [(s.lineno, dotted(s.value), _slice_sig(s)) for s in f.within(L)
                   if isinstance(s, ast.Subscript) and isinstance(s.slice, ast.Slice) and isinstance(s.ctx, ast.Load)]
             xs_ = [x for x in sl if _category(x[1]) == "x"]

@@ -66,9 +66,7 @@ def check_softmax(f: PyFile, idx: RunIndex) -> list[Finding]:
     ce_called = False
     for scope in [f.tree] + f.funcs:
         probs = None
-        for c in f.in_scope(scope):
-            if not isinstance(c, ast.Call):
-                continue
+        for c in f.calls_in(scope):
             # softmax -> cross entropy
             if _is_ce(c, ce_names):
                 ce_called = True

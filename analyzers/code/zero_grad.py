@@ -10,7 +10,7 @@ import ast
 from bisect import bisect_left, bisect_right
 
 from mltdbg.analyzers.code.index import (CLEAR, MEDIUM, STRONG, WEAK, Finding, PyFile, RunIndex, dotted, is_backward,
-                                         is_model_name, is_zero_grad, last, recv)
+                                         is_model_name, last, recv)
 
 
 def _spans(L: ast.AST, n: ast.AST) -> bool:
@@ -21,7 +21,7 @@ def _spans(L: ast.AST, n: ast.AST) -> bool:
 def check_zero_grad(f: PyFile, idx: RunIndex) -> list[Finding]:
     out = []
     # every zero-grad node of the file, found once (each region below picks its own from these)
-    all_zeros = [n for n in f.of_type(ast.Call, ast.Assign, ast.AugAssign) if is_zero_grad(n)]
+    all_zeros = f.zero_grads()
     file_has_zero = bool(all_zeros)
     scope_ids: dict[int, set[int]] = {}
 
@@ -55,7 +55,7 @@ def check_zero_grad(f: PyFile, idx: RunIndex) -> list[Finding]:
             continue
         done.add(id(region))
         if loop is not None:
-            nodes = list(f.within(region))
+            nodes = f.within(region)
             zeros = zeros_in_loop(loop) if all_zeros else []
             if zeros:   # as f.within sees them: not inside a nested def (both lists are in source order)
                 ids = {id(n) for n in nodes}
