@@ -18,7 +18,7 @@ import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Iterable, TypeVar
+from typing import Any, Iterable, TypeVar
 
 from mltdbg.analyzers.model import Run, TextArtifact
 
@@ -413,14 +413,22 @@ class PyFile:
         """Nodes of exactly these AST types in `ast.walk(tree)`'s order (breadth first: by depth,
         then in source order, which is how a breadth-first walk orders the nodes of one depth),
         without walking the tree again."""
+        d = self._depths()
+        idx = sorted((i for t in types for i in self._by_type.get(t, ())), key=lambda i: (d[i], i))
+        return [self.nodes[i] for i in idx]
+
+    def walk_sorted(self, nodes: Iterable[ast.AST]) -> list[ast.AST]:
+        """Nodes of this file's tree (all under one node) in the order `ast.walk` of that node visits them."""
+        d, pos = self._depths(), self._pos
+        return sorted(nodes, key=lambda n: (d[pos[id(n)]], pos[id(n)]))
+
+    def _depths(self) -> list[int]:
         if self._depth is None:
             up, depth = self._up, [0] * len(self.nodes)
             for i in range(1, len(depth)):
                 depth[i] = depth[up[i]] + 1
             self._depth = depth
-        d = self._depth
-        idx = sorted((i for t in types for i in self._by_type.get(t, ())), key=lambda i: (d[i], i))
-        return [self.nodes[i] for i in idx]
+        return self._depth
 
     def subtree(self, n: ast.AST) -> list[ast.AST]:
         """n and every node under it (nested defs and classes too), in source order: what
@@ -450,13 +458,19 @@ class PyFile:
         return self._steps.get(id(scope), [])
 
     def calls_in(self, scope: ast.AST) -> list[ast.Call]:
-        """The calls of in_scope(scope), in source order (grouped for every scope at once)."""
-        by: dict[int, list[ast.Call]] | None = self.memo.get("calls_by_scope")  # type: ignore[assignment]
-        if by is None:
-            by = self.memo["calls_by_scope"] = {k: [n for n in lst if type(n) is ast.Call]
-                                                 for k, lst in self._scope_nodes.items()}
-        hit = by.get(id(scope))
-        return hit if hit is not None else [n for n in self.in_scope(scope) if type(n) is ast.Call]
+        """The calls of in_scope(scope), in source order."""
+        return self.scope_nodes_of(scope, ast.Call)
+
+    def scope_nodes_of(self, scope: ast.AST, *types: type) -> list[Any]:
+        """The nodes of in_scope(scope) of exactly these AST types, in source order: grouped by
+        scope for every scope at once (a check that visits each scope in turn reads only these)."""
+        key = "scope_nodes:" + ",".join(t.__name__ for t in types)
+        by: dict[int, list[ast.AST]] | None = self.memo.get(key)  # type: ignore[assignment]
+        if by is None:   # one pass over every scope's nodes (cheaper than finding each node's scope)
+            by = self.memo[key] = {k: [n for n in lst if type(n) in types] for k, lst in self._scope_nodes.items()}
+        if id(scope) in self._scope_nodes:
+            return by.get(id(scope), [])
+        return [n for n in self.in_scope(scope) if type(n) in types]   # not a scope (rare)
 
     def home(self, n: ast.AST) -> ast.AST | None:
         """The scope whose in_scope list holds n: its nearest enclosing def or the module; None
@@ -571,7 +585,7 @@ class PyFile:
         key = id(scope)
         if key not in self._assigns:
             d: dict[str, list[tuple[int, ast.AST]]] = {}
-            for n in self.in_scope(scope):
+            for n in self.scope_nodes_of(scope, ast.Assign, ast.AnnAssign):
                 if isinstance(n, ast.Assign):
                     for t in n.targets:
                         for tt in (t.elts if isinstance(t, ast.Tuple) else [t]):

@@ -83,7 +83,7 @@ def _disjoint(a: tuple[str | None, str | None], b: tuple[str | None, str | None]
 
 def _val_overlaps(f: PyFile, scope: ast.AST) -> list[Finding]:
     nodes = f.in_scope(scope)
-    assigns = [n for n in nodes if isinstance(n, ast.Assign)]
+    assigns = f.scope_nodes_of(scope, ast.Assign)
     out: list[Finding] = []
     val_rows: list[tuple[str, str, tuple, int]] = []     # (val name, array, (lo, hi), line)
     for n in assigns:
@@ -183,15 +183,11 @@ def _holds(col: ast.AST, c: int) -> bool | None:
 
 
 def _target_in_features(f: PyFile, scope: ast.AST) -> list[Finding]:
-    nodes = f.in_scope(scope)
     labels: list[tuple[str, str, object, int]] = []      # (label name, array, column int or key, line)
     feats: list[tuple[str, ast.AST, int]] = []
-    popped: set[str] = set()
-    for n in nodes:
-        if isinstance(n, ast.Call) and last(n) == "pop" and n.args and isinstance(const(n.args[0]), str):
-            popped.add(const(n.args[0]))
-        if not isinstance(n, ast.Assign):
-            continue
+    popped: set[str] = {const(n.args[0]) for n in f.calls_in(scope)
+                        if last(n) == "pop" and n.args and isinstance(const(n.args[0]), str)}
+    for n in f.scope_nodes_of(scope, ast.Assign):
         for name, value in _pairs(n):
             if not name:
                 continue

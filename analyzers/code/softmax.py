@@ -126,7 +126,7 @@ def _sigmoid_before_bce_logits(f: PyFile) -> list[Finding]:
         for fn in f.funcs:
             if getattr(fn, "name", "") != "forward":
                 continue
-            for node in ast.walk(fn):
+            for node in f.walk_sorted(n for n in f.subtree(fn) if type(n) is ast.Return):
                 ret = core(node.value) if isinstance(node, ast.Return) and node.value is not None else None
                 if isinstance(ret, ast.Call) and last(ret) in ("sigmoid", "Sigmoid"):
                     sig = ret.lineno
