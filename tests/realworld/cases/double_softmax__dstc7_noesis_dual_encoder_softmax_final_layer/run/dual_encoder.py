@@ -1,0 +1,1 @@
+output = self.final_layer(logits)

@@ -1,0 +1,1 @@
+def __init__(self, loss_func=CrossEntropyLoss(), batch_size=64):

@@ -1,0 +1,1 @@
+return K.mean(tf.sqrt(tf.add(tf.square(lx), tf.square(ly))))

@@ -1,0 +1,2 @@
+python train.py --gpu 1 --mode DMCNN
+python train.py --gpu 1 --mode HMEAE

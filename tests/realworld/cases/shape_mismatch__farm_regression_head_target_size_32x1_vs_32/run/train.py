@@ -1,0 +1,1 @@
+prediction_head = RegressionHead([768, 1])
