@@ -1,0 +1,2 @@
+import torch
+assert torch.__version__.startswith("1.7")

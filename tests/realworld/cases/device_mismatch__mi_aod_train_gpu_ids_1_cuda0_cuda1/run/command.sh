@@ -1,0 +1,1 @@
+python tools/train.py configs/MIAOD.py --gpu-ids 1

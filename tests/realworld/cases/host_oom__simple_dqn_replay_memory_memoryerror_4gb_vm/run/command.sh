@@ -1,0 +1,1 @@
+./train.sh Breakout-v0 --environment gym
