@@ -964,7 +964,9 @@ def _val_vs_train(run: Run, q: Quoter) -> list[Signal]:
     if val is not None and val is not loss and len(val) >= 2 and loss is not None and len(loss) >= 3:
         va = ordered(val)
         vi = np.flatnonzero(np.isfinite(va.values))
-        ref = chance if chance is not None else float(np.nanmax(ordered(loss).values[:3]))
+        first = ordered(loss).values[:3]
+        first = first[~np.isnan(first)]      # (all NaN: no reference, and no warning)
+        ref = chance if chance is not None else (float(np.max(first)) if len(first) else None)
         if len(vi) and ref and math.isfinite(ref) and ref > 0:
             vals = va.values[vi]
             tail = float(np.median(vals[-max(1, len(vals) // 3):]))
@@ -982,7 +984,9 @@ def _val_vs_train(run: Run, q: Quoter) -> list[Signal]:
         v = tr.values
         n10 = max(2, len(v) // 10)
         head = v[:n10][np.isfinite(v[:n10])]
-        if len(head) and float(np.min(head)) < 1e-6 and float(np.nanmedian(v[n10:])) < 1e-4:
+        rest = v[n10:]
+        rest = rest[~np.isnan(rest)]
+        if len(head) and len(rest) and float(np.min(head)) < 1e-6 and float(np.median(rest)) < 1e-4:
             j = int(np.nanargmin(v[:n10]))
             txt = f"{tr.name} is {_fmt(float(v[j]))} already at step {int(tr.steps[j])} and stays near 0"
             out.append(Signal("val_near_perfect", 0.7, txt, [q.ev(tr, j, txt)],

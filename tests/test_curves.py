@@ -347,3 +347,17 @@ def test_train_level_per_evaluation_is_the_median_since_the_last_one():
     tr = Series("loss", "loss", np.arange(6), np.array([1.0, 3.0, 2.0, np.nan, 5.0, 4.0]), "x", np.arange(6))
     # step 3: only a NaN since step 2, so the last three points (3, 2, NaN): 2.5
     assert _epoch_train_level(tr, np.array([2, 3, 5])).tolist() == [2.0, 2.5, 4.5]
+
+
+def test_all_nan_head_of_the_training_loss_is_read_without_numpy_warnings():
+    """A training loss NaN from its first point (and after), beside a validation loss: the
+    too-good-to-be-true checks find no reference and say nothing, and numpy prints no
+    "All-NaN slice" warning into the user's terminal."""
+    import warnings
+    nan = float("nan")
+    run = _run(loss=[nan] * 12, val_loss=[0.9, 0.8, 0.7])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sig = curve_signals(run)
+    assert not any(s.kind == "val_near_perfect" for s in sig)
+    assert any(s.kind.startswith("nonfinite") for s in sig)
