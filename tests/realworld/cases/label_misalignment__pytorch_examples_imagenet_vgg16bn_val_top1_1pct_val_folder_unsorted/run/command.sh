@@ -1,0 +1,1 @@
+python main.py -a vgg16_bn --pretrained --evaluate <SOMEPATH>/imagenet/

@@ -1,0 +1,2 @@
+loss.backward()
+optimizer.step()
