@@ -376,7 +376,7 @@ class PyFile:
         self._lines_of: dict[tuple[int, str], list[int]] = {}     # assignment lines per (scope, name)
         self._all_assigns: list[tuple[str, ast.AST]] | None = None
         self._scope_of: dict[ast.AST, ast.AST] = {}
-        self._steps: dict[int, list[ast.Call]] = {}
+        self._steps: dict[int, list[ast.Call]] | None = None     # optimizer steps per scope (opt_steps)
         self._by_name: dict[str, list[ast.Call]] | None = None
         self.memo: dict[str, object] = {}   # per-file results a check computes once
         self.backward_calls = [c for c in self.calls if is_backward(c)]
@@ -449,12 +449,13 @@ class PyFile:
 
     def opt_steps(self, scope: ast.AST) -> list[ast.Call]:
         """Optimizer step calls of a scope, in source order."""
-        if not self._steps:   # every scope's at once: the `.step()` calls grouped by their scope
-            self._steps[-1] = []
+        if self._steps is None:   # every scope's at once: the `.step()` calls grouped by their scope
+            steps: dict[int, list[ast.Call]] = {}
             for c in self.calls_named("step"):
                 home = self.home(c)
                 if home is not None and is_opt_step(c, self.optimizers):
-                    self._steps.setdefault(id(home), []).append(c)
+                    steps.setdefault(id(home), []).append(c)
+            self._steps = steps
         return self._steps.get(id(scope), [])
 
     def calls_in(self, scope: ast.AST) -> list[ast.Call]:
