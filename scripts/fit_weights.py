@@ -35,6 +35,8 @@ from mltdbg.playbooks.diagnose import context_for  # noqa: E402
 
 OUT = ROOT / "playbooks" / S.WEIGHTS_FILE
 LAMBDAS = (0.1, 0.3, 1.0, 3.0)
+# CV NLLs this close count as a tie; the larger lambda (nearer the playbooks) is chosen.
+NLL_TIE = 0.005
 # Separate, stronger pull for the per-cause symptom weights (words are a hint, not a finding).
 SYMPTOM_L2_FACTOR = 2.0
 STEPS = 400
@@ -234,7 +236,7 @@ def main() -> int:
     print(f"{len(rows)} tune cases ({sum(1 for r in rows if not r['target'].any())} whose answer is no candidate), "
           f"{len(names)} parameters")
     folds = folds_of(rows, a.folds)
-    best = None
+    cv: dict[float, tuple[float, float]] = {}
     oof_rows: dict[float, list[tuple[dict, np.ndarray]]] = {}
     for lam in (LAMBDAS if a.lam is None else (a.lam,)):
         oof = []
@@ -246,10 +248,12 @@ def main() -> int:
         cv_top1 = sum(top1([r], th) for r, th in oof) / len(oof)
         print(f"lambda {lam:>5}: CV NLL {cv_nll:.3f}, CV top-1 {cv_top1:.3f}")
         oof_rows[lam] = oof
-        if best is None or cv_nll < best[0]:
-            best = (cv_nll, lam, cv_top1)
-    assert best is not None
-    lam = best[1] if a.lam is None else a.lam
+        cv[lam] = (cv_nll, cv_top1)
+    best_nll = min(v[0] for v in cv.values())
+    # the strongest pull toward the playbooks whose CV NLL ties the best (within NLL_TIE): a tie is
+    # no reason to leave the prior (0.855 at 0.1 vs 0.858 at 0.3 moved a NaN at the first logged
+    # step onto the lr, against the playbooks' rule)
+    lam = max(k for k, v in cv.items() if v[0] <= best_nll + NLL_TIE) if a.lam is None else a.lam
     base_nll = nll(rows, np.zeros(len(names)))
     print(f"playbooks alone: NLL {base_nll:.3f}, top-1 {top1(rows, np.zeros(len(names))):.3f}; chosen lambda {lam}")
     temps = np.exp(np.linspace(np.log(0.4), np.log(3.0), 41))
@@ -283,7 +287,7 @@ def main() -> int:
         elif n == "healthy_named":
             healthy_named = round(float(v), 3)
     out = {"meta": {"fitted": datetime.date.today().isoformat(), "cases": len(rows), "lambda": lam,
-                    "cv_top1": round(best[2], 3), "cv_nll": round(best[0], 3), "script": "scripts/fit_weights.py",
+                    "cv_top1": round(cv[lam][1], 3), "cv_nll": round(cv[lam][0], 3), "script": "scripts/fit_weights.py",
                     "data": "zoo tune split + corpus tune part"},
            "temperature": round(temperature, 3), "thin_boost": thin, "class_bonus": cls,
            "text_weight": text_w, "text_thin": text_thin, "healthy_said": healthy_said,
