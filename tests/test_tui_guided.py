@@ -132,7 +132,10 @@ def test_every_screens_primary_keys_fit_the_footer_at_80x24_and_esc_leaves_a_fie
             FixScreen: ["Apply…", "Verify", "Lesson", "Test", "My edits", "Revert", "Back"],
             LessonScreen: ["Write & commit", "Back"]}
 
-    def footer_ok(screen_type) -> None:
+    async def footer_ok(pilot, screen_type) -> None:
+        # the footer fills in after the screen is up: wait for its keys (a loaded machine takes longer
+        # than any fixed pause), then check them
+        await until(pilot, lambda: len(footer_keys(app)) > len(want[screen_type]), what=f"{screen_type.__name__} footer")
         shown = footer_keys(app)
         assert all(right <= 80 for _, _, right in shown), shown
         descs = [d for _, d, _ in shown]
@@ -141,11 +144,11 @@ def test_every_screens_primary_keys_fit_the_footer_at_80x24_and_esc_leaves_a_fie
     async def go():
         async with app.run_test(size=(80, 24)) as pilot:
             await _to(app, pilot, CaptureScreen)
-            footer_ok(CaptureScreen)
+            await footer_ok(pilot, CaptureScreen)
             await _to(app, pilot, HypothesesScreen, "ctrl+n")
-            footer_ok(HypothesesScreen)
+            await footer_ok(pilot, HypothesesScreen)
             await _to(app, pilot, CheckScreen, "c")
-            footer_ok(CheckScreen)
+            await footer_ok(pilot, CheckScreen)
             cmd = app.screen.query_one("#cmd")
             before = cmd.value
             await pilot.press("e")
@@ -159,9 +162,9 @@ def test_every_screens_primary_keys_fit_the_footer_at_80x24_and_esc_leaves_a_fie
             await _to(app, pilot, CheckScreen)
             await _to(app, pilot, HypothesesScreen, "escape")
             await _to(app, pilot, FixScreen, "f")
-            footer_ok(FixScreen)
+            await footer_ok(pilot, FixScreen)
             await _to(app, pilot, LessonScreen, "n")
-            footer_ok(LessonScreen)
+            await footer_ok(pilot, LessonScreen)
 
     asyncio.run(go())
 
