@@ -1,0 +1,1 @@
+bash scripts/train_tsn.sh ucf101 flow 
