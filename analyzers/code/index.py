@@ -307,6 +307,10 @@ def _children(n: ast.AST) -> list[ast.AST]:
     return out
 
 
+def _line(t: tuple[int, ast.AST]) -> int:
+    return t[0]
+
+
 def _ordered_lines(nodes: list) -> list[int] | None:
     """The nodes' line numbers when they ascend (bisect may search them), else None."""
     lines = [n.lineno for n in nodes]
@@ -387,10 +391,9 @@ class PyFile:
                     self.imports[a.asname or a.name] = f"{n.module or ''}.{a.name}"
         self.funcs = self.of_type(*FUNCS)
         self._assigns: dict[int, dict[str, list[tuple[int, ast.AST]]]] = {}
-        self._lines_of: dict[tuple[int, str], list[int]] = {}     # assignment lines per (scope, name)
         self._all_assigns: list[tuple[str, ast.AST]] | None = None
         self._scope_of: dict[ast.AST, ast.AST] = {}
-        self._steps: dict[int, list[ast.Call]] | None = None     # optimizer steps per scope (opt_steps)
+        self._steps: dict[int, list[ast.Call]] = {}
         self._by_name: dict[str, list[ast.Call]] | None = None
         self.memo: dict[str, object] = {}   # per-file results a check computes once
         self.backward_calls = [c for c in self.calls if is_backward(c)]
@@ -418,10 +421,6 @@ class PyFile:
         at = self._by_type.get(t, ())
         k = bisect.bisect_left(at, i)
         return k < len(at) and at[k] < i + self._size[i]
-
-    def homes(self, nodes: Iterable[ast.AST]) -> set[int]:
-        """ids of the scopes (as in_scope sees them: home) holding these nodes."""
-        return {id(h) for h in map(self.home, nodes) if h is not None}
 
     def walk_order(self, *types: type) -> list[ast.AST]:
         """Nodes of exactly these AST types in `ast.walk(tree)`'s order (breadth first: by depth,
@@ -463,14 +462,10 @@ class PyFile:
 
     def opt_steps(self, scope: ast.AST) -> list[ast.Call]:
         """Optimizer step calls of a scope, in source order."""
-        if self._steps is None:   # every scope's at once: the `.step()` calls grouped by their scope
-            steps: dict[int, list[ast.Call]] = {}
-            for c in self.calls_named("step"):
-                home = self.home(c)
-                if home is not None and is_opt_step(c, self.optimizers):
-                    steps.setdefault(id(home), []).append(c)
-            self._steps = steps
-        return self._steps.get(id(scope), [])
+        key = id(scope)
+        if key not in self._steps:
+            self._steps[key] = [c for c in self.calls_in(scope) if is_opt_step(c, self.optimizers)]
+        return self._steps[key]
 
     def calls_in(self, scope: ast.AST) -> list[ast.Call]:
         """The calls of in_scope(scope), in source order."""
@@ -489,7 +484,8 @@ class PyFile:
 
     def home(self, n: ast.AST) -> ast.AST | None:
         """The scope whose in_scope list holds n: its nearest enclosing def or the module; None
-        inside a class body or a lambda (in no scope's list)."""
+        inside a class body or a lambda (in no scope's list). For a few nodes found by the name or
+        type indexes; a check that reads whole scopes groups them with scope_nodes_of."""
         p = self.parent.get(n)
         while p is not None and not isinstance(p, NESTED):
             p = self.parent.get(p)
@@ -623,7 +619,7 @@ class PyFile:
         got = self.assigns(scope).get(name)
         if not got:
             return None
-        k = bisect.bisect_right(self._assign_lines(scope, name, got), before)
+        k = bisect.bisect_right(got, before, key=_line)
         return got[k - 1][1] if k else None
 
     def assigns_between(self, scope: ast.AST, name: str, after: int, before: int) -> list[tuple[int, ast.AST]]:
@@ -631,15 +627,7 @@ class PyFile:
         got = self.assigns(scope).get(name)
         if not got:
             return []
-        lines = self._assign_lines(scope, name, got)
-        return got[bisect.bisect_right(lines, after):bisect.bisect_left(lines, before)]
-
-    def _assign_lines(self, scope: ast.AST, name: str, got: list[tuple[int, ast.AST]]) -> list[int]:
-        key = (id(scope), name)
-        lines = self._lines_of.get(key)
-        if lines is None:
-            lines = self._lines_of[key] = [line for line, _ in got]
-        return lines
+        return got[bisect.bisect_right(got, after, key=_line):bisect.bisect_left(got, before, key=_line)]
 
     def all_assigns(self) -> list[tuple[str, ast.AST]]:
         """(dotted target, value) of every plain assignment in the file."""

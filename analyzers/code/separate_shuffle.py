@@ -29,24 +29,22 @@ def _category(name: str | None) -> str | None:
 
 # The node types this check reads (the rest of a scope is not sorted for it).
 _READ = (ast.Call, ast.Subscript, ast.Tuple, ast.Name, *LOOPS)
+# The calls whose scope the check reads whole (the shuffles, permutations and zips it starts from).
+_STARTS = frozenset({"shuffle", "randperm", "permutation", "zip"})
 
 
 def check_separate_shuffle(f: PyFile) -> list[Finding]:
     out = []
-    # scopes with a call this check starts from: the others can only hold sliced loops
-    started = f.homes(f.calls_named("shuffle", "randperm", "permutation", "zip"))
-    sliced: dict[int, list[ast.AST]] = {}     # per scope, its loops that slice something
+    # a scope without a call this check starts from can only hold sliced loops: only those are read
+    # (both found from the file's name and type indexes, then placed in their scopes)
+    started = {id(f.home(c)) for c in f.calls_named(*_STARTS)}
+    sliced: dict[int, list[ast.AST]] = {}
     for L in f.of_type(*LOOPS):
         if f.holds(L, ast.Slice):
-            home = f.home(L)
-            if home is not None:
-                sliced.setdefault(id(home), []).append(L)
+            sliced.setdefault(id(f.home(L)), []).append(L)
     for scope in [f.tree] + f.funcs:
-        nodes: list   # of ast nodes (Call, Subscript, Tuple, Name, loops)
-        if id(scope) in started:
-            nodes = sorted((n for n in f.in_scope(scope) if isinstance(n, _READ)), key=lambda n: (n.lineno, n.col_offset))
-        else:
-            nodes = sorted(sliced.get(id(scope), []), key=lambda n: (n.lineno, n.col_offset))
+        nodes: list = sorted((n for n in f.in_scope(scope) if isinstance(n, _READ)) if id(scope) in started
+                             else sliced.get(id(scope), []), key=lambda n: (n.lineno, n.col_offset))
         shuffles, seeds, perms, indexed = [], [], {}, []
         for n in nodes:
             if isinstance(n, ast.Call):
