@@ -361,3 +361,15 @@ def test_all_nan_head_of_the_training_loss_is_read_without_numpy_warnings():
         sig = curve_signals(run)
     assert not any(s.kind == "val_near_perfect" for s in sig)
     assert any(s.kind.startswith("nonfinite") for s in sig)
+
+
+def test_all_nan_gradient_series_are_read_without_numpy_warnings():
+    """Per-layer gradient norms that are all NaN (a layer whose grads were never finite): the
+    layer analyzers reduce them to NaN and move on, with no numpy warning on the terminal."""
+    import warnings
+    nan = float("nan")
+    ok = list(np.linspace(1.0, 0.5, 40))
+    run = _run(loss=ok, grad_norm=[nan] * 40, **{"grad_norm/layer1": [nan] * 40, "grad_norm/layer2": ok})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        curve_signals(run)
