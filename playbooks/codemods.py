@@ -345,16 +345,14 @@ def _clip_loop(s: _Source) -> Patch | None:
 
 def _model_of(f: C.PyFile, scope: ast.AST, opt: str | None, b: ast.Call) -> str | None:
     """The module whose parameters get clipped: the optimizer's, else the forward's."""
-    for c in f.calls:
-        if f.is_optimizer_ctor(c):
-            p = f.parent.get(c)
-            if isinstance(p, ast.Assign) and any(C.dotted(t) == opt for t in p.targets):
-                paths = C.param_paths(f, C.arg(c, 0, "params") or c, f.scope_of(c), c.lineno)
-                if len(set(paths)) == 1:
-                    return paths[0]
+    for c in f.optimizer_ctors():
+        p = f.parent.get(c)
+        if isinstance(p, ast.Assign) and any(C.dotted(t) == opt for t in p.targets):
+            paths = C.param_paths(f, C.arg(c, 0, "params") or c, f.scope_of(c), c.lineno)
+            if len(set(paths)) == 1:
+                return paths[0]
     loops = f.loops_of(b)
-    nodes = f.within(loops[0]) if loops else f.in_scope(scope)
-    fwd = [c for c in nodes if isinstance(c, ast.Call) and f.is_forward(c)]
+    fwd = C.model_calls(f, f.within(loops[0]) if loops else f.in_scope(scope))
     return C.dotted(fwd[0].func) if fwd else None
 
 

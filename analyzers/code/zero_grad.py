@@ -109,12 +109,11 @@ def _snippet_strength(f: PyFile, scope: ast.AST) -> float:
         return 0.0
     if any(isinstance(n, ast.Assert) for n in f.nodes):
         return 0.0   # a numeric check asserts on its one step
-    calls = f.calls
     shown = [
         any(isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and any(
             "loss" in (dotted(t) or "").lower() for t in n.targets) for n in f.of_type(ast.Assign)),
-        any(f.is_forward(c) for c in calls),
-        any(f.is_optimizer_ctor(c) for c in calls),
+        any(f.is_forward(c) for c in f.calls),
+        bool(f.optimizer_ctors()),
     ]
     return WEAK + (MEDIUM - WEAK) * sum(shown) / len(shown)
 
