@@ -115,9 +115,17 @@ def summarise(rows: list[dict], verbose: bool = False) -> dict:
         alarms = sum(1 for r in healthy if any(sev == "critical" and c > 0.5 for _, c, sev in r["ranked"]))
         brier, n80, ok80 = 0.0, 0, 0
         for r in faults:
-            ps = {i: c for i, c, _ in r["ranked"]}
-            brier += sum((c - (1.0 if i in r["ok"] else 0.0)) ** 2 for i, c in ps.items())
-            if not any(i in r["ok"] for i in ps):
+            # the first accepted cause in the ranking is the answer (target 1); every cause not accepted
+            # is wrong (target 0); a later accepted alternative is neither (confidences share one unit:
+            # two causes cannot both be owed 1); no accepted cause ranked costs 1
+            answered = False
+            for i, c, _ in r["ranked"]:
+                if i not in r["ok"]:
+                    brier += c ** 2
+                elif not answered:
+                    brier += (c - 1.0) ** 2
+                    answered = True
+            if not answered:
                 brier += 1.0
             for i, c, _ in r["ranked"]:
                 if c >= 0.8:
