@@ -53,6 +53,12 @@ FAILURE_KINDS = ("nonfinite", "val_nonfinite_only", "divergence", "train_val_div
                  "loss_huge_at_start", "metric_frozen", "train_acc_capped", "val_gap_from_start", "grad_first_layer_large")
 MAX_CAUSES = 5
 MAX_EVIDENCE = 6
+# A ranking shorter than this, for a run the user said something about, is completed with the causes the
+# word model reads most strongly in what was said (the spec asks for 2-5 hypotheses), each below the
+# causes ranked on their own evidence. Measured on the corpus's tune part with the word model built
+# out of each case's group (no case read its own words): top-3 0.765 -> 0.798, top-1 unchanged
+# (0.630); the truth was among the added causes in 3.5 % of them, shown at 1.8 % on average.
+FILL_TO = 3
 
 
 @dataclass
@@ -155,6 +161,9 @@ class OfflineEngine:
         top = [(s, pb, contrib, has_req, math.exp((s - m) / temperature) / z)
                for s, pb, contrib, has_req in ranked[:3 * MAX_CAUSES]]
         chosen = [t for t in top if t[3] or t[4] >= WORDS_ONLY_MIN][:MAX_CAUSES] or top[:1]
+        if FILL_TO and feat.symptom_given and len(chosen) < FILL_TO:
+            chosen += self._complete(feat, model, books, chosen, {pb.id: (s, contrib) for s, pb, contrib, _ in scored},
+                                 ctx.verdicts, m, z, temperature)
         # the user's words alone order the ranking; they never make it a finding
         hyps = [self._hypothesis(ctx, pb, contrib, has_req, conf if has_req else min(conf, WORDS_ONLY_CAP), s)
                 for s, pb, contrib, has_req, conf in chosen]
@@ -190,6 +199,33 @@ class OfflineEngine:
         quick = [_first_sentence(h.fix) for h in hyps if h.confidence >= 0.5][:3]
         return Diagnosis(status=status, hypotheses=hyps, quick_fixes=quick, needs=needs,
                          warnings=list(ctx.run.warnings), engine=self.name, signals=ctx.signals)
+
+    @staticmethod
+    def _complete(feat, model, books, chosen, scored, verdicts, m, z, temperature) -> list[tuple]:
+        """Words-only entries that complete a short ranking to FILL_TO: the causes next in the word
+        model's order for what was said (TextModel.scores keeps its order past the clip), scored as any
+        words-only candidate is and held at or below the last cause ranked on its own evidence, so the
+        order of those never changes and an added cause is never a finding."""
+        told = feat.text if feat.text_user is None else feat.text_user
+        have = {t[1].id for t in chosen}
+        cap = min((t[4] for t in chosen), default=WORDS_ONLY_CAP)
+        out: list[tuple] = []
+        for cause, v in told.items():
+            if len(chosen) + len(out) >= FILL_TO:
+                break
+            if cause in have or cause not in books or verdicts.get(cause) == "denied":
+                continue
+            pb = books[cause]
+            if cause in scored:
+                s, contrib = scored[cause]
+            else:
+                s = math.log(pb.prior) + v * (model.text_weight + model.text_thin * feat.thinness)
+                if cause in feat.class_causes:
+                    s += model.class_bonus * scoring.class_term(feat.class_causes[cause])
+                contrib = []
+            cap = min(cap, math.exp((s - m) / temperature) / z)     # confidence never rises down the list
+            out.append((s, pb, contrib, False, cap))
+        return out
 
     # ------------------------------------------------------------------
 

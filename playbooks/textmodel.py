@@ -105,7 +105,8 @@ class TextModel:
         return cls(counts=counts, vocab=max(1, vocab))
 
     def scores(self, symptoms: list[str], artifacts: str = "") -> dict[str, float]:
-        """cause -> log p(cause | words) + log(n causes), clipped; {} when there are no words."""
+        """cause -> log p(cause | words) + log(n causes), clipped; {} when there are no words. In order
+        of the unclipped value, highest first (what a ranking by the words reads past the clip)."""
         ws = Counter(tokens(" ".join(symptoms)))
         wf = Counter(tokens(artifacts)) if artifacts else Counter()
         if not ws and not wf or not self.counts:
@@ -127,7 +128,8 @@ class TextModel:
         m = max(raw.values())
         z = m + math.log(sum(math.exp(v - m) for v in raw.values()))
         n = math.log(len(raw))
-        return {k: max(-TEXT_CLIP, min(TEXT_CLIP, v - z + n)) for k, v in raw.items()}
+        # highest first by the unclipped value: causes tied at the clip keep the model's own order
+        return {k: max(-TEXT_CLIP, min(TEXT_CLIP, v - z + n)) for k, v in sorted(raw.items(), key=lambda kv: -kv[1])}
 
     def _known(self) -> frozenset[str]:
         if self._known_cache is None:

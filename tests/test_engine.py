@@ -129,6 +129,41 @@ def test_the_word_model_counts_the_forms_of_a_word_as_one():
     assert s["lr_too_high"] > s["cuda_oom"]
 
 
+def test_the_word_models_scores_keep_its_order_past_the_clip():
+    """Causes the words speak against are all clipped to the same floor; the dict keeps the model's
+    own order, which is what completes a short ranking (engine.FILL_TO)."""
+    from mltdbg.playbooks import textmodel as T  # noqa: PLC0415 - the word model's own helpers
+    m = T.TextModel.build({"lr_too_high": ["the loss diverged after warmup"] * 30,
+                           "cuda_oom": ["cuda out of memory error"] * 30,
+                           "host_oom": ["killed out of memory host ram loss"] * 30})
+    s = m.scores(["the loss diverged after warmup, the loss diverged"] * 20)
+    assert s["cuda_oom"] == s["host_oom"] == -T.TEXT_CLIP          # both at the floor ...
+    assert list(s) == ["lr_too_high", "host_oom", "cuda_oom"]     # ... host_oom shares "loss": it comes first
+
+
+def test_a_short_ranking_is_completed_from_the_words_below_the_causes_ranked_on_their_own(tmp_path, monkeypatch):
+    """A thin post (one traceback) ranks one cause on its evidence; the ranking is completed to three
+    (the spec's 2-5) with the causes the words point to next, each at or below the confidence of the
+    one above it, never a finding, and the causes ranked on their own keep their order and numbers."""
+    from mltdbg.playbooks import engine as E  # noqa: PLC0415 - its knob, to see the ranking without the completion
+    (tmp_path / "err.txt").write_text(
+        'Traceback (most recent call last):\n  File "train.py", line 40, in <module>\n    loss.backward()\n'
+        "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 15.78 GiB total capacity)\n")
+    words = ["training crashes at the first backward pass"]
+    full = diagnose_paths([str(tmp_path)], words)
+    monkeypatch.setattr(E, "FILL_TO", 0)
+    alone = diagnose_paths([str(tmp_path)], words)
+    assert [h.id for h in alone.hypotheses] == ["cuda_oom"]
+    assert [(h.id, h.confidence) for h in full.hypotheses[:1]] == [(h.id, h.confidence) for h in alone.hypotheses]
+    added = full.hypotheses[1:]
+    assert len(added) == 2 and len({h.id for h in full.hypotheses}) == 3
+    confs = [h.confidence for h in full.hypotheses]
+    assert confs == sorted(confs, reverse=True) and all(h.confidence < 0.8 for h in added)
+    assert all("suggested by the symptom only" in h.issue and not h.evidence for h in added)
+    assert full.status == alone.status
+    jsonschema.validate(full.to_json(), library.diagnosis_schema())
+
+
 def _nan_run(folder: Path, extra: str = "") -> Path:
     folder.mkdir()
     lines = [f"step={i} loss={2.0 - 0.03 * i:.3f}" for i in range(1, 41)] + ["step=41 loss=nan"]
