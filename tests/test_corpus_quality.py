@@ -32,7 +32,7 @@ def test_tune_part_floor(results):
 
 def test_held_aside_part_floor(results):
     r = results["corpus-heldaside"]
-    assert r["top1"] >= 0.55 and r["top3"] >= 0.70
+    assert r["top1"] >= 0.55 and r["top3"] >= 0.75
 
 
 def test_confident_answers_are_mostly_right(results):
