@@ -154,6 +154,8 @@ def _progress(kind: str, data: dict) -> None:
 
 
 _BAR = 20
+# A cause below this, with no evidence, gets one line (the JSON and the TUI keep its check and fix).
+_FAR_BEHIND = 0.005
 
 
 def render_text(d) -> str:
@@ -168,6 +170,10 @@ def render_text(d) -> str:
     for i, h in enumerate(d.hypotheses, 1):
         n = int(round(h.confidence * _BAR))
         out.append(f"{i}. {h.id}  [{'#' * n}{'.' * (_BAR - n)}] {h.confidence:.2f}  {h.severity}")
+        if h.confidence < _FAR_BEHIND and not h.evidence:
+            # a cause the words name far behind the ones above (a short ranking completed): one line
+            out[-1] += "  (far behind; only the words point to it)"
+            continue
         out.append(textwrap.indent(textwrap.fill(h.issue, 92), "   "))
         for e in h.evidence:
             where = e.source or ""

@@ -37,6 +37,22 @@ def test_human_output_shows_ranking_and_evidence():
     assert r.returncode == 0 and "missing_zero_grad" in r.stdout and "train.py:" in r.stdout
 
 
+def test_a_thin_post_gets_three_causes_the_far_ones_on_one_line_each(tmp_path):
+    """One traceback: the cause it shows, then the two the words point to next (the spec's 2-5), each of
+    those on one line in the text view; the JSON keeps their check and fix."""
+    (tmp_path / "err.txt").write_text("RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 15.78 GiB total)\n")
+    r = cli("diagnose", tmp_path, "--engine", "offline", "--symptom", "training crashes at the first backward pass")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    ranked = [x for x in lines if x[:3] in ("1. ", "2. ", "3. ")]
+    assert len(ranked) == 3 and ranked[0].startswith("1. cuda_oom")
+    assert all(x.endswith("(far behind; only the words point to it)") for x in ranked[1:])
+    assert sum(x.lstrip().startswith("check:") for x in lines) == 1
+    d = json.loads(cli("diagnose", tmp_path, "--json", "--engine", "offline",
+                       "--symptom", "training crashes at the first backward pass").stdout)
+    assert len(d["root_causes"]) == 3 and all(h["check"] and h["fix"] for h in d["root_causes"])
+
+
 def test_missing_path_is_one_line_error():
     r = cli("diagnose", "/nonexistent/run", "--json")
     assert r.returncode != 0
