@@ -162,8 +162,8 @@ class OfflineEngine:
                for s, pb, contrib, has_req in ranked[:3 * MAX_CAUSES]]
         chosen = [t for t in top if t[3] or t[4] >= WORDS_ONLY_MIN][:MAX_CAUSES] or top[:1]
         if FILL_TO and feat.symptom_given and len(chosen) < FILL_TO:
-            chosen += self._complete(feat, model, books, chosen, {pb.id: (s, contrib) for s, pb, contrib, _ in scored},
-                                 ctx.verdicts, m, z, temperature)
+            chosen += self._complete(feat, model, books, chosen,
+                                     {pb.id: (s, contrib) for s, pb, contrib, _ in scored}, ctx.verdicts, m, z, temperature)
         # the user's words alone order the ranking; they never make it a finding
         hyps = [self._hypothesis(ctx, pb, contrib, has_req, conf if has_req else min(conf, WORDS_ONLY_CAP), s)
                 for s, pb, contrib, has_req, conf in chosen]
