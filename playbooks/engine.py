@@ -31,7 +31,10 @@ from mltdbg.playbooks.verify import Verifier
 # The spec's bar: below this top confidence the status is needs_more_data.
 COMPLETE_AT = 0.8
 # A cause that only the symptom (or its failure class) names stays below the bar, however the words read.
-WORDS_ONLY_CAP = 0.6
+# Held where the confusable groups are held: at 0.6, the corpus tune part's words-only answers stopped
+# there (175 of 601, word model out of group) were right 85 % of the time; Brier 0.530 at 0.6, 0.518 at
+# 0.7, 0.514 at 0.75.
+WORDS_ONLY_CAP = 0.75
 # ... and one they give less than this is not shown at all (a 1 % cause nothing but a word supports is filler).
 WORDS_ONLY_MIN = 0.03
 # A member of a confusable group (taxonomy.yaml) without the evidence that separates it from the

@@ -114,7 +114,8 @@ def test_the_word_model_adds_candidates_only_for_the_users_words(tmp_path):
     assert diagnose_paths([str(tmp_path)], []).hypotheses == []
     d = diagnose_paths([str(tmp_path)], ["the model keeps predicting the majority class for every input"])
     assert d.hypotheses and d.status == "needs_more_data"
-    assert all(h.confidence <= 0.6 for h in d.hypotheses)
+    from mltdbg.playbooks.engine import COMPLETE_AT, WORDS_ONLY_CAP  # noqa: PLC0415
+    assert all(h.confidence <= WORDS_ONLY_CAP < COMPLETE_AT for h in d.hypotheses)
 
 
 def test_the_word_model_counts_the_forms_of_a_word_as_one():
