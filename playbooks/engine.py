@@ -162,16 +162,17 @@ class OfflineEngine:
         ranked = sorted(scored, key=lambda t: -t[0])
         # a words-only candidate the model gives almost nothing is filler: left out (never all of them),
         # and its slot goes to the next cause an artifact supports
-        top = [(s, pb, contrib, has_req, math.exp((s - m) / temperature) / z)
-               for s, pb, contrib, has_req in ranked[:3 * MAX_CAUSES]]
+
+        def share(s: float) -> float:       # a score's confidence
+            return math.exp((s - m) / temperature) / z
+        top = [(s, pb, contrib, has_req, share(s)) for s, pb, contrib, has_req in ranked[:3 * MAX_CAUSES]]
         chosen = [t for t in top if t[3] or t[4] >= WORDS_ONLY_MIN][:MAX_CAUSES] or top[:1]
         if FILL_TO and feat.symptom_given and len(chosen) < FILL_TO:
-            chosen += self._complete(feat, model, books, chosen,
-                                     {pb.id: (s, contrib) for s, pb, contrib, _ in scored}, ctx.verdicts, m, z, temperature)
+            chosen += self._complete(feat, model, books, chosen, scored, ctx.verdicts, share)
         # the user's words alone order the ranking; they never make it a finding
         hyps = [self._hypothesis(ctx, pb, contrib, has_req, conf if has_req else min(conf, WORDS_ONLY_CAP), s)
                 for s, pb, contrib, has_req, conf in chosen]
-        p_healthy = math.exp((h_score - m) / temperature) / z
+        p_healthy = share(h_score)
         failing = feat.failing
         for h in hyps:
             recall.annotate(h, recalled.get(h.id, []), recall.bonus_of(recalled.get(h.id, [])), m, z, temperature, MAX_EVIDENCE)
@@ -205,30 +206,23 @@ class OfflineEngine:
                          warnings=list(ctx.run.warnings), engine=self.name, signals=ctx.signals)
 
     @staticmethod
-    def _complete(feat, model, books, chosen, scored, verdicts, m, z, temperature) -> list[tuple]:
+    def _complete(feat, model, books, chosen, scored, verdicts, share) -> list[tuple]:
         """Words-only entries that complete a short ranking to FILL_TO: the causes next in the word
         model's order for what was said (TextModel.scores keeps its order past the clip), scored as any
-        words-only candidate is and held at or below the last cause ranked on its own evidence, so the
-        order of those never changes and an added cause is never a finding."""
-        told = feat.text if feat.text_user is None else feat.text_user
+        words-only candidate is (the candidates' own scores, or scoring.words_only_scores for causes
+        that joined none) and held at or below the last cause ranked on its own evidence, so the order
+        of those never changes and an added cause is never a finding."""
         have = {t[1].id for t in chosen}
+        want = [c for c in feat.said_text if c not in have and c in books and verdicts.get(c) != "denied"]
+        want = want[:FILL_TO - len(chosen)]
+        own = {pb.id: (s, contrib) for s, pb, contrib, _ in scored}
+        more = scoring.words_only_scores(feat, model, [c for c in want if c not in own], verdicts)
         cap = min((t[4] for t in chosen), default=WORDS_ONLY_CAP)
         out: list[tuple] = []
-        for cause, v in told.items():
-            if len(chosen) + len(out) >= FILL_TO:
-                break
-            if cause in have or cause not in books or verdicts.get(cause) == "denied":
-                continue
-            pb = books[cause]
-            if cause in scored:
-                s, contrib = scored[cause]
-            else:
-                s = math.log(pb.prior) + v * (model.text_weight + model.text_thin * feat.thinness)
-                if cause in feat.class_causes:
-                    s += model.class_bonus * scoring.class_term(feat.class_causes[cause])
-                contrib = []
-            cap = min(cap, math.exp((s - m) / temperature) / z)     # confidence never rises down the list
-            out.append((s, pb, contrib, False, cap))
+        for cause in want:
+            s, contrib = own[cause] if cause in own else (more[cause].score, more[cause].contrib)
+            cap = min(cap, share(s))     # confidence never rises down the list
+            out.append((s, books[cause], contrib, False, cap))
         return out
 
     # ------------------------------------------------------------------

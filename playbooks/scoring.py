@@ -82,15 +82,19 @@ class Features:
         """The user's words match a failure class or a cause's symptom vocabulary."""
         return bool(self.class_causes or self.symptom_causes)
 
+    @property
+    def said_text(self) -> dict[str, float]:
+        """The word model's reading of what was said about the run (when that score is known; else of
+        all the text), in the model's order: what nominates causes. A training script's words are no
+        report of a failure; they only weigh the causes (`text`)."""
+        return self.text if self.text_user is None else self.text_user
+
     def text_causes(self) -> set[str]:
         """Causes the words alone make candidates: only when the user said something (a README or
         a clean log read by the word model is no failure to explain)."""
         if not self.symptom_given:
             return set()
-        # a training script's words are no report of a failure: a cause joins by what was said about
-        # the run (when that score is known); the code's words only weigh it
-        told = self.text if self.text_user is None else self.text_user
-        top = sorted(told.items(), key=lambda kv: -kv[1])[:TEXT_CANDIDATES]
+        top = sorted(self.said_text.items(), key=lambda kv: -kv[1])[:TEXT_CANDIDATES]
         return {c for c, v in top if v >= TEXT_CANDIDATE_AT}
 
 
@@ -204,13 +208,22 @@ def score_causes(feat: Features, m: Model, verdicts: dict[str, str] | None = Non
     return out
 
 
+def words_only_scores(feat: Features, m: Model, causes: list[str], verdicts: dict[str, str] | None = None) -> dict[str, CauseScore]:
+    """Scores of causes that joined no ranking, as if the words had made them candidates (the same
+    terms as every candidate: prior, artifacts that weigh against them, words, failure class): what
+    completes a short ranking (engine.FILL_TO). Denied causes are left out."""
+    want = set(causes)
+    return {cs.cause: cs for cs in _score(feat, m, verdicts, 0.0, class_upto=0, join=want) if cs.cause in want}
+
+
 def _score(feat: Features, m: Model, verdicts: dict[str, str] | None, confirmed_bonus: float,
-           class_upto: int) -> list[CauseScore]:
+           class_upto: int, join: set[str] | None = None) -> list[CauseScore]:
     """class_upto: the failure class's causes of a lower rank than this join by their rank alone; a
-    cause of the class that joins by other evidence gets its class term whatever its rank."""
+    cause of the class that joins by other evidence gets its class term whatever its rank. join:
+    causes that join whatever their evidence (words_only_scores)."""
     out: list[CauseScore] = []
     verdicts = verdicts or {}
-    by_words = feat.text_causes()
+    by_words = feat.text_causes() | (join or set())
     for pb in library.causes().values():
         verdict = verdicts.get(pb.id)
         if verdict == "denied":
