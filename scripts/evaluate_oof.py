@@ -39,20 +39,14 @@ def main() -> int:
         E.FILL_TO = a.fill
     if a.words_cap is not None:
         E.WORDS_ONLY_CAP = a.words_cap
-    data = fit_weights.cases()          # the tune cases whose words the word model learns from
-    models: dict[str, T.TextModel] = {}
-    current: list[T.TextModel] = []
-    T.model = lambda: current[-1]       # the engine reads the word model through this function
+    models = fit_weights.OutOfGroup(fit_weights.cases())   # the tune cases' words, less one group each
     rows = []
     for folder, case in evaluate.load_corpus("tune"):
-        group = "corpus:" + evaluate.split_key(case)
-        if group not in models:
-            models[group] = T.TextModel.build(fit_weights.text_docs(data, skip_group=group))
-        current.append(models[group])
+        model = models["corpus:" + evaluate.split_key(case)]
+        T.model = lambda m=model: m      # the engine reads the word model through this function
         rows.append(evaluate._row("corpus-tune, words out of group", folder.name, case["truth"],
                                   list(case.get("acceptable") or []), False,
                                   lambda f=folder, c=case: evaluate.run_corpus_case(f, c)))
-        current.pop()
     evaluate.summarise(rows)
     lengths = collections.Counter(len(r["ranked"]) for r in rows)
     print("ranking lengths:", ", ".join(f"{k}: {v}" for k, v in sorted(lengths.items())))

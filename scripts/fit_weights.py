@@ -100,15 +100,25 @@ def text_docs(data: list[dict], skip_group: str | None = None) -> dict[str, list
 _phrases = functools.cache(phrases)     # read once per fit (text_docs runs once per fold and group)
 
 
+class OutOfGroup(dict):
+    """group -> the word model built from `data` without that group's words (made on first use)."""
+
+    def __init__(self, data: list[dict]):
+        super().__init__()
+        self.data = data
+
+    def __missing__(self, group: str) -> T.TextModel:
+        m = self[group] = T.TextModel.build(text_docs(self.data, skip_group=group))
+        return m
+
+
 def add_features(data: list[dict]) -> None:
     """Features per case; the word model's part out of group (built without the case's own group),
     so the fit sees the words' strength on text it did not learn from."""
-    models: dict[str, T.TextModel] = {}
+    models = OutOfGroup(data)
     for c in data:
-        g = c["group"]
-        if g not in models:
-            models[g] = T.TextModel.build(text_docs(data, skip_group=g))
-        c["feat"] = S.features_for(c["ctx"].signals, c["ctx"].symptoms, c["ctx"].run, E.FAILURE_KINDS, models[g])
+        c["feat"] = S.features_for(c["ctx"].signals, c["ctx"].symptoms, c["ctx"].run, E.FAILURE_KINDS,
+                                   models[c["group"]])
 
 
 def _ctx(paths, symptoms, baseline=None, repo_root=None, **_):
