@@ -146,7 +146,7 @@ def ruled_out(symptoms: list[str]) -> dict[str, Signal]:
 _FAILURE_WORDS = re.compile(
     r"\b(?:errors?|exceptions?|traceback|nan|inf|fail\w*|crash\w*|stuck|stall\w*|plateau\w*|flat|diverg\w*|explod\w*"
     r"|oom|out\s+of\s+memory|hang\w*|hung|freez\w*|killed|wrong|garbage|random|chance|worse|worsen\w*|drops?|dropped"
-    r"|degrad\w*|regress\w*|never|won'?t|doesn'?t|don'?t|didn'?t|isn'?t|can'?t|cannot|not\s+(?:\w+\s+)?(?:learn|work|decreas"
+    r"|degrad\w*|regress\w*|never|won'?t|doesn'?t|don'?t|didn'?t|isn'?t|cann?'?t|cannot|barely|hardly|not\s+(?:\w+\s+)?(?:learn|work|decreas"
     r"|improv|converg|train|chang|go\w*\s+down|fit)\w*|stops?|stopped|should|expected|instead|too\s+(?:low|high|slow|big|small)"
     r"|spikes?|jumps?|slow\w*|same\s+(?:class|output|value|prediction|result)s?|always|bad|poor\w*|problem\w*|issues?|bug\w*"
     r"|broken|unstable|oscillat\w*|overfit\w*|underfit\w*|collaps\w*|blow\w*\s+up"

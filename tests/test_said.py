@@ -110,6 +110,8 @@ def test_a_tiny_batch_in_the_users_words_is_read(text, tiny):
     ("results differ from the readme", True),
     ("the predictions are all zeros", True),
     ("结果全是0，请问是什么情况", True),
+    ("Cann't reduce lossvalue on device?", True),
+    ("the on-device update barely lowers the loss", True),
     ("loss is decreasing nicely, is this normal?", False),
     ("the training looks fine", False),
     ("I trained resnet50 on imagenet for 90 epochs", False),
