@@ -350,6 +350,8 @@ class PyFile:
         nodes, push, pop = self.nodes, stack.append, stack.pop
         pos: dict[int, int] = {id(tree): 0}
         by_type: dict[type, list[int]] = {type(tree): [0]}
+        home: list[list | None] = [None]     # per node: the scope list it was put in (None: in none)
+        put = home.append
         while stack:
             n, bucket, pi = pop()
             i = len(nodes)
@@ -363,9 +365,11 @@ class PyFile:
                 by_type[ty] = [i]
             if isinstance(n, NESTED):
                 inner = self._scope_nodes.setdefault(id(n), []) if isinstance(n, FUNCS) else None
+                put(None)
             else:
                 if bucket is not None:
                     bucket.append(n)
+                put(bucket)
                 inner = bucket
             kids = _children(n)
             for c in reversed(kids):
@@ -376,6 +380,10 @@ class PyFile:
             size[up[i]] += size[i]
         self._size = size
         self._up = up
+        # per node: the key (id of the scope node) of the scope list that holds it, or None
+        key_of = {id(lst): k for k, lst in self._scope_nodes.items()}
+        self._home = [key_of[id(h)] if h is not None else None for h in home]
+        self._scope_keys = frozenset(self._scope_nodes)
         self._depth: list[int] | None = None
         self._pos = pos
         self._by_type = by_type
@@ -476,9 +484,20 @@ class PyFile:
         scope for every scope at once (a check that visits each scope in turn reads only these)."""
         key = "scope_nodes:" + ",".join(t.__name__ for t in types)
         by: dict[int, list[ast.AST]] | None = self.memo.get(key)  # type: ignore[assignment]
-        if by is None:   # one pass over every scope's nodes (cheaper than finding each node's scope)
-            by = self.memo[key] = {k: [n for n in lst if type(n) in types] for k, lst in self._scope_nodes.items()}
-        if id(scope) in self._scope_nodes:
+        if by is None:   # from the type index: only the nodes of these types are visited
+            by = {}
+            home, nodes = self._home, self.nodes
+            at = self._by_type.get(types[0], []) if len(types) == 1 else sorted(
+                i for t in types for i in self._by_type.get(t, ()))
+            for i in at:
+                k = home[i]
+                if k is not None:
+                    if k in by:
+                        by[k].append(nodes[i])
+                    else:
+                        by[k] = [nodes[i]]
+            self.memo[key] = by
+        if id(scope) in self._scope_keys:
             return by.get(id(scope), [])
         return [n for n in self.in_scope(scope) if type(n) in types]   # not a scope (rare)
 
@@ -576,6 +595,11 @@ class PyFile:
         return out
 
     def inside(self, n: ast.AST, anc: ast.AST) -> bool:
+        """n is under anc (not anc itself): a range test on the pre-order index for this tree's nodes."""
+        pos = self._pos
+        i, a = pos.get(id(n)), pos.get(id(anc))
+        if i is not None and a is not None and self.nodes[i] is n and self.nodes[a] is anc:
+            return a < i < a + self._size[a]
         p = self.parent.get(n)
         while p is not None:
             if p is anc:
@@ -652,16 +676,24 @@ class PyFile:
             hit = self.memo["optimizer_ctors"] = [c for c in self.calls if self.is_optimizer_ctor(c)]
         return hit  # type: ignore[return-value]
 
-    def backward_after(self, scope: ast.AST, line: int) -> ast.Call | None:
-        """The first backward call of `scope` on a line after `line` (source order), from a per-scope
-        index built once per file: a check asks this for every optimizer it finds."""
+    def _backward_by_scope(self) -> dict[int, tuple[list[ast.Call], list[int] | None]]:
+        """id(scope) -> (its backward calls in source order, their lines when they ascend), built once."""
         by: dict[int, tuple[list[ast.Call], list[int] | None]] | None = self.memo.get("backward_by_scope")  # type: ignore[assignment]
         if by is None:
             groups: dict[int, list[ast.Call]] = {}
             for b in self.backward_calls:
                 groups.setdefault(id(self.scope_of(b)), []).append(b)
             by = self.memo["backward_by_scope"] = {k: (bs, _ordered_lines(bs)) for k, bs in groups.items()}
-        bs, lines = by.get(id(scope), ([], []))
+        return by
+
+    def backward_in(self, scope: ast.AST) -> list[ast.Call]:
+        """The backward calls whose scope (scope_of) is `scope`, in source order."""
+        return self._backward_by_scope().get(id(scope), ([], []))[0]
+
+    def backward_after(self, scope: ast.AST, line: int) -> ast.Call | None:
+        """The first backward call of `scope` on a line after `line` (source order), from a per-scope
+        index built once per file: a check asks this for every optimizer it finds."""
+        bs, lines = self._backward_by_scope().get(id(scope), ([], []))
         if lines is None:      # source order is not line order here (rare): scan
             return next((b for b in bs if b.lineno > line), None)
         k = bisect.bisect_right(lines, line)

@@ -54,7 +54,7 @@ def _level(f: PyFile, call: ast.Call, shapes: dict[str, str]) -> str | None:
     scope = f.scope_of(call)
     loops = f.loops_of(call)
     region = loops[0] if loops else scope
-    inner_bw = [b for b in f.backward_calls if f.scope_of(b) is scope and (f.inside(b, region) or region is scope)]
+    inner_bw = [b for b in f.backward_in(scope) if region is scope or f.inside(b, region)]
     if loops:
         L = loops[0]
         if any(f.loops_of(b)[:1] == [L] for b in inner_bw):
