@@ -1,0 +1,1 @@
+python train.py --config=yolact_base_config

@@ -1,0 +1,1 @@
+BUILD_MONAI=1 ./runtests.sh --coverage

@@ -1,0 +1,1 @@
+th train.lua
