@@ -96,8 +96,9 @@ LR_HUGE, LR_TINY = 1.0, 1e-7
 # A batch size the user names: <= BATCH_TINY samples per step is evidence for the batch causes
 # ("when I change the batch size to 1, or 2 the model does not work"), as config:batch_size_tiny
 # is in a config. "batch 2 of 100" (a progress count) is not a size.
-_BATCH_VALUE = re.compile(r"\b(?:batch[\s_-]?size|bs|mini[\s_-]?batch(?:[\s_-]?size)?)\s*(?:=|:|of|is|was|to|at|set\s+to"
-                          r"|down\s+to|as)?\s*(\d+)\b(?:\s*(?:,|or|and|/)\s*(\d+)\b)?"
+_BATCH_VALUE = re.compile(r"\b(?:batch[\s_-]?size|bs|mini[\s_-]?batch(?:[\s_-]?size)?)(?:[\s_-]?per[\s_-]?(?:gpu|device|card))?"
+                          r"\s*(?:=|:|of|is|was|to|at|(?:set|reduced|lowered|decreased|changed|down)\s+to"
+                          r"|as)?\s*(\d+)\b(?:\s*(?:,|or|and|/)\s*(\d+)\b)?"
                           r"|\bbatch(?:es)?\s+of\s+(\d+)\b(?!\s*(?:/|of\b))", re.I)
 BATCH_TINY = 4
 

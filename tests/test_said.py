@@ -96,7 +96,9 @@ def test_a_run_that_works_in_fp32_puts_mixed_precision_first(tmp_path):
 
 @pytest.mark.parametrize("text,tiny", [("When I change the batch size to 1,or 2 the model dramatically does not work", True),
                                        ("batch_size=2 on one GPU", True), ("with a batch of 4 images", True),
-                                       ("batch size 32 works", False), ("at batch 2 of 100 the loss is nan", False),
+                                       ("batch size 32 works", False),
+                                       ("with batch_size_pergpu reduced to 2 the PSNR drops", True),
+                                       ("I lowered the batch size per GPU to 32", False), ("at batch 2 of 100 the loss is nan", False),
                                        ("batch 3/100", False)])
 def test_a_tiny_batch_in_the_users_words_is_read(text, tiny):
     assert ("said:batch_tiny" in said.ruled_out([text])) is tiny
