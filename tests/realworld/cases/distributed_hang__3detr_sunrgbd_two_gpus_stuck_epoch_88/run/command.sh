@@ -1,0 +1,1 @@
+sh scripts/sunrgbd_quick.sh

@@ -1,0 +1,1 @@
+python train_PersonaChat.py --load_from persona_original --eval

@@ -1,0 +1,2 @@
+output_nonlinearity =  softmax,
+objective_loss_function = categorical_crossentropy,
