@@ -343,17 +343,18 @@ class PyFile:
         self.nodes: list[ast.AST] = [tree]
         up: list[int] = [-1]                  # pre-order index of each node's parent
         parent = self.parent
-        stack: list[tuple[ast.AST, list | None, int]] = [(c, self._scope_nodes[id(tree)], 0)
-                                                         for c in reversed(_children(tree))]
-        for c, _, _ in stack:
+        # (node, the scope list it goes in, that scope's node, its parent's pre-order index)
+        stack: list[tuple[ast.AST, list | None, ast.AST | None, int]] = [
+            (c, self._scope_nodes[id(tree)], tree, 0) for c in reversed(_children(tree))]
+        for c, _, _, _ in stack:
             parent[c] = tree
         nodes, push, pop = self.nodes, stack.append, stack.pop
         pos: dict[int, int] = {id(tree): 0}
         by_type: dict[type, list[int]] = {type(tree): [0]}
-        home: list[list | None] = [None]     # per node: the scope list it was put in (None: in none)
+        home: list[ast.AST | None] = [None]  # per node: the scope whose list holds it (None: in none)
         put = home.append
         while stack:
-            n, bucket, pi = pop()
+            n, bucket, owner, pi = pop()
             i = len(nodes)
             nodes.append(n)
             up.append(pi)
@@ -364,26 +365,26 @@ class PyFile:
             else:
                 by_type[ty] = [i]
             if isinstance(n, NESTED):
-                inner = self._scope_nodes.setdefault(id(n), []) if isinstance(n, FUNCS) else None
+                is_fn = isinstance(n, FUNCS)
+                inner = self._scope_nodes.setdefault(id(n), []) if is_fn else None
+                inner_owner = n if is_fn else None
                 put(None)
             else:
                 if bucket is not None:
                     bucket.append(n)
-                put(bucket)
-                inner = bucket
+                put(owner)
+                inner, inner_owner = bucket, owner
             kids = _children(n)
             for c in reversed(kids):
                 parent[c] = n
-                push((c, inner, i))
+                push((c, inner, inner_owner, i))
         size = [1] * len(nodes)
         for i in range(len(nodes) - 1, 0, -1):
             size[up[i]] += size[i]
         self._size = size
         self._up = up
-        # per node: the key (id of the scope node) of the scope list that holds it, or None
-        key_of = {id(lst): k for k, lst in self._scope_nodes.items()}
-        self._home = [key_of[id(h)] if h is not None else None for h in home]
-        self._scope_keys = frozenset(self._scope_nodes)
+        self._home = home
+        self._scope_keys = frozenset(self._scope_nodes)   # in_scope may add non-scope nodes' lists later
         self._depth: list[int] | None = None
         self._pos = pos
         self._by_type = by_type
@@ -490,8 +491,9 @@ class PyFile:
             at = self._by_type.get(types[0], []) if len(types) == 1 else sorted(
                 i for t in types for i in self._by_type.get(t, ()))
             for i in at:
-                k = home[i]
-                if k is not None:
+                h = home[i]
+                if h is not None:
+                    k = id(h)
                     if k in by:
                         by[k].append(nodes[i])
                     else:
@@ -505,6 +507,9 @@ class PyFile:
         """The scope whose in_scope list holds n: its nearest enclosing def or the module; None
         inside a class body or a lambda (in no scope's list). For a few nodes found by the name or
         type indexes; a check that reads whole scopes groups them with scope_nodes_of."""
+        i = self._pos.get(id(n))
+        if i and self.nodes[i] is n and not isinstance(n, NESTED):   # recorded in the index's one pass
+            return self._home[i]
         p = self.parent.get(n)
         while p is not None and not isinstance(p, NESTED):
             p = self.parent.get(p)
