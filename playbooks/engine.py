@@ -175,7 +175,7 @@ class OfflineEngine:
         p_healthy = share(h_score)
         failing = feat.failing
         for h in hyps:
-            recall.annotate(h, recalled.get(h.id, []), recall.bonus_of(recalled.get(h.id, [])), m, z, temperature, MAX_EVIDENCE)
+            recall.annotate(h, recalled.get(h.id, []), recall.bonus_of(recalled.get(h.id, [])), share, MAX_EVIDENCE)
         unseparated: list[tuple[str, str]] = []
         for h in hyps:     # a confusable group's member is a finding only with its separating evidence
             group = scoring.unseparated_group(h.id, feat)

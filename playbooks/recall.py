@@ -80,10 +80,10 @@ def bonus_of(matches: list[LessonMatch]) -> float:
     return min(LESSON_BONUS_CAP, b)
 
 
-def annotate(h, matches: list[LessonMatch], bonus: float, best: float, z: float, temperature: float,
-             max_evidence: int) -> None:
+def annotate(h, matches: list[LessonMatch], bonus: float, share, max_evidence: int) -> None:
     """Lesson evidence on the hypothesis, the earlier check and fix first, and its confidence without
-    the lesson (`h.confidence_without_lessons`) for hold_back."""
+    the lesson (`h.confidence_without_lessons`) for hold_back. `share`: the engine's confidence of a
+    score (its softmax over this diagnosis's scores)."""
     if not matches:
         return
     ev = []
@@ -109,10 +109,9 @@ def annotate(h, matches: list[LessonMatch], bonus: float, best: float, z: float,
                 h.check_command = f"python -m pytest -q -k {t.group(1)}"
     if first.fix:
         h.fix = f"What fixed it on {first.when}{f' (commit {first.commit})' if first.commit else ''}: {first.fix}. {h.fix}"
-    if bonus > 0 and z > 0:
-        with_b = math.exp((h.score - best) / temperature)
-        without = math.exp((h.score - bonus - best) / temperature)
-        h.confidence_without_lessons = without / (z - with_b + without)
+    if bonus > 0:   # the same softmax with this cause's score less the bonus
+        with_b, without = share(h.score), share(h.score - bonus)
+        h.confidence_without_lessons = without / (1.0 - with_b + without)
 
 
 def verify(h, ctx) -> None:
