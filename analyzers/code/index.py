@@ -367,7 +367,7 @@ class PyFile:
             if isinstance(n, NESTED):
                 is_fn = isinstance(n, FUNCS)
                 inner = self._scope_nodes.setdefault(id(n), []) if is_fn else None
-                inner_owner = n if is_fn else None
+                inner_owner: ast.AST | None = n if is_fn else None
                 put(None)
             else:
                 if bucket is not None:
