@@ -263,13 +263,25 @@ def _spikes(v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         meds.append(np.broadcast_to(med, x.shape).ravel()[k])
     if nb > 0:
         m = v[: nb * block].reshape(nb, block)
-        bm = np.median(m, axis=1)
-        bd = np.median(np.abs(m - bm[:, None]), axis=1, overwrite_input=True)   # a temporary: no copy
-        test(m, bm[:, None], bd[:, None], 0)
+        # Only blocks that can hold a spike need their median (a partition per block: most of the
+        # cost on a long series). A spike needs x > SPIKE_RATIO * |median| and a block's median lies
+        # within its [min, max]: a block with max <= 0, or 0 <= min and max <= SPIKE_RATIO * min,
+        # has none (exact, not a sample: the same hits as testing every block).
+        lo, hi = m.min(axis=1), m.max(axis=1)
+        rows = np.flatnonzero(~((hi <= 0) | ((lo >= 0) & (hi <= SPIKE_RATIO * lo))))
+        if len(rows):
+            mr = m if len(rows) == nb else m[rows]
+            bm = np.median(mr, axis=1)
+            bd = np.median(np.abs(mr - bm[:, None]), axis=1, overwrite_input=True)   # a temporary: no copy
+            at = len(idx)
+            test(mr, bm[:, None], bd[:, None], 0)
+            idx[at] = rows[idx[at] // block] * block + idx[at] % block   # back to positions in v
     if nb * block < n:
         tail = v[nb * block:] if n - nb * block >= 5 or nb == 0 else v[max(0, n - block):]
         tm = np.median(tail)
         test(v[nb * block:], tm, np.median(np.abs(tail - tm)), nb * block)
+    if not idx:
+        return np.array([], dtype=np.int64), np.array([]), np.array([])
     return (np.concatenate(idx).astype(np.int64), np.concatenate(zs).astype(np.float64),
             np.concatenate(meds).astype(np.float64))
 
@@ -560,8 +572,11 @@ def _initial_transient_blocks(v: np.ndarray, w: int, lim: int) -> int:
     k = max(1, w // bs)
     if nb < k:
         return 0
-    bmed = np.nanmedian(head[: nb * bs].reshape(nb, bs), axis=1)            # all-NaN blocks are NaN
-    wmed = np.nanmedian(sliding_window_view(bmed, k), axis=1)      # window starting at block j
+    # (np.median where nothing is NaN: one partition call, where nanmedian goes row by row)
+    blocks = head[: nb * bs].reshape(nb, bs)
+    bmed = (np.median if np.isfinite(blocks).all() else np.nanmedian)(blocks, axis=1)   # all-NaN blocks are NaN
+    wins = sliding_window_view(bmed, k)
+    wmed = (np.median if np.isfinite(bmed).all() else np.nanmedian)(wins, axis=1)      # window starting at block j
     i = np.arange(lim)
     j = np.minimum((i + 1 + bs - 1) // bs, len(wmed) - 1)               # first whole block after point i
     ref = wmed[j]

@@ -38,8 +38,8 @@ def frozen_metric_signals(run: Run) -> list[Signal]:
         s = ordered(s)
         v = np.asarray(s.values, dtype=float)
         eq = v[1:] == v[:-1]
-        if not eq.any():
-            continue              # no two equal values in a row: no run (most series stop here)
+        if 1 + np.count_nonzero(eq) < max(MIN_RUN, len(v) / 3):
+            continue              # too few equal neighbours for a run long enough (most series stop here)
         finite = np.isfinite(v)
         if finite.sum() < MIN_RUN:
             continue
