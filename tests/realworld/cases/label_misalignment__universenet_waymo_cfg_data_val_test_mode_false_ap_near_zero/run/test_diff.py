@@ -1,0 +1,1 @@
+dataset = build_dataset(cfg.data.val)

@@ -1,0 +1,3 @@
+predictor = DefaultPredictor(cfg)
+im = cv2.imread(PathToSameImage)
+output = predictor(im)
