@@ -1,0 +1,1 @@
+fp16 = dict(loss_scale='dynamic')

@@ -1,0 +1,1 @@
+--resume "--resume "Y:\projects\stylegan2ada\test256Results\00000-test256Data-paper256\network-snapshot-002419.pkl"
