@@ -95,12 +95,25 @@ _LR_VALUE = re.compile(r"\b(?:lr|learning[\s_-]?rate)\s*(?:=|:|of|is|was|to|at|d
 LR_HUGE, LR_TINY = 1.0, 1e-7
 # A batch size the user names: <= BATCH_TINY samples per step is evidence for the batch causes
 # ("when I change the batch size to 1, or 2 the model does not work"), as config:batch_size_tiny
-# is in a config. "batch 2 of 100" (a progress count) is not a size.
-_BATCH_VALUE = re.compile(r"\b(?:batch[\s_-]?size|bs|mini[\s_-]?batch(?:[\s_-]?size)?)(?:[\s_-]?per[\s_-]?(?:gpu|device|card))?"
+# is in a config. "batch 2 of 100" (a progress count) is not a size; "train_batch_size=2" is one.
+_BATCH_VALUE = re.compile(r"(?:\b|(?<=_))(?:batch[\s_-]?size|bs|mini[\s_-]?batch(?:[\s_-]?size)?)(?:[\s_-]?per[\s_-]?(?:gpu|device|card))?"
                           r"\s*(?:=|:|of|is|was|to|at|(?:set|reduced|lowered|decreased|changed|down)\s+to"
                           r"|as)?\s*(\d+)\b(?:\s*(?:,|or|and|/)\s*(\d+)\b)?"
                           r"|\bbatch(?:es)?\s+of\s+(\d+)\b(?!\s*(?:/|of\b))", re.I)
 BATCH_TINY = 4
+# ... unless the size is that of the test / inference pass ("batch_size=1 at test", "inference batch size 1"):
+# training never saw it, so it is no evidence for the batch causes; a model whose results depend on the
+# batch it is evaluated with normalises with the batch's own statistics there: batch norm left in
+# training mode (eval_mode_forgotten).
+_PHASE = r"(?:test(?:ing)?|inference|inferring|eval(?:uation|uating)?|predict(?:ion|ions|ing)?)"
+_PHASE_BEFORE = re.compile(rf"(?:(?<![A-Za-z]){_PHASE}[\s_-]*|\b(?:at|in|during|for|when)\s+(?:the\s+)?{_PHASE}"
+                           rf"(?:\s+(?:phase|time|stage))?\s*,?\s*(?:(?:with|the|a|set|use|using)\s+)*)\Z", re.I)
+_PHASE_AFTER = re.compile(rf"\s*(?:at|in|during|for|when)\s+(?:the\s+)?{_PHASE}\b", re.I)
+
+
+def _at_test(text: str, m: re.Match) -> bool:
+    """Whether the batch size matched by `m` is named for the test / inference pass."""
+    return bool(_PHASE_BEFORE.search(text[max(0, m.start() - 40):m.start()]) or _PHASE_AFTER.match(text, m.end()))
 
 
 def without_worked_around(symptoms: list[str]) -> list[str]:
@@ -127,8 +140,11 @@ def ruled_out(symptoms: list[str]) -> dict[str, Signal]:
             out["said:lr_tiny"] = Signal("said:lr_tiny", 1.0, f"you said the learning rate is {v.group(1)}")
     for b in _BATCH_VALUE.finditer(text):
         sizes = [int(x) for x in b.groups() if x is not None]
-        if sizes and 1 <= min(sizes) <= BATCH_TINY and "said:batch_tiny" not in out:
-            out["said:batch_tiny"] = Signal("said:batch_tiny", 1.0, f"you said the batch size is {b.group(0).strip()[-40:]}")
+        if not sizes or not 1 <= min(sizes) <= BATCH_TINY:
+            continue
+        kind, what = ("said:eval_batch", "at test / inference ") if _at_test(text, b) else ("said:batch_tiny", "")
+        if kind not in out:
+            out[kind] = Signal(kind, 1.0, f"you said the batch size {what}is {b.group(0).strip()[-40:]}")
     for kind, rx in _COMPILED.items():
         m = rx.search(text)
         if m and kind in _FACTS and _NEGATED.search(text[max(0, m.start() - 40):m.start()]):

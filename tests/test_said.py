@@ -104,6 +104,20 @@ def test_a_tiny_batch_in_the_users_words_is_read(text, tiny):
     assert ("said:batch_tiny" in said.ruled_out([text])) is tiny
 
 
+@pytest.mark.parametrize("text,kind", [
+    ("I train with batch_size=8; with batch_size=1 at test the result is quite bad", "said:eval_batch"),
+    ("test batch size 1 gives a much lower accuracy", "said:eval_batch"),
+    ("At inference time, with batch size 2 the predictions differ", "said:eval_batch"),
+    ("per_device_eval_batch_size=1 and per_device_train_batch_size=16", "said:eval_batch"),
+    ("per_device_train_batch_size=2", "said:batch_tiny"),
+    ("trained with batch size 2, accum steps 8, and tested learning rates 1e-3 and 5e-4", "said:batch_tiny")])
+def test_a_tiny_batch_named_for_the_test_pass_is_not_a_training_batch(text, kind):
+    # the test / inference pass's batch never trained the model: it points at batch norm left in
+    # training mode (eval_mode_forgotten), not at the batch causes
+    got = {k for k in said.ruled_out([text]) if k in ("said:eval_batch", "said:batch_tiny")}
+    assert got == {kind}
+
+
 @pytest.mark.parametrize("text,failure", [
     ("I get sAP10.0 = 58.4, which is much lower than the paper", True),
     ("The printed accuracy is higher than the value reported in the paper", True),
