@@ -2,6 +2,10 @@
 and no test can reach a real API with a key from the environment."""
 import pytest
 
+# The corpora hold other people's runs verbatim: a `test_*.py` they posted is data, never a test of
+# ours (a corpus case's `run/test_diff.py` would otherwise be collected and fail on import).
+collect_ignore_glob = ["realworld/cases/*", "zoo/cases/*"]
+
 
 @pytest.fixture(autouse=True)
 def _isolated_user_dirs(tmp_path_factory, monkeypatch):
