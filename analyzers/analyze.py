@@ -15,6 +15,17 @@ from mltdbg.analyzers.curves import Quoter, ordered, resume_jump, resume_lr_jump
 from mltdbg.analyzers.model import LOC_LINE, Run, Series, Signal
 
 
+# Every analyzer module analyze() (and prepare) loads by name; warm() loads them ahead of a first call.
+MODULES = ("tracebacks", "config", "curves", "log_findings", "code", "frozen_metric", "data_tables",
+           "probes.results", "crossrank", "gap", "baseline")
+
+
+def warm() -> None:
+    """Import every analyzer module now (a caller with idle time; analyze() would on its first call)."""
+    for mod in MODULES:
+        importlib.import_module(f"{__package__}.{mod}")
+
+
 def prepare(run: Run) -> None:
     """Fill the derived parts of a run (tracebacks, facts) once, in place."""
     for step, mod, fn in (("tracebacks", "tracebacks", "extract_tracebacks"), ("facts", "config", "extract_facts")):
@@ -28,6 +39,7 @@ def analyze(run: Run, baseline: Run | None = None, repo_root: Path | None = None
     """Every signal the analyzers find in `run` (and against `baseline`, when given)."""
 
     def call(mod: str, fn: str, *a):
+        assert mod in MODULES, mod    # (warm() loads MODULES: keep the list whole)
         return getattr(importlib.import_module(f"{__package__}.{mod}"), fn)(*a)
     prepare(run)
     if baseline is not None:

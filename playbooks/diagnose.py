@@ -8,10 +8,11 @@ import os
 import time
 from pathlib import Path
 
-from mltdbg.analyzers.analyze import analyze
+from mltdbg.analyzers.analyze import analyze, warm as warm_analyzers
 from mltdbg.analyzers.ingest import ingest
 from mltdbg.analyzers.model import Run
 from mltdbg.analyzers.lessons import LESSON_FILE
+from mltdbg.playbooks import library, scoring, textmodel
 from mltdbg.playbooks.recall import lessons_for
 
 from mltdbg.playbooks.engine import Diagnosis, DiagnosisContext, OfflineEngine
@@ -45,6 +46,19 @@ def context_for(paths: list[str], symptoms: list[str] | None = None, baseline: l
     run.warnings += notes
     return DiagnosisContext(run=run, signals=signals, symptoms=list(symptoms or []),
                             verdicts=dict(verdicts or {}), baseline=base, repo_root=repo_root, lessons=known)
+
+
+def warm() -> None:
+    """Load what every diagnosis loads on its first call in a process: the analyzers' modules, the
+    playbooks with their compiled patterns, the fitted weights and the word model (~0.3 s, most of it
+    regular expressions compiling). A caller with idle time pays it early (the TUI, in its
+    file-discovery worker while the user writes debug.md), so the first diagnosis does not."""
+    warm_analyzers()
+    library.causes()
+    library.classes()
+    scoring.model()
+    scoring.separating_kinds()
+    textmodel.model()
 
 
 def diagnose(paths: list[str], symptoms: list[str] | None = None, baseline: list[str] | None = None,

@@ -66,3 +66,17 @@ def test_the_environment_is_recorded_after_the_first_screen_even_on_a_quick_quit
     events = [e.type for e in Session.open(app.session.dir, repo, readonly=True).events]
     assert events.count("environment_recorded") == 1
     assert events.index("environment_recorded") > events.index("session_started")
+
+
+def test_warm_loads_ahead_what_the_first_diagnosis_would():
+    """playbooks.diagnose.warm() (the capture screen's discovery worker calls it after the first paint):
+    every analyzer module analyze() loads by name, the playbooks, the fitted weights and the word model
+    are loaded once it returns, so the first diagnosis only reads and scores."""
+    code = ("import sys\nfrom mltdbg.analyzers.analyze import MODULES\nfrom mltdbg.playbooks import diagnose, library, scoring, textmodel\n"
+            "before = [m for m in MODULES if 'mltdbg.analyzers.' + m in sys.modules]\n"
+            "diagnose.warm()\n"
+            "after = [m for m in MODULES if 'mltdbg.analyzers.' + m not in sys.modules]\n"
+            "print(len(before) < len(MODULES), after, library.causes.cache_info().currsize,"
+            " scoring.model.cache_info().currsize, textmodel.model.cache_info().currsize)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["True", "[]", "1", "1", "1"]

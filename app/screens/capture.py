@@ -142,6 +142,13 @@ class CaptureScreen(StepScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="discover")
     def _discover(self, root: Path) -> None:
         self.post_message(self.ArtifactsFound(discover(root)))
+        # while the user writes debug.md: load what the first diagnosis would (playbooks, weights,
+        # compiled patterns), so "next: diagnose" does not pay for it (a failure here costs nothing)
+        try:
+            from mltdbg.playbooks.diagnose import warm  # noqa: PLC0415 - after the first paint, in this worker
+            warm()
+        except Exception:  # noqa: BLE001, S110 - the diagnosis itself loads all of it again and reports
+            pass
 
     @on(ArtifactsFound)
     def _found(self, event: ArtifactsFound) -> None:
