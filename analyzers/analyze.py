@@ -7,6 +7,8 @@ stopping the others.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -15,9 +17,18 @@ from mltdbg.analyzers.curves import Quoter, ordered, resume_jump, resume_lr_jump
 from mltdbg.analyzers.model import LOC_LINE, Run, Series, Signal
 
 
-# Every analyzer module analyze() (and prepare) loads by name; warm() loads them ahead of a first call.
-MODULES = ("tracebacks", "config", "curves", "log_findings", "code", "frozen_metric", "data_tables",
-           "probes.results", "crossrank", "gap", "baseline")
+# (step name, analyzer module, function): what prepare() fills in, what analyze() runs on the run
+# alone, against a baseline, and last (the gap analyzer reads the other signals' kinds).
+_PREPARE = (("tracebacks", "tracebacks", "extract_tracebacks"), ("facts", "config", "extract_facts"))
+_STEPS = (("curves", "curves", "curve_signals"), ("log text", "log_findings", "text_signals"),
+          ("config", "config", "config_signals"), ("code", "code", "code_signals"),
+          ("frozen metric", "frozen_metric", "frozen_metric_signals"),
+          ("data tables", "data_tables", "data_table_signals"), ("probes", "probes.results", "probe_signals"),
+          ("ranks", "crossrank", "rank_signals"))
+_BASELINE = ("baseline", "baseline", "compare")
+_GAP = ("gap", "gap", "gap_signals")
+# every module the steps load by name (warm() loads them ahead of a first call)
+MODULES = tuple(dict.fromkeys(mod for _, mod, _ in (*_PREPARE, *_STEPS, _BASELINE, _GAP)))
 
 
 def warm() -> None:
@@ -26,44 +37,40 @@ def warm() -> None:
         importlib.import_module(f"{__package__}.{mod}")
 
 
+def _call(mod: str, fn: str, *a):
+    """`mod.fn(*a)`, the module imported on the call (inside the caller's try: a module that fails to
+    import costs its own signals only)."""
+    return getattr(importlib.import_module(f"{__package__}.{mod}"), fn)(*a)
+
+
 def prepare(run: Run) -> None:
     """Fill the derived parts of a run (tracebacks, facts) once, in place."""
-    for step, mod, fn in (("tracebacks", "tracebacks", "extract_tracebacks"), ("facts", "config", "extract_facts")):
+    for step, mod, fn in _PREPARE:
         try:
-            getattr(importlib.import_module(f"{__package__}.{mod}"), fn)(run)
+            _call(mod, fn, run)
         except Exception as e:  # noqa: BLE001 - one analyzer's bug must not lose the diagnosis
             run.warnings.append(f"(analysis) {step} extraction failed: {type(e).__name__}: {e}")
 
 
 def analyze(run: Run, baseline: Run | None = None, repo_root: Path | None = None) -> list[Signal]:
     """Every signal the analyzers find in `run` (and against `baseline`, when given)."""
-
-    def call(mod: str, fn: str, *a):
-        assert mod in MODULES, mod    # (warm() loads MODULES: keep the list whole)
-        return getattr(importlib.import_module(f"{__package__}.{mod}"), fn)(*a)
     prepare(run)
     if baseline is not None:
         prepare(baseline)
     out: list[Signal] = []
-    steps = [("curves", lambda: call("curves", "curve_signals", run)),
-             ("log text", lambda: call("log_findings", "text_signals", run)),
-             ("config", lambda: call("config", "config_signals", run)),
-             ("code", lambda: call("code", "code_signals", run)),
-             ("frozen metric", lambda: call("frozen_metric", "frozen_metric_signals", run)),
-             ("data tables", lambda: call("data_tables", "data_table_signals", run)),
-             ("probes", lambda: call("probes.results", "probe_signals", run)),
-             ("ranks", lambda: call("crossrank", "rank_signals", run))]
+    steps: list[tuple[str, Callable[[], list[Signal]]]] = [
+        (name, partial(_call, mod, fn, run)) for name, mod, fn in _STEPS]
     if baseline is not None:
-        steps.append(("baseline", lambda: call("baseline", "compare", run, baseline, repo_root)))
-    for name, fn in steps:
+        steps.append((_BASELINE[0], partial(_call, *_BASELINE[1:], run, baseline, repo_root)))
+    for name, step in steps:
         try:
-            out += fn()
+            out += step()
         except Exception as e:  # noqa: BLE001
             run.warnings.append(f"(analysis) {name} analyzer failed: {type(e).__name__}: {e}")
     try:    # needs the curve signals: a gap the curves already explain is not repeated
-        out += call("gap", "gap_signals", run, {s.kind for s in out})
+        out += _call(*_GAP[1:], run, {s.kind for s in out})
     except Exception as e:  # noqa: BLE001
-        run.warnings.append(f"(analysis) gap analyzer failed: {type(e).__name__}: {e}")
+        run.warnings.append(f"(analysis) {_GAP[0]} analyzer failed: {type(e).__name__}: {e}")
     out += _resume_jumps(run, out)
     return [s for s in out if s.strength > 0]
 
