@@ -221,34 +221,13 @@ def _smooth(v: np.ndarray, w: int, c: np.ndarray | None = None) -> np.ndarray:
     return out
 
 
-def _block_stats(v: np.ndarray, block: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per-point median and MAD of the block it falls in (robust local baseline, O(n))."""
-    n = len(v)
-    block = max(5, min(block, n))
-    nb = n // block
-    med = np.empty(n)
-    mad = np.empty(n)
-    if nb > 0:
-        m = v[: nb * block].reshape(nb, block)
-        bm = np.median(m, axis=1)
-        bd = np.median(np.abs(m - bm[:, None]), axis=1)
-        med[: nb * block] = np.repeat(bm, block)
-        mad[: nb * block] = np.repeat(bd, block)
-    if nb * block < n:
-        tail = v[nb * block:] if n - nb * block >= 5 or nb == 0 else v[max(0, n - block):]
-        tm = np.median(tail)
-        med[nb * block:] = tm
-        mad[nb * block:] = np.median(np.abs(tail - tm))
-    return med, mad
-
-
 def _spikes(v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Indices of robust upward spikes in a finite array, their z-scores and local baselines."""
     n = len(v)
     if n < 10:
         return np.array([], dtype=np.int64), np.array([]), np.array([])
-    # the same per-block median and MAD as _block_stats, tested block by block (a 2-D view:
-    # no per-point copies of the baselines)
+    # a robust local baseline: each point against the median and MAD of its block (the last, short
+    # block against the last `block` points), block by block in a 2-D view (no per-point copies)
     block = max(5, min(max(10, min(200, n // 20)), n))
     nb = n // block
     idx, zs, meds = [], [], []
@@ -563,6 +542,12 @@ def _initial_transient(v: np.ndarray) -> int:
     return i
 
 
+def _row_medians(a: np.ndarray) -> np.ndarray:
+    """nanmedian of each row; np.median (one partition call) where nothing is NaN, as nanmedian goes
+    row by row."""
+    return (np.median if not np.isnan(a).any() else np.nanmedian)(a, axis=1)
+
+
 def _initial_transient_blocks(v: np.ndarray, w: int, lim: int) -> int:
     """_initial_transient for a long series: the window median after point i is taken as the
     median of the medians of the (w // 64)-point blocks that the window covers."""
@@ -572,11 +557,8 @@ def _initial_transient_blocks(v: np.ndarray, w: int, lim: int) -> int:
     k = max(1, w // bs)
     if nb < k:
         return 0
-    # (np.median where nothing is NaN: one partition call, where nanmedian goes row by row)
-    blocks = head[: nb * bs].reshape(nb, bs)
-    bmed = (np.median if np.isfinite(blocks).all() else np.nanmedian)(blocks, axis=1)   # all-NaN blocks are NaN
-    wins = sliding_window_view(bmed, k)
-    wmed = (np.median if np.isfinite(bmed).all() else np.nanmedian)(wins, axis=1)      # window starting at block j
+    bmed = _row_medians(head[: nb * bs].reshape(nb, bs))           # all-NaN blocks are NaN
+    wmed = _row_medians(sliding_window_view(bmed, k))              # window starting at block j
     i = np.arange(lim)
     j = np.minimum((i + 1 + bs - 1) // bs, len(wmed) - 1)               # first whole block after point i
     ref = wmed[j]
