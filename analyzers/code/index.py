@@ -34,6 +34,7 @@ INFO = 0.1
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 LOOPS = (ast.For, ast.While, ast.AsyncFor)
 NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_FUNC_TYPES, _NESTED_TYPES = frozenset(FUNCS), frozenset(NESTED)   # exact-type tests of the index walk
 
 # Called things that are a forward pass of a network, by the tokens of the callee's last name:
 # a token ending in model/net (model, resnet, netG, unet), or one of these whole words.
@@ -336,38 +337,37 @@ class PyFile:
 
     def __init__(self, t: TextArtifact, tree: ast.Module):
         self.t, self.tree = t, tree
-        self.parent: dict[ast.AST, ast.AST] = {}
         self._scope_nodes: dict[int, list[ast.AST]] = {id(tree): []}
-        # one pre-order pass in source order: parents, every node, the nodes of each scope, and
-        # each node's subtree as a range of self.nodes (so `within` needs no second walk)
+        # one pre-order pass in source order: every node, its parent's position, the nodes of each
+        # scope, and each node's subtree as a range of self.nodes (so `within` needs no second walk).
+        # AST node types have no subclasses: the type tests are set lookups, not isinstance.
         self.nodes: list[ast.AST] = [tree]
         up: list[int] = [-1]                  # pre-order index of each node's parent
-        parent = self.parent
         # (node, the scope list it goes in, that scope's node, its parent's pre-order index)
         stack: list[tuple[ast.AST, list | None, ast.AST | None, int]] = [
             (c, self._scope_nodes[id(tree)], tree, 0) for c in reversed(_children(tree))]
-        for c, _, _, _ in stack:
-            parent[c] = tree
         nodes, push, pop = self.nodes, stack.append, stack.pop
-        pos: dict[int, int] = {id(tree): 0}
+        add, add_up = nodes.append, up.append
         by_type: dict[type, list[int]] = {type(tree): [0]}
         home: list[ast.AST | None] = [None]  # per node: the scope whose list holds it (None: in none)
         put = home.append
         while stack:
             n, bucket, owner, pi = pop()
             i = len(nodes)
-            nodes.append(n)
-            up.append(pi)
-            pos[id(n)] = i
+            add(n)
+            add_up(pi)
             ty = type(n)
-            if ty in by_type:
-                by_type[ty].append(i)
-            else:
+            at = by_type.get(ty)
+            if at is None:
                 by_type[ty] = [i]
-            if isinstance(n, NESTED):
-                is_fn = isinstance(n, FUNCS)
-                inner = self._scope_nodes.setdefault(id(n), []) if is_fn else None
-                inner_owner: ast.AST | None = n if is_fn else None
+            else:
+                at.append(i)
+            if ty in _NESTED_TYPES:
+                if ty in _FUNC_TYPES:
+                    inner: list | None = self._scope_nodes.setdefault(id(n), [])
+                    inner_owner: ast.AST | None = n
+                else:
+                    inner = inner_owner = None
                 put(None)
             else:
                 if bucket is not None:
@@ -375,9 +375,13 @@ class PyFile:
                 put(owner)
                 inner, inner_owner = bucket, owner
             kids = _children(n)
-            for c in reversed(kids):
-                parent[c] = n
-                push((c, inner, inner_owner, i))
+            if kids:
+                kids.reverse()
+                for c in kids:
+                    push((c, inner, inner_owner, i))
+        # parents and positions in two C-level passes over the finished lists
+        self.parent: dict[ast.AST, ast.AST] = dict(zip(nodes[1:], map(nodes.__getitem__, up[1:])))
+        pos: dict[int, int] = dict(zip(map(id, nodes), range(len(nodes))))
         size = [1] * len(nodes)
         for i in range(len(nodes) - 1, 0, -1):
             size[up[i]] += size[i]
