@@ -1,0 +1,5 @@
+    library(datasets)
+    library(keras)
+    
+    iris <- iris[sample(nrow(
+[...]

@@ -1,0 +1,9 @@
+python main.py --dir_data='my/path' \
+               --model='blindsr' \
+               --scale='4' \
+               --blur_type='aniso_gaussian' \
+                --noise=25.0 \
+               --lambda_min=0.2 \
+               --lambda_max=4.0 \
+               --start_epoch=157\
+               --resume=157\
