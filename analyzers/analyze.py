@@ -23,6 +23,7 @@ _PREPARE = (("tracebacks", "tracebacks", "extract_tracebacks"), ("facts", "confi
 _STEPS = (("curves", "curves", "curve_signals"), ("log text", "log_findings", "text_signals"),
           ("config", "config", "config_signals"), ("code", "code", "code_signals"),
           ("frozen metric", "frozen_metric", "frozen_metric_signals"),
+          ("zero accuracy", "frozen_metric", "zero_accuracy_signals"),
           ("data tables", "data_tables", "data_table_signals"), ("probes", "probes.results", "probe_signals"),
           ("ranks", "crossrank", "rank_signals"))
 _BASELINE = ("baseline", "baseline", "compare")

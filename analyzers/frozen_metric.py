@@ -1,12 +1,21 @@
-"""`metric_frozen`: a loss or accuracy that repeats the exact same value point after point.
+"""`metric_frozen`: a loss or accuracy that repeats the exact same value point after point;
+`accuracy_zero`: an accuracy that is exactly 0 at every logged point.
 
 A training loss or an accuracy printed identically (to every printed digit) at three or more
 consecutive logged points means the model's outputs did not change between them: nothing is
 updated (frozen or unregistered parameters, all-dead ReLUs, a collapse to one class after a bad
 first step, a too-large init). A real learning curve, even a stalled one, moves in its last digits.
 
+An accuracy of exactly 0, point after point, is not what a learning model produces, even a bad
+one: guessing scores about 1/K on K classes, and a model that predicts one class scores that
+class's share. Zero means the metric is not measuring the predictions: an integer division or an
+int tensor's mean, one-hot targets compared with class indices, accuracy asked of a regression
+target. In the corpus's tune part 4 of the 5 runs whose accuracy was 0 at every point were settled
+as a metric bug (the fifth: exact-match plate accuracy of a model that had not learned).
+
 In:  a Run (its series). Out: `frozen_metric_signals(run)` -> Signals, one per frozen series,
-with evidence at the first and the last point of the run of identical values.
+with evidence at the first and the last point of the run of identical values;
+`zero_accuracy_signals(run)` -> at most one Signal, cited at the first and last zero.
 Cost: O(n) numpy per series.
 """
 from __future__ import annotations
@@ -67,3 +76,41 @@ def frozen_metric_signals(run: Run) -> list[Signal]:
                           {"metric": s.name, "value": float(v[start]), "points": length,
                            "step": int(s.steps[start])}))
     return out
+
+
+# Names of accuracy series (as normalised by names.py); "accum" is gradient accumulation, not accuracy.
+_ACC_WORDS = ("acc", "top1", "top5", "top_1", "top_5")
+
+
+def _is_accuracy(name: str) -> bool:
+    n = name.lower()
+    return any(w in n for w in _ACC_WORDS) and "accum" not in n
+
+
+def zero_accuracy_signals(run: Run) -> list[Signal]:
+    """`accuracy_zero` for the first accuracy series whose every finite point is exactly 0.
+    Strength 0.6 for one point, 0.8 for two, 1.0 for three or more (a zero that persists)."""
+    q = Quoter(run)
+    for s in run.series:
+        if len(s) == 0 or not _is_accuracy(s.name):
+            continue
+        v = np.asarray(s.values, dtype=float)
+        fin = np.flatnonzero(np.isfinite(v))
+        if len(fin) == 0 or np.any(v[fin] != 0.0):
+            continue
+        s = ordered(s)
+        v = np.asarray(s.values, dtype=float)
+        fin = np.flatnonzero(np.isfinite(v))
+        n = len(fin)
+        first, last = int(fin[0]), int(fin[-1])
+        strength = (0.6, 0.8)[n - 1] if n < 3 else 1.0
+        where = (f"at its one logged point (step {int(s.steps[first])})" if n == 1 else
+                 f"at all {n} logged points (step {int(s.steps[first])} to {int(s.steps[last])})")
+        txt = (f"{s.name} is exactly 0 {where}: even guessing scores about 1/K, so the accuracy "
+               "is not measuring the predictions")
+        evs = [q.ev(s, first, txt)]
+        if n > 1:
+            evs.append(q.ev(s, last, f"{s.name} still 0"))
+        return [Signal("accuracy_zero", strength, txt, evs,
+                       {"metric": s.name, "points": n, "step": int(s.steps[first])})]
+    return []

@@ -38,3 +38,30 @@ def test_a_short_repeat_inside_a_long_moving_curve_is_not_frozen(tmp_path):
     # a curve that converged to its printed precision: the identical tail is not a frozen model
     conv = "".join(f"step={50 * i} loss={6.7 + 2 * 0.85 ** i:.4f}\n" for i in range(40))
     assert _signals(tmp_path, conv)[0] == []
+
+
+def _zero(tmp_path, text: str):
+    (tmp_path / "train.log").write_text(text)
+    return [s for s in analyze(ingest([str(tmp_path)])) if s.kind == "accuracy_zero"]
+
+
+def test_an_accuracy_of_exactly_zero_at_every_point_is_cited_and_points_at_the_metric(tmp_path):
+    # one epoch of a classifier whose loss is tiny while its accuracy reads 0 (an int division)
+    sigs = _zero(tmp_path, "Epoch 50/199\n----------\ntrain Loss: 0.0236 Acc: 0.0000\nval Loss: 0.0234 Acc: 0.0000\n")
+    assert len(sigs) == 1 and sigs[0].strength == 0.6 and sigs[0].data["points"] == 1
+    assert sigs[0].evidence[0].line == 3 and "Acc: 0.0000" in sigs[0].evidence[0].quote
+    # nine Keras epochs, loss falling, accuracy 0 throughout: full strength, first and last zero cited
+    keras = "".join(f"Epoch {i}/9\n100/100 - 1s - loss: {2.0 - 0.15 * i:.4f} - acc: 0.0000e+00 - val_loss: "
+                    f"{0.74 - 0.01 * i:.4f} - val_acc: 0.0000e+00\n" for i in range(1, 10))
+    sigs = _zero(tmp_path, keras)
+    assert len(sigs) == 1 and sigs[0].strength == 1.0 and sigs[0].data["points"] == 9
+    assert [e.line for e in sigs[0].evidence] == [2, 18]
+    d = diagnose([str(tmp_path)], ["the acc of training and validation are both 0 for every epoch"])
+    assert "metric_changed" in [h.id for h in d.hypotheses[:3]]
+
+
+def test_an_accuracy_that_starts_at_zero_and_rises_or_a_zero_accumulation_count_is_not_zero_accuracy(tmp_path):
+    rising = "".join(f"step={i} loss={2.0 - 0.1 * i:.3f} accuracy={0.0 if i < 3 else 0.05 * i:.3f}\n" for i in range(10))
+    assert _zero(tmp_path, rising) == []
+    accum = "".join(f"step={i} loss={2.0 - 0.1 * i:.3f} grad_accum=0\n" for i in range(10))
+    assert _zero(tmp_path, accum) == []
