@@ -355,6 +355,24 @@ def test_whitespace_tables_fastai_and_pandas(tmp_path):
     assert pdl and pdl[0].values.tolist() == [0.435641, 0.237202, 0.171016]
 
 
+def test_a_table_whose_header_is_one_space_apart_when_its_step_column_leads(tmp_path):
+    """fastai 0.7 printed `epoch trn_loss val_loss accuracy` with single spaces; prose led by
+    "epoch" with lines that are not rows of as many numbers is no table."""
+    p = tmp_path / "train.log"
+    p.write_text("epoch trn_loss val_loss accuracy\n0 0.465021 0.354633 0.915533\n1 0.413693 0.325593 0.923896\n"
+                 "2 0.71977 0.759003 0.737836\n// I stopped execution here\n")
+    run = read(p)
+    vl = series(run, "val_loss")
+    assert vl.steps.tolist() == [0, 1, 2] and vl.values.tolist() == [0.354633, 0.325593, 0.759003]
+    assert vl.locs.tolist() == [2, 3, 4] and series(run, "loss").raw_name == "trn_loss"
+    prose = tmp_path / "notes.log"
+    prose.write_text("epoch after epoch the loss stays high\n3 of them diverged early\nepoch 4 was fine\n")
+    assert not [s for s in read(prose).series if s.name in ("loss", "after", "the")]
+    unled = tmp_path / "u.log"
+    unled.write_text("trn_loss val_loss accuracy\n0.465021 0.354633 0.915533\n0.413693 0.325593 0.923896\n")
+    assert read(unled).series == []
+
+
 def test_delimited_tables_as_pasted_from_a_notebook(tmp_path):
     """HF Trainer's per-epoch table pasted as markdown (headers of several words, the |---| rule)
     and as tab-separated cells; YOLOv5's whitespace table led by Epoch with `0/299` counters."""
