@@ -1,0 +1,2 @@
+A['region'] = A['region'].astype('category') 
+B['region'] = B['region'].astype('category') 
