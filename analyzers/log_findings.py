@@ -125,6 +125,14 @@ DETECTORS: list[_Det] = [
                                   r"|must have the same dtype|dtype mismatch|should be the same dtype"
                                   r"|Expected \w+ to be of (?:scalar )?type \w+"),
          1.0, lambda m: "incompatible dtypes in one op"),
+    # GradScaler refuses gradients of fp16 parameters: the trainable weights were cast to half
+    # (model.half(), torch_dtype=float16) while AMP expects fp32 master weights
+    _Det("log:dtype_mismatch", _P(r"Attempting to unscale FP16 gradients"),
+         1.0, lambda m: "trainable parameters are fp16: AMP's GradScaler needs fp32 weights"),
+    # --- nothing to differentiate: the loss does not depend on any trainable tensor
+    _Det("log:no_grad_fn", _P(r"element 0 of tensors does not require grad and does not have a grad_fn"),
+         1.0, lambda m: "the loss has no grad_fn: no trainable tensor reaches it (every parameter frozen, "
+                        "or the graph cut by no_grad/detach/checkpointing of frozen inputs)"),
     # --- distributed
     _Det("log:nccl_timeout", _P(r"Watchdog caught collective operation timeout|WorkNCCL\(.*?Timeout\(ms\)=\d+"
                                 r"|ProcessGroupNCCL.*?[Tt]imeout|NCCL.*?[Tt]imed? ?out|Some NCCL operations have failed or timed out"

@@ -47,6 +47,24 @@ def test_target_dtype_wording(tmp_path):
     assert "log:dtype_mismatch" in signals(tmp_path, {"err.log": tb})
 
 
+
+def test_gradscaler_on_fp16_weights_and_a_loss_without_grad_fn(tmp_path):
+    """Two tracebacks whose message names the cause: GradScaler refusing fp16 parameters (the
+    weights were cast to half) and a loss that no trainable tensor reaches (all frozen)."""
+    from mltdbg.playbooks.diagnose import diagnose
+    tb = ('Traceback (most recent call last):\n  File "train_lora.py", line 880, in main\n'
+          "    accelerator.clip_grad_norm_(params_to_optimize, args.max_grad_norm)\n"
+          "ValueError: Attempting to unscale FP16 gradients.\n")
+    (tmp_path / "a").mkdir()
+    s = signals(tmp_path / "a", {"err.log": tb})
+    assert s["log:dtype_mismatch"].evidence[0].line == 4
+    tb2 = ('Traceback (most recent call last):\n  File "finetune.py", line 210, in <module>\n    loss.backward()\n'
+           "RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn\n")
+    (tmp_path / "b").mkdir()
+    s = signals(tmp_path / "b", {"err.log": tb2})
+    assert "log:no_grad_fn" in s and "log:dtype_mismatch" not in s
+    assert diagnose([str(tmp_path / "b")], []).hypotheses[0].id == "frozen_parameters"
+
 def test_lr_jump_right_after_resume(tmp_path):
     lines = [f"step={s} loss={1.0 - s / 1000:.4f} lr={0.002 * (1 - s / 600):.6f}" for s in range(10, 260, 10)]
     lines.append("Resuming from checkpoint checkpoints/step_250.pt (global step 250)")
