@@ -1,0 +1,10 @@
+automl = autosklearn.classification.AutoSklearnClassifier(ensemble_size=1,
+               initial_configurations_via_metalearning=0,
+               time_left_for_this_task=14400,
+               tmp_folder='[removed]'),
+               ml_memory_limit=65536,
+               n_jobs=4,
+               resampling_strategy='holdout',
+               resampling_strategy_arguments={'train_size': 0.5},
+               output_folder='[removed]'),
+               disable_evaluator_output=False)

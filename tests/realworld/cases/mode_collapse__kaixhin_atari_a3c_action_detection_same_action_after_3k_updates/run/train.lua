@@ -1,0 +1,1 @@
+self.policyTarget[action] = -(R - V) / probability[action]
