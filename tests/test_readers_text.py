@@ -373,6 +373,20 @@ def test_a_table_whose_header_is_one_space_apart_when_its_step_column_leads(tmp_
     assert read(unled).series == []
 
 
+def test_full_width_separators_of_cjk_posts(tmp_path):
+    """`loss：2.30，acc：0.11` (full-width colon and comma, as Chinese posts print them) reads as
+    `loss: 2.30, acc: 0.11`; lines and quotes are those of the file as written."""
+    p = tmp_path / "train.log"
+    p.write_text("训练开始\nepoch：1，loss：2.3012，acc：0.11，lr＝0.01\nepoch：2，loss：1.9012，acc：0.31，lr＝0.01\n"
+                 "epoch：3，loss：nan，lr＝0.01\n", encoding="utf-8")
+    run = read(p)
+    loss = series(run, "loss")
+    assert loss.steps.tolist() == [1, 2, 3] and loss.values[:2].tolist() == [2.3012, 1.9012]
+    assert math.isnan(loss.values[2]) and loss.locs.tolist() == [2, 3, 4]
+    assert series(run, "accuracy").values.tolist() == [0.11, 0.31] and series(run, "lr").values.tolist() == [0.01] * 3
+    assert run.texts[0].line(4) == "epoch：3，loss：nan，lr＝0.01"
+
+
 def test_delimited_tables_as_pasted_from_a_notebook(tmp_path):
     """HF Trainer's per-epoch table pasted as markdown (headers of several words, the |---| rule)
     and as tab-separated cells; YOLOv5's whitespace table led by Epoch with `0/299` counters."""

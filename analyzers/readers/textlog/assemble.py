@@ -139,11 +139,27 @@ def _places(sc: dict, nl: np.ndarray, pieces: list[tuple[int, int, int]]) -> lis
             for k, b0 in enumerate(b0s.tolist())]
 
 
+# Full-width separators of CJK text ("loss：2.30，acc：0.11", "lr＝0.01"): three UTF-8 bytes each,
+# read as the ASCII separator and two spaces, so every byte offset (lines, quotes) stays where it was.
+_FULLWIDTH = ((b"\xef\xbc\x9a", b":  "), (b"\xef\xbc\x9d", b"=  "), (b"\xef\xbc\x8c", b",  "))
+
+
+def ascii_separators(data: bytes) -> bytes:
+    """data with full-width colons, equals signs and commas as their ASCII forms (same length);
+    data itself when it holds none (one C-speed search for their shared lead bytes)."""
+    if b"\xef\xbc" not in data:
+        return data
+    for wide, narrow in _FULLWIDTH:
+        data = data.replace(wide, narrow)
+    return data
+
+
 def scan_block(data: bytes, nl: np.ndarray, exact_keys: bool = False) -> dict:
     """The whole-array part of prepare_block, for bytes that hold one file or several (each file's
     lines are read as they would be alone: nothing here looks across a line end): the kept
     segments' columns and lines, the metric points as arrays, the Keys (`exact_keys`: one per
     spelling), the long lines."""
+    data = ascii_separators(data)
     b = np.frombuffer(data, dtype=np.uint8)
     nb = len(b)
     line_starts = np.concatenate(([0], nl + 1))
