@@ -164,6 +164,11 @@ DETECTORS: list[_Det] = [
                                   r"|The (?:total )?loss is (?:NaN|nan|inf|Inf)(?:,| and| \()"),
          0.9, lambda m: "the framework reports the loss (or weights) went non-finite",
          lambda m: {"step": int(m.group(1))} if m.group(1) else {}),
+    # torch.distributions refusing a NaN parameter: the network's output (a policy's mean, a VAE's
+    # mu) went non-finite, the same evidence as a NaN loss one step earlier in the graph
+    _Det("log:loss_nonfinite", _P(r"Expected parameter (\w+) \(Tensor of shape .*?\) of distribution \w+"
+                                  r".*?to satisfy the constraint \w+\(.*?\), but found invalid values"),
+         0.9, lambda m: f"a distribution's parameter {m.group(1)} is non-finite: the network's output went NaN"),
     _Det("log:anomaly_nan", _P(r"Function '(\w+)' returned nan values in its (\d+)\w* output"),
          1.0, lambda m: f"autograd anomaly: {m.group(1)} returned NaN", lambda m: {"function": m.group(1)}),
     _Det("log:nan_input",

@@ -65,6 +65,17 @@ def test_gradscaler_on_fp16_weights_and_a_loss_without_grad_fn(tmp_path):
     assert "log:no_grad_fn" in s and "log:dtype_mismatch" not in s
     assert diagnose([str(tmp_path / "b")], []).hypotheses[0].id == "frozen_parameters"
 
+
+def test_a_distribution_refusing_a_nan_parameter_is_a_non_finite_output(tmp_path):
+    tb = ('Traceback (most recent call last):\n  File "sac.py", line 113, in forward\n    dist = Independent(Normal(*logits), 1)\n'
+          "ValueError: Expected parameter loc (Tensor of shape (2, 2)) of distribution Normal(loc: torch.Size([2, 2]), "
+          "scale: torch.Size([2, 2])) to satisfy the constraint Real(), but found invalid values:\ntensor([[nan, nan]])\n")
+    s = signals(tmp_path, {"traceback.txt": tb})
+    assert s["log:loss_nonfinite"].evidence[0].line == 4 and "loc" in s["log:loss_nonfinite"].summary
+    ok = ("ValueError: Expected parameter probs (Tensor of shape (8, 3)) of distribution Categorical(probs: "
+          "torch.Size([8, 3])) to satisfy the constraint Simplex(), but found invalid values")
+    assert "log:loss_nonfinite" in signals(tmp_path, {"traceback.txt": ok})
+
 def test_lr_jump_right_after_resume(tmp_path):
     lines = [f"step={s} loss={1.0 - s / 1000:.4f} lr={0.002 * (1 - s / 600):.6f}" for s in range(10, 260, 10)]
     lines.append("Resuming from checkpoint checkpoints/step_250.pt (global step 250)")
