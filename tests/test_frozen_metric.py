@@ -65,3 +65,9 @@ def test_an_accuracy_that_starts_at_zero_and_rises_or_a_zero_accumulation_count_
     assert _zero(tmp_path, rising) == []
     accum = "".join(f"step={i} loss={2.0 - 0.1 * i:.3f} grad_accum=0\n" for i in range(10))
     assert _zero(tmp_path, accum) == []
+
+
+def test_an_accuracy_stuck_at_exactly_zero_is_zero_accuracy_not_a_frozen_model(tmp_path):
+    log = "".join(f"epoch={i} loss={2.0 - 0.1 * i:.3f} accuracy=0.0000\n" for i in range(6))
+    assert _signals(tmp_path, log)[0] == []
+    assert [s.data["points"] for s in _zero(tmp_path, log)] == [6]
