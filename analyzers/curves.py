@@ -40,6 +40,10 @@ SGD_LR_HIGH = 1.0
 # (the classic BERT fine-tune at 5e-3 that predicts one class at ln 2). LoRA/adapters (peft)
 # train few new weights at 1e-4..1e-3 and keep ADAM_LR_HIGH.
 FINETUNE_LR_HIGH = 1e-3
+# With no optimizer named, an lr up to this is within some common optimizer's usual range (SGD on an
+# LSTM, Adadelta and L-BFGS default to 1.0): lr_high's strength is capped at UNKNOWN_OPT_LR_CAP.
+UNKNOWN_OPT_LR_NORMAL = 1.0
+UNKNOWN_OPT_LR_CAP = 0.6
 # a model's weights loaded (not a tokenizer's, a processor's or a config's)
 _PRETRAINED = re.compile(r"\b(?!\w*(?:Tokenizer|Processor|Config|FeatureExtractor)\b)\w+\.from_pretrained\(")
 _ADAPTERS = re.compile(r"\b(?:peft|LoraConfig|get_peft_model|lora_r|lora_alpha|adapter)\b", re.I)
@@ -1214,7 +1218,12 @@ def _lr_signals(run: Run, lr: Series | None, q: Quoter) -> list[Signal]:
             k = int(fi[np.argmax(fv)])
             if (peak > high or (sgd and peak >= SGD_LR_HIGH)) and (opt or peak >= 10 * high):
                 txt = f"lr reaches {_fmt(peak)} ({opt or 'optimizer unknown'}; above ~{_fmt(high)} is high)"
-                out.append(Signal("lr_high", min(1.0, 0.4 + 0.3 * math.log10(peak / high + 1)), txt, [q.ev(lr, k, txt)], {"lr": peak}))
+                strength = min(1.0, 0.4 + 0.3 * math.log10(peak / high + 1))
+                if not opt and peak <= UNKNOWN_OPT_LR_NORMAL:
+                    # an lr up to 1 is some common optimizer's usual value (SGD for LSTMs, Adadelta's and
+                    # L-BFGS's default 1.0): without the optimizer's name it is a weaker hint
+                    strength = min(strength, UNKNOWN_OPT_LR_CAP)
+                out.append(Signal("lr_high", strength, txt, [q.ev(lr, k, txt)], {"lr": peak}))
             low = _lr_lowness(peak, sgd)
             if low > 0:
                 txt = f"lr is at most {_fmt(peak)} all run ({opt or 'optimizer unknown'})"

@@ -412,3 +412,16 @@ def test_spikes_screened_by_block_range_are_those_of_every_block():
         k = int(rng.integers(0, n // 50 + 2))
         v[rng.integers(0, n, k)] *= rng.choice([1.6, 1.8, 2.5, 10.0, 100.0, -5.0, 0.1], k)
         assert curves._spikes(v)[0].tolist() == _spikes_every_block(v).tolist()
+
+
+def test_an_lr_up_to_one_with_no_optimizer_named_is_a_weaker_hint():
+    """1.0 is Adadelta's and L-BFGS's default and an LSTM's usual SGD rate: with no optimizer named it
+    is capped at UNKNOWN_OPT_LR_CAP; named Adam, or above 1 for any optimizer, it counts in full."""
+    from mltdbg.analyzers.curves import UNKNOWN_OPT_LR_CAP
+    loss = [2.0, 1.9, 1.8, 1.7]
+    unknown = kinds(_run(loss=loss, lr=[1.0] * 4))["lr_high"]
+    assert unknown.strength == UNKNOWN_OPT_LR_CAP < 1.0
+    adam = _run(loss=loss, lr=[1.0] * 4)
+    adam.facts.append(Fact("optimizer", "adam", "config.yaml", 1))
+    assert kinds(adam)["lr_high"].strength == 1.0
+    assert kinds(_run(loss=loss, lr=[10.0] * 4))["lr_high"].strength == 1.0
