@@ -64,8 +64,8 @@ def frozen_metric_signals(run: Run) -> list[Signal]:
         if s.name in ("accuracy", "val_accuracy") or "acc" in s.name:
             if v[start] >= 0.999 * (100.0 if np.nanmax(v) > 1.0 else 1.0):
                 continue          # stuck at 100 % is another story (data_leakage, too-easy task)
-            if v[start] == 0.0:
-                continue          # stuck at exactly 0 is accuracy_zero's (a broken metric, not a frozen model)
+        if _is_accuracy(s.name) and not np.any(v[finite] != 0.0):
+            continue              # exactly 0 throughout is accuracy_zero's (a broken metric, not a frozen model)
         if length < max(MIN_RUN, len(v) / 3):
             continue              # a flat stretch of a curve that moved (or converged to its printed precision)
         seen.add(s.name)

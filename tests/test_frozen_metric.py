@@ -71,3 +71,9 @@ def test_an_accuracy_stuck_at_exactly_zero_is_zero_accuracy_not_a_frozen_model(t
     log = "".join(f"epoch={i} loss={2.0 - 0.1 * i:.3f} accuracy=0.0000\n" for i in range(6))
     assert _signals(tmp_path, log)[0] == []
     assert [s.data["points"] for s in _zero(tmp_path, log)] == [6]
+
+
+def test_an_accuracy_that_falls_to_zero_and_stays_is_still_frozen(tmp_path):
+    log = "".join(f"epoch={i} loss={2.0 - 0.1 * i:.3f} accuracy={a}\n" for i, a in enumerate([0.4, 0.3] + [0.0] * 8))
+    assert [s.data["value"] for s in _signals(tmp_path, log)[0]] == [0.0]
+    assert _zero(tmp_path, log) == []
