@@ -34,6 +34,9 @@ _EXTRA_TRIGGERS = (b"oss |", b"oss\t", b"OSS |", b"OSS\t", b"poch  ", b"POCH  ")
 # cells, numbers in most (as any table's rows).
 _SPACED_HEADER = re.compile(rb"(?im)^[ \t]*(?:epochs?|steps?|iters?|iterations?|global_step)"
                             rb"(?:[ \t]+[A-Za-z_][\w/.\-]*)+[ \t]*\r?$")
+# ... looked for only in a log of at most this many bytes (a post's pasted history; the search tries
+# every line start, ~12 ms per MB, which a big log's blocks should not pay)
+SPACED_HEADER_BYTES = 65536
 _DELIMITED_HEADER = re.compile(rb"[ \t|]*[A-Za-z_][\w/.\- ]*(?:[ \t]*[|\t][ \t]*[A-Za-z_][\w/.\- ]*)+[ \t|]*\Z")
 _RULE = re.compile(rb"[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*\Z")
 _EPOCH_OF = re.compile(rb"(\d+)/\d+\Z")     # "3/299": the epoch counter of YOLOv5's rows
@@ -48,7 +51,7 @@ def _triggers(data: bytes):
     small = len(data) <= EXTRA_TABLES_BYTES
     needles = (_TABLE_TRIGGER,) + (_EXTRA_TRIGGERS if small else ())
     hits = [m.start() for nd in needles for m in re.finditer(re.escape(nd), data)]
-    if small:
+    if len(data) <= SPACED_HEADER_BYTES:
         hits += [m.start() for m in _SPACED_HEADER.finditer(data)]
     return sorted(hits)
 
@@ -60,8 +63,9 @@ def has_trigger(data: bytes) -> bool:
     """`_TABLE_TRIGGER in data` (or, in at most EXTRA_TABLES_BYTES, one of the other header
     shapes), by whole-array compares: bytes.find with a needle that ends in a space (the most
     common byte of a log) skips little and cost ~10 ms per 4 MB block."""
-    if len(data) <= EXTRA_TABLES_BYTES and (any(nd in data for nd in _EXTRA_TRIGGERS)
-                                            or _SPACED_HEADER.search(data)):
+    if len(data) <= EXTRA_TABLES_BYTES and any(nd in data for nd in _EXTRA_TRIGGERS):
+        return True
+    if len(data) <= SPACED_HEADER_BYTES and _SPACED_HEADER.search(data):
         return True
     if len(data) <= SMALL_FIND_BYTES:     # a small file's few KB: the plain search is quicker
         return _TABLE_TRIGGER in data
@@ -136,7 +140,7 @@ def scan_tables(data: bytes, rel: str, nl: np.ndarray, line0: int = 0, carry: di
         header = data[ls:le].rstrip(b"\r")
         delim = b"|" if b"|" in header else b"\t" if b"\t" in header.strip() else None
         if not (_DELIMITED_HEADER if delim else _TABLE_HEADER).match(header) and not (
-                delim is None and len(data) <= EXTRA_TABLES_BYTES and _SPACED_HEADER.match(header)):
+                delim is None and len(data) <= SPACED_HEADER_BYTES and _SPACED_HEADER.match(header)):
             continue
         names = [h.decode("ascii", "replace") for h in _cells(header, delim)]
         if len(names) < 2 or not all(names):
