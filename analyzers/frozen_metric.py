@@ -34,7 +34,7 @@ _WORDS = ("acc", "score", "f1", "top1", "error")
 
 
 def _watched(name: str) -> bool:
-    return name in _NAMES or any(w in name for w in _WORDS)
+    return name in _NAMES or (any(w in name for w in _WORDS) and "accum" not in name)   # not grad_accum
 
 
 def frozen_metric_signals(run: Run) -> list[Signal]:

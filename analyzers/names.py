@@ -45,6 +45,8 @@ _ALIASES = {
 _VAL_ALIASES = {"loss": "val_loss", "accuracy": "val_accuracy", "perplexity": "val_perplexity"}
 
 _SEP = re.compile(r"[\s]+")
+# What follows "grad_" in a setting or counter, not a layer's gradient norm.
+_GRAD_SETTINGS = ("accum", "clip", "step")
 
 
 @lru_cache(maxsize=4096)
@@ -77,8 +79,11 @@ def normalize(raw: str) -> str:
         if n.endswith(suf) and n[: -len(suf)] in _ALIASES:
             return _ALIASES[n[: -len(suf)]]
     # per-layer gradient norms keep their layer: "grad_norm/encoder.0" -> "grad_norm/encoder.0"
+    # (not the settings and counters named after gradients: grad_accum, grad_clip_norm, grad_steps)
     for p in ("grad_norm/", "grad_norm_", "grad_norm.", "gradient_norm/", "grad/", "grads/", "grad_"):
         if n.startswith(p) and len(n) > len(p):
+            if p == "grad_" and n[len(p):].startswith(_GRAD_SETTINGS):
+                break
             return "grad_norm/" + n[len(p):]
     if n.endswith("/grad_norm") or n.endswith(".grad_norm"):
         return "grad_norm/" + n[: -len("/grad_norm")]

@@ -77,3 +77,13 @@ def test_an_accuracy_that_falls_to_zero_and_stays_is_still_frozen(tmp_path):
     log = "".join(f"epoch={i} loss={2.0 - 0.1 * i:.3f} accuracy={a}\n" for i, a in enumerate([0.4, 0.3] + [0.0] * 8))
     assert [s.data["value"] for s in _signals(tmp_path, log)[0]] == [0.0]
     assert _zero(tmp_path, log) == []
+
+
+def test_a_gradient_accumulation_count_or_clip_setting_printed_every_step_is_not_a_frozen_metric(tmp_path):
+    """`grad_accum=4 grad_clip_norm=1.0` on every line are settings: not a frozen accuracy ("acc" in
+    "accum") and not a layer's gradient norm ("grad_" + a layer name)."""
+    from mltdbg.analyzers.names import normalize
+    log = "".join(f"step={i} loss={2.0 - 0.01 * i:.4f} grad_accum=4 grad_clip_norm=1.0\n" for i in range(50))
+    sigs, run = _signals(tmp_path, log)
+    assert sigs == [] and {s.name for s in run.series} == {"loss", "grad_accum", "grad_clip_norm"}
+    assert normalize("grad_fc1") == "grad_norm/fc1" and normalize("grad_steps") == "grad_steps"
