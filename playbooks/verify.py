@@ -20,6 +20,7 @@ from mltdbg.analyzers.common.gitrepo import file_at
 from mltdbg.analyzers.ingest import data_blocks, drop_nul_runs
 from mltdbg.analyzers.model import Evidence, Run
 from mltdbg.analyzers.readers.npdata import ARRAY_SUFFIXES, cited_row_nonfinite
+from mltdbg.analyzers.readers.textlog.sparse import SparseText
 
 # The issue's rule: the quoted text must appear within 3 lines of the cited line.
 QUOTE_WINDOW = 3
@@ -54,9 +55,10 @@ class _DiskLines:
     to the size the file has when opened (a log still growing), holes of a sparse file skipped and
     NUL runs dropped, at most LINE_CAP bytes of one line kept (its end: a hole's text follows it)."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, marks: list[tuple[int, int]] | None = None):
+        """`marks`: (line, offset) pairs known already (a big log's reader index), to seek by."""
         self.path = path
-        self.marks = [(0, 0)]   # (0-based line, byte offset where it starts), sorted
+        self.marks = sorted({(0, 0), *(marks or ())})   # (0-based line, byte offset where it starts)
 
     def get(self, lo: int, hi: int) -> list[str]:
         """Lines lo..hi-1 (0-based; fewer at the end of the file), decoded with replacement."""
@@ -123,11 +125,18 @@ class Verifier:
                     from mltdbg.analyzers.ingest import read_bytes  # noqa: PLC0415 - loaded only on this path, keeps the common path light
                     lines = read_bytes(p).decode("utf-8", errors="replace").split("\n")
                 else:
-                    lines = _DiskLines(p)
+                    lines = _DiskLines(p, self._seek_marks(source))
         except (ValueError, OSError):
             lines = None
         self._lines[source] = lines
         return lines
+
+    def _seek_marks(self, source: str) -> list[tuple[int, int]]:
+        """A big log's line offsets from its reader (SparseText), when the run read it."""
+        for t in self.run.texts:
+            if t.path == source and isinstance(t, SparseText):
+                return t.seek_marks()
+        return []
 
     def check(self, ev: Evidence) -> bool:
         if ev.source and ev.quote and ev.line:

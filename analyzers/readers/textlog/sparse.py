@@ -219,6 +219,14 @@ class SparseText(TextArtifact):
                 self._read_back.clear()
         return hit
 
+    def seek_marks(self) -> list[tuple[int, int]]:
+        """(0-based line, byte offset where it starts) every INDEX_EVERY lines, as the reader
+        found them: a re-reader of the file (the evidence verifier) seeks near a line with them
+        instead of counting newlines from the start (a 500 MB log: 0.8 s per diagnosis)."""
+        if self.gz:
+            return []
+        return [(k * INDEX_EVERY, int(o)) for k, o in enumerate(self.marks.tolist())]
+
     def _disk_line(self, n: int) -> str:
         """Line n as it is in the file now ('' when it cannot be read)."""
         k = (n - 1) // INDEX_EVERY
