@@ -39,6 +39,7 @@ class CausePlaybook:
     fix: str
     lesson: str = ""
     described_as: list[str] = field(default_factory=list)
+    symptoms_unless: list[re.Pattern] = field(default_factory=list)
     check_command: str | None = None
     instrumentation: str | None = None
     codemod: str | None = None
@@ -46,7 +47,14 @@ class CausePlaybook:
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def symptom_match(self, texts: list[str]) -> bool:
-        return any(p.search(t) for p in self.symptoms for t in texts)
+        """A symptom regex found in a text, after the spans of `symptoms_unless` are blanked from it
+        (phrasings whose words the symptoms would misread: "converges slowly" is not a slow step)."""
+        for t in texts:
+            for u in self.symptoms_unless:
+                t = u.sub(" ", t)
+            if any(p.search(t) for p in self.symptoms):
+                return True
+        return False
 
 
 @dataclass
@@ -85,7 +93,7 @@ def causes() -> dict[str, CausePlaybook]:
             needs=list(d.get("needs") or []), issue=d.get("issue", d.get("title", d["id"])),
             check=(d.get("check") or "").strip(), fix=(d.get("fix") or "").strip(), lesson=(d.get("lesson") or "").strip(),
             described_as=[str(x) for x in d.get("described_as") or []],
-            check_command=d.get("check_command"), instrumentation=d.get("instrumentation"),
+            symptoms_unless=_rx(d.get("symptoms_unless")), check_command=d.get("check_command"), instrumentation=d.get("instrumentation"),
             codemod=d.get("codemod"), test_template=d.get("test_template"), raw=d)
     return out
 

@@ -89,6 +89,7 @@ def test_cause_file_is_well_formed(cid):
     # every requirement must also move the score, upward
     assert all(doc["evidence"].get(k, 0) > 0 for k in doc["requires_any"]), cid
     assert doc["symptoms"] and all(re.compile(s, re.I) for s in doc["symptoms"])
+    assert all(re.compile(s, re.I) for s in doc.get("symptoms_unless") or [])
     assert doc["needs"] and all(isinstance(n, str) and n for n in doc["needs"])
     if "codemod" in doc:
         assert doc["codemod"] in CODEMODS
@@ -237,6 +238,33 @@ def test_class_symptoms_match_plain_descriptions(text, cls):
     ("Embedding layer has 79% of params", "architecture_imbalance"),
     ("gradient norm exploded", "exploding_gradients"),
     ("process was Killed, exit code 137", "host_oom"),
+    ("While training I am getting 0 accuracy, is there a bug?", "metric_changed"),
+    ("the training accuracy is still 0.000000 after 7 epochs", "metric_changed"),
 ])
 def test_cause_symptoms_match_plain_descriptions(text, cid):
     assert any(re.search(s, text, re.I) for s in CAUSE_DOCS[cid]["symptoms"])
+
+
+@pytest.mark.parametrize("text", ["val accuracy reaches 1.0 at epoch 3", "accuracy at epoch 0 is 0.85",
+                                  "accuracy of 0.5 after 10 epochs", "mAP is always 0", "准确率一直10% 左右"])
+def test_a_zero_accuracy_symptom_needs_a_zero(text):
+    """metric_changed's words for an accuracy of exactly 0 do not fire on other numbers near the word."""
+    assert not any(re.search(s, text, re.I) for s in CAUSE_DOCS["metric_changed"]["symptoms"])
+
+
+@pytest.mark.parametrize("text,slow_steps", [
+    ("why does it converge so slowly?", False),
+    ("为什么收敛如此的慢", False),
+    ("the loss decreases very slowly after epoch 10", False),
+    ("slow convergence with the default config", False),
+    ("accuracy was growing pretty slow", False),
+    ("training is slow, GPU util is 10%", True),
+    ("an epoch takes 2.5 hours, much slower than the paper", True),
+    ("data loading is slow with num_workers=0", True),
+])
+def test_slowness_of_learning_is_not_read_as_slow_steps(text, slow_steps):
+    """`symptoms_unless` blanks the phrasings a symptom regex would misread: "converges so slowly"
+    names no slow step (dataloader_bottleneck)."""
+    from mltdbg.playbooks import library
+    causes = library.causes()
+    assert causes["dataloader_bottleneck"].symptom_match([text]) is slow_steps
