@@ -1,0 +1,12 @@
+torchrun --nproc_per_node=2 --master_port=29501 main_pretrain.py \
+--wandb spectralgpt_pretrain_stage-full8 \
+--batch_size 64 --accum_iter 32 --blr 0.0002 \
+--epochs 200 --warmup_epochs 20 --num_workers 16 \
+--input_size 96 --patch_size 8 \
+--mask_ratio 0.90 \
+--model_type tensor \
+--model mae_vit_base_patch8_96 \
+--dataset_type sentinel \
+--train_path /data/DATASET/fMoW-full/train/8_channels_img.csv \
+--output_dir /data/LXY/pretrain_fmow_full_spth+ \
+--log_dir /data/LXY/pretrain_fmow_full_spth+

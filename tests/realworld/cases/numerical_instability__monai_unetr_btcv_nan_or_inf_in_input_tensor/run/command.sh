@@ -1,0 +1,1 @@
+CUDA_VISIBLE_DEVICES=1,2,3 python main.py --distributed --feature_size=32  --batch_size=4 --logdir=unetr_test --optim_lr=1e-3 --lrschedule=warmup_cosine --infer_overlap=0.5  --save_checkpoint --data_dir=/data/BTCV/Abdomen/RawData/Training/ --workers=12

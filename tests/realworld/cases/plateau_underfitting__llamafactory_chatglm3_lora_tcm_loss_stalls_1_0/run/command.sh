@@ -1,0 +1,20 @@
+CUDA_VISIBLE_DEVICES=0 python src/train_bash.py
+--stage sft
+--do_train
+--model_name_or_path ~/.cache/modelscope/hub/ZhipuAI/chatglm3-6b
+--dataset tcm
+--template chatglm3
+--finetuning_type lora
+--lora_target query_key_value
+--output_dir new_checkpoint
+--overwrite_cache
+--per_device_train_batch_size 8
+--gradient_accumulation_steps 8
+--lr_scheduler_type cosine
+--logging_steps 10
+--save_steps 1000
+--max_steps 4000
+--learning_rate 5e-5
+--num_train_epochs 2
+--plot_loss
+--fp16
