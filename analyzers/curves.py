@@ -1238,6 +1238,12 @@ def _lr_signals(run: Run, lr: Series | None, q: Quoter) -> list[Signal]:
             # a decay that ends at 0 reaches it at its last point, not for a fifth of the run.
             nz = np.flatnonzero(fv != 0)
             z = len(fv) - 1 - int(nz[-1]) if len(nz) else 0
+            if not len(nz):
+                # every logged lr is exactly 0 (two points at least): a warm-up from 0 is past 0 at its
+                # second step, so the schedule (or an lr too small to print) gives no update at all
+                txt = f"lr is 0 at every logged point ({len(fv)} points): nothing is updated"
+                out.append(Signal("lr_schedule_odd", 0.8, txt, [q.ev(lr, int(fi[0]), "lr at the start"),
+                                                               q.ev(lr, int(fi[-1]), txt)], {"detail": "zero", "step": int(lr.steps[fi[0]])}))
             if len(nz) and z >= 3 and z >= 0.2 * len(fv) and not any(x.kind == "lr_schedule_odd" for x in out):
                 j0 = int(fi[int(nz[-1]) + 1])
                 txt = (f"lr is 0 from step {int(lr.steps[j0])} on ({z} of {len(fv)} logged points) while the run goes on: "

@@ -240,6 +240,8 @@ def test_class_symptoms_match_plain_descriptions(text, cls):
     ("process was Killed, exit code 137", "host_oom"),
     ("While training I am getting 0 accuracy, is there a bug?", "metric_changed"),
     ("the training accuracy is still 0.000000 after 7 epochs", "metric_changed"),
+    ("the learning rate becomes 0 after the first epoch", "lr_schedule_bug"),
+    ("LR stays 0 the whole time", "lr_schedule_bug"),
 ])
 def test_cause_symptoms_match_plain_descriptions(text, cid):
     assert any(re.search(s, text, re.I) for s in CAUSE_DOCS[cid]["symptoms"])
