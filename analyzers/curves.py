@@ -1253,7 +1253,8 @@ def _lr_signals(run: Run, lr: Series | None, q: Quoter) -> list[Signal]:
             # Jumps: a ratio > 5x between neighbours after the first 10% (warm-up excluded).
             r = fv[1:] / np.maximum(fv[:-1], 1e-30)
             start = max(1, len(fv) // 10)
-            jumps = np.flatnonzero((r[start:] > 5) | (r[start:] < 0.2)) + start
+            moved = (fv[1:] != 0) | (fv[:-1] != 0)       # 0 -> 0 is no jump
+            jumps = np.flatnonzero(((r[start:] > 5) | (r[start:] < 0.2)) & moved[start:]) + start
             if len(jumps):
                 j = int(jumps[0]) + 1
                 txt = f"lr jumps from {_fmt(float(fv[j-1]))} to {_fmt(float(fv[j]))} at step {int(lr.steps[fi[j]])}"

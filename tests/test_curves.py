@@ -217,6 +217,8 @@ def test_an_lr_of_zero_at_every_logged_point_is_a_schedule_bug_but_a_warm_up_fro
     k = kinds(_run(lr=[0.0, 0.0], loss=[0.0029, 0.0037]))       # a post's two epochs, "LR 0.00000000"
     s = k["lr_schedule_odd"]
     assert s.data["detail"] == "zero" and "every logged point (2 points)" in s.summary
+    k = kinds(_run(lr=[0.0] * 30, loss=falling[:30]))           # no "lr jumps from 0 to 0"
+    assert k["lr_schedule_odd"].data["detail"] == "zero" and "lr_jump" not in k
     k = kinds(_run(lr=[0.0, 1e-5, 2e-5, 3e-5, 4e-5, 5e-5, 6e-5, 7e-5], loss=falling[:8]))   # warm-up from 0
     assert "lr_schedule_odd" not in k or k["lr_schedule_odd"].data.get("detail") != "zero"
 
