@@ -1,0 +1,1 @@
+bash ./local/run_train.sh
