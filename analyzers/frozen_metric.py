@@ -96,13 +96,11 @@ def zero_accuracy_signals(run: Run) -> list[Signal]:
     for s in run.series:
         if len(s) == 0 or not _is_accuracy(s.name):
             continue
+        s = ordered(s)
         v = np.asarray(s.values, dtype=float)
         fin = np.flatnonzero(np.isfinite(v))
         if len(fin) == 0 or np.any(v[fin] != 0.0):
             continue
-        s = ordered(s)
-        v = np.asarray(s.values, dtype=float)
-        fin = np.flatnonzero(np.isfinite(v))
         n = len(fin)
         first, last = int(fin[0]), int(fin[-1])
         strength = (0.6, 0.8)[n - 1] if n < 3 else 1.0

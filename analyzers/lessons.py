@@ -13,7 +13,7 @@ Out: `LessonSet(lessons, notes, info)`: one `Lesson` per entry (the entry's text
      `match(lesson, cause_id, cause_patterns, facts)` says whether a lesson fits a hypothesis of a new
      diagnosis (same cause id, same file or function, same error text, same metric pattern) and why;
      `facts_of(run, signals)` collects what a diagnosis offers to match against;
-     `related_to_text(lessons, text, cause_patterns)` matches a pasted traceback before any diagnosis.
+     `related_to_text(lessons, text, cause_words)` matches a pasted traceback before any diagnosis.
 sessions/history.py builds the same `Lesson` records from earlier sessions (origin "session").
 
 Bounded: CLAUDE.md is read up to MAX_BYTES, at most MAX_LESSONS entries (the newest: entries are
@@ -25,7 +25,7 @@ import datetime as _dt
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 from mltdbg.analyzers.model import Run, Signal
 
@@ -313,19 +313,20 @@ def _stems(text: str) -> set[str]:
     return {w[:5] for w in re.findall(r"[a-z]+", text.lower()) if w not in _STOP and len(w) > 1}
 
 
-def infer_causes(text: str, causes: dict[str, tuple[str, list[re.Pattern]]]) -> list[str]:
+def infer_causes(text: str, causes: dict[str, tuple[str, Callable[[str], int]]]) -> list[str]:
     """The cause(s) a lesson's words are about: its id (3 points), its title's words (2; `lr` reads as
-    learning rate) and each of its symptom patterns that matches (1). The best-scoring causes, when the
+    learning rate) and each of its symptom patterns that matches (1, counted by the cause's own
+    reader: `hits(text)`). The best-scoring causes, when the
     best score is 2 or more or a single cause has it; else none (words that fit everything say nothing)."""
     low = text.lower()
     stems = _stems(re.sub(r"\blr\b", "learning rate", low))
     scores: dict[str, int] = {}
-    for cid, (title, pats) in causes.items():
+    for cid, (title, hits) in causes.items():
         sc = 3 if (cid in low or cid.replace("_", " ") in low) else 0
         ts = _stems(title)
         if ts and len(ts & stems) / len(ts) >= TITLE_SHARE:
             sc += 2
-        sc += sum(1 for p in pats if p.search(text))
+        sc += hits(text)
         if sc:
             scores[cid] = sc
     if not scores:
@@ -450,9 +451,9 @@ def match(lesson: Lesson, cause_id: str | None, facts: Facts, cause_kinds: Itera
 
 
 def related_to_text(lessons: Iterable[Lesson], text: str,
-                    causes: dict[str, tuple[str, list[re.Pattern]]] | None = None) -> list[LessonMatch]:
+                    causes: dict[str, tuple[str, Callable[[str], int]]] | None = None) -> list[LessonMatch]:
     """Lessons that fit a pasted traceback: its error text and its files or functions, or a cause its
-    words point to (`causes`: cause id -> (title, symptom patterns); the text's own causes are inferred
+    words point to (`causes`: cause id -> (title, symptom reader), recall.cause_words; the text's own causes are inferred
     the same way as a lesson's). Best first."""
     facts = facts_of_text(text)
     causes = causes or {}

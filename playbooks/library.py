@@ -46,15 +46,16 @@ class CausePlaybook:
     test_template: str | None = None
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
 
+    def symptom_hits(self, text: str) -> int:
+        """How many symptom regexes the text holds, after the spans of `symptoms_unless` are blanked
+        from it (phrasings whose words the symptoms would misread: "converges slowly" is not a slow
+        step). Every reader of a cause's symptoms (the engine, lesson recall) goes through here."""
+        for u in self.symptoms_unless:
+            text = u.sub(" ", text)
+        return sum(1 for p in self.symptoms if p.search(text))
+
     def symptom_match(self, texts: list[str]) -> bool:
-        """A symptom regex found in a text, after the spans of `symptoms_unless` are blanked from it
-        (phrasings whose words the symptoms would misread: "converges slowly" is not a slow step)."""
-        for t in texts:
-            for u in self.symptoms_unless:
-                t = u.sub(" ", t)
-            if any(p.search(t) for p in self.symptoms):
-                return True
-        return False
+        return any(self.symptom_hits(t) for t in texts)
 
 
 @dataclass

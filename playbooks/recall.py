@@ -67,8 +67,9 @@ def matches_for(ctx, pb, contrib, fx: Facts | None) -> list[LessonMatch]:
 
 
 def cause_words() -> dict:
-    """cause id -> (title, symptom patterns): what infer_causes reads a lesson's words against."""
-    return {pb.id: (pb.title, pb.symptoms) for pb in library.causes().values()}
+    """cause id -> (title, its symptom reader: text -> patterns matched): what infer_causes reads a
+    lesson's words against (the lessons panel too)."""
+    return {pb.id: (pb.title, pb.symptom_hits) for pb in library.causes().values()}
 
 
 def bonus_of(matches: list[LessonMatch]) -> float:

@@ -130,6 +130,7 @@ def test_lesson_in_another_language_is_matched_by_names_only():
     ("- Gradients accumulated across steps (optimizer.zero_grad() missing).", ["missing_zero_grad"]),
     ("- RuntimeError: CUDA out of memory in validation; the eval loop kept every loss tensor.", ["cuda_oom"]),
     ("- the run broke and we fixed it.", []),                 # words that name no cause
+    ("- the model converges so slowly with the default config.", []),   # slow learning is no slow input pipeline
 ])
 def test_which_cause_a_lesson_is_about(text, want):
     from mltdbg.analyzers.lessons import infer_causes

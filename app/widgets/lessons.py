@@ -41,10 +41,10 @@ class LessonsPanel(Static):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="lessons")
     def _load(self, root: Path, session_id: str | None) -> None:
-        from mltdbg.playbooks import library  # noqa: PLC0415 - YAML playbooks: only when the panel loads
+        from mltdbg.playbooks.recall import cause_words  # noqa: PLC0415 - YAML playbooks: only when the panel loads
         from mltdbg.sessions.history import repo_lessons  # noqa: PLC0415 - reads every session: in the worker
         ls = repo_lessons(root, exclude=session_id)
-        causes = {pb.id: (pb.title, pb.symptoms) for pb in library.causes().values()}
+        causes = cause_words()
         self.app.call_from_thread(self._loaded, ls.lessons, ls.notes, causes)
 
     def _loaded(self, lessons: list, notes: list[str], causes: dict) -> None:
