@@ -254,3 +254,29 @@ def test_a_sigmoid_model_with_bce_with_logits_is_the_binary_double_softmax(tmp_p
     assert [e.line for e in s.evidence] == [6, 3]
     p.write_text("model = nn.Sequential(nn.Linear(20, 1), nn.Sigmoid())\ncriterion = nn.BCELoss()\n")
     assert not [x for x in code_signals(run_of(p, root=tmp_path)) if x.kind == "code:softmax_before_ce"]
+
+
+def test_what_a_pause_keeps_goes_to_the_oldest_generation_unscanned(tmp_path):
+    """The tree and index built while the collector is paused skip the young generations (each
+    young collection would rescan all of them); objects someone else froze stay frozen, and the
+    collector is on again afterwards as it was before."""
+    import gc
+    from mltdbg.analyzers.code import index
+    src = (FIX / "bad" / "missing_zero_grad.py").read_text() + "\n# variant for this test\n"
+    t = TextArtifact(path="t.py", abspath=tmp_path / "t.py", kind="code", text=src)
+    code_signals(Run(root=tmp_path, texts=[t]))
+    tree = index.parse_tree(src)
+    young = {id(o) for g in (0, 1) for o in gc.get_objects(generation=g)}
+    old = {id(o) for o in gc.get_objects(generation=2)}
+    assert gc.isenabled() and id(tree) not in young and id(tree) in old
+
+    keep = [[1], {"a": [2]}]               # a caller's frozen objects are left frozen
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        src2 = src + "\n# another variant\n"
+        code_signals(Run(root=tmp_path, texts=[TextArtifact(path="u.py", abspath=tmp_path / "u.py", kind="code",
+                                                            text=src2)]))
+        assert gc.get_freeze_count() == frozen and gc.isenabled() and keep
+    finally:
+        gc.unfreeze()

@@ -921,7 +921,20 @@ def gc_paused():
         yield
     finally:
         if was:
+            _promote_young()
             gc.enable()
+
+
+def _promote_young() -> None:
+    """Move every object the young generations hold into the oldest one, unscanned. What a pause
+    allocated and kept (a tree, its index) would otherwise be scanned whole by the first young
+    collection after it (0.1-0.15 s for a 20,000-line file) and again on its way up, though it
+    holds no cycle; in the oldest generation it waits for the next full collection, as long-lived
+    objects do. freeze() + unfreeze() is that move, O(1); skipped while anyone keeps objects frozen
+    (unfreeze would release theirs)."""
+    if gc.get_freeze_count() == 0:
+        gc.freeze()
+        gc.unfreeze()
 
 
 def parse_tree(text: str) -> ast.Module:

@@ -17,7 +17,7 @@ def check_no_shuffle(f: PyFile) -> list[Finding]:
     for b in f.backward_calls:
         for L in f.loops_of(b):
             if isinstance(L, (ast.For, ast.AsyncFor)):
-                train_iters |= {dotted(n) for n in ast.walk(L.iter) if dotted(n)}
+                train_iters |= {dotted(n) for n in f.subtree(L.iter) if dotted(n)}
     for c in f.calls:
         if last(c) != "DataLoader":
             continue

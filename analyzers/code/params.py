@@ -13,7 +13,7 @@ from mltdbg.analyzers.code.index import CLEAR, STRONG, Finding, PyFile, arg, con
 
 def param_paths(f: PyFile, e: ast.AST, scope: ast.AST, line: int, depth: int = 0) -> list[str]:
     """Module paths whose .parameters() go into an optimizer (`model.head`), [] when unknown."""
-    paths = [dotted(recv(n)) for n in ast.walk(e) if isinstance(n, ast.Call)
+    paths = [dotted(recv(n)) for n in f.subtree(e) if isinstance(n, ast.Call)
              and last(n) in ("parameters", "named_parameters") and dotted(recv(n))]
     if not paths and isinstance(e, ast.Name) and depth < 2:
         v = f.value_of(e.id, scope, line)
@@ -37,7 +37,7 @@ def check_params(f: PyFile) -> list[Finding]:
                 elif isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and last(s.value) == "requires_grad_" \
                         and const(arg(s.value, 0, "requires_grad"), True) is False:
                     freezes.append((path, s.lineno))
-            for s in ast.walk(n):
+            for s in f.subtree(n):
                 if isinstance(s, ast.Assign) and any(isinstance(t, ast.Attribute) and t.attr == "requires_grad"
                                                      for t in s.targets) and const(s.value) is not False:
                     unfreezes.append(path)

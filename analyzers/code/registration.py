@@ -37,8 +37,8 @@ def _module_classes(f: PyFile) -> set[str]:
     return out
 
 
-def _builds_layer(e: ast.AST, own: set[str]) -> bool:
-    return any(isinstance(n, ast.Call) and (last(n) in _LAYERS or last(n) in own) for n in ast.walk(e))
+def _builds_layer(f: PyFile, e: ast.AST, own: set[str]) -> bool:
+    return any(isinstance(n, ast.Call) and (last(n) in _LAYERS or last(n) in own) for n in f.subtree(e))
 
 
 def check_registration(f: PyFile) -> list[Finding]:
@@ -50,12 +50,13 @@ def check_registration(f: PyFile) -> list[Finding]:
         for fn in cls.body:
             if not (isinstance(fn, ast.FunctionDef) and fn.name == "__init__"):
                 continue
-            for n in ast.walk(fn):
+            # the assignments of __init__ from the file's index, in ast.walk's order (no walk)
+            for n in f.walk_sorted(x for x in f.subtree(fn) if isinstance(x, ast.Assign)):
                 if not isinstance(n, ast.Assign) or not isinstance(n.value, (ast.List, ast.ListComp, ast.Dict,
                                                                              ast.DictComp, ast.Tuple)):
                     continue
                 tgt = next((t for t in n.targets if isinstance(t, ast.Attribute) and dotted(t.value) == "self"), None)
-                if tgt is None or not _builds_layer(n.value, own):
+                if tgt is None or not _builds_layer(f, n.value, own):
                     continue
                 kind = "ModuleDict" if isinstance(n.value, (ast.Dict, ast.DictComp)) else "ModuleList"
                 out.append(Finding("code:modules_in_plain_list", CLEAR, n.lineno,
@@ -77,7 +78,7 @@ def _added_after_optimizer(f: PyFile) -> list[Finding]:
         a = arg(c, 0, "params")
         if a is None:
             continue
-        models = {dotted(recv(n)) for n in ast.walk(a) if isinstance(n, ast.Call)
+        models = {dotted(recv(n)) for n in f.subtree(a) if isinstance(n, ast.Call)
                   and last(n) in ("parameters", "named_parameters") and dotted(recv(n))}
         models.discard(None)
         if not models:

@@ -123,12 +123,12 @@ def _escapes(f: PyFile, name: str) -> bool:
     for n in f.of_type(ast.Call, ast.Return, ast.Yield, ast.Dict, ast.Tuple, ast.List):
         if isinstance(n, ast.Call):
             for a in list(n.args) + [k.value for k in n.keywords]:
-                if any(dotted(x) == name for x in ast.walk(a)):
+                if any(dotted(x) == name for x in f.subtree(a)):
                     return True
         elif isinstance(n, (ast.Return, ast.Yield)) and n.value is not None:
-            if any(dotted(x) == name for x in ast.walk(n.value)):
+            if any(dotted(x) == name for x in f.subtree(n.value)):
                 return True
         elif isinstance(n, (ast.Dict, ast.Tuple, ast.List)) and not isinstance(f.parent.get(n), ast.Call):
-            if any(dotted(x) == name for x in ast.walk(n)):
+            if any(dotted(x) == name for x in f.subtree(n)):
                 return True
     return False

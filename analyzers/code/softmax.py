@@ -48,7 +48,7 @@ def _prob_models(f: PyFile, idx: RunIndex) -> dict[str, tuple]:
 def _is_ce(c: ast.Call, ce_names: set[str]) -> bool:
     if last(c) == "cross_entropy":
         return True
-    if (dotted(c.func) or "") in ce_names:
+    if fname(c) in ce_names:      # (fname: dotted(c.func), kept on the node; "?..." is never a target name)
         return True
     return isinstance(c.func, ast.Call) and last(c.func) == "CrossEntropyLoss"
 
