@@ -1,0 +1,22 @@
+CUDA_VISIBLE_DEVICES=1  python src/train_bash.py \
+    --stage sft \
+    --model_name_or_path /disk/xuefengpan/model_pa/llama/llama-2-7b-chat-hf \
+    --do_train \
+    --dataset merged_rs \
+    --template llama2 \
+    --finetuning_type lora \
+    --lora_target q_proj,v_proj \
+    --output_dir output/llama2-7b/moli_merged_5_e_prefix \
+    --overwrite_cache \
+    --overwrite_output_dir yes \
+    --per_device_train_batch_size 4 \
+    --gradient_accumulation_steps 4 \
+    --lr_scheduler_type cosine \
+    --logging_steps 10 \
+    --save_steps 1000 \
+    --learning_rate 5e-5 \
+    --num_train_epochs 5.0 \
+    --plot_loss \
+    --max_source_length 2048 \
+    --max_target_length 2048 \
+    --fp16

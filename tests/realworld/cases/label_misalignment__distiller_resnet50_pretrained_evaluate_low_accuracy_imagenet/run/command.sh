@@ -1,0 +1,1 @@
+compress_classifier.py -a resnet50 --pretrained /data/lcm/data/imagenet/ --evaluate

@@ -1,0 +1,1 @@
+loss_fn = tf.keras.losses.BinaryCrossentropy(from_logits=True)
