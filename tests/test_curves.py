@@ -435,3 +435,35 @@ def test_an_lr_up_to_one_with_no_optimizer_named_is_a_weaker_hint():
     adam.facts.append(Fact("optimizer", "adam", "config.yaml", 1))
     assert kinds(adam)["lr_high"].strength == 1.0
     assert kinds(_run(loss=loss, lr=[10.0] * 4))["lr_high"].strength == 1.0
+
+
+def test_long_series_analysed_on_two_threads_give_the_same_signals(monkeypatch):
+    """From SIDE_THREAD_POINTS the gradient-norm and lr analyzers run on a second thread: the
+    signals, their order and their evidence are those of the one-thread run."""
+    from mltdbg.analyzers import curves
+    n = 3000
+    steps = np.arange(1, n + 1)
+    loss = 2.0 * np.exp(-steps / 600) + 0.2
+    loss[1800] = 9.0                                   # a spike
+    loss[2500:] = np.nan                               # and a NaN
+    grad = 1.0 + 0.01 * steps                          # growing gradients
+    lr = np.where(steps < 1500, 1e-3, 0.0)             # lr falls to 0 half-way
+    run = _run(loss=loss, grad_norm=grad, lr=lr)
+
+    def signals():
+        return [(s.kind, s.summary, [(e.step, e.text) for e in s.evidence]) for s in curve_signals(run)]
+    threads = []
+    real = curves.ThreadPoolExecutor
+
+    def counting(*a, **k):
+        threads.append(1)
+        return real(*a, **k)
+    monkeypatch.setattr(curves, "ThreadPoolExecutor", counting)
+    monkeypatch.setattr(curves, "SIDE_THREAD_POINTS", 10 ** 9)
+    one = signals()
+    monkeypatch.setattr(curves, "SIDE_THREAD_POINTS", 100)
+    two = signals()
+    assert threads == [1] and one == two
+    kinds_seen = {k for k, _, _ in one}
+    assert {"nonfinite"} <= kinds_seen and any(k.startswith("grad") for k in kinds_seen) \
+        and any(k.startswith("lr") for k in kinds_seen), kinds_seen

@@ -632,3 +632,28 @@ def test_per_layer_rows_with_two_separators_are_read_and_key_value_lines_are_not
     assert series(run, "grad_norm/conv1.weight").values.tolist() == [1e-08]
     assert series(run, "grad_norm/fc2.bias").values.tolist() == [0.25]
     assert series(run, "loss").values.tolist() == [2.0, 1.9, 1.8]
+
+
+def test_a_reused_heap_serves_big_temporaries_without_fresh_pages():
+    """Within reused_heap, arrays above glibc's own mmap ceiling (32 MB) come from the heap: freeing
+    and allocating them again costs no new page faults (outside, each one is a fresh mapping whose
+    every 4 KB page faults in). Where there is no glibc it changes nothing (skipped)."""
+    import resource
+    from contextlib import nullcontext
+
+    from mltdbg.analyzers.readers.textlog import arrays
+    if arrays._MALLOPT is None:
+        pytest.skip("no glibc mallopt here")
+
+    def faults(ctx) -> int:
+        with arrays.small_pages(), ctx:             # 4 KB pages, as the reader uses
+            np.ones(6_000_000)                      # 48 MB: over the dynamic threshold's ceiling
+            r0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+            for _ in range(8):
+                a = np.ones(6_000_000)
+                del a
+            return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - r0
+    outside = faults(nullcontext())
+    inside = faults(arrays.reused_heap())
+    after = faults(nullcontext())                   # set back: fresh mappings again
+    assert outside > 8 * 10_000 and inside < outside / 10 and after > 8 * 10_000

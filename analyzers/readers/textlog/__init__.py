@@ -36,6 +36,7 @@ from __future__ import annotations
 import os
 import zlib
 from collections import deque
+from contextlib import nullcontext
 from concurrent.futures import ThreadPoolExecutor
 from itertools import accumulate
 from pathlib import Path
@@ -44,7 +45,8 @@ import numpy as np
 
 from mltdbg.analyzers.ingest import decode_utf8, is_binary, read_bytes
 from mltdbg.analyzers.model import Run, TextArtifact
-from mltdbg.analyzers.readers.textlog.arrays import find_byte, one_thread, release_memory, small_pages
+from mltdbg.analyzers.readers.textlog.arrays import (find_byte, one_thread, release_memory, reused_heap,
+                                                     small_pages)
 from mltdbg.analyzers.readers.textlog.assemble import MAX_METRIC_LINE, LogMetrics, prepare_block, prepare_files
 from mltdbg.analyzers.readers.textlog.kind import text_kind
 from mltdbg.analyzers.readers.textlog.sparse import (HEAD_BYTES, INDEX_EVERY, MID_CAP, MID_WORDS, SPARSE_TEXT_BYTES,
@@ -279,7 +281,9 @@ def _prepared(blocks, plan, inline: bool):
 
 def _read_log(path: Path, rel: str, run: Run, gz: bool, metrics: bool = True, ready: tuple | None = None) -> None:
     """`ready`: the log's prefetched entry (_take_prefetched): its bytes and scan, not read again."""
-    with small_pages():   # the workers' temporaries too (numpy's switch is global)
+    big = ready is None and (gz or os.path.getsize(path) > BLOCK_BYTES)
+    # the workers' temporaries too (numpy's switch and glibc's thresholds are process-wide)
+    with small_pages(), (reused_heap() if big else nullcontext()):
         _read_log_blocks(path, rel, run, gz, metrics, ready)
 
 
