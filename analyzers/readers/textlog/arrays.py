@@ -188,7 +188,8 @@ def group_rows(m: np.ndarray):
 class Masked:
     """The file with every digit masked to '0' and PAD zero bytes at both ends, so the
     digit-masked bytes around any position are read from it directly: shapes are hashed from
-    8-byte words gathered at the anchors, and only one window per distinct shape is cut."""
+    the 8-byte words of each anchor's window (one gather per window), and only one window per
+    distinct shape is cut."""
 
     def __init__(self, data: bytes):
         nb = len(data)
@@ -199,8 +200,6 @@ class Masked:
             piece = data[a:a + CHUNK].translate(_ZERO_DIGITS)
             m[PAD + a:PAD + a + len(piece)] = np.frombuffer(piece, dtype=np.uint8)
         self.m = m
-        # every byte offset as the start of a little-endian uint64 (unaligned view, no copy)
-        self.words = np.ndarray((len(m) - 7,), dtype="<u8", buffer=m, strides=(1,))
 
     def windows(self, pos: np.ndarray, back: int, fwd: int) -> np.ndarray:
         """Masked bytes pos-back .. pos+fwd of each position (zeros beyond the file)."""
@@ -213,21 +212,26 @@ class Masked:
         """Distinct masked windows around positions: (code per position, first position index
         of each code); the same answer as group_rows(windows) without building the windows."""
         width = back + fwd
+        nw = -(-width // 8)
         last = np.uint64((1 << (8 * (width % 8))) - 1) if width % 8 else None
         h = np.empty(len(pos), dtype=np.uint64)
+        # every byte offset as the start of an (8 * nw)-byte item: one gather copies each window's
+        # words (half the time of nw separate 8-byte gathers)
+        items = np.ndarray((len(self.m) - 8 * nw + 1,), dtype=f"V{8 * nw}", buffer=self.m, strides=(1,))
 
         def hash_rows(lo, hi):
             for blk in row_blocks(hi, lo):
-                start = pos[blk] - back + PAD
-                hh = self.words[start]
-                hh *= _K
-                for j in range(1, -(-width // 8)):
-                    start += 8
-                    w = self.words[start]
-                    if last is not None and 8 * (j + 1) > width:  # bytes past the window: zeros in group_rows
-                        w &= last
-                    hh ^= w
-                    hh *= _K
+                rows = items[pos[blk] - back + PAD].view("<u8").reshape(-1, nw)
+                hh = None
+                for j in range(nw):
+                    w = rows[:, j]
+                    if last is not None and j == nw - 1:  # bytes past the window: zeros in group_rows
+                        w = w & last
+                    if hh is None:
+                        hh = w * _K
+                    else:
+                        hh ^= w
+                        hh *= _K
                 hh ^= hh >> np.uint64(29)
                 h[blk] = hh
         split_halves(hash_rows, len(pos), ROWS)

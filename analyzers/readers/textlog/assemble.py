@@ -146,8 +146,9 @@ _FULLWIDTH = ((b"\xef\xbc\x9a", b":  "), (b"\xef\xbc\x9d", b"=  "), (b"\xef\xbc\
 
 def ascii_separators(data: bytes) -> bytes:
     """data with full-width colons, equals signs and commas as their ASCII forms (same length);
-    data itself when it holds none (one C-speed search for their shared lead bytes)."""
-    if b"\xef\xbc" not in data:
+    data itself when it holds none (a memchr for their first byte, then a search for the two they
+    share: the two-byte search alone ran at ~1 GB/s, 5 ms of every 4 MB block)."""
+    if b"\xef" not in data or b"\xef\xbc" not in data:
         return data
     for wide, narrow in _FULLWIDTH:
         data = data.replace(wide, narrow)
