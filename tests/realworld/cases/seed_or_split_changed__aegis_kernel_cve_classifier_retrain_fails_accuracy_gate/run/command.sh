@@ -1,0 +1,2 @@
+make retrain-kernel
+make retrain-kernel RETUNE=1

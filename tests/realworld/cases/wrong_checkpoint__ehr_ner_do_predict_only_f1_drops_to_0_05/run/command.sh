@@ -1,0 +1,1 @@
+python3 run_ner.py --data_dir ./dataset/ --labels ./dataset/labels.txt --model_name_or_path dmis-lab/biobert-large-cased-v1.1 --output_dir ./output/ --max_seq_length 512 --do_predict --overwrite_output_dir
