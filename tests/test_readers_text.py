@@ -685,3 +685,15 @@ def test_masked_windows_are_grouped_as_the_windows_themselves(back, fwd):
     pairs = set(zip(codes.tolist(), want.tolist()))
     assert len(pairs) == len(set(codes.tolist())) == len(set(want.tolist()))
     assert (codes[first] == np.arange(len(first))).all()
+
+
+def test_the_masked_copy_is_the_bytes_with_every_digit_as_zero():
+    """Masked's copy: each digit byte '0'-'9' becomes '0', every other byte value (all 256 tried,
+    across chunk borders) is left as it is, with PAD zero bytes at both ends."""
+    from mltdbg.analyzers.readers.textlog import arrays
+    rng = np.random.default_rng(3)
+    data = bytes(range(256)) + rng.integers(0, 256, 3 * arrays.CHUNK // 2 + 17, dtype=np.uint8).tobytes()
+    want = data.translate(bytes(48 if 48 <= c <= 57 else c for c in range(256)))
+    m = arrays.Masked(data).m
+    assert m[arrays.PAD:arrays.PAD + len(data)].tobytes() == want
+    assert not m[:arrays.PAD].any() and not m[arrays.PAD + len(data):].any()

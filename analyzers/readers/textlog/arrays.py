@@ -43,7 +43,6 @@ def byte_windows(b: np.ndarray, pos: np.ndarray, back: int, fwd: int) -> np.ndar
     return out
 
 
-_ZERO_DIGITS = bytes(48 if 48 <= c <= 57 else c for c in range(256))
 # Zero bytes on both sides of the masked copy: at least the longest window reach.
 PAD = 64
 # Whole-file byte masks are built this many bytes at a time: a fresh 100 MB temporary per
@@ -196,9 +195,17 @@ class Masked:
         m = np.empty(nb + 2 * PAD, dtype=np.uint8)
         m[:PAD] = 0
         m[PAD + nb:] = 0
-        for a in range(0, nb, CHUNK):  # bytes.translate (a C loop), a chunk at a time: no 2nd copy
-            piece = data[a:a + CHUNK].translate(_ZERO_DIGITS)
-            m[PAD + a:PAD + a + len(piece)] = np.frombuffer(piece, dtype=np.uint8)
+        b = np.frombuffer(data, dtype=np.uint8)
+        # digit bytes minus their value, a chunk at a time (four SIMD passes; bytes.translate's
+        # table loop ran at ~1 byte/ns, 4.3 ms of a 4 MB block against 1.2 ms)
+        d = np.empty(min(nb, CHUNK), dtype=np.uint8)
+        digit = np.empty(len(d), dtype=bool)
+        for a in range(0, nb, CHUNK):
+            n = min(CHUNK, nb - a)
+            np.subtract(b[a:a + n], np.uint8(48), out=d[:n])     # wraps below '0'
+            np.less(d[:n], 10, out=digit[:n])
+            np.multiply(d[:n], digit[:n], out=d[:n])             # a digit's value, 0 for any other byte
+            np.subtract(b[a:a + n], d[:n], out=m[PAD + a:PAD + a + n])
         self.m = m
 
     def windows(self, pos: np.ndarray, back: int, fwd: int) -> np.ndarray:

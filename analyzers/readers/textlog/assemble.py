@@ -198,8 +198,8 @@ def scan_block(data: bytes, nl: np.ndarray, exact_keys: bool = False) -> dict:
 
     keys = Keys(exact_keys)     # this block's; add_block maps them to the file's
     acc, again = read_anchors(b, masked, pos, BACK, FWD, keys, last=False)
-    if again.size:
-        acc2, _ = read_anchors(b, masked, again, LONG_BACK, LONG_FWD, keys, last=True)
+    acc2 = read_anchors(b, masked, again, LONG_BACK, LONG_FWD, keys, last=True)[0] if again.size else None
+    if acc2 is not None and acc2["pos"].size:     # (none accepted: nothing to insert, no array copied)
         # the re-read anchors are few: insert them in position order (no sort of all)
         at = np.searchsorted(acc["pos"], acc2["pos"])
         if (acc["total"] is None) != (acc2["total"] is None):
