@@ -273,28 +273,19 @@ def small_pages():
         _set_madvise_hugepage(prev)
 
 
-def _libc(name: str, *argtypes):
+def _libc(name: str, *argtypes: str):
+    """glibc's function `name` with its ctypes argument types (named), or None where there is none."""
     try:
         import ctypes  # noqa: PLC0415 - only where glibc is there to ask
         fn = getattr(ctypes.CDLL("libc.so.6"), name)
-        fn.argtypes = list(argtypes)
+        fn.argtypes = [getattr(ctypes, t) for t in argtypes]
         return fn
-    except (OSError, AttributeError):
+    except (ImportError, OSError, AttributeError):
         return None
 
 
-def _libc_trim():
-    import ctypes  # noqa: PLC0415 - as _libc
-    return _libc("malloc_trim", ctypes.c_size_t)
-
-
-def _libc_mallopt():
-    import ctypes  # noqa: PLC0415 - as _libc
-    return _libc("mallopt", ctypes.c_int, ctypes.c_int)
-
-
-_TRIM = _libc_trim()
-_MALLOPT = _libc_mallopt()
+_TRIM = _libc("malloc_trim", "c_size_t")
+_MALLOPT = _libc("mallopt", "c_int", "c_int")
 # mallopt's parameters (malloc.h) and what a reused heap sets them to: blocks up to HEAP_REUSE_BYTES
 # come from the heap, which keeps up to twice that free at its top instead of giving it back at once
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
