@@ -277,6 +277,7 @@ def test_what_a_pause_keeps_goes_to_the_oldest_generation_unscanned(tmp_path):
         src2 = src + "\n# another variant\n"
         code_signals(Run(root=tmp_path, texts=[TextArtifact(path="u.py", abspath=tmp_path / "u.py", kind="code",
                                                             text=src2)]))
-        assert gc.get_freeze_count() == frozen and gc.isenabled() and keep
+        # (frozen objects freed meanwhile leave the count a little lower; an unfreeze would empty it)
+        assert gc.get_freeze_count() >= frozen // 2 and gc.isenabled() and keep
     finally:
         gc.unfreeze()
