@@ -270,3 +270,19 @@ def test_slowness_of_learning_is_not_read_as_slow_steps(text, slow_steps):
     from mltdbg.playbooks import library
     causes = library.causes()
     assert causes["dataloader_bottleneck"].symptom_match([text]) is slow_steps
+
+
+@pytest.mark.parametrize("text,dropout_like", [
+    ("the model output changed when calling it repeatedly with the same input", True),
+    ("I get different outputs for the same word every time", True),
+    ("the same image gets very different probabilities on different runs", True),
+    ("the same mask doesn't show up if I enter the same input image", True),
+    ("with different latents the generator produces the same pictures", False),   # one output, many inputs
+    ("the loss is the same for every input", False),
+    ("validation accuracy is the same as the training accuracy", False),
+])
+def test_the_same_input_giving_other_outputs_reads_as_eval_mode(text, dropout_like):
+    """eval_mode_forgotten's words for one input giving another output on each call or run (dropout
+    left on); not the opposite, many inputs giving one output (mode collapse, a constant model)."""
+    from mltdbg.playbooks import library
+    assert library.causes()["eval_mode_forgotten"].symptom_match([text]) is dropout_like
