@@ -1,0 +1,1 @@
+ketos segtrain   -f alto transcript/document-*xml
