@@ -697,3 +697,29 @@ def test_the_masked_copy_is_the_bytes_with_every_digit_as_zero():
     m = arrays.Masked(data).m
     assert m[arrays.PAD:arrays.PAD + len(data)].tobytes() == want
     assert not m[:arrays.PAD].any() and not m[arrays.PAD + len(data):].any()
+
+
+@pytest.mark.parametrize("name, body, what", [
+    ("metrics.jsonl", "not json at all\nstill not json\n", "JSON record"),
+    ("metrics.jsonl", '{"step": 1, "loss": ', "JSON record"),        # cut off before its first record ends
+    ("metrics.csv", "hello world\nthis is not a table\n", "header row"),
+])
+def test_a_file_named_as_a_table_that_is_not_one_is_said_to_be_read_as_text(tmp_path, name, body, what):
+    """The table reader declines it and the text reader finds no metrics: a one-line warning names the
+    file, instead of a run that silently has no curve."""
+    (tmp_path / name).write_text(body)
+    run = ingest([tmp_path / name])
+    assert not run.series
+    assert len(run.warnings) == 1
+    w = run.warnings[0]
+    assert w.startswith(f"{name}: named like a metrics table") and what in w and "no metrics read" in w
+
+
+def test_a_table_named_file_with_metrics_in_it_is_not_warned_about(tmp_path):
+    """A real CSV table: no warning; a live JSONL whose last record is still being written: its whole
+    records are read, nothing said."""
+    (tmp_path / "a.csv").write_text("step,loss\n" + "".join(f"{i},{1 / i:.3f}\n" for i in range(1, 30)))
+    (tmp_path / "b.jsonl").write_text('{"step": 1, "loss": 0.5}\n{"step": 2, "loss": 0.4}\n{"step": 3, "lo')
+    for name in ("a.csv", "b.jsonl"):
+        run = ingest([tmp_path / name])
+        assert run.series and not run.warnings, (name, run.warnings)

@@ -97,8 +97,30 @@ def sniff(path: Path, head: bytes) -> bool:
     return True
 
 
+# Names that promise a metrics table: a file so named that reaches this reader (the table reader found no
+# header row or JSON record in it) is said to be read as text, or it would pass without a word.
+TABLE_SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson")
+
+
 def read(path: Path, rel: str, run: Run) -> None:
     """Append a TextArtifact (and, for logs, metric series) to `run`; warnings for bad input."""
+    n_warn, n_series = len(run.warnings), len(run.series)
+    _read(path, rel, run)
+    if len(run.warnings) > n_warn:      # already said what is wrong with it
+        return
+    try:
+        empty = os.path.getsize(path) == 0
+    except OSError:
+        return
+    if empty:
+        run.warnings.append(f"{rel}: empty file (0 bytes)")
+    elif path.suffix.lower() in TABLE_SUFFIXES and len(run.series) == n_series:
+        what = "JSON record" if "json" in path.suffix.lower() else "header row with a numeric row under it"
+        run.warnings.append(f"{rel}: named like a metrics table but no {what} was found in its first lines; "
+                            f"kept as text, no metrics read from it")
+
+
+def _read(path: Path, rel: str, run: Run) -> None:
     ready = _take_prefetched(path)
     if ready is not None:    # a small plain log, checked and scanned by prefetch
         _read_log(path, rel, run, False, ready=ready)
