@@ -151,3 +151,17 @@ def test_an_out_of_memory_error_worked_around_names_no_failure_class():
     assert "mixed_precision_overflow" in worked.class_causes          # the NaN class still speaks
     failing = scoring.extract([], ["training stops with CUDA out of memory at step 3"], FAILURE_KINDS)
     assert "cuda_oom" in failing.class_causes
+
+
+@pytest.mark.parametrize("text, kinds", [
+    # "did not avoid it" is "did not help"; the negation of that clause does not deny the next one
+    ("After adding AMP the loss becomes nan; lowering the lr and raising the batch size did not avoid it; "
+     "the fp32 run is fine.", {"said:lower_lr_no_help", "said:fp32_works"}),
+    ("Reducing the learning rate did not prevent the NaN.", {"said:lower_lr_no_help"}),
+    ("我尝试了调小学习率和调大batch_size，但是并没有能够避免这个问题", {"said:lower_lr_no_help"}),
+    # ... while a negation in the same clause still denies it
+    ("It does not work in fp32 either.", set()),
+    ("I did not avoid anything; I never call zero_grad.", set()),
+])
+def test_tried_and_failed_across_clauses(text, kinds):
+    assert set(said.ruled_out([text])) == kinds
