@@ -467,3 +467,16 @@ def test_long_series_analysed_on_two_threads_give_the_same_signals(monkeypatch):
     kinds_seen = {k for k, _, _ in one}
     assert {"nonfinite"} <= kinds_seen and any(k.startswith("grad") for k in kinds_seen) \
         and any(k.startswith("lr") for k in kinds_seen), kinds_seen
+
+
+def test_plain_sgd_is_judged_by_its_step_without_momentum(tmp_path):
+    """Momentum m moves the weights by about lr / (1 - m) a step: SGD at 1e-3 with no momentum (torch's
+    default when the call names none) is low, as momentum SGD at 1e-4 is; with momentum 0.9 it is not."""
+    plain = _code_run(tmp_path, "opt = torch.optim.SGD(model.parameters(), lr=1e-3)\n")
+    assert plain.fact("momentum").value == 0.0
+    s = kinds(plain)["lr_tiny"]
+    assert s.data["lr"] == 1e-3 and "sgd without momentum" in s.summary and s.evidence[0].line == 1
+    (tmp_path / "train.py").unlink()
+    assert "lr_tiny" not in kinds(_code_run(tmp_path, "opt = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)\n"))
+    (tmp_path / "train.py").unlink()
+    assert "lr_tiny" not in kinds(_code_run(tmp_path, "opt = torch.optim.SGD(model.parameters(), lr=1e-2)\n"))
