@@ -423,8 +423,8 @@ def _read_log_blocks(path: Path, rel: str, run: Run, gz: bool, metrics: bool, re
     art.set_index(*compact_starts(data, text))
     del data
     run.warnings.append(f"{rel}: {size / 2**20:.0f} MB log: metrics read from every line; its text kept for "
-                        f"the first and last {HEAD_BYTES // 2**20} MB and {art.kept_lines:,} lines in all that mention "
-                        f"errors, warnings, NaN, resumes, checkpoints or crashes")
+                        f"the first and last {HEAD_BYTES // 2**20} MB and the lines between that mention errors, "
+                        f"warnings, NaN, resumes, checkpoints or crashes ({art.kept_lines:,} lines kept in all)")
     run.texts.append(art)
     run.series.extend(series)
 
