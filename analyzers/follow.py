@@ -119,6 +119,7 @@ class Detector:
     ema_min: float = math.inf
     above: int = 0
     diverged: bool = False
+    last_step: int | None = None   # the last step fed (a file rewritten from a lower step is a new run)
     spiky: bool = field(default=False, init=False)
     lossy: bool = field(default=False, init=False)
 
@@ -128,6 +129,8 @@ class Detector:
 
     def feed(self, step: int | None, v: float, line: int | None) -> list[Finding]:
         out: list[Finding] = []
+        if step is not None:
+            self.last_step = step
         if not math.isfinite(v):
             if not self.nonfinite:
                 self.nonfinite = True
@@ -179,6 +182,16 @@ class Detector:
         return out
 
 
+def _new_run(det: Detector, step: int | None, how: str) -> bool:
+    """Whether a series' first point after its file was rewritten starts a new run, whose points the
+    old running mean, minimum and first-NaN flag say nothing about: its step is not past the last one
+    seen (a job relaunched into the same file with `>`), or, with no steps, the file was truncated
+    in place. A rotated log whose steps go on (logrotate) keeps its statistics."""
+    if step is not None and det.last_step is not None:
+        return step <= det.last_step
+    return how == "truncated"
+
+
 def file_kind(path: Path) -> str | None:
     """How a file is followed: "tb", "jsonl", "csv", "log"; None for files a folder scan skips."""
     name = path.name
@@ -218,6 +231,7 @@ class FileFollower:
         self.broken = False
         self.start_at_end = start_at_end
         self.missing = False
+        self.restarted: str | None = None   # "truncated" or "rotated" since the last poll: maybe a new run
 
     # ------------------------------------------------------------ bytes
     def _reset(self) -> None:
@@ -248,10 +262,12 @@ class FileFollower:
             notices.append(Notice(self.rel, "file was replaced (rotated); reading the new one from the start"))
             self.ino = st.st_ino
             self._rewritten()
+            self.restarted = "rotated"
         elif st.st_size < self.offset:
             notices.append(Notice(self.rel, f"file was truncated (from {self.offset:,} to {st.st_size:,} bytes); "
                                             f"reading it again from the start"))
             self._rewritten()
+            self.restarted = "truncated"
         self.missing = False
         if self.kind == "csv" and self.header is not None and self.offset and not self._header_same():
             notices.append(Notice(self.rel, "CSV rewritten with a new header; rows already seen are skipped"))
@@ -475,6 +491,7 @@ class Follower:
         self.roots = [Path(p) for p in paths]
         self.files: dict[Path, FileFollower] = {}
         self.detectors: dict[tuple, Detector] = {}
+        self.pending: dict[tuple, str] = {}   # detectors whose file was rewritten: how, until their next point
         self.stall_s = stall_s
         self.start_at_end = start_at_end
         self.last_write = self.clock()
@@ -531,9 +548,15 @@ class Follower:
                 self.last_source = ff.rel
             if self.keep_points:
                 self.points.extend((name, step, v, ff.rel, line) for _, name, step, v, line in pts)
+            if ff.restarted:    # each series of the file is judged at its first point after the rewrite
+                self.pending.update({dk: ff.restarted for dk in self.detectors if dk[0] == ff.rel})
+                ff.restarted = None
             for key, name, step, v, line in pts:
                 dk = (ff.rel, key)
                 det = self.detectors.get(dk)
+                how = self.pending.pop(dk, None) if self.pending else None
+                if det is not None and how is not None and _new_run(det, step, how):
+                    det = None
                 if det is None:
                     det = self.detectors[dk] = Detector(name, ff.rel)
                 out.extend(det.feed(step, v, line))

@@ -207,3 +207,27 @@ def test_spike_found_once_and_log_growing_faster_than_read(tmp_path):
         follow.MAX_LAG_BYTES, follow.SKIP_TO_TAIL = old
     assert "falling behind" in out[0].message
     assert [(x.kind, x.line) for x in out[1:]] == [("nonfinite", 2001)]   # line numbers kept after the skip
+
+
+def _low(a: int, b: int) -> str:
+    return "".join(f"step {i} loss={0.1 + 0.001 * (i % 3):.4f} lr=0.001\n" for i in range(a, b))
+
+
+def test_a_run_relaunched_into_the_same_file_is_followed_as_a_new_run(tmp_path):
+    """A job relaunched with `> train.log` truncates the file and starts again at step 0: its first
+    loss is no spike against the old run's low running mean, and its own first NaN is reported. A
+    rotated log whose steps go on keeps the statistics (its NaN after the first is not news)."""
+    log = tmp_path / "train.log"
+    log.write_text(_low(0, 200) + "step 200 loss=nan lr=0.001\n")
+    f = Follower([log])
+    assert [(x.kind, x.step) for x in f.poll()] == [("nonfinite", 200)]
+    log.write_text(_lines(0, 20))                        # truncated in place: a new run from step 0
+    out = f.poll()
+    assert "truncated" in out[0].message and [x.kind for x in out[1:]] == []
+    _append(log, "step 20 loss=nan lr=0.001\n")
+    assert [(x.kind, x.step, x.line) for x in f.poll()] == [("nonfinite", 20, 21)]
+    log.rename(tmp_path / "train.log.1")                # rotated: the same run goes on in a new file
+    (tmp_path / "new.log").write_text("step 21 loss=nan lr=0.001\n" + _lines(22, 30))
+    (tmp_path / "new.log").rename(log)
+    out = f.poll()
+    assert "rotated" in out[0].message and [x.kind for x in out[1:]] == []
