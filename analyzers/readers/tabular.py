@@ -27,6 +27,7 @@ from mltdbg.analyzers.ingest import (HEAD_BYTES, MAX_TEXT_BYTES, WIDE_HEAD_BYTES
                                      is_binary, read_bytes, read_text)
 from mltdbg.analyzers.model import LOC_LINE, Run, Series
 from mltdbg.analyzers.names import CANONICAL, normalize
+from mltdbg.analyzers.readers.textlog.kind import table_name
 from mltdbg.analyzers.readers.textlog.layergrads import layer_series
 
 # Step columns in order of preference; then the epoch; else the row index.
@@ -132,7 +133,7 @@ def _metricish_keys(records) -> bool:
 
 
 def _detect_jsonl(path: Path, head: bytes):
-    if b"\n" not in head.strip() and not path.name.endswith((".jsonl", ".ndjson", ".jsonl.gz")):
+    if b"\n" not in head.strip() and table_name(path) != "jsonl":
         return None
     lines = [ln for ln in head.split(b"\n")[:40] if ln.strip()]
     if not head.endswith(b"\n") and len(lines) > 1:
@@ -148,7 +149,7 @@ def _detect_jsonl(path: Path, head: bytes):
         return None
     if not recs or not all(isinstance(r, dict) for r in recs):
         return None
-    if len(recs) < 2 and not path.name.endswith((".jsonl", ".ndjson", ".jsonl.gz")):
+    if len(recs) < 2 and table_name(path) != "jsonl":
         return None
     if not any(_metric_dict(r) for r in recs) or not _metricish_keys(recs):
         return None
@@ -252,7 +253,7 @@ def _detect_csv(path: Path, head: bytes):
     if len(head) >= HEAD_BYTES and len(lines) > 1:
         lines = lines[:-1]          # the head may end inside a line
     lines = [ln for ln in lines if ln.strip()]
-    named = path.name.lower().removesuffix(".gz").endswith((".csv", ".tsv"))
+    named = table_name(path) == "csv"
     if len(lines) < 2:
         return None
     best = None

@@ -48,7 +48,7 @@ from mltdbg.analyzers.model import Run, TextArtifact
 from mltdbg.analyzers.readers.textlog.arrays import (find_byte, one_thread, release_memory, reused_heap,
                                                      small_pages)
 from mltdbg.analyzers.readers.textlog.assemble import MAX_METRIC_LINE, LogMetrics, prepare_block, prepare_files
-from mltdbg.analyzers.readers.textlog.kind import text_kind
+from mltdbg.analyzers.readers.textlog.kind import table_name, text_kind
 from mltdbg.analyzers.readers.textlog.sparse import (HEAD_BYTES, INDEX_EVERY, MID_CAP, MID_WORDS, SPARSE_TEXT_BYTES,
                                                      TAIL_BYTES, SparseText, WordFinder, compact_starts, keep_lines,
                                                      open_blocks, sparse_block)
@@ -97,25 +97,14 @@ def sniff(path: Path, head: bytes) -> bool:
     return True
 
 
-# Names that promise a metrics table: a file so named that reaches this reader (the table reader found no
-# header row or JSON record in it) is said to be read as text, or it would pass without a word.
-TABLE_SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson")
-
-
 def read(path: Path, rel: str, run: Run) -> None:
-    """Append a TextArtifact (and, for logs, metric series) to `run`; warnings for bad input."""
+    """Append a TextArtifact (and, for logs, metric series) to `run`; warnings for bad input (a file
+    named like a metrics table that the table reader declined and that yields no metrics is one)."""
     n_warn, n_series = len(run.warnings), len(run.series)
     _read(path, rel, run)
-    if len(run.warnings) > n_warn:      # already said what is wrong with it
-        return
-    try:
-        empty = os.path.getsize(path) == 0
-    except OSError:
-        return
-    if empty:
-        run.warnings.append(f"{rel}: empty file (0 bytes)")
-    elif path.suffix.lower() in TABLE_SUFFIXES and len(run.series) == n_series:
-        what = "JSON record" if "json" in path.suffix.lower() else "header row with a numeric row under it"
+    table = table_name(path)
+    if table and len(run.warnings) == n_warn and len(run.series) == n_series:
+        what = "JSON record" if table == "jsonl" else "header row with a numeric row under it"
         run.warnings.append(f"{rel}: named like a metrics table but no {what} was found in its first lines; "
                             f"kept as text, no metrics read from it")
 

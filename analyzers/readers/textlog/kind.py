@@ -20,6 +20,18 @@ TEXT_EXT = {".md", ".rst", ".html", ".htm", ".tex", ".css", ".js", ".ts", ".c", 
             ".h", ".hpp", ".cu", ".java", ".go", ".rs", ".r", ".sql", ".xml", ".svg",
             ".csv", ".tsv"}  # a CSV the tabular reader did not take is data, not a log
 
+# Names that promise a metrics table (a `.gz` after them too): the table reader reads such a file even
+# when its head is one record, and the text reader says so when it gets one and finds no metrics.
+JSONL_EXT = (".jsonl", ".ndjson")
+TABLE_EXT = (".csv", ".tsv")
+
+
+def table_name(path: Path) -> str | None:
+    """"jsonl" or "csv" when the file's name promises that kind of metrics table, else None."""
+    name = path.name.lower().removesuffix(".gz")
+    return "jsonl" if name.endswith(JSONL_EXT) else "csv" if name.endswith(TABLE_EXT) else None
+
+
 _YAML_LINE = re.compile(r"^(?:[ \t]*(?:#.*|-[ \t].*|-|[A-Za-z_][\w.\-]*[ \t]*:(?:[ \t].*)?))?$")
 _LOG_HINT = re.compile(r"\d{4}-\d\d-\d\d|\d\d:\d\d:\d\d|Traceback|\b(?:INFO|WARNING|ERROR|DEBUG)\b")
 
