@@ -43,8 +43,7 @@ _PATTERNS: dict[str, tuple[str, str]] = {
         # "no matter how I adjust the lr": every lr tried, the failure stayed
         r"|no\s+matter\s+how\s+(?:i\s+|we\s+)?(?:adjust|chang|tun|set|modif|tweak)\w*\s+(?:the\s+|my\s+)?(?:learning[\s_-]?rate|lr)\b"
         # the same in Chinese posts: lowered (调小/减小/降低/调低) the learning rate ... no use / did not avoid it
-        r"|(?:调小|减小|降低|调低|减少)了?学习率[^。；！？\n]{0,40}?(?:也不行|不行|没用|无效|没有用|没有效果"
-        r"|(?:并)?没(?:有)?(?:能够?)?(?:避免|解决|改善))",
+        rf"|(?:调小|减小|降低|调低|减少)了?学习率[^。；！？\n]{{0,40}}?(?:{_NO_HELP})",
         "a lower learning rate did not help"),
     "said:fp32_no_help": (
         rf"(?:fp32|float32|full\s+precision|(?:disabl|turn\w*\s+off|remov|without)\w*\s+(?:the\s+)?(?:amp|fp16|mixed\s+precision|autocast)){_NEAR}(?:{_NO_HELP})",
@@ -86,8 +85,9 @@ _COMPILED = {k: re.compile(p, re.I) for k, (p, _) in _PATTERNS.items()}
 # A statement of fact ("shuffle=True") right after a negation says the opposite: "does not pass shuffle=True".
 _NEGATED = re.compile(r"(?:\bnot|n't|\bno|\bnever|\bwithout|\bforg[eo]t\w*|\bmissing|\bdon'?t|\bisn'?t)\W+(?:\w+\W+){0,3}$", re.I)
 _FACTS = ("said:shuffled", "said:zero_grad_called", "said:eval_called")
+# Where a clause ends (a negation before it denies nothing after it); not the point of "0.01".
+_CLAUSE_END = re.compile(r"[;!?\n。；！？]|\.(?=\s|$)")
 # said:fp32_works denied inside or right after the match ("works in fp32 either", "no longer works in fp32")
-_CLAUSE_END = re.compile(r"[;!?\n。；！？]|\.(?=\s|$)")   # not the point of "0.01"
 _FP32_DENIED = re.compile(r"\beither\b|n'?t\b|\bnot\b|\bno\s+longer\b", re.I)
 
 
@@ -127,10 +127,10 @@ def without_worked_around(symptoms: list[str]) -> list[str]:
     return [rx.sub(lambda m: " " * len(m.group(0)), t) for t in symptoms]
 
 
-def _clause_before(text: str, at: int) -> str:
-    """Up to 40 characters before `at`, from the start of its clause: a negation in the sentence before
+def _denied_before(text: str, at: int) -> bool:
+    """A negation in the 40 characters before `at`, within its own clause: one in the clause before
     ("lowering the lr did not avoid it; the fp32 run is fine") does not deny this one."""
-    return _CLAUSE_END.split(text[max(0, at - 40):at])[-1]
+    return bool(_NEGATED.search(_CLAUSE_END.split(text[max(0, at - 40):at])[-1]))
 
 
 def ruled_out(symptoms: list[str]) -> dict[str, Signal]:
@@ -156,9 +156,9 @@ def ruled_out(symptoms: list[str]) -> dict[str, Signal]:
             out[kind] = Signal(kind, 1.0, f"you said the batch size {what}is {b.group(0).strip()[-40:]}")
     for kind, rx in _COMPILED.items():
         m = rx.search(text)
-        if m and kind in _FACTS and _NEGATED.search(_clause_before(text, m.start())):
+        if m and kind in _FACTS and _denied_before(text, m.start()):
             m = None
-        if m and kind == "said:fp32_works" and (_NEGATED.search(_clause_before(text, m.start()))
+        if m and kind == "said:fp32_works" and (_denied_before(text, m.start())
                                                 or _FP32_DENIED.search(text[m.start():m.end() + 20])):
             m = None   # "it does not work in fp32 either": the opposite
         if m:
