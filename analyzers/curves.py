@@ -1225,6 +1225,7 @@ def _lr_signals(run: Run, lr: Series | None, q: Quoter) -> list[Signal]:
     high = SGD_LR_HIGH if sgd else ADAM_LR_HIGH
     if not sgd and "adam" in opt and _fine_tuning(run):
         high = FINETUNE_LR_HIGH
+    gain, opt_named = _momentum_gain(run, opt, sgd)
     if lr is not None and len(lr) >= 2:
         v = lr.values
         fin = np.isfinite(v)
@@ -1240,9 +1241,9 @@ def _lr_signals(run: Run, lr: Series | None, q: Quoter) -> list[Signal]:
                     # L-BFGS's default 1.0): without the optimizer's name it is a weaker hint
                     strength = min(strength, UNKNOWN_OPT_LR_CAP)
                 out.append(Signal("lr_high", strength, txt, [q.ev(lr, k, txt)], {"lr": peak}))
-            low = _lr_lowness(peak * _momentum_gain(run, sgd), sgd)
+            low = _lr_lowness(peak * gain, sgd)
             if low > 0:
-                txt = f"lr is at most {_fmt(peak)} all run ({_opt_words(run, opt) or 'optimizer unknown'})"
+                txt = f"lr is at most {_fmt(peak)} all run ({opt_named or 'optimizer unknown'})"
                 out.append(Signal("lr_tiny", low, txt, [q.ev(lr, k, txt)], {"lr": peak}))
             # Collapse: lr falls by >1000x within the first quarter (a per-epoch schedule stepped per batch).
             q1 = fv[: max(2, len(fv) // 4)]
@@ -1298,34 +1299,26 @@ def _lr_signals(run: Run, lr: Series | None, q: Quoter) -> list[Signal]:
                 what = f"fine-tuning a pretrained model with {opt}" if high == FINETUNE_LR_HIGH else opt
                 out.append(Signal("lr_high", min(1.0, 0.4 + 0.3 * math.log10(val / high + 1)),
                                   f"configured lr {f.value} for {what} is high (above ~{_fmt(high)})", [ev], {"lr": val}))
-            low = _lr_lowness(val * _momentum_gain(run, sgd), sgd)
+            low = _lr_lowness(val * gain, sgd)
             if low > 0:
-                out.append(Signal("lr_tiny", low, f"configured lr {f.value} is low for {_opt_words(run, opt) or 'the optimizer'}",
+                out.append(Signal("lr_tiny", low, f"configured lr {f.value} is low for {opt_named or 'the optimizer'}",
                                   [ev], {"lr": val}))
     return out
 
 
-def _sgd_momentum(run: Run) -> float | None:
-    """The momentum an SGD run is configured with (0 where the call leaves torch's default), or None."""
-    f = run.fact("momentum")
+def _momentum_gain(run: Run, opt: str, sgd: bool) -> tuple[float, str]:
+    """(what an SGD lr is worth against the momentum 0.9 that _lr_lowness's SGD bounds assume, the
+    optimizer as the evidence names it). Momentum m moves the weights by about lr / (1 - m) a step,
+    so plain SGD (m = 0, torch's default when the call names none) at 1e-3 steps like momentum SGD at
+    1e-4 and is named "sgd without momentum". (1, opt) where the momentum is unknown or not SGD's."""
+    f = run.fact("momentum") if sgd else None
     try:
         m = float(f.value) if f is not None else None
     except (TypeError, ValueError):
-        return None
-    return m if m is not None and 0.0 <= m < 1.0 else None
-
-
-def _momentum_gain(run: Run, sgd: bool) -> float:
-    """What an SGD lr is worth against the usual momentum 0.9 that the SGD bounds of _lr_lowness
-    assume: momentum m moves the weights by about lr / (1 - m) a step, so plain SGD (m = 0) at
-    1e-3 steps like momentum SGD at 1e-4. 1 where the momentum is unknown or not SGD."""
-    m = _sgd_momentum(run) if sgd else None
-    return 1.0 if m is None else 0.1 / (1.0 - m)
-
-
-def _opt_words(run: Run, opt: str) -> str:
-    """The optimizer's name, with "without momentum" for plain SGD."""
-    return f"{opt} without momentum" if opt and "sgd" in opt and _sgd_momentum(run) == 0.0 else opt
+        m = None
+    if m is None or not 0.0 <= m < 1.0:
+        return 1.0, opt
+    return 0.1 / (1.0 - m), (f"{opt} without momentum" if m == 0.0 and "sgd" in opt else opt)
 
 
 def _lr_lowness(lr: float, sgd: bool) -> float:
