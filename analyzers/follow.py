@@ -554,7 +554,7 @@ class Follower:
             for key, name, step, v, line in pts:
                 dk = (ff.rel, key)
                 det = self.detectors.get(dk)
-                how = self.pending.pop(dk, None) if self.pending else None
+                how = self.pending.pop(dk, None)
                 if det is not None and how is not None and _new_run(det, step, how):
                     det = None
                 if det is None:
