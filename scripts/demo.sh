@@ -8,7 +8,9 @@ PY=${PYTHON:-python3}
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
 .venv/bin/python -m pip install -q torch==2.13.0
 # pytest too: the demo's verify step reruns the test the fix adds (`python -m pytest ...`).
-.venv/bin/python -m pip install -q -e . 'pytest>=8,<9'
+# setuptools' build warnings go to a log, as in scripts/test.sh; it is shown only when the install fails.
+.venv/bin/python -m pip install -q -e . 'pytest>=8,<9' >.venv/pip-install.log 2>&1 \
+  || { cat .venv/pip-install.log >&2; exit 1; }
 # The demo's checks and verify run `python`: make it this environment's interpreter (as if activated).
 export VIRTUAL_ENV="$PWD/.venv"
 export PATH="$VIRTUAL_ENV/bin:$PATH"
