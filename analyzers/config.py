@@ -201,10 +201,19 @@ def _precision(v: Any, key: str) -> list[tuple[str, Any]]:
     return []
 
 
+# The boundary inside a camelCase word: a lower-case letter or digit, then a capital.
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
 @lru_cache(maxsize=4096)  # a log repeats the same few keys on every line
 def _lookup(key: str) -> str | None:
-    """Fact name for a (possibly dotted) key: the full path first, then its last part."""
-    k = key.lower().lstrip("-").replace("-", "_") if not key.startswith("learning-rate") else "learning-rate"
+    """Fact name for a (possibly dotted) key: the full path first, then its last part. camelCase keys
+    (`learningRate`, `batchSize`, `weightDecay`: JavaScript, Java and Julia configs, TF Playground's URL
+    state) are read as their snake_case spelling."""
+    if not key.startswith("learning-rate"):
+        k = _CAMEL.sub("_", key).lower().lstrip("-").replace("-", "_")
+    else:
+        k = "learning-rate"
     if k in _SYN:
         return _SYN[k]
     last = k.rsplit(".", 1)[-1]

@@ -176,6 +176,12 @@ def test_bad_config_warns_and_continues(tmp_path):
     ("train_micro_batch_size_per_gpu: 4\ngradient_clipping: 1.0\n", "grad_clip", 1.0),
     ("lr: '1e-3'\n", "lr", 1e-3),
     ("max_steps: 1,000\n", "max_steps", 1000),
+    # camelCase keys (TF Playground's state, JavaScript / Java / Julia configs) read as their snake_case names
+    ("learningRate: 0.3\nbatchSize: 2\n", "lr", 0.3),
+    ("learningRate: 0.3\nbatchSize: 2\n", "batch_size", 2),
+    ("weightDecay: 0.5\nmaxGradNorm: 1.0\n", "weight_decay", 0.5),
+    ("weightDecay: 0.5\nmaxGradNorm: 1.0\n", "grad_clip", 1.0),
+    ("trainer:\n  baseLR: 0.02\n", "lr", 0.02),
 ])
 def test_config_spellings(tmp_path, text, name, value):
     p = tmp_path / "c.yaml"

@@ -286,3 +286,20 @@ def test_the_same_input_giving_other_outputs_reads_as_eval_mode(text, dropout_li
     left on); not the opposite, many inputs giving one output (mode collapse, a constant model)."""
     from mltdbg.playbooks import library
     assert library.causes()["eval_mode_forgotten"].symptom_match([text]) is dropout_like
+
+
+@pytest.mark.parametrize("text,precision_said", [
+    ("nan loss with fp16 after 2k steps", True),
+    ("training with amp gives inf", True),
+    ("the loss is not nan with fp32 but nan with fp16", True),
+    ("fp16: true in the config", True),
+    ("the loss becomes NaN or Inf (not during fp16 training)", False),
+    ("I'm not using amp and it still gives nan", False),
+    ("I don't use mixed precision", False),
+    ("fp16=False, lr 1e-4", False),
+])
+def test_reduced_precision_denied_is_not_read_as_used(text, precision_said):
+    """mixed_precision_overflow's symptom words skip a denied precision ("not during fp16 training",
+    "fp16=False"): a post that says fp16 was off names the other causes, not this one."""
+    from mltdbg.playbooks import library
+    assert library.causes()["mixed_precision_overflow"].symptom_match([text]) is precision_said
