@@ -1,0 +1,1 @@
+Dense(32, nclasses), softmax)
