@@ -45,6 +45,9 @@ _STOP = frozenset(
     "also very just there their they them he she his her our me what which who how why all any some more most "
     "over out up down off about again same other such own too get got use used using".split())
 _WORD = re.compile(r"[a-z][a-z0-9_]+")
+# A run of CJK ideographs, kana or hangul: read as overlapping character pairs (most Chinese words
+# are two characters long; the usual unit for CJK text retrieval when no segmenter is at hand).
+_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+")
 
 
 # Endings stripped from plain words of five or more letters, so the forms of one word count as one:
@@ -67,9 +70,13 @@ def stem(word: str) -> str:
 
 
 def tokens(text: str) -> list[str]:
-    """Lower-case words of three or more characters (stop words dropped), stemmed, and their bigrams."""
+    """Lower-case words of three or more characters (stop words dropped), stemmed, and their bigrams;
+    for Chinese, Japanese and Korean text (no spaces between words), its character bigrams."""
     w = [stem(x) for x in _WORD.findall(text.lower()) if len(x) > 2 and x not in _STOP]
-    return w + [f"{a} {b}" for a, b in zip(w, w[1:])]
+    out = w + [f"{a} {b}" for a, b in zip(w, w[1:])]
+    for run in _CJK_RUN.findall(text):
+        out += [run[i:i + 2] for i in range(len(run) - 1)] if len(run) > 1 else [run]
+    return out
 
 
 def artifact_text(texts) -> str:

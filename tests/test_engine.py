@@ -130,6 +130,17 @@ def test_the_word_model_counts_the_forms_of_a_word_as_one():
     assert s["lr_too_high"] > s["cuda_oom"]
 
 
+def test_the_word_model_reads_chinese_japanese_and_korean_text_by_character_pairs():
+    """A post written in Chinese has no spaces and no Latin words: its character pairs are its tokens,
+    so a cause learned from one Chinese post scores another that shares its words."""
+    from mltdbg.playbooks import textmodel as T  # noqa: PLC0415 - the word model's own helpers
+    assert T.tokens("学习率") == ["学习", "习率"] and T.tokens("显存") == ["显存"] and T.tokens("值") == ["值"]
+    assert T.tokens("loss变为nan") == ["loss", "nan", "loss nan", "变为"]   # Latin words and CJK pairs apart
+    m = T.TextModel.build({"lr_too_high": ["学习率太大, 损失发散"] * 5, "cuda_oom": ["显存不足, 内存溢出"] * 5})
+    s = m.scores(["把学习率调小以后损失不再发散"])
+    assert s["lr_too_high"] > s["cuda_oom"]
+
+
 def test_the_word_models_scores_keep_its_order_past_the_clip():
     """Causes the words speak against are all clipped to the same floor; the dict keeps the model's
     own order, which is what completes a short ranking (engine.FILL_TO)."""
