@@ -1,0 +1,5 @@
+    SMN = SMN_Last()
+    SMN.initialize(ctx=ctx)
+    word2vec = (nd.array(wordvecs.W)).as_in_context(mx.gpu())
+    print(word2vec)
+    SMN.Embed.weight.set_data(word2vec)
