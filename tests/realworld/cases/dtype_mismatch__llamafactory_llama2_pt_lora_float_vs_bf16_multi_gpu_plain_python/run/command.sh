@@ -1,0 +1,1 @@
+nohup python src/train_bash.py --stage pt --model_name_or_path /home/hl/base-model/llama-2-7b-hf/ --do_train --dataset a3gpp11md,a3gpp13md,a3gpp14md,a3gpp15md,a3gpp16md,a3gpp17md,a3gpp18md,a3gpp19md  --finetuning_type lora --lora_target q_proj,v_proj --output_dir /home/hl/output/llama2-3gpp --plot_loss &> 3gpp.out&
