@@ -416,6 +416,33 @@ def test_delimited_tables_as_pasted_from_a_notebook(tmp_path):
     assert "gpu_mem" not in {s.raw_name for s in run.series}      # "3.5G" is not a number
 
 
+def test_yolo_tables_with_their_header_before_each_epoch_and_a_progress_bar_on_each_row(tmp_path):
+    """YOLOv5/v8 print the table's header before each epoch's row, end the row with its tqdm bar
+    ("640: 100%|###| 8/8 [...]") and, in a saved log, rewrite it in place with \\r; the validation
+    lines between are another table. Rows under one header are one table: every epoch is a point,
+    the NaN is cited at its epoch and line."""
+    rows = []
+    for e in range(1, 6):
+        box = "nan" if e == 4 else f"{2.0 - 0.1 * e:.4f}"
+        bar = "\r".join(f"     {e}/100      2.61G      {box}      1.234      1.456         45        640:  {p}%|#    | "
+                        f"{p // 10}/10 [00:02<00:00,  3.21it/s]" for p in (0, 100))
+        rows += ["", "      Epoch    GPU_mem   box_loss   cls_loss   dfl_loss  Instances       Size", bar,
+                 "                 Class     Images  Instances      Box(P          R      mAP50  mAP50-95): 100%|###| 4/4",
+                 f"                   all        128        929      0.{e}      0.5      0.4      0.3"]
+    p = tmp_path / "train.log"
+    p.write_text("\n".join(rows) + "\n")
+    run = read(p)
+    box = series(run, "box_loss")
+    assert box.steps.tolist() == [1, 2, 3, 4, 5] and box.locs.tolist() == [3, 8, 13, 18, 23]
+    assert box.values[:3].tolist() == [1.9, 1.8, 1.7] and math.isnan(box.values[3]) and box.values[4] == 1.5
+    assert run.texts[0].line(18).startswith("     4/100")
+    # two tables under different headers stay apart, each with its own rows
+    q = tmp_path / "two.log"
+    q.write_text("epoch  train_loss  valid_loss\n1  0.9  1.0\n2  0.8  0.9\nsummary\n"
+                 "epoch  train_loss  accuracy\n1  0.5  0.7\n2  0.4  0.8\n")
+    assert sorted(len(s) for s in read(q).series if s.name == "loss") == [2, 2]
+
+
 def test_a_comparison_table_is_no_curve_and_an_empty_tab_cell_is_a_cell(tmp_path):
     p = tmp_path / "results.log"
     p.write_text("| Model | Loss | Accuracy |\n|---|---|---|\n| resnet18 | 0.52 | 0.91 |\n| resnet50 | 0.91 | 0.88 |\n"

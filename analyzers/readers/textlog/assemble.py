@@ -39,7 +39,7 @@ from mltdbg.analyzers.readers.textlog.scan import (BACK, FWD, LONG_BACK, LONG_FW
 from mltdbg.analyzers.readers.textlog.layergrads import layer_series, scan_layer_tables, table_lines
 from mltdbg.analyzers.readers.textlog.settle import StepContext, pass_ends
 from mltdbg.analyzers.readers.textlog.settle import ffill as _ffill
-from mltdbg.analyzers.readers.textlog.tables import close_table, has_trigger, scan_tables
+from mltdbg.analyzers.readers.textlog.tables import close_table, has_trigger, scan_tables, tables_series
 from mltdbg.analyzers.readers.textlog.vocabulary import classify_key
 
 
@@ -562,7 +562,7 @@ class LogMetrics:
         self.segs: list[dict] = []          # per block: segment columns (arrays or None)
         self.nseg = 0                       # segments kept so far
         self.groups: dict[tuple, list] = {} # (key id, rank, form) -> [(segment indexes, values)]
-        self.tables: list[Series] = []
+        self.tables: list[dict] = []   # closed tables (tables.close_table)
         self.table_open = None
         self.layer_rows: list[tuple] = []   # per-layer gradient table rows (layergrads.py)
         self.layer_tables = 0
@@ -747,7 +747,7 @@ class LogMetrics:
         if self.long_lines:
             run.warnings.append(f"{rel}:{self.first_long}: {self.long_lines} line(s) longer than "
                                 f"{MAX_METRIC_LINE // 1024} KB; kept as text, no metrics read from them")
-        tables = self.tables + (close_table(self.table_open, rel) if self.table_open else [])
+        tables = tables_series(self.tables + ([close_table(self.table_open)] if self.table_open else []), rel)
         self.table_open = None
         on: set[int] = set()
         if self.layer_rows:   # a per-layer table's rows are layers, not steps of one metric

@@ -5,8 +5,10 @@ by '|' or tabs with headers of several words (HF Trainer's table as pasted from 
 
 In:  the bytes of a log and the offsets of its newlines.
 Out: `read_tables(data, rel, nl)` -> one Series per numeric column (step = the epoch column,
-     else the row index; locs = 1-based line numbers); `scan_tables` / `close_table` do the same
-     a block of a big log at a time (a table whose rows run past a block goes on in the next).
+     else the row index; locs = 1-based line numbers); `scan_tables` / `close_table` /
+     `tables_series` do the same a block of a big log at a time (a table whose rows run past a
+     block goes on in the next). Tables of one log with the same header are one table: YOLOv5
+     prints its header again before each epoch's one row.
 """
 from __future__ import annotations
 
@@ -40,6 +42,9 @@ SPACED_HEADER_BYTES = 65536
 _DELIMITED_HEADER = re.compile(rb"[ \t|]*[A-Za-z_][\w/.\- ]*(?:[ \t]*[|\t][ \t]*[A-Za-z_][\w/.\- ]*)+[ \t|]*\Z")
 _RULE = re.compile(rb"[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*\Z")
 _EPOCH_OF = re.compile(rb"(\d+)/\d+\Z")     # "3/299": the epoch counter of YOLOv5's rows
+# A progress bar after a row's cells: YOLOv5/v8 end each epoch's row with its tqdm bar
+# ("640: 100%|##########| 229/229 [01:10<00:00, 3.25it/s]"); the row is the part before it.
+_TQDM_TAIL = re.compile(rb":?[ \t]+\d{1,3}%\|.*\Z")
 # A table's step column, by name, in this order of preference (close_table); the first column of a
 # delimited metrics table must be one of them (or a plural / global spelling): what its rows step along.
 _STEP_COLUMNS = ("epoch", "step", "iteration", "iter")
@@ -104,8 +109,8 @@ def read_tables(data: bytes, rel: str, nl: np.ndarray) -> list[Series]:
     """Whitespace-aligned metric tables inside a log: fastai's per-epoch table, a printed
     pandas DataFrame of the history. One series per numeric column; step = the epoch column,
     else the row index. Rows end at the first line that is not a row of the table."""
-    out, open_table = scan_tables(data, rel, nl)
-    return out + (close_table(open_table, rel) if open_table else [])
+    closed, open_table = scan_tables(data, rel, nl)
+    return tables_series(closed + ([close_table(open_table)] if open_table else []), rel)
 
 
 def scan_tables(data: bytes, rel: str, nl: np.ndarray, line0: int = 0, carry: dict | None = None,
@@ -114,13 +119,14 @@ def scan_tables(data: bytes, rel: str, nl: np.ndarray, line0: int = 0, carry: di
 
     `line0`: lines before this block; `carry`: the table whose rows ran to the end of the
     previous block (its rows continue at the start of this one). Returns (series of the tables
-    that ended in this block, the table still open at its end or None); close_table() turns the
-    last open one into series. `trigger`: has_trigger(data), when the caller has it."""
-    out: list[Series] = []
+    that ended in this block, the table still open at its end or None); close_table() closes the
+    last open one and tables_series() turns every closed table of the log into series.
+    `trigger`: has_trigger(data), when the caller has it."""
+    out: list[dict] = []
     if carry is not None:
         pos, line = _rows(data, 0, carry["names"], carry["rows"], carry["line"], carry.get("delim"))
         if pos < len(data):
-            out += close_table(carry, rel)
+            out.append(close_table(carry))
             carry = None
         else:
             carry["line"] = line
@@ -152,7 +158,7 @@ def scan_tables(data: bytes, rel: str, nl: np.ndarray, line0: int = 0, carry: di
         pos, table["line"] = _rows(data, le + 1, names, table["rows"], line, delim)
         if pos >= len(data) and le < len(data):   # rows run to the end of the block: may go on
             return out, table
-        out += close_table(table, rel)
+        out.append(close_table(table))
     return out, None
 
 
@@ -163,6 +169,10 @@ def _rows(data: bytes, pos: int, names: list[str], rows: list, line: int,
         e = data.find(b"\n", pos)
         e = len(data) if e < 0 else e
         raw = data[pos:e].rstrip(b"\r")
+        if b"\r" in raw:            # a progress line rewritten in place: its last state is the row
+            raw = raw.rsplit(b"\r", 1)[1]
+        if delim is None and b"%|" in raw:
+            raw = _TQDM_TAIL.sub(b"", raw)
         if delim == b"|" and not rows and _RULE.match(raw):    # markdown's rule under the header
             line += 1
             pos = e + 1
@@ -179,23 +189,42 @@ def _rows(data: bytes, pos: int, names: list[str], rows: list, line: int,
     return pos, line
 
 
-def close_table(table: dict, rel: str) -> list[Series]:
-    """The series of one finished table (none when it has fewer than two rows)."""
-    names, rows = table["names"], table["rows"]
-    if len(rows) < 2:
-        return []
+def close_table(table: dict) -> dict:
+    """One finished table in compact form: its header, line numbers and a rows x columns array."""
+    rows = table["rows"]
+    vals = np.array([[np.nan if v is None else v for v in r[1]] for r in rows], dtype=np.float64) \
+        if rows else np.empty((0, len(table["names"])))
+    return {"names": table["names"], "locs": np.array([r[0] for r in rows], dtype=np.int64), "vals": vals}
+
+
+def tables_series(tables: list[dict], rel: str) -> list[Series]:
+    """The series of a log's closed tables. Tables with the same header are joined in file order
+    (YOLOv5 prints its header before each epoch's row); a table of fewer than two rows gives none."""
+    merged: dict[tuple, list[dict]] = {}
+    for t in tables:
+        merged.setdefault(tuple(t["names"]), []).append(t)
     out = []
-    locs = np.array([r[0] for r in rows], dtype=np.int64)
-    cols = {n: np.array([np.nan if r[1][j] is None else r[1][j] for r in rows]) for j, n in enumerate(names)}
+    for names, parts in merged.items():
+        locs = np.concatenate([t["locs"] for t in parts])
+        if len(locs) < 2:
+            continue
+        vals = np.concatenate([t["vals"] for t in parts])
+        out += _series_of(list(names), locs, vals, rel)
+    return out
+
+
+def _series_of(names: list[str], locs: np.ndarray, vals: np.ndarray, rel: str) -> list[Series]:
+    out = []
+    cols = {n: vals[:, j] for j, n in enumerate(names)}
     lower = {n.lower(): n for n in names}
     step_col = next((lower[c] for c in _STEP_COLUMNS if c in lower), None)
     if step_col is not None and np.isfinite(cols[step_col]).all():
         steps, is_index = cols[step_col].astype(np.int64), False
     else:
-        step_col, steps, is_index = None, np.arange(len(rows), dtype=np.int64), True
+        step_col, steps, is_index = None, np.arange(len(locs), dtype=np.int64), True
     for n, v in cols.items():
         if n == step_col or np.isnan(v).all():  # a time column ("00:01") is not a metric
             continue
-        out.append(Series(name=normalize(n), raw_name=n, steps=steps, values=v, source=rel,
+        out.append(Series(name=normalize(n), raw_name=n, steps=steps, values=np.ascontiguousarray(v), source=rel,
                           locs=locs, loc_kind=LOC_LINE, step_is_index=is_index))
     return out
