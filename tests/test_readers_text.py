@@ -443,6 +443,28 @@ def test_yolo_tables_with_their_header_before_each_epoch_and_a_progress_bar_on_e
     assert sorted(len(s) for s in read(q).series if s.name == "loss") == [2, 2]
 
 
+def test_darknets_training_line_with_each_value_before_its_name(tmp_path):
+    """Darknet prints ` 1234: 5.61, 5.70 avg loss, 0.001 rate, 2.3 seconds, 64 images`: iteration,
+    the batch's loss, the running average, the lr. Its NaN prints as `-nan`; the Region lines between
+    are left to the scanner. One such line in prose is no curve."""
+    lines = ["Loading weights from darknet53.conv.74...Done!", "Learning Rate: 0.001, Momentum: 0.9, Decay: 0.0005"]
+    for i in range(1, 7):
+        loss = "-nan" if i >= 5 else f"{10.0 - i:.6f}"
+        lines += [f"Region 82 Avg IOU: 0.{i}, Class: 0.5, Obj: 0.4, No Obj: 0.005, .5R: 0.5, .75R: 0.1,  count: 8",
+                  f" {i}: {loss}, {loss} avg loss, 0.001000 rate, 2.345678 seconds, {i * 64} images, 5.1 hours left"]
+    p = tmp_path / "train.log"
+    p.write_text("\n".join(lines) + "\n")
+    run = read(p)
+    loss, avg, lr = series(run, "loss"), series(run, "avg_loss"), series(run, "lr")
+    assert loss.steps.tolist() == list(range(1, 7)) and loss.locs.tolist() == [4, 6, 8, 10, 12, 14]
+    assert loss.values[:4].tolist() == [9.0, 8.0, 7.0, 6.0] and np.isnan(loss.values[4:]).all()
+    assert avg.raw_name == "avg loss" and lr.values.tolist() == [0.001] * 6
+    assert run.texts[0].line(12).startswith(" 5: -nan")
+    q = tmp_path / "post.txt"
+    q.write_text("My log ended with 1200: 0.52, 0.61 avg loss, 0.001 rate and then nothing.\n")
+    assert not [s for s in read(q).series if s.name == "avg_loss"]
+
+
 def test_a_comparison_table_is_no_curve_and_an_empty_tab_cell_is_a_cell(tmp_path):
     p = tmp_path / "results.log"
     p.write_text("| Model | Loss | Accuracy |\n|---|---|---|\n| resnet18 | 0.52 | 0.91 |\n| resnet50 | 0.91 | 0.88 |\n"

@@ -16,7 +16,8 @@ Styles read: `key=value`, `key: value`, `'key': value` (printed dicts, HF Traine
 `- loss: 0.5`, tqdm postfixes (tqdm's `\\r` redraws are separate segments; line numbers stay
 the file's `\\n` lines), Python logging prefixes, fairseq/Megatron `key value | key value`
 (space form only for known names), `Step N/M`, `Epoch [N/M]`, bare `[N/M]` and tqdm/Keras
-`N/M [` counters, `[rankN]:`/`[RANK N]`/`[defaultN]:` line prefixes (one series per rank).
+`N/M [` counters, `[rankN]:`/`[RANK N]`/`[defaultN]:` line prefixes (one series per rank), metric
+tables (fastai, printed DataFrames, YOLOv5/v8 with a header per epoch) and darknet's `N: loss, avg avg loss, lr rate`.
 
 Where things live:
   kind.py        which kind of text a file is (code / config / text / log)
@@ -24,6 +25,7 @@ Where things live:
   arrays.py      whole-array numpy primitives (windows, hashing, factorize)
   scan.py        the byte scanner: anchors, keys and numbers, progress counters, rank prefixes
   tables.py      whitespace-aligned metric tables
+  darknet.py     darknet's training line (each value before its name)
   assemble.py    anchors -> steps per line -> Series (LogMetrics: a block at a time)
   sparse.py      what a big log's text keeps (SparseText, WordFinder)
 This module is the reader entry: `sniff(path, head)` and `read(path, rel, run)`; `read_text_only` keeps

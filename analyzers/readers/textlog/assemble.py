@@ -39,6 +39,7 @@ from mltdbg.analyzers.readers.textlog.scan import (BACK, FWD, LONG_BACK, LONG_FW
 from mltdbg.analyzers.readers.textlog.layergrads import layer_series, scan_layer_tables, table_lines
 from mltdbg.analyzers.readers.textlog.settle import StepContext, pass_ends
 from mltdbg.analyzers.readers.textlog.settle import ffill as _ffill
+from mltdbg.analyzers.readers.textlog.darknet import darknet_series, scan_darknet
 from mltdbg.analyzers.readers.textlog.tables import close_table, has_trigger, scan_tables, tables_series
 from mltdbg.analyzers.readers.textlog.vocabulary import classify_key
 
@@ -564,6 +565,7 @@ class LogMetrics:
         self.groups: dict[tuple, list] = {} # (key id, rank, form) -> [(segment indexes, values)]
         self.tables: list[dict] = []   # closed tables (tables.close_table)
         self.table_open = None
+        self.darknet: list[tuple] = []      # darknet's training lines (darknet.py)
         self.layer_rows: list[tuple] = []   # per-layer gradient table rows (layergrads.py)
         self.layer_tables = 0
         self.long_lines, self.first_long = 0, None
@@ -615,6 +617,7 @@ class LogMetrics:
             self.long_lines += lines.size
         tables, self.table_open = scan_tables(data, self.rel, nl, line0, self.table_open, trigger=pre["trigger"])
         self.tables += tables
+        self.darknet += scan_darknet(data, nl, line0)
         rows, n_layer = pre["layer_rows"]
         if rows:
             self.layer_rows += [(o + self.layer_tables, name, v, line0 + ln) for o, name, v, ln in rows]
@@ -748,7 +751,8 @@ class LogMetrics:
             run.warnings.append(f"{rel}:{self.first_long}: {self.long_lines} line(s) longer than "
                                 f"{MAX_METRIC_LINE // 1024} KB; kept as text, no metrics read from them")
         tables = tables_series(self.tables + ([close_table(self.table_open)] if self.table_open else []), rel)
-        self.table_open = None
+        tables += darknet_series(self.darknet, rel)
+        self.table_open, self.darknet = None, []
         on: set[int] = set()
         if self.layer_rows:   # a per-layer table's rows are layers, not steps of one metric
             on = table_lines(self.layer_rows)
