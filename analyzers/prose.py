@@ -28,7 +28,9 @@ SCAN_CHARS = 20000
 _KINDS = ("log", "text")
 _METRIC = re.compile(r"[\w\]\)]\s*(?:=|:)\s*[-+]?\d*\.?\d+(?:e[-+]?\d+)?\b", re.I)
 _CODE = re.compile(r"^\s*(?:def |class |import |from \S+ import|for .+:$|if .+:$|return\b|#include|\$ |>>> |@)|[{};]\s*$")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+# Chinese, Japanese and Korean characters (ideographs, kana, hangul): text written without spaces
+CJK_CHARS = "\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
+_CJK = re.compile(f"[{CJK_CHARS}]")
 # a sentence someone wrote has function words; a status line ("model: 6154 parameters, 2000 samples") has none
 _FUNCTION_WORDS = ("the", "is", "are", "was", "were", "i", "my", "we", "it", "this", "that", "to", "of", "and", "but",
                    "when", "why", "how", "not", "have", "has", "can", "does", "don't", "doesn't", "didn't", "can't")

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 
+from mltdbg.analyzers.prose import CJK_CHARS
+
 MODEL_FILE = "textmodel.json"
 # How much of each text artifact is read: errors sit at the end of logs, setup at the start.
 HEAD_CHARS = 3000
@@ -45,9 +47,9 @@ _STOP = frozenset(
     "also very just there their they them he she his her our me what which who how why all any some more most "
     "over out up down off about again same other such own too get got use used using".split())
 _WORD = re.compile(r"[a-z][a-z0-9_]+")
-# A run of CJK ideographs, kana or hangul: read as overlapping character pairs (most Chinese words
+# A run of CJK characters (prose.CJK_CHARS: ideographs, kana, hangul): read as overlapping character pairs (most Chinese words
 # are two characters long; the usual unit for CJK text retrieval when no segmenter is at hand).
-_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+")
+_CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
 
 
 # Endings stripped from plain words of five or more letters, so the forms of one word count as one:
