@@ -40,7 +40,7 @@ from mltdbg.analyzers.readers.textlog.layergrads import layer_series, scan_layer
 from mltdbg.analyzers.readers.textlog.settle import StepContext, pass_ends
 from mltdbg.analyzers.readers.textlog.settle import ffill as _ffill
 from mltdbg.analyzers.readers.textlog.darknet import darknet_series, scan_darknet
-from mltdbg.analyzers.readers.textlog.tables import close_table, has_trigger, scan_tables, tables_series
+from mltdbg.analyzers.readers.textlog.tables import has_trigger, scan_tables, tables_series
 from mltdbg.analyzers.readers.textlog.vocabulary import classify_key
 
 
@@ -750,7 +750,7 @@ class LogMetrics:
         if self.long_lines:
             run.warnings.append(f"{rel}:{self.first_long}: {self.long_lines} line(s) longer than "
                                 f"{MAX_METRIC_LINE // 1024} KB; kept as text, no metrics read from them")
-        tables = tables_series(self.tables + ([close_table(self.table_open)] if self.table_open else []), rel)
+        tables = tables_series(self.tables, rel, self.table_open)
         tables += darknet_series(self.darknet, rel)
         self.table_open, self.darknet = None, []
         on: set[int] = set()

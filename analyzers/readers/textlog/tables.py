@@ -5,7 +5,7 @@ by '|' or tabs with headers of several words (HF Trainer's table as pasted from 
 
 In:  the bytes of a log and the offsets of its newlines.
 Out: `read_tables(data, rel, nl)` -> one Series per numeric column (step = the epoch column,
-     else the row index; locs = 1-based line numbers); `scan_tables` / `close_table` /
+     else the row index; locs = 1-based line numbers); `scan_tables` and
      `tables_series` do the same a block of a big log at a time (a table whose rows run past a
      block goes on in the next). Tables of one log with the same header are one table: YOLOv5
      prints its header again before each epoch's one row.
@@ -45,7 +45,7 @@ _EPOCH_OF = re.compile(rb"(\d+)/\d+\Z")     # "3/299": the epoch counter of YOLO
 # A progress bar after a row's cells: YOLOv5/v8 end each epoch's row with its tqdm bar
 # ("640: 100%|##########| 229/229 [01:10<00:00, 3.25it/s]"); the row is the part before it.
 _TQDM_TAIL = re.compile(rb":?[ \t]+\d{1,3}%\|.*\Z")
-# A table's step column, by name, in this order of preference (close_table); the first column of a
+# A table's step column, by name, in this order of preference (_series_of); the first column of a
 # delimited metrics table must be one of them (or a plural / global spelling): what its rows step along.
 _STEP_COLUMNS = ("epoch", "step", "iteration", "iter")
 _ROW_AXES = frozenset(_STEP_COLUMNS) | {"steps", "epochs", "global step", "global_step"}
@@ -110,7 +110,7 @@ def read_tables(data: bytes, rel: str, nl: np.ndarray) -> list[Series]:
     pandas DataFrame of the history. One series per numeric column; step = the epoch column,
     else the row index. Rows end at the first line that is not a row of the table."""
     closed, open_table = scan_tables(data, rel, nl)
-    return tables_series(closed + ([close_table(open_table)] if open_table else []), rel)
+    return tables_series(closed, rel, open_table)
 
 
 def scan_tables(data: bytes, rel: str, nl: np.ndarray, line0: int = 0, carry: dict | None = None,
@@ -119,8 +119,8 @@ def scan_tables(data: bytes, rel: str, nl: np.ndarray, line0: int = 0, carry: di
 
     `line0`: lines before this block; `carry`: the table whose rows ran to the end of the
     previous block (its rows continue at the start of this one). Returns (series of the tables
-    that ended in this block, the table still open at its end or None); close_table() closes the
-    last open one and tables_series() turns every closed table of the log into series.
+    that ended in this block, the table still open at its end or None); tables_series() turns
+    the log's closed tables and its last open one into series.
     `trigger`: has_trigger(data), when the caller has it."""
     out: list[dict] = []
     if carry is not None:
@@ -197,11 +197,12 @@ def close_table(table: dict) -> dict:
     return {"names": table["names"], "locs": np.array([r[0] for r in rows], dtype=np.int64), "vals": vals}
 
 
-def tables_series(tables: list[dict], rel: str) -> list[Series]:
-    """The series of a log's closed tables. Tables with the same header are joined in file order
-    (YOLOv5 prints its header before each epoch's row); a table of fewer than two rows gives none."""
+def tables_series(tables: list[dict], rel: str, open_table: dict | None = None) -> list[Series]:
+    """The series of a log's closed tables and of the one still open at its end (scan_tables).
+    Tables with the same header are joined in file order (YOLOv5 prints its header before each
+    epoch's row); a table of fewer than two rows gives none."""
     merged: dict[tuple, list[dict]] = {}
-    for t in tables:
+    for t in tables + ([close_table(open_table)] if open_table else []):
         merged.setdefault(tuple(t["names"]), []).append(t)
     out = []
     for names, parts in merged.items():
