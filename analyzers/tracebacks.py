@@ -39,6 +39,7 @@ _NEW_RECORD = re.compile(
     r"\[?\d{4}[-/]\d\d[-/]\d\d[ T_]|\[?\d\d:\d\d:\d\d|[EWIF]\d{4} \d\d:|\[[EWIF] |"
     r"(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\b|wandb:|\s*\d+%\|"
     r"|(?:Original )?Traceback \(most|During handling of|The above exception was")
+_ERRORISH = re.compile(r"(?i)error|exception|fail|abort|killed|fatal|signal")
 _WORKER = re.compile(r"in DataLoader worker process (\d+)")
 _SPAWN_PROC = re.compile(r"Process (\d+) terminated with the following error")
 
@@ -124,6 +125,10 @@ def _parse_one(text: str, off: int, hline: int) -> tuple[Traceback, int] | None:
         exc_type, first = m.group(1), (m.group(2) or "")
     else:
         exc_type, first = "", s.strip()
+        if _NEW_RECORD.match(first) and not _ERRORISH.search(first):
+            # a log record where the exception line should be: the traceback was cut short (the process
+            # was killed while printing it) and the log went on; that record is not the exception
+            return None
     msg = [first]
     size = len(first)
     last_i = st.i

@@ -163,6 +163,26 @@ def test_interleaved_out_of_order_prefixed_lines(jobs, tmp_path):
     assert tl == sorted(tl)
 
 
+def test_traceback_cut_short_then_late_lines_is_no_crash(jobs, tmp_path):
+    """A rank stopped by the launcher while printing its traceback (CI saw it on a loaded machine), whose
+    buffered early lines are flushed after it: the log line after the cut frames is not its exception."""
+    logs = {int(f.stem[4:]): f.read_text().splitlines() for f in sorted((jobs / "stall").glob("rank*.log"))}
+    # which ranks printed a traceback depends on scheduling; at least one did (the job failed)
+    tb = next(lines[i:] for lines in logs.values() for i, s in enumerate(lines) if s.startswith("Traceback"))
+    own = logs[1]
+    own = own[: next((i for i, s in enumerate(own) if s.startswith("Traceback")), len(own))]
+    logs[1] = own + tb[:3]                               # the header and one frame, then the kill
+    streams = [[f"[rank{r}]:{s}" for s in lines] for r, lines in sorted(logs.items())]
+    late = streams[1][1:3]
+    del streams[1][1:3]
+    (tmp_path / "all.log").write_text("\n".join(sum(streams, []) + late) + "\n")
+    run, v = view_of(tmp_path / "all.log")
+    assert not [t for t in run.tracebacks if t.rank == 1]
+    row = next(r for r in v.rows if r.rank == 1)
+    assert row.error_kind is None and row.role != "culprit"
+    assert v.culprit is None or v.culprit.rank == 2
+
+
 # ----------------------------------------------------------------------------- hand-written NCCL logs
 
 def _nccl_job(d: Path, world: int, culprit: int, stop_step: int = 1200, *, skew: dict | None = None,
