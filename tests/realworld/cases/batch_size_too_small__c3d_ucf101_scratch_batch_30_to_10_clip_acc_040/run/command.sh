@@ -1,0 +1,1 @@
+sh test_ucf101.sh

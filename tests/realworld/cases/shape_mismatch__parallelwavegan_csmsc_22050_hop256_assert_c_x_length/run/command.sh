@@ -1,0 +1,1 @@
+parallel-wavegan-train --config conf/parallel_wavegan.v1.yaml --train-dumpdir dump/train_nodev/norm --dev-dumpdir dump/dev/norm --outdir exp/train_nodev_csmsc_parallel_wavegan.v1 --resume "" --verbose 1
