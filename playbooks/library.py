@@ -24,6 +24,18 @@ def _files(folder: str):
                   key=lambda p: p.name)
 
 
+# A failure the user says did NOT happen: "not an out-of-memory error", "without any inf", "it doesn't
+# produce nan", "no error". The negator and up to two words, then a word that names something going
+# wrong; the whole span is blanked before any cause reads its symptoms. Only words for something that
+# happened are listed: what a cause is the absence of ("not shuffled", "without normalization",
+# "no zero_grad", "works without fp16") stays evidence for it.
+DENIED_FAILURE = re.compile(
+    r"(?:\b(?:not|no|never|without|nor)\b|n't|n’t)(?:\s+(?:any|an?|the|a|single|more|sign|signs|of|even|get|got|"
+    r"show|shows|see|produce|produces|raise|raises|throw|throws|give|gives|cause|causes|hit|report|reports)){0,2}"
+    r"\s+(?:nan|nans|inf|infs|infinity|oom|out[ -]of[ -]memory(?:\s+error)?|cuda\s+oom|overflow|errors?|exceptions?)\b",
+    re.I)
+
+
 @dataclass
 class CausePlaybook:
     id: str
@@ -47,9 +59,10 @@ class CausePlaybook:
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def symptom_hits(self, text: str) -> int:
-        """How many symptom regexes the text holds, after the spans of `symptoms_unless` are blanked
-        from it (phrasings whose words the symptoms would misread: "converges slowly" is not a slow
-        step). Every reader of a cause's symptoms (the engine, lesson recall) goes through here."""
+        """How many symptom regexes the text holds, after a denied failure (DENIED_FAILURE) and the spans
+        of `symptoms_unless` are blanked from it (phrasings whose words the symptoms would misread:
+        "converges slowly" is not a slow step). Every reader of a cause's symptoms (the engine, lesson recall) goes through here."""
+        text = DENIED_FAILURE.sub(" ", text)
         for u in self.symptoms_unless:
             text = u.sub(" ", text)
         return sum(1 for p in self.symptoms if p.search(text))

@@ -303,3 +303,18 @@ def test_reduced_precision_denied_is_not_read_as_used(text, precision_said):
     "fp16=False"): a post that says fp16 was off names the other causes, not this one."""
     from mltdbg.playbooks import library
     assert library.causes()["mixed_precision_overflow"].symptom_match([text]) is precision_said
+
+
+@pytest.mark.parametrize("cause,text,read", [
+    ("cuda_oom", "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB", True),
+    ("cuda_oom", "training always stops with 'SILog is NAN' - not an out-of-memory error", False),
+    ("cuda_oom", "it is not OOM, the loss goes nan", False),
+    ("nan_in_data", "the loss does not produce nan, it just stays at 2.3", False),
+    ("data_not_shuffled", "the training data is not shuffled", True),
+    ("data_not_shuffled", "I train without shuffling the dataset", True),
+])
+def test_a_denied_failure_is_not_read_as_one(cause, text, read):
+    """A failure the user says did not happen ("not an out-of-memory error", "no nan") names no cause;
+    the absence a cause is made of ("not shuffled") still names it."""
+    from mltdbg.playbooks import library
+    assert library.causes()[cause].symptom_match([text]) is read
