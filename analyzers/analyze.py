@@ -24,6 +24,7 @@ _STEPS = (("curves", "curves", "curve_signals"), ("log text", "log_findings", "t
           ("config", "config", "config_signals"), ("code", "code", "code_signals"),
           ("frozen metric", "frozen_metric", "frozen_metric_signals"),
           ("zero accuracy", "frozen_metric", "zero_accuracy_signals"),
+          ("zero loss", "frozen_metric", "zero_loss_signals"),
           ("data tables", "data_tables", "data_table_signals"), ("probes", "probes.results", "probe_signals"),
           ("ranks", "crossrank", "rank_signals"))
 _BASELINE = ("baseline", "baseline", "compare")

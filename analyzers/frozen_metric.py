@@ -1,5 +1,6 @@
 """`metric_frozen`: a loss or accuracy that repeats the exact same value point after point;
-`accuracy_zero`: an accuracy that is exactly 0 at every logged point.
+`accuracy_zero`: an accuracy that is exactly 0 at every logged point;
+`loss_zero`: a training loss that is exactly 0 at every logged point.
 
 A training loss or an accuracy printed identically (to every printed digit) at three or more
 consecutive logged points means the model's outputs did not change between them: nothing is
@@ -12,6 +13,14 @@ class's share. Zero means the metric is not measuring the predictions: an intege
 int tensor's mean, one-hot targets compared with class indices, accuracy asked of a regression
 target. In the corpus's tune part 4 of the 5 runs whose accuracy was 0 at every point were settled
 as a metric bug (the fifth: exact-match plate accuracy of a model that had not learned).
+
+A training loss of exactly 0 from its first logged point on is no loss at all: cross-entropy and
+its kin reach 0 only when every target is met with certainty, which no model does at step one.
+The targets are then trivially met or not there: one class in the labels (a label column missing
+from the list file, every target the same), every target masked out (all set to the ignore
+index), or the loss computed over nothing. In the corpus's tune part, runs whose loss sat at
+exactly 0 were settled as target bugs (labels missing or constant) and, for half-precision LLM
+fine-tuning, as an fp16 underflow; a model that learns never shows it at its first point.
 
 In:  a Run (its series). Out: `frozen_metric_signals(run)` -> Signals, one per frozen series,
 with evidence at the first and the last point of the run of identical values;
@@ -64,8 +73,8 @@ def frozen_metric_signals(run: Run) -> list[Signal]:
         if s.name in ("accuracy", "val_accuracy") or "acc" in s.name:
             if v[start] >= 0.999 * (100.0 if np.nanmax(v) > 1.0 else 1.0):
                 continue          # stuck at 100 % is another story (data_leakage, too-easy task)
-        if _is_accuracy(s.name) and not np.any(v[finite] != 0.0):
-            continue              # exactly 0 throughout is accuracy_zero's (a broken metric, not a frozen model)
+        if (_is_accuracy(s.name) or s.name in _TRAIN_LOSS) and not np.any(v[finite] != 0.0):
+            continue              # exactly 0 throughout is accuracy_zero's or loss_zero's (not a frozen model)
         if length < max(MIN_RUN, len(v) / 3):
             continue              # a flat stretch of a curve that moved (or converged to its printed precision)
         seen.add(s.name)
@@ -112,5 +121,32 @@ def zero_accuracy_signals(run: Run) -> list[Signal]:
         if n > 1:
             evs.append(q.ev(s, last, f"{s.name} still 0"))
         return [Signal("accuracy_zero", strength, txt, evs,
+                       {"metric": s.name, "points": n, "step": int(s.steps[first])})]
+    return []
+
+
+# The training loss as names.py normalises it (component losses such as a box loss are 0 by design
+# in some detectors until a stage starts, so only the main loss is read).
+_TRAIN_LOSS = ("loss", "train_loss")
+
+
+def zero_loss_signals(run: Run) -> list[Signal]:
+    """`loss_zero` for the training loss when every finite point, two at least, is exactly 0.
+    Strength 0.7 for two points, 1.0 for three or more."""
+    q = Quoter(run)
+    for s in run.series:
+        if len(s) < 2 or s.name not in _TRAIN_LOSS:
+            continue
+        s = ordered(s)
+        v = np.asarray(s.values, dtype=float)
+        fin = np.flatnonzero(np.isfinite(v))
+        if len(fin) < 2 or np.any(v[fin] != 0.0):
+            continue
+        n = len(fin)
+        first, last = int(fin[0]), int(fin[-1])
+        txt = (f"{s.name} is exactly 0 at all {n} logged points (step {int(s.steps[first])} to "
+               f"{int(s.steps[last])}): from the first step on, the targets are met trivially or not there")
+        return [Signal("loss_zero", 0.7 if n == 2 else 1.0, txt,
+                       [q.ev(s, first, txt), q.ev(s, last, f"{s.name} still 0")],
                        {"metric": s.name, "points": n, "step": int(s.steps[first])})]
     return []

@@ -87,3 +87,26 @@ def test_a_gradient_accumulation_count_or_clip_setting_printed_every_step_is_not
     sigs, run = _signals(tmp_path, log)
     assert sigs == [] and {s.name for s in run.series} == {"loss", "grad_accum", "grad_clip_norm"}
     assert normalize("grad_fc1") == "grad_norm/fc1" and normalize("grad_steps") == "grad_steps"
+
+
+def test_a_training_loss_of_exactly_zero_from_the_first_point_is_loss_zero_not_a_frozen_model(tmp_path):
+    # a Caffe solver whose list file has no label column: every clip gets one target, the loss is 0
+    log = "".join(f"I0214 18:49:35.80 17331 solver.cpp:237] Iteration {i}, lr = 0.0001\n"
+                  f"I0214 18:49:35.81 17331 solver.cpp:87] Iteration {i}, loss = 0\n" for i in range(20, 201, 20))
+    (tmp_path / "train.log").write_text(log)
+    sigs = analyze(ingest([str(tmp_path)]))
+    zero = [s for s in sigs if s.kind == "loss_zero"]
+    assert len(zero) == 1 and zero[0].strength == 1.0 and zero[0].data["points"] == 10
+    assert [e.line for e in zero[0].evidence] == [2, 20]
+    assert not [s for s in sigs if s.kind == "metric_frozen" and s.data["metric"] == "loss"]
+    d = diagnose([str(tmp_path)], [])
+    assert d.hypotheses[0].id == "label_misalignment" and d.status == "needs_more_data"
+
+
+def test_a_loss_that_reaches_zero_or_a_component_loss_at_zero_is_not_loss_zero(tmp_path):
+    falling = "".join(f"step={i} loss={max(0.0, 1.0 - 0.2 * i):.4f}\n" for i in range(10))
+    (tmp_path / "train.log").write_text(falling)
+    assert not [s for s in analyze(ingest([str(tmp_path)])) if s.kind == "loss_zero"]
+    part = "".join(f"step={i} loss={2.0 - 0.1 * i:.3f} l1_loss=0.0\n" for i in range(10))
+    (tmp_path / "train.log").write_text(part)
+    assert not [s for s in analyze(ingest([str(tmp_path)])) if s.kind == "loss_zero"]
