@@ -30,7 +30,7 @@ def _files(folder: str):
 # happened are listed: what a cause is the absence of ("not shuffled", "without normalization",
 # "no zero_grad", "works without fp16") stays evidence for it.
 DENIED_FAILURE = re.compile(
-    r"(?:\b(?:not|no|never|without|nor)\b|n't|n’t)(?:\s+(?:any|an?|the|a|single|more|sign|signs|of|even|get|got|"
+    r"(?:\b(?:not|no|never|without|nor)\b|n't|n’t)(?:\s+(?:any|an?|the|single|more|signs?|of|even|get|got|"
     r"show|shows|see|produce|produces|raise|raises|throw|throws|give|gives|cause|causes|hit|report|reports)){0,2}"
     r"\s+(?:nan|nans|inf|infs|infinity|oom|out[ -]of[ -]memory(?:\s+error)?|cuda\s+oom|overflow|errors?|exceptions?)\b",
     re.I)
@@ -61,7 +61,8 @@ class CausePlaybook:
     def symptom_hits(self, text: str) -> int:
         """How many symptom regexes the text holds, after a denied failure (DENIED_FAILURE) and the spans
         of `symptoms_unless` are blanked from it (phrasings whose words the symptoms would misread:
-        "converges slowly" is not a slow step). Every reader of a cause's symptoms (the engine, lesson recall) goes through here."""
+        "converges slowly" is not a slow step). Every reader of a cause's symptoms (the engine, lesson
+        recall) goes through here."""
         text = DENIED_FAILURE.sub(" ", text)
         for u in self.symptoms_unless:
             text = u.sub(" ", text)
