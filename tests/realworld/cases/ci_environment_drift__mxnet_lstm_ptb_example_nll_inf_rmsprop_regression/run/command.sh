@@ -1,0 +1,2 @@
+get_ptb_data.sh
+python lstm_ptb.py
