@@ -42,6 +42,21 @@ def check_zero_grad(f: PyFile, idx: RunIndex) -> list[Finding]:
         a, z = bisect_left(zlines, L.lineno), bisect_right(zlines, L.end_lineno or L.lineno)
         return [all_zeros[i] for i in sorted(zl[a:z]) if f.inside(all_zeros[i], L)]
 
+    # a scope's steps by first line (source order gives sorted lines but for odd layouts: checked),
+    # so a loop finds the steps inside it by bisection instead of testing every step of the scope
+    step_lines: dict[int, list[int] | None] = {}
+
+    def steps_in(L, steps):
+        key = id(steps)
+        if key not in step_lines:
+            ls = [s.lineno for s in steps]
+            step_lines[key] = ls if all(a <= b for a, b in zip(ls, ls[1:])) else None
+        ls = step_lines[key]
+        if ls is None:
+            return [s for s in steps if in_loop(s, L)]
+        a, z = bisect_left(ls, L.lineno), bisect_right(ls, L.end_lineno or L.lineno)
+        return [s for s in steps[a:z] if f.inside(s, L)]
+
     done = set()
     for b in f.backward_calls:
         scope = f.scope_of(b)
@@ -49,7 +64,7 @@ def check_zero_grad(f: PyFile, idx: RunIndex) -> list[Finding]:
         if not steps:
             continue
         loops = f.loops_of(b)
-        loop = next((L for L in loops if any(in_loop(s, L) for s in steps)), None)
+        loop = next((L for L in loops if steps_in(L, steps)), None)
         region = loop if loop is not None else scope
         if id(region) in done:
             continue
@@ -63,7 +78,7 @@ def check_zero_grad(f: PyFile, idx: RunIndex) -> list[Finding]:
         else:
             nodes = f.in_scope(scope)
             zeros = zeros_in_scope(scope)
-        step = next(s for s in steps if loop is None or in_loop(s, loop))
+        step = steps[0] if loop is None else steps_in(loop, steps)[0]
         if zeros:
             # zero_grad placed between backward and step in one block wipes the gradients
             bad = None
