@@ -80,6 +80,11 @@ class ClassPlaybook:
     hypotheses: list[dict[str, str]]
     instrumentation: str | None = None
 
+    def symptom_match(self, texts: list[str]) -> bool:
+        """Whether any of the texts holds one of the class's symptom patterns, a denied failure
+        (DENIED_FAILURE) blanked first, as a cause's symptoms are read."""
+        return any(p.search(DENIED_FAILURE.sub(" ", t)) for t in texts for p in self.symptoms)
+
 
 @lru_cache(maxsize=1)
 def taxonomy() -> dict[str, Any]:
@@ -125,4 +130,4 @@ def classes() -> dict[str, ClassPlaybook]:
 
 def classes_for(symptoms: list[str]) -> list[ClassPlaybook]:
     """Failure classes whose symptom patterns match the user's text."""
-    return [c for c in classes().values() if any(p.search(t) for p in c.symptoms for t in symptoms)]
+    return [c for c in classes().values() if c.symptom_match(symptoms)]

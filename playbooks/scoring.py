@@ -173,7 +173,7 @@ def extract(signals: list[Signal], symptoms: list[str], failure_kinds: tuple[str
     sym = {pb.id for pb in library.causes().values() if pb.symptom_match(told)}
     ranks: dict[str, int] = {}
     for cl in library.classes().values():
-        if any(p.search(t) for p in cl.symptoms for t in told):
+        if cl.symptom_match(told):
             for i, h in enumerate(cl.hypotheses):
                 c = h.get("cause")
                 if c and (c not in ranks or i < ranks[c]):

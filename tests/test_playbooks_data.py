@@ -318,3 +318,14 @@ def test_a_denied_failure_is_not_read_as_one(cause, text, read):
     the absence a cause is made of ("not shuffled") still names it."""
     from mltdbg.playbooks import library
     assert library.causes()[cause].symptom_match([text]) is read
+
+
+@pytest.mark.parametrize("text,classes", [
+    ("loss becomes nan after 300 steps", {"loss_is_nan"}),
+    ("the loss is not nan, it stays flat at 2.3 and does not decrease", {"loss_not_decreasing"}),
+    ("training runs without any error but accuracy is bad", set()),
+])
+def test_a_denied_failure_names_no_failure_class(text, classes):
+    """The failure classes read the user's words as the causes do: "not nan" is no NaN."""
+    from mltdbg.playbooks import library
+    assert {c.id for c in library.classes_for([text])} == classes
