@@ -131,6 +131,9 @@ def test_a_tiny_batch_named_for_the_test_pass_is_not_a_training_batch(text, kind
     ("loss is decreasing nicely, is this normal?", False),
     ("the training looks fine", False),
     ("I trained resnet50 on imagenet for 90 epochs", False),
+    ("is this ok? no errors, the loss goes down", False),
+    ("no nan, no error, looks fine?", False),
+    ("no error, but the accuracy is bad", True),
 ])
 def test_words_that_name_a_failure(text, failure):
     """A result below a reference, a constant or all-zero output, a discrepancy: failure words (with them,
