@@ -18,13 +18,16 @@ A training loss of exactly 0 from its first logged point on is no loss at all: c
 its kin reach 0 only when every target is met with certainty, which no model does at step one.
 The targets are then trivially met or not there: one class in the labels (a label column missing
 from the list file, every target the same), every target masked out (all set to the ignore
-index), or the loss computed over nothing. In the corpus's tune part, runs whose loss sat at
-exactly 0 were settled as target bugs (labels missing or constant) and, for half-precision LLM
-fine-tuning, as an fp16 underflow; a model that learns never shows it at its first point.
+index), or the loss computed over nothing, or (half-precision LLM fine-tuning) an fp16 underflow.
+Of the corpus tune part's posts that say their loss was exactly 0, five were settled as target bugs
+(labels missing or constant), three as that underflow and five as other causes; of the two whose
+logs show it from the first point, one had a list file without labels, the other a detector
+trained with batch size 1.
 
 In:  a Run (its series). Out: `frozen_metric_signals(run)` -> Signals, one per frozen series,
 with evidence at the first and the last point of the run of identical values;
-`zero_accuracy_signals(run)` -> at most one Signal, cited at the first and last zero.
+`zero_accuracy_signals(run)` and `zero_loss_signals(run)` -> at most one Signal each, cited at the
+first and last zero.
 Cost: O(n) numpy per series.
 """
 from __future__ import annotations
