@@ -407,6 +407,7 @@ class PyFile:
         self._all_assigns: list[tuple[str, ast.AST]] | None = None
         self._scope_of: dict[ast.AST, ast.AST] = {}
         self._steps: dict[int, list[ast.Call]] = {}
+        self._step_lines: dict[int, list[int] | None] = {}
         self._by_name: dict[str, list[ast.Call]] | None = None
         self.memo: dict[str, object] = {}   # per-file results a check computes once
         self.backward_calls = [c for c in self.calls if is_backward(c)]
@@ -479,6 +480,20 @@ class PyFile:
         if key not in self._steps:
             self._steps[key] = [c for c in self.calls_in(scope) if is_opt_step(c, self.optimizers)]
         return self._steps[key]
+
+    def opt_steps_inside(self, scope: ast.AST, region: ast.AST) -> list[ast.Call]:
+        """The optimizer steps of `scope` (opt_steps) inside `region` (a loop of it): the steps on its
+        lines by bisection (as backward_after), then the exact ancestor test on those few."""
+        steps = self.opt_steps(scope)
+        key = id(scope)
+        if key not in self._step_lines:
+            self._step_lines[key] = _ordered_lines(steps)
+        lines = self._step_lines[key]
+        if lines is not None:
+            lo: int = getattr(region, "lineno", 0)
+            hi: int = getattr(region, "end_lineno", None) or lo
+            steps = steps[bisect.bisect_left(lines, lo):bisect.bisect_right(lines, hi)]
+        return [s for s in steps if self.inside(s, region)]
 
     def calls_in(self, scope: ast.AST) -> list[ast.Call]:
         """The calls of in_scope(scope), in source order."""

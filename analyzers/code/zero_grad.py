@@ -13,11 +13,6 @@ from mltdbg.analyzers.code.index import (CLEAR, MEDIUM, STRONG, WEAK, Finding, P
                                          is_model_name, last, recv)
 
 
-def _spans(L: ast.AST, n: ast.AST) -> bool:
-    """n's first line falls inside L's lines (a cheap test before the exact ancestor walk)."""
-    return L.lineno <= n.lineno <= (L.end_lineno or L.lineno)
-
-
 def check_zero_grad(f: PyFile, idx: RunIndex) -> list[Finding]:
     out = []
     # every zero-grad node of the file, found once (each region below picks its own from these)
@@ -31,9 +26,6 @@ def check_zero_grad(f: PyFile, idx: RunIndex) -> list[Finding]:
             ids = scope_ids[id(scope)] = {id(n) for n in f.in_scope(scope)} if all_zeros else set()
         return [z for z in all_zeros if id(z) in ids]
 
-    def in_loop(n, L):
-        return _spans(L, n) and f.inside(n, L)
-
     # zero-grad nodes by first line, so a loop finds its own by bisection (not by testing all)
     zl = sorted(range(len(all_zeros)), key=lambda i: all_zeros[i].lineno)
     zlines = [all_zeros[i].lineno for i in zl]
@@ -42,21 +34,6 @@ def check_zero_grad(f: PyFile, idx: RunIndex) -> list[Finding]:
         a, z = bisect_left(zlines, L.lineno), bisect_right(zlines, L.end_lineno or L.lineno)
         return [all_zeros[i] for i in sorted(zl[a:z]) if f.inside(all_zeros[i], L)]
 
-    # a scope's steps by first line (source order gives sorted lines but for odd layouts: checked),
-    # so a loop finds the steps inside it by bisection instead of testing every step of the scope
-    step_lines: dict[int, list[int] | None] = {}
-
-    def steps_in(L, steps):
-        key = id(steps)
-        if key not in step_lines:
-            ls = [s.lineno for s in steps]
-            step_lines[key] = ls if all(a <= b for a, b in zip(ls, ls[1:])) else None
-        ls = step_lines[key]
-        if ls is None:
-            return [s for s in steps if in_loop(s, L)]
-        a, z = bisect_left(ls, L.lineno), bisect_right(ls, L.end_lineno or L.lineno)
-        return [s for s in steps[a:z] if f.inside(s, L)]
-
     done = set()
     for b in f.backward_calls:
         scope = f.scope_of(b)
@@ -64,7 +41,7 @@ def check_zero_grad(f: PyFile, idx: RunIndex) -> list[Finding]:
         if not steps:
             continue
         loops = f.loops_of(b)
-        loop = next((L for L in loops if steps_in(L, steps)), None)
+        loop = next((L for L in loops if f.opt_steps_inside(scope, L)), None)
         region = loop if loop is not None else scope
         if id(region) in done:
             continue
@@ -78,7 +55,7 @@ def check_zero_grad(f: PyFile, idx: RunIndex) -> list[Finding]:
         else:
             nodes = f.in_scope(scope)
             zeros = zeros_in_scope(scope)
-        step = steps[0] if loop is None else steps_in(loop, steps)[0]
+        step = steps[0] if loop is None else f.opt_steps_inside(scope, loop)[0]
         if zeros:
             # zero_grad placed between backward and step in one block wipes the gradients
             bad = None
