@@ -101,31 +101,41 @@ def _is_accuracy(name: str) -> bool:
     return any(w in n for w in _ACC_WORDS) and "accum" not in n
 
 
-def zero_accuracy_signals(run: Run) -> list[Signal]:
-    """`accuracy_zero` for the first accuracy series whose every finite point is exactly 0.
-    Strength 0.6 for one point, 0.8 for two, 1.0 for three or more (a zero that persists)."""
-    q = Quoter(run)
+def _all_zero(run: Run, wanted, min_points: int):
+    """The first series whose name `wanted` accepts and whose finite points, min_points at least, are
+    all exactly 0: (series in step order, the finite points' indexes), or None."""
     for s in run.series:
-        if len(s) == 0 or not _is_accuracy(s.name):
+        if len(s) < min_points or not wanted(s.name):
             continue
         s = ordered(s)
         v = np.asarray(s.values, dtype=float)
         fin = np.flatnonzero(np.isfinite(v))
-        if len(fin) == 0 or np.any(v[fin] != 0.0):
-            continue
-        n = len(fin)
-        first, last = int(fin[0]), int(fin[-1])
-        strength = (0.6, 0.8)[n - 1] if n < 3 else 1.0
-        where = (f"at its one logged point (step {int(s.steps[first])})" if n == 1 else
-                 f"at all {n} logged points (step {int(s.steps[first])} to {int(s.steps[last])})")
-        txt = (f"{s.name} is exactly 0 {where}: even guessing scores about 1/K, so the accuracy "
-               "is not measuring the predictions")
-        evs = [q.ev(s, first, txt)]
-        if n > 1:
-            evs.append(q.ev(s, last, f"{s.name} still 0"))
-        return [Signal("accuracy_zero", strength, txt, evs,
-                       {"metric": s.name, "points": n, "step": int(s.steps[first])})]
-    return []
+        if len(fin) >= min_points and not np.any(v[fin] != 0.0):
+            return s, fin
+    return None
+
+
+def _zero_signal(run: Run, kind: str, strength: float, s, fin: np.ndarray, txt: str) -> list[Signal]:
+    """The signal of an all-zero series, cited at its first zero (and its last, when there are two)."""
+    q = Quoter(run)
+    first, last = int(fin[0]), int(fin[-1])
+    evs = [q.ev(s, first, txt)] + ([q.ev(s, last, f"{s.name} still 0")] if len(fin) > 1 else [])
+    return [Signal(kind, strength, txt, evs, {"metric": s.name, "points": len(fin), "step": int(s.steps[first])})]
+
+
+def zero_accuracy_signals(run: Run) -> list[Signal]:
+    """`accuracy_zero` for the first accuracy series whose every finite point is exactly 0.
+    Strength 0.6 for one point, 0.8 for two, 1.0 for three or more (a zero that persists)."""
+    hit = _all_zero(run, _is_accuracy, 1)
+    if hit is None:
+        return []
+    s, fin = hit
+    n, first, last = len(fin), int(fin[0]), int(fin[-1])
+    where = (f"at its one logged point (step {int(s.steps[first])})" if n == 1 else
+             f"at all {n} logged points (step {int(s.steps[first])} to {int(s.steps[last])})")
+    txt = (f"{s.name} is exactly 0 {where}: even guessing scores about 1/K, so the accuracy "
+           "is not measuring the predictions")
+    return _zero_signal(run, "accuracy_zero", (0.6, 0.8)[n - 1] if n < 3 else 1.0, s, fin, txt)
 
 
 # The training loss as names.py normalises it (component losses such as a box loss are 0 by design
@@ -136,20 +146,10 @@ _TRAIN_LOSS = ("loss", "train_loss")
 def zero_loss_signals(run: Run) -> list[Signal]:
     """`loss_zero` for the training loss when every finite point, two at least, is exactly 0.
     Strength 0.7 for two points, 1.0 for three or more."""
-    q = Quoter(run)
-    for s in run.series:
-        if len(s) < 2 or s.name not in _TRAIN_LOSS:
-            continue
-        s = ordered(s)
-        v = np.asarray(s.values, dtype=float)
-        fin = np.flatnonzero(np.isfinite(v))
-        if len(fin) < 2 or np.any(v[fin] != 0.0):
-            continue
-        n = len(fin)
-        first, last = int(fin[0]), int(fin[-1])
-        txt = (f"{s.name} is exactly 0 at all {n} logged points (step {int(s.steps[first])} to "
-               f"{int(s.steps[last])}): from the first step on, the targets are met trivially or not there")
-        return [Signal("loss_zero", 0.7 if n == 2 else 1.0, txt,
-                       [q.ev(s, first, txt), q.ev(s, last, f"{s.name} still 0")],
-                       {"metric": s.name, "points": n, "step": int(s.steps[first])})]
-    return []
+    hit = _all_zero(run, _TRAIN_LOSS.__contains__, 2)
+    if hit is None:
+        return []
+    s, fin = hit
+    txt = (f"{s.name} is exactly 0 at all {len(fin)} logged points (step {int(s.steps[fin[0]])} to "
+           f"{int(s.steps[fin[-1]])}): from the first step on, the targets are met trivially or not there")
+    return _zero_signal(run, "loss_zero", 0.7 if len(fin) == 2 else 1.0, s, fin, txt)
