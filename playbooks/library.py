@@ -36,6 +36,13 @@ DENIED_FAILURE = re.compile(
     re.I)
 
 
+@lru_cache(maxsize=4096)
+def undenied(text: str) -> str:
+    """`text` with its denied failures (DENIED_FAILURE) blanked: done once per text, though every cause,
+    every failure class and said.names_failure read it."""
+    return DENIED_FAILURE.sub(" ", text)
+
+
 @dataclass
 class CausePlaybook:
     id: str
@@ -63,7 +70,7 @@ class CausePlaybook:
         of `symptoms_unless` are blanked from it (phrasings whose words the symptoms would misread:
         "converges slowly" is not a slow step). Every reader of a cause's symptoms (the engine, lesson
         recall) goes through here."""
-        text = DENIED_FAILURE.sub(" ", text)
+        text = undenied(text)
         for u in self.symptoms_unless:
             text = u.sub(" ", text)
         return sum(1 for p in self.symptoms if p.search(text))
@@ -83,7 +90,7 @@ class ClassPlaybook:
     def symptom_match(self, texts: list[str]) -> bool:
         """Whether any of the texts holds one of the class's symptom patterns, a denied failure
         (DENIED_FAILURE) blanked first, as a cause's symptoms are read."""
-        return any(p.search(DENIED_FAILURE.sub(" ", t)) for t in texts for p in self.symptoms)
+        return any(p.search(u) for u in map(undenied, texts) for p in self.symptoms)
 
 
 @lru_cache(maxsize=1)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from mltdbg.analyzers.model import Signal
-from mltdbg.playbooks.library import DENIED_FAILURE
+from mltdbg.playbooks.library import undenied
 
 # "did not help" in its usual spellings, and "same"/"still" results.
 _NO_HELP = (r"(?:(?:does|did|do|has|have|had|is|was)\s*(?:n'?t|not)|never|nothing|won'?t|cannot|can'?t|no)\s*"
@@ -192,4 +192,4 @@ def names_failure(symptoms: list[str]) -> bool:
     beside such words are an open question, not "no issue"). Broader than the scoring's
     `Features.failure_said` (a failure class or a cause's vocabulary), which feeds a fitted term. A
     denied failure ("no errors", "no nan") names none."""
-    return any(_FAILURE_WORDS.search(DENIED_FAILURE.sub(" ", s)) for s in symptoms)
+    return any(_FAILURE_WORDS.search(undenied(s)) for s in symptoms)
