@@ -172,12 +172,11 @@ def extract(signals: list[Signal], symptoms: list[str], failure_kinds: tuple[str
     told = said.without_worked_around(symptoms)    # what the user asks about, less the errors they worked around
     sym = {pb.id for pb in library.causes().values() if pb.symptom_match(told)}
     ranks: dict[str, int] = {}
-    for cl in library.classes().values():
-        if cl.symptom_match(told):
-            for i, h in enumerate(cl.hypotheses):
-                c = h.get("cause")
-                if c and (c not in ranks or i < ranks[c]):
-                    ranks[c] = i
+    for cl in library.classes_for(told):
+        for i, h in enumerate(cl.hypotheses):
+            c = h.get("cause")
+            if c and (c not in ranks or i < ranks[c]):
+                ranks[c] = i
     return Features(strengths=strengths, strongest=strongest, symptom_causes=sym, class_causes=ranks,
                     failing=failing, thinness=thinness, text=dict(text or {}), text_user=text_user,
                     symptom_given=any(t.strip() for t in symptoms), failure_named=said.names_failure(symptoms))
