@@ -449,9 +449,14 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
         out.append(Signal("loss_spike", strength, txt, [q.ev(s, k, txt)],
                           {"count": int(len(idx)), "worst_step": int(s.steps[k]), "z": float(np.max(z))}))
 
-    # Did it learn? at chance / plateau / slow descent / healthy.
+    # Did it learn? at chance / plateau / slow descent / healthy. A loss exactly 0 at every point is
+    # no level the model is stuck at: frozen_metric's loss_zero reads it (a loss over nothing, targets
+    # that score 0), and a chance signal beside it would count the same points twice.
     chance = _chance_level(run)
-    if abs(rel_drop) < NO_LEARNING_DROP and n >= 10:
+    all_zero = not pre.any()
+    if all_zero:
+        pass
+    elif abs(rel_drop) < NO_LEARNING_DROP and n >= 10:
         k = _num_classes(run)
         if chance is None and (k := _implied_classes(end_lvl)) is not None:
             chance = math.log(k)
