@@ -67,6 +67,12 @@ FIRST_LAYER_GRAD_PEAK = 20.0
 FIRST_LAYER_GRAD_MEDIAN = 5.0
 # Overfitting needs a validation curve that first improved by at least this share.
 VAL_IMPROVED = 0.03
+# The same read from accuracies (on a 0-1 scale): validation never gains VAL_ACC_IMPROVED over its
+# first evaluation while train accuracy gains VAL_ACC_TRAIN_GAIN, and validation sits near chance
+# (<= 1.5/K) or VAL_ACC_FAR_BELOW under train at the end.
+VAL_ACC_IMPROVED = 0.02
+VAL_ACC_TRAIN_GAIN = 0.2
+VAL_ACC_FAR_BELOW = 0.3
 # Train accuracy at or below this over the last third, flat, and well above chance is "capped"
 # (wrong labels cap it near 1 - their share until the model memorises them).
 TRAIN_ACC_CAP = 0.92
@@ -80,6 +86,9 @@ VAL_LOSS_BELOW_X = 1.5
 # of the chance level (or of the first train loss when K is unknown).
 NEAR_PERFECT_ACC = 0.99
 NEAR_ZERO_LOSS_SHARE = 0.01
+# A training loss at or below this (1e-9 printed epoch after epoch, or exactly 0) is at its floor: a
+# too-good-to-be-true run or a loss over nothing, never a model stuck at chance or a frozen model.
+FLOOR_LOSS = 1e-6
 
 
 def curve_signals(run: Run) -> list[Signal]:
@@ -142,6 +151,8 @@ def _curve_signals(run: Run) -> list[Signal]:
         out += _train_val(run, ordered(loss), ordered(val), quote)
     if loss is not None and val is not None and val is not loss:
         out += _val_nonfinite_only(ordered(loss), ordered(val), quote)
+    if not any(x.kind == "val_gap_from_start" for x in out):
+        out += _val_acc_gap(run, quote)
     out += _val_vs_train(run, quote)
     out += _accuracy_signals(run, quote)
     grad_sig, lr_sig = side.result() if side is not None else grad_and_lr()
@@ -449,12 +460,12 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
         out.append(Signal("loss_spike", strength, txt, [q.ev(s, k, txt)],
                           {"count": int(len(idx)), "worst_step": int(s.steps[k]), "z": float(np.max(z))}))
 
-    # Did it learn? at chance / plateau / slow descent / healthy. A loss exactly 0 at every point is
-    # no level the model is stuck at: frozen_metric's loss_zero reads it (a loss over nothing, targets
-    # that score 0), and a chance signal beside it would count the same points twice.
+    # Did it learn? at chance / plateau / slow descent / healthy. A loss at its floor (FLOOR_LOSS) at
+    # every point is no level the model is stuck at: frozen_metric's loss_zero (exactly 0: a loss over
+    # nothing, targets that score 0) and the too-good test below read it, and a chance signal beside
+    # them would count the same points twice.
     chance = _chance_level(run)
-    all_zero = not pre.any()
-    if all_zero:
+    if not (np.abs(pre) > FLOOR_LOSS).any():
         pass
     elif abs(rel_drop) < NO_LEARNING_DROP and n >= 10:
         k = _num_classes(run)
@@ -895,6 +906,44 @@ def _val_gap(run: Run, ts: np.ndarray, tv: np.ndarray, va: Series, vi: np.ndarra
                    {"first_val": first, "train_end": t_end, "chance": chance})]
 
 
+def _val_acc_gap(run: Run, q: Quoter) -> list[Signal]:
+    """val_gap_from_start read from accuracies (a run that prints accuracy and no val_loss, as Keras
+    and many posts do): validation accuracy never improves on its first evaluation while train
+    accuracy climbs, and sits near chance (1/K) or far below train from the start."""
+    acc, vacc = run.metric("accuracy"), run.metric("val_accuracy")
+    if acc is None or vacc is None or acc is vacc or len(acc) < 3 or len(vacc) < 3:
+        return []
+    tr, va = ordered(acc), ordered(vacc)
+    vi = np.flatnonzero(np.isfinite(va.values))
+    if len(vi) < 3:
+        return []
+    if _same_lines(tr, va):
+        t = tr.values[vi]
+    elif not (tr.step_is_index or va.step_is_index):
+        t = _epoch_train_level(tr, va.steps[vi])
+    else:
+        return []
+    v = va.values[vi]
+    ok = np.isfinite(t)
+    if ok.sum() < 3:
+        return []
+    scale = 100.0 if max(float(np.nanmax(t)), float(np.max(v))) > 1.5 else 1.0
+    t, v, vi = t[ok] / scale, v[ok] / scale, vi[ok]
+    first, v_end, t_end = float(v[0]), float(np.median(v[-max(1, len(v) // 5):])), float(np.median(t[-max(1, len(t) // 5):]))
+    if float(np.max(v[1:])) - first >= VAL_ACC_IMPROVED or t_end - float(t[0]) < VAL_ACC_TRAIN_GAIN:
+        return []
+    k = _num_classes(run)
+    near_chance = k is not None and first <= 1.5 / k
+    if not (near_chance or t_end - v_end >= VAL_ACC_FAR_BELOW):
+        return []
+    txt = (f"validation accuracy is {first:.3f} at its first evaluation (step {int(va.steps[vi[0]])}) and never "
+           f"improves" + (f" (chance 1/{k} = {1 / k:.3f})" if k else "") + f" while train accuracy climbs to {t_end:.3f}")
+    return [Signal("val_gap_from_start", 0.8 if near_chance else 0.6, txt,
+                   [q.ev(va, int(vi[0]), "validation accuracy at the first evaluation"),
+                    q.ev(va, int(vi[-1]), "validation accuracy at the end")],
+                   {"first_val": first, "train_end": t_end, "chance": (1 / k) if k else None, "by": "accuracy"})]
+
+
 def _epoch_train_level(tr: Series, steps: np.ndarray) -> np.ndarray:
     """Train metric per evaluation step: the median of the finite train points since the previous
     evaluation (the last three before it when there are none). Whole-array work: the windows' points
@@ -1011,7 +1060,7 @@ def _val_vs_train(run: Run, q: Quoter) -> list[Signal]:
         v = tr.values
         n10 = max(2, len(v) // 10)
         head = v[:n10][np.isfinite(v[:n10])]
-        if len(head) and float(np.min(head)) < 1e-6 and float(np.nanmedian(v[n10:])) < 1e-4:
+        if len(head) and float(np.min(head)) < FLOOR_LOSS and float(np.nanmedian(v[n10:])) < 1e-4:
             j = int(np.nanargmin(v[:n10]))
             txt = f"{tr.name} is {_fmt(float(v[j]))} already at step {int(tr.steps[j])} and stays near 0"
             out.append(Signal("val_near_perfect", 0.7, txt, [q.ev(tr, j, txt)],

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mltdbg.analyzers.curves import Quoter, ordered
+from mltdbg.analyzers.curves import FLOOR_LOSS, Quoter, ordered
 from mltdbg.analyzers.model import Run, Signal
 
 # Identical values at this many consecutive points start the signal; FULL_AT points give full strength.
@@ -78,6 +78,8 @@ def frozen_metric_signals(run: Run) -> list[Signal]:
                 continue          # stuck at 100 % is another story (data_leakage, too-easy task)
         if (_is_accuracy(s.name) or s.name in _TRAIN_LOSS) and not np.any(v[finite] != 0.0):
             continue              # exactly 0 throughout is accuracy_zero's or loss_zero's (not a frozen model)
+        if "loss" in s.name and 0.0 < abs(v[start]) <= FLOOR_LOSS:
+            continue              # a loss repeated at its floor (1e-9) is too good to be true, not a frozen model
         if length < max(MIN_RUN, len(v) / 3):
             continue              # a flat stretch of a curve that moved (or converged to its printed precision)
         seen.add(s.name)

@@ -125,3 +125,18 @@ def test_a_loss_that_reaches_zero_or_a_component_loss_at_zero_is_not_loss_zero(t
     part = "".join(f"step={i} loss={2.0 - 0.1 * i:.3f} l1_loss=0.0\n" for i in range(10))
     (tmp_path / "train.log").write_text(part)
     assert not [s for s in analyze(ingest([str(tmp_path)])) if s.kind == "loss_zero"]
+
+
+def test_a_loss_at_its_floor_from_the_first_epoch_is_too_good_not_frozen_or_at_chance(tmp_path):
+    # 1e-9 and accuracy 1.0 from epoch 0: leakage-like, not a frozen model nor one stuck at chance
+    (tmp_path / "train.log").write_text("".join(f"epoch={e} loss=1.00e-09 accuracy=1.0 val_accuracy=1.0\n"
+                                                for e in range(12)))
+    sigs = analyze(ingest([str(tmp_path)]))
+    kinds = {s.kind for s in sigs}
+    assert "val_near_perfect" in kinds
+    assert not kinds & {"loss_at_chance", "plateau", "metric_frozen", "loss_zero"}
+    d = diagnose([str(tmp_path)], ["validation accuracy is 100% from the first epoch"])
+    assert d.hypotheses[0].id == "data_leakage" and d.status == "needs_more_data"
+    # a loss that merely stays small and flat (1e-4) is still read as flat
+    (tmp_path / "train.log").write_text("".join(f"step={i} loss=0.0001\n" for i in range(1, 60)))
+    assert "metric_frozen" in {s.kind for s in analyze(ingest([str(tmp_path)]))}

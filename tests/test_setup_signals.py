@@ -275,6 +275,23 @@ def test_gap_from_the_first_evaluation_is_not_overfitting():
     assert "train_val_divergence" in k and "val_gap_from_start" not in k
 
 
+def test_validation_accuracy_at_chance_from_the_first_evaluation_is_a_gap_not_overfitting():
+    val_steps = STEPS[19::20]
+    acc = np.linspace(0.3, 0.98, N)
+    at_chance = 0.1 + 0.004 * np.sin(np.arange(len(val_steps)))     # 10 classes, never better than its start
+    k = kinds(curve_run(10, loss=(STEPS, FALLING), accuracy=(STEPS, acc), val_accuracy=(val_steps, at_chance)))
+    assert k["val_gap_from_start"].data["by"] == "accuracy" and k["val_gap_from_start"].strength == 0.8
+    # percent scale, classes unknown: far below train from the start
+    k = kinds(curve_run(loss=(STEPS, FALLING), accuracy=(STEPS, acc * 100), val_accuracy=(val_steps, np.full(len(val_steps), 41.0))))
+    assert k["val_gap_from_start"].strength == 0.6
+    # validation that improves with training, or a train accuracy that does not climb, is no such gap
+    rising = np.linspace(0.2, 0.8, len(val_steps))
+    assert "val_gap_from_start" not in kinds(curve_run(10, loss=(STEPS, FALLING), accuracy=(STEPS, acc),
+                                                       val_accuracy=(val_steps, rising)))
+    assert "val_gap_from_start" not in kinds(curve_run(10, loss=(STEPS, FALLING), accuracy=(STEPS, np.full(N, 0.5)),
+                                                       val_accuracy=(val_steps, at_chance)))
+
+
 def test_capped_train_accuracy_with_better_validation():
     val_steps = STEPS[19::20]
     acc = 0.7 + rng.normal(0, 0.04, N)
