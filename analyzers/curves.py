@@ -465,7 +465,9 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
     # nothing, targets that score 0) and the too-good test below read it, and a chance signal beside
     # them would count the same points twice.
     chance = _chance_level(run)
-    if not (np.abs(pre) > FLOOR_LOSS).any():
+    # (the medians first: a loss off the floor, every real curve, costs no pass over its points)
+    at_floor = abs(start) <= FLOOR_LOSS and abs(end_lvl) <= FLOOR_LOSS and not (np.abs(pre) > FLOOR_LOSS).any()
+    if at_floor:
         pass
     elif abs(rel_drop) < NO_LEARNING_DROP and n >= 10:
         k = _num_classes(run)
