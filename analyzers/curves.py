@@ -908,6 +908,12 @@ def _val_gap(run: Run, ts: np.ndarray, tv: np.ndarray, va: Series, vi: np.ndarra
                    {"first_val": first, "train_end": t_end, "chance": chance})]
 
 
+def _percent_scale(*values: np.ndarray) -> float:
+    """100 when accuracies are printed in percent (a value above 1.5 in any of the arrays), else 1:
+    what to divide them by for a 0-1 scale. NaNs are ignored; each array holds a finite value."""
+    return 100.0 if max(float(np.nanmax(v)) for v in values) > 1.5 else 1.0
+
+
 def _val_acc_gap(run: Run, q: Quoter) -> list[Signal]:
     """val_gap_from_start read from accuracies (a run that prints accuracy and no val_loss, as Keras
     and many posts do): validation accuracy never improves on its first evaluation while train
@@ -929,7 +935,7 @@ def _val_acc_gap(run: Run, q: Quoter) -> list[Signal]:
     ok = np.isfinite(t)
     if ok.sum() < 3:
         return []
-    scale = 100.0 if max(float(np.nanmax(t)), float(np.max(v))) > 1.5 else 1.0
+    scale = _percent_scale(t, v)
     t, v, vi = t[ok] / scale, v[ok] / scale, vi[ok]
     first, v_end, t_end = float(v[0]), float(np.median(v[-max(1, len(v) // 5):])), float(np.median(t[-max(1, len(t) // 5):]))
     if float(np.max(v[1:])) - first >= VAL_ACC_IMPROVED or t_end - float(t[0]) < VAL_ACC_TRAIN_GAIN:
@@ -1004,7 +1010,7 @@ def _val_vs_train(run: Run, q: Quoter) -> list[Signal]:
     al = _aligned(acc, vacc)
     if al is not None:
         idx, t, v = al
-        scale = 100.0 if max(float(np.max(t)), float(np.max(v))) > 1.5 else 1.0
+        scale = _percent_scale(t, v)
         gap = float(np.median(v - t)) / scale
         if gap >= VAL_ACC_ABOVE:
             va = ordered(vacc)
@@ -1031,7 +1037,7 @@ def _val_vs_train(run: Run, q: Quoter) -> list[Signal]:
         vi = np.flatnonzero(np.isfinite(va.values))
         if len(vi):
             vals = va.values[vi]
-            vals = vals / 100.0 if float(np.max(vals)) > 1.5 else vals
+            vals = vals / _percent_scale(vals)
             hit = np.flatnonzero(vals >= NEAR_PERFECT_ACC)
             if len(hit) and float(np.median(vals[-max(1, len(vals) // 3):])) >= NEAR_PERFECT_ACC:
                 j = int(vi[hit[0]])
@@ -1081,8 +1087,7 @@ def _accuracy_signals(run: Run, q: Quoter) -> list[Signal]:
     if len(fi) < 6:
         return []
     v = a.values[fi]
-    if float(np.max(v)) > 1.5:
-        v = v / 100.0
+    v = v / _percent_scale(v)
     n = len(v)
     last3 = float(np.median(v[-max(2, n // 3):]))
     mid3 = float(np.median(v[n // 3: max(n // 3 + 1, 2 * n // 3)]))
@@ -1104,7 +1109,7 @@ def _accuracy_signals(run: Run, q: Quoter) -> list[Signal]:
     vacc = run.metric("val_accuracy")
     if vacc is not None and len(vacc):
         vv = vacc.values[np.isfinite(vacc.values)]
-        vv = vv / 100.0 if len(vv) and float(np.max(vv)) > 1.5 else vv
+        vv = vv / _percent_scale(vv) if len(vv) else vv
         if len(vv) and float(np.median(vv[-max(1, len(vv) // 3):])) >= last3 + VAL_ACC_ABOVE:
             strength = 0.85
             txt += f"; validation accuracy is higher ({float(np.median(vv[-max(1, len(vv) // 3):])):.3f})"
