@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mltdbg.analyzers.curves import Quoter, ordered, resume_jump, resume_lr_jump
+from mltdbg.analyzers.curves import Quoter, ordered, restart_jump, resume_jump, resume_lr_jump
 from mltdbg.analyzers.model import LOC_LINE, Run, Series, Signal
 
 
@@ -73,7 +73,10 @@ def analyze(run: Run, baseline: Run | None = None, repo_root: Path | None = None
         out += _call(*_GAP[1:], run, {s.kind for s in out})
     except Exception as e:  # noqa: BLE001
         run.warnings.append(f"(analysis) {_GAP[0]} analyzer failed: {type(e).__name__}: {e}")
-    out += _resume_jumps(run, out)
+    jumps = _resume_jumps(run, out)
+    if any(j.kind == "loss_jump_at_resume" for j in jumps):
+        out = [s for s in out if s.kind != "healthy"]   # each side fell, but not across the resume
+    out += jumps
     return [s for s in out if s.strength > 0]
 
 
@@ -90,7 +93,10 @@ def _step_after_line(s: Series, sig: Signal) -> int | None:
 
 
 def _resume_jumps(run: Run, signals: list[Signal]) -> list[Signal]:
-    """A loss jump at a step where the log says it resumed, or where steps restart."""
+    """A loss jump at a step where the log says it resumed, or where steps restart: there the
+    attempts before and after the restart are compared at the steps both logged (restart_jump),
+    on the loss and on each other training loss term (a GAN's or a multi-term model's
+    `contrastive loss`), the largest jump kept."""
     loss, lr = run.metric("loss"), run.metric("lr")
     if loss is None and lr is None:
         return []
@@ -109,8 +115,17 @@ def _resume_jumps(run: Run, signals: list[Signal]) -> list[Signal]:
             if st in seen:
                 continue
             seen.add(st)
-            for j in (resume_jump(s, st, q) if s is not None else None,
-                      resume_lr_jump(lrs, st, q) if lrs is not None else None):
+            jump = resume_jump(s, st, q) if s is not None and sig.kind == "log:resume" else None
+            if sig.kind == "step_restart":
+                terms = [x for x in run.series if "loss" in x.name and not x.name.startswith(_HELD_OUT)
+                         and len(x) >= 2]
+                jumps = [j for j in (restart_jump(x, q) for x in terms) if j is not None]
+                jump = max(jumps, key=lambda j: j.strength, default=None)
+            for j in (jump, resume_lr_jump(lrs, st, q) if lrs is not None else None):
                 if j is not None:
                     out.append(j)
     return out
+
+
+# Loss series measured on held-out data: a restart's jump is read from the training loss terms.
+_HELD_OUT = ("val", "eval", "test", "valid", "dev")

@@ -135,8 +135,14 @@ def _curve_signals(run: Run) -> list[Signal]:
         side = pool.submit(grad_and_lr)
         pool.shutdown(wait=False)     # the thread ends with its one task
     if loss is not None and len(loss) >= 3:
-        out += _loss_signals(run, ordered(loss), quote)
-        out += _huge_start(run, ordered(loss), quote)
+        cur = ordered(loss)
+        out += _per_side(run, _sides(loss, cur), quote)
+        out += _huge_start(run, cur, quote)
+        out += _restart(loss, quote)
+        if len(cur) < len(loss) and not any(x.kind == "nonfinite" for x in out) \
+                and not np.isfinite(loss.values).all():
+            # a NaN that only the attempt before a resume wrote: the reason it was resumed
+            out += [x for x in _loss_signals(run, by_step(loss), quote) if x.kind.startswith("nonfinite")]
     if not any(x.kind == "nonfinite" for x in out):
         # a loss too short for a curve ("loss=nan" printed once, one point in another file), or one
         # term of a multi-term loss (`'loss_box_reg': inf` while the total was still finite): the
@@ -204,12 +210,91 @@ class Quoter:
 
 
 def ordered(s: Series) -> Series:
-    """The series in step order (stable, so a restart's repeated steps keep file order)."""
+    """The run as it stands, in step order: where the step counter goes back in the artifact's
+    order (a job resumed from a checkpoint, a second run appended to the same log, a restarted
+    job's second event file), the points the earlier attempt wrote at or past the step it went
+    back to are superseded and left out, as the attempt that followed redid those steps.
+
+    Interleaving both attempts by step instead reads a resume as a saw (0.20, 1.52, 0.20, 1.52:
+    spikes, divergence, a period of 2 points). The points left out are still in the Series the
+    readers made (the plot shows both sides); _restart flags the restart itself,
+    restart_jump compares the two attempts at the steps both logged, and curve_signals cites a
+    NaN that only the earlier attempt wrote. More than
+    MAX_RESTARTS backward steps are not resumes (two writers' lines out of order, a counter that
+    starts again every segment): those series keep every point, stably sorted by step."""
+    if len(s) < 2 or (s.steps[1:] >= s.steps[:-1]).all():
+        return s
+    keep = _current_attempt(s)
+    idx = np.argsort(s.steps, kind="stable") if keep is None else keep[np.argsort(s.steps[keep], kind="stable")]
+    return Series(s.name, s.raw_name, s.steps[idx], s.values[idx], s.source, s.locs[idx],
+                  s.loc_kind, s.step_is_index, s.rank)
+
+
+def _sides(s: Series, cur: Series) -> list[Series]:
+    """`cur` (ordered(s)) cut where the last attempt begins: its points before the step the last
+    restart went back to, and from there on. One piece without a restart."""
+    if len(cur) == len(s) or len(cur) < 2:
+        return [cur]
+    order = _file_order(s)
+    st = s.steps if order is None else s.steps[order]
+    back = np.flatnonzero(st[1:] < st[:-1])
+    cut = int(np.searchsorted(cur.steps, st[int(back[-1]) + 1]))
+    if cut == 0:
+        return [cur]
+    return [Series(cur.name, cur.raw_name, cur.steps[a:b], cur.values[a:b], cur.source, cur.locs[a:b],
+                   cur.loc_kind, cur.step_is_index, cur.rank) for a, b in ((0, cut), (cut, len(cur)))]
+
+
+def _per_side(run: Run, sides: list[Series], q: Quoter) -> list[Signal]:
+    """The loss signals of each side of a restart, read apart: the jump where a resumed job
+    starts again is neither a spike nor a divergence of either attempt (restart_jump reads it).
+    Each kind once, the strongest reading (the earlier side's on a tie)."""
+    if len(sides) == 1:
+        return _loss_signals(run, sides[0], q)
+    best: dict[str, Signal] = {}
+    for part in sides:
+        for x in _loss_signals(run, part, q) if len(part) >= 3 else []:
+            if x.kind not in best or x.strength > best[x.kind].strength:
+                best[x.kind] = x
+    return list(best.values())
+
+
+def by_step(s: Series) -> Series:
+    """Every point of the series in step order (stable: a restart's repeated steps keep the
+    artifact's order), superseded attempts included."""
     if len(s) < 2 or (s.steps[1:] >= s.steps[:-1]).all():
         return s
     idx = np.argsort(s.steps, kind="stable")
     return Series(s.name, s.raw_name, s.steps[idx], s.values[idx], s.source, s.locs[idx],
                   s.loc_kind, s.step_is_index, s.rank)
+
+
+# More backward steps than this in one series are not resumed jobs (see ordered).
+MAX_RESTARTS = 5
+
+
+def _file_order(s: Series) -> np.ndarray | None:
+    """Indices of the series' points in the artifact's order; None when that is index order."""
+    locs = s.locs
+    if len(locs) < 2 or bool((locs[1:] >= locs[:-1]).all()):
+        return None
+    return np.argsort(locs, kind="stable")
+
+
+def _current_attempt(s: Series) -> np.ndarray | None:
+    """Indices of the points no later attempt redid (see ordered), in the artifact's order; None
+    when the series has no restart or more than MAX_RESTARTS of them."""
+    order = _file_order(s)
+    st = s.steps if order is None else s.steps[order]
+    back = np.flatnonzero(st[1:] < st[:-1]) + 1         # file positions where the step goes back
+    if not len(back) or len(back) > MAX_RESTARTS:
+        return None
+    # a point is superseded when a later restart goes back to its step or below it
+    later_min = np.full(len(st), np.iinfo(np.int64).max, np.int64)
+    later_min[back - 1] = st[back]
+    later_min = np.minimum.accumulate(later_min[::-1])[::-1]
+    pos = np.flatnonzero(st < later_min)
+    return pos if order is None else order[pos]
 
 
 def _fmt(v: float) -> str:
@@ -525,7 +610,6 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
 
     out += _noisy(s, pre, q)
     out += _sawtooth(run, s, pre, q)
-    out += _restart(s, q)
     if not len(bad) and rel_drop > 0.3 and not any(x.kind in ("divergence", "oscillation", "plateau", "sawtooth_epoch") for x in out):
         txt = f"{s.name} falls {rel_drop*100:.0f}% from {_fmt(start)} to {_fmt(end_lvl)}"
         out.append(Signal("healthy", min(1.0, rel_drop / 0.6), txt,
@@ -808,6 +892,40 @@ def resume_jump(s: Series, step: int, q: "Quoter") -> Signal | None:
         return Signal("loss_jump_at_resume", min(1.0, (after / before - 1) / 0.5), txt,
                       [q.ev(s, k - 1, "loss before the resume"), q.ev(s, j, txt)], {"step": step})
     return None
+
+
+def restart_jump(s: Series, q: Quoter) -> Signal | None:
+    """The loss right after the first restart of `s` (its step going back in the artifact's
+    order, see ordered) against what the attempt before it logged at the same steps: a resume
+    that restored the model and the training state goes on from where that attempt was at
+    those steps. The max of the new attempt's first 3 points against the median of the earlier
+    attempt's first 3 at or past the step it went back to (its last 5 when it never got
+    there); > 1.2x is a jump, as in resume_jump."""
+    order = _file_order(s)
+    st = s.steps if order is None else s.steps[order]
+    back = np.flatnonzero(st[1:] < st[:-1]) + 1
+    if not len(back):
+        return None
+    fo = np.arange(len(s)) if order is None else order
+    k = int(back[0])
+    earlier = fo[:k]
+    redone = earlier[s.steps[earlier] >= st[k]]
+    ref = redone[:3] if len(redone) else earlier[-5:]
+    new = fo[k:min(k + 3, int(back[1]) if len(back) > 1 else len(fo))]
+    v = s.values
+    before, after = v[ref][np.isfinite(v[ref])], v[new][np.isfinite(v[new])]
+    if not len(before) or not len(after):
+        return None
+    b, j = float(np.median(before)), int(new[np.isfinite(v[new])][np.argmax(after)])
+    a = float(v[j])
+    if not (b > 0 and a > b * 1.2):
+        return None
+    same = "at the same steps" if len(redone) else "before it"
+    txt = (f"{s.name} jumps from {_fmt(b)} ({same}, before the restart) to {_fmt(a)} when the steps "
+           f"restart at {int(st[k])} (+{(a / b - 1) * 100:.0f}%)")
+    return Signal("loss_jump_at_resume", min(1.0, (a / b - 1) / 0.5), txt,
+                  [q.ev(s, int(ref[0]), f"{s.name} logged before the restart"), q.ev(s, j, txt)],
+                  {"step": int(st[k])})
 
 
 def resume_lr_jump(lr: Series, step: int, q: "Quoter") -> Signal | None:

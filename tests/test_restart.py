@@ -1,0 +1,76 @@
+"""A job resumed from a checkpoint writes its steps again: the run is read as it stands (the
+attempt that followed redid those steps), each side of the restart judged on its own, and the
+two attempts compared at the steps both logged."""
+import math
+
+import numpy as np
+
+from mltdbg.analyzers.analyze import analyze
+from mltdbg.analyzers.curves import MAX_RESTARTS, ordered
+from mltdbg.analyzers.ingest import ingest
+from mltdbg.analyzers.model import Series
+from mltdbg.playbooks.diagnose import diagnose as diagnose_paths
+
+
+def _curve(step: int) -> float:
+    return 0.2 + 1.9 * math.exp(-step / 60)
+
+
+def _write(path, rows):
+    path.write_text("".join(f"step={s} loss={v:.4f}\n" for s, v in rows))
+
+
+def test_a_resume_that_lost_the_training_state_is_a_jump_not_a_divergence(tmp_path):
+    # steps 1..300 fall to 0.20; resumed at 201 the loss starts again at 1.52 and falls slowly
+    rows = [(s, _curve(s)) for s in range(1, 301)] + [(s, 1.52 * 0.999 ** (s - 201)) for s in range(201, 500)]
+    _write(tmp_path / "train.log", rows)
+    sig = {x.kind: x for x in analyze(ingest([tmp_path]))}
+    for wrong in ("divergence", "loss_spike", "sawtooth_epoch", "oscillation", "healthy"):
+        assert wrong not in sig, sig[wrong].summary
+    assert sig["step_restart"].data["step"] == 201
+    jump = sig["loss_jump_at_resume"]
+    assert jump.data["step"] == 201 and jump.strength == 1.0
+    # compared with what the first attempt logged at step 201 (line 201), not at step 300
+    assert [e.line for e in jump.evidence] == [201, 301]
+    assert "at the same steps" in jump.summary
+    d = diagnose_paths([str(tmp_path)], [])
+    assert d.hypotheses[0].id == "resume_mismatch"
+
+
+def test_a_resume_that_carries_on_is_neither_a_jump_nor_a_saw(tmp_path):
+    rng = np.random.default_rng(3)
+    rows = [(s, _curve(s) + rng.normal(0, 0.005)) for s in range(1, 301)]
+    rows += [(s, _curve(s) + rng.normal(0, 0.005)) for s in range(201, 500)]
+    _write(tmp_path / "train.log", rows)
+    sig = {x.kind: x for x in analyze(ingest([tmp_path]))}
+    assert "step_restart" in sig and "healthy" in sig
+    for wrong in ("loss_jump_at_resume", "loss_spike", "sawtooth_epoch", "oscillation", "divergence", "noisy_loss"):
+        assert wrong not in sig, sig[wrong].summary
+
+
+def test_a_nan_only_the_attempt_before_the_resume_wrote_is_still_cited(tmp_path):
+    # the first attempt blew up at step 290 (why it was resumed); the second ran clean from 201
+    rows = [(s, float("nan") if s >= 290 else _curve(s)) for s in range(1, 296)]
+    rows += [(s, _curve(s)) for s in range(201, 500)]
+    _write(tmp_path / "train.log", rows)
+    nan = {x.kind: x for x in analyze(ingest([tmp_path]))}["nonfinite"]
+    assert nan.data["step"] == 290 and nan.evidence[0].line == 290
+    assert nan.evidence[1].line == 289       # the last finite value the same attempt wrote
+
+
+def test_a_jump_in_one_term_of_a_multi_term_loss_is_read(tmp_path):
+    # the weights of one head were not restored: its term jumps, the total barely moves
+    rows = [f"step={s} loss={_curve(s):.4f} contrastive_loss={0.9 - s / 1000:.4f}\n" for s in range(1, 101)]
+    rows += [f"step={s} loss={_curve(s) * 1.05:.4f} contrastive_loss={7.4 - s / 1000:.4f}\n" for s in range(81, 160)]
+    (tmp_path / "train.log").write_text("".join(rows))
+    jump = {x.kind: x for x in analyze(ingest([tmp_path]))}["loss_jump_at_resume"]
+    assert jump.data["step"] == 81 and jump.evidence[-1].metric == "contrastive_loss"
+
+
+def test_many_backward_steps_are_not_resumes_and_keep_every_point():
+    steps = np.tile(np.arange(10), MAX_RESTARTS + 2)     # a counter that starts again every segment
+    s = Series("loss", "loss", steps, np.arange(len(steps), dtype=float), "a.log", np.arange(len(steps)) + 1)
+    assert len(ordered(s)) == len(steps)
+    two = Series("loss", "loss", np.r_[np.arange(10), np.arange(5, 12)], np.arange(17.0), "a.log", np.arange(17) + 1)
+    kept = ordered(two)
+    assert kept.steps.tolist() == list(range(12)) and kept.locs.tolist() == [1, 2, 3, 4, 5] + list(range(11, 18))
