@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mltdbg.analyzers.curves import Quoter, ordered, restart_jump, resume_jump, resume_lr_jump
+from mltdbg.analyzers.curves import Quoter, loss_terms, ordered, restart_jump, resume_jump, resume_lr_jump
 from mltdbg.analyzers.model import LOC_LINE, Run, Series, Signal
 
 
@@ -98,8 +98,6 @@ def _resume_jumps(run: Run, signals: list[Signal]) -> list[Signal]:
     on the loss and on each other training loss term (a GAN's or a multi-term model's
     `contrastive loss`), the largest jump kept."""
     loss, lr = run.metric("loss"), run.metric("lr")
-    if loss is None and lr is None:
-        return []
     s = ordered(loss) if loss is not None else None
     lrs = ordered(lr) if lr is not None else None
     q = Quoter(run)
@@ -117,15 +115,10 @@ def _resume_jumps(run: Run, signals: list[Signal]) -> list[Signal]:
             seen.add(st)
             jump = resume_jump(s, st, q) if s is not None and sig.kind == "log:resume" else None
             if sig.kind == "step_restart":
-                terms = [x for x in run.series if "loss" in x.name and not x.name.startswith(_HELD_OUT)
-                         and len(x) >= 2]
-                jumps = [j for j in (restart_jump(x, q) for x in terms) if j is not None]
+                jumps = [j for j in (restart_jump(x, q) for x in loss_terms(run)) if j is not None]
                 jump = max(jumps, key=lambda j: j.strength, default=None)
             for j in (jump, resume_lr_jump(lrs, st, q) if lrs is not None else None):
                 if j is not None:
                     out.append(j)
     return out
 
-
-# Loss series measured on held-out data: a restart's jump is read from the training loss terms.
-_HELD_OUT = ("val", "eval", "test", "valid", "dev")

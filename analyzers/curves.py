@@ -143,6 +143,9 @@ def _curve_signals(run: Run) -> list[Signal]:
                 and not np.isfinite(loss.values).all():
             # a NaN that only the attempt before a resume wrote: the reason it was resumed
             out += [x for x in _loss_signals(run, by_step(loss), quote) if x.kind.startswith("nonfinite")]
+    elif loss is None:
+        # no total printed, only the terms of a multi-term loss: a restart is read from them
+        out += next((r for r in (_restart(x, quote) for x in loss_terms(run)) if r), [])
     if not any(x.kind == "nonfinite" for x in out):
         # a loss too short for a curve ("loss=nan" printed once, one point in another file), or one
         # term of a multi-term loss (`'loss_box_reg': inf` while the total was still finite): the
@@ -177,6 +180,17 @@ def _curve_signals(run: Run) -> list[Signal]:
 
 
 # ---------------------------------------------------------------- helpers
+
+# Loss series measured on held-out data (read apart from the training loss and its terms).
+_HELD_OUT = ("val", "eval", "test", "valid", "dev")
+
+
+def loss_terms(run: Run) -> list[Series]:
+    """The training loss and the terms of a multi-term loss (`contrastive_loss`, a GAN's `g_loss`),
+    not the held-out ones, in the run's order."""
+    return [x for x in run.series if "loss" in x.name and not x.name.startswith(_HELD_OUT)
+            and x.name != "loss_scale" and len(x) >= 2]
+
 
 def primary(run: Run, name: str) -> Series | None:
     """The series a curve analyzer reads for a name: Run.metric's (the longest), unless it is

@@ -21,7 +21,7 @@ _VAL_PREFIXES = ("val/", "val_", "valid/", "valid_", "validation/", "validation_
 
 _ALIASES = {
     "loss": "loss", "train_loss": "loss", "training_loss": "loss", "total_loss": "loss",
-    "avg_loss": "loss", "mean_loss": "loss", "loss_epoch": "loss", "loss_step": "loss",
+    "avg_loss": "loss", "mean_loss": "loss", "lm_loss": "loss", "loss_epoch": "loss", "loss_step": "loss",
     "grad_norm": "grad_norm", "gradient_norm": "grad_norm", "total_norm": "grad_norm",
     "gnorm": "grad_norm", "grad_norm_total": "grad_norm", "global_grad_norm": "grad_norm",
     "grad-norm": "grad_norm", "grads_norm": "grad_norm", "norm": "grad_norm",
@@ -43,6 +43,13 @@ _ALIASES = {
     "mem": "memory", "memory": "memory", "max_memory_allocated": "memory", "gpu_mem": "memory",
 }
 _VAL_ALIASES = {"loss": "val_loss", "accuracy": "val_accuracy", "perplexity": "val_perplexity"}
+
+# Words that say how a printed loss, accuracy or perplexity was averaged or when it was taken, not what
+# it measures: "running_loss", "Average loss", "epoch_acc", "loss_avg", "avg_train_loss" are the
+# training loss and accuracy (the curve analyzers read them as such), "epoch_val_loss" the val loss.
+_AVERAGING = ("running", "average", "avg", "ave", "mean", "batch", "epoch", "step", "iter", "iteration",
+              "smoothed", "smooth", "moving", "ema", "current", "cur", "overall", "total", "global")
+_AVERAGED = {"loss", "val_loss", "accuracy", "val_accuracy", "perplexity", "val_perplexity"}
 
 _SEP = re.compile(r"[\s]+")
 # What follows "grad_" in a setting or counter, not a layer's gradient norm.
@@ -78,6 +85,14 @@ def normalize(raw: str) -> str:
     for suf in ("_epoch", "_step", "/epoch", "/step"):
         if n.endswith(suf) and n[: -len(suf)] in _ALIASES:
             return _ALIASES[n[: -len(suf)]]
+    # "running_loss", "epoch_acc", "loss_avg", "avg_train_loss": an averaging word before or after a
+    # loss, accuracy or perplexity name
+    head, sep, tail = n.partition("_")
+    if sep and head in _AVERAGING and normalize(tail) in _AVERAGED:
+        return normalize(tail)
+    head, sep, tail = n.rpartition("_")
+    if sep and tail in _AVERAGING and normalize(head) in _AVERAGED:
+        return normalize(head)
     # per-layer gradient norms keep their layer: "grad_norm/encoder.0" -> "grad_norm/encoder.0"
     # (not the settings and counters named after gradients: grad_accum, grad_clip_norm, grad_steps)
     for p in ("grad_norm/", "grad_norm_", "grad_norm.", "gradient_norm/", "grad/", "grads/", "grad_"):

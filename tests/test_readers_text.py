@@ -775,3 +775,24 @@ def test_a_table_named_file_with_metrics_in_it_is_not_warned_about(tmp_path):
     for name in ("a.csv", "b.jsonl"):
         run = ingest([tmp_path / name])
         assert run.series and not run.warnings, (name, run.warnings)
+
+
+@pytest.mark.parametrize("printed", ["running loss", "Average loss", "running_loss", "epoch_loss", "batch_loss",
+                                     "loss_avg", "avg_train_loss", "lm loss", "Current loss", "the loss"])
+def test_a_loss_named_for_how_it_was_averaged_is_the_training_loss(tmp_path, printed):
+    (tmp_path / "train.log").write_text("".join(f"step {i} {printed}: {2.5 - i / 10}\n" for i in range(1, 6)))
+    (s,) = ingest([tmp_path]).series
+    assert s.name == "loss" and s.values.tolist() == [2.4, 2.3, 2.2, 2.1, 2.0]
+
+
+def test_each_term_of_a_multi_term_loss_is_its_own_series(tmp_path):
+    # DASR's log: two terms on one line; read as one 'loss' they made two values a step
+    (tmp_path / "train.log").write_text("".join(
+        f"Epoch: [0158][{k * 6400}/31050]\tLoss [SR loss: {9.7 + k / 100:.3f} | contrastive loss: {0.9 + k / 100:.3f} ]\n"
+        for k in range(1, 4)))
+    (tmp_path / "gan.log").write_text("Epoch 3 D loss: 0.61 G loss: 2.3\nEpoch 4 D loss: 0.6 G loss: 2.2\n")
+    by = {s.name: s for s in ingest([tmp_path]).series}
+    assert by["sr_loss"].values.tolist() == [9.71, 9.72, 9.73] and by["sr_loss"].raw_name == "SR loss"
+    assert by["contrastive_loss"].values.tolist() == [0.91, 0.92, 0.93]
+    assert by["d_loss"].values.tolist() == [0.61, 0.6] and by["g_loss"].values.tolist() == [2.3, 2.2]
+    assert "loss" not in by

@@ -74,3 +74,16 @@ def test_many_backward_steps_are_not_resumes_and_keep_every_point():
     two = Series("loss", "loss", np.r_[np.arange(10), np.arange(5, 12)], np.arange(17.0), "a.log", np.arange(17) + 1)
     kept = ordered(two)
     assert kept.steps.tolist() == list(range(12)) and kept.locs.tolist() == [1, 2, 3, 4, 5] + list(range(11, 18))
+
+
+def test_a_restart_is_read_from_the_terms_when_no_total_loss_is_printed(tmp_path):
+    # DASR resumed at epoch 158: the contrastive term jumps 0.92 -> 7.46, the SR term does not
+    line = "Epoch: [0158][{}/31050]\tLoss [SR loss: {} | contrastive loss: {} ]\tTime [ 145.0 s]\n"
+    rows = [(6400, 9.753, 0.892), (12800, 9.747, 0.920), (19200, 9.722, 0.918), (6400, 9.598, 7.457),
+            (12800, 9.590, 7.301)]
+    (tmp_path / "train.log").write_text("".join(line.format(*r) for r in rows))
+    sig = {x.kind: x for x in analyze(ingest([tmp_path]))}
+    assert sig["step_restart"].data["step"] == 6400
+    jump = sig["loss_jump_at_resume"]
+    assert jump.evidence[-1].metric == "contrastive_loss" and jump.evidence[-1].value == 7.457
+    assert [e.line for e in jump.evidence] == [1, 4]

@@ -26,7 +26,7 @@ import numpy as np
 
 from mltdbg.analyzers.readers.textlog.arrays import (CHUNK, PAD, Masked, by_code, digits_value, find_byte,
                                                      group_rows, raw_bytes_at, rows_of, scale_pow10, split_halves)
-from mltdbg.analyzers.readers.textlog.vocabulary import PAIR_NAMES, PREFIX_WORDS, UNITS, qualified_pair
+from mltdbg.analyzers.readers.textlog.vocabulary import PAIR_NAMES, PREFIX_WORDS, UNITS, loss_term, qualified_pair
 
 
 # Bytes examined before / after an anchor. Most keys and numbers fit the short window;
@@ -72,7 +72,8 @@ def _key_shape(masked: bytes):
     if pre:
         full = (pre + b" " + key).lower()
         if pre.lower().decode() in PREFIX_WORDS or full.decode() in PAIR_NAMES \
-                or qualified_pair(pre.decode(errors="replace"), key.decode(errors="replace")):
+                or qualified_pair(pre.decode(errors="replace"), key.decode(errors="replace")) \
+                or loss_term(pre.decode(errors="replace"), key.decode(errors="replace")):
             pre_len = len(pre) + 1
         else:
             start = m.start("key")

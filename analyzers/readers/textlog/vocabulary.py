@@ -33,6 +33,22 @@ FILE_EXTS = (".py", ".pyx", ".c", ".cc", ".cpp", ".cu", ".h", ".hpp", ".js", ".r
 # Words that may precede a key with one space ("val loss", "Train Acc", "lm loss").
 PREFIX_WORDS = {"train", "training", "val", "valid", "validation", "eval", "evaluation", "test",
                 "dev", "avg", "average", "mean", "total", "running", "best", "global"}
+# Any other word before "loss" names a term of a multi-term loss ("SR loss: 9.75 | contrastive loss:
+# 0.89", a GAN's "D loss" and "G loss"): the pair is one name, else every term would land in one
+# series called loss, two or more values a step. Except these words, which do not name a term: the
+# loss itself ("the loss", "final loss", "lowest loss") keeps its name.
+NOT_A_TERM = {"the", "a", "an", "my", "our", "your", "its", "this", "that", "new", "final", "last", "lowest",
+              "highest", "min", "max", "minimum", "maximum", "got", "get", "gets", "has", "have", "had",
+              "reached", "reaches", "no", "nan", "inf", "is", "was", "are", "were", "current", "batch",
+              "epoch", "step", "iter", "iteration", "itr", "smoothed", "smooth", "moving", "ema", "overall"}
+
+
+def loss_term(pre: str, key: str) -> bool:
+    """`pre key` names one term of a multi-term loss (see NOT_A_TERM)."""
+    low = pre.lower()
+    return key.lower() == "loss" and low not in NOT_A_TERM and low not in DENY_KEYS
+
+
 # Two-word names whose second word alone would mean something else.
 PAIR_NAMES = {"learning rate", "grad norm", "gradient norm", "loss scale", "max mem"}
 # Words that may follow a known metric name with one space ("Loss error: 0.8", "Accuracy score: 0.1").
