@@ -50,7 +50,9 @@ _INPUT_WEIGHT = re.compile(r"Input type \((?:torch\.)?(cuda\.)?(\w+)\) and weigh
 
 # Accelerator memory exhausted, in the wordings of torch (CUDA, HIP, MPS), cuBLAS/cuDNN and TF/XLA;
 # also read by the cross-rank view (crossrank.py) to say which rank ran out.
-CUDA_OOM = _P(r"CUDA out of memory|OutOfMemoryError|CUDA error: out of memory|HIP out of memory"
+# (Ray's and the JVM's OutOfMemoryError are the host's memory: see log:host_oom)
+CUDA_OOM = _P(r"CUDA out of memory|(?<!Ray)(?<!java\.lang\.)OutOfMemoryError(?!: Java heap)"
+              r"|CUDA error: out of memory|HIP out of memory"
               r"|CUBLAS_STATUS_ALLOC_FAILED|CUDNN_STATUS_ALLOC_FAILED|cudaErrorMemoryAllocation"
               r"|MPS backend out of memory|RESOURCE_EXHAUSTED: Out of memory|OOM when allocating tensor")
 
@@ -61,6 +63,8 @@ DETECTORS: list[_Det] = [
          None),
     # --- host memory / SIGKILL
     _Det("log:host_oom", _P(r"DefaultCPUAllocator: can't allocate memory|Cannot allocate memory|std::bad_alloc"
+                            r"|RayOutOfMemoryError|running low on memory|java\.lang\.OutOfMemoryError"
+                            r"|OutOfMemoryError: Java heap"
                             r"|\bMemoryError\b|Out of memory: Kill(?:ed)? process|oom[-_ ]kill|OOMKilled"
                             r"|cgroup out-of-memory|is killed by signal: Killed|Signal 9 \(SIGKILL\)"
                             r"|exit ?code\s*[:=]?\s*(?:-9|137)\b|exit status\s*[:=]?\s*137\b|exitcode\s*:\s*-9\b"

@@ -390,3 +390,17 @@ def test_rank_lines_mpirun_tags():
     art = TextArtifact("m.log", Path("m.log"), "log", "[1,0]<stdout>:hello\n[1,1]<stderr>:x\n")
     assert {k: v.tolist() for k, v in rank_lines(art).items()} == {0: [1], 1: [2]}
     assert isinstance(rank_lines(art)[0], np.ndarray)
+
+
+@pytest.mark.parametrize("line, kind", [
+    ("ray.memory_monitor.RayOutOfMemoryError: More than 95% of the memory on node abc is used (29.1 / 30.6 GB).",
+     "log:host_oom"),
+    ("java.lang.OutOfMemoryError: Java heap space", "log:host_oom"),
+    ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB", "log:cuda_oom"),
+    ("torch.cuda.OutOfMemoryError: Tried to allocate 20.00 MiB", "log:cuda_oom"),
+])
+def test_an_out_of_memory_error_is_the_memory_it_names(line, kind):
+    # Ray's and the JVM's OutOfMemoryError are the host's memory, torch's the GPU's
+    sigs = signals(run_of(("err.log", f"Traceback (most recent call last):\n  File \"x.py\", line 1\n{line}\n")))
+    other = {"log:host_oom": "log:cuda_oom", "log:cuda_oom": "log:host_oom"}[kind]
+    assert kind in sigs and other not in sigs
