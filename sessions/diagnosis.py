@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from mltdbg.analyzers.crossrank import cross_rank, view_record
+from mltdbg.analyzers.curves import primary
 from mltdbg.playbooks.diagnose import diagnose
 from mltdbg.sessions.events import DiagnosisMade
 from mltdbg.sessions.history import repo_lessons
@@ -68,11 +69,15 @@ def hypothesis_extras(h: Any) -> dict[str, Any]:
 
 
 def metric_series(run: Any) -> dict[str, tuple[Any, Any]]:
-    """{metric: (steps, values)} for the plotted metrics of a Run (the first series of each name)."""
+    """{metric: (steps, values)} for the plotted metrics of a Run: of the series of each name, the one
+    the curve analyzers read (curves.primary: the longest, or the one that went non-finite: a NaN in
+    a restarted job's second event file, in one of many logs), so that the marks sit on the curve
+    they were found on. Every point of it, a restart's both sides included."""
     out: dict[str, tuple[Any, Any]] = {}
-    for s in run.series:
-        if s.name in PLOTTED_METRICS and s.name not in out:
-            out[s.name] = (s.steps, s.values)
+    for name in PLOTTED_METRICS:
+        s = primary(run, name)
+        if s is not None:
+            out[name] = (s.steps, s.values)
     return out
 
 

@@ -2,6 +2,7 @@
 the recorded plots, the lesson draft, context packages."""
 import datetime as dt
 import json
+import math
 
 import pytest
 
@@ -9,7 +10,7 @@ from mltdbg.analyzers.model import Signal
 from mltdbg.playbooks.context import ContextError, load_context
 from mltdbg.sessions import Session
 from mltdbg.sessions.demo import make_demo_repo
-from mltdbg.sessions.diagnosis import diagnose_session, diagnosis_inputs
+from mltdbg.sessions.diagnosis import diagnose_session, diagnosis_inputs, metric_series
 from mltdbg.sessions.events import DiagnosisMade
 from mltdbg.sessions.lesson import lesson_draft, lesson_files, split_lesson
 from mltdbg.sessions.log import Event
@@ -52,6 +53,21 @@ def test_diagnose_session_records_what_replay_draws(demo_session):
     assert rec.hypotheses[0].id == "missing_zero_grad" and rec.hypotheses[0].instrumentation == top["instrumentation"]
     series, baseline, _ = recorded_series(rec.plots)
     assert set(series) == set(r.series) and baseline == {}
+
+
+def test_the_plot_draws_the_loss_the_analyzers_read_and_marks_its_nan(tmp_path):
+    # two logs: the first (in the run's order) short and clean, the second where the NaN is
+    from mltdbg.analyzers.ingest import ingest
+    from mltdbg.playbooks.diagnose import diagnose
+    (tmp_path / "a_eval.log").write_text("".join(f"step={s} loss={2 - s / 100:.3f}\n" for s in range(1, 6)))
+    (tmp_path / "b_train.log").write_text("".join(f"step={s} loss={'nan' if s == 40 else f'{2 - s / 100:.3f}'}\n"
+                                                  for s in range(1, 60)))
+    assert [s.source for s in ingest([tmp_path]).series if s.name == "loss"][0] == "a_eval.log"
+    steps, values = metric_series(ingest([tmp_path]))["loss"]
+    assert len(steps) == 59 and math.isnan(values[39])
+    d = diagnose([str(tmp_path)], [])
+    nan = next(s for s in d.signals if s.kind == "nonfinite")
+    assert nan.evidence[0].source == "b_train.log" and nan.data["step"] == 40
 
 
 def test_recorded_series_splits_the_baseline_and_keeps_each_mark_once():
