@@ -219,3 +219,31 @@ def test_counter_log_over_its_bytes_budget_is_thinned(tmp_path, monkeypatch):
     assert acc.peak_segs < full_acc.peak_segs // 2 and acc.held_bytes <= acc.byte_limit
     for t, f in zip(thin, full):
         assert (t.name, t.rank) == (f.name, f.rank) and points(t) <= points(f)
+
+
+@pytest.mark.parametrize("writer", [write_steps, write_epochs])
+def test_a_log_scanned_in_worker_processes_reads_as_on_threads(tmp_path, monkeypatch, writer):
+    """The scan of a big log runs in forked processes (textlog.PROCESS_MIN_BYTES; lowered here,
+    with small blocks and a small sparse-text threshold so the word finder travels too): the
+    series, the warnings and the kept text are the threads' to the last point."""
+    path = tmp_path / "train.log"
+    writer(path)
+    with open(path, "a") as f:
+        f.write("RuntimeError: a line the sparse text keeps\n")
+    monkeypatch.setattr(textlog, "BLOCK_BYTES", 64 * 1024)
+    monkeypatch.setattr(textlog, "SPARSE_TEXT_BYTES", 256 * 1024)
+    monkeypatch.setattr(textlog, "PROCESS_MIN_BYTES", 1 << 60)
+    threads = read(path)
+    monkeypatch.setattr(textlog, "PROCESS_MIN_BYTES", 0)
+    forked: list[bool] = []
+    real = textlog._prepared
+    monkeypatch.setattr(textlog, "_prepared", lambda b, p, i, processes=False: (forked.append(processes), real(b, p, i, processes))[1])
+    procs = read(path)
+    assert forked == [textlog._forks()]
+    assert procs.warnings == threads.warnings and procs.texts[0].text == threads.texts[0].text
+    assert "RuntimeError: a line the sparse text keeps" in procs.texts[0].text
+    assert len(procs.series) == len(threads.series) > 0
+    for a, b in zip(threads.series, procs.series):
+        assert (a.name, a.raw_name, a.rank, a.step_is_index) == (b.name, b.raw_name, b.rank, b.step_is_index)
+        assert np.array_equal(a.steps, b.steps) and np.array_equal(a.locs, b.locs)
+        assert np.array_equal(a.values, b.values, equal_nan=True)
