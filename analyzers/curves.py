@@ -231,11 +231,11 @@ def ordered(s: Series) -> Series:
 
     Interleaving both attempts by step instead reads a resume as a saw (0.20, 1.52, 0.20, 1.52:
     spikes, divergence, a period of 2 points). The points left out are still in the Series the
-    readers made (the plot shows both sides); _restart flags the restart itself,
-    restart_jump compares the two attempts at the steps both logged, and curve_signals cites a
-    NaN that only the earlier attempt wrote. More than
-    MAX_RESTARTS backward steps are not resumes (two writers' lines out of order, a counter that
-    starts again every segment): those series keep every point, stably sorted by step."""
+    readers made (the plot shows both sides); _restart flags the restart itself, restart_jump
+    compares the two attempts at the steps both logged, and curve_signals cites a NaN that only
+    the earlier attempt wrote. More than MAX_RESTARTS backward steps are not resumes (two
+    writers' lines out of order, a counter that starts again every segment): those series keep
+    every point, stably sorted by step."""
     if len(s) < 2 or (s.steps[1:] >= s.steps[:-1]).all():
         return s
     keep = _current_attempt(s)
@@ -262,7 +262,8 @@ def _sides(s: Series, cur: Series) -> list[Series]:
 def _per_side(run: Run, sides: list[Series], q: Quoter) -> list[Signal]:
     """The loss signals of each side of a restart, read apart: the jump where a resumed job
     starts again is neither a spike nor a divergence of either attempt (restart_jump reads it).
-    Each kind once, the strongest reading (the earlier side's on a tie)."""
+    Each kind once, the strongest reading (the earlier side's on a tie); not "healthy" when either
+    side diverged, oscillated, stalled or went non-finite."""
     if len(sides) == 1:
         return _loss_signals(run, sides[0], q)
     best: dict[str, Signal] = {}
@@ -270,6 +271,8 @@ def _per_side(run: Run, sides: list[Series], q: Quoter) -> list[Signal]:
         for x in _loss_signals(run, part, q) if len(part) >= 3 else []:
             if x.kind not in best or x.strength > best[x.kind].strength:
                 best[x.kind] = x
+    if best.keys() & {"divergence", "oscillation", "plateau", "sawtooth_epoch", "nonfinite"}:
+        best.pop("healthy", None)
     return list(best.values())
 
 

@@ -87,3 +87,11 @@ def test_a_restart_is_read_from_the_terms_when_no_total_loss_is_printed(tmp_path
     jump = sig["loss_jump_at_resume"]
     assert jump.evidence[-1].metric == "contrastive_loss" and jump.evidence[-1].value == 7.457
     assert [e.line for e in jump.evidence] == [1, 4]
+
+
+def test_a_resumed_run_that_diverged_after_the_resume_is_not_also_healthy(tmp_path):
+    # the first attempt fell cleanly; the resumed one (from step 201) climbs to the end
+    rows = [(s, _curve(s)) for s in range(1, 301)] + [(s, _curve(s) * (1 + (s - 200) / 60)) for s in range(201, 500)]
+    _write(tmp_path / "train.log", rows)
+    sig = {x.kind: x for x in analyze(ingest([tmp_path]))}
+    assert "divergence" in sig and "healthy" not in sig
