@@ -778,7 +778,8 @@ def test_a_table_named_file_with_metrics_in_it_is_not_warned_about(tmp_path):
 
 
 @pytest.mark.parametrize("printed", ["running loss", "Average loss", "running_loss", "epoch_loss", "batch_loss",
-                                     "loss_avg", "avg_train_loss", "lm loss", "Current loss", "the loss"])
+                                     "loss_avg", "avg_train_loss", "lm loss", "Current loss", "the loss",
+                                     "INFO loss", "Model loss"])
 def test_a_loss_named_for_how_it_was_averaged_is_the_training_loss(tmp_path, printed):
     (tmp_path / "train.log").write_text("".join(f"step {i} {printed}: {2.5 - i / 10}\n" for i in range(1, 6)))
     (s,) = ingest([tmp_path]).series

@@ -40,7 +40,10 @@ PREFIX_WORDS = {"train", "training", "val", "valid", "validation", "eval", "eval
 NOT_A_TERM = {"the", "a", "an", "my", "our", "your", "its", "this", "that", "new", "final", "last", "lowest",
               "highest", "min", "max", "minimum", "maximum", "got", "get", "gets", "has", "have", "had",
               "reached", "reaches", "no", "nan", "inf", "is", "was", "are", "were", "current", "batch",
-              "epoch", "step", "iter", "iteration", "itr", "smoothed", "smooth", "moving", "ema", "overall"}
+              "epoch", "step", "iter", "iteration", "itr", "smoothed", "smooth", "moving", "ema", "overall",
+              # a log record's level or a whole model's name in front of its loss
+              "info", "debug", "warning", "warn", "error", "critical", "notice", "trace", "fatal",
+              "model", "net", "network"}
 
 
 def loss_term(pre: str, key: str) -> bool:
