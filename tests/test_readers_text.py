@@ -797,3 +797,30 @@ def test_each_term_of_a_multi_term_loss_is_its_own_series(tmp_path):
     assert by["contrastive_loss"].values.tolist() == [0.91, 0.92, 0.93]
     assert by["d_loss"].values.tolist() == [0.61, 0.6] and by["g_loss"].values.tolist() == [2.3, 2.2]
     assert "loss" not in by
+
+
+def test_a_history_printed_as_lists_is_read_whole(tmp_path):
+    # print(history.history) from Keras, and a numpy array of losses printed over two lines
+    (tmp_path / "out.log").write_text(
+        "Epoch 4/4\n"
+        "{'loss': [0.6931, 0.6930, 0.6932, 0.6931], 'accuracy': [0.5, 0.51, 0.49, 0.5], "
+        "'val_loss': [0.6932, 0.6931, 0.6931, nan]}\n"
+        "milestones: [30, 60, 90]  betas = [0.9, 0.999]\n"
+        "d_loss = [1.38 1.02 0.71\n 0.55 0.43]\n")
+    run = ingest([tmp_path])
+    by = {s.name: s for s in run.series}
+    assert by["loss"].values.tolist() == [0.6931, 0.6930, 0.6932, 0.6931] and by["loss"].step_is_index
+    assert by["accuracy"].values.tolist() == [0.5, 0.51, 0.49, 0.5]
+    assert math.isnan(by["val_loss"].values[3]) and by["val_loss"].locs.tolist() == [2, 2, 2, 2]
+    assert by["d_loss"].values.tolist() == [1.38, 1.02, 0.71, 0.55, 0.43]
+    assert by["d_loss"].locs.tolist() == [4, 4, 4, 5, 5]        # each number's own line
+    assert [s.name for s in run.series].count("loss") == 1      # not also the one point read before
+    assert all(len(by[k]) == 1 for k in ("milestones", "betas") if k in by)   # settings, not histories
+
+
+def test_a_list_that_never_closes_is_given_up_in_linear_time():
+    from mltdbg.analyzers.model import TextArtifact
+    from mltdbg.analyzers.readers.textlog.lists import list_series
+    text = "loss: [" + " ".join(["1234567"] * 20_000) + "\n"
+    art = TextArtifact("a.log", Path("a.log"), "log", text)
+    assert list_series(art) == []    # a regex that could split each number's digits two ways took minutes

@@ -26,6 +26,7 @@ Where things live:
   scan.py        the byte scanner: anchors, keys and numbers, progress counters, rank prefixes
   tables.py      whitespace-aligned metric tables
   darknet.py     darknet's training line (each value before its name)
+  lists.py       a history printed as one list (Keras' history dict, a printed array of losses)
   assemble.py    anchors -> steps per line -> Series (LogMetrics: a block at a time)
   sparse.py      what a big log's text keeps (SparseText, WordFinder)
 This module is the reader entry: `sniff(path, head)` and `read(path, rel, run)`; `read_text_only` keeps
@@ -55,6 +56,7 @@ from mltdbg.analyzers.readers.textlog.arrays import (find_byte, one_thread, rele
                                                      small_pages)
 from mltdbg.analyzers.readers.textlog.assemble import MAX_METRIC_LINE, LogMetrics, prepare_block, prepare_files
 from mltdbg.analyzers.readers.textlog.kind import table_name, text_kind
+from mltdbg.analyzers.readers.textlog.lists import with_lists
 from mltdbg.analyzers.readers.textlog.sparse import (HEAD_BYTES, INDEX_EVERY, MID_CAP, MID_WORDS, SPARSE_TEXT_BYTES,
                                                      TAIL_BYTES, SparseText, WordFinder, compact_starts, keep_lines,
                                                      open_blocks, sparse_block)
@@ -430,7 +432,7 @@ def _read_log_blocks(path: Path, rel: str, run: Run, gz: bool, metrics: bool, re
             art._starts = np.concatenate([np.zeros(1, np.int64)] + [n_ + (o + 1) for n_, o in zip(nls, off)])
         run.texts.append(art)
         if kind == "log":
-            run.series.extend(series)
+            run.series.extend(with_lists(art, series))
         return
     tail_from = size - TAIL_BYTES
     for d, n_, l0, o0, h in pending:
