@@ -181,14 +181,11 @@ def _curve_signals(run: Run) -> list[Signal]:
 
 # ---------------------------------------------------------------- helpers
 
-# Loss series measured on held-out data (read apart from the training loss and its terms).
-_HELD_OUT = ("val", "eval", "test", "valid", "dev")
-
-
 def loss_terms(run: Run) -> list[Series]:
     """The training loss and the terms of a multi-term loss (`contrastive_loss`, a GAN's `g_loss`),
-    not the held-out ones, in the run's order."""
-    return [x for x in run.series if "loss" in x.name and not x.name.startswith(_HELD_OUT)
+    not the held-out ones (names.normalize gives every eval/test/dev name the val_ prefix), in
+    the run's order."""
+    return [x for x in run.series if "loss" in x.name and not x.name.startswith("val_")
             and x.name != "loss_scale" and len(x) >= 2]
 
 
@@ -239,7 +236,12 @@ def ordered(s: Series) -> Series:
     if len(s) < 2 or (s.steps[1:] >= s.steps[:-1]).all():
         return s
     keep = _current_attempt(s)
-    idx = np.argsort(s.steps, kind="stable") if keep is None else keep[np.argsort(s.steps[keep], kind="stable")]
+    return _take(s, np.argsort(s.steps, kind="stable") if keep is None
+                 else keep[np.argsort(s.steps[keep], kind="stable")])
+
+
+def _take(s: Series, idx: np.ndarray | slice) -> Series:
+    """The points `idx` of `s` (indices or a slice), as a Series of the same name and source."""
     return Series(s.name, s.raw_name, s.steps[idx], s.values[idx], s.source, s.locs[idx],
                   s.loc_kind, s.step_is_index, s.rank)
 
@@ -249,14 +251,11 @@ def _sides(s: Series, cur: Series) -> list[Series]:
     restart went back to, and from there on. One piece without a restart."""
     if len(cur) == len(s) or len(cur) < 2:
         return [cur]
-    order = _file_order(s)
-    st = s.steps if order is None else s.steps[order]
-    back = np.flatnonzero(st[1:] < st[:-1])
-    cut = int(np.searchsorted(cur.steps, st[int(back[-1]) + 1]))
+    _, st, back = _file_steps(s)
+    cut = int(np.searchsorted(cur.steps, st[int(back[-1])]))
     if cut == 0:
         return [cur]
-    return [Series(cur.name, cur.raw_name, cur.steps[a:b], cur.values[a:b], cur.source, cur.locs[a:b],
-                   cur.loc_kind, cur.step_is_index, cur.rank) for a, b in ((0, cut), (cut, len(cur)))]
+    return [_take(cur, slice(0, cut)), _take(cur, slice(cut, len(cur)))]
 
 
 def _per_side(run: Run, sides: list[Series], q: Quoter) -> list[Signal]:
@@ -281,9 +280,7 @@ def by_step(s: Series) -> Series:
     artifact's order), superseded attempts included."""
     if len(s) < 2 or (s.steps[1:] >= s.steps[:-1]).all():
         return s
-    idx = np.argsort(s.steps, kind="stable")
-    return Series(s.name, s.raw_name, s.steps[idx], s.values[idx], s.source, s.locs[idx],
-                  s.loc_kind, s.step_is_index, s.rank)
+    return _take(s, np.argsort(s.steps, kind="stable"))
 
 
 # More backward steps than this in one series are not resumed jobs (see ordered).
@@ -298,12 +295,18 @@ def _file_order(s: Series) -> np.ndarray | None:
     return np.argsort(locs, kind="stable")
 
 
+def _file_steps(s: Series) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
+    """(_file_order(s), the steps in the artifact's order, the positions in that order where the
+    step goes back: each restart's first point)."""
+    order = _file_order(s)
+    st = s.steps if order is None else s.steps[order]
+    return order, st, np.flatnonzero(st[1:] < st[:-1]) + 1
+
+
 def _current_attempt(s: Series) -> np.ndarray | None:
     """Indices of the points no later attempt redid (see ordered), in the artifact's order; None
     when the series has no restart or more than MAX_RESTARTS of them."""
-    order = _file_order(s)
-    st = s.steps if order is None else s.steps[order]
-    back = np.flatnonzero(st[1:] < st[:-1]) + 1         # file positions where the step goes back
+    order, st, back = _file_steps(s)
     if not len(back) or len(back) > MAX_RESTARTS:
         return None
     # a point is superseded when a later restart goes back to its step or below it
@@ -652,9 +655,9 @@ def _first_bad_in_time(s: Series, bad: np.ndarray, finite: np.ndarray) -> tuple[
     it. In step order unless the steps go back in the artifact's order (a restart: a merged
     folder of event files), where step order would put the other side's point before it."""
     i = int(bad[0])
-    if len(s) < 2 or bool((s.locs[1:] >= s.locs[:-1]).all()):
+    order = _file_order(s)
+    if order is None:
         return i, (i - 1 if i > 0 else None)
-    order = np.argsort(s.locs, kind="stable")
     rank = np.empty(len(order), np.int64)
     rank[order] = np.arange(len(order))
     first = int(bad[np.argmin(rank[bad])])
@@ -879,17 +882,10 @@ def _sawtooth(run: Run, s: Series, pre: np.ndarray, q: Quoter) -> list[Signal]:
 
 def _restart(s: Series, q: Quoter) -> list[Signal]:
     """Step counter going backwards in file order = a restart; loss jump there = bad resume."""
-    # Series are step-ordered by ordered; detect in source order via locs.
-    locs, st = s.locs, s.steps
-    if len(locs) >= 2 and not (locs[1:] >= locs[:-1]).all():
-        order = np.argsort(locs, kind="stable")
-        st = st[order]
-    else:                                       # already in file order (the usual log): no sort, no copy
-        order = None
-    back = np.flatnonzero(st[1:] < st[:-1])
+    order, _, back = _file_steps(s)
     out: list[Signal] = []
     if len(back):
-        i = int(back[0] + 1) if order is None else int(order[back[0] + 1])
+        i = int(back[0]) if order is None else int(order[back[0]])
         out.append(Signal("step_restart", 0.6, f"{s.name}: step goes back to {int(s.steps[i])} (restart)",
                           [q.ev(s, i, "step counter restarts")], {"step": int(s.steps[i])}))
     return out
@@ -918,9 +914,7 @@ def restart_jump(s: Series, q: Quoter) -> Signal | None:
     those steps. The max of the new attempt's first 3 points against the median of the earlier
     attempt's first 3 at or past the step it went back to (its last 5 when it never got
     there); > 1.2x is a jump, as in resume_jump."""
-    order = _file_order(s)
-    st = s.steps if order is None else s.steps[order]
-    back = np.flatnonzero(st[1:] < st[:-1]) + 1
+    order, st, back = _file_steps(s)
     if not len(back):
         return None
     fo = np.arange(len(s)) if order is None else order
