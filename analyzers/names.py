@@ -49,7 +49,7 @@ _VAL_ALIASES = {"loss": "val_loss", "accuracy": "val_accuracy", "perplexity": "v
 # training loss and accuracy (the curve analyzers read them as such), "epoch_val_loss" the val loss.
 _AVERAGING = ("running", "average", "avg", "ave", "mean", "batch", "epoch", "step", "iter", "iteration",
               "smoothed", "smooth", "moving", "ema", "current", "cur", "overall", "total", "global")
-_AVERAGED = {"loss", "val_loss", "accuracy", "val_accuracy", "perplexity", "val_perplexity"}
+LOSS_ACC_PPL = frozenset({"loss", "val_loss", "accuracy", "val_accuracy", "perplexity", "val_perplexity"})
 
 _SEP = re.compile(r"[\s]+")
 # What follows "grad_" in a setting or counter, not a layer's gradient norm.
@@ -88,10 +88,10 @@ def normalize(raw: str) -> str:
     # "running_loss", "epoch_acc", "loss_avg", "avg_train_loss": an averaging word before or after a
     # loss, accuracy or perplexity name
     head, sep, tail = n.partition("_")
-    if sep and head in _AVERAGING and normalize(tail) in _AVERAGED:
+    if sep and head in _AVERAGING and normalize(tail) in LOSS_ACC_PPL:
         return normalize(tail)
     head, sep, tail = n.rpartition("_")
-    if sep and tail in _AVERAGING and normalize(head) in _AVERAGED:
+    if sep and tail in _AVERAGING and normalize(head) in LOSS_ACC_PPL:
         return normalize(head)
     # per-layer gradient norms keep their layer: "grad_norm/encoder.0" -> "grad_norm/encoder.0"
     # (not the settings and counters named after gradients: grad_accum, grad_clip_norm, grad_steps)

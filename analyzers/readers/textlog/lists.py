@@ -17,7 +17,7 @@ import re
 import numpy as np
 
 from mltdbg.analyzers.model import LOC_LINE, Series, TextArtifact
-from mltdbg.analyzers.names import normalize
+from mltdbg.analyzers.names import LOSS_ACC_PPL, normalize
 
 # Logs up to this many characters are searched (a post's paste; a long run prints per step), and
 # only when a list of numbers follows a ':' or '=' somewhere (_ANY, ~10x quicker than _LIST).
@@ -33,12 +33,9 @@ _LIST = re.compile(
     re.IGNORECASE)
 _EACH = re.compile(_NUM, re.IGNORECASE)
 _ANY = re.compile(r"[:=][ \t]*(?:array\(|np\.array\(|tensor\()?\[\s*[-+.\dni]", re.IGNORECASE)
-# Names whose lists are read: the loss, accuracy and perplexity families and any other loss term.
-_METRICS = {"loss", "val_loss", "accuracy", "val_accuracy", "perplexity", "val_perplexity"}
-
-
 def _is_metric(name: str) -> bool:
-    return name in _METRICS or name.endswith("loss") or name.endswith(("_acc", "_accuracy"))
+    """Names whose lists are read: the loss, accuracy and perplexity families and any other loss term."""
+    return name in LOSS_ACC_PPL or name.endswith("loss") or name.endswith(("_acc", "_accuracy"))
 
 
 def list_series(art: TextArtifact) -> list[Series]:

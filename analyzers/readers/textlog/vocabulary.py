@@ -35,12 +35,12 @@ PREFIX_WORDS = {"train", "training", "val", "valid", "validation", "eval", "eval
                 "dev", "avg", "average", "mean", "total", "running", "best", "global"}
 # Any other word before "loss" names a term of a multi-term loss ("SR loss: 9.75 | contrastive loss:
 # 0.89", a GAN's "D loss" and "G loss"): the pair is one name, else every term would land in one
-# series called loss, two or more values a step. Except these words, which do not name a term: the
-# loss itself ("the loss", "final loss", "lowest loss") keeps its name.
+# series called loss, two or more values a step. A word that says how the loss was averaged ("batch
+# loss", "epoch loss") is kept too: names.normalize reads the pair as the loss. Except these words,
+# which are not part of a name: the loss itself ("the loss", "final loss") keeps its name.
 NOT_A_TERM = {"the", "a", "an", "my", "our", "your", "its", "this", "that", "new", "final", "last", "lowest",
               "highest", "min", "max", "minimum", "maximum", "got", "get", "gets", "has", "have", "had",
-              "reached", "reaches", "no", "nan", "inf", "is", "was", "are", "were", "current", "batch",
-              "epoch", "step", "iter", "iteration", "itr", "smoothed", "smooth", "moving", "ema", "overall",
+              "reached", "reaches", "no", "nan", "inf", "is", "was", "are", "were", "itr",
               # a log record's level or a whole model's name in front of its loss
               "info", "debug", "warning", "warn", "error", "critical", "notice", "trace", "fatal",
               "model", "net", "network"}
