@@ -363,8 +363,9 @@ def _read_log_blocks(path: Path, rel: str, run: Run, gz: bool, metrics: bool, re
         return _prepare, (data, cut, rel, metrics, finder)
 
     blocks = iter([(ready[0], False, 0)]) if ready is not None else _blocks(path, gz)
-    inline = ready is not None or (not gz and os.path.getsize(path) <= BLOCK_BYTES)
-    processes = not inline and not gz and os.path.getsize(path) >= PROCESS_MIN_BYTES and _forks()
+    on_disk = None if ready is not None or gz else os.path.getsize(path)   # (a gzip's: not the log's size)
+    inline = ready is not None or (on_disk is not None and on_disk <= BLOCK_BYTES)
+    processes = not inline and on_disk is not None and on_disk >= PROCESS_MIN_BYTES and _forks()
     for (data, cut, offset), (nl, pre, hits) in _prepared(blocks, plan, inline, processes):
         if first:
             first = False
