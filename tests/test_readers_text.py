@@ -465,6 +465,25 @@ def test_darknets_training_line_with_each_value_before_its_name(tmp_path):
     assert not [s for s in read(q).series if s.name == "avg_loss"]
 
 
+def test_darknet_lines_are_found_at_the_edges_of_a_block():
+    """The trigger search (numpy on the byte 'v') finds a line at offset 0, one that ends the block
+    without a newline, and tries a line with two triggers once; text with no trigger costs no regex."""
+    from mltdbg.analyzers.readers.textlog.darknet import _trigger_at, scan_darknet
+    first = b" 1: 5.5, 5.5 avg loss, 0.001 rate, 1.0 seconds, 64 images\n"
+    twice = b" 2: 5.4, 5.45 avg loss, 0.001 rate, note: avg of avg\n"
+    last = b" 3: 5.3, 5.4 avg loss, 0.001 rate"
+    data = first + b"x avg\n" + twice + last
+    nl = np.flatnonzero(np.frombuffer(data, np.uint8) == 10)
+    rows = scan_darknet(data, nl, 10)
+    assert [(r[0], r[2], r[4]) for r in rows] == [(1, 5.5, 11), (2, 5.45, 13), (3, 5.4, 14)]
+    want, at = [], data.find(b" avg")
+    while at >= 0:
+        want.append(at)
+        at = data.find(b" avg", at + 1)
+    assert _trigger_at(data) == want and _trigger_at(b" av") == [] and _trigger_at(b" avg") == [0]
+    assert _trigger_at(b"loss 0.5 lr 0.1\n" * 100) == []
+
+
 def test_a_comparison_table_is_no_curve_and_an_empty_tab_cell_is_a_cell(tmp_path):
     p = tmp_path / "results.log"
     p.write_text("| Model | Loss | Accuracy |\n|---|---|---|\n| resnet18 | 0.52 | 0.91 |\n| resnet50 | 0.91 | 0.88 |\n"

@@ -4,7 +4,7 @@
 (pjreddie's and AlexeyAB's darknet, YOLOv2-v4): iteration, this batch's loss, the running average
 loss, the learning rate. The byte scanner reads `key value` / `key: value` / `key=value`, where the
 name comes first, so these lines are read here, a block at a time: the regex is tried only on the
-lines that hold " avg" (found with bytes.find), one per iteration in a darknet log; everything else in
+lines that hold " avg" (found with numpy, _trigger_at), one per iteration in a darknet log; everything else in
 it is left to the scanner. A Python step per such line: 1.7 s for a 500,000-iteration log (3.5 us a line; vectorizing
 it as the scanner does is left for when such logs are met).
 
@@ -32,8 +32,10 @@ def scan_darknet(data: bytes, nl: np.ndarray, line0: int) -> list[tuple[int, flo
     """The darknet training lines of one block: (iteration, loss, avg loss, rate, line)."""
     starts, found = [], []
     match, find, rfind = _LINE.match, data.find, data.rfind
-    at = find(_TRIGGER)
-    while at >= 0:      # only the lines that hold the trigger are tried (no regex over the whole block)
+    le = -1
+    for at in _trigger_at(data):    # only the lines that hold the trigger are tried (no regex over the whole block)
+        if at < le:                 # a second trigger on a line tried already
+            continue
         ls = rfind(b"\n", 0, at) + 1
         le = find(b"\n", at)
         le = len(data) if le < 0 else le
@@ -41,11 +43,23 @@ def scan_darknet(data: bytes, nl: np.ndarray, line0: int) -> list[tuple[int, flo
         if m:
             starts.append(ls)
             found.append(m.groups())
-        at = find(_TRIGGER, le)
     if not found:
         return []
     lines = (np.searchsorted(nl, np.array(starts, dtype=np.int64)) + line0 + 1).tolist()
     return [(int(g[0]), _num(g[1]), _num(g[2]), _num(g[3]), ln) for g, ln in zip(found, lines)]
+
+
+def _trigger_at(data: bytes) -> list[int]:
+    """Offsets of every _TRIGGER (" avg", case as written) in the block, found with numpy on its rarest
+    byte 'v': bytes.find of a pattern that starts with a space crawls (about 1 GB/s on logs, where
+    spaces are everywhere; this is about 5x faster and sits on every block of a big log)."""
+    b = np.frombuffer(data, np.uint8)
+    if len(b) < 4:
+        return []
+    p = np.flatnonzero(b[2:-1] == _TRIGGER[2]) + 2
+    if p.size:
+        p = p[(b[p - 2] == _TRIGGER[0]) & (b[p - 1] == _TRIGGER[1]) & (b[p + 1] == _TRIGGER[3])]
+    return (p - 2).tolist()
 
 
 def _num(b: bytes) -> float:
