@@ -5,6 +5,7 @@ first and the last point survive, and one warning says so. Under the budget noth
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 
 import numpy as np
@@ -247,3 +248,32 @@ def test_a_log_scanned_in_worker_processes_reads_as_on_threads(tmp_path, monkeyp
         assert (a.name, a.raw_name, a.rank, a.step_is_index) == (b.name, b.raw_name, b.rank, b.step_is_index)
         assert np.array_equal(a.steps, b.steps) and np.array_equal(a.locs, b.locs)
         assert np.array_equal(a.values, b.values, equal_nan=True)
+
+
+@pytest.mark.skipif(not textlog._forks(), reason="the scan runs in worker processes on Linux only")
+def test_a_log_truncated_under_the_worker_processes_is_scanned_by_the_reader(tmp_path, monkeypatch):
+    """The worker processes read their block from the file themselves (no pickle, no pipe). When the
+    file no longer holds the bytes the reader read (truncated by a rotation meanwhile), the reader
+    scans its own copy: the same series as a read of the whole file, no error."""
+    path = tmp_path / "train.log"
+    write_steps(path)
+    monkeypatch.setattr(textlog, "BLOCK_BYTES", 64 * 1024)
+    monkeypatch.setattr(textlog, "PROCESS_MIN_BYTES", 1 << 60)
+    whole = read(path)
+    monkeypatch.setattr(textlog, "PROCESS_MIN_BYTES", 0)
+    real = textlog._blocks
+
+    def read_then_truncate(p, gz):
+        blocks = list(real(p, gz))
+        os.truncate(p, 100)        # what the workers find when they read their ranges
+        yield from blocks
+
+    monkeypatch.setattr(textlog, "_blocks", read_then_truncate)
+    cut = read(path)
+    assert os.path.getsize(path) == 100 and cut.warnings == whole.warnings
+    assert [(s.name, len(s)) for s in cut.series] == [(s.name, len(s)) for s in whole.series]
+    for a, b in zip(whole.series, cut.series):
+        assert np.array_equal(a.values, b.values, equal_nan=True) and np.array_equal(a.locs, b.locs)
+    with open(path, "rb") as f:
+        assert textlog._prepare_range((path, 0, 200), False, "x", True, None) is None
+        assert not textlog._same_lines(f.read(100) + b"\n", np.array([3]))

@@ -278,6 +278,38 @@ def _prepare(data: bytes, cut: bool, rel: str, metrics: bool, finder: WordFinder
     return nl, pre, hits
 
 
+# In a scan worker process: the log's file descriptor, opened on its first block (path -> fd).
+_WORKER_FDS: dict[Path, int] = {}
+
+
+def _prepare_range(src: tuple[Path, int, int], cut: bool, rel: str, metrics: bool, finder: WordFinder | None):
+    """_prepare for the `n` bytes at `offset` of a plain log, read here from the file (path, offset,
+    n) rather than handed over a pipe: in a worker process the block then costs one copy out of the
+    page cache instead of a pickle, a pipe write, a pipe read and an unpickle. None when the file no
+    longer holds those n bytes (truncated since the reader read them): the reader scans them itself."""
+    path, offset, n = src
+    fd = _WORKER_FDS.get(path)
+    if fd is None:
+        fd = _WORKER_FDS[path] = os.open(path, os.O_RDONLY)
+    parts, got = [], 0
+    while got < n:
+        b = os.pread(fd, n - got, offset + got)
+        if not b:
+            return None
+        parts.append(b)
+        got += len(b)
+    return _prepare(parts[0] if len(parts) == 1 else b"".join(parts), cut, rel, metrics, finder)
+
+
+def _same_lines(data: bytes, nl: np.ndarray) -> bool:
+    """Whether a worker's newline offsets fit the reader's bytes of the block (a cheap guard: each
+    is a newline, and the last one ends the block unless it is the file's last)."""
+    if not len(nl):
+        return b"\n" not in data
+    b, last = np.frombuffer(data, np.uint8), int(nl[-1])
+    return last < len(b) and bool((b[nl] == 10).all()) and (last == len(b) - 1 or b"\n" not in data[last + 1:])
+
+
 def _forks() -> bool:
     """Whether the scan may run in forked processes: Linux (elsewhere fork is missing or unsafe
     for the system's frameworks), and not inside a forked scan worker itself."""
@@ -360,13 +392,18 @@ def _read_log_blocks(path: Path, rel: str, run: Run, gz: bool, metrics: bool, re
             if not finder_box:
                 finder_box.append(WordFinder(head_sample))
             finder = finder_box[0]
+        if processes and not gz:    # the worker reads the block from the file itself
+            return _prepare_range, ((path, offset, len(data)), cut, rel, metrics, finder)
         return _prepare, (data, cut, rel, metrics, finder)
 
     blocks = iter([(ready[0], False, 0)]) if ready is not None else _blocks(path, gz)
     on_disk = None if ready is not None or gz else os.path.getsize(path)   # (a gzip's: not the log's size)
     inline = ready is not None or (on_disk is not None and on_disk <= BLOCK_BYTES)
     processes = not inline and on_disk is not None and on_disk >= PROCESS_MIN_BYTES and _forks()
-    for (data, cut, offset), (nl, pre, hits) in _prepared(blocks, plan, inline, processes):
+    for (data, cut, offset), got in _prepared(blocks, plan, inline, processes):
+        if got is None or (processes and not gz and not _same_lines(data, got[0])):
+            got = _prepare(data, cut, rel, metrics, None)     # the file changed under the worker
+        nl, pre, hits = got
         if first:
             first = False
             if not data and not cut:
