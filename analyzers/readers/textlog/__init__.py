@@ -79,7 +79,8 @@ PREPARE_AHEAD = 2
 # cost 1.2-1.8x the CPU of one alone, and the reader thread's own work waits for the GIL too.
 # 10M-line logs, 3 interleaved pairs each (ingest): mixed style 12.7-15.0 s on threads, 11.1-12.4 s
 # in processes; default style 9.0-9.6 -> 7.9-9.1 s, the reader's own peak RSS 1.1 GB -> 0.79 GB
-# (+ ~85 MB a worker). A block goes to a worker and its scan comes back pickled: 2-3 ms a block.
+# (+ ~85 MB a worker). A worker reads its block of a plain log from the file (_prepare_range; a gzip's
+# goes to it pickled) and its scan comes back pickled.
 PROCESS_MIN_BYTES = 128 * 1024 * 1024
 # Logs up to this size are scanned together (prefetch), up to BLOCK_BYTES of them at once: the
 # scan's numpy calls cost ~0.5 ms a call set whatever the size, so 5,000 logs of 20 lines each
