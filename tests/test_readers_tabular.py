@@ -348,6 +348,39 @@ def test_per_layer_tables_over_steps_and_without_gradients(tmp_path):
     assert ingest([q.parent]).series == []     # per-layer facts, not curves
 
 
+def test_a_hook_writing_every_layer_at_every_step_is_a_per_layer_table(tmp_path):
+    """`step,layer,grad_norm` with 12 layers over 10 steps: each layer name repeats once per step (a
+    tenth of the rows are distinct names), which is still a list of layers, not a tag column."""
+    p = tmp_path / "grad_norms.csv"
+    p.write_text("step,layer,grad_norm\n" + "".join(f"{s},layers.{i}.weight,{1e-2 * 10 ** (-0.6 * (11 - i)):.3e}\n"
+                                                     for s in range(0, 500, 50) for i in range(12)))
+    run = read(p)
+    assert [s.name for s in run.series] == [f"grad_norm/layers.{i}.weight" for i in range(12)]
+    assert run.series[0].steps.tolist() == list(range(0, 500, 50)) and run.series[0].locs.tolist()[:2] == [2, 14]
+    from mltdbg.analyzers.curves import curve_signals
+    assert "grad_vanish_layers" in {s.kind for s in curve_signals(run)}
+
+
+def test_a_long_table_gives_one_series_per_named_metric(tmp_path):
+    """tbparse's `step,tag,value` export and a melted history in JSONL name the metric in a column:
+    one series per name at its own rows (the NaN kept), not one `value` curve of every metric in turn.
+    A name on one row only is a table of final results, not a long table."""
+    p = tmp_path / "scalars.csv"
+    p.write_text("step,tag,value\n0,train/loss,2.5\n0,val/loss,2.6\n10,train/loss,2.1\n10,val/loss,2.3\n"
+                 "20,train/loss,nan\n20,val/loss,2.2\n")
+    run = read(p)
+    assert [(s.name, s.raw_name) for s in run.series] == [("loss", "train/loss"), ("val_loss", "val/loss")]
+    loss = run.series[0]
+    assert loss.steps.tolist() == [0, 10, 20] and loss.locs.tolist() == [2, 4, 6] and math.isnan(loss.values[-1])
+    q = tmp_path / "history.jsonl"
+    q.write_text("".join(json.dumps({"epoch": e, "metric": m, "value": v}) + "\n"
+                         for e in range(3) for m, v in (("loss", 1.0 - e / 10), ("acc", 0.1 * e))))
+    assert {s.name: s.values.tolist() for s in read(q).series} == {"loss": [1.0, 0.9, 0.8], "accuracy": [0.0, 0.1, 0.2]}
+    r = tmp_path / "results.csv"
+    r.write_text("step,name,value\n100,accuracy,0.91\n100,loss,0.3\n")
+    assert not [s for s in read(r).series if s.name in ("loss", "accuracy")]
+
+
 def test_a_wandb_chart_export_keeps_one_curve_per_metric(tmp_path):
     """W&B's CSV export of a chart: `<run> - <metric>` and its bucket spread `__MIN` / `__MAX`: one
     loss series (the NaN kept), not three."""

@@ -1125,17 +1125,19 @@ def _layer_table(run: Run, rel: str, path: Path, header: list[str], cols: dict, 
         grad_col = next((h for h in numeric if h.strip().lower() not in STEP_COLUMNS + EPOCH_COLUMNS), None)
     names = ["" if x is None else str(x).strip() for x in cols[name_col]]
     named = [x for x in names if x and x.lower() != "nan"]
-    # parameter-like names (`layer1.weight`, `encoder.layers.0.attn`, `conv3`), mostly distinct:
-    # a run name or a tag column (`exp1` on every row) is not a list of layers
+    lower = {h.strip().lower(): h for h in numeric}
+    step_col = next((lower[c] for c in STEP_COLUMNS + EPOCH_COLUMNS if c in lower), None)
+    steps = numeric[step_col][0] if step_col is not None else None
+    # parameter-like names (`layer1.weight`, `encoder.layers.0.attn`, `conv3`), mostly distinct
+    # (within a step, where the table has steps: a hook writes every layer at every step): a run
+    # name or a tag column (`exp1` on every row) is not a list of layers
+    rows_of = [(x, steps[i] if steps is not None else 0) for i, x in enumerate(names) if x and x.lower() != "nan"]
     if len(named) < 2 or sum(bool(_PARAM_NAME.match(x)) for x in named) < 0.6 * len(named) \
-            or len(set(named)) < max(2, 0.3 * len(named)):
+            or len(set(named)) < 2 or len(set(rows_of)) < 0.3 * len(named):
         return False
     if grad_col is None:
         return True       # per-layer values that are not gradients (weight norms, counts): no curve
-    lower = {h.strip().lower(): h for h in numeric}
-    step_col = next((lower[c] for c in STEP_COLUMNS + EPOCH_COLUMNS if c in lower), None)
     vals = numeric[grad_col][0]
-    steps = numeric[step_col][0] if step_col is not None else None
     rows = []
     for i, nm in enumerate(names):
         v = vals[i]
@@ -1144,6 +1146,49 @@ def _layer_table(run: Run, rel: str, path: Path, header: list[str], cols: dict, 
         st = int(steps[i]) if steps is not None and np.isfinite(steps[i]) and steps[i] != _NAN else 0
         rows.append((st, nm, float(v) if v != _NAN else float("nan"), int(lines[i])))
     run.series.extend(layer_series(rows, rel))
+    return True
+
+
+# A "long" table names its metric in a column of its own (tbparse's `step,tag,value`, a melted
+# DataFrame's `epoch,metric,value`, `key,value,step`): one series per name, never one curve of
+# every metric's values in a row.
+KEY_COLUMNS = ("tag", "metric", "metric_name", "key", "name", "series", "variable")
+VALUE_COLUMNS = ("value", "val", "metric_value", "scalar")
+MAX_KEYS = 1000
+
+
+def _long_table(run: Run, rel: str, header: list[str], cols: dict, numeric: dict, lines: np.ndarray,
+                good: np.ndarray) -> bool:
+    """One series per name of a long table's key column (step: its step/epoch column, else the
+    name's own row count). True when the table is one; False to read its columns as metrics."""
+    lower_all = {h.strip().lower(): h for h in header}
+    key_col = next((lower_all[c] for c in KEY_COLUMNS if c in lower_all and lower_all[c] not in numeric), None)
+    if key_col is None:
+        return False
+    lower = {h.strip().lower(): h for h in numeric}
+    val_col = next((lower[c] for c in VALUE_COLUMNS if c in lower), None)
+    if val_col is None:
+        return False
+    keys = ["" if x is None else str(x).strip() for x in cols[key_col]]
+    distinct = {k for k in keys if k and k.lower() != "nan"}
+    # a name per metric, each named on several rows (one row per name is a table of final results)
+    if not distinct or len(distinct) > MAX_KEYS or len(keys) < 2 * len(distinct):
+        return False
+    step_col = next((lower[c] for c in STEP_COLUMNS + EPOCH_COLUMNS if c in lower), None)
+    vals = numeric[val_col][0]
+    sv = numeric[step_col][0] if step_col is not None else None
+    by: dict[str, list[int]] = {}
+    for i, k in enumerate(keys):
+        if k in distinct and good[i] and not np.isnan(vals[i]) and (
+                sv is None or (np.isfinite(sv[i]) and sv[i] != _NAN)):
+            by.setdefault(k, []).append(i)
+    for k, rows in by.items():
+        idx = np.array(rows, dtype=np.int64)
+        v = vals[idx].astype(np.float64)
+        v[v == _NAN] = np.nan
+        steps = sv[idx].astype(np.int64) if sv is not None else np.arange(len(idx), dtype=np.int64)
+        run.series.append(Series(name=normalize(k), raw_name=k, steps=steps, values=v, source=rel,
+                                 locs=lines[idx], loc_kind=LOC_LINE, step_is_index=sv is None))
     return True
 
 
@@ -1161,7 +1206,8 @@ def _emit(run: Run, rel: str, path: Path, header: list[str], cols: dict, lines: 
         if r is not None:
             numeric[h] = r
             bad |= r[1]
-    if _layer_table(run, rel, path, header, cols, numeric, lines):
+    if _layer_table(run, rel, path, header, cols, numeric, lines) or _long_table(run, rel, header, cols, numeric,
+                                                                                   lines, ~bad):
         return
     nbad = int(bad.sum())
     if nbad or n_skipped:
