@@ -173,8 +173,9 @@ def _curve_signals(run: Run) -> list[Signal]:
         out += _loss_scale(ordered(ls), quote)
     out += _timing(run, quote)
     out += _dead_units(run, quote)
-    if any(x.kind in ("loss_huge_at_start", "train_acc_capped") for x in out):
-        # a fall from a broken start, or a fit capped far below 100 %, is not a healthy curve
+    if any(x.kind in ("loss_huge_at_start", "train_acc_capped", "val_gap_from_start") for x in out):
+        # a fall from a broken start, a fit capped far below 100 %, or a training curve beside a
+        # validation that never left its first value, is not a healthy run
         out = [x for x in out if x.kind != "healthy"]
     return out
 

@@ -275,6 +275,15 @@ def test_gap_from_the_first_evaluation_is_not_overfitting():
     assert "train_val_divergence" in k and "val_gap_from_start" not in k
 
 
+def test_a_run_whose_validation_never_left_its_first_value_is_not_healthy():
+    """Training falls as a healthy curve does, but validation sits at chance from the first
+    evaluation: the run is not "healthy" (that signal argues against every cause)."""
+    val_steps = STEPS[19::20]
+    k = kinds(curve_run(4, loss=(STEPS, FALLING * 0.5), val_loss=(val_steps, math.log(4) + np.linspace(0, 0.3, len(val_steps)))))
+    assert "val_gap_from_start" in k and "healthy" not in k
+    assert "healthy" in kinds(curve_run(4, loss=(STEPS, FALLING * 0.5)))
+
+
 def test_validation_accuracy_at_chance_from_the_first_evaluation_is_a_gap_not_overfitting():
     val_steps = STEPS[19::20]
     acc = np.linspace(0.3, 0.98, N)
