@@ -247,6 +247,19 @@ def test_cause_symptoms_match_plain_descriptions(text, cid):
     assert any(re.search(s, text, re.I) for s in CAUSE_DOCS[cid]["symptoms"])
 
 
+@pytest.mark.parametrize("text,leak", [
+    ("val accuracy stays at 10% while train accuracy goes to 99%", False),
+    ("val acc 12%, train 99.5%", False),
+    ("after one epoch both validation and training accuracy reach 100% every time", True),
+    ("the first testing pass reports 100% accuracy", True),
+    ("val loss 0.5, val acc 99%", True),
+])
+def test_a_near_perfect_score_is_leakage_words_only_when_it_is_validations(text, leak):
+    """data_leakage's "validation at 99-100 %" reads the first percentage after the word: a
+    validation at chance beside a training at 99 % is the opposite of a too-good validation."""
+    assert any(re.search(s, text, re.I) for s in CAUSE_DOCS["data_leakage"]["symptoms"]) is leak
+
+
 @pytest.mark.parametrize("text", ["val accuracy reaches 1.0 at epoch 3", "accuracy at epoch 0 is 0.85",
                                   "accuracy of 0.5 after 10 epochs", "mAP is always 0", "准确率一直10% 左右"])
 def test_a_zero_accuracy_symptom_needs_a_zero(text):
