@@ -173,9 +173,11 @@ def _curve_signals(run: Run) -> list[Signal]:
         out += _loss_scale(ordered(ls), quote)
     out += _timing(run, quote)
     out += _dead_units(run, quote)
-    if any(x.kind in ("loss_huge_at_start", "train_acc_capped", "val_gap_from_start") for x in out):
-        # a fall from a broken start, a fit capped far below 100 %, or a training curve beside a
-        # validation that never left its first value, is not a healthy run
+    if any(x.kind in ("loss_huge_at_start", "train_acc_capped", "val_gap_from_start", "grad_zero",
+                      "grad_zero_below_head") for x in out):
+        # a fall from a broken start, a fit capped far below 100 %, a training curve beside a
+        # validation that never left its first value, or a loss that falls while (most) layers get
+        # no gradient at all (the head alone learns), is not a healthy run
         out = [x for x in out if x.kind != "healthy"]
     return out
 

@@ -203,6 +203,18 @@ def test_zero_grads_below_a_live_head_are_their_own_kind_not_proof_of_frozen_par
     assert "grad_zero" in k and "grad_zero_below_head" not in k
 
 
+def test_a_falling_loss_while_the_layers_below_the_head_get_no_gradient_is_not_healthy():
+    """The head alone learns, so the loss falls as a healthy curve does: not "healthy" (which argues
+    against every cause, frozen parameters included) when most layers get exactly zero gradient."""
+    run = _run(loss=list(np.linspace(2.3, 1.3, 20)))
+    assert "healthy" in kinds(run)
+    for i, g in enumerate((0.0, 0.0, 0.0, 0.05)):
+        run.series.append(Series(f"grad_norm/layer{i}.weight", f"layer{i}.weight", np.array([0, 100]),
+                                 np.array([g, g]), "grads.csv", np.array([2 + i, 6 + i]), "line"))
+    k = kinds(run)
+    assert "grad_zero_below_head" in k and "healthy" not in k
+
+
 def test_an_lr_stuck_at_exactly_zero_mid_run_is_a_schedule_bug_but_a_decay_ending_at_zero_is_not():
     warm = [1e-4, 2e-4, 3e-4]
     k = kinds(_run(lr=warm + [0.0] * 5, loss=[4.21, 3.55, 3.02, 3.01, 3.01, 3.01, 3.01, 3.01]))
