@@ -18,6 +18,7 @@ from textual import work
 from textual.app import App
 from textual.binding import Binding
 
+from mltdbg.analyzers.common.gitrepo import resolved
 from mltdbg.analyzers.common.sanitize import visible
 from mltdbg.sessions import STEPS, HypothesisRecord, Session, SessionError
 from mltdbg.sessions.interpreter import UserPython, python_env, user_python
@@ -165,7 +166,7 @@ class MltdbgApp(App):
         self._created = True
         chosen = [p for p in o.paths if p not in missing]
         if chosen:
-            s.append(ArtifactsChosen(paths=[str(Path(p).resolve()) for p in chosen], excluded=[]))
+            s.append(ArtifactsChosen(paths=[str(resolved(p)) for p in chosen], excluded=[]))
         if o.command:
             s.append(CaptureEdited(field="command", value=o.command))
         return s

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mltdbg.analyzers.common.gitrepo import resolved
 from mltdbg.analyzers.common.redact import redact_count
 from mltdbg.sessions.errors import ReadOnlyError, SessionError
 from mltdbg.sessions.events import (PATH_KEYS, SessionAdopted, SessionEvent, SessionResumed, SessionStarted,
@@ -375,7 +376,7 @@ class Session:
         p = Path(path)
         if p.is_absolute():
             try:
-                return p.resolve().relative_to(self.root.resolve()).as_posix() or "."
+                return resolved(p).relative_to(self.root.resolve()).as_posix() or "."
             except ValueError:
                 return str(p)
         return p.as_posix()

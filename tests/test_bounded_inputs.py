@@ -160,3 +160,16 @@ def test_the_verifier_seeks_a_big_logs_lines_by_the_readers_index(tmp_path, monk
     assert not v.check(Evidence(text="loss NaN", source="train.log", line=250_001, quote="step=240000 loss=nan"))
     dl = v._lines["train.log"]
     assert isinstance(dl, _DiskLines) and set(marks) <= set(dl.marks)
+
+
+def test_a_symlink_loop_given_as_the_path_is_a_one_line_error(tmp_path):
+    """`mltdbg diagnose loop` where loop -> loop2 -> loop: one line naming the path (it was a
+    RuntimeError traceback from Path.resolve while looking for the repo root)."""
+    (tmp_path / "loop").symlink_to(tmp_path / "loop2")
+    (tmp_path / "loop2").symlink_to(tmp_path / "loop")
+    from mltdbg.analyzers.common.gitrepo import find_repo_root, resolved
+    assert resolved(tmp_path / "loop") == tmp_path / "loop" and find_repo_root(tmp_path / "loop") is None
+    r = subprocess.run([sys.executable, "-m", "mltdbg.app.cli", "diagnose", str(tmp_path / "loop"), "--json"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    err = [x for x in r.stderr.splitlines() if x.startswith("mltdbg: error")]
+    assert "Traceback" not in r.stderr and len(err) == 1 and "loop" in err[0] and "symbolic links" in err[0]

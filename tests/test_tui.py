@@ -254,7 +254,10 @@ def test_bad_input_is_a_message_not_a_traceback(tmp_path, monkeypatch):
     plain.mkdir()
     (plain / "train.log").write_text("step=1 loss=2.0\nstep=2 loss=nan\n")
     (plain / "weights.bin").write_bytes(bytes(range(256)) * 64)
-    app = MltdbgApp(Options(cwd=str(plain), paths=[str(plain / "missing.log"), str(plain)], engine="offline"))
+    (plain / "loop").symlink_to(plain / "loop2")      # a symlink loop named on the command line
+    (plain / "loop2").symlink_to(plain / "loop")
+    app = MltdbgApp(Options(cwd=str(plain), paths=[str(plain / "missing.log"), str(plain), str(plain / "loop")],
+                            engine="offline"))
 
     async def go():
         async with app.run_test(size=(100, 30)) as pilot:

@@ -140,6 +140,16 @@ def output(cwd: str | Path, *args: str, timeout: float | None = None) -> str | N
 
 
 # ----- where the repo is ------------------------------------------------------------------------
+def resolved(path: str | Path) -> Path:
+    """`path` made absolute with its links followed; a symlink loop (Path.resolve raises
+    RuntimeError for one before Python 3.13, OSError after) stays as its absolute path, so the
+    reader can name it in a warning instead of the caller failing with a traceback."""
+    try:
+        return Path(path).resolve()
+    except (OSError, RuntimeError):
+        return Path(os.path.abspath(path))
+
+
 def find_repo_root(start: str | Path | None = None) -> Path | None:
     """The nearest folder at or above start (default: the current folder; a file: its folder) holding
     `.git` (a folder, or the file a worktree or submodule has), resolved; None outside any repo.
@@ -148,7 +158,7 @@ def find_repo_root(start: str | Path | None = None) -> Path | None:
     itself would reject still counts: what follows (a diff, an apply, a commit) then fails there
     instead of acting on an outer repo.
     """
-    p = Path(start if start is not None else os.getcwd()).resolve()
+    p = resolved(start if start is not None else os.getcwd())
     for d in (p, *p.parents):
         if (d / ".git").exists():
             return d
