@@ -830,20 +830,31 @@ class LogMetrics:
         raw = self.keys.raws[k]
         name = normalize(raw)
         if "kinds" not in memo:    # what depends on the lines only, once per set of lines
-            kd = kind[sg]
+            # most of the lines, in order (a progress bar's loss beside the logged one): one mask
+            # over the lines, so a kind's steps and lines are a compress, not a gather
+            memo["mask"] = mask = _as_mask(sg, len(step)) if 2 * len(sg) >= len(step) else None
+            kd = kind[mask] if mask is not None else kind[sg]
             # (one kind, the usual case: np.unique's sort is most of a small file's cost here)
-            memo["kd"], memo["kinds"] = kd, kd[:1].copy() if len(kd) and (kd == kd[0]).all() else np.unique(kd)
-        kd, kinds = memo["kd"], memo["kinds"]
+            memo["kd"], memo["kinds"] = kd, kd[:1].copy() if len(kd) and (kd == kd[0]).all() else _codes(kd)
+        kd, kinds, mask = memo["kd"], memo["kinds"], memo["mask"]
         out = []
         for kk in kinds:
             sel = None if len(kinds) == 1 else kd == kk
-            s_sg, s_v = (sg, v) if sel is None else (sg[sel], v[sel])
-            if not len(s_sg):
+            s_sg, s_v = (sg, v) if sel is None or mask is not None else (sg[sel], v[sel])
+            if sel is not None and mask is not None:
+                s_v = v[sel]
+            if not len(s_v):
                 continue
-            if sel is None:
+            if sel is not None and mask is not None:      # this kind's lines: the group's lines of this kind
+                lm = kind == kk
+                lm &= mask
+                st, lc, cr = step[lm], L[lm], carried[lm]
+            elif sel is None:
                 if "st" not in memo:
                     if len(sg) == len(step) and (len(sg) == 0 or (sg[0] == 0 and sg[-1] == len(sg) - 1)):
                         memo["st"], memo["lc"], memo["cr"] = step, L, carried    # every line: no copies
+                    elif mask is not None:
+                        memo["st"], memo["lc"], memo["cr"] = step[mask], L[mask], carried[mask]
                     else:
                         memo["st"], memo["lc"], memo["cr"] = step[sg], L[sg], carried[sg]
                 st, lc, cr = memo["st"], memo["lc"], memo["cr"]
@@ -878,6 +889,23 @@ class LogMetrics:
                                               locs=lc, loc_kind=LOC_LINE, step_is_index=is_index,
                                               rank=None if r < 0 else r)))
         return out
+
+
+def _as_mask(sg: np.ndarray, n: int) -> np.ndarray | None:
+    """A mask over n lines true at sg's, when sg is strictly increasing (a mask keeps only
+    that order); None otherwise."""
+    if len(sg) > 1 and not (sg[1:] > sg[:-1]).all():
+        return None
+    m = np.zeros(n, bool)
+    m[sg] = True
+    return m
+
+
+def _codes(kd: np.ndarray) -> np.ndarray:
+    """np.unique of small non-negative codes (kinds and counter styles), by counting."""
+    if kd.dtype.kind in "iu" and len(kd) and int(kd.min()) >= 0 and int(kd.max()) < 1 << 16:
+        return np.flatnonzero(np.bincount(kd)).astype(kd.dtype)
+    return np.unique(kd)
 
 
 def _merge_styles(parts: list[tuple]) -> list[Series]:
