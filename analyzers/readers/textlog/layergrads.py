@@ -95,6 +95,8 @@ def _row_matches(data: bytes, nl: np.ndarray, starts: np.ndarray):
     last = np.maximum(ends - 1, 0)
     last = np.where((b[last] == 13) & (last > starts), last - 1, last)   # "\r\n"
     ok &= _LAST[b[last]]
+    if not ok.any():    # no line starts and ends as a row (a timestamped log, JSON lines, a progress bar)
+        return
     # a row has at most two '=' or ':' (its separator and a label's, "w: grad norm = 1e-8"; a name
     # has none): a `key=value` metric line or a timestamped one has more (two compares over the bytes)
     sep = b == 61
