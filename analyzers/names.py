@@ -54,6 +54,9 @@ LOSS_ACC_PPL = frozenset({"loss", "val_loss", "accuracy", "val_accuracy", "perpl
 _SEP = re.compile(r"[\s]+")
 # What follows "grad_" in a setting or counter, not a layer's gradient norm.
 _GRAD_SETTINGS = ("accum", "clip", "step")
+# A layer's name before a gradient word: a dotted path ("encoder.layer.3.attn") or a word ending in
+# a number ("layer0", "conv_3", "fc1").
+_LAYER_NAME = re.compile(r"[a-z_][\w\-]*(?:\.[\w\-]+)+|[a-z_][a-z_\-]*\d+")
 
 
 @lru_cache(maxsize=4096)
@@ -102,6 +105,15 @@ def normalize(raw: str) -> str:
             return "grad_norm/" + n[len(p):]
     if n.endswith("/grad_norm") or n.endswith(".grad_norm"):
         return "grad_norm/" + n[: -len("/grad_norm")]
+    # ... and the other spellings hooks and wide tables use: "gradients/fc1.weight", a layer before
+    # the word ("layer0_grad", "conv1.weight.grad", "fc1.weight_grad_norm") when what precedes it
+    # names a layer (a dotted path or a word ending in a number: "clip_grad" is a setting)
+    for p in ("gradients/", "gradient/", "gradnorm/", "grad_norms/"):
+        if n.startswith(p) and len(n) > len(p):
+            return "grad_norm/" + n[len(p):]
+    for suf in ("_grad_norm", "_gradnorm", "_grad", ".grad", "/grad", "_gradient", "/gradient"):
+        if n.endswith(suf) and _LAYER_NAME.fullmatch(n[: -len(suf)]):
+            return "grad_norm/" + n[: -len(suf)]
     # A namespace in front of a known name ("optim/gnorm", "charts/learning_rate",
     # "trainer/train/total_loss"): the last segment decides, an eval segment makes it val_.
     if "/" in n:

@@ -361,6 +361,25 @@ def test_a_hook_writing_every_layer_at_every_step_is_a_per_layer_table(tmp_path)
     assert "grad_vanish_layers" in {s.kind for s in curve_signals(run)}
 
 
+def test_a_wide_table_of_per_layer_gradients_is_read_as_layers(tmp_path):
+    """`epoch,layer0_grad,...,layer7_grad` (one column per layer, as a hook or a benchmark writes
+    them): each column is grad_norm/<layer>, so a gradient that shrinks layer by layer toward the
+    input is read as vanishing. Other spellings of a layer's gradient name the same; a setting named
+    after gradients (clip_grad, total_grad_norm) does not become a layer."""
+    from mltdbg.analyzers.names import normalize
+    p = tmp_path / "grad_norms.csv"
+    p.write_text("epoch," + ",".join(f"layer{i}_grad" for i in range(8)) + "\n" + "".join(
+        f"{e}," + ",".join(f"{1e-2 * 10 ** (-0.8 * (7 - i)):.3e}" for i in range(8)) + "\n" for e in range(10)))
+    run = read(p)
+    assert [s.name for s in run.series] == [f"grad_norm/layer{i}" for i in range(8)]
+    from mltdbg.analyzers.curves import curve_signals
+    assert "grad_vanish_layers" in {s.kind for s in curve_signals(run)}
+    for raw, name in [("conv1.weight.grad", "grad_norm/conv1.weight"), ("fc1.weight_grad_norm", "grad_norm/fc1.weight"),
+                      ("gradients/encoder.layer.3", "grad_norm/encoder.layer.3"), ("layer_3_grad_norm", "grad_norm/layer_3"),
+                      ("clip_grad", "clip_grad"), ("total_grad_norm", "total_grad_norm"), ("accumulate_grad", "accumulate_grad")]:
+        assert normalize(raw) == name, raw
+
+
 def test_a_long_table_gives_one_series_per_named_metric(tmp_path):
     """tbparse's `step,tag,value` export and a melted history in JSONL name the metric in a column:
     one series per name at its own rows (the NaN kept), not one `value` curve of every metric in turn.
