@@ -380,6 +380,22 @@ def test_a_wide_table_of_per_layer_gradients_is_read_as_layers(tmp_path):
         assert normalize(raw) == name, raw
 
 
+def test_a_json_of_per_layer_gradient_lists_is_read_as_layers(tmp_path):
+    """grad_norms.json = {"layer0": [..one per step..], ...} (a hook's dump): grad_norm/<layer> over
+    the list's steps, each point cited at its layer's key; the same dict of lists under another file
+    name, or with metric keys, is not taken for layers."""
+    p = tmp_path / "grad_norms.json"
+    p.write_text(json.dumps({f"layer{i}": [1e-2 * 10 ** (-0.8 * (7 - i))] * 5 for i in range(8)}, indent=1))
+    run = read(p)
+    assert [s.name for s in run.series] == [f"grad_norm/layer{i}" for i in range(8)]
+    assert run.series[1].steps.tolist() == [0, 1, 2, 3, 4] and run.series[1].locs.tolist() == [9] * 5
+    from mltdbg.analyzers.curves import curve_signals
+    assert "grad_vanish_layers" in {s.kind for s in curve_signals(run)}
+    q = tmp_path / "stats.json"
+    q.write_text(json.dumps({f"layer{i}": [0.5] * 5 for i in range(8)}))
+    assert not [s for s in ingest([q]).series if s.name.startswith("grad_norm/")]
+
+
 def test_a_long_table_gives_one_series_per_named_metric(tmp_path):
     """tbparse's `step,tag,value` export and a melted history in JSONL name the metric in a column:
     one series per name at its own rows (the NaN kept), not one `value` curve of every metric in turn.

@@ -173,7 +173,7 @@ def _detect_json(path: Path):
         doc = json.loads(data, parse_constant=_constant)
     except (ValueError, UnicodeDecodeError, RecursionError):
         return None
-    rows, where = _metric_rows(doc)
+    rows, where = _metric_rows(doc, "grad" in path.name.lower())
     if rows is None:
         return None
     return ("json", doc, rows, where)
@@ -203,11 +203,13 @@ def _log_history_arrow(data: bytes):
     return col.flatten()      # the list's elements (one row per log_history entry)
 
 
-def _metric_rows(doc):
+def _metric_rows(doc, grad_file: bool = False):
     """(list of row dicts, key holding them or None) when a JSON document is metrics, else (None, None).
 
     Accepted: {"log_history": [...]} (HF), a list of metric dicts, a dict with one list of metric
-    dicts (e.g. "history"), and Keras' history.json {"loss": [...], "val_loss": [...]}."""
+    dicts (e.g. "history"), and Keras' history.json {"loss": [...], "val_loss": [...]}; in a file
+    named after gradients (`grad_file`), a dict keyed by layers of one number or a list of numbers
+    each ({"layer0": [1e-9, ...], ...}: a hook's per-layer norms, one list entry per step)."""
     if isinstance(doc, dict):
         lh = doc.get("log_history")
         if isinstance(lh, list) and all(isinstance(r, dict) for r in lh):
@@ -225,9 +227,15 @@ def _metric_rows(doc):
             return rows, "columns"
         # a per-layer dump, {"encoder.layer.0.weight": 3e-9, ...}: one row per parameter (read as
         # grad_norm/<layer> when the file or a key names gradients: _layer_table)
-        if len(doc) >= 2 and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in doc.values()) \
-                and sum(str(k).endswith((".weight", ".bias")) for k in doc) * 2 >= len(doc):
+        scalars = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in doc.values())
+        if len(doc) >= 2 and scalars and sum(str(k).endswith((".weight", ".bias")) for k in doc) * 2 >= len(doc):
             return [{"layer": k, "value": v} for k, v in doc.items()], "layers"
+        if grad_file and len(doc) >= 2 and sum(bool(_PARAM_NAME.match(str(k))) for k in doc) * 2 >= len(doc):
+            if scalars:
+                return [{"layer": k, "value": v} for k, v in doc.items()], "layers"
+            if all(isinstance(v, list) and v and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v)
+                   for v in doc.values()):
+                return [{"layer": k, "value": x, "step": i} for k, v in doc.items() for i, x in enumerate(v)], "layer_lists"
         return None, None
     if isinstance(doc, list) and len(doc) >= 1 and all(isinstance(r, dict) for r in doc) \
             and sum(_metric_dict(r) for r in doc) >= len(doc) / 2 and _metricish_keys(doc):
@@ -299,7 +307,7 @@ def read(path: Path, rel: str, run: Run) -> None:
                 doc = json.loads(kind[1], parse_constant=_constant) if len(kind[1]) <= MAX_JSON_SNIFF else None
             except (ValueError, UnicodeDecodeError, RecursionError):
                 doc = None
-            rows, where = _metric_rows(doc) if doc is not None else (None, None)
+            rows, where = _metric_rows(doc, "grad" in path.name.lower()) if doc is not None else (None, None)
             if rows is None:
                 run.warnings.append(f"{rel}: not a metric table")
                 return
@@ -463,7 +471,7 @@ def loads_lenient(line: str):
 
 def _read_json(path: Path, rel: str, run: Run, rows, where) -> None:
     text = read_text(path, rel, run)
-    starts = _row_lines(text, where, len(rows))
+    starts = _row_lines(text, where, len(rows), rows)
     a, b = sorted(SUMMARY_KEYS)
     keep = [i for i, r in enumerate(rows) if a not in r and b not in r]
     if len(keep) < len(rows):
@@ -508,16 +516,23 @@ def _read_json_arrow(path: Path, rel: str, run: Run, data: bytes, hist) -> bool:
     return _emit_arrow(pa, run, rel, path, names, cols, lineno, 0, None, bools=True)
 
 
-def _row_lines(text: str, where, n: int) -> list[int]:
+def _row_lines(text: str, where, n: int, rows: list | None = None) -> list[int]:
     """Line where each element of the metric list starts (found by decoding element by element)."""
     if where == "columns":  # Keras history: a row is an index into every list
         return [1] * n
-    if where == "layers":   # one key per row: the line of each key, in order
+    if where in ("layers", "layer_lists"):   # one key per layer: the line of each key, in order
         lines: list[int] = []
         i = 0
         for km in re.finditer(r'"((?:[^"\\]|\\.)*)"\s*:', text):
             lines.append(text.count("\n", i, km.start()) + (lines[-1] if lines else 1))
             i = km.start()
+        if where == "layer_lists" and rows is not None:     # every entry of a layer's list: its key's line
+            at, out, prev = -1, [], None
+            for r in rows:
+                if r["layer"] != prev:
+                    at, prev = at + 1, r["layer"]
+                out.append(lines[at] if at < len(lines) else (lines[-1] if lines else 1))
+            return out
         return (lines + [lines[-1] if lines else 1] * n)[:n]
     if where is None:
         m = re.match(r"\s*\[", text)
