@@ -54,6 +54,7 @@ LOSS_ACC_PPL = frozenset({"loss", "val_loss", "accuracy", "val_accuracy", "perpl
 _SEP = re.compile(r"[\s]+")
 # What follows "grad_" in a setting or counter, not a layer's gradient norm.
 _GRAD_SETTINGS = ("accum", "clip", "step")
+_LIGHTNING_GRAD = re.compile(r"(?:(?:train|training)/)?grad_(?:\d+(?:\.\d+)?|inf)_norm(?:_total|/(.+))?")
 # A layer's name before a gradient word: a dotted path ("encoder.layer.3.attn") or a word ending in
 # a number ("layer0", "conv_3", "fc1").
 _LAYER_NAME = re.compile(r"[a-z_][\w\-]*(?:\.[\w\-]+)+|[a-z_][a-z_\-]*\d+")
@@ -65,6 +66,11 @@ def normalize(raw: str) -> str:
     n = _SEP.sub("_", raw.strip().strip("'\"").lower())
     if n in _ALIASES:
         return _ALIASES[n]
+    # Lightning's gradient norms (track_grad_norm, utilities.grad_norm): "grad_2.0_norm_total" is
+    # the whole model's, "grad_2.0_norm/<parameter>" a layer's (not a layer named "2.0_norm_total")
+    m = _LIGHTNING_GRAD.fullmatch(n)
+    if m:
+        return "grad_norm/" + m.group(1) if m.group(1) else "grad_norm"
     # "Loss error", "Accuracy score", "loss value": a qualifier after a known name ("error" only after a
     # loss: "top1 error" is 1 - accuracy)
     for suf in ("_score", "_value", "_error"):

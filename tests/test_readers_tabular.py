@@ -380,6 +380,21 @@ def test_a_wide_table_of_per_layer_gradients_is_read_as_layers(tmp_path):
         assert normalize(raw) == name, raw
 
 
+def test_lightnings_gradient_norm_columns_are_layers_and_the_total(tmp_path):
+    """Lightning logs `grad_2.0_norm/<parameter>` per parameter and `grad_2.0_norm_total` for the whole
+    model: the first are grad_norm/<parameter>, the total is grad_norm (it was read as one more layer,
+    named "2.0_norm_total", the largest of them)."""
+    layers = [f"layer{i}.weight" for i in range(6)]
+    p = tmp_path / "metrics.csv"
+    p.write_text("epoch,step,train_loss," + ",".join(f"grad_2.0_norm/{x}" for x in layers) + ",grad_2.0_norm_total\n"
+                 + "".join(f"0,{s},{2.3 - s / 1000:.4f}," + ",".join(f"{1e-2 * 10 ** (-0.9 * (5 - i)):.3e}" for i in range(6))
+                           + ",0.0123\n" for s in range(0, 500, 50)))
+    names = [s.name for s in read(p).series if s.name != "epoch"]
+    assert names == ["loss"] + [f"grad_norm/{x}" for x in layers] + ["grad_norm"]
+    from mltdbg.analyzers.curves import curve_signals
+    assert "grad_vanish_layers" in {s.kind for s in curve_signals(read(p))}
+
+
 def test_a_json_of_per_layer_gradient_lists_is_read_as_layers(tmp_path):
     """grad_norms.json = {"layer0": [..one per step..], ...} (a hook's dump): grad_norm/<layer> over
     the list's steps, each point cited at its layer's key; the same dict of lists under another file
