@@ -17,10 +17,14 @@ CANONICAL = (
 
 _TRAIN_PREFIXES = ("train/", "train_", "training/", "training_", "trn_", "train.", "train-")
 _VAL_PREFIXES = ("val/", "val_", "valid/", "valid_", "validation/", "validation_", "eval/",
-                 "eval_", "evaluation/", "test/", "test_", "dev/", "dev_", "val.", "eval.", "val-")
+                 "eval_", "evaluation/", "test/", "test_", "dev/", "dev_", "val.", "eval.", "val-",
+                 # XGBoost's watchlist names ("eval-logloss", "valid-rmse", "test-auc")
+                 "eval-", "valid-", "validation-", "test-", "dev-")
 
 _ALIASES = {
     "loss": "loss", "train_loss": "loss", "training_loss": "loss", "total_loss": "loss",
+    # XGBoost's (multi-class) log loss: the cross-entropy it trains on
+    "logloss": "loss", "mlogloss": "loss",
     "avg_loss": "loss", "mean_loss": "loss", "lm_loss": "loss", "loss_epoch": "loss", "loss_step": "loss",
     "grad_norm": "grad_norm", "gradient_norm": "grad_norm", "total_norm": "grad_norm",
     "gnorm": "grad_norm", "grad_norm_total": "grad_norm", "global_grad_norm": "grad_norm",
@@ -54,6 +58,7 @@ LOSS_ACC_PPL = frozenset({"loss", "val_loss", "accuracy", "val_accuracy", "perpl
 _SEP = re.compile(r"[\s]+")
 # What follows "grad_" in a setting or counter, not a layer's gradient norm.
 _GRAD_SETTINGS = ("accum", "clip", "step")
+_NUMBERED_EVAL = re.compile(r"(?:validation|valid|eval)_\d+-(.+)")
 _LIGHTNING_GRAD = re.compile(r"(?:(?:train|training)/)?grad_(?:\d+(?:\.\d+)?|inf)_norm(?:_total|/(.+))?")
 # A layer's name before a gradient word: a dotted path ("encoder.layer.3.attn") or a word ending in
 # a number ("layer0", "conv_3", "fc1").
@@ -71,6 +76,11 @@ def normalize(raw: str) -> str:
     m = _LIGHTNING_GRAD.fullmatch(n)
     if m:
         return "grad_norm/" + m.group(1) if m.group(1) else "grad_norm"
+    # XGBoost's sklearn API names its eval sets "validation_0", "validation_1": "validation_0-logloss"
+    m = _NUMBERED_EVAL.fullmatch(n)
+    if m:
+        base = normalize(m.group(1))
+        return base if base.startswith("val_") else _VAL_ALIASES.get(base, "val_" + base)
     # "Loss error", "Accuracy score", "loss value": a qualifier after a known name ("error" only after a
     # loss: "top1 error" is 1 - accuracy)
     for suf in ("_score", "_value", "_error"):

@@ -843,3 +843,20 @@ def test_a_list_that_never_closes_is_given_up_in_linear_time():
     text = "loss: [" + " ".join(["1234567"] * 20_000) + "\n"
     art = TextArtifact("a.log", Path("a.log"), "log", text)
     assert list_series(art) == []    # a regex that could split each number's digits two ways took minutes
+
+
+def test_xgboost_rounds_are_a_train_and_a_validation_loss(tmp_path):
+    """XGBoost prints `[i]\ttrain-logloss:0.61\teval-logloss:0.65` per boosting round (its sklearn API
+    names the sets validation_0, validation_1): the train log loss is the loss and the eval set's the
+    validation loss, so a validation curve that turns up while training keeps falling reads as one."""
+    from mltdbg.analyzers.names import normalize
+    p = tmp_path / "xgb.log"
+    p.write_text("".join(f"[{i}]\ttrain-logloss:{0.69 - 0.012 * i:.5f}\teval-logloss:"
+                         f"{0.69 - 0.01 * i if i < 20 else 0.49 + 0.01 * (i - 20):.5f}\n" for i in range(40)))
+    run = read(p)
+    assert [(s.name, s.raw_name) for s in run.series] == [("loss", "train-logloss"), ("val_loss", "eval-logloss")]
+    assert run.series[1].steps.tolist()[:3] == [0, 1, 2]
+    from mltdbg.analyzers.curves import curve_signals
+    assert "train_val_divergence" in {s.kind for s in curve_signals(run)}
+    assert normalize("validation_1-logloss") == "val_loss" and normalize("validation_0-auc") == "val_auc"
+    assert normalize("valid-mlogloss") == "val_loss" and normalize("train-rmse") == "rmse"
