@@ -25,6 +25,9 @@ _ALIASES = {
     "loss": "loss", "train_loss": "loss", "training_loss": "loss", "total_loss": "loss",
     # XGBoost's (multi-class) log loss: the cross-entropy it trains on
     "logloss": "loss", "mlogloss": "loss",
+    # Keras' accuracy metrics by their class names, and ImageNet scripts' top-1 ("Acc@1 76.13")
+    "categorical_accuracy": "accuracy", "sparse_categorical_accuracy": "accuracy", "binary_accuracy": "accuracy",
+    "acc@1": "accuracy", "prec@1": "accuracy", "top-1": "accuracy", "accuracy@1": "accuracy",
     "avg_loss": "loss", "mean_loss": "loss", "lm_loss": "loss", "loss_epoch": "loss", "loss_step": "loss",
     "grad_norm": "grad_norm", "gradient_norm": "grad_norm", "total_norm": "grad_norm",
     "gnorm": "grad_norm", "grad_norm_total": "grad_norm", "global_grad_norm": "grad_norm",
@@ -92,6 +95,9 @@ def normalize(raw: str) -> str:
         if n.startswith(p):
             rest = n[len(p):]
             base = _ALIASES.get(rest, rest)
+            for suf in ("_epoch", "_step", "/epoch", "/step"):   # Lightning's "val/acc_epoch"
+                if base == rest and rest.endswith(suf) and rest[: -len(suf)] in _ALIASES:
+                    base = _ALIASES[rest[: -len(suf)]]
             return _VAL_ALIASES.get(base, "val_" + base)
     for suf in ("_val", "/val", "_eval", "/eval", "_valid", "_test"):
         if n.endswith(suf):

@@ -860,3 +860,19 @@ def test_xgboost_rounds_are_a_train_and_a_validation_loss(tmp_path):
     assert "train_val_divergence" in {s.kind for s in curve_signals(run)}
     assert normalize("validation_1-logloss") == "val_loss" and normalize("validation_0-auc") == "val_auc"
     assert normalize("valid-mlogloss") == "val_loss" and normalize("train-rmse") == "rmse"
+
+
+def test_accuracy_under_its_framework_names_is_the_accuracy(tmp_path):
+    """Keras names an accuracy metric by its class (`sparse_categorical_accuracy`, `binary_accuracy`),
+    ImageNet scripts print `Acc@1`, Lightning logs `val/acc_epoch`: each is the (val) accuracy the
+    curve analyzers read, not a metric of its own name."""
+    from mltdbg.analyzers.names import normalize
+    p = tmp_path / "keras.log"
+    p.write_text("".join(f"Epoch {e}/5\n1875/1875 [==============================] - 5s 3ms/step - loss: {1 - e / 10:.4f} - "
+                         f"sparse_categorical_accuracy: {0.5 + e / 20:.4f} - val_loss: {1.1 - e / 20:.4f} - "
+                         f"val_sparse_categorical_accuracy: {0.45 + e / 25:.4f}\n" for e in range(1, 6)))
+    names = {s.name for s in read(p).series}
+    assert {"loss", "accuracy", "val_loss", "val_accuracy"} <= names, names
+    assert normalize("Acc@1") == "accuracy" and normalize("val_binary_accuracy") == "val_accuracy"
+    assert normalize("val/acc_epoch") == "val_accuracy" and normalize("test/loss_step") == "val_loss"
+    assert normalize("val_grad_norm") == "val_grad_norm"
