@@ -1184,21 +1184,27 @@ def _long_table(run: Run, rel: str, header: list[str], cols: dict, numeric: dict
     val_col = next((lower[c] for c in VALUE_COLUMNS if c in lower), None)
     if val_col is None:
         return False
-    keys = ["" if x is None else str(x).strip() for x in cols[key_col]]
-    distinct = {k for k in keys if k and k.lower() != "nan"}
+    import pandas as pd  # noqa: PLC0415 - heavy; only for this file format
+    # the names as codes (pandas' hash factorize: no Python step per row; a missing cell is -1)
+    codes, uniques = pd.factorize(pd.Series(cols[key_col], copy=False).astype("string").str.strip())
+    named = np.array([bool(u) and u.lower() != "nan" for u in map(str, uniques)], bool)
     # a name per metric, each named on several rows (one row per name is a table of final results)
-    if not distinct or len(distinct) > MAX_KEYS or len(keys) < 2 * len(distinct):
+    n_names = int(named.sum())
+    if not n_names or n_names > MAX_KEYS or len(codes) < 2 * n_names:
         return False
     step_col = next((lower[c] for c in STEP_COLUMNS + EPOCH_COLUMNS if c in lower), None)
     vals = numeric[val_col][0]
     sv = numeric[step_col][0] if step_col is not None else None
-    by: dict[str, list[int]] = {}
-    for i, k in enumerate(keys):
-        if k in distinct and good[i] and not np.isnan(vals[i]) and (
-                sv is None or (np.isfinite(sv[i]) and sv[i] != _NAN)):
-            by.setdefault(k, []).append(i)
-    for k, rows in by.items():
-        idx = np.array(rows, dtype=np.int64)
+    keep = (codes >= 0) & good & ~np.isnan(vals)
+    keep[keep] = named[codes[keep]]
+    if sv is not None:
+        keep &= np.isfinite(sv) & (sv != _NAN)
+    rows = np.flatnonzero(keep)
+    by = np.argsort(codes[rows], kind="stable")              # each name's rows, in file order
+    cuts = np.flatnonzero(np.diff(codes[rows][by])) + 1
+    groups = sorted(np.split(rows[by], cuts), key=lambda g: g[0]) if len(rows) else []
+    for idx in groups:                                       # the names in the order the file shows them
+        k = str(uniques[codes[idx[0]]])
         v = vals[idx].astype(np.float64)
         v[v == _NAN] = np.nan
         steps = sv[idx].astype(np.int64) if sv is not None else np.arange(len(idx), dtype=np.int64)
