@@ -393,7 +393,7 @@ def _read_log_blocks(path: Path, rel: str, run: Run, gz: bool, metrics: bool, re
             if not finder_box:
                 finder_box.append(WordFinder(head_sample))
             finder = finder_box[0]
-        if processes and not gz:    # the worker reads the block from the file itself
+        if processes:    # the worker reads the block from the file itself (a plain log: processes implies it)
             return _prepare_range, ((path, offset, len(data)), cut, rel, metrics, finder)
         return _prepare, (data, cut, rel, metrics, finder)
 
@@ -402,7 +402,7 @@ def _read_log_blocks(path: Path, rel: str, run: Run, gz: bool, metrics: bool, re
     inline = ready is not None or (on_disk is not None and on_disk <= BLOCK_BYTES)
     processes = not inline and on_disk is not None and on_disk >= PROCESS_MIN_BYTES and _forks()
     for (data, cut, offset), got in _prepared(blocks, plan, inline, processes):
-        if got is None or (processes and not gz and not _same_lines(data, got[0])):
+        if got is None or (processes and not _same_lines(data, got[0])):
             got = _prepare(data, cut, rel, metrics, None)     # the file changed under the worker
         nl, pre, hits = got
         if first:
