@@ -13,7 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-from mltdbg.analyzers.curves import Quoter, loss_terms, ordered, restart_jump, resume_jump, resume_lr_jump
+from mltdbg.analyzers.curves import (Quoter, loss_terms, ordered, restart_jump, resume_jump, resume_lr_jump,
+                                     without_healthy)
 from mltdbg.analyzers.model import LOC_LINE, Run, Series, Signal
 
 
@@ -73,10 +74,8 @@ def analyze(run: Run, baseline: Run | None = None, repo_root: Path | None = None
         out += _call(*_GAP[1:], run, {s.kind for s in out})
     except Exception as e:  # noqa: BLE001
         run.warnings.append(f"(analysis) {_GAP[0]} analyzer failed: {type(e).__name__}: {e}")
-    jumps = _resume_jumps(run, out)
-    if any(j.kind == "loss_jump_at_resume" for j in jumps):
-        out = [s for s in out if s.kind != "healthy"]   # each side fell, but not across the resume
-    out += jumps
+    # each side of a resume may fall as a healthy curve does, but not across the resume
+    out = without_healthy(out + _resume_jumps(run, out), {"loss_jump_at_resume"})
     return [s for s in out if s.strength > 0]
 
 

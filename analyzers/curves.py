@@ -173,13 +173,21 @@ def _curve_signals(run: Run) -> list[Signal]:
         out += _loss_scale(ordered(ls), quote)
     out += _timing(run, quote)
     out += _dead_units(run, quote)
-    if any(x.kind in ("loss_huge_at_start", "train_acc_capped", "val_gap_from_start", "grad_zero",
-                      "grad_zero_below_head") for x in out):
-        # a fall from a broken start, a fit capped far below 100 %, a training curve beside a
-        # validation that never left its first value, or a loss that falls while (most) layers get
-        # no gradient at all (the head alone learns), is not a healthy run
-        out = [x for x in out if x.kind != "healthy"]
-    return out
+    return without_healthy(out)
+
+
+# A falling loss beside one of these is not a healthy run ("healthy" argues against every cause): a
+# fall from a broken start, a fit capped far below 100 %, a validation that never left its first
+# value, (most) layers getting no gradient at all (the head alone learns).
+NOT_HEALTHY_BESIDE = frozenset({"loss_huge_at_start", "train_acc_capped", "val_gap_from_start", "grad_zero",
+                                "grad_zero_below_head"})
+
+
+def without_healthy(signals: list[Signal], beside: frozenset[str] | set[str] = NOT_HEALTHY_BESIDE) -> list[Signal]:
+    """`signals` without "healthy" when a signal of a kind in `beside` is among them."""
+    if any(x.kind in beside for x in signals):
+        return [x for x in signals if x.kind != "healthy"]
+    return signals
 
 
 # ---------------------------------------------------------------- helpers
