@@ -335,8 +335,7 @@ def _group_points(cidx, kid, val, form, prank) -> list[tuple]:
     gk = kid.astype(np.int64) * 8 + form
     if prank is not None:
         gk = gk * (int(prank.max()) + 2) + (prank + 1)
-    top = int(gk.max())
-    distinct = np.flatnonzero(np.bincount(gk)) if top < GROUP_TABLE_MAX else None
+    distinct = _distinct_small(gk)
     if distinct is not None and len(distinct) <= GROUP_PASSES_MAX:   # a few groups: one pass each
         rows = sorted((np.flatnonzero(gk == v) for v in distinct.tolist()), key=lambda r: int(r[0]))
     else:
@@ -901,11 +900,18 @@ def _as_mask(sg: np.ndarray, n: int) -> np.ndarray | None:
     return m
 
 
+def _distinct_small(x: np.ndarray) -> np.ndarray | None:
+    """The distinct values of integer codes below GROUP_TABLE_MAX, sorted, by counting (one pass,
+    no sort); None when they are not such codes (np.unique or hashing then)."""
+    if x.dtype.kind not in "iu" or not len(x) or int(x.min()) < 0 or int(x.max()) >= GROUP_TABLE_MAX:
+        return None
+    return np.flatnonzero(np.bincount(x))
+
+
 def _codes(kd: np.ndarray) -> np.ndarray:
-    """np.unique of small non-negative codes (kinds and counter styles), by counting."""
-    if kd.dtype.kind in "iu" and len(kd) and int(kd.min()) >= 0 and int(kd.max()) < 1 << 16:
-        return np.flatnonzero(np.bincount(kd)).astype(kd.dtype)
-    return np.unique(kd)
+    """np.unique of the kinds (and counter styles) of a group's lines."""
+    d = _distinct_small(kd)
+    return np.unique(kd) if d is None else d.astype(kd.dtype)
 
 
 def _merge_styles(parts: list[tuple]) -> list[Series]:
