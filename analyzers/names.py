@@ -68,6 +68,14 @@ _LIGHTNING_GRAD = re.compile(r"(?:(?:train|training)/)?grad_(?:\d+(?:\.\d+)?|inf
 _LAYER_NAME = re.compile(r"[a-z_][\w\-]*(?:\.[\w\-]+)+|[a-z_][a-z_\-]*\d+")
 
 
+def _when_alias(n: str) -> str | None:
+    """The alias of a known name logged with when it was taken ("loss_epoch", "acc/step"), else None."""
+    for suf in ("_epoch", "_step", "/epoch", "/step"):
+        if n.endswith(suf) and n[: -len(suf)] in _ALIASES:
+            return _ALIASES[n[: -len(suf)]]
+    return None
+
+
 @lru_cache(maxsize=4096)
 def normalize(raw: str) -> str:
     """Canonical metric name for a raw name as it appears in an artifact."""
@@ -94,10 +102,7 @@ def normalize(raw: str) -> str:
     for p in _VAL_PREFIXES:
         if n.startswith(p):
             rest = n[len(p):]
-            base = _ALIASES.get(rest, rest)
-            for suf in ("_epoch", "_step", "/epoch", "/step"):   # Lightning's "val/acc_epoch"
-                if base == rest and rest.endswith(suf) and rest[: -len(suf)] in _ALIASES:
-                    base = _ALIASES[rest[: -len(suf)]]
+            base = _ALIASES.get(rest) or _when_alias(rest) or rest     # (Lightning's "val/acc_epoch")
             return _VAL_ALIASES.get(base, "val_" + base)
     for suf in ("_val", "/val", "_eval", "/eval", "_valid", "_test"):
         if n.endswith(suf):
@@ -107,9 +112,8 @@ def normalize(raw: str) -> str:
         if n.startswith(p):
             rest = n[len(p):]
             return _ALIASES.get(rest, rest)
-    for suf in ("_epoch", "_step", "/epoch", "/step"):
-        if n.endswith(suf) and n[: -len(suf)] in _ALIASES:
-            return _ALIASES[n[: -len(suf)]]
+    if (alias := _when_alias(n)) is not None:
+        return alias
     # "running_loss", "epoch_acc", "loss_avg", "avg_train_loss": an averaging word before or after a
     # loss, accuracy or perplexity name
     head, sep, tail = n.partition("_")
