@@ -87,9 +87,12 @@ class WordFinder:
         if n < 3:
             return out
         even = np.frombuffer(data, "<u2", count=n // 2)
-        # the table lookups over the block, its two halves on two threads (numpy frees the GIL)
-        cand = np.concatenate(split_halves(lambda lo, hi: np.flatnonzero(self.wanted[even[lo:hi]]) + lo,
-                                           len(even), FIND_ALIGN))
+        # the table lookups over the block, its two halves on two threads (numpy frees the GIL);
+        # np.take, not wanted[even]: fancy indexing by uint16 costs twice as much (4.3 vs 2.0 ms
+        # a 4 MB block), and a uint16 is always inside the 65,536-entry table
+        cand = np.concatenate(split_halves(
+            lambda lo, hi: np.flatnonzero(np.take(self.wanted, even[lo:hi], mode="clip")) + lo,
+            len(even), FIND_ALIGN))
         if cand.size == 0:
             return out
         pair = even[cand]
