@@ -53,9 +53,11 @@ def _trigger_at(data: bytes) -> list[int]:
     """Offsets of every _TRIGGER (" avg", case as written) in the block, found with numpy on its rarest
     byte 'v': bytes.find of a pattern that starts with a space crawls (about 1 GB/s on logs, where
     spaces are everywhere; this is about 5x faster and sits on every block of a big log)."""
-    b = np.frombuffer(data, np.uint8)
-    if len(b) < 4:
+    # a memchr for 'v' first: a block with no val/avg/eval word holds none (the search costs 0.1 ms
+    # a 4 MB block where the compare below costs 0.7 ms, and 2 ms on a loaded reader thread)
+    if len(data) < 4 or _TRIGGER[2:3] not in data:
         return []
+    b = np.frombuffer(data, np.uint8)
     p = np.flatnonzero(b[2:-1] == _TRIGGER[2]) + 2
     if p.size:
         p = p[(b[p - 2] == _TRIGGER[0]) & (b[p - 1] == _TRIGGER[1]) & (b[p + 1] == _TRIGGER[3])]
