@@ -25,6 +25,8 @@ _ALIASES = {
     "loss": "loss", "train_loss": "loss", "training_loss": "loss", "total_loss": "loss",
     # XGBoost's (multi-class) log loss: the cross-entropy it trains on
     "logloss": "loss", "mlogloss": "loss",
+    # ... and LightGBM's
+    "binary_logloss": "loss", "multi_logloss": "loss",
     # Keras' accuracy metrics by their class names, and ImageNet scripts' top-1 ("Acc@1 76.13")
     "categorical_accuracy": "accuracy", "sparse_categorical_accuracy": "accuracy", "binary_accuracy": "accuracy",
     "acc@1": "accuracy", "prec@1": "accuracy", "top-1": "accuracy", "accuracy@1": "accuracy",
@@ -62,6 +64,10 @@ _SEP = re.compile(r"[\s]+")
 # What follows "grad_" in a setting or counter, not a layer's gradient norm.
 _GRAD_SETTINGS = ("accum", "clip", "step")
 _NUMBERED_EVAL = re.compile(r"(?:validation|valid|eval)_\d+-(.+)")
+# LightGBM names a metric after its data set, in the possessive: "training's binary_logloss",
+# "valid_0's auc" (its default names: "training" for the training set, "valid_N" for the others)
+_POSSESSIVE = re.compile(r"([a-z][\w\-]*)'s_(.+)")
+_VAL_SET = re.compile(r"(?:val|valid|validation|eval|evaluation|test|dev|holdout)(?:_?\d+)?")
 _LIGHTNING_GRAD = re.compile(r"(?:(?:train|training)/)?grad_(?:\d+(?:\.\d+)?|inf)_norm(?:_total|/(.+))?")
 # A layer's name before a gradient word: a dotted path ("encoder.layer.3.attn") or a word ending in
 # a number ("layer0", "conv_3", "fc1").
@@ -87,6 +93,12 @@ def normalize(raw: str) -> str:
     m = _LIGHTNING_GRAD.fullmatch(n)
     if m:
         return "grad_norm/" + m.group(1) if m.group(1) else "grad_norm"
+    m = _POSSESSIVE.fullmatch(n)
+    if m:       # (any other owner, "model's loss", "my_set's auc": the metric itself)
+        base = normalize(m.group(2))
+        if not _VAL_SET.fullmatch(m.group(1)) or base.startswith("val_"):
+            return base
+        return _VAL_ALIASES.get(base, "val_" + base)
     # XGBoost's sklearn API names its eval sets "validation_0", "validation_1": "validation_0-logloss"
     m = _NUMBERED_EVAL.fullmatch(n)
     if m:

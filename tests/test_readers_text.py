@@ -862,6 +862,37 @@ def test_xgboost_rounds_are_a_train_and_a_validation_loss(tmp_path):
     assert normalize("valid-mlogloss") == "val_loss" and normalize("train-rmse") == "rmse"
 
 
+def test_lightgbm_names_each_metric_after_its_data_set(tmp_path):
+    """LightGBM prints `[i]\ttraining's binary_logloss: 0.5\tvalid_1's binary_logloss: 0.6` per round:
+    the data set's name, in the possessive, is part of the key. Read without it the train and
+    validation values were one interleaved `binary_logloss` series; read with it they are the loss
+    and the validation loss, and a validation curve that turns up reads as overfitting."""
+    from mltdbg.analyzers.curves import curve_signals
+    from mltdbg.analyzers.names import normalize
+    p = tmp_path / "lgb.log"
+    p.write_text("[LightGBM] [Info] Number of positive: 3000, number of negative: 7000\n" + "".join(
+        f"[{i}]\ttraining's binary_logloss: {0.69 - 0.01 * i:.6f}\ttraining's auc: {0.7 + 0.004 * i:.6f}\t"
+        f"valid_1's binary_logloss: {0.7 - 0.01 * i if i < 20 else 0.5 + 0.01 * (i - 20):.6f}\t"
+        f"valid_1's auc: {0.69 + 0.003 * i:.6f}\n" for i in range(1, 41)))
+    run = read(p)
+    assert [(s.name, s.raw_name) for s in run.series] == [
+        ("loss", "training's binary_logloss"), ("auc", "training's auc"),
+        ("val_loss", "valid_1's binary_logloss"), ("val_auc", "valid_1's auc")]
+    assert all(len(s) == 40 for s in run.series)
+    assert run.series[2].values[:2].tolist() == [0.69, 0.68]
+    assert "train_val_divergence" in {s.kind for s in curve_signals(run)}
+    # one shape, two sets: each row's own digits ("valid_0's" beside "valid_1's")
+    q = tmp_path / "two.log"
+    q.write_text("".join(f"[{i}]\tvalid_0's multi_logloss: {1 - i / 100:.4f}\tvalid_1's multi_logloss: "
+                         f"{2 - i / 100:.4f}\n" for i in range(1, 11)))
+    two = read(q)
+    assert [(s.raw_name, s.values[0]) for s in two.series] == [("valid_0's multi_logloss", 0.99),
+                                                                ("valid_1's multi_logloss", 1.99)]
+    assert normalize("training's l2") == "l2" and normalize("valid_0's auc") == "val_auc"
+    assert normalize("holdout's binary_logloss") == "val_loss"
+    assert normalize("model's loss") == "loss"      # any other owner: the metric itself
+
+
 def test_accuracy_under_its_framework_names_is_the_accuracy(tmp_path):
     """Keras names an accuracy metric by its class (`sparse_categorical_accuracy`, `binary_accuracy`),
     ImageNet scripts print `Acc@1`, Lightning logs `val/acc_epoch`: each is the (val) accuracy the

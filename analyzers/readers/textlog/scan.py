@@ -36,8 +36,10 @@ LONG_BACK, LONG_FWD = 64, 48
 MAX_MANT_DIGITS = 18  # int64 holds 18 decimal digits exactly
 FORM_EQ, FORM_COLON, FORM_QUOTED, FORM_SPACE = 0, 1, 2, 3
 
+# (pre: a qualifying word, "train loss", or a data set's name in the possessive, LightGBM's
+# "valid_1's binary_logloss", "training's auc")
 _KEY_TAIL = re.compile(
-    rb"(?<![A-Za-z0-9_./@\-])(?:(?P<pre>[A-Za-z]{1,12}) )?"
+    rb"(?<![A-Za-z0-9_./@\-])(?:(?P<pre>[A-Za-z]{1,12}|[A-Za-z][A-Za-z0-9_\-]{0,23}'s) )?"
     rb"(?P<key>[A-Za-z_][A-Za-z0-9_./@\-]*?)(?P<q>['\"]?)[ \t]*\Z")
 _VALUE = re.compile(rb"""
     (?: [:=][ \t]*['"]?[\[(]?[ \t]*(?:tensor\(|np\.(?:float|int)00\(|float\()?   # key: value
@@ -68,8 +70,12 @@ def _key_shape(masked: bytes):
     if start == 0 and masked[0] not in (0, 10, 13):
         return 2, 0, 0, False, 0, False
     pre = m.group("pre")
+    if pre == b"s" and start == 1 and masked[:1] == b"'":    # "...'s key": a set's name runs past the window
+        return 2, 0, 0, False, 0, False
     pre_len = 0
-    if pre:
+    if pre and pre.endswith(b"'s"):     # a data set's metric: its name is part of the key
+        pre_len = len(pre) + 1
+    elif pre:
         full = (pre + b" " + key).lower()
         if pre.lower().decode() in PREFIX_WORDS or full.decode() in PAIR_NAMES \
                 or qualified_pair(pre.decode(errors="replace"), key.decode(errors="replace")) \
@@ -77,7 +83,8 @@ def _key_shape(masked: bytes):
             pre_len = len(pre) + 1
         else:
             start = m.start("key")
-    return 1, start, m.end("key"), b"0" in key, pre_len, bool(m.group("q"))
+    # (digits anywhere in the key read per row: "valid_0's" and "valid_1's" have one shape)
+    return 1, start, m.end("key"), b"0" in masked[start:m.end("key")], pre_len, bool(m.group("q"))
 
 
 def _value_shape(masked: bytes):
