@@ -155,6 +155,8 @@ def _curve_signals(run: Run) -> list[Signal]:
         if bad:
             first = min(bad, key=lambda x: (x.name not in ("loss", "val_loss"), x.name != "loss"))
             out += [x for x in _loss_signals(run, ordered(first), quote) if x.kind.startswith("nonfinite")]
+    if not any(x.kind == "nonfinite" for x in out):
+        out += _counted_nonfinite(run, quote)
     val = run.metric("val_loss")
     if loss is not None and val is not None and val is not loss and len(val) >= 3:
         out += _train_val(run, ordered(loss), ordered(val), quote)
@@ -174,6 +176,25 @@ def _curve_signals(run: Run) -> list[Signal]:
     out += _timing(run, quote)
     out += _dead_units(run, quote)
     return without_healthy(out)
+
+
+def _counted_nonfinite(run: Run, q: Quoter) -> list[Signal]:
+    """A NaN the trainer counted instead of printing: Megatron-LM's "number of nan iterations" counts
+    the iterations of a logging interval whose loss was NaN/inf. It skips them, and the loss it prints
+    averages the others, so the printed loss stays finite."""
+    s = run.metric("nan_iterations")
+    if s is None:
+        return []
+    cur = ordered(s)
+    hit = np.flatnonzero(cur.values > 0)
+    if not len(hit):
+        return []
+    i, total = int(hit[0]), float(np.nansum(cur.values[cur.values > 0]))
+    txt = (f"{s.raw_name or s.name} is {_fmt(float(cur.values[i]))} at step {int(cur.steps[i])}: iterations whose loss "
+           f"was NaN/inf were skipped ({total:.0f} counted in all)")
+    return [Signal("nonfinite", 1.0, txt, [q.ev(cur, i, txt)],
+                   {"step": int(cur.steps[i]), "metric": s.name, "finite_before": i > 0, "recovers": True,
+                    "count": int(total), "counted": True})]
 
 
 # A falling loss beside one of these is not a healthy run ("healthy" argues against every cause): a

@@ -49,6 +49,7 @@ _ALIASES = {
     "top1_acc": "accuracy", "train_acc": "accuracy", "train_accuracy": "accuracy",
     "epoch": "epoch", "ppl": "perplexity", "perplexity": "perplexity",
     "skipped": "skipped_steps", "skipped_steps": "skipped_steps", "overflow": "skipped_steps",
+    "skipped_iterations": "skipped_steps",
     "mem": "memory", "memory": "memory", "max_memory_allocated": "memory", "gpu_mem": "memory",
 }
 _VAL_ALIASES = {"loss": "val_loss", "accuracy": "val_accuracy", "perplexity": "val_perplexity"}

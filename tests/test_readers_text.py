@@ -893,6 +893,26 @@ def test_lightgbm_names_each_metric_after_its_data_set(tmp_path):
     assert normalize("model's loss") == "loss"      # any other owner: the metric itself
 
 
+def test_megatron_counts_of_skipped_and_nan_iterations_are_two_series_and_a_nan_is_cited(tmp_path):
+    """Megatron-LM ends each line with `number of skipped iterations: 0 | number of nan iterations: 0 |`:
+    two counts (read before as one series called `iterations`). A NaN loss is skipped and counted
+    there while the printed `lm loss` averages the finite iterations, so the count is the NaN's
+    only trace: it is cited as a non-finite loss."""
+    from mltdbg.analyzers.curves import curve_signals
+    p = tmp_path / "megatron.log"
+    p.write_text("".join(
+        f" iteration {i * 10:8d}/  500000 | consumed samples: {i * 5120:12d} | learning rate: 1.500E-04 | "
+        f"lm loss: {2 + 5 / i:.6E} | loss scale: {65536.0 if i <= 30 else 2.0 ** max(0, 46 - i):.1f} | grad norm: 2.345 | "
+        f"number of skipped iterations: {int(i > 30):3d} | number of nan iterations: {int(i > 32):3d} |\n"
+        for i in range(1, 50)))
+    run = read(p)
+    by = {s.name: s for s in run.series}
+    assert by["skipped_steps"].raw_name == "skipped iterations" and by["nan_iterations"].values[31:34].tolist() == [0, 1, 1]
+    assert np.isfinite(by["loss"].values).all()
+    nan = [s for s in curve_signals(run) if s.kind == "nonfinite"]
+    assert len(nan) == 1 and nan[0].data["step"] == 330 and nan[0].evidence[0].line == 33, nan
+
+
 def test_accuracy_under_its_framework_names_is_the_accuracy(tmp_path):
     """Keras names an accuracy metric by its class (`sparse_categorical_accuracy`, `binary_accuracy`),
     ImageNet scripts print `Acc@1`, Lightning logs `val/acc_epoch`: each is the (val) accuracy the

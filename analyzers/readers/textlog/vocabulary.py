@@ -53,7 +53,9 @@ def loss_term(pre: str, key: str) -> bool:
 
 
 # Two-word names whose second word alone would mean something else.
-PAIR_NAMES = {"learning rate", "grad norm", "gradient norm", "loss scale", "max mem"}
+# (Megatron-LM's "number of skipped iterations" and "number of nan iterations": two counts, not one)
+PAIR_NAMES = {"learning rate", "grad norm", "gradient norm", "loss scale", "max mem", "skipped iterations",
+              "nan iterations"}
 # Words that may follow a known metric name with one space ("Loss error: 0.8", "Accuracy score: 0.1").
 QUALIFIER_WORDS = {"error", "score", "value"}
 
