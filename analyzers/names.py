@@ -115,8 +115,9 @@ def normalize(raw: str) -> str:
     for p in _VAL_PREFIXES:
         if n.startswith(p):
             rest = n[len(p):]
-            base = _ALIASES.get(rest) or _when_alias(rest) or rest     # (Lightning's "val/acc_epoch")
-            return _VAL_ALIASES.get(base, "val_" + base)
+            # (Lightning's "val/acc_epoch"; "test/average_loss": the name after the prefix, read as any)
+            base = _ALIASES.get(rest) or _when_alias(rest) or normalize(rest)
+            return base if base.startswith("val_") else _VAL_ALIASES.get(base, "val_" + base)
     for suf in ("_val", "/val", "_eval", "/eval", "_valid", "_test"):
         if n.endswith(suf):
             base = _ALIASES.get(n[: -len(suf)], n[: -len(suf)])

@@ -913,6 +913,35 @@ def test_megatron_counts_of_skipped_and_nan_iterations_are_two_series_and_a_nan_
     assert len(nan) == 1 and nan[0].data["step"] == 330 and nan[0].evidence[0].line == 33, nan
 
 
+def test_a_line_that_names_a_held_out_set_holds_that_sets_metrics(tmp_path):
+    """PyTorch's MNIST example (and the scripts made from it) prints `Train Epoch: 1 [640/60000 (1%)]\tLoss: 0.41`
+    and, after each epoch, `Test set: Average loss: 0.0334, Accuracy: 9890/10000 (99%)`. Read before as a
+    second training loss and an accuracy of 9890; the test line's keys are the validation loss and
+    accuracy, and a count of a total is its fraction."""
+    from mltdbg.analyzers.curves import curve_signals
+    from mltdbg.analyzers.names import normalize
+    lines = []
+    for e in range(1, 11):
+        lines += [f"Train Epoch: {e} [{b}/60000 ({b // 600}%)]\tLoss: {2.3 / (e + b / 60000):.6f}" for b in range(0, 60000, 12000)]
+        lines += ["", f"Test set: Average loss: {0.3 / e + 0.03 + max(0, e - 5) * 0.05:.4f}, "
+                      f"Accuracy: {9000 + e * 80}/10000 ({90 + e * 0.8:.0f}%)", ""]
+    p = tmp_path / "mnist.log"
+    p.write_text("\n".join(lines) + "\n")
+    run = read(p)
+    assert [(s.name, s.raw_name, len(s)) for s in run.series] == [
+        ("epoch", "Train Epoch", 50), ("loss", "Loss", 50), ("val_loss", "test/Average loss", 10),
+        ("val_accuracy", "test/Accuracy", 10)]
+    assert run.series[3].values[:2].tolist() == [0.908, 0.916]
+    assert "train_val_divergence" in {s.kind for s in curve_signals(run)}
+    # "Validation: ..." holds the val set's keys too; a line that only mentions a test is no such line
+    q = tmp_path / "val.log"
+    q.write_text("".join(f"step {i}: loss={1 / i:.3f}\nValidation: loss={1 / i + 0.1:.3f} acc={i / 20:.2f}\n"
+                         f"tested: loss={i:.1f}\n" for i in range(1, 11)))
+    assert sorted((s.name, len(s)) for s in read(q).series) == [("loss", 10), ("loss", 10), ("val_accuracy", 10),
+                                                                ("val_loss", 10)]
+    assert normalize("test/val_loss") == "val_loss"       # (not val_val_loss)
+
+
 def test_accuracy_under_its_framework_names_is_the_accuracy(tmp_path):
     """Keras names an accuracy metric by its class (`sparse_categorical_accuracy`, `binary_accuracy`),
     ImageNet scripts print `Acc@1`, Lightning logs `val/acc_epoch`: each is the (val) accuracy the

@@ -34,7 +34,8 @@ from mltdbg.analyzers.model import LOC_LINE, Run, Series
 from mltdbg.analyzers.names import normalize
 from mltdbg.analyzers.readers.textlog.arrays import (Masked, count_before, factorize, find_byte, hash_rows,
                                                      release_memory, rows_of, small_pages)
-from mltdbg.analyzers.readers.textlog.scan import (BACK, FWD, LONG_BACK, LONG_FWD, Keys, anchors, line_ranks,
+from mltdbg.analyzers.readers.textlog.scan import (BACK, EVAL_KEY_PREFIX, FWD, LONG_BACK, LONG_FWD, Keys, anchors,
+                                                   eval_lines, line_ranks,
                                                    progress_counters, read_anchors)
 from mltdbg.analyzers.readers.textlog.layergrads import layer_series, scan_layer_tables, table_lines
 from mltdbg.analyzers.readers.textlog.settle import StepContext, pass_ends
@@ -178,6 +179,7 @@ def scan_block(data: bytes, nl: np.ndarray, exact_keys: bool = False) -> dict:
     pos = anchors(b, data, masked)
     sl, pn, pm = progress_counters(b, masked)
     ranks_line = line_ranks(b, masked, line_starts)
+    held_out = eval_lines(b, masked, line_starts)
 
     # long lines: keep as text, do not mine. A line of many \r redraws (a Keras or tqdm bar
     # over a whole epoch) is as long as its longest redraw.
@@ -247,6 +249,10 @@ def scan_block(data: bytes, nl: np.ndarray, exact_keys: bool = False) -> dict:
     integral = finite & (c_val >= 0) & (c_val == np.floor(np.where(finite, c_val, 0))) & is_int[cnt]
     ival = np.where(integral, c_val, -1).astype(np.int64)
     c_total = total[cnt] if total is not None else np.full(len(cnt), -1, dtype=np.int64)
+    if total is not None:   # a metric printed as a count of a total ("Accuracy: 9890/10000"): the fraction
+        frac = (role == 1) & (total > 0)
+        if frac.any():
+            val = np.where(frac, val / np.where(frac, total, 1), val)
     del total, is_int, finite, c_val
 
     def first_of(code):  # "epoch: 1.0" (HF) is a fraction that happens to be whole, not a counter
@@ -269,6 +275,12 @@ def scan_block(data: bytes, nl: np.ndarray, exact_keys: bool = False) -> dict:
     # metric points and the segments worth keeping: those with a point or a counter
     m = (role == 1) | (role == 4)
     mseg = seg[m]
+    if held_out is not None:    # a held-out set's line: its metrics' keys are that set's
+        on = held_out[np.minimum(np.searchsorted(nl, seg_starts[seg]), len(held_out) - 1)] & (role == 1)
+        if on.any():
+            kid = kid.copy()
+            for k in np.unique(kid[on]).tolist():
+                kid[on & (kid == k)] = keys.id_text(EVAL_KEY_PREFIX + keys.raws[k])
     has = (S >= 0) | (P >= 0) | (E >= 0)
     has[mseg] = True
     kept = np.flatnonzero(has)

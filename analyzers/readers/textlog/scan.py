@@ -377,6 +377,33 @@ def progress_counters(b: np.ndarray, masked: Masked):
     return sl[ok], nv[ok], mv[ok]
 
 
+# A line that reports on a held-out set: "Test set: Average loss: 0.0334, Accuracy: 9890/10000 (99%)"
+# (PyTorch's MNIST example, and the many scripts made from it), "Validation: loss=0.41 acc=0.88". Its
+# keys are that set's (EVAL_KEY_PREFIX + key), not the training loss and accuracy printed beside them.
+_EVAL_LINE = re.compile(rb"(?:test|val|valid|validation|eval|evaluation)(?: set)?[ \t]*:", re.I)
+EVAL_KEY_PREFIX = "test/"
+_EVAL_WIDTH = 24
+
+
+def eval_lines(b: np.ndarray, masked: Masked, line_starts: np.ndarray) -> np.ndarray | None:
+    """Per line: whether it starts by naming a held-out set (_EVAL_LINE); None when none does.
+    Only lines that start with t, v or e (either case) are looked at, one window per distinct shape."""
+    if not len(line_starts):
+        return None
+    cand = np.flatnonzero(np.isin(b[line_starts] | np.uint8(32), (ord("t"), ord("v"), ord("e"))))
+    if cand.size == 0:
+        return None
+    at = line_starts[cand]
+    codes, reps = masked.group(at, 0, _EVAL_WIDTH)
+    mk = masked.windows(at[reps], 0, _EVAL_WIDTH)
+    good = [c for c in range(len(reps)) if _EVAL_LINE.match(mk[c].tobytes())]
+    if not good:
+        return None
+    out = np.zeros(len(line_starts), bool)
+    out[cand[np.isin(codes, good)]] = True
+    return out
+
+
 def line_ranks(b: np.ndarray, masked: Masked, line_starts: np.ndarray) -> np.ndarray | None:
     """Rank per line from `[rank3]:`, `[rank3]`, `rank3:`, `[RANK 3]`, `[default3]:` prefixes
     (torchrun, DeepSpeed); -1 where none. None when no line has one."""
