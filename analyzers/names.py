@@ -57,7 +57,7 @@ _VAL_ALIASES = {"loss": "val_loss", "accuracy": "val_accuracy", "perplexity": "v
 # Words that say how a printed loss, accuracy or perplexity was averaged or when it was taken, not what
 # it measures: "running_loss", "Average loss", "epoch_acc", "loss_avg", "avg_train_loss" are the
 # training loss and accuracy (the curve analyzers read them as such), "epoch_val_loss" the val loss.
-_AVERAGING = ("running", "average", "avg", "ave", "mean", "batch", "epoch", "step", "iter", "iteration",
+_AVERAGING = ("running", "average", "avg", "ave", "mean", "batch", "minibatch", "epoch", "step", "iter", "iteration",
               "smoothed", "smooth", "moving", "ema", "current", "cur", "overall", "total", "global")
 LOSS_ACC_PPL = frozenset({"loss", "val_loss", "accuracy", "val_accuracy", "perplexity", "val_perplexity"})
 

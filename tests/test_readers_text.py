@@ -940,6 +940,19 @@ def test_a_line_that_names_a_held_out_set_holds_that_sets_metrics(tmp_path):
     assert sorted((s.name, len(s)) for s in read(q).series) == [("loss", 10), ("loss", 10), ("val_accuracy", 10),
                                                                 ("val_loss", 10)]
     assert normalize("test/val_loss") == "val_loss"       # (not val_val_loss)
+    # Caffe's test phase, behind its glog prefix: "Test net output #N: key = value"
+    c = tmp_path / "caffe.log"
+    c.write_text("".join(
+        f"I0101 12:00:00.000  1234 solver.cpp:228] Iteration {i * 100}, loss = {2 / i:.5f}\n"
+        f"I0101 12:00:00.000  1234 solver.cpp:244]     Train net output #0: loss = {2 / i:.5f} (* 1 = {2 / i:.5f} loss)\n"
+        + (f"I0101 12:00:00.000  1234 solver.cpp:409]     Test net output #0: accuracy = {i / 100:.4f}\n"
+           f"I0101 12:00:00.000  1234 solver.cpp:409]     Test net output #1: loss = {3 / i:.4f} (* 1 = {3 / i:.4f} loss)\n"
+           if i % 5 == 0 else "") for i in range(1, 31)))
+    by = {}
+    for x in read(c).series:
+        by.setdefault(x.name, []).append(len(x))
+    assert by == {"loss": [30, 30], "val_accuracy": [6], "val_loss": [6]}, by
+    assert normalize("Minibatch Loss") == "loss"
 
 
 def test_accuracy_under_its_framework_names_is_the_accuracy(tmp_path):

@@ -179,7 +179,7 @@ def scan_block(data: bytes, nl: np.ndarray, exact_keys: bool = False) -> dict:
     pos = anchors(b, data, masked)
     sl, pn, pm = progress_counters(b, masked)
     ranks_line = line_ranks(b, masked, line_starts)
-    held_out = eval_lines(b, masked, line_starts)
+    held_out = eval_lines(b, masked, line_starts, data)
 
     # long lines: keep as text, do not mine. A line of many \r redraws (a Keras or tqdm bar
     # over a whole epoch) is as long as its longest redraw.
