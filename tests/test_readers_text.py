@@ -955,6 +955,31 @@ def test_a_line_that_names_a_held_out_set_holds_that_sets_metrics(tmp_path):
     assert normalize("Minibatch Loss") == "loss"
 
 
+def test_a_box_drawn_table_of_test_metrics_is_read_and_its_nan_cited(tmp_path):
+    """Lightning ends `trainer.test()` with a rich table: `│         test_loss         │            nan            │`.
+    Its bars read as separators, and a nan padded past the scanner's first window (read as no number
+    before) is read with the long one: the NaN is found and cited."""
+    from mltdbg.analyzers.curves import curve_signals
+    p = tmp_path / "test.log"
+    p.write_text("\n".join([
+        "Testing DataLoader 0: 100%|##########| 10/10 [00:00<00:00, 50.00it/s]",
+        "┏━━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━━━━━━━━━┓",
+        "┃        Test metric        ┃       DataLoader 0        ┃",
+        "┡━━━━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━━━━━━━━━┩",
+        "│         test_acc          │    0.10000000149011612    │",
+        "│         test_loss         │            nan            │",
+        "└───────────────────────────┴───────────────────────────┘"]) + "\n")
+    run = read(p)
+    assert [(s.name, s.raw_name) for s in run.series] == [("val_accuracy", "test_acc"), ("val_loss", "test_loss")]
+    assert math.isnan(run.series[1].values[0])
+    nan = [s for s in curve_signals(run) if s.kind == "nonfinite"]
+    assert nan and nan[0].evidence[0].line == 6
+    # a value padded past the first window, in key: value form too
+    q = tmp_path / "pad.log"
+    q.write_text("".join(f"loss:{' ' * 20}{v}\n" for v in ("0.5", "0.4", "inf")))
+    assert read(q).series[0].values.tolist() == [0.5, 0.4, math.inf]
+
+
 def test_accuracy_under_its_framework_names_is_the_accuracy(tmp_path):
     """Keras names an accuracy metric by its class (`sparse_categorical_accuracy`, `binary_accuracy`),
     ImageNet scripts print `Acc@1`, Lightning logs `val/acc_epoch`: each is the (val) accuracy the

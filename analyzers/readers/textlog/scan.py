@@ -53,6 +53,7 @@ _PROG_BACK = re.compile(rb"(?P<ctx>[\x00\n\r|\[])[ \t]*(?P<n>0+)[ \t]*\Z")
 _PROG_FWD = re.compile(rb"/[ \t]*(?P<m>0+)(?P<after>[ \t]*)")
 _RANK = re.compile(rb"\[?(?:[rR][aA][nN][kK]|[dD][eE][fF][aA][uU][lL][tT])[ \t]?(?P<r>0+)(?:\]|:| )")
 _WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+_SPECIAL = (b"nan", b"inf", b"infinity")
 _CONT = frozenset(b".:/-,")
 _ALPHA = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 
@@ -94,7 +95,12 @@ def _value_shape(masked: bytes):
         return None
     spec, intg, frac, dot, exp = m.group("spec"), m.group("int"), m.group("frac"), m.group("dot"), m.group("exp")
     if not spec and not intg and not frac:
-        return None
+        # the window ends in the padding before the value, or inside a nan/inf ("│ test_loss │      nan │",
+        # a box-drawn table's wide cells): read again with the long window
+        rest = masked[m.end():].lstrip(b"+-").lower()
+        if m.end() < len(masked) and rest and not any(w.startswith(rest) and len(rest) < len(w) for w in _SPECIAL):
+            return None
+        return "long" if masked[:1] in (b":", b"=") else None
     has_tot = m.group("tot") is not None
     if has_tot and (spec or dot or exp or not intg):
         return None
