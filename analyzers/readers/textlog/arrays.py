@@ -350,6 +350,16 @@ def count_before(a: np.ndarray, v: np.ndarray) -> np.ndarray:
     return np.repeat(np.arange(len(a) + 1, dtype=np.int64), np.diff(k, prepend=0, append=len(v)))
 
 
+def starts_with_any(b: np.ndarray, starts: np.ndarray, first: bytes) -> np.ndarray:
+    """Indexes of the `starts` whose byte in `b`, lower-cased (| 32), is one of `first` (lower-case):
+    one compare per byte value (np.isin costs ~15x as much on a block's 80,000 line starts)."""
+    c = b[starts] | np.uint8(32)
+    hit = c == first[0]
+    for v in first[1:]:
+        hit |= c == v
+    return np.flatnonzero(hit)
+
+
 def find_byte(b: np.ndarray, v: int) -> np.ndarray:
     """Offsets of every byte equal to v (chunked: no whole-file temporary)."""
     if len(b) <= CHUNK:

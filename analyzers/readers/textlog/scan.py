@@ -25,7 +25,8 @@ import re
 import numpy as np
 
 from mltdbg.analyzers.readers.textlog.arrays import (CHUNK, PAD, Masked, by_code, digits_value, find_byte,
-                                                     group_rows, raw_bytes_at, rows_of, scale_pow10, split_halves)
+                                                     group_rows, raw_bytes_at, rows_of, scale_pow10, split_halves,
+                                                     starts_with_any)
 from mltdbg.analyzers.readers.textlog.vocabulary import PAIR_NAMES, PREFIX_WORDS, UNITS, loss_term, qualified_pair
 
 
@@ -405,7 +406,7 @@ def eval_lines(b: np.ndarray, masked: Masked, line_starts: np.ndarray, data: byt
     if not len(line_starts):
         return None
     out = None
-    cand = np.flatnonzero(np.isin(b[line_starts] | np.uint8(32), (ord("t"), ord("v"), ord("e"))))
+    cand = starts_with_any(b, line_starts, b"tve")
     if cand.size:
         at = line_starts[cand]
         codes, reps = masked.group(at, 0, _EVAL_WIDTH)
@@ -431,8 +432,7 @@ def eval_lines(b: np.ndarray, masked: Masked, line_starts: np.ndarray, data: byt
 def line_ranks(b: np.ndarray, masked: Masked, line_starts: np.ndarray) -> np.ndarray | None:
     """Rank per line from `[rank3]:`, `[rank3]`, `rank3:`, `[RANK 3]`, `[default3]:` prefixes
     (torchrun, DeepSpeed); -1 where none. None when no line has one."""
-    first = b[line_starts] | np.uint8(32)
-    cand = np.flatnonzero(np.isin(first, (ord("["), ord("{"), ord("r"), ord("d"))))
+    cand = starts_with_any(b, line_starts, b"[{rd")
     if cand.size == 0:
         return None
     at = line_starts[cand]
