@@ -492,3 +492,20 @@ def test_plain_sgd_is_judged_by_its_step_without_momentum(tmp_path):
     assert "lr_tiny" not in kinds(_code_run(tmp_path, "opt = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)\n"))
     (tmp_path / "train.py").unlink()
     assert "lr_tiny" not in kinds(_code_run(tmp_path, "opt = torch.optim.SGD(model.parameters(), lr=1e-2)\n"))
+
+
+def test_a_long_curves_sampled_medians_give_the_exact_ones_signals(monkeypatch):
+    """Above 2 * MEDIAN_SAMPLE points the loss analyzers take levels and noise from an evenly spaced
+    sample: on 5M points of a noisy, falling loss that diverges late, the signals and their strengths
+    are those of the exact medians (MEDIAN_SAMPLE raised past the curve's length)."""
+    import mltdbg.analyzers.curves as C
+    rng = np.random.default_rng(7)
+    n = 5_000_000
+    x = np.arange(n)
+    loss = 2.0 * np.exp(-x / 5e5) + 0.3 + 0.4 * np.maximum(0, x - 4_000_000) / 1e6 + rng.normal(0, 0.05, n)
+    run = _run(loss=loss)
+    assert n > 2 * C.MEDIAN_SAMPLE
+    sampled = {s.kind: round(s.strength, 3) for s in curve_signals(run)}
+    monkeypatch.setattr(C, "MEDIAN_SAMPLE", 10 * n)
+    exact = {s.kind: round(s.strength, 3) for s in curve_signals(run)}
+    assert sampled == exact and "divergence" in exact, (sampled, exact)
