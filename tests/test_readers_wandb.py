@@ -174,3 +174,32 @@ def test_config_yaml_layout_with_lines(tmp_path):
     assert run.fact("dropout").value == 0.1 and run.fact("dropout").line == 21
     assert run.fact("batch_size").quote == "value: 128"
     assert run.fact("cli_version") is None and run.fact("wandb_version") is None
+
+
+def test_summary_values_are_read_only_without_a_datastore(tmp_path):
+    """A post often shares a run's files/ alone: wandb-summary.json (the last value of each key) is
+    then all there is, and a NaN there is the failure's only trace. Its numbers become one-point
+    series (nested keys by their path), cited at their line; beside a .wandb datastore, whose history
+    holds every point, the summary adds nothing."""
+    from mltdbg.analyzers.curves import curve_signals
+    files = tmp_path / "wandb" / "run-20240101_000000-abc123" / "files"
+    files.mkdir(parents=True)
+    (files / "wandb-summary.json").write_text(
+        '{"_runtime": 50, "_step": 100, "_wandb": {"runtime": 50},\n "loss": 0.5,\n "val_loss": NaN,\n'
+        ' "train": {"acc": 0.9}, "samples": {"_type": "table-file", "path": "t.json"}, "done": true}\n')
+    run = ingest([str(tmp_path)])
+    got = {(s.name, s.raw_name, int(s.steps[0]), int(s.locs[0])): s.values[0] for s in run.series}
+    assert set(got) == {("loss", "loss", 100, 2), ("val_loss", "val_loss", 100, 3), ("accuracy", "train.acc", 100, 4)}
+    assert math.isnan(got[("val_loss", "val_loss", 100, 3)]) and not run.warnings
+    assert any(s.kind in ("nonfinite", "val_nonfinite_only") for s in curve_signals(run))
+    (files / "wandb-summary.json").write_text("{not json")
+    bad = ingest([str(tmp_path)])
+    assert not bad.series and bad.warnings == [
+        "wandb/run-20240101_000000-abc123/files/wandb-summary.json: not valid JSON (Expecting property name "
+        "enclosed in double quotes: line 1 column 2 (char 1)); its final values not read"]
+    # beside the datastore: the history's series only
+    d = tmp_path / "with" / _run_dir("core").name
+    shutil.copytree(_run_dir("core"), d)
+    before = [(s.name, len(s)) for s in ingest([str(d)]).series]
+    (d / "files" / "wandb-summary.json").write_text('{"_step": 9, "loss": NaN}\n')
+    assert [(s.name, len(s)) for s in ingest([str(d)]).series] == before

@@ -8,7 +8,8 @@ In:
                            (wandb_internal.proto). Decoded by hand, no wandb import.
   files/config.yaml        `{key: {value: X}}` layout (older SDKs write it offline)
   files/wandb-metadata.json  environment (python, gpu, git, host)
-  files/wandb-summary.json   final values: claimed, nothing kept (history has the points)
+  files/wandb-summary.json   final values: claimed; kept (one point per key) only when the run folder
+                           has no .wandb datastore (a post's files/ alone): a NaN there is then the only trace
   files/output.log         NOT claimed: the text log reader reads it.
   logs/debug*.log          the SDK's own logs: claimed, nothing kept.
 Out:
@@ -78,10 +79,42 @@ def read(path: Path, rel: str, run: Run) -> None:
         _read_config_yaml(path, rel, run)
     elif path.name == "wandb-metadata.json":
         _read_metadata(path, rel, run)
-    elif path.name == "wandb-summary.json" or path.name in _SDK_LOGS:
+    elif path.name == "wandb-summary.json":
+        _read_summary(path, rel, run)
+    elif path.name in _SDK_LOGS:
         return
     else:
         _read_datastore(path, rel, run)
+
+
+def _read_summary(path: Path, rel: str, run: Run) -> None:
+    """The summary's numbers (the last value logged per key) as one-point series, when the folder has
+    no datastore whose history holds them all."""
+    try:
+        if any(p.suffix == ".wandb" for p in path.parent.parent.iterdir()):
+            return
+    except OSError:
+        return
+    text = read_text(path, rel, run)
+    try:
+        d = json.loads(text)
+    except ValueError as e:
+        run.warnings.append(f"{rel}: not valid JSON ({e}); its final values not read")
+        return
+    if not isinstance(d, dict):
+        return
+    items: list[tuple[str, Any]] = []
+    for k, v in d.items():
+        if k not in _INTERNAL_KEYS:
+            _flatten(k, v, items)
+    step = d.get("_step") if isinstance(d.get("_step"), int) else 0
+    for key, v in items:
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            continue
+        at = text.find(json.dumps(key.rsplit(".", 1)[-1]))
+        line = text.count("\n", 0, at) + 1 if at >= 0 else 1
+        run.series.append(Series(name=normalize(key.replace(".", "/")), raw_name=key, steps=np.array([step], np.int64),
+                                 values=np.array([float(v)]), source=rel, locs=np.array([line], np.int64)))
 
 
 # ---------------------------------------------------------------- facts helpers
