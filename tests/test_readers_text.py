@@ -980,6 +980,20 @@ def test_a_box_drawn_table_of_test_metrics_is_read_and_its_nan_cited(tmp_path):
     assert read(q).series[0].values.tolist() == [0.5, 0.4, math.inf]
 
 
+def test_a_counter_word_before_a_time_is_no_counter(tmp_path):
+    """kuangliu/pytorch-cifar's progress bar prints `Step: 45ms | Tot: 17s | Loss: 2.110 | Acc: 51.000% (6528/12800)`:
+    `Step` there is the step's duration. Read as the step counter, every line sat at step 45 (a
+    whole number with a unit is a time, a size or a share, never a counter)."""
+    p = tmp_path / "cifar.log"
+    p.write_text("".join(f" [=======>]  Step: 45ms | Tot: {17 + i}s | Loss: {2 / i:.3f} | Acc: {50 + i:.3f}% "
+                         f"({(50 + i) * 128}/12800) 391/391\n" for i in range(1, 21)))
+    by = {s.name: s for s in read(p).series}
+    assert by["loss"].steps.tolist() == list(range(20)) and by["loss"].values[:2].tolist() == [2.0, 1.0]
+    q = tmp_path / "steps.log"
+    q.write_text("".join(f"Step: {i * 10} | loss: {1 / i:.3f}\n" for i in range(1, 11)))
+    assert read(q).series[0].steps.tolist() == list(range(10, 101, 10))     # a plain one still is
+
+
 def test_accuracy_under_its_framework_names_is_the_accuracy(tmp_path):
     """Keras names an accuracy metric by its class (`sparse_categorical_accuracy`, `binary_accuracy`),
     ImageNet scripts print `Acc@1`, Lightning logs `val/acc_epoch`: each is the (val) accuracy the

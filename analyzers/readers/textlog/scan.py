@@ -135,7 +135,8 @@ def _value_shape(masked: bytes):
     if exp:
         lay["ecols"] = list(range(m.start("exp"), m.end("exp")))
         lay["eneg"] = m.group("es") == b"-"
-    lay["is_int"] = not dot and not exp
+    # (a whole number with a unit is a time, a size or a share, never a counter: "Step: 45ms")
+    lay["is_int"] = not dot and not exp and not unit
     if has_tot:
         lay["tcols"] = list(range(m.start("tot"), m.end("tot")))
         lay["slash"] = m.start("slash")
