@@ -994,6 +994,18 @@ def test_a_counter_word_before_a_time_is_no_counter(tmp_path):
     assert read(q).series[0].steps.tolist() == list(range(10, 101, 10))     # a plain one still is
 
 
+def test_a_printed_torch_scalar_after_its_name_is_a_point(tmp_path):
+    """`print("epoch", e, "loss", loss)` of a torch scalar prints `loss tensor(0.6931, device='cuda:0',
+    grad_fn=<NllLossBackward0>)`: the number inside is the loss, a NaN too (before, only `loss: tensor(...)`
+    was read); a word that merely starts like it is not ("loss tensors 3")."""
+    p = tmp_path / "post.log"
+    p.write_text("".join(f"epoch {i} loss tensor({2 / i:.4f}, device='cuda:0', grad_fn=<NllLossBackward0>)\n"
+                         for i in range(1, 6)) + "epoch 6 loss tensor(nan, device='cuda:0')\nloss tensors 3\n")
+    by = {s.name: s for s in read(p).series}
+    assert by["loss"].values[:5].tolist() == [2.0, 1.0, 0.6667, 0.5, 0.4] and len(by["loss"]) == 6
+    assert math.isnan(by["loss"].values[5]) and by["loss"].locs[5] == 6
+
+
 def test_accuracy_under_its_framework_names_is_the_accuracy(tmp_path):
     """Keras names an accuracy metric by its class (`sparse_categorical_accuracy`, `binary_accuracy`),
     ImageNet scripts print `Acc@1`, Lightning logs `val/acc_epoch`: each is the (val) accuracy the

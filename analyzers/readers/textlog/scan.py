@@ -44,7 +44,7 @@ _KEY_TAIL = re.compile(
     rb"(?P<key>[A-Za-z_][A-Za-z0-9_./@\-]*?)(?P<q>['\"]?)[ \t]*\Z")
 _VALUE = re.compile(rb"""
     (?: [:=][ \t]*['"]?[\[(]?[ \t]*(?:tensor\(|np\.(?:float|int)00\(|float\()?   # key: value
-      | \x20\[?[ \t]* )                                                          # key value
+      | \x20\[?[ \t]*(?:tensor\()? )                                             # key value
     (?: (?P<spec>[-+]?(?:[nN][aA][nN]|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?))
       | (?P<sign>[-+]?)(?P<int>0*)(?:(?P<dot>\.)(?P<frac>0*))?(?:[eE](?P<es>[-+]?)(?P<exp>0+))? )
     (?:[ \t]*(?P<slash>/)[ \t]*(?P<tot>0+))?
@@ -300,11 +300,12 @@ def anchors(b: np.ndarray, data: bytes, masked: Masked | None = None) -> np.ndar
             np.logical_or(x, y, out=x)
             np.equal(cur, 32, out=y)
             np.logical_and(x, y, out=x)
-            # (a space before 'n', 'i' or '-': where " nan", " inf", " -inf" may start)
+            # (a space before 'n', 'i', '-' or 't': where " nan", " inf", " -inf", " tensor(" may start)
             z = w.view(bool)
             np.equal(nxt, 110, out=z)
             np.logical_or(z, nxt == 105, out=z)
             np.logical_or(z, nxt == 45, out=z)
+            np.logical_or(z, nxt == 116, out=z)
             np.logical_and(z, y, out=z)
             spec.append(np.flatnonzero(z) + s0)
             np.bitwise_or(p1, 32, out=w)
@@ -323,15 +324,21 @@ def anchors(b: np.ndarray, data: bytes, masked: Masked | None = None) -> np.ndar
     halves = split_halves(scan, nb - 1, CHUNK)
     parts = [x for h in halves for x in h[0]]
     # "loss nan" / "loss -inf" (Python prints nan/inf in lower case): the space before them,
-    # when the word is not longer ("info", "nano")
+    # when the word is not longer ("info", "nano"); "loss tensor(0.69, ...)" (print("loss", loss)
+    # of a torch scalar) when a digit or a sign follows the parenthesis
     cand = np.concatenate([x for h in halves for x in h[1]])
     at = cand + PAD
-    nxt4 = [M[at + k] for k in range(1, 6)]
+    nxt4 = [M[at + k] for k in range(1, 10)]
     not_alpha = [((c | np.uint8(32)) - np.uint8(97)) >= 26 for c in nxt4]
     is_nan = (nxt4[0] == 110) & (nxt4[1] == 97) & (nxt4[2] == 110) & not_alpha[3]
     is_inf = (nxt4[0] == 105) & (nxt4[1] == 110) & (nxt4[2] == 102) & not_alpha[3]
     is_ninf = (nxt4[0] == 45) & (nxt4[1] == 105) & (nxt4[2] == 110) & (nxt4[3] == 102) & not_alpha[4]
-    special = cand[is_nan | is_inf | is_ninf]
+    is_tensor = nxt4[0] == 116
+    for k, c in enumerate(b"ensor(", 1):
+        is_tensor &= nxt4[k] == c
+    is_tensor &= ((nxt4[7] == 48) | (nxt4[7] == 45) | (nxt4[7] == 110) | (nxt4[7] == 105)
+                  | ((nxt4[7] == 46) & (nxt4[8] == 48)))      # a digit, '-', nan, inf, '.5
+    special = cand[is_nan | is_inf | is_ninf | is_tensor]
     pos = np.concatenate(parts + [special])
     if special.size:
         pos.sort(kind="stable")
