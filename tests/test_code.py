@@ -225,6 +225,24 @@ def test_a_snippet_without_its_imports_is_still_torch_and_its_missing_eval_a_med
     assert s.strength == 0.7
 
 
+def test_a_model_handed_to_an_unseen_evaluator_under_no_grad_is_a_weak_finding(tmp_path):
+    """`with torch.no_grad(): acc = evaluate(model, val_loader)` with no model.eval() in sight and
+    `evaluate` not in the run: it may call eval() itself (torchvision's engine does), so the finding
+    is weak; an evaluator the run defines is read itself, and an eval() before the call clears it."""
+    p = tmp_path / "train.py"
+    loop = ("model = torchvision.models.resnet18()\nmodel.train()\nfor epoch in range(20):\n"
+            "    train_one_epoch(model, loader, opt)\n    with torch.no_grad():\n"
+            "        acc = evaluate(model, val_loader)\n    print(epoch, acc)\n")
+    p.write_text("import torch\nimport torchvision\n" + loop)
+    (s,) = [x for x in code_signals(run_of(p, root=tmp_path)) if x.kind == "code:no_eval_at_inference"]
+    assert s.strength == 0.25 and s.evidence[0].line == 8
+    p.write_text("import torch\nimport torchvision\n" + loop.replace("    with torch.no_grad():",
+                                                                       "    model.eval()\n    with torch.no_grad():"))
+    assert not [x for x in code_signals(run_of(p, root=tmp_path)) if x.kind == "code:no_eval_at_inference"]
+    p.write_text("import torch\nimport torchvision\ndef evaluate(m, loader):\n    m.eval()\n    return 1.0\n" + loop)
+    assert not [x for x in code_signals(run_of(p, root=tmp_path)) if x.kind == "code:no_eval_at_inference"]
+
+
 def test_a_softmax_model_and_a_cross_entropy_criterion_without_the_call_quoted_is_a_medium_finding(tmp_path):
     p = tmp_path / "model.py"
     model = ("class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"

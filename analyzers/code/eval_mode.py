@@ -9,8 +9,9 @@ from __future__ import annotations
 import ast
 import re
 
-from mltdbg.analyzers.code.index import (CLEAR, FUNCS, MEDIUM, NORM_LAYERS, Finding, PyFile, RunIndex, arg, const, core,
-                                         dotted, fname, is_model_name, is_no_grad_with, last, model_calls, recv, src)
+from mltdbg.analyzers.code.index import (CLEAR, FUNCS, MEDIUM, NORM_LAYERS, WEAK, Finding, PyFile, RunIndex, arg, const,
+                                         core, dotted, fname, is_model_name, is_no_grad_with, last, model_calls, recv,
+                                         src)
 
 
 _INFER_TOKENS = {"predict", "prediction", "predictions", "evaluate", "eval", "evaluation", "infer",
@@ -53,8 +54,12 @@ def check_eval(f: PyFile, idx: RunIndex) -> list[Finding]:
             m = dotted(c.func)
             if isinstance(c.func, ast.Attribute) and c.func.attr in ("generate", "forward"):
                 m = dotted(c.func.value)
+            handed = None
             if not is_model_name(m) or (m == dotted(c.func) and not f.is_forward(c)):
-                continue
+                handed = _handed_to_evaluator(idx, c)
+                if handed is None:
+                    continue
+                m = handed
             if (id(scope), m) in seen:
                 break
             seen.add((id(scope), m))
@@ -67,12 +72,29 @@ def check_eval(f: PyFile, idx: RunIndex) -> list[Finding]:
             strength = CLEAR if not any(_same_model(dotted(recv(e)) or "", m) for e in evals) else MEDIUM
             if f.is_snippet():      # a post's few lines: the eval() may sit in what was not quoted
                 strength = min(strength, MEDIUM)
+            if handed is not None:  # the evaluator's body is not in the run: it may call eval() itself
+                strength = min(strength, WEAK)
             out.append(Finding("code:no_eval_at_inference", strength, c.lineno,
                                f"{m} runs for inference without {m}.eval(): dropout stays on and batch-norm uses"
                                " batch statistics", [(getattr(region, "lineno", c.lineno), "inference section starts")]
                                if getattr(region, "lineno", c.lineno) != c.lineno else []))
             break
     return out
+
+
+def _handed_to_evaluator(idx: RunIndex, c: ast.Call) -> str | None:
+    """The model handed to an evaluation function whose body the run does not hold
+    (`evaluate(model, val_loader)` imported from elsewhere), or None."""
+    name = last(c) or ""
+    if isinstance(c.func, ast.Attribute) and dotted(c.func.value) == "self":
+        return None         # a method of the run's own class: read as an inference region itself
+    if not set(name.lower().split("_")) & _INFER_TOKENS or _local_function(idx, name) is not None:
+        return None
+    for a in c.args:
+        d = dotted(a)
+        if d and is_model_name(d):
+            return d
+    return None
 
 
 def _same_model(r: str, m: str) -> bool:
