@@ -75,6 +75,28 @@ _LIGHTNING_GRAD = re.compile(r"(?:(?:train|training)/)?grad_(?:\d+(?:\.\d+)?|inf
 _LAYER_NAME = re.compile(r"[a-z_][\w\-]*(?:\.[\w\-]+)+|[a-z_][a-z_\-]*\d+")
 
 
+# fastai's recorder prints, and its CSVLogger writes, "epoch train_loss valid_loss <metrics...> time":
+# every metric column after the two losses is computed on the validation set ("accuracy" there is the
+# validation accuracy); fastai 0.7 printed "epoch trn_loss val_loss accuracy". Known by these two loss
+# columns, spelled as fastai spells them.
+_FASTAI_LOSSES = (("train_loss", "valid_loss"), ("trn_loss", "val_loss"))
+_NOT_METRICS = frozenset({"epoch", "time", "train_loss", "valid_loss", "trn_loss", "val_loss"})
+
+
+def held_out_columns(raws: list[str]) -> set[str]:
+    """The columns of a metric table (raw names) that are the validation set's although they carry no
+    validation prefix: the metrics of a fastai table; none for any other table."""
+    low = {r.strip().lower(): r for r in raws}
+    if not any(all(k in low for k in pair) for pair in _FASTAI_LOSSES):
+        return set()
+    return {r for k, r in low.items() if k not in _NOT_METRICS and not normalize(r).startswith("val_")}
+
+
+def as_held_out(name: str) -> str:
+    """A canonical name as the validation set's ("accuracy" -> "val_accuracy")."""
+    return name if name.startswith("val_") else _VAL_ALIASES.get(name, "val_" + name)
+
+
 def _when_alias(n: str) -> str | None:
     """The alias of a known name logged with when it was taken ("loss_epoch", "acc/step"), else None."""
     for suf in ("_epoch", "_step", "/epoch", "/step"):

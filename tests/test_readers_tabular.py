@@ -537,3 +537,19 @@ def test_trainer_state_lines_over_several_megabytes(tmp_path):
     # the list's first element starts on line 4; each entry spans 5 lines (indent=2, 3 keys)
     assert loss.locs.tolist() == [4 + 5 * i for i in range(60_000)]
     assert p.read_text().splitlines()[loss.locs[-1] - 1].strip() == "{"
+
+
+def test_fastai_csvlogger_metrics_are_the_validation_sets(tmp_path):
+    """fastai's CSVLogger writes `epoch,train_loss,valid_loss,accuracy,error_rate,time`: its metrics are
+    computed on the validation set, so `accuracy` is the validation accuracy (read before as the
+    training accuracy, beside a training loss); Keras' CSVLogger (`accuracy`, `val_accuracy`) keeps its
+    train accuracy."""
+    p = tmp_path / "history.csv"
+    p.write_text("epoch,train_loss,valid_loss,accuracy,error_rate,time\n" + "".join(
+        f"{e},{1 / (e + 1):.4f},{1.1 / (e + 1):.4f},{0.5 + e / 20:.4f},{0.5 - e / 20:.4f},00:12\n" for e in range(6)))
+    assert [(s.name, s.raw_name) for s in read(p).series] == [
+        ("loss", "train_loss"), ("val_loss", "valid_loss"), ("val_accuracy", "accuracy"), ("val_error_rate", "error_rate")]
+    k = tmp_path / "training.log"
+    k.write_text("epoch,accuracy,loss,val_accuracy,val_loss\n" + "".join(
+        f"{e},{0.5 + e / 20},{1 / (e + 1)},{0.5 + e / 25},{1.1 / (e + 1)}\n" for e in range(6)))
+    assert [s.name for s in read(k).series] == ["accuracy", "loss", "val_accuracy", "val_loss"]

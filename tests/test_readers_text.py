@@ -336,7 +336,8 @@ def test_line_access_matches_locs(tmp_path):
 
 
 def test_whitespace_tables_fastai_and_pandas(tmp_path):
-    """fastai prints a padded per-epoch table; a printed pandas DataFrame adds its index column."""
+    """fastai prints a padded per-epoch table (its metrics, `accuracy` here, are the validation set's);
+    a printed pandas DataFrame adds its index column."""
     import pandas as pd
     p = tmp_path / "train.log"
     hist = pd.DataFrame({"epoch": [0, 1, 2], "train_loss": [0.435641, 0.237202, 0.171016],
@@ -349,7 +350,7 @@ def test_whitespace_tables_fastai_and_pandas(tmp_path):
                  + hist.drop(columns="time").to_string() + "\n")
     run = read(p)
     fa = [s for s in run.series if s.locs[0] == 3]
-    assert {s.name for s in fa} == {"loss", "val_loss", "accuracy"}
+    assert {s.name for s in fa} == {"loss", "val_loss", "val_accuracy"}
     vl = next(s for s in fa if s.name == "val_loss")
     assert vl.steps.tolist() == [0, 1, 2] and vl.values.tolist() == [0.352603, 0.260322, 0.383311]
     assert vl.locs.tolist() == [3, 4, 5]
@@ -367,6 +368,7 @@ def test_a_table_whose_header_is_one_space_apart_when_its_step_column_leads(tmp_
     vl = series(run, "val_loss")
     assert vl.steps.tolist() == [0, 1, 2] and vl.values.tolist() == [0.354633, 0.325593, 0.759003]
     assert vl.locs.tolist() == [2, 3, 4] and series(run, "loss").raw_name == "trn_loss"
+    assert series(run, "val_accuracy").raw_name == "accuracy"     # fastai's metrics: the validation set's
     prose = tmp_path / "notes.log"
     prose.write_text("epoch after epoch the loss stays high\n3 of them diverged early\nepoch 4 was fine\n")
     assert not [s for s in read(prose).series if s.name in ("loss", "after", "the")]

@@ -26,7 +26,7 @@ import numpy as np
 from mltdbg.analyzers.ingest import (HEAD_BYTES, MAX_TEXT_BYTES, WIDE_HEAD_BYTES, has_holes, decode_utf8, head_bytes,
                                      is_binary, read_bytes, read_text)
 from mltdbg.analyzers.model import LOC_LINE, Run, Series
-from mltdbg.analyzers.names import CANONICAL, normalize
+from mltdbg.analyzers.names import CANONICAL, as_held_out, held_out_columns, normalize
 from mltdbg.analyzers.readers.textlog.kind import table_name
 from mltdbg.analyzers.readers.textlog.layergrads import layer_series
 
@@ -293,6 +293,16 @@ def _detect_csv(path: Path, head: bytes):
 
 def read(path: Path, rel: str, run: Run) -> None:
     """Append the series of a metric table to `run` (warnings for junk rows)."""
+    n_series = len(run.series)
+    _read(path, rel, run)
+    mine = run.series[n_series:]
+    held_out = held_out_columns([s.raw_name for s in mine])
+    for s in mine:
+        if s.raw_name in held_out:
+            s.name = as_held_out(s.name)
+
+
+def _read(path: Path, rel: str, run: Run) -> None:
     kind = _cache.pop(_key(path), None)
     if kind is None:
         kind = _detect(path, head_bytes(path, HEAD_BYTES))
