@@ -119,14 +119,11 @@ def normalize(raw: str) -> str:
     m = _POSSESSIVE.fullmatch(n)
     if m:       # (any other owner, "model's loss", "my_set's auc": the metric itself)
         base = normalize(m.group(2))
-        if not _VAL_SET.fullmatch(m.group(1)) or base.startswith("val_"):
-            return base
-        return _VAL_ALIASES.get(base, "val_" + base)
+        return as_held_out(base) if _VAL_SET.fullmatch(m.group(1)) else base
     # XGBoost's sklearn API names its eval sets "validation_0", "validation_1": "validation_0-logloss"
     m = _NUMBERED_EVAL.fullmatch(n)
     if m:
-        base = normalize(m.group(1))
-        return base if base.startswith("val_") else _VAL_ALIASES.get(base, "val_" + base)
+        return as_held_out(normalize(m.group(1)))
     # "Loss error", "Accuracy score", "loss value": a qualifier after a known name ("error" only after a
     # loss: "top1 error" is 1 - accuracy)
     for suf in ("_score", "_value", "_error"):
@@ -138,12 +135,10 @@ def normalize(raw: str) -> str:
         if n.startswith(p):
             rest = n[len(p):]
             # (Lightning's "val/acc_epoch"; "test/average_loss": the name after the prefix, read as any)
-            base = _ALIASES.get(rest) or _when_alias(rest) or normalize(rest)
-            return base if base.startswith("val_") else _VAL_ALIASES.get(base, "val_" + base)
+            return as_held_out(_ALIASES.get(rest) or _when_alias(rest) or normalize(rest))
     for suf in ("_val", "/val", "_eval", "/eval", "_valid", "_test"):
         if n.endswith(suf):
-            base = _ALIASES.get(n[: -len(suf)], n[: -len(suf)])
-            return _VAL_ALIASES.get(base, "val_" + base)
+            return as_held_out(_ALIASES.get(n[: -len(suf)], n[: -len(suf)]))
     for p in _TRAIN_PREFIXES:
         if n.startswith(p):
             rest = n[len(p):]
@@ -184,6 +179,6 @@ def normalize(raw: str) -> str:
             base = _ALIASES[last]
             segs = set(head.split("/"))
             if segs & {"val", "valid", "validation", "eval", "evaluation", "test", "dev"}:
-                return _VAL_ALIASES.get(base, "val_" + base)
+                return as_held_out(base)
             return base
     return n
