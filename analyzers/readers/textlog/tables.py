@@ -227,6 +227,7 @@ def _series_of(names: list[str], locs: np.ndarray, vals: np.ndarray, rel: str) -
     for n, v in cols.items():
         if n == step_col or np.isnan(v).all():  # a time column ("00:01") is not a metric
             continue
-        out.append(Series(name=as_held_out(normalize(n)) if n in held_out else normalize(n), raw_name=n, steps=steps, values=np.ascontiguousarray(v), source=rel,
+        name = as_held_out(normalize(n)) if n in held_out else normalize(n)
+        out.append(Series(name=name, raw_name=n, steps=steps, values=np.ascontiguousarray(v), source=rel,
                           locs=locs, loc_kind=LOC_LINE, step_is_index=is_index))
     return out
