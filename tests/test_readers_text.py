@@ -942,6 +942,12 @@ def test_a_line_that_names_a_held_out_set_holds_that_sets_metrics(tmp_path):
     assert sorted((s.name, len(s)) for s in read(q).series) == [("loss", 10), ("loss", 10), ("val_accuracy", 10),
                                                                 ("val_loss", 10)]
     assert normalize("test/val_loss") == "val_loss"       # (not val_val_loss)
+    # a line that opens with a validation bar and goes on with the training bar's redraws after '\r':
+    # only its first segment is the validation set's
+    r = tmp_path / "bars.log"
+    r.write_text("".join(f"Validation: 100%|##########| 5/5 [00:01<00:00, val_acc={i / 10:.2f}]\r"
+                         f"Epoch {i}: 100%|##########| 50/50 [00:05<00:00, loss={1 / i:.3f}]\n" for i in range(1, 9)))
+    assert sorted((s.name, len(s)) for s in read(r).series) == [("epoch", 8), ("loss", 8), ("val_accuracy", 8)]
     # Caffe's test phase, behind its glog prefix: "Test net output #N: key = value"
     c = tmp_path / "caffe.log"
     c.write_text("".join(

@@ -35,7 +35,7 @@ from mltdbg.analyzers.names import normalize
 from mltdbg.analyzers.readers.textlog.arrays import (Masked, count_before, factorize, find_byte, hash_rows,
                                                      release_memory, rows_of, small_pages)
 from mltdbg.analyzers.readers.textlog.scan import (BACK, EVAL_KEY_PREFIX, FWD, LONG_BACK, LONG_FWD, Keys, anchors,
-                                                   eval_lines, line_ranks,
+                                                   held_out_marks, line_ranks,
                                                    progress_counters, read_anchors)
 from mltdbg.analyzers.readers.textlog.layergrads import layer_series, scan_layer_tables, table_lines
 from mltdbg.analyzers.readers.textlog.settle import StepContext, pass_ends
@@ -189,7 +189,7 @@ def scan_block(data: bytes, nl: np.ndarray, exact_keys: bool = False) -> dict:
     pos = anchors(b, data, masked)
     sl, pn, pm = progress_counters(b, masked)
     ranks_line = line_ranks(b, masked, line_starts)
-    held_out = eval_lines(b, masked, line_starts, data)
+    marks = held_out_marks(b, masked, line_starts, data)
 
     # long lines: keep as text, do not mine. A line of many \r redraws (a Keras or tqdm bar
     # over a whole epoch) is as long as its longest redraw.
@@ -285,8 +285,8 @@ def scan_block(data: bytes, nl: np.ndarray, exact_keys: bool = False) -> dict:
     # metric points and the segments worth keeping: those with a point or a counter
     m = (role == 1) | (role == 4)
     mseg = seg[m]
-    if held_out is not None:    # a held-out set's line: its metrics' keys are that set's
-        on = held_out[np.minimum(np.searchsorted(nl, seg_starts[seg]), len(held_out) - 1)] & (role == 1)
+    if marks.size:     # a held-out set's segment (a line, or one redraw of it): its metrics' keys are that set's
+        on = np.isin(seg, np.searchsorted(breaks, marks)) & (role == 1)
         if on.any():
             kid = kid.copy()
             for k in np.unique(kid[on]).tolist():

@@ -3,7 +3,7 @@
 In:  the bytes of a log (and its digit-masked copy, arrays.Masked).
 Out: `anchors` (positions of `key=`, `key:`, `key value`), `read_anchors` (key id and value
      per anchor), `progress_counters` (bare `[N/M` / `N/M [` counters), `line_ranks`
-     (rank per line from `[rankN]:`-style prefixes), `eval_lines` (lines that report on a
+     (rank per line from `[rankN]:`-style prefixes), `held_out_marks` (where a line reports on a
      held-out set: "Test set: ...", Caffe's "Test net output #N").
 
 How, and why not `re` over the text: Python's regex engine costs ~100 ns per *attempted*
@@ -408,34 +408,30 @@ _EVAL_WIDTH = 24
 _EVAL_MARKS = ((b"#", b"Test net output"),)
 
 
-def eval_lines(b: np.ndarray, masked: Masked, line_starts: np.ndarray, data: bytes) -> np.ndarray | None:
-    """Per line: whether it starts by naming a held-out set (_EVAL_LINE) or holds an _EVAL_MARKS
-    phrase; None when none does. Only lines that start with t, v or e (either case) are looked at,
-    one window per distinct shape; the phrases are found by bytes.find (rare, long needles)."""
-    if not len(line_starts):
-        return None
-    out = None
-    cand = starts_with_any(b, line_starts, b"tve")
+def held_out_marks(b: np.ndarray, masked: Masked, line_starts: np.ndarray, data: bytes) -> np.ndarray:
+    """Offsets where a report on a held-out set starts: the start of a line that begins by naming one
+    (_EVAL_LINE), and each _EVAL_MARKS phrase. The caller holds the metrics of the segment (a line, or
+    one tqdm redraw of it) that holds a mark as that set's: a line that starts "Validation: 0%|" and
+    goes on with the training bar's redraws after '\r' marks its first segment only. Only lines that
+    start with t, v or e (either case) are looked at, one window per distinct shape; the phrases are
+    found by bytes.find (rare, long needles)."""
+    found: list[np.ndarray] = []
+    cand = starts_with_any(b, line_starts, b"tve") if len(line_starts) else line_starts
     if cand.size:
         at = line_starts[cand]
         codes, reps = masked.group(at, 0, _EVAL_WIDTH)
         mk = masked.windows(at[reps], 0, _EVAL_WIDTH)
         good = [c for c in range(len(reps)) if _EVAL_LINE.match(mk[c].tobytes())]
         if good:
-            out = np.zeros(len(line_starts), bool)
-            out[cand[np.isin(codes, good)]] = True
+            found.append(at[np.isin(codes, good)])
     for gate, mark in _EVAL_MARKS:
         if gate not in data:
             continue
-        found, k = [], data.find(mark)
+        k = data.find(mark)
         while k >= 0:
-            found.append(k)
+            found.append(np.array([k], np.int64))
             k = data.find(mark, k + len(mark))
-        if found:
-            if out is None:
-                out = np.zeros(len(line_starts), bool)
-            out[np.searchsorted(line_starts, np.array(found), side="right") - 1] = True
-    return out
+    return np.concatenate(found) if found else np.zeros(0, np.int64)
 
 
 def line_ranks(b: np.ndarray, masked: Masked, line_starts: np.ndarray) -> np.ndarray | None:
