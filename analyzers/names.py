@@ -75,21 +75,29 @@ _LIGHTNING_GRAD = re.compile(r"(?:(?:train|training)/)?grad_(?:\d+(?:\.\d+)?|inf
 _LAYER_NAME = re.compile(r"[a-z_][\w\-]*(?:\.[\w\-]+)+|[a-z_][a-z_\-]*\d+")
 
 
-# fastai's recorder prints, and its CSVLogger writes, "epoch train_loss valid_loss <metrics...> time":
-# every metric column after the two losses is computed on the validation set ("accuracy" there is the
-# validation accuracy); fastai 0.7 printed "epoch trn_loss val_loss accuracy". Known by these two loss
-# columns, spelled as fastai spells them.
+# Names that mean one thing only beside their neighbours, by the layout of the program that printed them:
+# - fastai's recorder prints, and its CSVLogger writes, "epoch train_loss valid_loss <metrics...> time":
+#   every metric column after the two losses is computed on the validation set ("accuracy" there is the
+#   validation accuracy); fastai 0.7 printed "epoch trn_loss val_loss accuracy". Known by these two loss
+#   columns, spelled as fastai spells them.
+# - CatBoost prints "0:\tlearn: 0.68\ttest: 0.69\tbest: 0.69 (0)\ttotal: 52ms\tremaining: 52s": `learn`
+#   is the training loss, `test` the loss on the eval set. Known by the two names together.
 _FASTAI_LOSSES = (("train_loss", "valid_loss"), ("trn_loss", "val_loss"))
 _NOT_METRICS = frozenset({"epoch", "time", "train_loss", "valid_loss", "trn_loss", "val_loss"})
+_CATBOOST = {"learn": "loss", "test": "val_loss"}
 
 
-def held_out_columns(raws: list[str]) -> set[str]:
-    """The columns of a metric table (raw names) that are the validation set's although they carry no
-    validation prefix: the metrics of a fastai table; none for any other table."""
+def layout_names(raws: list[str], table: bool = True) -> dict[str, str]:
+    """Raw name -> canonical name for the names of a table (`table`: the columns of one) or a log whose
+    meaning its layout sets (see above); {} for any other. fastai's layout is a table's only: a log
+    that prints train_loss= and valid_loss= beside accuracy= says nothing of where the accuracy came from."""
     low = {r.strip().lower(): r for r in raws}
-    if not any(all(k in low for k in pair) for pair in _FASTAI_LOSSES):
-        return set()
-    return {r for k, r in low.items() if k not in _NOT_METRICS and not normalize(r).startswith("val_")}
+    if table and any(all(k in low for k in pair) for pair in _FASTAI_LOSSES):
+        return {r: as_held_out(normalize(r)) for k, r in low.items()
+                if k not in _NOT_METRICS and not normalize(r).startswith("val_")}
+    if all(k in low for k in _CATBOOST):
+        return {low[k]: v for k, v in _CATBOOST.items()}
+    return {}
 
 
 def as_held_out(name: str) -> str:

@@ -1014,6 +1014,23 @@ def test_a_printed_torch_scalar_after_its_name_is_a_point(tmp_path):
     assert math.isnan(by["loss"].values[5]) and by["loss"].locs[5] == 6
 
 
+def test_catboost_learn_and_test_are_the_train_and_validation_losses(tmp_path):
+    """CatBoost prints `0:\tlearn: 0.68\ttest: 0.69\tbest: 0.69 (0)\ttotal: 52ms\tremaining: 52s`: `learn`
+    is the training loss, `test` the eval set's (both read before under their own names, so no loss
+    curve at all); a validation loss that turns up reads as overfitting. `test` alone keeps its name."""
+    from mltdbg.analyzers.curves import curve_signals
+    p = tmp_path / "catboost.log"
+    p.write_text("Learning rate set to 0.5\n" + "".join(
+        f"{i}:\tlearn: {0.7 - 0.01 * i:.7f}\ttest: {0.71 - 0.01 * i if i < 20 else 0.51 + 0.01 * (i - 20):.7f}\t"
+        f"best: 0.5100000 ({min(i, 20)})\ttotal: {52 + i}ms\tremaining: {52 - i}s\n" for i in range(40)))
+    by = {s.name: s.raw_name for s in read(p).series}
+    assert by["loss"] == "learn" and by["val_loss"] == "test"
+    assert "train_val_divergence" in {s.kind for s in curve_signals(read(p))}
+    q = tmp_path / "other.log"
+    q.write_text("".join(f"step {i} loss={1 / i:.3f} test: {i}\n" for i in range(1, 6)))
+    assert {s.name for s in read(q).series} == {"loss", "test"}
+
+
 def test_accuracy_under_its_framework_names_is_the_accuracy(tmp_path):
     """Keras names an accuracy metric by its class (`sparse_categorical_accuracy`, `binary_accuracy`),
     ImageNet scripts print `Acc@1`, Lightning logs `val/acc_epoch`: each is the (val) accuracy the

@@ -26,7 +26,7 @@ import numpy as np
 from mltdbg.analyzers.ingest import (HEAD_BYTES, MAX_TEXT_BYTES, WIDE_HEAD_BYTES, has_holes, decode_utf8, head_bytes,
                                      is_binary, read_bytes, read_text)
 from mltdbg.analyzers.model import LOC_LINE, Run, Series
-from mltdbg.analyzers.names import CANONICAL, as_held_out, held_out_columns, normalize
+from mltdbg.analyzers.names import CANONICAL, layout_names, normalize
 from mltdbg.analyzers.readers.textlog.kind import table_name
 from mltdbg.analyzers.readers.textlog.layergrads import layer_series
 
@@ -296,10 +296,9 @@ def read(path: Path, rel: str, run: Run) -> None:
     n_series = len(run.series)
     _read(path, rel, run)
     mine = run.series[n_series:]
-    held_out = held_out_columns([s.raw_name for s in mine])
+    names = layout_names([s.raw_name for s in mine])
     for s in mine:
-        if s.raw_name in held_out:
-            s.name = as_held_out(s.name)
+        s.name = names.get(s.raw_name, s.name)
 
 
 def _read(path: Path, rel: str, run: Run) -> None:

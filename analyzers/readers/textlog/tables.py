@@ -17,7 +17,7 @@ import re
 import numpy as np
 
 from mltdbg.analyzers.model import LOC_LINE, Series
-from mltdbg.analyzers.names import as_held_out, held_out_columns, normalize
+from mltdbg.analyzers.names import layout_names, normalize
 
 
 # A header of a whitespace-aligned table pads its cells: "epoch     train_loss  valid_loss".
@@ -223,11 +223,11 @@ def _series_of(names: list[str], locs: np.ndarray, vals: np.ndarray, rel: str) -
         steps, is_index = cols[step_col].astype(np.int64), False
     else:
         step_col, steps, is_index = None, np.arange(len(locs), dtype=np.int64), True
-    held_out = held_out_columns(names)
+    by_layout = layout_names(names)
     for n, v in cols.items():
         if n == step_col or np.isnan(v).all():  # a time column ("00:01") is not a metric
             continue
-        name = as_held_out(normalize(n)) if n in held_out else normalize(n)
+        name = by_layout.get(n) or normalize(n)
         out.append(Series(name=name, raw_name=n, steps=steps, values=np.ascontiguousarray(v), source=rel,
                           locs=locs, loc_kind=LOC_LINE, step_is_index=is_index))
     return out
