@@ -509,3 +509,16 @@ def test_a_long_curves_sampled_medians_give_the_exact_ones_signals(monkeypatch):
     monkeypatch.setattr(C, "MEDIAN_SAMPLE", 10 * n)
     exact = {s.kind: round(s.strength, 3) for s in curve_signals(run)}
     assert sampled == exact and "divergence" in exact, (sampled, exact)
+
+
+def test_smooth_is_the_centered_mean_of_the_points_its_window_covers():
+    """_smooth (the moving average the loss analyzers read) against the mean taken point by point:
+    full windows in the middle, windows that shrink at both ends, widths up to past the length."""
+    from mltdbg.analyzers.curves import _smooth
+    r = np.random.default_rng(3)
+    for n in (3, 4, 7, 20, 101):
+        v = r.normal(size=n)
+        for w in range(2, n + 3):
+            half = min(w, n) // 2
+            want = [v[max(0, i - half):min(n, i + half + 1)].mean() for i in range(n)]
+            assert np.allclose(_smooth(v, w), want, rtol=0, atol=1e-12), (n, w)
