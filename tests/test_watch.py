@@ -231,3 +231,14 @@ def test_a_run_relaunched_into_the_same_file_is_followed_as_a_new_run(tmp_path):
     (tmp_path / "new.log").rename(log)
     out = f.poll()
     assert "rotated" in out[0].message and [x.kind for x in out[1:]] == []
+
+
+def test_a_followed_catboost_log_has_its_loss_and_val_loss(tmp_path):
+    """The follower names points as the reader does: CatBoost's `learn` and `test` are the loss and the
+    validation loss (LogMetrics.finish applies names.layout_names for both)."""
+    log = tmp_path / "catboost.log"
+    log.write_text("".join(f"{i}:\tlearn: {0.7 - 0.01 * i:.7f}\ttest: {0.71 - 0.01 * i:.7f}\ttotal: {52 + i}ms\n"
+                           for i in range(5)))
+    f = Follower([log], keep_points=True)
+    f.poll()
+    assert {p[0] for p in f.points} >= {"loss", "val_loss"} and not {p[0] for p in f.points} & {"learn", "test"}

@@ -52,7 +52,6 @@ import numpy as np
 
 from mltdbg.analyzers.ingest import decode_utf8, is_binary, read_bytes
 from mltdbg.analyzers.model import Run, TextArtifact
-from mltdbg.analyzers.names import layout_names
 from mltdbg.analyzers.readers.textlog.arrays import (find_byte, one_thread, release_memory, reused_heap,
                                                      small_pages)
 from mltdbg.analyzers.readers.textlog.assemble import MAX_METRIC_LINE, LogMetrics, prepare_block, prepare_files
@@ -456,9 +455,6 @@ def _read_log_blocks(path: Path, rel: str, run: Run, gz: bool, metrics: bool, re
         run.warnings.append(f"{rel}: empty file")
         return
     series = acc.finish()
-    by_layout = layout_names(list({s.raw_name for s in series}), table=False)   # (CatBoost's learn/test)
-    for s in series:
-        s.name = by_layout.get(s.raw_name, s.name)
     if size >= BLOCK_BYTES:
         release_memory()      # the reader's temporaries, back to the OS before the text is built
     for n in cut_lines:
