@@ -960,6 +960,15 @@ def test_a_line_that_names_a_held_out_set_holds_that_sets_metrics(tmp_path):
     for x in read(c).series:
         by.setdefault(x.name, []).append(len(x))
     assert by == {"loss": [30, 30], "val_accuracy": [6], "val_loss": [6]}, by
+    # OpenMMLab 2 (mmengine): "Epoch(val)" after the logging prefix; "Epoch(train)" lines stay training
+    mm = tmp_path / "mm.log"
+    mm.write_text("".join(
+        f"2023/06/01 12:00:00 - mmengine - INFO - Epoch(train)  [{e}][{it:4d}/1000]  lr: 1.0000e-02  "
+        f"grad_norm: 10.5  loss: {2 / (e + it / 1000):.4f}\n" for e in range(1, 6) for it in range(200, 1001, 200)) + "".join(
+        f"2023/06/01 12:00:00 - mmengine - INFO - Epoch(val) [{e}][100/100]    accuracy/top1: {40 + e:.4f}  "
+        f"loss: {1 + e / 10:.4f}\n" for e in range(1, 6)))
+    names = sorted((x.name, len(x)) for x in read(mm).series)
+    assert ("loss", 25) in names and ("val_loss", 5) in names and ("val_accuracy", 5) in names, names
     assert normalize("Minibatch Loss") == "loss"
 
 

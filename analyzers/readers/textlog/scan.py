@@ -401,11 +401,14 @@ EVAL_KEY_PREFIX = "test/"
 _EVAL_WIDTH = 24
 
 
-# ... and Caffe's test phase, after its glog prefix: "I0101 12:00:00.000 1234 solver.cpp:409]     Test net
-# output #1: loss = 0.8 (* 1 = 0.8 loss)" (its training lines say "Train net output"). Each phrase with a
-# rare byte of its line: only a block that holds that byte (one memchr) is searched for the phrase
-# (bytes.find of the phrase costs 1.5 ms a 4 MB block).
-_EVAL_MARKS = ((b"#", b"Test net output"),)
+# ... and, after a logging prefix, Caffe's test phase ("I0101 12:00:00.000 1234 solver.cpp:409]     Test net
+# output #1: loss = 0.8 (* 1 = 0.8 loss)"; its training lines say "Train net output") and OpenMMLab 2's
+# (mmengine: "... - INFO - Epoch(val) [1][100/100]    accuracy/top1: 45.2", "Iter(test)"; its training
+# lines say "Epoch(train)"). Each phrase with a rare byte of its line: only a block that holds that byte
+# (one memchr) is searched for the phrase (bytes.find of a phrase costs 1.5-2.2 ms a 4 MB block); and
+# the words one must follow, when it needs them.
+_EVAL_MARKS = ((b"#", b"Test net output", ()), (b"(", b"(val)", (b"Epoch", b"Iter")),
+               (b"(", b"(test)", (b"Epoch", b"Iter")))
 
 
 def held_out_marks(b: np.ndarray, masked: Masked, line_starts: np.ndarray, data: bytes) -> np.ndarray:
@@ -424,12 +427,13 @@ def held_out_marks(b: np.ndarray, masked: Masked, line_starts: np.ndarray, data:
         good = [c for c in range(len(reps)) if _EVAL_LINE.match(mk[c].tobytes())]
         if good:
             found.append(at[np.isin(codes, good)])
-    for gate, mark in _EVAL_MARKS:
+    for gate, mark, after in _EVAL_MARKS:
         if gate not in data:
             continue
         k = data.find(mark)
         while k >= 0:
-            found.append(np.array([k], np.int64))
+            if not after or any(data[max(k - len(w), 0):k] == w for w in after):
+                found.append(np.array([k], np.int64))
             k = data.find(mark, k + len(mark))
     return np.concatenate(found) if found else np.zeros(0, np.int64)
 
