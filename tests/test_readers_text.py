@@ -1040,6 +1040,18 @@ def test_catboost_learn_and_test_are_the_train_and_validation_losses(tmp_path):
     assert {s.name for s in read(q).series} == {"loss", "test"}
 
 
+def test_a_number_past_float_range_reads_as_inf_without_a_warning(tmp_path):
+    """`loss: 12345e305` (float() reads it as inf) and exponents beside it: inf, and no numpy overflow
+    warning on the user's terminal."""
+    import warnings
+    p = tmp_path / "big.log"
+    p.write_text("loss: 12345e305\nloss: 2.5e-3\nloss: 1.0\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        (s,) = read(p).series
+    assert s.values.tolist() == [math.inf, 0.0025, 1.0]
+
+
 def test_accuracy_under_its_framework_names_is_the_accuracy(tmp_path):
     """Keras names an accuracy metric by its class (`sparse_categorical_accuracy`, `binary_accuracy`),
     ImageNet scripts print `Acc@1`, Lightning logs `val/acc_epoch`: each is the (val) accuracy the

@@ -409,4 +409,7 @@ def scale_pow10(mant: np.ndarray, e10: int | np.ndarray) -> np.ndarray:
         e = int(e10)
         return mf * _POW10[min(e, 700)] if e >= 0 else mf / _POW10[min(-e, 700)]
     e10 = np.clip(np.asarray(e10), -700, 700)
-    return np.where(e10 >= 0, mf * _POW10[np.clip(e10, 0, 708)], mf / _POW10[np.clip(-e10, 0, 708)])
+    # (both branches are computed: one that overflows to inf where the other was chosen, or a printed
+    # 1e309, which float() reads as inf too, is no news for the user's terminal)
+    with np.errstate(over="ignore"):
+        return np.where(e10 >= 0, mf * _POW10[np.clip(e10, 0, 708)], mf / _POW10[np.clip(-e10, 0, 708)])
