@@ -67,10 +67,11 @@ for _fact, _names in {
     "checkpoint": "checkpoint ckpt ckpt_path checkpoint_path pretrained model_name_or_path init_from load_from "
                   "pretrained_model_name_or_path pretrained_path load_checkpoint weights",
     "resume_from": "resume_from_checkpoint resume_from resume resume_path ckpt_resume resume_checkpoint",
-    "_fp16": "fp16 half use_fp16",
-    "_bf16": "bf16 use_bf16",
+    # (DeepSpeed's config: "fp16": {"enabled": true}, "bf16": {"enabled": true}, "amp": {"enabled": true})
+    "_fp16": "fp16 half use_fp16 fp16.enabled",
+    "_bf16": "bf16 use_bf16 bf16.enabled",
     "_precision": "precision mixed_precision amp_dtype dtype torch_dtype trainer.precision",
-    "_amp": "amp use_amp autocast enable_amp apex",
+    "_amp": "amp use_amp autocast enable_amp apex amp.enabled",
 }.items():
     for _n in _names.split():
         _SYN[_n] = _fact

@@ -219,3 +219,18 @@ def test_a_keras_sgd_with_lr_5_is_flagged_high(tmp_path):
     p.write_text("model.compile(optimizer=tf.keras.optimizers.SGD(learning_rate=5.0), loss='sparse_categorical_crossentropy')\n")
     # no lr series in the run: the configured lr is what the lr check reads
     assert any(s.kind == "lr_high" and s.data["lr"] == 5.0 for s in curve_signals(run_of(p)))
+
+
+def test_deepspeed_precision_blocks_are_facts(tmp_path):
+    """DeepSpeed's config switches precision with a block: `"fp16": {"enabled": true, ...}` (also "bf16",
+    "amp"). Read before as nothing, so a post's NaN with fp16 on had no config:fp16 to cite."""
+    p = tmp_path / "ds_config.json"
+    p.write_text('{\n  "train_batch_size": 2,\n  "fp16": {"enabled": true, "loss_scale": 0, "initial_scale_power": 32},\n'
+                 '  "optimizer": {"type": "AdamW", "params": {"lr": 3e-5}}\n}\n')
+    run = run_of(p)
+    f = facts(run)
+    assert f["precision"] == ["fp16"] and f["amp"] == [True] and f["lr"] == [3e-5]
+    (sig,) = [s for s in config_signals(run) if s.kind == "config:fp16"]
+    assert sig.evidence[0].line == 3
+    p.write_text('{\n  "fp16": {"enabled": false},\n  "bf16": {"enabled": true}\n}\n')
+    assert facts(run_of(p))["precision"] == ["bf16"]
