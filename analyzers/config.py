@@ -587,6 +587,10 @@ _SHELL_EXT = (".sh", ".bash", ".zsh")
 _CLI_COMMANDS = 20   # launch commands read per file (a sweep script repeats one command per setting)
 
 
+# Flags only HF TrainingArguments has (the transformers example scripts and every script built on them).
+_HF_ARGS_FLAG = re.compile(r"--per_device_(?:train|eval)_batch_size\b")
+
+
 def _cli_facts(art: TextArtifact, fx: _Facts, text: str, line_of=None) -> None:
     """Flags of launch commands found in a log's head or a launch script (values as the shell
     passed them; a command continued over lines with `\\` is read whole, each flag cited at
@@ -604,6 +608,13 @@ def _cli_facts(art: TextArtifact, fx: _Facts, text: str, line_of=None) -> None:
             fx.key_value(f.group(1), _scalar(f.group(2)), line_of(m.start() + f.start()))
         for f in _CLI_SWITCH.finditer(cmd):
             fx.key_value(f.group(1), True, line_of(m.start() + f.start()))
+        hf = _HF_ARGS_FLAG.search(cmd)
+        if hf and "--optim" not in cmd:
+            # an HF example script's TrainingArguments flags without --optim: the Trainer's default
+            # optimizer, unless another fact names one (as for a TrainingArguments(...) call in code)
+            line = line_of(m.start() + hf.start())
+            fx.defaults.append(Fact(name="optimizer", value="adamw", source=fx.art.path, line=line,
+                                    quote=(fx.art.line(line) or "")[:QUOTE_MAX] or None))
 
 
 def _shell_facts(art: TextArtifact, fx: _Facts, text: str) -> None:

@@ -1462,9 +1462,14 @@ def _optimizer(run: Run) -> str:
 
 
 def _fine_tuning(run: Run) -> bool:
-    """The code loads a pretrained model and trains all of it (no LoRA/adapters in sight)."""
+    """The code loads a pretrained model and trains all of it (no LoRA/adapters in sight); or a launch
+    command or config hands an HF script a pretrained checkpoint (`--model_name_or_path bert-base-uncased`)
+    and nothing mentions adapters."""
     code = [t.text for t in run.texts if t.kind == "code"]
-    return any(_PRETRAINED.search(c) for c in code) and not any(_ADAPTERS.search(c) for c in code)
+    if any(_ADAPTERS.search(t.text) for t in run.texts if t.kind in ("code", "config")):
+        return False
+    return any(_PRETRAINED.search(c) for c in code) or any(
+        f.name == "checkpoint" and "model_name_or_path" in (f.quote or "") for f in run.facts)
 
 
 def _lr_signals(run: Run, lr: Series | None, q: Quoter) -> list[Signal]:

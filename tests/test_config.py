@@ -234,3 +234,28 @@ def test_deepspeed_precision_blocks_are_facts(tmp_path):
     assert sig.evidence[0].line == 3
     p.write_text('{\n  "fp16": {"enabled": false},\n  "bf16": {"enabled": true}\n}\n')
     assert facts(run_of(p))["precision"] == ["bf16"]
+
+
+def test_an_hf_launch_command_implies_adamw_and_fine_tuning(tmp_path):
+    """`accelerate launch train.py --learning_rate 5e-3 --per_device_train_batch_size 1 --model_name_or_path
+    bert-base-uncased`: the flags are HF TrainingArguments' (its default optimizer is AdamW, no --optim
+    given) and the checkpoint is a pretrained model, so 5e-3 is a high fine-tuning lr. Before, with no
+    optimizer named, no lr_high at all. An --optim flag or LoRA flags change that."""
+    from mltdbg.analyzers.analyze import prepare
+    from mltdbg.analyzers.ingest import ingest
+    p = tmp_path / "run.sh"
+
+    def read(text):
+        p.write_text(text)
+        r = ingest([str(p)])
+        prepare(r)
+        return r
+    cmd = ("#!/bin/bash\naccelerate launch --mixed_precision fp16 train.py \\\n"
+           "  --learning_rate 5e-3 --per_device_train_batch_size 1 --model_name_or_path bert-base-uncased\n")
+    run = read(cmd)
+    assert facts(run)["optimizer"] == ["adamw"]
+    (hi,) = [s for s in curve_signals(run) if s.kind == "lr_high"]
+    assert "fine-tuning a pretrained model with adamw" in hi.summary and hi.evidence[0].line == 3
+    lora = read(cmd.replace("--learning_rate", "--use_peft --lora_r 8 --learning_rate"))
+    assert not [s for s in curve_signals(lora) if s.kind == "lr_high"]     # 5e-3 is usual for LoRA
+    assert facts(read(cmd.replace("--learning_rate", "--optim sgd --learning_rate")))["optimizer"] == ["sgd"]
