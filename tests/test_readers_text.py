@@ -942,6 +942,12 @@ def test_a_line_that_names_a_held_out_set_holds_that_sets_metrics(tmp_path):
     assert sorted((s.name, len(s)) for s in read(q).series) == [("loss", 10), ("loss", 10), ("val_accuracy", 10),
                                                                 ("val_loss", 10)]
     assert normalize("test/val_loss") == "val_loss"       # (not val_val_loss)
+    # Flax's examples: "train epoch: N, loss: ..." and "eval epoch: N, loss: ..."
+    fx = tmp_path / "flax.log"
+    fx.write_text("".join(f"train epoch: {e}, loss: {1 / e:.4f}, accuracy: {90 + e / 10:.2f}\n"
+                          f"eval epoch: {e}, loss: {1.2 / e:.4f}, accuracy: {89 + e / 10:.2f}\n" for e in range(1, 6)))
+    assert sorted((x.name, len(x)) for x in read(fx).series if not x.name.endswith("epoch")) == [
+        ("accuracy", 5), ("loss", 5), ("val_accuracy", 5), ("val_loss", 5)]
     # a line that opens with a validation bar and goes on with the training bar's redraws after '\r':
     # only its first segment is the validation set's
     r = tmp_path / "bars.log"

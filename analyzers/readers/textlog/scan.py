@@ -396,7 +396,8 @@ def progress_counters(b: np.ndarray, masked: Masked):
 # A line that reports on a held-out set: "Test set: Average loss: 0.0334, Accuracy: 9890/10000 (99%)"
 # (PyTorch's MNIST example, and the many scripts made from it), "Validation: loss=0.41 acc=0.88". Its
 # keys are that set's (EVAL_KEY_PREFIX + key), not the training loss and accuracy printed beside them.
-_EVAL_LINE = re.compile(rb"(?:test|val|valid|validation|eval|evaluation)(?: set)?[ \t]*:", re.I)
+# (also "eval epoch: 1, loss: 0.05, accuracy: 98.2", Flax's examples: the line's counter names the set)
+_EVAL_LINE = re.compile(rb"(?:test|val|valid|validation|eval|evaluation)(?: set| epoch| step)?[ \t]*:", re.I)
 EVAL_KEY_PREFIX = "test/"
 _EVAL_WIDTH = 24
 
