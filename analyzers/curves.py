@@ -186,10 +186,10 @@ def _counted_nonfinite(run: Run, q: Quoter) -> list[Signal]:
     if s is None:
         return []
     cur = ordered(s)
-    hit = np.flatnonzero(cur.values > 0)
-    if not len(hit):
+    counted = cur.values > 0          # (NaN compares False)
+    if not counted.any():
         return []
-    i, total = int(hit[0]), float(np.nansum(cur.values[cur.values > 0]))
+    i, total = int(np.argmax(counted)), float(cur.values[counted].sum())
     txt = (f"{s.raw_name or s.name} is {_fmt(float(cur.values[i]))} at step {int(cur.steps[i])}: iterations whose loss "
            f"was NaN/inf were skipped ({total:.0f} counted in all)")
     return [Signal("nonfinite", 1.0, txt, [q.ev(cur, i, txt)],
@@ -457,6 +457,15 @@ def _sampled(a: np.ndarray) -> np.ndarray:
     return a[:: len(a) // MEDIAN_SAMPLE].copy() if len(a) > 2 * MEDIAN_SAMPLE else a
 
 
+def _sampled_diffs(a: np.ndarray) -> np.ndarray:
+    """Step-to-step changes of `a` (a new array): all of them, or those at about MEDIAN_SAMPLE evenly
+    spaced points when `a` is longer than twice that (for their median)."""
+    if len(a) <= 2 * MEDIAN_SAMPLE + 1:
+        return np.diff(a)
+    k = len(a) // MEDIAN_SAMPLE
+    return a[1::k] - a[:-1:k]
+
+
 def _level(a: np.ndarray) -> float:
     """The median of `a` (_sampled: of a sample when it is long)."""
     return float(np.median(_sampled(a)))
@@ -568,10 +577,8 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
 
     # Point-to-point noise (robust): a per-batch loss is noisy, and a smoothed minimum of
     # noise sits below the true level, so a rise must beat what noise alone would give.
-    # (medians in place: the order of d1 does not change either median, and no copy is made; a long
-    # curve's differences at evenly spaced points only, see MEDIAN_SAMPLE)
-    k = len(pre) // MEDIAN_SAMPLE if len(pre) > 2 * MEDIAN_SAMPLE + 1 else 1
-    d1 = np.diff(pre) if k == 1 else pre[1::k] - pre[:-1:k]
+    # (medians in place: the order of d1 does not change either median, and no copy is made)
+    d1 = _sampled_diffs(pre)
     np.abs(np.subtract(d1, np.median(d1, overwrite_input=True), out=d1), out=d1)
     sigma = 1.4826 * float(np.median(d1, overwrite_input=True)) / math.sqrt(2)
     del d1
@@ -864,8 +871,7 @@ def _noisy(s: Series, pre: np.ndarray, q: Quoter) -> list[Signal]:
     level = float(np.median(np.abs(_sampled(half)), overwrite_input=True))   # temporaries: medians in place
     if level <= 0:
         return []
-    k = len(half) // MEDIAN_SAMPLE if len(half) > 2 * MEDIAN_SAMPLE + 1 else 1   # (see MEDIAN_SAMPLE)
-    r = float(np.median(np.abs(np.diff(half) if k == 1 else half[1::k] - half[:-1:k]), overwrite_input=True)) / level
+    r = float(np.median(np.abs(_sampled_diffs(half)), overwrite_input=True)) / level
     if r < NOISY_LOSS_RATIO:
         return []
     k = len(pre) // 2 + int(np.argmax(half))
