@@ -246,6 +246,12 @@ class _Facts:
         self.out.append(Fact(name=name, value=value, source=self.art.path, line=line,
                              quote=(quote or "")[:QUOTE_MAX] or None))
 
+    def trainer_default_optimizer(self, line: int) -> None:
+        """The HF Trainer's default optimizer (adamw), named where its arguments are (a
+        TrainingArguments(...) call, a launch command's flags), kept only where no fact names one."""
+        self.defaults.append(Fact(name="optimizer", value="adamw", source=self.art.path, line=line,
+                                  quote=(self.art.line(line) or "")[:QUOTE_MAX] or None))
+
     def key_value(self, key: str, value: Any, line: int | None, quote: str | None = None) -> None:
         name = _lookup(key)
         if name is None:
@@ -519,9 +525,7 @@ def _code_call(node: ast.Call, fx: _Facts) -> None:
         for k, v in kw.items():
             _kw_fact(fx, k, v, v.lineno)   # the keyword's own line, for a call over many lines
         if name.endswith("TrainingArguments") and "optim" not in kw and all(k.arg for k in node.keywords):
-            # not passed (nor hidden in **kwargs): the HF Trainer's default, unless another fact names one
-            fx.defaults.append(Fact(name="optimizer", value="adamw", source=fx.art.path, line=line,
-                                    quote=(fx.art.line(line) or "")[:QUOTE_MAX] or None))
+            fx.trainer_default_optimizer(line)      # not passed (nor hidden in **kwargs)
         if name == "Trainer" and "optimizers" in kw:
             fx.custom_optimizer = True
 
@@ -609,12 +613,8 @@ def _cli_facts(art: TextArtifact, fx: _Facts, text: str, line_of=None) -> None:
         for f in _CLI_SWITCH.finditer(cmd):
             fx.key_value(f.group(1), True, line_of(m.start() + f.start()))
         hf = _HF_ARGS_FLAG.search(cmd)
-        if hf and "--optim" not in cmd:
-            # an HF example script's TrainingArguments flags without --optim: the Trainer's default
-            # optimizer, unless another fact names one (as for a TrainingArguments(...) call in code)
-            line = line_of(m.start() + hf.start())
-            fx.defaults.append(Fact(name="optimizer", value="adamw", source=fx.art.path, line=line,
-                                    quote=(fx.art.line(line) or "")[:QUOTE_MAX] or None))
+        if hf and "--optim" not in cmd:     # an HF example script's TrainingArguments flags without --optim
+            fx.trainer_default_optimizer(line_of(m.start() + hf.start()))
 
 
 def _shell_facts(art: TextArtifact, fx: _Facts, text: str) -> None:
