@@ -64,10 +64,10 @@ LOSS_ACC_PPL = frozenset({"loss", "val_loss", "accuracy", "val_accuracy", "perpl
 _SEP = re.compile(r"[\s]+")
 # What follows "grad_" in a setting or counter, not a layer's gradient norm.
 _GRAD_SETTINGS = ("accum", "clip", "step")
-_NUMBERED_EVAL = re.compile(r"(?:validation|valid|eval)_\d+-(.+)")
-# LightGBM names a metric after its data set, in the possessive: "training's binary_logloss",
-# "valid_0's auc" (its default names: "training" for the training set, "valid_N" for the others)
-_POSSESSIVE = re.compile(r"([a-z][\w\-]*)'s_(.+)")
+# A metric named after its data set: XGBoost's sklearn API joins a numbered set and the metric with '-'
+# ("validation_0-logloss"), LightGBM puts the set in the possessive ("training's binary_logloss",
+# "valid_0's auc": its default names, "training" for the training set, "valid_N" for the others).
+_SET_METRIC = re.compile(r"(?P<set>(?:validation|valid|eval)_\d+)-(?P<m>.+)|(?P<owner>[a-z][\w\-]*)'s_(?P<m2>.+)")
 _VAL_SET = re.compile(r"(?:val|valid|validation|eval|evaluation|test|dev|holdout)(?:_?\d+)?")
 _LIGHTNING_GRAD = re.compile(r"(?:(?:train|training)/)?grad_(?:\d+(?:\.\d+)?|inf)_norm(?:_total|/(.+))?")
 # A layer's name before a gradient word: a dotted path ("encoder.layer.3.attn") or a word ending in
@@ -124,14 +124,10 @@ def normalize(raw: str) -> str:
     m = _LIGHTNING_GRAD.fullmatch(n)
     if m:
         return "grad_norm/" + m.group(1) if m.group(1) else "grad_norm"
-    m = _POSSESSIVE.fullmatch(n)
+    m = _SET_METRIC.fullmatch(n)
     if m:       # (any other owner, "model's loss", "my_set's auc": the metric itself)
-        base = normalize(m.group(2))
-        return as_held_out(base) if _VAL_SET.fullmatch(m.group(1)) else base
-    # XGBoost's sklearn API names its eval sets "validation_0", "validation_1": "validation_0-logloss"
-    m = _NUMBERED_EVAL.fullmatch(n)
-    if m:
-        return as_held_out(normalize(m.group(1)))
+        owner, base = m.group("set") or m.group("owner"), normalize(m.group("m") or m.group("m2"))
+        return as_held_out(base) if _VAL_SET.fullmatch(owner) else base
     # "Loss error", "Accuracy score", "loss value": a qualifier after a known name ("error" only after a
     # loss: "top1 error" is 1 - accuracy)
     for suf in ("_score", "_value", "_error"):
