@@ -287,10 +287,12 @@ def scan_block(data: bytes, nl: np.ndarray, exact_keys: bool = False) -> dict:
     mseg = seg[m]
     if marks.size:     # a held-out set's segment (a line, or one redraw of it): its metrics' keys are that set's
         on = np.isin(seg, np.searchsorted(breaks, marks)) & (role == 1)
-        if on.any():
-            kid = kid.copy()
-            for k in np.unique(kid[on]).tolist():
-                kid[on & (kid == k)] = keys.id_text(EVAL_KEY_PREFIX + keys.raws[k])
+        if on.any():      # each such key's id -> the id of its held-out name, in one gather
+            ks = np.unique(kid[on]).tolist()
+            ids = [keys.id_text(EVAL_KEY_PREFIX + keys.raws[k]) for k in ks]
+            to = np.arange(len(keys.raws), dtype=kid.dtype)
+            to[ks] = ids
+            kid = np.where(on, to[kid], kid)
     has = (S >= 0) | (P >= 0) | (E >= 0)
     has[mseg] = True
     kept = np.flatnonzero(has)

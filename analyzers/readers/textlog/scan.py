@@ -419,7 +419,7 @@ def held_out_marks(b: np.ndarray, masked: Masked, line_starts: np.ndarray, data:
     goes on with the training bar's redraws after '\r' marks its first segment only. Only lines that
     start with t, v or e (either case) are looked at, one window per distinct shape; the phrases are
     found by bytes.find (rare, long needles)."""
-    found: list[np.ndarray] = []
+    found: list[int] = []
     cand = starts_with_any(b, line_starts, b"tve") if len(line_starts) else line_starts
     if cand.size:
         at = line_starts[cand]
@@ -427,16 +427,16 @@ def held_out_marks(b: np.ndarray, masked: Masked, line_starts: np.ndarray, data:
         mk = masked.windows(at[reps], 0, _EVAL_WIDTH)
         good = [c for c in range(len(reps)) if _EVAL_LINE.match(mk[c].tobytes())]
         if good:
-            found.append(at[np.isin(codes, good)])
+            found += at[np.isin(codes, good)].tolist()
     for gate, mark, after in _EVAL_MARKS:
         if gate not in data:
             continue
         k = data.find(mark)
         while k >= 0:
             if not after or any(data[max(k - len(w), 0):k] == w for w in after):
-                found.append(np.array([k], np.int64))
+                found.append(k)
             k = data.find(mark, k + len(mark))
-    return np.concatenate(found) if found else np.zeros(0, np.int64)
+    return np.array(found, np.int64)
 
 
 def line_ranks(b: np.ndarray, masked: Masked, line_starts: np.ndarray) -> np.ndarray | None:
