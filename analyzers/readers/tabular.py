@@ -536,12 +536,9 @@ def _row_lines(text: str, where, n: int, rows: list | None = None) -> list[int]:
             lines.append(text.count("\n", i, km.start()) + (lines[-1] if lines else 1))
             i = km.start()
         if where == "layer_lists" and rows is not None:     # every entry of a layer's list: its key's line
-            at, out, prev = -1, [], None
-            for r in rows:
-                if r["layer"] != prev:
-                    at, prev = at + 1, r["layer"]
-                out.append(lines[at] if at < len(lines) else (lines[-1] if lines else 1))
-            return out
+            key_at = {k: i for i, k in enumerate(dict.fromkeys(r["layer"] for r in rows))}
+            last = lines[-1] if lines else 1
+            return [lines[i] if i < len(lines) else last for i in (key_at[r["layer"]] for r in rows)]
         return (lines + [lines[-1] if lines else 1] * n)[:n]
     if where is None:
         m = re.match(r"\s*\[", text)
