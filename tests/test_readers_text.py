@@ -1072,3 +1072,15 @@ def test_accuracy_under_its_framework_names_is_the_accuracy(tmp_path):
     assert normalize("Acc@1") == "accuracy" and normalize("val_binary_accuracy") == "val_accuracy"
     assert normalize("val/acc_epoch") == "val_accuracy" and normalize("test/loss_step") == "val_loss"
     assert normalize("val_grad_norm") == "val_grad_norm"
+
+
+def test_a_key_ending_in_two_digits_before_an_equals_sign_is_read(tmp_path):
+    # per-layer grad norms of a deep net past layer 9, top-10 accuracy; a time before ':' is still no key
+    p = tmp_path / "train.log"
+    p.write_text("".join(f"10:42:{i:02d} step={i} loss={1 / (i + 1):.3f} grad_norm/layer9=0.{i + 1} "
+                         f"grad_norm/layer10=0.{i + 2} top10={0.5 + i / 100:.2f}\n" for i in range(6)))
+    run = read(p)
+    names = {s.name for s in run.series}
+    assert {"grad_norm/layer9", "grad_norm/layer10", "top10", "loss"} <= names
+    assert list(run.metric("grad_norm/layer10").values) == pytest.approx([0.2, 0.3, 0.4, 0.5, 0.6, 0.7])
+    assert list(run.metric("loss").steps) == [0, 1, 2, 3, 4, 5]

@@ -287,14 +287,15 @@ def anchors(b: np.ndarray, data: bytes, masked: Masked | None = None) -> np.ndar
             o = PAD + s0
             cur, nxt, p1, p2 = M[o:o + n], M[o + 1:o + 1 + n], M[o - 1:o - 1 + n], M[o - 2:o - 2 + n]
             a, x, y, w = sep[:n], t1[:n], t2[:n], u[:n]
-            # ':' or '=', unless right after two digits (a time or a port: "12:00", ":29500")
-            np.equal(cur, 61, out=a)
-            np.equal(cur, 58, out=x)
-            np.logical_or(a, x, out=a)
+            # '=', or ':' unless right after two digits (a time: "12:00"); a key may end in two digits
+            # before '=' ("layer10=0.5", "top10=0.93")
+            np.equal(cur, 58, out=a)
             np.equal(p1, 48, out=x)
             np.equal(p2, 48, out=y)
             np.logical_and(x, y, out=x)
-            np.greater(a, x, out=a)  # a and not x
+            np.greater(a, x, out=a)  # ':' and not x
+            np.equal(cur, 61, out=x)
+            np.logical_or(a, x, out=a)
             # ' ' before a digit or '[', after a letter or a space
             np.equal(nxt, 48, out=x)
             np.equal(nxt, 91, out=y)
