@@ -201,7 +201,7 @@ def _counted_nonfinite(run: Run, q: Quoter) -> list[Signal]:
 # fall from a broken start, a fit capped far below 100 %, a validation that never left its first
 # value, (most) layers getting no gradient at all (the head alone learns).
 NOT_HEALTHY_BESIDE = frozenset({"loss_huge_at_start", "train_acc_capped", "val_gap_from_start", "grad_zero",
-                                "grad_zero_below_head"})
+                                "grad_zero_below_head", "grad_died"})
 
 
 def without_healthy(signals: list[Signal], beside: frozenset[str] | set[str] = NOT_HEALTHY_BESIDE) -> list[Signal]:
@@ -1336,6 +1336,15 @@ def _grad_signals(g: Series, q: Quoter) -> list[Signal]:
                               {"ratio": r, "short": True}))
     if len(fv) < 5:
         return out
+    k = zero_from(fv)
+    if k is not None:
+        # it had gradient and then lost all of it for good: units died (or the graph was cut mid-run);
+        # parameters that were never trainable have none from the first step
+        txt = (f"grad_norm drops to exactly 0 at step {int(g.steps[fi[k]])} and stays 0 to the end "
+               f"({len(fv) - k} of {len(fv)} logged steps; it was {_fmt(float(fv[k - 1]))} just before)")
+        out.append(Signal("grad_died", 0.8, txt, [q.ev(g, int(fi[k - 1]), "grad_norm before it died"), q.ev(g, int(fi[k]), txt)],
+                          {"step": int(g.steps[fi[k]]), "share": (len(fv) - k) / len(fv)}))
+        return out
     zero = float(np.mean(np.abs(fv) < 1e-12))
     if zero > 0.8:
         txt = f"grad_norm is 0 at {zero*100:.0f}% of {len(fv)} logged steps"
@@ -1379,6 +1388,24 @@ def _grad_signals(g: Series, q: Quoter) -> list[Signal]:
 
 
 _NUM = re.compile(r"\d+")
+# A gradient that "died": nonzero at first, then exactly 0 at the last DIED_MIN_POINTS or more points
+# and at least the last DIED_MIN_SHARE of them.
+DIED_MIN_POINTS = 2
+DIED_MIN_SHARE = 0.25
+# ... and, per layer, its typical nonzero value at least this share of the largest layer's
+DIED_FADED = 1e-6
+
+
+def zero_from(v: np.ndarray) -> int | None:
+    """Index from which the finite values `v` are exactly 0 to the end, when they were not 0 before
+    (a gradient that died); None when the last value is not 0, when every value is 0 (no gradient
+    ever), or when the zero tail is too short to call."""
+    nz = np.flatnonzero(v)     # exactly 0, as a dead unit's gradient is: 1e-13 is a vanished one
+    if not len(nz) or nz[-1] == len(v) - 1:
+        return None
+    k = int(nz[-1]) + 1
+    tail = len(v) - k
+    return k if tail >= DIED_MIN_POINTS and tail >= DIED_MIN_SHARE * len(v) else None
 
 
 def _layer_key(name: str) -> tuple:
@@ -1409,6 +1436,7 @@ def _layer_signals(run: Run, q: Quoter) -> list[Signal]:
                           [q.ev(first, len(first) - 1, f"{names[0]} late"), q.ev(last, len(last) - 1, f"{names[-1]} late")],
                           {"ratio": r, "first_layer": names[0], "last_layer": names[-1]}))
     out += _first_layer_large(run, names, q)
+    out += _layers_died(run, names, q)
     zeros = [n for n in names if float(np.nanmax(np.abs(run.metric(n).values))) < 1e-12]
     if zeros and len(zeros) >= len(names) // 2:
         s0 = run.metric(zeros[0])
@@ -1427,6 +1455,37 @@ def _layer_signals(run: Run, q: Quoter) -> list[Signal]:
         elif s0 is not None:
             out.append(Signal("grad_zero", 0.8, txt, [q.ev(s0, 0, txt)], {"share": len(zeros) / len(names)}))
     return out
+
+
+def _layers_died(run: Run, names: list[str], q: Quoter) -> list[Signal]:
+    """grad_died: layers whose grad norm was nonzero and then exactly 0 to the end (zero_from), while
+    some other layer still gets gradient or all of them died together. Dead ReLU units do this to
+    their own weights and every layer below them; a frozen layer has no gradient from the start."""
+    died = []
+    typical = {}
+    for n in names:
+        s = run.metric(n)
+        if s is None or len(s) < 4:
+            continue
+        v = s.values
+        fin = np.flatnonzero(np.isfinite(v))
+        nz = np.abs(v[fin])
+        nz = nz[nz > 0]
+        typical[n] = float(np.median(nz)) if len(nz) else 0.0
+        k = zero_from(v[fin])
+        if k is not None:
+            died.append((n, s, int(fin[k - 1]), int(fin[k])))
+    # a gradient that had already vanished (1e-13 beside a head's 0.4) and then underflows to 0 faded
+    # away; it did not die
+    top = max(typical.values(), default=0.0)
+    died = [d for d in died if typical[d[0]] >= DIED_FADED * top]
+    if not died:
+        return []
+    n0, s0, before, at = died[0]
+    txt = (f"{len(died)} of {len(names)} layers' grad norms drop to exactly 0 and stay 0 "
+           f"({', '.join(d[0] for d in died[:3])}{', ...' if len(died) > 3 else ''}; {n0} from step {int(s0.steps[at])})")
+    return [Signal("grad_died", 0.8, txt, [q.ev(s0, before, f"{n0} before it died"), q.ev(s0, at, txt)],
+                   {"layers": [d[0] for d in died], "share": len(died) / len(names), "step": int(s0.steps[at])})]
 
 
 def _first_layer_large(run: Run, names: list[str], q: Quoter) -> list[Signal]:

@@ -116,3 +116,73 @@ def test_nan_right_after_the_loss_saturates(tmp_path):
     vals = ["0.69", "0.05", "0.0004", "0.00001", "nan", "nan"]
     lines = [f"step={10 * (i + 1)} loss={v}" for i, v in enumerate(vals)]
     assert "nonfinite_after_saturation" in signals(tmp_path, {"train.log": "\n".join(lines) + "\n"})
+
+
+def _train_relu_mlp(tmp_path: Path, kill_at: int | None) -> Path:
+    """A real ReLU MLP on CPU, trained 12 epochs; per-layer grad norms written the way a user logs them
+    (epoch, layer, grad_norm). kill_at: the epoch at which one bad update pushes the second hidden
+    layer's biases far negative, so its units never fire again; None: a run that stays healthy."""
+    import torch  # noqa: PLC0415 - torch only for the tests that train
+
+    torch.manual_seed(0)
+    x = torch.randn(256, 8)
+    y = (x[:, 0] + x[:, 1] > 0).long()
+    model = torch.nn.Sequential(torch.nn.Linear(8, 32), torch.nn.ReLU(), torch.nn.Linear(32, 32), torch.nn.ReLU(),
+                                torch.nn.Linear(32, 2))
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    rows = ["epoch,layer,grad_norm"]
+    losses = ["epoch,loss"]
+    for epoch in range(12):
+        if epoch == kill_at:
+            with torch.no_grad():
+                model[2].bias -= 100.0
+        opt.zero_grad()
+        loss = torch.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        for name, p in model.named_parameters():
+            if name.endswith("weight"):
+                rows.append(f"{epoch},{name},{p.grad.norm().item():.6g}")
+        opt.step()
+        losses.append(f"{epoch},{loss.item():.6f}")
+    (tmp_path / "grad_norms.csv").write_text("\n".join(rows) + "\n")
+    (tmp_path / "metrics.csv").write_text("\n".join(losses) + "\n")
+    return tmp_path
+
+
+def test_layers_whose_gradient_dies_mid_run_point_at_dead_units(tmp_path):
+    run_dir = _train_relu_mlp(tmp_path, kill_at=4)
+    sig = {s.kind: s for s in analyze(ingest([run_dir]))}
+    died = sig["grad_died"]
+    # the dead layer's own weights and the layers below it; the output layer's weights see only zeros
+    assert set(died.data["layers"]) == {"grad_norm/0.weight", "grad_norm/2.weight", "grad_norm/4.weight"}
+    assert died.data["step"] == 4 and "grad_zero_below_head" not in sig and "grad_zero" not in sig
+    from mltdbg.playbooks.diagnose import diagnose  # noqa: PLC0415
+
+    d = diagnose([str(run_dir)], [])
+    assert d.hypotheses[0].id == "dead_relu"
+    assert "frozen_parameters" not in [h.id for h in d.hypotheses[:1]]
+
+
+def test_gradient_that_never_dies_is_no_dead_unit(tmp_path):
+    sig = {s.kind for s in analyze(ingest([_train_relu_mlp(tmp_path, kill_at=None)]))}
+    assert "grad_died" not in sig
+
+
+def test_total_grad_norm_that_drops_to_zero_is_not_frozen(tmp_path):
+    # never-trainable parameters have no gradient from the first step; these had one for 6 steps
+    body = "".join(f"step {i} loss {2.3 if i >= 6 else 2.3 - 0.1 * i:.3f} grad_norm {0.0 if i >= 6 else 1.5 / (i + 1):.4f}\n"
+                   for i in range(20))
+    sig = signals(tmp_path, {"train.log": body})
+    assert sig["grad_died"].data["step"] == 6 and "grad_zero" not in sig
+    zero_from_start = "".join(f"step {i} loss 2.300 grad_norm 0.0\n" for i in range(20))
+    sig = signals(tmp_path, {"train.log": zero_from_start})
+    assert "grad_zero" in sig and "grad_died" not in sig
+
+
+def test_a_vanished_layer_gradient_that_underflows_to_zero_did_not_die(tmp_path):
+    # 1e-13 beside the head's 0.4, then 0.0: float underflow of a vanishing gradient, not dead units
+    rows = ["step,layer,grad_norm"]
+    for i in range(12):
+        rows += [f"{i},layer0.weight,{0.0 if i >= 6 else 1e-13}", f"{i},layer1.weight,{1e-7}", f"{i},layer2.weight,0.4"]
+    sig = signals(tmp_path, {"grad_norms.csv": "\n".join(rows) + "\n"})
+    assert "grad_died" not in sig

@@ -1125,8 +1125,9 @@ def _bucket_columns(header: list[str]) -> set[str]:
 
 
 # A text column naming layers or parameters: its rows are layers, not steps (a per-layer table of
-# gradient norms written by a hook: `layer,grad_norm` / `name,grad_mean`).
-_PARAM_NAME = re.compile(r"[A-Za-z_][\w\-]*(?:\.[\w\-]+)+\Z|[A-Za-z_][A-Za-z_\-]*\d+\Z")
+# gradient norms written by a hook: `layer,grad_norm` / `name,grad_mean`). nn.Sequential's own names
+# start with the index: `0.weight`, `2.bias`, `3.0.conv1.weight`.
+_PARAM_NAME = re.compile(r"[A-Za-z_][\w\-]*(?:\.[\w\-]+)+\Z|[A-Za-z_][A-Za-z_\-]*\d+\Z|\d+(?:\.\d+)*\.[A-Za-z_][\w\-]*(?:\.[\w\-]+)*\Z")
 LAYER_COLUMNS = {"layer", "layer_name", "layers", "name", "param", "param_name", "parameter", "parameter_name",
                  "params", "module", "module_name", "tensor", "weight"}
 
