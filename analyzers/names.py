@@ -33,7 +33,7 @@ _ALIASES = {
     "avg_loss": "loss", "mean_loss": "loss", "lm_loss": "loss", "loss_epoch": "loss", "loss_step": "loss",
     "grad_norm": "grad_norm", "gradient_norm": "grad_norm", "total_norm": "grad_norm",
     "gnorm": "grad_norm", "grad_norm_total": "grad_norm", "global_grad_norm": "grad_norm",
-    "grad-norm": "grad_norm", "grads_norm": "grad_norm", "norm": "grad_norm",
+    "grad-norm": "grad_norm", "grads_norm": "grad_norm", "grad_norms": "grad_norm", "gradient_norms": "grad_norm", "norm": "grad_norm",
     "lr": "lr", "learning_rate": "lr", "learning-rate": "lr", "lr_0": "lr", "lr-adam": "lr",
     "lr-adamw": "lr", "lr-sgd": "lr", "current_lr": "lr", "base_lr": "lr",
     "loss_scale": "loss_scale", "scale": "loss_scale", "loss-scale": "loss_scale",
@@ -159,7 +159,8 @@ def normalize(raw: str) -> str:
         return normalize(head)
     # per-layer gradient norms keep their layer: "grad_norm/encoder.0" -> "grad_norm/encoder.0"
     # (not the settings and counters named after gradients: grad_accum, grad_clip_norm, grad_steps)
-    for p in ("grad_norm/", "grad_norm_", "grad_norm.", "gradient_norm/", "grad/", "grads/", "grad_"):
+    for p in ("grad_norm/", "grad_norms/", "grad_norm_", "grad_norm.", "gradient_norm/", "gradient_norms/", "grad/",
+              "grads/", "grad_"):
         if n.startswith(p) and len(n) > len(p):
             if p == "grad_" and n[len(p):].startswith(_GRAD_SETTINGS):
                 break
@@ -169,7 +170,7 @@ def normalize(raw: str) -> str:
     # ... and the other spellings hooks and wide tables use: "gradients/fc1.weight", a layer before
     # the word ("layer0_grad", "conv1.weight.grad", "fc1.weight_grad_norm") when what precedes it
     # names a layer (a dotted path or a word ending in a number: "clip_grad" is a setting)
-    for p in ("gradients/", "gradient/", "gradnorm/", "grad_norms/"):
+    for p in ("gradients/", "gradient/", "gradnorm/"):
         if n.startswith(p) and len(n) > len(p):
             return "grad_norm/" + n[len(p):]
     for suf in ("_grad_norm", "_gradnorm", "_grad", ".grad", "/grad", "_gradient", "/gradient"):

@@ -1,5 +1,6 @@
 """Detectors added while tuning on the zoo's tune split: parameter tables, prediction
 collapse, dtype wording, lr jump at a resume, eval() on a model without dropout."""
+import json
 from pathlib import Path
 
 
@@ -186,3 +187,15 @@ def test_a_vanished_layer_gradient_that_underflows_to_zero_did_not_die(tmp_path)
         rows += [f"{i},layer0.weight,{0.0 if i >= 6 else 1e-13}", f"{i},layer1.weight,{1e-7}", f"{i},layer2.weight,0.4"]
     sig = signals(tmp_path, {"grad_norms.csv": "\n".join(rows) + "\n"})
     assert "grad_died" not in sig
+
+
+def test_a_dict_of_per_layer_grad_norms_in_jsonl_is_read_per_layer(tmp_path):
+    # {"step": s, "grad_norms": {"encoder.layer.0.weight": ...}}: the dict's name is the plural
+    lines = [json.dumps({"step": s, "loss": 2.3, "grad_norms": {f"encoder.layer.{i}.weight": 0.1 * (i + 1) for i in range(3)}})
+             for s in range(0, 50, 10)]
+    (tmp_path / "grads.jsonl").write_text("\n".join(lines) + "\n")
+    names = {s.name for s in ingest([tmp_path]).series}
+    assert {f"grad_norm/encoder.layer.{i}.weight" for i in range(3)} <= names
+    from mltdbg.analyzers.names import normalize  # noqa: PLC0415
+
+    assert normalize("grad_norms") == "grad_norm" and normalize("gradient_norms/fc1") == "grad_norm/fc1"
