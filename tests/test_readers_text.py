@@ -1084,3 +1084,16 @@ def test_a_key_ending_in_two_digits_before_an_equals_sign_is_read(tmp_path):
     assert {"grad_norm/layer9", "grad_norm/layer10", "top10", "loss"} <= names
     assert list(run.metric("grad_norm/layer10").values) == pytest.approx([0.2, 0.3, 0.4, 0.5, 0.6, 0.7])
     assert list(run.metric("loss").steps) == [0, 1, 2, 3, 4, 5]
+
+
+def test_per_layer_grads_printed_as_torch_tensors_and_none(tmp_path):
+    # `for n, p in model.named_parameters(): print(n, p.grad.norm())` and `print(n, p.grad)` for a
+    # parameter no gradient reached (None: no gradient, read as norm 0)
+    p = tmp_path / "grads.txt"
+    p.write_text("conv1.weight tensor(0.0023, device='cuda:0')\nconv2.weight tensor(1.5e-02)\n"
+                 "fc1.weight None\nfc1.bias None\nout.weight tensor(0.3100)\n")
+    by = {s.name: s for s in read(p).series}
+    assert by["grad_norm/conv1.weight"].values.tolist() == [0.0023]
+    assert by["grad_norm/conv2.weight"].values.tolist() == [0.015]
+    assert by["grad_norm/fc1.bias"].values.tolist() == [0.0] and by["grad_norm/out.weight"].values.tolist() == [0.31]
+    assert by["grad_norm/fc1.weight"].locs.tolist() == [3]

@@ -30,7 +30,8 @@ from mltdbg.analyzers.readers.textlog.vocabulary import classify_key
 _ROW = re.compile(
     rb"^[ \t|]*(?P<name>[A-Za-z_][\w\-]*(?:\.[\w\-]+)+|[A-Za-z_][A-Za-z_\-]*\d+)['\"]?[ \t]*"
     rb"(?:[|:=,][ \t]*(?:[A-Za-z_ ]{0,24}[:=][ \t]*)?|[ \t]+(?:[A-Za-z_][A-Za-z_ ]{0,23}[:=][ \t]*)?)"
-    rb"(?P<val>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf)[ \t]*\|?[ \t]*\r?$", re.M)
+    rb"(?P<t>tensor\([ \t]*)?(?P<val>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf|None)"
+    rb"(?(t)(?:,[^)\r\n]*)?\))[ \t]*\|?[ \t]*\r?$", re.M)
 # Lines above a table searched for its header ("name | grad_norm", "Gradient norms per layer:").
 HEADER_LINES = 3
 MIN_ROWS = 2   # one "name number" line is a sentence; two aligned ones are a table
@@ -52,8 +53,8 @@ for _c in b" \t|":
 _FIRST = _LEAD.copy()   # a row starts with an indent or a name's first letter
 for _c in b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_":
     _FIRST[_c] = True
-_LAST = np.zeros(256, bool)   # ... and ends with a number ("1.", "nan", "inf") or a table's '|'
-for _c in b"0123456789.nf \t|":
+_LAST = np.zeros(256, bool)   # ... and ends with a number ("1.", "nan", "inf", "tensor(1e-3)", "None") or a table's '|'
+for _c in b"0123456789.nf \t|)e":
     _LAST[_c] = True
 
 
@@ -138,7 +139,9 @@ def scan_layer_tables(data: bytes, nl: np.ndarray, line0: int, rel: str, ordinal
         line = int(np.searchsorted(starts, m.start(), side="right"))   # 1-based within the block
         if line != last_line + 1:
             runs.append([])
-        runs[-1].append((name, float(m.group("val")), line))
+        val = m.group("val")
+        # `print(name, p.grad)` of a parameter no gradient reached prints None: no gradient, norm 0
+        runs[-1].append((name, 0.0 if val == b"None" else float(val), line))
         last_line = line
     out, ordinal = [], ordinal0
     for rows in runs:
