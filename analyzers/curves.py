@@ -77,6 +77,12 @@ VAL_ACC_FAR_BELOW = 0.3
 # (wrong labels cap it near 1 - their share until the model memorises them).
 TRAIN_ACC_CAP = 0.92
 TRAIN_ACC_FLAT = 0.05
+# memorized_after_plateau: the plateau spans this share of the run at least, sits at or below
+# MEMO_PLATEAU_MAX, and training then climbs MEMO_CLIMB above it while validation falls MEMO_VAL_DROP
+MEMO_PLATEAU_SHARE = 0.2
+MEMO_PLATEAU_MAX = 0.9
+MEMO_CLIMB = 0.1
+MEMO_VAL_DROP = 0.03
 # Validation better than training over the later evaluations: accuracy higher by at least
 # VAL_ACC_ABOVE, or train loss / val loss above VAL_LOSS_BELOW_X (healthy zoo runs: 0.3-1.4,
 # from dropout and from train losses averaged over an epoch that was still improving).
@@ -166,6 +172,7 @@ def _curve_signals(run: Run) -> list[Signal]:
         out += _val_acc_gap(run, quote)
     out += _val_vs_train(run, quote)
     out += _accuracy_signals(run, quote)
+    out += _memorized_after_plateau(run, quote)
     grad_sig, lr_sig = side.result() if side is not None else grad_and_lr()
     out += grad_sig
     out += _layer_signals(run, quote)
@@ -201,7 +208,7 @@ def _counted_nonfinite(run: Run, q: Quoter) -> list[Signal]:
 # fall from a broken start, a fit capped far below 100 %, a validation that never left its first
 # value, (most) layers getting no gradient at all (the head alone learns).
 NOT_HEALTHY_BESIDE = frozenset({"loss_huge_at_start", "train_acc_capped", "val_gap_from_start", "grad_zero",
-                                "grad_zero_below_head", "grad_died"})
+                                "grad_zero_below_head", "grad_died", "memorized_after_plateau"})
 
 
 def without_healthy(signals: list[Signal], beside: frozenset[str] | set[str] = NOT_HEALTHY_BESIDE) -> list[Signal]:
@@ -1309,6 +1316,61 @@ def _accuracy_signals(run: Run, q: Quoter) -> list[Signal]:
             txt += f"; validation accuracy is higher ({float(np.median(vv[-max(1, len(vv) // 3):])):.3f})"
     return [Signal("train_acc_capped", strength, txt, [q.ev(a, int(fi[-1]), "train accuracy at the end")],
                    {"level": last3, "middle": mid3})]
+
+
+def _memorized_after_plateau(run: Run, q: Quoter) -> list[Signal]:
+    """memorized_after_plateau: train accuracy holds a level well below 100 % for a long stretch
+    (MEMO_PLATEAU_SHARE of the run or more, within TRAIN_ACC_FLAT), then climbs again by MEMO_CLIMB or
+    more while validation accuracy falls from its best. What training on noisy labels does: the clean
+    share is learned first, the wrong labels are memorised later, and memorising them costs validation.
+    Overfitting on clean labels climbs without the long stop; a step-decayed lr makes the second rise
+    too, but validation improves there (and a logged lr drop at the climb's start rules it out)."""
+    acc, vacc = run.metric("accuracy"), run.metric("val_accuracy")
+    if acc is None or vacc is None or len(acc) < 10 or len(vacc) < 5:
+        return []
+    a, va = ordered(acc), ordered(vacc)
+    fi = np.flatnonzero(np.isfinite(a.values))
+    if len(fi) < 10:
+        return []
+    v = a.values[fi] / _percent_scale(a.values[fi])
+    n = len(v)
+    w = max(3, int(math.ceil(MEMO_PLATEAU_SHARE * n)))
+    # the longest-running flat stretch: windows of w points whose range is within TRAIN_ACC_FLAT
+    win = np.lib.stride_tricks.sliding_window_view(v, w)
+    flat = np.flatnonzero(win.max(1) - win.min(1) <= TRAIN_ACC_FLAT)
+    k = _num_classes(run)
+    floor_acc = (1.0 / k if k else 0.25) + 0.15
+    flat = flat[(win[flat].mean(1) >= floor_acc) & (win[flat].mean(1) <= MEMO_PLATEAU_MAX)]
+    if not len(flat):
+        return []
+    end = int(flat[-1]) + w - 1                     # the plateau's last point
+    level = float(np.median(v[flat[-1]:end + 1]))
+    if end >= n - 2 or float(np.max(v[end + 1:])) < level + MEMO_CLIMB or float(v[-1]) < level + MEMO_CLIMB / 2:
+        return []
+    climb_step = int(a.steps[fi[end]])
+    vf = np.flatnonzero(np.isfinite(va.values))
+    vv = va.values[vf] / _percent_scale(va.values[vf])
+    vs = va.steps[vf]
+    before, after = vv[vs <= climb_step], vv[vs > climb_step]
+    if not len(before) or len(after) < 2:
+        return []
+    best, last = float(np.max(before)), float(np.median(after[-max(1, len(after) // 3):]))
+    if best - last < MEMO_VAL_DROP:
+        return []
+    lr = run.metric("lr")
+    if lr is not None and len(lr) >= 3:
+        lo = ordered(lr)
+        near = np.abs(lo.steps - climb_step) <= max(1, int(np.median(np.diff(a.steps[fi]))) * 2)
+        prev = lo.values[lo.steps < climb_step]
+        if near.any() and len(prev) and float(np.nanmin(lo.values[near])) <= float(prev[-1]) / 2:
+            return []
+    txt = (f"train accuracy holds at {level:.3f} from step {int(a.steps[fi[flat[-1]]])} to {climb_step}, then climbs to "
+           f"{float(v[-1]):.3f} while validation accuracy falls from {best:.3f} to {last:.3f} (memorising labels it could not learn)")
+    return [Signal("memorized_after_plateau", 0.8, txt,
+                   [q.ev(a, int(fi[end]), "train accuracy at the end of its plateau"),
+                    q.ev(a, int(fi[-1]), "train accuracy at the end"),
+                    q.ev(va, int(vf[int(np.argmax(before))]), "best validation accuracy")],
+                   {"level": level, "step": climb_step, "val_best": best, "val_end": last})]
 
 
 # ---------------------------------------------------------------- gradients

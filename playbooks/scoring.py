@@ -58,6 +58,9 @@ TEXT_CANDIDATES = 3
 # against these joining always: out-of-fold top-1 0.644 -> 0.665, top-3 0.786 -> 0.804 (2 and 8
 # gave the same or less). The whole class still joins when nothing else would be ranked.
 CLASS_JOIN = 4
+# A train/val gap at the end this strong (gap.py: an accuracy gap of 24 points, a val loss ~5x the
+# train loss) is a failure to explain, whatever the train loss does.
+GAP_FAILING = 0.8
 
 
 @dataclass
@@ -164,7 +167,8 @@ def extract(signals: list[Signal], symptoms: list[str], failure_kinds: tuple[str
     strengths = {k: float(s.strength) for k, s in strongest.items()}
     failing = any(k.startswith(failure_kinds) and v >= 0.3 for k, v in strengths.items()) or any(
         (k.startswith("code:") and k not in BENIGN_CODE_KINDS and v >= 0.6) or
-        (k in ("lr_schedule_odd", "loss_scale_drop", "data_time_high") and v >= 0.5)
+        (k in ("lr_schedule_odd", "loss_scale_drop", "data_time_high") and v >= 0.5) or
+        (k == "train_val_gap_end" and v >= GAP_FAILING)
         for k, v in strengths.items())
     speaking = [v for k, v in strengths.items()
                 if k != "healthy" and k not in BENIGN_CODE_KINDS and (k.startswith(failure_kinds) or k.startswith("code:"))]

@@ -199,3 +199,57 @@ def test_a_dict_of_per_layer_grad_norms_in_jsonl_is_read_per_layer(tmp_path):
     from mltdbg.analyzers.names import normalize  # noqa: PLC0415
 
     assert normalize("grad_norms") == "grad_norm" and normalize("gradient_norms/fc1") == "grad_norm/fc1"
+
+
+def _memorize_csv(lr_drop_at_climb: bool = False, plateau: bool = True) -> str:
+    """60 epochs: train accuracy rises to 0.6, holds there to epoch 25 (plateau=True), then climbs
+    to ~0.97 while validation accuracy falls from 0.82 to 0.6; or climbs steadily (plateau=False)."""
+    import math  # noqa: PLC0415
+
+    rows = ["epoch,train_loss,train_acc,val_loss,val_acc,lr"]
+    for e in range(1, 61):
+        if not plateau:
+            ta = 0.3 + 0.68 * (1 - math.exp(-e / 8))
+        elif e <= 25:
+            ta = 0.6 * (1 - math.exp(-e / 3))
+        else:
+            ta = 0.6 + 0.38 * (1 - math.exp(-(e - 25) / 10))
+        va = 0.82 * (1 - math.exp(-e / 3)) if e <= 12 else 0.82 - 0.22 * (1 - math.exp(-(e - 12) / 15))
+        vl = 0.6 + 1.7 * math.exp(-e / 3) + (0.02 * (e - 12) if e > 12 else 0)
+        lr = 0.1 if not lr_drop_at_climb or e <= 25 else 0.01
+        rows.append(f"{e},{2.3 * (1 - ta):.4f},{ta:.4f},{vl:.4f},{va:.4f},{lr}")
+    return "\n".join(rows) + "\n"
+
+
+def test_train_accuracy_that_stops_then_memorises_points_at_noisy_labels(tmp_path):
+    sig = signals(tmp_path, {"log.csv": _memorize_csv()})
+    m = sig["memorized_after_plateau"]
+    assert 24 <= m.data["step"] <= 27 and abs(m.data["level"] - 0.6) < 0.03 and m.data["val_best"] > 0.8
+    assert "healthy" not in sig
+    from mltdbg.playbooks.diagnose import diagnose  # noqa: PLC0415
+
+    d = diagnose([str(tmp_path)], [])
+    assert [h.id for h in d.hypotheses[:2]] == ["label_noise", "overfitting"]
+    assert d.hypotheses[0].confidence < 0.8          # the curve alone is no proof: a check settles it
+
+
+def test_a_steady_climb_or_an_lr_step_at_the_climb_is_no_memorisation(tmp_path):
+    assert "memorized_after_plateau" not in signals(tmp_path, {"log.csv": _memorize_csv(plateau=False)})
+    assert "memorized_after_plateau" not in signals(tmp_path, {"log.csv": _memorize_csv(lr_drop_at_climb=True)})
+
+
+def test_a_wide_train_val_gap_is_a_failure_even_beside_a_falling_train_loss(tmp_path):
+    # validation improves a little early, then stays ~50 points under training: no curve signal names
+    # it, the end gap alone does; a run like this is never "no issue found"
+    import math  # noqa: PLC0415
+
+    rows = ["epoch,train_loss,train_acc,val_loss,val_acc"]
+    for e in range(1, 21):
+        ta, va = 0.3 + 0.68 * (1 - math.exp(-e / 4)), 0.3 + 0.15 * (1 - math.exp(-e / 2))
+        rows.append(f"{e},{2.0 * math.exp(-e / 4) + 0.03:.4f},{ta:.4f},{1.9 - 0.3 * (1 - math.exp(-e / 2)) + 0.01 * e:.4f},{va:.4f}")
+    (tmp_path / "log.csv").write_text("\n".join(rows) + "\n")
+    from mltdbg.playbooks.diagnose import diagnose  # noqa: PLC0415
+
+    d = diagnose([str(tmp_path)], [])
+    assert d.status == "needs_more_data"
+    assert [h.id for h in d.hypotheses[:2]] == ["overfitting", "preprocessing_mismatch"]
