@@ -72,6 +72,18 @@ for _fact, _names in {
     "_bf16": "bf16 use_bf16 bf16.enabled",
     "_precision": "precision mixed_precision amp_dtype dtype torch_dtype trainer.precision",
     "_amp": "amp use_amp autocast enable_amp apex amp.enabled",
+    # the data and model setup a run states in its config (a benchmark scenario's, a sweep's)
+    "label_noise": "label_noise label_noise_rate label_noise_ratio label_noise_prob noisy_label_rate noisy_labels_rate "
+                   "noise_rate noise_ratio label_corruption label_corruption_prob corrupt_prob corruption_prob "
+                   "corrupt_labels label_flip_prob label_flip_rate flip_prob flip_rate mislabel_rate mislabel_ratio "
+                   "symmetric_noise asymmetric_noise",
+    "shuffle": "shuffle shuffle_train train_shuffle shuffle_data data.shuffle dataloader.shuffle train.shuffle",
+    "normalize": "normalize normalise normalize_inputs normalize_input normalise_inputs standardize standardise "
+                 "standardize_inputs input_normalization normalize_data normalization feature_scaling scale_inputs",
+    "freeze": "freeze freeze_backbone freeze_encoder freeze_base freeze_base_model freeze_body freeze_bert "
+              "freeze_feature_extractor freeze_pretrained freeze_layers freeze_weights frozen",
+    "init_std": "init_std weight_init_std init_scale weight_std initializer_range init_range weight_init_scale",
+    "bias_init": "bias_init bias_init_value init_bias bias_fill bias_constant bias_value",
 }.items():
     for _n in _names.split():
         _SYN[_n] = _fact
@@ -93,7 +105,9 @@ _CONFIG_CALLS = {"TrainingArguments", "Seq2SeqTrainingArguments", "Trainer", "Da
 _MOMENTUM_OPTIMIZERS = {"sgd", "rmsprop"}
 _INT_FACTS = {"batch_size", "warmup_steps", "seed", "epochs", "max_steps", "num_classes", "num_workers", "grad_accum",
               "global_batch_size"}
-_FLOAT_FACTS = {"lr", "warmup_ratio", "weight_decay", "dropout", "grad_clip", "momentum", "beta1", "beta2", "eps"}
+_FLOAT_FACTS = {"lr", "warmup_ratio", "weight_decay", "dropout", "grad_clip", "momentum", "beta1", "beta2", "eps",
+                "init_std", "bias_init"}
+_BOOL_FACTS = {"shuffle", "normalize"}
 _STR_FACTS = {"optimizer", "scheduler", "tokenizer", "checkpoint", "resume_from"}
 
 
@@ -153,6 +167,20 @@ def _typed(name: str, key: str, value: Any) -> list[tuple[str, Any]]:
     if name == "_precision":
         p = _precision(v, key)
         return p
+    if name in _BOOL_FACTS:
+        return [(name, v)] if isinstance(v, bool) else []
+    if name == "freeze":
+        # a switch, or a count of frozen layers (0: none)
+        if isinstance(v, bool) or (isinstance(v, (int, float)) and v >= 0):
+            return [(name, bool(v))]
+        return []
+    if name == "label_noise":
+        # a share of the labels (0.4) or a percentage (40); 0 / false is a clean run
+        if v is False or v is None:
+            return [(name, 0.0)]
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 100:
+            return []
+        return [(name, float(v) / 100 if v > 1 else float(v))]
     if name in _INT_FACTS:
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             return []
@@ -826,6 +854,46 @@ def config_signals(run: Run) -> list[Signal]:
                           [_ev(lr, f"lr {lr.value:g} and no warm-up setting")], {"warmup": None, "lr": lr.value}))
     out += _optimizer_signals(by)
     out += _batch_signals(run, by)
+    out += _setup_signals(by)
+    return out
+
+
+# Label noise a config states: a share this large is a cause by itself (5 % is within what curated
+# datasets carry).
+LABEL_NOISE_MIN = 0.05
+# Weight init: a std this large for the weight matrices blows activations up layer by layer (usual:
+# Kaiming/Xavier, ~sqrt(2/fan_in), 0.02 for transformers); a bias this negative keeps ReLU units off.
+INIT_STD_LARGE = 0.5
+BIAS_INIT_NEGATIVE = -1.0
+
+
+def _setup_signals(by: dict[str, list[Fact]]) -> list[Signal]:
+    """The data and model setup a config states that is a cause by itself: labels corrupted on
+    purpose, shuffling or input normalisation switched off, layers frozen, an init far off scale."""
+    out: list[Signal] = []
+    noise = _last_number(by.get("label_noise", []))
+    if noise is not None and noise.value >= LABEL_NOISE_MIN:
+        out.append(Signal("config:label_noise", min(1.0, 0.5 + noise.value), f"the config corrupts {noise.value:.0%} of "
+                          f"the labels ({noise.source}:{noise.line})", [_ev(noise, f"label noise {noise.value:g}")],
+                          {"rate": noise.value}))
+    for name, kind, strength, what in (("shuffle", "config:shuffle_off", 0.6, "shuffling of the training data is off"),
+                                       ("normalize", "config:normalize_off", 0.6, "input normalisation is off")):
+        f = next((x for x in reversed(by.get(name, []))), None)
+        if f is not None and f.value is False:
+            out.append(Signal(kind, strength, f"{what} ({f.source}:{f.line})", [_ev(f, f"{name}: false")], {name: False}))
+    f = next((x for x in reversed(by.get("freeze", []))), None)
+    if f is not None and f.value is True:
+        out.append(Signal("config:freeze", 0.5, f"the config freezes part of the model ({f.source}:{f.line})",
+                          [_ev(f, "layers frozen by the config")], {"freeze": True}))
+    std = _last_number(by.get("init_std", []))
+    if std is not None and std.value >= INIT_STD_LARGE:
+        out.append(Signal("config:init_std_large", min(1.0, 0.5 + 0.5 * math.log10(std.value / INIT_STD_LARGE + 1)),
+                          f"weights initialised with std {std.value:g} ({std.source}:{std.line}); usual scales are ~0.02-0.1",
+                          [_ev(std, f"init std {std.value:g}")], {"std": std.value}))
+    bias = _last_number(by.get("bias_init", []))
+    if bias is not None and bias.value <= BIAS_INIT_NEGATIVE:
+        out.append(Signal("config:bias_init_negative", 0.7, f"biases initialised at {bias.value:g} ({bias.source}:{bias.line}): "
+                          "ReLU units start (and may stay) off", [_ev(bias, f"bias init {bias.value:g}")], {"bias": bias.value}))
     return out
 
 

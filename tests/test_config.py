@@ -259,3 +259,46 @@ def test_an_hf_launch_command_implies_adamw_and_fine_tuning(tmp_path):
     lora = read(cmd.replace("--learning_rate", "--use_peft --lora_r 8 --learning_rate"))
     assert not [s for s in curve_signals(lora) if s.kind == "lr_high"]     # 5e-3 is usual for LoRA
     assert facts(read(cmd.replace("--learning_rate", "--optim sgd --learning_rate")))["optimizer"] == ["sgd"]
+
+
+def test_the_setup_a_config_states_is_read_and_cited(tmp_path):
+    # a benchmark scenario's or a sweep's config: corrupted labels, shuffling and normalisation off,
+    # a frozen backbone, an init far off scale
+    p = tmp_path / "scenario.yaml"
+    p.write_text("data:\n  label_noise: 40\n  shuffle: false\n  normalize: false\nmodel:\n  freeze_backbone: true\n"
+                 "  init_std: 1.0\n  bias_init: -5.0\n")
+    run = run_of(p)
+    d = facts(run)
+    assert d["label_noise"] == [0.4] and d["shuffle"] == [False] and d["normalize"] == [False]
+    assert d["freeze"] == [True] and d["init_std"] == [1.0] and d["bias_init"] == [-5.0]
+    check_citations(run)
+    kinds = {s.kind: s for s in config_signals(run)}
+    assert kinds["config:label_noise"].data["rate"] == 0.4 and kinds["config:label_noise"].evidence[0].line == 2
+    assert {"config:shuffle_off", "config:normalize_off", "config:freeze", "config:init_std_large",
+            "config:bias_init_negative"} <= set(kinds)
+
+
+def test_usual_setup_values_are_no_signal(tmp_path):
+    p = tmp_path / "hparams.json"
+    p.write_text('{"label_noise": 0.0, "shuffle": true, "normalize": true, "freeze_layers": 0, '
+                 '"initializer_range": 0.02, "bias_init": 0.0, "noise_rate": "none"}\n')
+    run = run_of(p)
+    assert facts(run)["freeze"] == [False]
+    assert not {s.kind for s in config_signals(run)} & {"config:label_noise", "config:shuffle_off", "config:normalize_off",
+                                                      "config:freeze", "config:init_std_large", "config:bias_init_negative"}
+
+
+def test_a_config_that_corrupts_labels_ranks_label_noise_over_overfitting(tmp_path):
+    import math  # noqa: PLC0415
+
+    from mltdbg.playbooks.diagnose import diagnose  # noqa: PLC0415
+
+    (tmp_path / "config.json").write_text('{"optimizer": "sgd", "lr": 0.01, "label_noise_rate": 0.4}\n')
+    rows = ["epoch,loss,accuracy,val_loss,val_accuracy"]
+    for e in range(1, 31):      # the gap of a noisy-label run looks like plain overfitting at the end
+        ta = 0.3 + 0.68 * (1 - math.exp(-e / 6))
+        rows.append(f"{e},{2.0 * math.exp(-e / 6) + 0.05:.4f},{ta:.4f},{1.2 + 0.02 * e:.4f},{0.55:.4f}")
+    (tmp_path / "log.csv").write_text("\n".join(rows) + "\n")
+    d = diagnose([str(tmp_path)], [])
+    assert d.hypotheses[0].id == "label_noise"
+    assert any(e.source == "config.json" and e.line == 1 for e in d.hypotheses[0].evidence)
