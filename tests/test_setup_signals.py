@@ -317,3 +317,11 @@ def test_validation_near_perfect_and_below_the_train_loss():
                         val_accuracy=(val_steps, np.r_[0.995, np.full(len(val_steps) - 1, 1.0)])))
     assert k["val_near_perfect"].data["early"] is True
     assert k["val_above_train"].data["by"] == "loss"
+
+
+def test_a_beta2_far_below_recipes_is_flagged_and_gan_betas_are_not(tmp_path):
+    run = run_of(tmp_path, {"config.yaml": "optimizer:\n  name: adam\n  lr: 0.001\n  betas: [0.1, 0.1]\n"})
+    s = signals(run)["config:betas_odd"]
+    assert s.strength == 0.6 and s.evidence[0].line == 4
+    for gan in ("[0.0, 0.9]", "[0.5, 0.999]", "[0.0, 0.99]"):
+        assert "config:betas_odd" not in signals(run_of(tmp_path, {"config.yaml": f"optimizer: adam\nbetas: {gan}\n"}))
