@@ -167,7 +167,7 @@ def extract(signals: list[Signal], symptoms: list[str], failure_kinds: tuple[str
     strengths = {k: float(s.strength) for k, s in strongest.items()}
     failing = any(k.startswith(failure_kinds) and v >= 0.3 for k, v in strengths.items()) or any(
         (k.startswith("code:") and k not in BENIGN_CODE_KINDS and v >= 0.6) or
-        (k in ("lr_schedule_odd", "loss_scale_drop", "data_time_high") and v >= 0.5) or
+        (k in ("lr_schedule_odd", "loss_scale_drop", "data_time_high", "loss_noisy") and v >= 0.5) or
         (k == "train_val_gap_end" and v >= GAP_FAILING)
         for k, v in strengths.items())
     speaking = [v for k, v in strengths.items()

@@ -278,3 +278,19 @@ def test_gradients_that_accumulate_climb_steadily_and_compounding_ones_do_not(tm
     body = "step,loss,grad_norm\n" + "".join(f"{s},{2.0 - 0.001 * s:.4f},{1.08 ** (s / 10):.4f}\n" for s in range(0, 1000, 10))
     sig = signals(comp, {"metrics.csv": body})
     assert "grad_growth" in sig and "grad_steady_climb" not in sig
+
+
+def test_a_very_noisy_loss_is_no_healthy_run(tmp_path):
+    # batch size 2: the loss falls overall, but jumps by more than its own level from step to step
+    import random  # noqa: PLC0415
+    import math  # noqa: PLC0415
+
+    rnd = random.Random(5)
+    (tmp_path / "config.json").write_text('{"optimizer": "SGD", "lr": 0.1, "batch_size": 2, "epochs": 10}\n')
+    body = "step,loss\n" + "".join(f"{s},{max(0.05, 1.5 * math.exp(-s / 3000) + rnd.gauss(0, 0.6)):.4f}\n"
+                                   for s in range(0, 10000, 20))
+    (tmp_path / "metrics.csv").write_text(body)
+    from mltdbg.playbooks.diagnose import diagnose  # noqa: PLC0415
+
+    d = diagnose([str(tmp_path)], [])
+    assert d.status == "needs_more_data" and d.hypotheses[0].id == "batch_size_too_small"
