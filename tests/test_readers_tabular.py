@@ -553,3 +553,25 @@ def test_fastai_csvlogger_metrics_are_the_validation_sets(tmp_path):
     k.write_text("epoch,accuracy,loss,val_accuracy,val_loss\n" + "".join(
         f"{e},{0.5 + e / 20},{1 / (e + 1)},{0.5 + e / 25},{1.1 / (e + 1)}\n" for e in range(6)))
     assert [s.name for s in read(k).series] == ["accuracy", "loss", "val_accuracy", "val_loss"]
+
+
+def test_a_gradient_file_with_one_column_per_layer(tmp_path):
+    # epoch,conv1,conv2,fc1,fc2: per-layer grad norms as a wide table, in a file named after gradients
+    p = tmp_path / "gradient_norms.csv"
+    p.write_text("epoch,conv1,conv2,fc1,fc2\n" + "".join(f"{e},1e-7,1e-5,1e-3,0.1\n" for e in range(1, 6)))
+    run = read(p)
+    assert {s.name for s in run.series} == {"grad_norm/conv1", "grad_norm/conv2", "grad_norm/fc1", "grad_norm/fc2"}
+    assert next(s for s in run.series if s.name == "grad_norm/fc1").steps.tolist() == [1, 2, 3, 4, 5]
+    q = tmp_path / "metrics.csv"       # the same columns in a file that does not name gradients: metrics as named
+    q.write_text("epoch,conv1,conv2\n1,0.5,0.6\n2,0.4,0.5\n")
+    assert {s.name for s in read(q).series} == {"conv1", "conv2"}
+
+
+def test_per_layer_lists_one_level_down_take_the_run_s_epochs(tmp_path):
+    p = tmp_path / "grad_norms.json"
+    p.write_text(json.dumps({"epoch": [1, 2, 3], "layers": {"encoder.0": [1e-8, 1e-8, 1e-8], "encoder.1": [1e-6] * 3,
+                                                             "head": [0.05] * 3}}, indent=1))
+    by = {s.name: s for s in read(p).series}
+    assert set(by) == {"grad_norm/encoder.0", "grad_norm/encoder.1", "grad_norm/head"}
+    assert by["grad_norm/encoder.1"].steps.tolist() == [1, 2, 3]
+    assert by["grad_norm/head"].locs.tolist() == [18, 18, 18]      # the layer's key in the indented file

@@ -236,6 +236,18 @@ def _metric_rows(doc, grad_file: bool = False):
             if all(isinstance(v, list) and v and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v)
                    for v in doc.values()):
                 return [{"layer": k, "value": x, "step": i} for k, v in doc.items() for i, x in enumerate(v)], "layer_lists"
+        if grad_file:
+            # the same dump one level down, {"epoch": [1, 2, ...], "layers": {"encoder.0": [...], ...}}:
+            # the steps from the run's own step/epoch list where its length fits
+            nested = [v for v in doc.values() if isinstance(v, dict) and len(v) >= 2]
+            if len(nested) == 1:
+                rows, kind = _metric_rows(nested[0], grad_file)
+                steps = next((doc[k] for k in ("step", "steps", "epoch", "epochs", "iteration", "iterations")
+                              if isinstance(doc.get(k), list)), None)
+                if kind == "layer_lists" and steps is not None and all(r["step"] < len(steps) for r in rows):
+                    rows = [{**r, "step": steps[r["step"]]} for r in rows]
+                if kind in ("layers", "layer_lists"):
+                    return rows, kind
         return None, None
     if isinstance(doc, list) and len(doc) >= 1 and all(isinstance(r, dict) for r in doc) \
             and sum(_metric_dict(r) for r in doc) >= len(doc) / 2 and _metricish_keys(doc):
@@ -529,17 +541,16 @@ def _row_lines(text: str, where, n: int, rows: list | None = None) -> list[int]:
     """Line where each element of the metric list starts (found by decoding element by element)."""
     if where == "columns":  # Keras history: a row is an index into every list
         return [1] * n
-    if where in ("layers", "layer_lists"):   # one key per layer: the line of each key, in order
-        lines: list[int] = []
-        i = 0
+    if where in ("layers", "layer_lists"):   # one key per layer: each row at its layer's key
+        line_of: dict[str, int] = {}
+        i, line = 0, 1
         for km in re.finditer(r'"((?:[^"\\]|\\.)*)"\s*:', text):
-            lines.append(text.count("\n", i, km.start()) + (lines[-1] if lines else 1))
+            line += text.count("\n", i, km.start())
             i = km.start()
-        if where == "layer_lists" and rows is not None:     # every entry of a layer's list: its key's line
-            key_at = {k: i for i, k in enumerate(dict.fromkeys(r["layer"] for r in rows))}
-            last = lines[-1] if lines else 1
-            return [lines[i] if i < len(lines) else last for i in (key_at[r["layer"]] for r in rows)]
-        return (lines + [lines[-1] if lines else 1] * n)[:n]
+            line_of.setdefault(km.group(1), line)     # the first time a name is a key (other keys: "epoch", "layers")
+        if rows is not None:
+            return [line_of.get(str(r["layer"]), 1) for r in rows]
+        return [1] * n
     if where is None:
         m = re.match(r"\s*\[", text)
     else:
@@ -902,6 +913,7 @@ def _emit_arrow(pa, run: Run, rel: str, path: Path, header: list[str], columns: 
         dup_steps = bool(np.any(steps_all[1:] == steps_all[:-1]))
     metric_cols = [h for h in num if h != step_col]
     tag = _tb_tag(path) if [h.strip().lower() for h in metric_cols] == ["value"] else None
+    layer_cols = _wide_layer_columns(path, metric_cols)
     for h in metric_cols:
         col = num[h]
         if not col.null_count and has_step is None:
@@ -933,8 +945,9 @@ def _emit_arrow(pa, run: Run, rel: str, path: Path, header: list[str], columns: 
                 keep = np.r_[True, ~same]
                 steps, v, locs = steps[keep], v[keep], locs[keep]
         raw = tag or h
-        run.series.append(Series(name=normalize(raw), raw_name=raw, steps=steps, values=v, source=rel, locs=locs,
-                                 loc_kind=LOC_LINE, step_is_index=step_col is None))
+        run.series.append(Series(name="grad_norm/" + h.strip() if h in layer_cols else normalize(raw), raw_name=raw,
+                                 steps=steps, values=v, source=rel, locs=locs, loc_kind=LOC_LINE,
+                                 step_is_index=step_col is None))
     return True
 
 
@@ -1171,6 +1184,16 @@ def _layer_table(run: Run, rel: str, path: Path, header: list[str], cols: dict, 
     return True
 
 
+def _wide_layer_columns(path: Path, metric_cols: list[str]) -> set[str]:
+    """A gradient file's columns named after layers (`epoch,conv1,conv2,fc1`: one column per layer, a
+    row per step): what normalize() cannot tell from the bare name. Two such columns at least, and
+    at least half of the metric columns; a column that names a known metric (loss, lr) is left out."""
+    if "grad" not in path.name.lower():
+        return set()
+    layers = {h for h in metric_cols if _PARAM_NAME.match(h.strip()) and normalize(h) not in CANONICAL}
+    return layers if len(layers) >= 2 and 2 * len(layers) >= len(metric_cols) else set()
+
+
 # A "long" table names its metric in a column of its own (tbparse's `step,tag,value`, a melted
 # DataFrame's `epoch,metric,value`, `key,value,step`): one series per name, never one curve of
 # every metric's values in a row.
@@ -1255,6 +1278,7 @@ def _emit(run: Run, rel: str, path: Path, header: list[str], cols: dict, lines: 
         steps_all = np.where(has_step, sv, 0).astype(np.int64)
     metric_cols = [h for h in numeric if h != step_col]
     tag = _tb_tag(path) if [h.strip().lower() for h in metric_cols] == ["value"] else None
+    layer_cols = _wide_layer_columns(path, metric_cols)
     for h in metric_cols:
         vals = numeric[h][0]
         present = good & ~np.isnan(vals)
@@ -1279,6 +1303,6 @@ def _emit(run: Run, rel: str, path: Path, header: list[str], cols: dict, lines: 
             v = v.copy() if (v is vals or not v.flags.writeable) else v
             v[sent] = np.nan
         raw = tag or h
-        run.series.append(Series(name=normalize(raw), raw_name=raw, steps=steps, values=v,
-                                 source=rel, locs=locs, loc_kind=LOC_LINE,
+        run.series.append(Series(name="grad_norm/" + h.strip() if h in layer_cols else normalize(raw), raw_name=raw,
+                                 steps=steps, values=v, source=rel, locs=locs, loc_kind=LOC_LINE,
                                  step_is_index=step_col is None))
