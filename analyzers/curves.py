@@ -77,6 +77,10 @@ VAL_ACC_FAR_BELOW = 0.3
 # (wrong labels cap it near 1 - their share until the model memorises them).
 TRAIN_ACC_CAP = 0.92
 TRAIN_ACC_FLAT = 0.05
+# val_at_chance: validation accuracy never above this many times the chance level 1/K
+VAL_CHANCE_BAND = 1.5
+# ... with K unknown: a usual class count K (CHANCE_CLASSES) whose 1/K the median is within this share of
+VAL_CHANCE_MATCH = 0.25
 # grad_steady_climb: accumulated gradients grow at most about as fast as the count of steps summed;
 # a climb more than this many times faster compounds (exploding), it does not accumulate
 ACCUM_GROWTH_MAX = 3.0
@@ -174,6 +178,7 @@ def _curve_signals(run: Run) -> list[Signal]:
     if not any(x.kind == "val_gap_from_start" for x in out):
         out += _val_acc_gap(run, quote)
     out += _val_vs_train(run, quote)
+    out += _val_at_chance(run, quote)
     out += _accuracy_signals(run, quote)
     out += _memorized_after_plateau(run, quote)
     grad_sig, lr_sig = side.result() if side is not None else grad_and_lr()
@@ -1154,6 +1159,40 @@ def _val_acc_gap(run: Run, q: Quoter) -> list[Signal]:
                    [q.ev(va, int(vi[0]), "validation accuracy at the first evaluation"),
                     q.ev(va, int(vi[-1]), "validation accuracy at the end")],
                    {"first_val": first, "train_end": t_end, "chance": (1 / k) if k else None, "by": "accuracy"})]
+
+
+def _val_at_chance(run: Run, q: Quoter) -> list[Signal]:
+    """val_at_chance: validation accuracy at the chance level 1/K through the whole run (never above
+    VAL_CHANCE_BAND / K) while train accuracy climbs VAL_ACC_TRAIN_GAIN or more above chance. Inputs
+    scored against labels that are not theirs (a val set shuffled apart from its labels, another
+    class order) score exactly this; a val set from another distribution still transfers something.
+    K: the configured class count, else the one a loss's first value names (ln K)."""
+    acc, vacc = run.metric("accuracy"), run.metric("val_accuracy")
+    if acc is None or vacc is None or acc is vacc or len(acc) < 3 or len(vacc) < 3:
+        return []
+    tr, va = ordered(acc), ordered(vacc)
+    t, v = tr.values[np.isfinite(tr.values)], va.values[np.isfinite(va.values)]
+    if len(t) < 3 or len(v) < 3:
+        return []
+    scale = _percent_scale(t, v)
+    t, v = t / scale, v / scale
+    k = _num_classes(run)
+    if k is None:     # a usual class count whose 1/K the validation accuracy sits at (0.1: ten classes;
+        # not 2-5: 0.45 is chance for two classes and merely poor for ten)
+        med = float(np.median(v))
+        k = next((c for c in CHANCE_CLASSES if c >= 10 and abs(med - 1 / c) <= VAL_CHANCE_MATCH / c), None)
+    if not k:
+        return []
+    t_end = float(np.median(t[-max(1, len(t) // 5):]))
+    if float(np.max(v)) > VAL_CHANCE_BAND / k or t_end < 1 / k + VAL_ACC_TRAIN_GAIN or \
+            float(np.max(v[1:])) - float(v[0]) >= max(VAL_ACC_IMPROVED, 0.3 / k):
+        return []
+    vi = np.flatnonzero(np.isfinite(va.values))
+    txt = (f"validation accuracy stays at chance (1/{k} = {1 / k:.3f}; at most {float(np.max(v)):.3f}) for the whole run "
+           f"while train accuracy climbs to {t_end:.3f}")
+    return [Signal("val_at_chance", 0.8, txt, [q.ev(va, int(vi[0]), "validation accuracy at the first evaluation"),
+                                               q.ev(va, int(vi[-1]), "validation accuracy at the end")],
+                   {"classes": k, "val_max": float(np.max(v)), "train_end": t_end})]
 
 
 def _epoch_train_level(tr: Series, steps: np.ndarray) -> np.ndarray:

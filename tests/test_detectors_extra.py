@@ -294,3 +294,32 @@ def test_a_very_noisy_loss_is_no_healthy_run(tmp_path):
 
     d = diagnose([str(tmp_path)], [])
     assert d.status == "needs_more_data" and d.hypotheses[0].id == "batch_size_too_small"
+
+
+def _val_chance_csv(val_level: float, train_to: float = 0.97) -> str:
+    import math  # noqa: PLC0415
+
+    rows = ["epoch,train_loss,train_acc,val_loss,val_acc"]
+    for e in range(1, 21):
+        ta = 0.1 + (train_to - 0.1) * (1 - math.exp(-e / 4))
+        rows.append(f"{e},{2.3 * math.exp(-e / 4) + 0.03:.4f},{ta:.4f},{2.31 + 0.05 * e:.4f},{val_level + 0.005 * (-1) ** e:.4f}")
+    return "\n".join(rows) + "\n"
+
+
+def test_validation_at_chance_while_training_learns_points_at_its_labels(tmp_path):
+    a = tmp_path / "ten"
+    a.mkdir()
+    sig = signals(a, {"log.csv": _val_chance_csv(0.1)})
+    assert sig["val_at_chance"].data["classes"] == 10      # from the accuracy itself: 0.1 is 1/10
+    from mltdbg.playbooks.diagnose import diagnose  # noqa: PLC0415
+
+    d = diagnose([str(a)], [])
+    assert d.hypotheses[0].id == "label_misalignment" and "overfitting" not in [h.id for h in d.hypotheses[:2]]
+    # 0.45 with no class count: chance for two classes, merely poor for ten; not called chance
+    b = tmp_path / "poor"
+    b.mkdir()
+    assert "val_at_chance" not in signals(b, {"log.csv": _val_chance_csv(0.45)})
+    # ... unless the config says there are two classes
+    c = tmp_path / "binary"
+    c.mkdir()
+    assert signals(c, {"log.csv": _val_chance_csv(0.5), "config.yaml": "num_classes: 2\n"})["val_at_chance"].data["classes"] == 2
