@@ -71,8 +71,8 @@ _SET_METRIC = re.compile(r"(?P<set>(?:validation|valid|eval)_\d+)-(?P<m>.+)|(?P<
 _VAL_SET = re.compile(r"(?:val|valid|validation|eval|evaluation|test|dev|holdout)(?:_?\d+)?")
 _LIGHTNING_GRAD = re.compile(r"(?:(?:train|training)/)?grad_(?:\d+(?:\.\d+)?|inf)_norm(?:_total|/(.+))?")
 # A layer's name before a gradient word: a dotted path ("encoder.layer.3.attn") or a word ending in
-# a number ("layer0", "conv_3", "fc1").
-_LAYER_NAME = re.compile(r"[a-z_][\w\-]*(?:\.[\w\-]+)+|[a-z_][a-z_\-]*\d+")
+# a number ("layer0", "conv_3", "fc1"), or nn.Sequential's own index path ("0.weight", "3.0.conv1.weight").
+_LAYER_NAME = re.compile(r"[a-z_][\w\-]*(?:\.[\w\-]+)+|[a-z_][a-z_\-]*\d+|\d+(?:\.\d+)*\.[a-z_][\w\-]*(?:\.[\w\-]+)*")
 
 
 # Names that mean one thing only beside their neighbours, by the layout of the program that printed them:

@@ -5,7 +5,10 @@ In:  an event file (TFRecord framing: uint64 length, uint32 masked CRC32C of the
 Out: `run.series` gets every scalar point of every tag (old-style `simple_value`
      and new-style 1-element float/double `tensor`), steps from `Event.step`,
      locs = record index in the file (`loc_kind="record"`). Nothing is dropped
-     (TensorBoard's own loader keeps 10,000 points per tag by default).
+     (TensorBoard's own loader keeps 10,000 points per tag by default). A legacy
+     histogram of a gradient (`add_histogram("fc1.weight.grad", p.grad)`) is one point of
+     `grad_norm/<layer>`: sqrt of its sum of squares, the gradient's exact L2 norm; other
+     histograms (weights, activations) are no curve.
 
 Speed: no per-record protobuf parsing. Writers log the same tags in the same
 order every step, so the sequence of record lengths is periodic. The framing walk
@@ -26,6 +29,7 @@ ingest calls once every file is read.
 """
 from __future__ import annotations
 
+import math
 import struct
 from array import array
 from pathlib import Path
@@ -237,6 +241,10 @@ def _tensor_scalar(b: bytes, p: int, end: int):
     return None
 
 
+# The plugin name a legacy histogram's values are filed under: a norm read from a histogram, not a scalar.
+HISTOGRAM = "_histogram_norm"
+
+
 def parse_event(b: bytes):
     """One Event payload -> (step, step_span, wall_span, values, templatable).
 
@@ -261,11 +269,23 @@ def parse_event(b: bytes):
                 tag = None
                 plugin = None
                 val = None
+                histo = False
                 for h, wt3, a3, z3, _ in iter_fields(b, a2, z2):
                     if h == 1 and wt3 == 2:
                         tag = b[a3:z3].decode("utf-8", "replace")
                     elif h == 2 and wt3 == 5:
                         val = (float(np.frombuffer(b, "<f4", 1, a3)[0]), a3, "<f4", False)
+                    elif h == 5 and wt3 == 2:
+                        # a legacy HistogramProto (torch's add_histogram): its sum_squares (field 5;
+                        # absent when 0, proto3 writes no default) gives the tensor's L2 norm exactly;
+                        # kept for gradient tags only (read())
+                        ss = 0.0
+                        for k, wt4, a4, _, _ in iter_fields(b, a3, z3):
+                            if k == 5 and wt4 == 1:
+                                ss = float(np.frombuffer(b, "<f8", 1, a4)[0])
+                        val = (math.sqrt(ss) if ss >= 0 else float("nan"), None, "<f8", False)
+                        histo = True
+                        templatable = False
                     elif h == 8 and wt3 == 2:
                         t = _tensor_scalar(b, a3, z3)
                         if t is not None:
@@ -276,6 +296,8 @@ def parse_event(b: bytes):
                                 for m, wt5, a5, z5, _ in iter_fields(b, a4, z4):
                                     if m == 1 and wt5 == 2:
                                         plugin = b[a5:z5].decode("utf-8", "replace")
+                if histo:
+                    plugin = HISTOGRAM     # whatever its metadata says: a norm, never a scalar curve
                 if tag is not None and (val is not None or plugin is not None):
                     if val is None:
                         values.append((tag, None, None, None, True, plugin))
@@ -445,6 +467,8 @@ def read(path: Path, rel: str, run: Run) -> None:
         idx = np.concatenate([p[0] for p in parts])
         order = np.argsort(idx, kind="stable")
         name, raw = normalize(tag), tag
+        if plugin == HISTOGRAM and not name.startswith("grad_norm"):
+            continue           # a histogram of weights or activations: no curve of ours
         # add_scalars("loss", {"train": .., "val": ..}) writes tag "loss" into folders
         # loss_train/ and loss_val/: the folder says which curve it is.
         main = tag.replace("/", "_") + "_"
