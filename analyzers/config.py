@@ -72,18 +72,19 @@ for _fact, _names in {
     "_bf16": "bf16 use_bf16 bf16.enabled",
     "_precision": "precision mixed_precision amp_dtype dtype torch_dtype trainer.precision",
     "_amp": "amp use_amp autocast enable_amp apex amp.enabled",
-    # the data and model setup a run states in its config (a benchmark scenario's, a sweep's)
+    # the data and model setup a run states in its config (a benchmark scenario's, a sweep's); not the
+    # names other settings share: flip_prob (an augmentation's), init_scale (GradScaler's), noise_ratio
     "label_noise": "label_noise label_noise_rate label_noise_ratio label_noise_prob noisy_label_rate noisy_labels_rate "
-                   "noise_rate noise_ratio label_corruption label_corruption_prob corrupt_prob corruption_prob "
-                   "corrupt_labels label_flip_prob label_flip_rate flip_prob flip_rate mislabel_rate mislabel_ratio "
+                   "noise_rate label_corruption label_corruption_prob corrupt_prob corruption_prob "
+                   "corrupt_labels label_flip_prob label_flip_rate mislabel_rate mislabel_ratio "
                    "symmetric_noise asymmetric_noise",
     "shuffle": "shuffle shuffle_train train_shuffle shuffle_data data.shuffle dataloader.shuffle train.shuffle",
     "normalize": "normalize normalise normalize_inputs normalize_input normalise_inputs standardize standardise "
                  "standardize_inputs input_normalization normalize_data normalization feature_scaling scale_inputs",
     "freeze": "freeze freeze_backbone freeze_encoder freeze_base freeze_base_model freeze_body freeze_bert "
               "freeze_feature_extractor freeze_pretrained freeze_layers freeze_weights frozen",
-    "init_std": "init_std weight_init_std init_scale weight_std initializer_range init_range weight_init_scale",
-    "bias_init": "bias_init bias_init_value init_bias bias_fill bias_constant bias_value",
+    "init_std": "init_std weight_init_std weight_std initializer_range init_range weight_init_scale",
+    "bias_init": "bias_init bias_init_value init_bias bias_fill",
 }.items():
     for _n in _names.split():
         _SYN[_n] = _fact

@@ -1166,7 +1166,8 @@ def _val_at_chance(run: Run, q: Quoter) -> list[Signal]:
     VAL_CHANCE_BAND / K) while train accuracy climbs VAL_ACC_TRAIN_GAIN or more above chance. Inputs
     scored against labels that are not theirs (a val set shuffled apart from its labels, another
     class order) score exactly this; a val set from another distribution still transfers something.
-    K: the configured class count, else the one a loss's first value names (ln K)."""
+    K: the configured class count, else a usual count of ten or more whose 1/K the validation accuracy
+    sits at (VAL_CHANCE_MATCH)."""
     acc, vacc = run.metric("accuracy"), run.metric("val_accuracy")
     if acc is None or vacc is None or acc is vacc or len(acc) < 3 or len(vacc) < 3:
         return []
@@ -1377,7 +1378,7 @@ def _memorized_after_plateau(run: Run, q: Quoter) -> list[Signal]:
     v = a.values[fi] / _percent_scale(a.values[fi])
     n = len(v)
     w = max(3, int(math.ceil(MEMO_PLATEAU_SHARE * n)))
-    # the longest-running flat stretch: windows of w points whose range is within TRAIN_ACC_FLAT
+    # the latest flat stretch: windows of w points whose range is within TRAIN_ACC_FLAT
     win = np.lib.stride_tricks.sliding_window_view(v, w)
     flat = np.flatnonzero(win.max(1) - win.min(1) <= TRAIN_ACC_FLAT)
     k = _num_classes(run)
@@ -1568,9 +1569,9 @@ def _layer_signals(run: Run, q: Quoter) -> list[Signal]:
 
 
 def _layers_died(run: Run, names: list[str], q: Quoter) -> list[Signal]:
-    """grad_died: layers whose grad norm was nonzero and then exactly 0 to the end (zero_from), while
-    some other layer still gets gradient or all of them died together. Dead ReLU units do this to
-    their own weights and every layer below them; a frozen layer has no gradient from the start."""
+    """grad_died: layers whose grad norm was nonzero and then exactly 0 to the end (zero_from), one
+    layer or all of them. Dead ReLU units do this to their own weights and every layer below them; a
+    frozen layer has no gradient from the start (grad_zero_below_head)."""
     died = []
     typical = {}
     for n in names:

@@ -302,3 +302,12 @@ def test_a_config_that_corrupts_labels_ranks_label_noise_over_overfitting(tmp_pa
     d = diagnose([str(tmp_path)], [])
     assert d.hypotheses[0].id == "label_noise"
     assert any(e.source == "config.json" and e.line == 1 for e in d.hypotheses[0].evidence)
+
+
+def test_settings_that_share_a_name_with_the_setup_are_not_it(tmp_path):
+    # an augmentation's flip probability and GradScaler's initial loss scale are no label noise or init
+    p = tmp_path / "det.yaml"
+    p.write_text("train_pipeline:\n  flip_prob: 0.5\namp:\n  init_scale: 65536.0\n")
+    run = run_of(p)
+    assert "label_noise" not in facts(run) and "init_std" not in facts(run)
+    assert not {s.kind for s in config_signals(run)} & {"config:label_noise", "config:init_std_large"}
