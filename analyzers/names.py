@@ -70,9 +70,11 @@ _GRAD_SETTINGS = ("accum", "clip", "step")
 _SET_METRIC = re.compile(r"(?P<set>(?:validation|valid|eval)_\d+)-(?P<m>.+)|(?P<owner>[a-z][\w\-]*)'s_(?P<m2>.+)")
 _VAL_SET = re.compile(r"(?:val|valid|validation|eval|evaluation|test|dev|holdout)(?:_?\d+)?")
 _LIGHTNING_GRAD = re.compile(r"(?:(?:train|training)/)?grad_(?:\d+(?:\.\d+)?|inf)_norm(?:_total|/(.+))?")
-# A layer's name before a gradient word: a dotted path ("encoder.layer.3.attn") or a word ending in
-# a number ("layer0", "conv_3", "fc1"), or nn.Sequential's own index path ("0.weight", "3.0.conv1.weight").
-_LAYER_NAME = re.compile(r"[a-z_][\w\-]*(?:\.[\w\-]+)+|[a-z_][a-z_\-]*\d+|\d+(?:\.\d+)*\.[a-z_][\w\-]*(?:\.[\w\-]+)*")
+# A layer's (or parameter's) name: a dotted path ("encoder.layer.3.attn") or a word ending in a number
+# ("layer0", "conv_3", "fc1"), or nn.Sequential's own index path ("0.weight", "3.0.conv1.weight"). Before
+# a gradient word here; a per-layer table's row or column names in the tabular reader (fullmatch).
+LAYER_NAME = re.compile(r"[a-z_][\w\-]*(?:\.[\w\-]+)+|[a-z_][a-z_\-]*\d+|\d+(?:\.\d+)*\.[a-z_][\w\-]*(?:\.[\w\-]+)*",
+                        re.I)
 
 
 # Names that mean one thing only beside their neighbours, by the layout of the program that printed them:
@@ -174,7 +176,7 @@ def normalize(raw: str) -> str:
         if n.startswith(p) and len(n) > len(p):
             return "grad_norm/" + n[len(p):]
     for suf in ("_grad_norm", "_gradnorm", "_grad", ".grad", "/grad", "_gradient", "/gradient"):
-        if n.endswith(suf) and _LAYER_NAME.fullmatch(n[: -len(suf)]):
+        if n.endswith(suf) and LAYER_NAME.fullmatch(n[: -len(suf)]):
             return "grad_norm/" + n[: -len(suf)]
     # A namespace in front of a known name ("optim/gnorm", "charts/learning_rate",
     # "trainer/train/total_loss"): the last segment decides, an eval segment makes it val_.

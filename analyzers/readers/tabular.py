@@ -26,7 +26,7 @@ import numpy as np
 from mltdbg.analyzers.ingest import (HEAD_BYTES, MAX_TEXT_BYTES, WIDE_HEAD_BYTES, has_holes, decode_utf8, head_bytes,
                                      is_binary, read_bytes, read_text)
 from mltdbg.analyzers.model import LOC_LINE, Run, Series
-from mltdbg.analyzers.names import CANONICAL, layout_names, normalize
+from mltdbg.analyzers.names import CANONICAL, LAYER_NAME, layout_names, normalize
 from mltdbg.analyzers.readers.textlog.kind import table_name
 from mltdbg.analyzers.readers.textlog.layergrads import layer_series
 
@@ -230,7 +230,7 @@ def _metric_rows(doc, grad_file: bool = False):
         scalars = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in doc.values())
         if len(doc) >= 2 and scalars and sum(str(k).endswith((".weight", ".bias")) for k in doc) * 2 >= len(doc):
             return [{"layer": k, "value": v} for k, v in doc.items()], "layers"
-        if grad_file and len(doc) >= 2 and sum(bool(_PARAM_NAME.match(str(k))) for k in doc) * 2 >= len(doc):
+        if grad_file and len(doc) >= 2 and sum(bool(LAYER_NAME.fullmatch(str(k))) for k in doc) * 2 >= len(doc):
             if scalars:
                 return [{"layer": k, "value": v} for k, v in doc.items()], "layers"
             if all(isinstance(v, list) and v and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v)
@@ -1138,9 +1138,8 @@ def _bucket_columns(header: list[str]) -> set[str]:
 
 
 # A text column naming layers or parameters: its rows are layers, not steps (a per-layer table of
-# gradient norms written by a hook: `layer,grad_norm` / `name,grad_mean`). nn.Sequential's own names
-# start with the index: `0.weight`, `2.bias`, `3.0.conv1.weight`.
-_PARAM_NAME = re.compile(r"[A-Za-z_][\w\-]*(?:\.[\w\-]+)+\Z|[A-Za-z_][A-Za-z_\-]*\d+\Z|\d+(?:\.\d+)*\.[A-Za-z_][\w\-]*(?:\.[\w\-]+)*\Z")
+# gradient norms written by a hook: `layer,grad_norm` / `name,grad_mean`), named like layers (names.LAYER_NAME:
+# `conv1.weight`, `layer3`, nn.Sequential's `0.weight`).
 LAYER_COLUMNS = {"layer", "layer_name", "layers", "name", "param", "param_name", "parameter", "parameter_name",
                  "params", "module", "module_name", "tensor", "weight"}
 
@@ -1167,7 +1166,7 @@ def _layer_table(run: Run, rel: str, path: Path, header: list[str], cols: dict, 
     # (within a step, where the table has steps: a hook writes every layer at every step): a run
     # name or a tag column (`exp1` on every row) is not a list of layers
     rows_of = [(x, steps[i] if steps is not None else 0) for i, x in enumerate(names) if x and x.lower() != "nan"]
-    if len(named) < 2 or sum(bool(_PARAM_NAME.match(x)) for x in named) < 0.6 * len(named) \
+    if len(named) < 2 or sum(bool(LAYER_NAME.fullmatch(x)) for x in named) < 0.6 * len(named) \
             or len(set(named)) < 2 or len(set(rows_of)) < 0.3 * len(named):
         return False
     if grad_col is None:
@@ -1190,7 +1189,7 @@ def _wide_layer_columns(path: Path, metric_cols: list[str]) -> set[str]:
     at least half of the metric columns; a column that names a known metric (loss, lr) is left out."""
     if "grad" not in path.name.lower():
         return set()
-    layers = {h for h in metric_cols if _PARAM_NAME.match(h.strip()) and normalize(h) not in CANONICAL}
+    layers = {h for h in metric_cols if LAYER_NAME.fullmatch(h.strip()) and normalize(h) not in CANONICAL}
     return layers if len(layers) >= 2 and 2 * len(layers) >= len(metric_cols) else set()
 
 
