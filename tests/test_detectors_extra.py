@@ -120,30 +120,16 @@ def test_nan_right_after_the_loss_saturates(tmp_path):
 
 
 def _train_relu_mlp(tmp_path: Path, kill_at: int | None) -> Path:
-    """A real ReLU MLP on CPU, trained 12 epochs; per-layer grad norms written the way a user logs them
-    (epoch, layer, grad_norm). kill_at: the epoch at which one bad update pushes the second hidden
-    layer's biases far negative, so its units never fire again; None: a run that stays healthy."""
-    import torch  # noqa: PLC0415 - torch only for the tests that train
+    """torch_runs.relu_mlp_steps with its per-layer grad norms written the way a user logs them
+    (epoch, layer, grad_norm) and its loss per epoch."""
+    from torch_runs import relu_mlp_steps  # noqa: PLC0415 - torch only for the tests that train
 
-    torch.manual_seed(0)
-    x = torch.randn(256, 8)
-    y = (x[:, 0] + x[:, 1] > 0).long()
-    model = torch.nn.Sequential(torch.nn.Linear(8, 32), torch.nn.ReLU(), torch.nn.Linear(32, 32), torch.nn.ReLU(),
-                                torch.nn.Linear(32, 2))
-    opt = torch.optim.SGD(model.parameters(), lr=0.05)
     rows = ["epoch,layer,grad_norm"]
     losses = ["epoch,loss"]
-    for epoch in range(12):
-        if epoch == kill_at:
-            with torch.no_grad():
-                model[2].bias -= 100.0
-        opt.zero_grad()
-        loss = torch.nn.functional.cross_entropy(model(x), y)
-        loss.backward()
+    for epoch, model, loss in relu_mlp_steps(kill_at):
         for name, p in model.named_parameters():
             if name.endswith("weight"):
                 rows.append(f"{epoch},{name},{p.grad.norm().item():.6g}")
-        opt.step()
         losses.append(f"{epoch},{loss.item():.6f}")
     (tmp_path / "grad_norms.csv").write_text("\n".join(rows) + "\n")
     (tmp_path / "metrics.csv").write_text("\n".join(losses) + "\n")

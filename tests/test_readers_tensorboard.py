@@ -297,29 +297,17 @@ def test_many_same_length_tags(tmp_path):
 def test_gradient_histograms_give_per_layer_norms_and_dead_units_are_found(tmp_path):
     # torch's add_histogram of each parameter's .grad (and of the weights, which are no curve of ours):
     # the histogram's sum of squares is the gradient's L2 norm, exactly
-    import torch  # noqa: PLC0415
     from torch.utils.tensorboard import SummaryWriter  # noqa: PLC0415
+    from torch_runs import relu_mlp_steps  # noqa: PLC0415
 
-    torch.manual_seed(0)
-    model = torch.nn.Sequential(torch.nn.Linear(8, 32), torch.nn.ReLU(), torch.nn.Linear(32, 32), torch.nn.ReLU(),
-                                torch.nn.Linear(32, 2))
-    x, y = torch.randn(256, 8), torch.randint(0, 2, (256,))
-    opt = torch.optim.SGD(model.parameters(), lr=0.05)
     w = SummaryWriter(str(tmp_path / "run"))
     norms = {}
-    for step in range(12):
-        if step == 4:                     # one bad update: the second hidden layer's units never fire again
-            with torch.no_grad():
-                model[2].bias -= 100.0
-        opt.zero_grad()
-        loss = torch.nn.functional.cross_entropy(model(x), y)
-        loss.backward()
+    for step, model, loss in relu_mlp_steps(kill_at=4):    # the second hidden layer's units die at step 4
         for name, p in model.named_parameters():
             w.add_histogram(f"{name}.grad", p.grad, step)
             w.add_histogram(name, p, step)
             norms[(name, step)] = p.grad.norm().item()
         w.add_scalar("train/loss", loss.item(), step)
-        opt.step()
     w.close()
     run = ingest([tmp_path])
     by = {s.name: s for s in run.series}
