@@ -77,6 +77,11 @@ VAL_ACC_FAR_BELOW = 0.3
 # (wrong labels cap it near 1 - their share until the model memorises them).
 TRAIN_ACC_CAP = 0.92
 TRAIN_ACC_FLAT = 0.05
+# loss_reset: the loss had fallen to RESET_LEARNED of its start, then jumps RESET_JUMP x in one logged
+# step back to RESET_BACK of its start
+RESET_LEARNED = 0.5
+RESET_JUMP = 2.0
+RESET_BACK = 0.8
 # val_at_chance: validation accuracy never above this many times the chance level 1/K
 VAL_CHANCE_BAND = 1.5
 # ... with K unknown: a usual class count K (CHANCE_CLASSES) whose 1/K the median is within this share of
@@ -152,6 +157,7 @@ def _curve_signals(run: Run) -> list[Signal]:
         out += _per_side(run, _sides(loss, cur), quote)
         out += _huge_start(run, cur, quote)
         out += _restart(loss, quote)
+        out += _loss_reset(cur, ordered(lr) if lr is not None else None, quote)
         if len(cur) < len(loss) and not any(x.kind == "nonfinite" for x in out) \
                 and not np.isfinite(loss.values).all():
             # a NaN that only the attempt before a resume wrote: the reason it was resumed
@@ -190,7 +196,51 @@ def _curve_signals(run: Run) -> list[Signal]:
         out += _loss_scale(ordered(ls), quote)
     out += _timing(run, quote)
     out += _dead_units(run, quote)
+    if any(x.kind == "loss_reset" for x in out):     # the rise back to the start is the reset, not a divergence
+        out = [x for x in out if x.kind != "divergence"]
     return without_healthy(out)
+
+
+def _loss_reset(s: Series, lr: Series | None, q: Quoter) -> list[Signal]:
+    """loss_reset: the loss had fallen to RESET_LEARNED of its starting level or below, then jumps in one
+    logged step (RESET_JUMP x the point before) back to RESET_BACK of that start and falls again, as at
+    the start: the weights (or the optimizer's state) started over with the step count going on. A
+    resume that loaded nothing, a checkpoint that was not the one meant. Not where a logged lr jumps
+    up at the same step (a warm restart the schedule makes on purpose)."""
+    fi = np.flatnonzero(np.isfinite(s.values))
+    v = s.values[fi]
+    n = len(v)
+    if n < 20:
+        return []
+    start = float(np.median(v[:3]))
+    if start <= 0:
+        return []
+    runmin = np.minimum.accumulate(v)
+    m = max(3, n // 20)
+    cand = np.flatnonzero((v[1:] >= RESET_BACK * start) & (runmin[:-1] <= RESET_LEARNED * start)
+                          & (v[1:] >= RESET_JUMP * np.maximum(v[:-1], 1e-12))) + 1
+    cand = cand[(cand >= m) & (cand <= n - 1 - m)]
+    head = float(np.median(v[:m]))
+    # the stretch before was learned, the stretch after looks like the run's own start, and the loss
+    # falls from there: not one noisy point, not a spike that recovers at once
+    events = [k for k in cand.tolist()
+              if float(np.median(v[k - m:k])) <= RESET_LEARNED * start and float(np.median(v[k:k + m])) >= 0.7 * head
+              and float(np.median(v[-m:])) < 0.8 * v[k]]
+    # the same jump again and again (each epoch of unshuffled data, a schedule's restarts) is no one reset
+    if len(events) != 1 and (not events or events[-1] - events[0] > m):
+        return []
+    for k in events[:1]:
+        step = int(s.steps[fi[k]])
+        if lr is not None and len(lr) >= 2:
+            before, at = lr.values[lr.steps < step], lr.values[(lr.steps >= step) & (lr.steps <= int(s.steps[fi[min(n - 1, k + 1)]]))]
+            if len(before) and len(at) and float(np.nanmax(at)) >= 2 * float(before[-1]):
+                return []
+        txt = (f"{s.name} jumps from {_fmt(float(v[k - 1]))} at step {int(s.steps[fi[k - 1]])} back to {_fmt(float(v[k]))} "
+               f"at step {step} (it started at {_fmt(start)}) and falls again: the run started over")
+        return [Signal("loss_reset", 0.7, txt, [q.ev(s, int(fi[k - 1]), f"{s.name} before the jump"), q.ev(s, int(fi[k]), txt),
+                                                q.ev(s, int(fi[0]), f"{s.name} at the start")],
+                       {"step": step, "before": float(v[k - 1]), "after": float(v[k]), "start": start})]
+    return []
 
 
 def _counted_nonfinite(run: Run, q: Quoter) -> list[Signal]:

@@ -309,3 +309,40 @@ def test_validation_at_chance_while_training_learns_points_at_its_labels(tmp_pat
     c = tmp_path / "binary"
     c.mkdir()
     assert signals(c, {"log.csv": _val_chance_csv(0.5), "config.yaml": "num_classes: 2\n"})["val_at_chance"].data["classes"] == 2
+
+
+def test_a_loss_back_at_its_start_mid_run_is_a_restart_not_a_divergence(tmp_path):
+    # a real run whose weights start over at step 60 (a resume that loaded nothing): the step count
+    # goes on, the loss jumps back to where it began and falls again
+    import torch  # noqa: PLC0415
+
+    torch.manual_seed(0)
+    x = torch.randn(512, 16)
+    y = (x[:, :4].sum(1) > 0).long()
+    model = torch.nn.Sequential(torch.nn.Linear(16, 64), torch.nn.ReLU(), torch.nn.Linear(64, 2))
+    opt = torch.optim.SGD(model.parameters(), lr=0.5)
+    lines = []
+    for step in range(120):
+        if step == 60:
+            for m in model:
+                if hasattr(m, "reset_parameters"):
+                    m.reset_parameters()
+            opt = torch.optim.SGD(model.parameters(), lr=0.5)
+        opt.zero_grad()
+        loss = torch.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        lines.append(f"step {step} loss {loss.item():.4f} lr 0.5")
+    a = tmp_path / "reset"
+    a.mkdir()
+    sig = signals(a, {"train.log": "\n".join(lines) + "\n"})
+    assert sig["loss_reset"].data["step"] == 60 and "divergence" not in sig
+    from mltdbg.playbooks.diagnose import diagnose  # noqa: PLC0415
+
+    d = diagnose([str(a)], [])
+    assert d.hypotheses[0].id == "wrong_checkpoint" and any(e.step == 60 for e in d.hypotheses[0].evidence)
+    # a warm restart the schedule makes (the lr jumps back up at the same step) is no reset
+    b = tmp_path / "sgdr"
+    b.mkdir()
+    sgdr = [ln.replace("lr 0.5", "lr 0.05" if int(ln.split()[1]) % 60 > 40 else "lr 0.5") for ln in lines]
+    assert "loss_reset" not in signals(b, {"train.log": "\n".join(sgdr) + "\n"})
