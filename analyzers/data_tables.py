@@ -3,7 +3,8 @@ arrays (.npy/.npz, scanned by readers/npdata.py).
 
 In:  the run's text artifacts named *.csv / *.tsv (the tabular reader keeps a table whose columns
      name no metric or step as text: a dataset, not a log).
-Out: `data:missing_values` when a column that otherwise holds numbers has cells a float parser
+Out: `data:missing_values` when a printed `df.isnull().sum()` counts missing values in a column (any
+     text artifact), or when a column that otherwise holds numbers has cells a float parser
      makes NaN or inf: empty, "?", "NA", "nan", "null", "inf", ... (the UCI auto-mpg "?" is the
      classic). Evidence: the first such cell's line, quoted. Strength 0.7 for placeholder words
      and inf, 0.5 for empty cells only (a blank is sometimes meant as 0).
@@ -16,6 +17,7 @@ Bounded: at most MAX_ROWS rows of a file are looked at (the csv module, one pass
 from __future__ import annotations
 
 import csv
+import re
 from collections import Counter
 
 from mltdbg.analyzers.model import ArrayScan, Evidence, Run, Signal
@@ -53,12 +55,53 @@ def _delimiter(lines: list[str]) -> str | None:
 def data_table_signals(run: Run) -> list[Signal]:
     out: list[Signal] = [_nonfinite_array(a) for a in run.arrays[:20]]
     for art in run.texts:
+        if art.kind != "code" and "dtype: int64" in art.text:
+            s = _missing_counts(art.path, art.text)
+            if s is not None:
+                out.append(s)
+                continue
         if not art.path.lower().removesuffix(".gz").endswith((".csv", ".tsv")):
             continue
         s = _missing_values(art.path, art.text)
         if s is not None:
             out.append(s)
     return out
+
+
+# pandas' `df.isnull().sum()` printed: one "column  count" line per column, then "dtype: int64" (a
+# value_counts() has a "Name: ..." before its dtype). Asked for with a missing-value word just above.
+_COUNT_ROW = re.compile(r"^(\S.*?)\s+(\d+)\s*$")
+_MISSING_WORDS = re.compile(r"isnull|isna|null|missing|\bnan\b", re.I)
+COUNT_CONTEXT_LINES = 3
+
+
+def _missing_counts(path: str, text: str) -> Signal | None:
+    """data:missing_values from a printed per-column missing-value count: the first column whose count
+    is above 0, cited at its line."""
+    lines = text.split("\n")
+    for end, line in enumerate(lines):
+        if line.strip() != "dtype: int64":
+            continue
+        rows: list[tuple[int, str, int]] = []
+        i = end - 1
+        while i >= 0 and (m := _COUNT_ROW.match(lines[i].rstrip("\r"))):
+            rows.append((i + 1, m.group(1).strip(), int(m.group(2))))
+            i -= 1
+        above = "\n".join(lines[max(0, i - COUNT_CONTEXT_LINES + 1):i + 1])
+        if len(rows) < 2 or not _MISSING_WORDS.search(above):
+            continue
+        rows.reverse()
+        bad = [r for r in rows if r[2] > 0]
+        if not bad:
+            continue
+        ln, col, n = bad[0]
+        names = ", ".join(r[1] for r in bad[:5]) + (", ..." if len(bad) > 5 else "")
+        summary = f"{path}: the printed missing-value counts show {len(bad)} of {len(rows)} columns with missing values ({names})"
+        return Signal("data:missing_values", 0.7, summary,
+                      [Evidence(text=f"{col} has {n} missing values", source=path, line=ln,
+                                quote=line_quote(lines[ln - 1].rstrip("\r")))],
+                      {"rows": None, "of": None, "columns": [r[1] for r in bad], "placeholders": [], "counts": True})
+    return None
 
 
 def _missing_values(path: str, text: str) -> Signal | None:

@@ -127,3 +127,16 @@ def test_clean_arrays_and_a_healthy_run_with_nan_padding_raise_no_alarm(tmp_path
                          capture_output=True, text=True, timeout=120)
     d = json.loads(out.stdout)
     assert not any(h["severity"] == "critical" and h["confidence"] > 0.5 for h in d["root_causes"]), d["root_causes"]
+
+
+def test_a_printed_missing_value_count_is_missing_values(tmp_path):
+    # a post's `df.isnull().sum()` and its output: income has 213 missing values
+    (tmp_path / "notes.txt").write_text("print(df.isnull().sum())\nage          0\nincome     213\nscore        0\n"
+                                        "dtype: int64\n")
+    s = {x.kind: x for x in analyze(ingest([tmp_path]))}["data:missing_values"]
+    assert s.data["columns"] == ["income"] and s.evidence[0].line == 3 and s.evidence[0].quote == "income     213"
+    # a value_counts() (a "Name:" line) or a count with no missing-value word above it is not one
+    (tmp_path / "notes.txt").write_text("df.label.value_counts()\ncat    120\ndog     80\nName: label, dtype: int64\n")
+    assert "data:missing_values" not in {x.kind for x in analyze(ingest([tmp_path]))}
+    (tmp_path / "notes.txt").write_text("counts per class\ncat    120\ndog     80\ndtype: int64\n")
+    assert "data:missing_values" not in {x.kind for x in analyze(ingest([tmp_path]))}
