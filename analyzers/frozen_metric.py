@@ -103,16 +103,18 @@ def _is_accuracy(name: str) -> bool:
     return any(w in n for w in _ACC_WORDS) and "accum" not in n
 
 
-def _all_zero(run: Run, wanted, min_points: int):
+def _all_zero(run: Run, wanted, min_points: int, near: float = 0.0):
     """The first series whose name `wanted` accepts and whose finite points, min_points at least, are
-    all exactly 0: (series in step order, the finite points' indexes), or None."""
+    all exactly 0 (near > 0: all in (0, near]): (series in step order, the finite points' indexes), or None."""
     for s in run.series:
         if len(s) < min_points or not wanted(s.name):
             continue
         s = ordered(s)
         v = np.asarray(s.values, dtype=float)
         fin = np.flatnonzero(np.isfinite(v))
-        if len(fin) >= min_points and not np.any(v[fin] != 0.0):
+        if len(fin) < min_points:
+            continue
+        if (not np.any(v[fin] != 0.0)) if not near else bool(np.all((v[fin] > 0) & (v[fin] <= near))):
             return s, fin
     return None
 
@@ -143,15 +145,27 @@ def zero_accuracy_signals(run: Run) -> list[Signal]:
 # The training loss as names.py normalises it (component losses such as a box loss are 0 by design
 # in some detectors until a stage starts, so only the main loss is read).
 _TRAIN_LOSS = ("loss", "train_loss")
+# A training loss at most this from its first logged point on: too good to be true (cross-entropy of a
+# confident correct prediction on every sample of the first epoch).
+NEAR_ZERO_LOSS = 1e-6
 
 
 def zero_loss_signals(run: Run) -> list[Signal]:
     """`loss_zero` for the training loss when every finite point, two at least, is exactly 0.
-    Strength 0.7 for two points, 1.0 for three or more."""
+    Strength 0.7 for two points, 1.0 for three or more. Else `loss_near_zero_from_start` when every
+    finite point is above 0 and at most NEAR_ZERO_LOSS (1e-9 from the first logged epoch on): a fit no
+    model makes in its first epoch, so too good to be true (targets leaked into the inputs, or one
+    target for every sample)."""
     hit = _all_zero(run, _TRAIN_LOSS.__contains__, 2)
+    if hit is not None:
+        s, fin = hit
+        txt = (f"{s.name} is exactly 0 at all {len(fin)} logged points (step {int(s.steps[fin[0]])} to "
+               f"{int(s.steps[fin[-1]])}): from the first step on, the targets are met trivially or not there")
+        return _zero_signal(run, "loss_zero", 0.7 if len(fin) == 2 else 1.0, s, fin, txt)
+    hit = _all_zero(run, _TRAIN_LOSS.__contains__, 2, NEAR_ZERO_LOSS)
     if hit is None:
         return []
     s, fin = hit
-    txt = (f"{s.name} is exactly 0 at all {len(fin)} logged points (step {int(s.steps[fin[0]])} to "
-           f"{int(s.steps[fin[-1]])}): from the first step on, the targets are met trivially or not there")
-    return _zero_signal(run, "loss_zero", 0.7 if len(fin) == 2 else 1.0, s, fin, txt)
+    txt = (f"{s.name} is at most {float(np.max(s.values[fin])):.1e} at all {len(fin)} logged points from the first "
+           f"(step {int(s.steps[fin[0]])}): no model fits that well in its first steps; the targets are leaked or trivial")
+    return _zero_signal(run, "loss_near_zero_from_start", 0.7 if len(fin) == 2 else 0.9, s, fin, txt)

@@ -140,3 +140,18 @@ def test_a_loss_at_its_floor_from_the_first_epoch_is_too_good_not_frozen_or_at_c
     # a loss that merely stays small and flat (1e-4) is still read as flat
     (tmp_path / "train.log").write_text("".join(f"step={i} loss=0.0001\n" for i in range(1, 60)))
     assert "metric_frozen" in {s.kind for s in analyze(ingest([str(tmp_path)]))}
+
+
+def test_a_loss_of_1e9_from_the_first_epoch_is_too_good_to_be_true(tmp_path):
+    # Keras epochs at loss 1e-8 with accuracy 1.0 from epoch 1: the answer is in the inputs (or all one class)
+    log = "".join(f"Epoch {e}/3\n1875/1875 [==============================] - 4s 2ms/step - loss: {v} - accuracy: 1.0000 - "
+                  f"val_loss: {v} - val_accuracy: 1.0000\n" for e, v in ((1, "1.2e-08"), (2, "2.0e-09"), (3, "8.0e-10")))
+    (tmp_path / "train.log").write_text(log)
+    sig = {s.kind: s for s in analyze(ingest([tmp_path]))}
+    s = sig["loss_near_zero_from_start"]
+    assert s.strength == 0.9 and s.evidence[0].line == 2 and "loss_zero" not in sig
+    d = diagnose([str(tmp_path)], [])
+    assert [h.id for h in d.hypotheses[:2]] == ["data_leakage", "label_misalignment"] and d.status == "needs_more_data"
+    # a loss that reaches 1e-9 late, after a real first epoch, is a fit, not a leak
+    (tmp_path / "train.log").write_text(log.replace("1.2e-08", "0.6931"))
+    assert "loss_near_zero_from_start" not in {s.kind for s in analyze(ingest([tmp_path]))}
