@@ -37,7 +37,7 @@ class _Det:
     pattern: re.Pattern
     strength: float
     words: Callable[[re.Match], str]            # one line in words for the evidence
-    data: Callable[[re.Match], dict] | None = None
+    data: Callable[[re.Match], dict | None] | None = None   # None from it: the detector's own check said no
     exclude: re.Pattern | None = None          # lines matching this are not this kind
 
 
@@ -251,6 +251,11 @@ DETECTORS: list[_Det] = [
             r"(?:\s*#?\d+)?\s*(?:text)?\s*[:=]\s*(.*)", re.I),
          0.5, lambda m: "the model emits the same token/class over and over",
          lambda m: _collapse_data(m.group(1))),
+    # --- inputs: printed statistics of a batch or of the data that show raw, unscaled values
+    _Det("log:inputs_unscaled",
+         _P(r"^(?=.*\b(?:inputs?|batch|images?|imgs?|pixels?|x|data|features?|samples?)\b)(?=.*\b(?:mean|max)\b).*$", re.I),
+         0.7, lambda m: "printed input statistics show raw, unscaled values",
+         lambda m: _input_stats_data(m.group(0))),
     _Det("log:exception", _P(r"Segmentation fault|core dumped|Fatal Python error: (\w+)|Bus error \(core dumped\)"),
          0.6, lambda m: "the process crashed", lambda m: {"exc_type": m.group(1) or m.group(0)}),
 ]
@@ -264,6 +269,7 @@ GATES = (
     "oad", "kipped", "SKIPPED", "ependenc", "ncompatible", "ERROR", "ottleneck", "worker", "okenizer",
     "Token indices", "vocab", "ample", "enerat", "redict", "pred", "utput", "_count", "_hist", "istribution", "decoded", "completion",
     "core dumped", "egmentation", "Fatal Python", "nvalid loss", "non-finite", "label value", "reduction",
+    "std", "255",     # input statistics (log:inputs_unscaled): a std beside the mean, or a raw 8-bit max
 )
 
 # Gates scanned over the whole of a big log (mid-run events); the others only over its head and tail.
@@ -398,6 +404,31 @@ def _one_class_data(value: str) -> dict | None:
     if share < 0.95:
         return None
     return {"share": round(share, 3), "classes": len(nums), "top_class": nums.index(max(nums))}
+
+
+_STAT = re.compile(r"\b(mean|std|min|max)\b(?:\(\))?\s*(?:[:=]|\bis\b)?\s*(\[[^\]\n]{0,300}\]|\([^)\n]{0,300}\)|tensor\([^)\n]{0,300}\)"
+                   r"|[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)", re.I)
+_STAT_NUM = re.compile(r"[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
+# Raw 8-bit pixels: a max of 200-255.x with no negative min; features not standardised: means of 20 or
+# more with standard deviations of 10 or more (a standardised input sits near mean 0, std 1).
+RAW_PIXEL_MAX = (200.0, 255.5)
+UNSCALED_MEAN, UNSCALED_STD = 20.0, 10.0
+
+
+def _input_stats_data(line: str) -> dict | None:
+    """mean/std/min/max printed for inputs (a number, a list, a tuple or a tensor each) when they show
+    raw 0-255 pixels or unstandardised features; else None."""
+    vals: dict[str, list[float]] = {}
+    for m in _STAT.finditer(line):
+        nums = [float(x) for x in _STAT_NUM.findall(m.group(2))]
+        if nums:
+            vals.setdefault(m.group(1).lower(), nums)
+    mx, mn, mean, std = (vals.get(k, []) for k in ("max", "min", "mean", "std"))
+    raw = bool(mx) and RAW_PIXEL_MAX[0] <= max(mx) <= RAW_PIXEL_MAX[1] and (not mn or min(mn) >= 0)
+    big = bool(mean) and bool(std) and max(abs(x) for x in mean) >= UNSCALED_MEAN and min(std) >= UNSCALED_STD
+    if not (raw or big):
+        return None
+    return {"max": max(mx) if mx else None, "mean": mean[:4] or None, "std": std[:4] or None, "raw_pixels": raw}
 
 
 def _collapse_data(value: str) -> dict | None:

@@ -299,6 +299,9 @@ def test_clean_training_log_gives_nothing():
     ("sample 3: : : : : : : : : : : : : : : : : : : :", "log:collapse_output"),
     ("Generated: the the the the the the the the the the the the the", "log:collapse_output"),
     ("Fatal Python error: Segmentation fault", "log:exception"),
+    ("batch stats: mean=[125.3, 122.9, 113.8] std=[63.0, 62.1, 66.7] min=0.0 max=255.0", "log:inputs_unscaled"),
+    ("x.min()=0 x.max()=255", "log:inputs_unscaled"),
+    ("features mean=51234.5 std=20311.9", "log:inputs_unscaled"),
 ])
 def test_single_line_detectors(line, kind):
     run = run_of(("x.log", "step 1 loss 2.0\n" + line + "\nstep 2 loss 1.9\n"))
@@ -323,6 +326,13 @@ def test_single_line_detectors(line, kind):
     "All model checkpoint weights were used when initializing BertModel.",
     "Epoch 00012: reducing learning rate of group 0 to 1.0000e-04.",
     "wandb: Run history:",
+    # normalised inputs, and maxima that are no inputs
+    "batch mean: tensor([0.4914, 0.4822, 0.4465]) std: tensor([0.2470, 0.2435, 0.2616])",
+    "x.min()=0.0 x.max()=1.0 mean=0.45",
+    "data loader: max_workers=8",
+    "GPU max memory 15.2 GB",
+    "loss mean 0.5 max 2.3",
+    "input max 255.9 min -3.1",
     # DDP's performance warning, not a failure
     "Warning: find_unused_parameters=True was specified in DDP constructor, but did not find any unused parameters in "
     "the forward pass. This flag results in an extra traversal of the autograd graph every iteration",
