@@ -224,20 +224,19 @@ def _loss_reset(s: Series, lr: Series | None, q: Quoter) -> list[Signal]:
               if float(np.median(v[k - m:k])) <= RESET_LEARNED * start and float(np.median(v[k:k + m])) >= 0.7 * head
               and float(np.median(v[-m:])) < 0.8 * v[k]]
     # the same jump again and again (each epoch of unshuffled data, a schedule's restarts) is no one reset
-    if len(events) != 1 and (not events or events[-1] - events[0] > m):
+    if not events or events[-1] - events[0] > m:
         return []
-    for k in events[:1]:
-        step = int(s.steps[fi[k]])
-        if lr is not None and len(lr) >= 2:
-            before, at = lr.values[lr.steps < step], lr.values[(lr.steps >= step) & (lr.steps <= int(s.steps[fi[min(n - 1, k + 1)]]))]
-            if len(before) and len(at) and float(np.nanmax(at)) >= 2 * float(before[-1]):
-                return []
-        txt = (f"{s.name} jumps from {_fmt(float(v[k - 1]))} at step {int(s.steps[fi[k - 1]])} back to {_fmt(float(v[k]))} "
-               f"at step {step} (it started at {_fmt(start)}) and falls again: the run started over")
-        return [Signal("loss_reset", 0.7, txt, [q.ev(s, int(fi[k - 1]), f"{s.name} before the jump"), q.ev(s, int(fi[k]), txt),
-                                                q.ev(s, int(fi[0]), f"{s.name} at the start")],
-                       {"step": step, "before": float(v[k - 1]), "after": float(v[k]), "start": start})]
-    return []
+    k = events[0]
+    step = int(s.steps[fi[k]])
+    if lr is not None and len(lr) >= 2:
+        before, at = lr.values[lr.steps < step], lr.values[(lr.steps >= step) & (lr.steps <= int(s.steps[fi[min(n - 1, k + 1)]]))]
+        if len(before) and len(at) and float(np.nanmax(at)) >= 2 * float(before[-1]):
+            return []
+    txt = (f"{s.name} jumps from {_fmt(float(v[k - 1]))} at step {int(s.steps[fi[k - 1]])} back to {_fmt(float(v[k]))} "
+           f"at step {step} (it started at {_fmt(start)}) and falls again: the run started over")
+    return [Signal("loss_reset", 0.7, txt, [q.ev(s, int(fi[k - 1]), f"{s.name} before the jump"), q.ev(s, int(fi[k]), txt),
+                                            q.ev(s, int(fi[0]), f"{s.name} at the start")],
+                   {"step": step, "before": float(v[k - 1]), "after": float(v[k]), "start": start})]
 
 
 def _counted_nonfinite(run: Run, q: Quoter) -> list[Signal]:
@@ -1576,8 +1575,9 @@ def _layer_signals(run: Run, q: Quoter) -> list[Signal]:
         names = sorted(firsts, key=lambda n: firsts[n][2])
     if len(names) < 2:
         return []
-    first = run.metric(names[0])
-    last = run.metric(names[-1])
+    by = {n: run.metric(n) for n in names}      # each layer's series, looked up once
+    first = by[names[0]]
+    last = by[names[-1]]
     a = float(np.nanmedian(np.abs(first.values[-max(2, len(first) // 4):])))
     b = float(np.nanmedian(np.abs(last.values[-max(2, len(last) // 4):])))
     out: list[Signal] = []
@@ -1587,18 +1587,18 @@ def _layer_signals(run: Run, q: Quoter) -> list[Signal]:
         out.append(Signal("grad_vanish_layers", min(1.0, math.log10(r) / 4), txt,
                           [q.ev(first, len(first) - 1, f"{names[0]} late"), q.ev(last, len(last) - 1, f"{names[-1]} late")],
                           {"ratio": r, "first_layer": names[0], "last_layer": names[-1]}))
-    out += _first_layer_large(run, names, q)
-    out += _layers_died(run, names, q)
-    zeros = [n for n in names if float(np.nanmax(np.abs(run.metric(n).values))) < 1e-12]
+    out += _first_layer_large(by, names, q)
+    out += _layers_died(by, names, q)
+    zeros = [n for n in names if float(np.nanmax(np.abs(by[n].values))) < 1e-12]
     if zeros and len(zeros) >= len(names) // 2:
-        s0 = run.metric(zeros[0])
+        s0 = by[zeros[0]]
         txt = f"{len(zeros)} of {len(names)} layers have grad norm exactly 0 ({', '.join(zeros[:3])})"
         # Zero from the input up while the layers nearest the output still get gradient: what a
         # dead ReLU layer does to everything below it, and also what a frozen backbone under a
         # trained head looks like. Its own kind, so it cannot stand as proof of frozen parameters.
         k = len(zeros)
         below_head = zeros == names[:k] and k < len(names)
-        head = run.metric(names[k]) if below_head else None
+        head = by[names[k]] if below_head else None
         if s0 is not None and head is not None:
             txt += f"; {names[k]} above them still gets gradient"
             out.append(Signal("grad_zero_below_head", 0.8, txt,
@@ -1609,15 +1609,15 @@ def _layer_signals(run: Run, q: Quoter) -> list[Signal]:
     return out
 
 
-def _layers_died(run: Run, names: list[str], q: Quoter) -> list[Signal]:
+def _layers_died(by: dict[str, Series], names: list[str], q: Quoter) -> list[Signal]:
     """grad_died: layers whose grad norm was nonzero and then exactly 0 to the end (zero_from), one
     layer or all of them. Dead ReLU units do this to their own weights and every layer below them; a
     frozen layer has no gradient from the start (grad_zero_below_head)."""
     died = []
     typical = {}
     for n in names:
-        s = run.metric(n)
-        if s is None or len(s) < 4:
+        s = by[n]
+        if len(s) < 4:
             continue
         v = s.values
         fin = np.flatnonzero(np.isfinite(v))
@@ -1640,11 +1640,11 @@ def _layers_died(run: Run, names: list[str], q: Quoter) -> list[Signal]:
                    {"layers": [d[0] for d in died], "share": len(died) / len(names), "step": int(s0.steps[at])})]
 
 
-def _first_layer_large(run: Run, names: list[str], q: Quoter) -> list[Signal]:
+def _first_layer_large(by: dict[str, Series], names: list[str], q: Quoter) -> list[Signal]:
     """grad_first_layer_large: the input-side layer's grad norm far above the other layers' (unscaled inputs)."""
     if len(names) < 3:
         return []
-    ser = [run.metric(n) for n in names]
+    ser = [by[n] for n in names]
     m = min(len(s) for s in ser)
     if m < 2:
         return []
