@@ -102,6 +102,14 @@ def layout_names(raws: list[str], table: bool = True) -> dict[str, str]:
     return {}
 
 
+def rename_by_layout(series: list, table: bool = True) -> None:
+    """Give the series of one table (`table`) or one log the names their layout sets (layout_names),
+    in place; the others keep theirs."""
+    by = layout_names(list({s.raw_name for s in series}), table)
+    for s in series:
+        s.name = by.get(s.raw_name, s.name)
+
+
 def as_held_out(name: str) -> str:
     """A canonical name as the validation set's ("accuracy" -> "val_accuracy")."""
     return name if name.startswith("val_") else _VAL_ALIASES.get(name, "val_" + name)

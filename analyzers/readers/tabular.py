@@ -26,7 +26,7 @@ import numpy as np
 from mltdbg.analyzers.ingest import (HEAD_BYTES, MAX_TEXT_BYTES, WIDE_HEAD_BYTES, has_holes, decode_utf8, head_bytes,
                                      is_binary, read_bytes, read_text)
 from mltdbg.analyzers.model import LOC_LINE, Run, Series
-from mltdbg.analyzers.names import CANONICAL, LAYER_NAME, layout_names, normalize
+from mltdbg.analyzers.names import CANONICAL, LAYER_NAME, normalize, rename_by_layout
 from mltdbg.analyzers.readers.textlog.kind import table_name
 from mltdbg.analyzers.readers.textlog.layergrads import layer_series
 
@@ -308,9 +308,11 @@ def read(path: Path, rel: str, run: Run) -> None:
     n_series = len(run.series)
     _read(path, rel, run)
     mine = run.series[n_series:]
-    names = layout_names([s.raw_name for s in mine])
-    for s in mine:
-        s.name = names.get(s.raw_name, s.name)
+    rename_by_layout(mine)
+    layers = _wide_layer_columns(path, [s.raw_name for s in mine])
+    for s in mine:      # a gradient file's column per layer: what its bare name cannot say
+        if s.raw_name in layers:
+            s.name = "grad_norm/" + s.raw_name.strip()
 
 
 def _read(path: Path, rel: str, run: Run) -> None:
@@ -913,7 +915,6 @@ def _emit_arrow(pa, run: Run, rel: str, path: Path, header: list[str], columns: 
         dup_steps = bool(np.any(steps_all[1:] == steps_all[:-1]))
     metric_cols = [h for h in num if h != step_col]
     tag = _tb_tag(path) if [h.strip().lower() for h in metric_cols] == ["value"] else None
-    layer_cols = _wide_layer_columns(path, metric_cols)
     for h in metric_cols:
         col = num[h]
         if not col.null_count and has_step is None:
@@ -945,9 +946,8 @@ def _emit_arrow(pa, run: Run, rel: str, path: Path, header: list[str], columns: 
                 keep = np.r_[True, ~same]
                 steps, v, locs = steps[keep], v[keep], locs[keep]
         raw = tag or h
-        run.series.append(Series(name="grad_norm/" + h.strip() if h in layer_cols else normalize(raw), raw_name=raw,
-                                 steps=steps, values=v, source=rel, locs=locs, loc_kind=LOC_LINE,
-                                 step_is_index=step_col is None))
+        run.series.append(Series(name=normalize(raw), raw_name=raw, steps=steps, values=v, source=rel, locs=locs,
+                                 loc_kind=LOC_LINE, step_is_index=step_col is None))
     return True
 
 
@@ -1277,7 +1277,6 @@ def _emit(run: Run, rel: str, path: Path, header: list[str], cols: dict, lines: 
         steps_all = np.where(has_step, sv, 0).astype(np.int64)
     metric_cols = [h for h in numeric if h != step_col]
     tag = _tb_tag(path) if [h.strip().lower() for h in metric_cols] == ["value"] else None
-    layer_cols = _wide_layer_columns(path, metric_cols)
     for h in metric_cols:
         vals = numeric[h][0]
         present = good & ~np.isnan(vals)
@@ -1302,6 +1301,6 @@ def _emit(run: Run, rel: str, path: Path, header: list[str], cols: dict, lines: 
             v = v.copy() if (v is vals or not v.flags.writeable) else v
             v[sent] = np.nan
         raw = tag or h
-        run.series.append(Series(name="grad_norm/" + h.strip() if h in layer_cols else normalize(raw), raw_name=raw,
-                                 steps=steps, values=v, source=rel, locs=locs, loc_kind=LOC_LINE,
+        run.series.append(Series(name=normalize(raw), raw_name=raw, steps=steps, values=v,
+                                 source=rel, locs=locs, loc_kind=LOC_LINE,
                                  step_is_index=step_col is None))

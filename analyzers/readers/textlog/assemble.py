@@ -31,7 +31,7 @@ from typing import NamedTuple
 import numpy as np
 
 from mltdbg.analyzers.model import LOC_LINE, Run, Series
-from mltdbg.analyzers.names import layout_names, normalize
+from mltdbg.analyzers.names import normalize, rename_by_layout
 from mltdbg.analyzers.readers.textlog.arrays import (Masked, count_before, factorize, find_byte, hash_rows,
                                                      release_memory, rows_of, small_pages)
 from mltdbg.analyzers.readers.textlog.scan import (BACK, EVAL_KEY_PREFIX, FWD, LONG_BACK, LONG_FWD, Keys, anchors,
@@ -624,9 +624,7 @@ class LogMetrics:
         with small_pages():
             series = self._finish()
         # names that mean one thing only beside each other (CatBoost's learn/test): names.layout_names
-        by_layout = layout_names(list({s.raw_name for s in series}), table=False)
-        for s in series:
-            s.name = by_layout.get(s.raw_name, s.name)
+        rename_by_layout(series, table=False)
         return series
 
     def _add_block(self, data: bytes, nl: np.ndarray | None, pre: dict | None = None) -> None:
