@@ -23,6 +23,9 @@ from mltdbg.analyzers.readers.textlog.arrays import small_pages
 SPIKE_Z = 6.0
 # ...and is at least this many times the block median (noise on a near-flat curve is not a spike).
 SPIKE_RATIO = 1.5
+# ...and above 1.5x this share of the loss's first logged value (a loss that fell to 1e-3 of where it began
+# and blips at its printed precision has no spike worth reading).
+SPIKE_FLOOR_SHARE = 1e-2
 # Below this many points a curve is smoothed with a window of n/5 (>= 2) for the divergence test.
 SHORT_CURVE = 30
 # A rise of the smoothed loss above its running minimum this large, held to the end, is divergence.
@@ -456,8 +459,9 @@ def _smooth(v: np.ndarray, w: int, c: np.ndarray | None = None) -> np.ndarray:
     return out
 
 
-def _spikes(v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Indices of robust upward spikes in a finite array, their z-scores and local baselines."""
+def _spikes(v: np.ndarray, floor: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Indices of robust upward spikes in a finite array, their z-scores and local baselines. A spike
+    is SPIKE_RATIO times its baseline, or times `floor` where the baseline is below it."""
     n = len(v)
     if n < 10:
         return np.array([], dtype=np.int64), np.array([]), np.array([])
@@ -470,7 +474,7 @@ def _spikes(v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     def test(x, med, mad, at):
         scale = 1.4826 * mad + 1e-12 + 1e-3 * np.abs(med)
         z = (x - med) / scale
-        hit = (z > SPIKE_Z) & (x > SPIKE_RATIO * np.abs(med) + 1e-12)
+        hit = (z > SPIKE_Z) & (x > SPIKE_RATIO * np.maximum(np.abs(med), floor) + 1e-12)
         k = np.flatnonzero(hit)
         idx.append(k + at)
         zs.append(z.ravel()[k])
@@ -680,8 +684,9 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
                                q.ev(s, n - 1, f"{s.name} at the end")],
                               {"step": int(s.steps[j]), "rise_pct": tail_rise * 100, "min_step": int(s.steps[imin])}))
 
-    # Spikes. The high loss of the first steps (a bad init, an unscaled input) is a start, not a spike.
-    idx, z, _ = _spikes(pre)
+    # Spikes. The high loss of the first steps (a bad init, an unscaled input) is a start, not a spike;
+    # nor is a blip at the loss's last printed digits once it has come down 400x (0.0001 -> 0.0002).
+    idx, z, _ = _spikes(pre, SPIKE_FLOOR_SHARE * abs(float(pre[0])))
     keep = idx >= _initial_transient(pre)
     idx, z = idx[keep], z[keep]
     if len(idx):

@@ -40,6 +40,10 @@ from mltdbg.analyzers.model import Run, Signal
 # Identical values at this many consecutive points start the signal; FULL_AT points give full strength.
 MIN_RUN = 3
 FULL_AT = 6
+# A loss repeated at this many units of its last printed decimal or fewer is at its printed precision
+# (Keras prints 4 decimals: 0.5627 ... 0.0001, 0.0001, 0.0001): one or two significant digits that
+# stay the same say nothing about whether the outputs moved.
+FLOOR_DIGITS = 10
 # Series this detector reads: the loss and accuracy-like metrics (name as normalised by names.py).
 _NAMES = ("loss", "val_loss", "accuracy", "val_accuracy")
 _WORDS = ("acc", "score", "f1", "top1", "error")
@@ -80,6 +84,8 @@ def frozen_metric_signals(run: Run) -> list[Signal]:
             continue              # exactly 0 throughout is accuracy_zero's or loss_zero's (not a frozen model)
         if "loss" in s.name and 0.0 < abs(v[start]) <= FLOOR_LOSS:
             continue              # a loss repeated at its floor (1e-9) is too good to be true, not a frozen model
+        if "loss" in s.name and _at_printed_floor(v[finite], float(v[start])):
+            continue              # came down to its last printed digits (0.0001 of a 4-decimal log): converged, not frozen
         if length < max(MIN_RUN, len(v) / 3):
             continue              # a flat stretch of a curve that moved (or converged to its printed precision)
         seen.add(s.name)
@@ -92,6 +98,17 @@ def frozen_metric_signals(run: Run) -> list[Signal]:
                           {"metric": s.name, "value": float(v[start]), "points": length,
                            "step": int(s.steps[start])}))
     return out
+
+
+def _at_printed_floor(v: np.ndarray, value: float) -> bool:
+    """Whether `value` is within FLOOR_DIGITS units of the last decimal all of `v` is printed to (the
+    fewest decimals, up to 6, that every value has) and `v` came down to it (a series printed at that
+    one value throughout did not move at all)."""
+    for d in range(7):
+        x = v * 10.0 ** d
+        if np.all(np.abs(x - np.round(x)) < 1e-6 * np.maximum(1.0, np.abs(x))):
+            return abs(value) <= FLOOR_DIGITS * 10.0 ** -d and float(np.max(np.abs(v))) > abs(value)
+    return False
 
 
 # Names of accuracy series (as normalised by names.py); "accum" is gradient accumulation, not accuracy.

@@ -155,3 +155,27 @@ def test_a_loss_of_1e9_from_the_first_epoch_is_too_good_to_be_true(tmp_path):
     # a loss that reaches 1e-9 late, after a real first epoch, is a fit, not a leak
     (tmp_path / "train.log").write_text(log.replace("1.2e-08", "0.6931"))
     assert "loss_near_zero_from_start" not in {s.kind for s in analyze(ingest([tmp_path]))}
+
+
+# A Keras run (batch size 1, an easy task) whose loss came down to Keras' fourth decimal within two
+# epochs: the numbers of a real CPU run of tests' probe, as Keras prints them.
+_CONVERGED = [0.0858, 0.0005, 0.0003, 0.0002, 0.0001, 0.0001, 0.0001, 0.0001, 0.0001, 0.0001]
+_CONVERGED_VAL = [0.0006, 0.0003, 0.0002, 0.0001, 0.0001, 0.0001, 0.0001, 0.0001, 0.0000, 0.0000]
+
+
+def _keras(loss, val_loss) -> str:
+    n = len(loss)
+    return "".join(f"Epoch {i + 1}/{n}\n512/512 [==============================] - 1s 2ms/step - loss: {a:.4f} "
+                   f"- accuracy: 1.0000 - val_loss: {b:.4f} - val_accuracy: 1.0000\n"
+                   for i, (a, b) in enumerate(zip(loss, val_loss)))
+
+
+def test_a_loss_repeated_at_its_last_printed_digit_converged_and_is_neither_frozen_nor_a_spike(tmp_path):
+    (tmp_path / "train.log").write_text(_keras(_CONVERGED, _CONVERGED_VAL))
+    kinds = {s.kind for s in analyze(ingest([str(tmp_path)]))}
+    assert not {"metric_frozen", "loss_spike"} & kinds
+    assert diagnose([str(tmp_path)], []).status == "no_issue_found"
+    # the same repeat at a level that has all its digits (a loss stuck at ln 4 = 1.3863) is a frozen model
+    stuck = [1.3863] * 10
+    sigs, _ = _signals(tmp_path, _keras(stuck, stuck))
+    assert {s.data["metric"] for s in sigs} == {"loss", "val_loss"}
