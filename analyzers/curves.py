@@ -181,7 +181,7 @@ def _curve_signals(run: Run) -> list[Signal]:
         out += _train_val(run, ordered(loss), ordered(val), quote)
     if loss is not None and val is not None and val is not loss:
         out += _val_nonfinite_only(ordered(loss), ordered(val), quote)
-    if not any(x.kind == "val_gap_from_start" for x in out):
+    if not any(x.kind in ("val_gap_from_start", "memorizing_from_start") for x in out):
         out += _val_acc_gap(run, quote)
     out += _val_vs_train(run, quote)
     out += _val_at_chance(run, quote)
@@ -265,7 +265,8 @@ def _counted_nonfinite(run: Run, q: Quoter) -> list[Signal]:
 # fall from a broken start, a fit capped far below 100 %, a validation that never left its first
 # value, (most) layers getting no gradient at all (the head alone learns).
 NOT_HEALTHY_BESIDE = frozenset({"loss_huge_at_start", "train_acc_capped", "val_gap_from_start", "grad_zero",
-                                "grad_zero_below_head", "grad_died", "memorized_after_plateau"})
+                                "grad_zero_below_head", "grad_died", "memorized_after_plateau",
+                                "memorizing_from_start"})
 
 
 def without_healthy(signals: list[Signal], beside: frozenset[str] | set[str] = NOT_HEALTHY_BESIDE) -> list[Signal]:
@@ -715,6 +716,7 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
         out.append(Signal("loss_at_chance", 1.0 if near else 0.7, txt,
                           [q.ev(s, 0, f"{s.name} at the start"), q.ev(s, n - 1, f"{s.name} at the end")],
                           {"level": end_lvl, "k": k, "chance": chance, "rel_drop": rel_drop}))
+        out += _creeping(s, sm, start - end_lvl, noise_floor, rel_drop, q)
     elif rel_drop >= NO_LEARNING_DROP and n >= 10:
         r = 0.0    # only read when rel_drop < 0.35 (the linear test): np.corrcoef is costly on a long curve
         if rel_drop < 0.35 and np.std(sm) > 0:
@@ -795,6 +797,38 @@ def _first_bad_in_time(s: Series, bad: np.ndarray, finite: np.ndarray) -> tuple[
     before = order[: rank[first]]
     before = before[finite[before]]
     return first, (int(before[-1]) if len(before) else None)
+
+
+# A loss that moves less than NO_LEARNING_DROP yet falls at this share of its smoothed steps or more,
+# nearly on a line, is learning slowly, not stuck. Above CREEP_POINTS points the test reads an even
+# sample of them.
+CREEP_SHARE = 0.9
+CREEP_POINTS = 100_000
+# A training curve whose first third holds at most this share of its fall is not front-loaded.
+MEMORIZE_FRONT = 0.45
+# ... and whose first point lies within this share of the chance level ln K (a first epoch's mean loss
+# sits a little under it).
+MEMORIZE_CHANCE_TOL = 0.03
+
+
+def _creeping(s: Series, sm: np.ndarray, drop: float, noise_floor: float, rel_drop: float, q: Quoter) -> list[Signal]:
+    """`slow_descent` for a loss that barely moved but fell steadily (1.402, 1.401, 1.400, ... 1.385
+    over 30 epochs at Adam lr 1e-5): the smoothed curve falls at CREEP_SHARE of its steps, on a line
+    (r < -0.95), by more than the noise floor."""
+    n = len(sm)
+    if drop <= noise_floor or drop <= 0:
+        return []
+    x = sm[:: max(1, n // CREEP_POINTS)]
+    falling = np.diff(x) < 0
+    if len(x) < 10 or np.std(x) == 0 or float(np.mean(falling)) < CREEP_SHARE:
+        return []
+    r = float(np.corrcoef(np.arange(len(x), dtype=np.float64), x)[0, 1])
+    if r >= -0.95:
+        return []
+    txt = (f"{s.name} falls only {rel_drop*100:.1f}% over {n} points, but steadily (lower at "
+           f"{np.mean(falling)*100:.0f}% of its smoothed steps, r={r:.2f}): learning, slowly")
+    return [Signal("slow_descent", 0.7, txt, [q.ev(s, 0, f"{s.name} at the start"), q.ev(s, n - 1, f"{s.name} at the end")],
+                   {"rel_drop": rel_drop, "linearity": -r, "creeping": True})]
 
 
 def _initial_transient(v: np.ndarray) -> int:
@@ -1151,9 +1185,10 @@ def _val_gap(run: Run, ts: np.ndarray, tv: np.ndarray, va: Series, vi: np.ndarra
     t_first = float(np.median(tv[max(0, a - 2):a + 1]))
     t_end = float(np.median(tv[-max(1, len(tv) // 10):]))
     t_start = float(np.median(tv[: max(1, len(tv) // 20)]))
-    if (t_start - t_end) / (abs(t_start) + 1e-8) < 0.2:
-        return []                        # training did not learn either: not a train/val gap
     chance = _chance_level(run)
+    mem = _memorizing_from_start(tv, va, vi, vv, chance, q)
+    if mem or (t_start - t_end) / (abs(t_start) + 1e-8) < 0.2:
+        return mem                       # else: training did not learn either, not a train/val gap
     near_chance = chance is not None and first >= 0.85 * chance
     wide = t_first < 0.7 * first and chance is None
     # validation that ends no better than it began while training lost most of its loss
@@ -1166,6 +1201,35 @@ def _val_gap(run: Run, ts: np.ndarray, tv: np.ndarray, va: Series, vi: np.ndarra
     return [Signal("val_gap_from_start", 0.8 if near_chance else 0.6, txt,
                    [q.ev(va, int(vi[0]), "val_loss at the first evaluation"), q.ev(va, int(vi[-1]), "val_loss at the end")],
                    {"first_val": first, "train_end": t_end, "chance": chance})]
+
+
+def _memorizing_from_start(tv: np.ndarray, va: Series, vi: np.ndarray, vv: np.ndarray, chance: float | None,
+                           q: Quoter) -> list[Signal]:
+    """memorizing_from_start: validation never better than its first evaluation and rising by a
+    quarter of the training loss's fall or more, while the training loss, from the chance level ln K
+    (within MEMORIZE_CHANCE_TOL of it, K from num_classes or a usual count), falls steadily (lower at
+    CREEP_SHARE of its points) and not front-loaded (its first third holds at most MEMORIZE_FRONT of the
+    fall: a line, or a curve that speeds up). That is how a model fits targets not paired with their
+    inputs: one epoch at a time, never generalising (random labels are fit slowly, and faster as the
+    memorising takes hold). A real task is learned fastest first; a too-small lr lowers both losses."""
+    n = len(tv)
+    if n < 5 or len(vv) < 5:
+        return []
+    fall = float(tv[0] - tv[-1])
+    first, v_end = float(vv[0]), float(np.median(vv[-max(1, len(vv) // 5):]))
+    if fall <= 0 or v_end - first < 0.25 * fall or float(tv[0] - tv[n // 3]) > MEMORIZE_FRONT * fall:
+        return []
+    levels = [chance] if chance is not None else [math.log(k) for k in CHANCE_CLASSES]
+    if not any(abs(float(tv[0]) - c) <= MEMORIZE_CHANCE_TOL * c for c in levels):
+        return []                        # learned something in its first epoch: not a start from chance
+    if float(np.mean(np.diff(tv) < 0)) < CREEP_SHARE:
+        return []
+    txt = (f"val_loss rises from {_fmt(first)} at its first evaluation (step {int(va.steps[vi[0]])}) to {_fmt(v_end)} "
+           f"while train loss falls steadily from chance, as fast late as early ({_fmt(float(tv[0]))} -> "
+           f"{_fmt(float(tv[-1]))}): memorising, not learning")
+    return [Signal("memorizing_from_start", 0.7, txt,
+                   [q.ev(va, int(vi[0]), "val_loss at the first evaluation"), q.ev(va, int(vi[-1]), "val_loss at the end")],
+                   {"first_val": first, "train_end": float(tv[-1]), "chance": chance})]
 
 
 def _percent_scale(*values: np.ndarray) -> float:

@@ -33,7 +33,7 @@ def _last(s: Series) -> tuple[float, int] | None:
 
 
 def gap_signals(run: Run, already: set[str] | None = None) -> list[Signal]:
-    if already and already & {"train_val_divergence", "val_gap_from_start", "val_above_train"}:
+    if already and already & {"train_val_divergence", "val_gap_from_start", "memorizing_from_start", "val_above_train"}:
         return []
     q = Quoter(run)
     acc, vacc = run.metric("accuracy"), run.metric("val_accuracy")

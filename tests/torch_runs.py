@@ -26,3 +26,46 @@ def relu_mlp_steps(kill_at: int | None, steps: int = 12) -> Iterator[tuple[int, 
         loss.backward()
         yield step, model, loss
         opt.step()
+
+
+def cluster_history(lr: float, shuffled_labels: bool, epochs: int = 30, n: int = 512) -> dict[str, list[float]]:
+    """A Keras-style history (loss, accuracy, val_loss, val_accuracy per epoch) of a ReLU MLP
+    (20 -> 64 -> 64 -> 4) trained with Adam, batch 32, on four overlapping Gaussian clusters, validated
+    on 512 fresh samples of the same clusters. shuffled_labels: the training targets are permuted apart
+    from their inputs (what a loader that shuffles inputs and targets separately does)."""
+    import torch  # noqa: PLC0415 - torch only for the tests that train
+
+    centres = torch.randn(4, 20, generator=torch.Generator().manual_seed(0)) * 0.35
+
+    def sample(count: int, seed: int):
+        g = torch.Generator().manual_seed(seed)
+        y = torch.randint(0, 4, (count,), generator=g)
+        return centres[y] + torch.randn(count, 20, generator=g), y
+
+    torch.manual_seed(0)
+    x, y = sample(n, 100)
+    xv, yv = sample(512, 101)
+    if shuffled_labels:
+        y = y[torch.randperm(n)]
+    model = torch.nn.Sequential(torch.nn.Linear(20, 64), torch.nn.ReLU(), torch.nn.Linear(64, 64), torch.nn.ReLU(),
+                                torch.nn.Linear(64, 4))
+    opt = torch.optim.Adam(model.parameters(), lr=lr)
+    ce = torch.nn.functional.cross_entropy
+    hist: dict[str, list[float]] = {"loss": [], "accuracy": [], "val_loss": [], "val_accuracy": []}
+    for _ in range(epochs):
+        total = correct = 0.0
+        for idx in torch.randperm(n).split(32):
+            opt.zero_grad()
+            out = model(x[idx])
+            loss = ce(out, y[idx])
+            loss.backward()
+            opt.step()
+            total += loss.item() * len(idx)
+            correct += (out.argmax(1) == y[idx]).sum().item()
+        with torch.no_grad():
+            ov = model(xv)
+        hist["loss"].append(total / n)
+        hist["accuracy"].append(correct / n)
+        hist["val_loss"].append(ce(ov, yv).item())
+        hist["val_accuracy"].append((ov.argmax(1) == yv).float().mean().item())
+    return hist

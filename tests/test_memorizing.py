@@ -1,0 +1,32 @@
+"""A training loss that creeps down from chance: memorising unpaired targets (validation rises from its
+first evaluation) or learning with a too-small lr (validation falls with it). Real CPU torch runs."""
+from __future__ import annotations
+
+import json
+
+from mltdbg.analyzers.analyze import analyze
+from mltdbg.analyzers.ingest import ingest
+from mltdbg.playbooks.diagnose import diagnose
+from tests.torch_runs import cluster_history
+
+
+def _run(tmp_path, lr: float, shuffled: bool):
+    (tmp_path / "history.json").write_text(json.dumps(cluster_history(lr, shuffled)))
+    (tmp_path / "config.yaml").write_text(f"optimizer: adam\nlearning_rate: {lr}\nbatch_size: 32\n")
+    sigs = {s.kind: s for s in analyze(ingest([str(tmp_path)]))}
+    return sigs, diagnose([str(tmp_path)], [])
+
+
+def test_targets_shuffled_apart_from_inputs_are_memorised_from_chance_not_overfit(tmp_path):
+    sigs, d = _run(tmp_path, 1e-3, shuffled=True)
+    assert "memorizing_from_start" in sigs and "train_val_divergence" not in sigs
+    assert sigs["memorizing_from_start"].evidence[0].source == "history.json"
+    assert d.hypotheses[0].id == "label_misalignment" and d.status == "needs_more_data"
+    assert "overfitting" not in [h.id for h in d.hypotheses[:2]]
+
+
+def test_a_tiny_lr_creeping_down_from_chance_is_slow_learning_not_memorising(tmp_path):
+    sigs, d = _run(tmp_path, 1e-5, shuffled=False)
+    assert "memorizing_from_start" not in sigs
+    assert "slow_descent" in sigs and "loss_at_chance" in sigs       # it barely moved, but it moved steadily
+    assert d.hypotheses[0].id == "lr_too_low"
