@@ -414,3 +414,16 @@ def test_an_out_of_memory_error_is_the_memory_it_names(line, kind):
     sigs = signals(run_of(("err.log", f"Traceback (most recent call last):\n  File \"x.py\", line 1\n{line}\n")))
     other = {"log:host_oom": "log:cuda_oom", "log:cuda_oom": "log:host_oom"}[kind]
     assert kind in sigs and other not in sigs
+
+
+def test_a_progress_bar_line_of_carriage_return_records_is_read_record_by_record():
+    # a Keras progress bar redirected to a file: one line per epoch, each update a CR-ended record;
+    # an fp16 overflow printed between two updates is quoted as that record, not as a window of bars
+    bar = "".join(f"{i:4d}/1875 [==>...........................] - ETA: 5s - loss: 0.31{i % 10} - accuracy: 0.69\r"
+                  for i in range(1, 200))
+    msg = "Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 32768.0"
+    run = run_of(("train.log", "Epoch 1/3\n" + bar + msg + "\r" + bar + "\nEpoch 2/3\n"))
+    sigs = signals(run)
+    ls = sigs["log:loss_scale_overflow"]
+    assert ls.evidence[0].line == 2 and ls.evidence[0].quote == msg and ls.data["scale"] == 32768.0
+    check_quotes(run, sigs)
