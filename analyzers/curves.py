@@ -95,6 +95,10 @@ MEMO_PLATEAU_SHARE = 0.2
 MEMO_PLATEAU_MAX = 0.9
 MEMO_CLIMB = 0.1
 MEMO_VAL_DROP = 0.03
+# Above this many points, the train accuracy is read as this many block means (a per-step batch
+# accuracy scatters wider than the plateau band around its level; and the plateau search
+# slides a window of a fifth of the points over all of them).
+MEMO_POINTS = 200
 # Validation better than training over the later evaluations: accuracy higher by at least
 # VAL_ACC_ABOVE, or train loss / val loss above VAL_LOSS_BELOW_X (healthy zoo runs: 0.3-1.4,
 # from dropout and from train losses averaged over an epoch that was still improving).
@@ -1491,6 +1495,12 @@ def _memorized_after_plateau(run: Run, q: Quoter) -> list[Signal]:
     if len(fi) < 10:
         return []
     v = a.values[fi] / _percent_scale(a.values[fi])
+    if len(v) > MEMO_POINTS:
+        # block means (a per-step accuracy's level; the window test below costs n * w): each block
+        # stands at its last point
+        b = int(math.ceil(len(v) / MEMO_POINTS))
+        m = len(v) // b
+        v, fi = v[: m * b].reshape(m, b).mean(axis=1), fi[b - 1: m * b: b]
     n = len(v)
     w = max(3, int(math.ceil(MEMO_PLATEAU_SHARE * n)))
     # the latest flat stretch: windows of w points whose range is within TRAIN_ACC_FLAT

@@ -321,3 +321,21 @@ def test_a_loss_back_at_its_start_mid_run_is_a_restart_not_a_divergence(tmp_path
     b.mkdir()
     sgdr = [ln.replace("lr 0.5", "lr 0.05" if int(ln.split()[1]) % 60 > 40 else "lr 0.5") for ln in lines]
     assert "loss_reset" not in signals(b, {"train.log": "\n".join(sgdr) + "\n"})
+
+
+def test_a_per_step_batch_accuracy_that_stops_then_memorises_is_read_by_its_level(tmp_path):
+    # the same run logged per step: 500 batches an epoch, each batch's accuracy off its level by up to
+    # +-0.08 (noise wider than the plateau's band), validation once an epoch
+    import math  # noqa: PLC0415
+
+    import numpy as np  # noqa: PLC0415
+
+    rng = np.random.default_rng(0)
+    lines = []
+    for e in range(1, 61):
+        ta = 0.6 * (1 - math.exp(-e / 3)) if e <= 25 else 0.6 + 0.38 * (1 - math.exp(-(e - 25) / 10))
+        lines += [f"step={(e - 1) * 500 + i} train_acc={min(1.0, ta + rng.uniform(-0.08, 0.08)):.4f}" for i in range(500)]
+        va = 0.82 * (1 - math.exp(-e / 3)) if e <= 12 else 0.82 - 0.22 * (1 - math.exp(-(e - 12) / 15))
+        lines.append(f"step={e * 500 - 1} val_acc={va:.4f}")
+    m = signals(tmp_path, {"train.log": "\n".join(lines) + "\n"})["memorized_after_plateau"]
+    assert 23 * 500 <= m.data["step"] <= 27 * 500 and abs(m.data["level"] - 0.6) < 0.03
