@@ -1441,7 +1441,9 @@ def _val_vs_train(run: Run, q: Quoter) -> list[Signal]:
 
 def _accuracy_signals(run: Run, q: Quoter) -> list[Signal]:
     """train_acc_capped: train accuracy flat well below 100 % (and well above chance) through the
-    last third, with the train loss flooring far from 0."""
+    last third, level with the middle third, with the train loss flooring far from 0. Or
+    train_acc_falls: the last third's median below the middle third's by more than the flat band
+    (label noise caps a fit and overfitting keeps raising it; neither lowers it)."""
     acc = run.metric("accuracy")
     if acc is None or len(acc) < 6:
         return []
@@ -1459,8 +1461,15 @@ def _accuracy_signals(run: Run, q: Quoter) -> list[Signal]:
     # per-batch accuracy is noisy: "flat" allows three standard errors of a third's median
     sigma = 1.4826 * float(np.median(np.abs(np.diff(v) - np.median(np.diff(v))))) / math.sqrt(2)
     tol = max(TRAIN_ACC_FLAT, 3 * 1.2533 * sigma / math.sqrt(max(2, n // 3)))
+    if mid3 - last3 > tol and mid3 >= floor_acc:
+        txt = (f"train accuracy falls from {mid3:.3f} in the middle third of the run to {last3:.3f} in the last "
+               "third: training undoes what it learned (steps too large to settle, or an lr that grows)")
+        return [Signal("train_acc_falls", 0.6, txt, [q.ev(a, int(fi[n // 3 + int(np.argmax(v[n // 3: 2 * n // 3]))]),
+                                                          "train accuracy at its best in the middle third"),
+                                                     q.ev(a, int(fi[-1]), "train accuracy at the end")],
+                       {"middle": mid3, "level": last3})]
     if not (floor_acc <= last3 <= TRAIN_ACC_CAP) or last3 - mid3 > tol:
-        return []
+        return []                         # still climbing: not a cap
     loss = run.metric("loss")
     if loss is not None and len(loss) >= 6:
         lv = ordered(loss).values

@@ -30,3 +30,15 @@ def test_a_tiny_lr_creeping_down_from_chance_is_slow_learning_not_memorising(tmp
     assert "memorizing_from_start" not in sigs
     assert "slow_descent" in sigs and "loss_at_chance" in sigs       # it barely moved, but it moved steadily
     assert d.hypotheses[0].id == "lr_too_low"
+
+
+def test_a_train_accuracy_that_falls_back_under_adam_lr_0_1_is_unstable_steps_not_a_cap(tmp_path):
+    # a real run: three hidden ReLU layers, Adam at lr 0.1 (ten times a usual top): train accuracy
+    # reaches ~0.65 by the middle of the run and gives it back (0.47 at the end)
+    (tmp_path / "history.json").write_text(json.dumps(cluster_history(0.1, False, epochs=20, hidden=3)))
+    sigs = {s.kind: s for s in analyze(ingest([str(tmp_path)]))}
+    assert "train_acc_falls" in sigs and "train_acc_capped" not in sigs
+    assert sigs["train_acc_falls"].data["middle"] - sigs["train_acc_falls"].data["level"] > 0.05
+    d = diagnose([str(tmp_path)], [])
+    assert d.hypotheses[0].id == "lr_too_high" and d.status == "needs_more_data"
+    assert "label_noise" not in [h.id for h in d.hypotheses[:3]]

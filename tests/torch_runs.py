@@ -28,9 +28,10 @@ def relu_mlp_steps(kill_at: int | None, steps: int = 12) -> Iterator[tuple[int, 
         opt.step()
 
 
-def cluster_history(lr: float, shuffled_labels: bool, epochs: int = 30, n: int = 512) -> dict[str, list[float]]:
+def cluster_history(lr: float, shuffled_labels: bool, epochs: int = 30, n: int = 512,
+                    hidden: int = 2) -> dict[str, list[float]]:
     """A Keras-style history (loss, accuracy, val_loss, val_accuracy per epoch) of a ReLU MLP
-    (20 -> 64 -> 64 -> 4) trained with Adam, batch 32, on four overlapping Gaussian clusters, validated
+    (20 -> 64, `hidden` layers of 64 -> 4) trained with Adam, batch 32, on four overlapping Gaussian clusters, validated
     on 512 fresh samples of the same clusters. shuffled_labels: the training targets are permuted apart
     from their inputs (what a loader that shuffles inputs and targets separately does)."""
     import torch  # noqa: PLC0415 - torch only for the tests that train
@@ -47,8 +48,10 @@ def cluster_history(lr: float, shuffled_labels: bool, epochs: int = 30, n: int =
     xv, yv = sample(512, 101)
     if shuffled_labels:
         y = y[torch.randperm(n)]
-    model = torch.nn.Sequential(torch.nn.Linear(20, 64), torch.nn.ReLU(), torch.nn.Linear(64, 64), torch.nn.ReLU(),
-                                torch.nn.Linear(64, 4))
+    layers: list = [torch.nn.Linear(20, 64), torch.nn.ReLU()]
+    for _ in range(hidden - 1):
+        layers += [torch.nn.Linear(64, 64), torch.nn.ReLU()]
+    model = torch.nn.Sequential(*layers, torch.nn.Linear(64, 4))
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     ce = torch.nn.functional.cross_entropy
     hist: dict[str, list[float]] = {"loss": [], "accuracy": [], "val_loss": [], "val_accuracy": []}
