@@ -692,7 +692,8 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
     # Spikes. The high loss of the first steps (a bad init, an unscaled input) is a start, not a spike;
     # nor is a blip at the loss's last printed digits once it has come down 400x (0.0001 -> 0.0002).
     idx, z, _ = _spikes(pre, SPIKE_FLOOR_SHARE * abs(float(pre[0])))
-    keep = idx >= _initial_transient(pre)
+    t0 = _initial_transient(pre)
+    keep = idx >= t0
     idx, z = idx[keep], z[keep]
     if len(idx):
         k = int(idx[np.argmax(z)])
@@ -708,6 +709,16 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
     chance = _chance_level(run)
     # (the medians first: a loss off the floor, every real curve, costs no pass over its points)
     at_floor = abs(start) <= FLOOR_LOSS and abs(end_lvl) <= FLOOR_LOSS and not (np.abs(pre) > FLOOR_LOSS).any()
+    from_i = 0
+    if t0 and n - t0 >= 10 and rel_drop >= NO_LEARNING_DROP and not at_floor:
+        # a first epoch far above the rest (a bad init's or an lr's first step), then at chance from
+        # there on: the fall was the transient's, not learning (Adam lr 0.2: 5.27, 1.57, then 1.39 +-
+        # 0.02 at ln 4)
+        s0 = _seg_median(pre[t0:], 0, 1.0)      # its level after the transient (a step or two may still settle)
+        k0 = _num_classes(run) or _implied_classes(end_lvl)
+        c0 = chance if chance is not None else (math.log(k0) if k0 else None)
+        if c0 and abs(s0 - end_lvl) < NO_LEARNING_DROP * abs(s0) and abs(end_lvl - c0) < 0.05 * c0:
+            rel_drop, from_i = (s0 - end_lvl) / (abs(s0) + 1e-8), t0
     if at_floor:
         pass
     elif abs(rel_drop) < NO_LEARNING_DROP and n >= 10:
@@ -715,11 +726,19 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
         if chance is None and (k := _implied_classes(end_lvl)) is not None:
             chance = math.log(k)
         near = chance is not None and abs(end_lvl - chance) / chance < 0.05
-        txt = (f"{s.name} stays at {_fmt(end_lvl)} from step {int(s.steps[0])} to {int(s.steps[n-1])} "
-               f"(changes {rel_drop*100:+.1f}%)" + (f"; ln({k}) = {chance:.3f} is chance" if near else ""))
+        txt = (f"{s.name} stays at {_fmt(end_lvl)} from step {int(s.steps[from_i])} to {int(s.steps[n-1])} "
+               f"(changes {rel_drop*100:+.1f}%)" + (f"; ln({k}) = {chance:.3f} is chance" if near else "")
+               + (f"; the {_fmt(float(pre[0]))} before it was the first steps' transient" if from_i else ""))
         out.append(Signal("loss_at_chance", 1.0 if near else 0.7, txt,
-                          [q.ev(s, 0, f"{s.name} at the start"), q.ev(s, n - 1, f"{s.name} at the end")],
+                          [q.ev(s, from_i, f"{s.name} at the start"), q.ev(s, n - 1, f"{s.name} at the end")],
                           {"level": end_lvl, "k": k, "chance": chance, "rel_drop": rel_drop}))
+        if from_i and near and chance is not None and float(pre[0]) >= COLLAPSE_FROM * chance:
+            txt = (f"{s.name} starts at {_fmt(float(pre[0]))} ({float(pre[0]) / chance:.1f}x the chance level "
+                   f"ln K = {chance:.3f}), then falls to chance and stays there: the first updates blew the "
+                   "model up and it settled on predicting the class prior")
+            out.append(Signal("collapsed_to_chance", 0.8, txt,
+                              [q.ev(s, 0, f"{s.name} at the first logged point"), q.ev(s, n - 1, f"{s.name} at the end")],
+                              {"first": float(pre[0]), "chance": chance, "step": int(s.steps[from_i])}))
         out += _creeping(s, sm, start - end_lvl, noise_floor, rel_drop, q)
     elif rel_drop >= NO_LEARNING_DROP and n >= 10:
         r = 0.0    # only read when rel_drop < 0.35 (the linear test): np.corrcoef is costly on a long curve
@@ -808,6 +827,9 @@ def _first_bad_in_time(s: Series, bad: np.ndarray, finite: np.ndarray) -> tuple[
 # sample of them.
 CREEP_SHARE = 0.9
 CREEP_POINTS = 100_000
+# A loss that starts this many times the chance level or more, then sits at chance after a transient,
+# blew up in its first steps and collapsed to the class prior (dead units, saturated outputs).
+COLLAPSE_FROM = 2.0
 # A training curve whose first third holds at most this share of its fall is not front-loaded.
 MEMORIZE_FRONT = 0.45
 # ... and whose first point lies within this share of the chance level ln K (a first epoch's mean loss

@@ -42,3 +42,15 @@ def test_a_train_accuracy_that_falls_back_under_adam_lr_0_1_is_unstable_steps_no
     d = diagnose([str(tmp_path)], [])
     assert d.hypotheses[0].id == "lr_too_high" and d.status == "needs_more_data"
     assert "label_noise" not in [h.id for h in d.hypotheses[:3]]
+
+
+def test_a_first_loss_far_above_chance_that_then_sits_at_chance_is_a_collapse_not_learning(tmp_path):
+    # a real run: Adam at lr 0.2 blows the MLP up in its first epoch (loss 5.27), after which it
+    # predicts the class prior: loss 1.39 +- 0.02 at ln 4 and train accuracy 0.25 to the end
+    (tmp_path / "history.json").write_text(json.dumps(cluster_history(0.2, False, epochs=20)))
+    sigs = {s.kind: s for s in analyze(ingest([str(tmp_path)]))}
+    assert "healthy" not in sigs                     # was: "loss falls 74% from 5.272 to 1.391"
+    assert sigs["loss_at_chance"].data["k"] == 4 and sigs["collapsed_to_chance"].data["first"] > 5
+    d = diagnose([str(tmp_path)], [])
+    assert d.status == "needs_more_data"
+    assert {h.id for h in d.hypotheses[:2]} == {"dead_relu", "lr_too_high"}
