@@ -54,3 +54,19 @@ def test_a_first_loss_far_above_chance_that_then_sits_at_chance_is_a_collapse_no
     d = diagnose([str(tmp_path)], [])
     assert d.status == "needs_more_data"
     assert {h.id for h in d.hypotheses[:2]} == {"dead_relu", "lr_too_high"}
+
+
+def test_a_grad_norm_that_grows_then_holds_four_digits_is_a_sum_never_zeroed(tmp_path):
+    # a real run without optimizer.zero_grad(): the gradient buffer sums every backward; its norm grows
+    # from ~3 to ~1540 and then holds 1539.x while the loss runs away
+    from tests.torch_runs import momentum_sgd_log  # noqa: PLC0415
+
+    (tmp_path / "train.log").write_text(momentum_sgd_log(zero_grad=False))
+    sigs = {s.kind: s for s in analyze(ingest([str(tmp_path)]))}
+    assert sigs["grad_pinned"].data["value"] > 1000 and sigs["grad_pinned"].data["points"] >= 10
+    d = diagnose([str(tmp_path)], [])
+    assert d.hypotheses[0].id == "missing_zero_grad" and d.status == "needs_more_data"   # the code settles it
+    # the same run with zero_grad(): gradients computed afresh, nothing pinned, nothing failing
+    (tmp_path / "train.log").write_text(momentum_sgd_log(zero_grad=True))
+    assert "grad_pinned" not in {s.kind for s in analyze(ingest([str(tmp_path)]))}
+    assert diagnose([str(tmp_path)], []).status == "no_issue_found"
