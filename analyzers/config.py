@@ -85,6 +85,12 @@ for _fact, _names in {
               "freeze_feature_extractor freeze_pretrained freeze_layers freeze_weights frozen",
     "init_std": "init_std weight_init_std weight_std initializer_range init_range weight_init_scale",
     "bias_init": "bias_init bias_init_value init_bias bias_fill",
+    # the model's shape a scenario's config states: its hidden activation and how many layers use it
+    # (not n_hidden / num_hidden, which name a width as often as a depth)
+    "activation": "activation activation_fn act act_fn activation_function hidden_activation nonlinearity "
+                  "non_linearity model.activation",
+    "num_layers": "num_layers n_layers num_hidden_layers n_hidden_layers hidden_layers depth model.num_layers "
+                  "model.depth",
 }.items():
     for _n in _names.split():
         _SYN[_n] = _fact
@@ -105,11 +111,11 @@ _CONFIG_CALLS = {"TrainingArguments", "Seq2SeqTrainingArguments", "Trainer", "Da
 # Optimisers whose `momentum` argument defaults to 0 in torch (a call without it runs without momentum).
 _MOMENTUM_OPTIMIZERS = {"sgd", "rmsprop"}
 _INT_FACTS = {"batch_size", "warmup_steps", "seed", "epochs", "max_steps", "num_classes", "num_workers", "grad_accum",
-              "global_batch_size"}
+              "global_batch_size", "num_layers"}
 _FLOAT_FACTS = {"lr", "warmup_ratio", "weight_decay", "dropout", "grad_clip", "momentum", "beta1", "beta2", "eps",
                 "init_std", "bias_init"}
 _BOOL_FACTS = {"shuffle", "normalize"}
-_STR_FACTS = {"optimizer", "scheduler", "tokenizer", "checkpoint", "resume_from"}
+_STR_FACTS = {"optimizer", "scheduler", "tokenizer", "checkpoint", "resume_from", "activation"}
 
 
 # ----------------------------------------------------------------------------- values
@@ -146,6 +152,10 @@ def _scalar(raw: str) -> Any:
 def _typed(name: str, key: str, value: Any) -> list[tuple[str, Any]]:
     """(fact name, value) pairs for one synonym hit; [] when the value does not fit the fact."""
     v = _num(value)
+    if name == "num_layers" and isinstance(v, (list, tuple)):
+        # hidden_layers: [64, 64, 64] gives the widths, one per layer
+        ok = bool(v) and all(isinstance(_num(x), int) and not isinstance(x, bool) for x in v)
+        return [(name, len(v))] if ok else []
     if name == "_betas":
         if isinstance(v, str):   # "(0.9, 0.999)" as printed in a log
             v = _scalar(v)
@@ -201,6 +211,8 @@ def _typed(name: str, key: str, value: Any) -> list[tuple[str, Any]]:
             return [(name, _optimizer_name(v))]
         if name == "scheduler":
             return [(name, v.rsplit(".", 1)[-1])]
+        if name == "activation":
+            return [(name, v.rsplit(".", 1)[-1].lower())]
         return [(name, v)]
     return []
 
@@ -337,8 +349,12 @@ def _walk(node: yaml.Node, prefix: str) -> Iterator[tuple[str, yaml.Node]]:
             yield from _walk(v, prefix)
 
 
+# A list of scalars up to this long is one value (betas: [0.9, 0.999]; hidden_layers: [64, 64, ...]).
+SCALAR_LIST_MAX = 64
+
+
 def _short_scalar_list(node: yaml.Node) -> bool:
-    return isinstance(node, yaml.SequenceNode) and 0 < len(node.value) <= 4 and \
+    return isinstance(node, yaml.SequenceNode) and 0 < len(node.value) <= SCALAR_LIST_MAX and \
         all(isinstance(x, yaml.ScalarNode) for x in node.value)
 
 
@@ -346,7 +362,7 @@ def _flatten(d: Any, prefix: str) -> Iterator[tuple[str, Any]]:
     if isinstance(d, dict):
         for k, v in d.items():
             p = f"{prefix}.{k}" if prefix else str(k)
-            if isinstance(v, list) and 0 < len(v) <= 4 and not any(isinstance(x, (dict, list)) for x in v):
+            if isinstance(v, list) and 0 < len(v) <= SCALAR_LIST_MAX and not any(isinstance(x, (dict, list)) for x in v):
                 yield p, v         # a short list of scalars is one value: "betas": [0.9, 0.999]
             elif isinstance(v, (dict, list)):
                 yield from _flatten(v, p)
@@ -605,6 +621,25 @@ def _log_facts(art: TextArtifact, fx: _Facts) -> None:
                art.line_of(m.start(2)))
     _cli_facts(art, fx, text[:head_end])
     _regex_facts(art, fx, text[:head_end], 0)
+    if contains_any(text, ("Sigmoid()", "Tanh()")):
+        _module_print_facts(art, fx, text)
+
+
+# A torch module as print(model) shows it: one `(name): Sigmoid()` line per activation module.
+_MODULE_ACT = re.compile(r"^[ \t]*\([\w.]+\): (Sigmoid|Tanh)\(\)[ \t]*\r?$", re.MULTILINE)
+_MODULE_NORM = re.compile(r"^[ \t]*\([\w.]+\): (?:BatchNorm\dd|LayerNorm|GroupNorm)\(", re.MULTILINE)
+
+
+def _module_print_facts(art: TextArtifact, fx: _Facts, text: str) -> None:
+    """activation / num_layers from a printed torch module whose hidden activations are all sigmoid or
+    all tanh (two of them at least) and that has no normalisation layer: as a config stating them."""
+    acts = list(_MODULE_ACT.finditer(text))
+    names = {m.group(1) for m in acts}
+    if len(acts) < 2 or len(names) != 1 or _MODULE_NORM.search(text):
+        return
+    line = art.line_of(acts[0].start())
+    fx.add("activation", names.pop().lower(), line)
+    fx.add("num_layers", len(acts), line)
 
 
 # A launch command echoed into a log: `python train.py --batch_size 2`, `torchrun ... --lr=0.1`.
@@ -866,6 +901,10 @@ LABEL_NOISE_MIN = 0.05
 # Kaiming/Xavier, ~sqrt(2/fan_in), 0.02 for transformers); a bias this negative keeps ReLU units off.
 INIT_STD_LARGE = 0.5
 BIAS_INIT_NEGATIVE = -1.0
+# Saturating activations (the largest slope each has) and the depth from which a stack of them, with no
+# normalisation, starves the first layers of gradient: 0.25^5 ~ 1e-3.
+SATURATING = {"sigmoid": 0.25, "logistic": 0.25, "tanh": 1.0, "hard_sigmoid": 0.2, "softsign": 1.0}   # (and ~0 saturated)
+DEEP_SATURATING = 5
 
 
 def _setup_signals(by: dict[str, list[Fact]]) -> list[Signal]:
@@ -891,6 +930,14 @@ def _setup_signals(by: dict[str, list[Fact]]) -> list[Signal]:
         out.append(Signal("config:init_std_large", min(1.0, 0.5 + 0.5 * math.log10(std.value / INIT_STD_LARGE + 1)),
                           f"weights initialised with std {std.value:g} ({std.source}:{std.line}); usual scales are ~0.02-0.1",
                           [_ev(std, f"init std {std.value:g}")], {"std": std.value}))
+    act = next((x for x in reversed(by.get("activation", [])) if isinstance(x.value, str)), None)
+    depth = _last_number(by.get("num_layers", []))
+    if act is not None and depth is not None and act.value in SATURATING and depth.value >= DEEP_SATURATING:
+        out.append(Signal("config:deep_saturating", 0.7, f"{depth.value} layers with {act.value} activations "
+                          f"({act.source}:{act.line}) and no normalisation layer: each saturating layer shrinks the gradient it "
+                          f"passes back (a {act.value}'s slope is at most {SATURATING[act.value]:g})",
+                          [_ev(act, f"activation {act.value}"), _ev(depth, f"{depth.value} layers")],
+                          {"activation": act.value, "layers": depth.value}))
     bias = _last_number(by.get("bias_init", []))
     if bias is not None and bias.value <= BIAS_INIT_NEGATIVE:
         out.append(Signal("config:bias_init_negative", 0.7, f"biases initialised at {bias.value:g} ({bias.source}:{bias.line}): "

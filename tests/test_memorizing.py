@@ -70,3 +70,18 @@ def test_a_grad_norm_that_grows_then_holds_four_digits_is_a_sum_never_zeroed(tmp
     (tmp_path / "train.log").write_text(momentum_sgd_log(zero_grad=True))
     assert "grad_pinned" not in {s.kind for s in analyze(ingest([str(tmp_path)]))}
     assert diagnose([str(tmp_path)], []).status == "no_issue_found"
+
+
+def test_a_loss_at_chance_beside_a_printed_model_of_eight_sigmoid_layers_ranks_vanishing_gradients(tmp_path):
+    # what print(model) shows for a deep sigmoid MLP, beside a run whose loss never leaves ln 4
+    import torch  # noqa: PLC0415
+
+    layers: list = [torch.nn.Linear(20, 64), torch.nn.Sigmoid()]
+    for _ in range(7):
+        layers += [torch.nn.Linear(64, 64), torch.nn.Sigmoid()]
+    (tmp_path / "model.txt").write_text(str(torch.nn.Sequential(*layers, torch.nn.Linear(64, 4))) + "\n")
+    (tmp_path / "train.log").write_text("".join(f"step={10 * i} loss={1.3863 + 0.004 * ((-1) ** i):.4f}\n"
+                                                for i in range(1, 60)))
+    d = diagnose([str(tmp_path)], [])
+    assert d.hypotheses[0].id == "vanishing_gradients" and d.status == "needs_more_data"
+    assert any(e.source == "model.txt" for e in d.hypotheses[0].evidence)

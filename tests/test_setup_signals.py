@@ -325,3 +325,25 @@ def test_a_beta2_far_below_recipes_is_flagged_and_gan_betas_are_not(tmp_path):
     assert s.strength == 0.6 and s.evidence[0].line == 4
     for gan in ("[0.0, 0.9]", "[0.5, 0.999]", "[0.0, 0.99]"):
         assert "config:betas_odd" not in signals(run_of(tmp_path, {"config.yaml": f"optimizer: adam\nbetas: {gan}\n"}))
+
+
+def test_a_deep_stack_of_saturating_activations_is_read_from_a_config_or_a_printed_model(tmp_path):
+    import torch  # noqa: PLC0415 - a real print(model)
+
+    cfg = run_of(tmp_path, {"config.yaml": "optimizer: sgd\nlr: 0.01\nmodel:\n  activation: Sigmoid\n"
+                                           "  hidden_layers: [64, 64, 64, 64, 64, 64, 64, 64]\n"})
+    assert facts(cfg)["num_layers"] == [8] and facts(cfg)["activation"] == ["sigmoid"]
+    s = signals(cfg)["config:deep_saturating"]
+    assert s.data == {"activation": "sigmoid", "layers": 8} and [e.line for e in s.evidence] == [4, 5]
+    layers: list = [torch.nn.Linear(20, 64), torch.nn.Tanh()]
+    for _ in range(5):
+        layers += [torch.nn.Linear(64, 64), torch.nn.Tanh()]
+    printed = run_of(tmp_path, {"model.log": str(torch.nn.Sequential(*layers, torch.nn.Linear(64, 4))) + "\n"})
+    assert signals(printed)["config:deep_saturating"].data == {"activation": "tanh", "layers": 6}
+    # not: a transformer's config (gelu, 12 layers), a normalised stack, a shallow one, a ReLU net
+    bert = run_of(tmp_path, {"config.json": '{"hidden_act": "gelu", "num_hidden_layers": 12}'})
+    normed = run_of(tmp_path, {"model.log": str(torch.nn.Sequential(*layers, torch.nn.BatchNorm1d(64))) + "\n"})
+    shallow = run_of(tmp_path, {"config.yaml": "activation: tanh\nnum_layers: 3\n"})
+    relu = run_of(tmp_path, {"config.yaml": "activation: relu\nnum_layers: 20\n"})
+    for run in (bert, normed, shallow, relu):
+        assert "config:deep_saturating" not in signals(run)
