@@ -785,7 +785,10 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
 
 
     out += _noisy(s, pre, q)
-    out += _sawtooth(run, s, pre, q)
+    saw = _sawtooth(run, s, pre, q)
+    if saw:
+        # the back-and-forth is the period's (batches ordered by class or source), not steps too large
+        out = [x for x in out if x.kind != "oscillation"] + saw
     if not len(bad) and rel_drop > 0.3 and not any(x.kind in ("divergence", "oscillation", "plateau", "sawtooth_epoch") for x in out):
         txt = f"{s.name} falls {rel_drop*100:.0f}% from {_fmt(start)} to {_fmt(end_lvl)}"
         out.append(Signal("healthy", min(1.0, rel_drop / 0.6), txt,
@@ -1035,6 +1038,11 @@ def _implied_classes(level: float) -> int | None:
     return next((k for k in CHANCE_CLASSES if abs(level - math.log(k)) <= CHANCE_LEVEL_TOL * math.log(k)), None)
 
 
+# A saw-tooth whose period divides the epoch (points logged per epoch / period within 5 % of a whole
+# number) is that much stronger.
+SAWTOOTH_ALIGNED = 0.2
+
+
 def _sawtooth(run: Run, s: Series, pre: np.ndarray, q: Quoter) -> list[Signal]:
     """Epoch-periodic saw-tooth: a strong autocorrelation peak at a period of >= 4 points."""
     n = len(pre)
@@ -1062,13 +1070,21 @@ def _sawtooth(run: Run, s: Series, pre: np.ndarray, q: Quoter) -> list[Signal]:
     amp = float(np.std(r)) / (abs(float(np.median(x))) + 1e-8)
     if amp < 0.02:
         return []
-    per_epoch = ""
+    per_epoch, strength = "", min(1.0, peak)
     ep = run.metric("epoch")
     if ep is not None and len(ep) > 2:
         per_epoch = " (epoch boundaries logged)"
+        e = ep.values[np.isfinite(ep.values)]
+        epochs = 1 + int(np.count_nonzero(np.diff(e))) if len(e) else 0   # (logged in order: no sort)
+        ppe = n / epochs if epochs > 1 else 0.0
+        if ppe >= p and abs(ppe / p - round(ppe / p)) < 0.05:
+            # the period divides the epoch: each epoch walks the data in the same order (sorted by class
+            # or by source), and the loss climbs and falls with each block
+            per_epoch = f" ({round(ppe / p)} per epoch of {ppe:.0f} points: the data comes in the same order each epoch)"
+            strength = min(1.0, peak + SAWTOOTH_ALIGNED)
     txt = f"{s.name} repeats with a period of {p} logged points (autocorrelation {peak:.2f}, amplitude {amp*100:.0f}%){per_epoch}"
     i = n - len(x) + int(np.argmax(r[:p * 2]))
-    return [Signal("sawtooth_epoch", min(1.0, peak), txt, [q.ev(s, i, txt)], {"period": p})]
+    return [Signal("sawtooth_epoch", strength, txt, [q.ev(s, i, txt)], {"period": p})]
 
 
 def _restart(s: Series, q: Quoter) -> list[Signal]:

@@ -6,7 +6,8 @@ group (overfitting most often; other preprocessing or unpaired labels on the val
 separates the group's members needs the curve (curves.py: train_val_divergence, val_gap_from_start),
 so this signal alone keeps them below the bar (taxonomy `confusable: train_val_gap`).
 
-In:  a Run. Out: `gap_signals(run)` -> at most one Signal, citing the last train and val values.
+In:  a Run. Out: `gap_signals(run)` -> at most one Signal, citing the last train and val values (a
+train series logged per step is read as the median over its last validation interval).
 Not emitted when the curve analyzers already name the gap (divergence or a gap from the start).
 """
 from __future__ import annotations
@@ -23,13 +24,21 @@ TRAIN_ACC_MIN = 0.8
 LOSS_RATIO = 2.5
 
 
-def _last(s: Series) -> tuple[float, int] | None:
+def _last(s: Series, per: int = 1) -> tuple[float, int] | None:
+    """(the series' level at its end, the index of its last finite point): the last value, or, with
+    per > 1, the median of its last `per` finite points (a per-step train series beside a per-epoch
+    validation one: its last evaluation interval, not whichever batch came last)."""
     v = s.values
     ok = np.flatnonzero(np.isfinite(v))
     if not len(ok):
         return None
     i = int(ok[-1])
-    return float(v[i]), i
+    return (float(v[i]) if per <= 1 else float(np.median(v[ok[-per:]]))), i
+
+
+def _per(train: Series, val: Series) -> int:
+    """Train points per validation point, when training is logged more often (1 otherwise)."""
+    return max(1, len(train) // max(1, len(val))) if len(train) >= 2 * len(val) else 1
 
 
 def gap_signals(run: Run, already: set[str] | None = None) -> list[Signal]:
@@ -39,7 +48,7 @@ def gap_signals(run: Run, already: set[str] | None = None) -> list[Signal]:
     acc, vacc = run.metric("accuracy"), run.metric("val_accuracy")
     if acc is not None and vacc is not None:
         acc, vacc = ordered(acc), ordered(vacc)
-        a, b = _last(acc), _last(vacc)
+        a, b = _last(acc, _per(acc, vacc)), _last(vacc)
         if a and b:
             scale = 100.0 if max(a[0], b[0]) > 1.0 else 1.0
             ta, va = a[0] / scale, b[0] / scale
@@ -51,7 +60,7 @@ def gap_signals(run: Run, already: set[str] | None = None) -> list[Signal]:
     loss, vloss = run.metric("loss"), run.metric("val_loss")
     if loss is not None and vloss is not None:
         loss, vloss = ordered(loss), ordered(vloss)
-        a, b = _last(loss), _last(vloss)
+        a, b = _last(loss, _per(loss, vloss)), _last(vloss)
         if a and b and a[0] > 0 and b[0] >= LOSS_RATIO * a[0]:
             ratio = b[0] / a[0]
             txt = f"at the end val loss is {b[0]:g}, {ratio:.1f}x the train loss {a[0]:g}"

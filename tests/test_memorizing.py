@@ -85,3 +85,16 @@ def test_a_loss_at_chance_beside_a_printed_model_of_eight_sigmoid_layers_ranks_v
     d = diagnose([str(tmp_path)], [])
     assert d.hypotheses[0].id == "vanishing_gradients" and d.status == "needs_more_data"
     assert any(e.source == "model.txt" for e in d.hypotheses[0].evidence)
+
+
+def test_a_loss_that_rises_and_falls_with_each_class_block_of_an_unshuffled_epoch_is_data_order(tmp_path):
+    # a real run on a training set sorted by label and never shuffled, logged every step: the loss
+    # climbs at each new class block (16 batches) and falls through it, the same way each epoch
+    from tests.torch_runs import momentum_sgd_log  # noqa: PLC0415
+
+    (tmp_path / "train.log").write_text(momentum_sgd_log(zero_grad=True, epochs=6, sorted_by_class=True, every=1))
+    sigs = {s.kind: s for s in analyze(ingest([str(tmp_path)]))}
+    assert 64 % sigs["sawtooth_epoch"].data["period"] == 0 and "per epoch of 64 points" in sigs["sawtooth_epoch"].summary
+    assert "oscillation" not in sigs and "train_val_gap_end" not in sigs
+    d = diagnose([str(tmp_path)], [])
+    assert d.hypotheses[0].id == "data_not_shuffled" and d.status == "needs_more_data"

@@ -74,11 +74,12 @@ def cluster_history(lr: float, shuffled_labels: bool, epochs: int = 30, n: int =
     return hist
 
 
-def momentum_sgd_log(zero_grad: bool, epochs: int = 10) -> str:
+def momentum_sgd_log(zero_grad: bool, epochs: int = 10, sorted_by_class: bool = False, every: int = 10) -> str:
     """A text log ("epoch E step S loss=... grad_norm=... lr=0.01" every 10 steps, val_loss/val_acc
     each epoch) of a ReLU MLP (20 -> 64 -> 64 -> 4) trained with SGD (lr 0.01, momentum 0.9, batch
     32) on 2,048 samples of four Gaussian clusters. zero_grad=False leaves out optimizer.zero_grad():
-    each backward adds to the gradients of every step before it."""
+    each backward adds to the gradients of every step before it. sorted_by_class: the training set is
+    sorted by label and read in that order every epoch (no shuffling). every: the logging interval."""
     import torch  # noqa: PLC0415 - torch only for the tests that train
 
     centres = torch.randn(4, 20, generator=torch.Generator().manual_seed(0)) * 0.5
@@ -90,13 +91,16 @@ def momentum_sgd_log(zero_grad: bool, epochs: int = 10) -> str:
 
     torch.manual_seed(0)
     (x, y), (xv, yv) = sample(2048, 100), sample(512, 101)
+    if sorted_by_class:
+        order = torch.argsort(y)
+        x, y = x[order], y[order]
     model = torch.nn.Sequential(torch.nn.Linear(20, 64), torch.nn.ReLU(), torch.nn.Linear(64, 64), torch.nn.ReLU(),
                                 torch.nn.Linear(64, 4))
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     ce = torch.nn.functional.cross_entropy
     lines, step = [], 0
     for epoch in range(epochs):
-        for idx in torch.randperm(len(x)).split(32):
+        for idx in (torch.arange(len(x)) if sorted_by_class else torch.randperm(len(x))).split(32):
             if zero_grad:
                 opt.zero_grad()
             loss = ce(model(x[idx]), y[idx])
@@ -104,7 +108,7 @@ def momentum_sgd_log(zero_grad: bool, epochs: int = 10) -> str:
             norm = torch.nn.utils.clip_grad_norm_(model.parameters(), float("inf")).item()
             opt.step()
             step += 1
-            if step % 10 == 0:
+            if step % every == 0:
                 lines.append(f"epoch {epoch} step {step} loss={loss.item():.4f} grad_norm={norm:.4f} lr=0.01")
         with torch.no_grad():
             out = model(xv)
