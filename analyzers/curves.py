@@ -766,6 +766,7 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
             if chance is not None and chance * 0.3 < end_lvl < chance * 0.97:
                 out.append(Signal("below_chance_stuck", 0.6, txt, out[-1].evidence,
                                   {"level": end_lvl, "chance": chance}))
+            out += _softmax_floor(run, s, pre, end_lvl, q)
 
     # Oscillation: large back-and-forth of the smoothed curve in the second half.
     half = pre[n // 2:]
@@ -833,11 +834,39 @@ CREEP_POINTS = 100_000
 # A loss that starts this many times the chance level or more, then sits at chance after a transient,
 # blew up in its first steps and collapsed to the class prior (dead units, saturated outputs).
 COLLAPSE_FROM = 2.0
+# A loss that flattens within this share above log(e + K - 1) - 1 (a third of it under 100 points: an
+# epoch mean sits there more easily than every batch does), never below it: the floor of a
+# cross-entropy fed probabilities (a softmax before CrossEntropyLoss) for K classes (K=4: 0.744).
+SOFTMAX_FLOOR_BAND = 0.15
+# K read from a first logged loss within this share of ln K (a standard init starts at chance).
+FIRST_AT_CHANCE = 0.02
 # A training curve whose first third holds at most this share of its fall is not front-loaded.
 MEMORIZE_FRONT = 0.45
 # ... and whose first point lies within this share of the chance level ln K (a first epoch's mean loss
 # sits a little under it).
 MEMORIZE_CHANCE_TOL = 0.03
+
+
+def _softmax_floor(run: Run, s: Series, pre: np.ndarray, end_lvl: float, q: Quoter) -> list[Signal]:
+    """loss_at_softmax_floor: a plateaued loss whose level sits within SOFTMAX_FLOOR_BAND above
+    log(e + K - 1) - 1 and that never went below it. Cross-entropy applies its own log-softmax; fed
+    probabilities (in [0, 1]) instead of logits, its best is that floor, however well the model ranks
+    the classes. K from num_classes, else from a first logged loss at ln K."""
+    k = _num_classes(run)
+    if k is None:
+        first = float(pre[0])
+        k = next((c for c in CHANCE_CLASSES if abs(first - math.log(c)) <= FIRST_AT_CHANCE * math.log(c)), None)
+    if k is None:
+        return []
+    floor = math.log(math.e + k - 1) - 1
+    band = SOFTMAX_FLOOR_BAND if len(pre) >= 100 else SOFTMAX_FLOOR_BAND / 3   # few (epoch-mean) points: closer
+    if not floor <= end_lvl <= floor * (1 + band) or float(np.min(pre)) < 0.97 * floor:
+        return []
+    txt = (f"{s.name} flattens at {_fmt(end_lvl)} and never goes below {_fmt(float(np.min(pre)))}: the floor of "
+           f"cross-entropy over probabilities for {k} classes is log(e + {k - 1}) - 1 = {floor:.3f}")
+    return [Signal("loss_at_softmax_floor", 0.8, txt, [q.ev(s, int(np.argmin(pre)), f"{s.name} at its lowest"),
+                                                       q.ev(s, len(pre) - 1, f"{s.name} at the end")],
+                   {"level": end_lvl, "floor": floor, "k": k})]
 
 
 def _creeping(s: Series, sm: np.ndarray, drop: float, noise_floor: float, rel_drop: float, q: Quoter) -> list[Signal]:

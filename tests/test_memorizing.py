@@ -59,15 +59,15 @@ def test_a_first_loss_far_above_chance_that_then_sits_at_chance_is_a_collapse_no
 def test_a_grad_norm_that_grows_then_holds_four_digits_is_a_sum_never_zeroed(tmp_path):
     # a real run without optimizer.zero_grad(): the gradient buffer sums every backward; its norm grows
     # from ~3 to ~1540 and then holds 1539.x while the loss runs away
-    from tests.torch_runs import momentum_sgd_log  # noqa: PLC0415
+    from tests.torch_runs import cluster_step_log  # noqa: PLC0415
 
-    (tmp_path / "train.log").write_text(momentum_sgd_log(zero_grad=False))
+    (tmp_path / "train.log").write_text(cluster_step_log(zero_grad=False))
     sigs = {s.kind: s for s in analyze(ingest([str(tmp_path)]))}
     assert sigs["grad_pinned"].data["value"] > 1000 and sigs["grad_pinned"].data["points"] >= 10
     d = diagnose([str(tmp_path)], [])
     assert d.hypotheses[0].id == "missing_zero_grad" and d.status == "needs_more_data"   # the code settles it
     # the same run with zero_grad(): gradients computed afresh, nothing pinned, nothing failing
-    (tmp_path / "train.log").write_text(momentum_sgd_log(zero_grad=True))
+    (tmp_path / "train.log").write_text(cluster_step_log(zero_grad=True))
     assert "grad_pinned" not in {s.kind for s in analyze(ingest([str(tmp_path)]))}
     assert diagnose([str(tmp_path)], []).status == "no_issue_found"
 
@@ -90,11 +90,26 @@ def test_a_loss_at_chance_beside_a_printed_model_of_eight_sigmoid_layers_ranks_v
 def test_a_loss_that_rises_and_falls_with_each_class_block_of_an_unshuffled_epoch_is_data_order(tmp_path):
     # a real run on a training set sorted by label and never shuffled, logged every step: the loss
     # climbs at each new class block (16 batches) and falls through it, the same way each epoch
-    from tests.torch_runs import momentum_sgd_log  # noqa: PLC0415
+    from tests.torch_runs import cluster_step_log  # noqa: PLC0415
 
-    (tmp_path / "train.log").write_text(momentum_sgd_log(zero_grad=True, epochs=6, sorted_by_class=True, every=1))
+    (tmp_path / "train.log").write_text(cluster_step_log(zero_grad=True, epochs=6, sorted_by_class=True, every=1))
     sigs = {s.kind: s for s in analyze(ingest([str(tmp_path)]))}
     assert 64 % sigs["sawtooth_epoch"].data["period"] == 0 and "per epoch of 64 points" in sigs["sawtooth_epoch"].summary
     assert "oscillation" not in sigs and "train_val_gap_end" not in sigs
     d = diagnose([str(tmp_path)], [])
     assert d.hypotheses[0].id == "data_not_shuffled" and d.status == "needs_more_data"
+
+
+def test_a_loss_flat_at_the_cross_entropy_floor_of_probabilities_is_a_softmax_before_the_loss(tmp_path):
+    # a real run whose model ends in nn.Softmax before cross_entropy: it ranks the classes well (val
+    # accuracy ~0.8) but its loss flattens just above log(e + 3) - 1 = 0.744 and never goes below it
+    from tests.torch_runs import cluster_step_log  # noqa: PLC0415
+
+    (tmp_path / "train.log").write_text(cluster_step_log(epochs=30, softmax_output=True, adam=True))
+    sigs = {s.kind: s for s in analyze(ingest([str(tmp_path)]))}
+    assert sigs["loss_at_softmax_floor"].data["k"] == 4
+    d = diagnose([str(tmp_path)], [])
+    assert d.hypotheses[0].id == "double_softmax" and d.status == "needs_more_data"
+    # the same model without the softmax goes well below that floor: no such signal
+    (tmp_path / "train.log").write_text(cluster_step_log(epochs=30, adam=True))
+    assert "loss_at_softmax_floor" not in {s.kind for s in analyze(ingest([str(tmp_path)]))}

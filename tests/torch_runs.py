@@ -74,10 +74,12 @@ def cluster_history(lr: float, shuffled_labels: bool, epochs: int = 30, n: int =
     return hist
 
 
-def momentum_sgd_log(zero_grad: bool, epochs: int = 10, sorted_by_class: bool = False, every: int = 10) -> str:
-    """A text log ("epoch E step S loss=... grad_norm=... lr=0.01" every 10 steps, val_loss/val_acc
-    each epoch) of a ReLU MLP (20 -> 64 -> 64 -> 4) trained with SGD (lr 0.01, momentum 0.9, batch
-    32) on 2,048 samples of four Gaussian clusters. zero_grad=False leaves out optimizer.zero_grad():
+def cluster_step_log(zero_grad: bool = True, epochs: int = 10, sorted_by_class: bool = False, every: int = 10,
+                     softmax_output: bool = False, adam: bool = False) -> str:
+    """A text log ("epoch E step S loss=... grad_norm=... lr=..." every 10 steps, val_loss/val_acc
+    each epoch) of a ReLU MLP (20 -> 64 -> 64 -> 4) trained with SGD (lr 0.01, momentum 0.9; adam:
+    Adam at lr 1e-3), batch 32, on 2,048 samples of four Gaussian clusters. softmax_output: the model
+    ends in nn.Softmax and its probabilities go into cross_entropy (which applies its own). zero_grad=False leaves out optimizer.zero_grad():
     each backward adds to the gradients of every step before it. sorted_by_class: the training set is
     sorted by label and read in that order every epoch (no shuffling). every: the logging interval."""
     import torch  # noqa: PLC0415 - torch only for the tests that train
@@ -95,8 +97,10 @@ def momentum_sgd_log(zero_grad: bool, epochs: int = 10, sorted_by_class: bool = 
         order = torch.argsort(y)
         x, y = x[order], y[order]
     model = torch.nn.Sequential(torch.nn.Linear(20, 64), torch.nn.ReLU(), torch.nn.Linear(64, 64), torch.nn.ReLU(),
-                                torch.nn.Linear(64, 4))
-    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+                                torch.nn.Linear(64, 4), *([torch.nn.Softmax(dim=1)] if softmax_output else []))
+    lr = 1e-3 if adam else 0.01
+    opt = (torch.optim.Adam(model.parameters(), lr=lr) if adam else
+           torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9))
     ce = torch.nn.functional.cross_entropy
     lines, step = [], 0
     for epoch in range(epochs):
@@ -109,7 +113,7 @@ def momentum_sgd_log(zero_grad: bool, epochs: int = 10, sorted_by_class: bool = 
             opt.step()
             step += 1
             if step % every == 0:
-                lines.append(f"epoch {epoch} step {step} loss={loss.item():.4f} grad_norm={norm:.4f} lr=0.01")
+                lines.append(f"epoch {epoch} step {step} loss={loss.item():.4f} grad_norm={norm:.4f} lr={lr}")
         with torch.no_grad():
             out = model(xv)
         lines.append(f"epoch {epoch} step {step} val_loss={ce(out, yv).item():.4f} "
