@@ -62,6 +62,9 @@ INIT_LOSS_ABSOLUTE = 13.0
 # Per-step loss noise: median |step-to-step change| over the median level, second half of the
 # run, >= NOISY_MIN_POINTS points. Batch-16..64 runs in the zoo measure 0.004-0.6; batch 1, 1.6.
 NOISY_LOSS_RATIO = 1.0
+# ... and at this ratio or more the steps are single samples' losses (per-sample cross-entropy scatters
+# 1.5-3x its mean; a batch of B averages that down by sqrt(B): batch 32 measures 0.2-0.6, batch 1 2-5).
+PER_SAMPLE_NOISE = 2.5
 NOISY_MIN_POINTS = 25
 # Input-side layer's grad norm over the output-side layer's (and over the median of the others)
 # at one step. Zoo nets with standardised inputs: <= 3 (sigmoid stacks: 1e-7); raw 0..255 pixels
@@ -225,11 +228,12 @@ def _loss_reset(s: Series, lr: Series | None, q: Quoter) -> list[Signal]:
                           & (v[1:] >= RESET_JUMP * np.maximum(v[:-1], 1e-12))) + 1
     cand = cand[(cand >= m) & (cand <= n - 1 - m)]
     head = float(np.median(v[:m]))
-    # the stretch before was learned, the stretch after looks like the run's own start, and the loss
-    # falls from there: not one noisy point, not a spike that recovers at once
+    # the stretch before was learned and never came near this height (a loss that scatters like single
+    # samples' has jumps like it all along), the stretch after looks like the run's own start, and the
+    # loss falls from there: not one noisy point, not a spike that recovers at once
     events = [k for k in cand.tolist()
               if float(np.median(v[k - m:k])) <= RESET_LEARNED * start and float(np.median(v[k:k + m])) >= 0.7 * head
-              and float(np.median(v[-m:])) < 0.8 * v[k]]
+              and float(np.median(v[-m:])) < 0.8 * v[k] and v[k] >= 1.5 * float(np.max(v[k - m:k]))]
     # the same jump again and again (each epoch of unshuffled data, a schedule's restarts) is no one reset
     if not events or events[-1] - events[0] > m:
         return []
@@ -1035,8 +1039,12 @@ def _noisy(s: Series, pre: np.ndarray, q: Quoter) -> list[Signal]:
     k = len(pre) // 2 + int(np.argmax(half))
     txt = (f"{s.name} jumps by {r:.1f}x its median level ({_fmt(level)}) from one logged step to the next "
            f"in the second half of the run")
-    return [Signal("loss_noisy", min(1.0, 0.4 + 0.3 * (r - NOISY_LOSS_RATIO)), txt, [q.ev(s, k, txt)],
-                   {"ratio": r, "level": level})]
+    out = [Signal("loss_noisy", min(1.0, 0.4 + 0.3 * (r - NOISY_LOSS_RATIO)), txt, [q.ev(s, k, txt)],
+                  {"ratio": r, "level": level})]
+    if r >= PER_SAMPLE_NOISE:
+        out.append(Signal("loss_per_sample_noise", 0.8, txt + ": the scatter of single samples' losses, not of batch means",
+                          [q.ev(s, k, txt)], {"ratio": r}))
+    return out
 
 
 def _num_classes(run: Run) -> int | None:

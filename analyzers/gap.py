@@ -7,7 +7,7 @@ separates the group's members needs the curve (curves.py: train_val_divergence, 
 so this signal alone keeps them below the bar (taxonomy `confusable: train_val_gap`).
 
 In:  a Run. Out: `gap_signals(run)` -> at most one Signal, citing the last train and val values (a
-train series logged per step is read as the median over its last validation interval).
+train series logged per step is read as its mean over the last validation interval).
 Not emitted when the curve analyzers already name the gap (divergence or a gap from the start).
 """
 from __future__ import annotations
@@ -26,14 +26,15 @@ LOSS_RATIO = 2.5
 
 def _last(s: Series, per: int = 1) -> tuple[float, int] | None:
     """(the series' level at its end, the index of its last finite point): the last value, or, with
-    per > 1, the median of its last `per` finite points (a per-step train series beside a per-epoch
-    validation one: its last evaluation interval, not whichever batch came last)."""
+    per > 1, the mean of its last `per` finite points (a per-step train series beside a per-epoch
+    validation one: its last evaluation interval as the epoch's own mean would be, not whichever batch
+    came last; a median of single samples' losses sits far below their mean)."""
     v = s.values
     ok = np.flatnonzero(np.isfinite(v))
     if not len(ok):
         return None
     i = int(ok[-1])
-    return (float(v[i]) if per <= 1 else float(np.median(v[ok[-per:]]))), i
+    return (float(v[i]) if per <= 1 else float(np.mean(v[ok[-per:]]))), i
 
 
 def _per(train: Series, val: Series) -> int:

@@ -113,3 +113,18 @@ def test_a_loss_flat_at_the_cross_entropy_floor_of_probabilities_is_a_softmax_be
     # the same model without the softmax goes well below that floor: no such signal
     (tmp_path / "train.log").write_text(cluster_step_log(epochs=30, adam=True))
     assert "loss_at_softmax_floor" not in {s.kind for s in analyze(ingest([str(tmp_path)]))}
+
+
+def test_a_loss_that_scatters_like_single_samples_points_at_the_batch_not_the_lr(tmp_path):
+    # a real run at batch size 1 (momentum SGD, lr 0.01), logged every step: each logged loss is one
+    # sample's, jumping by several times its median from step to step
+    from tests.torch_runs import cluster_step_log  # noqa: PLC0415
+
+    (tmp_path / "train.log").write_text(cluster_step_log(epochs=2, every=1, batch=1))
+    sigs = {s.kind: s for s in analyze(ingest([str(tmp_path)]))}
+    assert sigs["loss_per_sample_noise"].data["ratio"] >= 2.5
+    d = diagnose([str(tmp_path)], [])
+    assert d.hypotheses[0].id == "batch_size_too_small" and d.status == "needs_more_data"
+    # batch 32: batch means scatter far less
+    (tmp_path / "train.log").write_text(cluster_step_log(epochs=2, every=1))
+    assert "loss_per_sample_noise" not in {s.kind for s in analyze(ingest([str(tmp_path)]))}

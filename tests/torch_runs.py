@@ -75,10 +75,10 @@ def cluster_history(lr: float, shuffled_labels: bool, epochs: int = 30, n: int =
 
 
 def cluster_step_log(zero_grad: bool = True, epochs: int = 10, sorted_by_class: bool = False, every: int = 10,
-                     softmax_output: bool = False, adam: bool = False) -> str:
+                     softmax_output: bool = False, adam: bool = False, batch: int = 32) -> str:
     """A text log ("epoch E step S loss=... grad_norm=... lr=..." every 10 steps, val_loss/val_acc
     each epoch) of a ReLU MLP (20 -> 64 -> 64 -> 4) trained with SGD (lr 0.01, momentum 0.9; adam:
-    Adam at lr 1e-3), batch 32, on 2,048 samples of four Gaussian clusters. softmax_output: the model
+    Adam at lr 1e-3), batch 32 (or `batch`), on 2,048 samples of four Gaussian clusters. softmax_output: the model
     ends in nn.Softmax and its probabilities go into cross_entropy (which applies its own). zero_grad=False leaves out optimizer.zero_grad():
     each backward adds to the gradients of every step before it. sorted_by_class: the training set is
     sorted by label and read in that order every epoch (no shuffling). every: the logging interval."""
@@ -104,7 +104,7 @@ def cluster_step_log(zero_grad: bool = True, epochs: int = 10, sorted_by_class: 
     ce = torch.nn.functional.cross_entropy
     lines, step = [], 0
     for epoch in range(epochs):
-        for idx in (torch.arange(len(x)) if sorted_by_class else torch.randperm(len(x))).split(32):
+        for idx in (torch.arange(len(x)) if sorted_by_class else torch.randperm(len(x))).split(batch):
             if zero_grad:
                 opt.zero_grad()
             loss = ce(model(x[idx]), y[idx])
