@@ -1228,8 +1228,9 @@ def _train_val(run: Run, tr: Series, va: Series, q: Quoter) -> list[Signal]:
         return gap
     if imin >= len(v) - 1 or rise < 0.08:
         return []
-    if (float(vv[0]) - vmin) / (abs(float(vv[0])) + 1e-8) < VAL_IMPROVED:
-        return []        # validation never improved on its first value: a gap, not overfitting
+    if (float(vv[0]) - vmin) / (abs(float(vv[0])) + 1e-8) < VAL_IMPROVED and \
+            not _val_started_with_train(ts, tv, va, vi, vv):
+        return []        # validation never improved on its first value, far above train: a gap, not overfitting
     # Train loss at the val minimum vs at the end (aligned by step).
     a = int(np.clip(np.searchsorted(ts, va.steps[imin]), 0, len(ts) - 1))
     t_at = float(np.median(tv[max(0, a - 2):a + 3]))
@@ -1270,8 +1271,11 @@ def _val_gap(run: Run, ts: np.ndarray, tv: np.ndarray, va: Series, vi: np.ndarra
         return mem                       # else: training did not learn either, not a train/val gap
     near_chance = chance is not None and first >= 0.85 * chance
     wide = t_first < 0.7 * first and chance is None
-    # validation that ends no better than it began while training lost most of its loss
-    flat = float(np.min(vv[1:])) >= first * (1 - VAL_IMPROVED) and (t_start - t_end) / (abs(t_start) + 1e-8) >= 0.5
+    # validation that ends no better than it began while training lost most of its loss (and did not
+    # begin level with training: a first evaluation as good as training's, worsening from there, is
+    # overfitting from the first epoch on, read by _train_val)
+    flat = float(np.min(vv[1:])) >= first * (1 - VAL_IMPROVED) and (t_start - t_end) / (abs(t_start) + 1e-8) >= 0.5 \
+        and not _val_started_with_train(ts, tv, va, vi, vv)
     if not (near_chance or wide or flat):
         return []
     txt = (f"val_loss is {_fmt(first)} at its first evaluation (step {int(va.steps[vi[0]])}) and never improves"
@@ -1280,6 +1284,22 @@ def _val_gap(run: Run, ts: np.ndarray, tv: np.ndarray, va: Series, vi: np.ndarra
     return [Signal("val_gap_from_start", 0.8 if near_chance else 0.6, txt,
                    [q.ev(va, int(vi[0]), "val_loss at the first evaluation"), q.ev(va, int(vi[-1]), "val_loss at the end")],
                    {"first_val": first, "train_end": t_end, "chance": chance})]
+
+
+# A first validation loss at most this many times the training loss of the same moment started level
+# with training (a val set from another distribution starts far above it, or at chance).
+VAL_STARTED_WITH_TRAIN = 1.3
+
+
+def _val_started_with_train(ts: np.ndarray, tv: np.ndarray, va: Series, vi: np.ndarray, vv: np.ndarray) -> bool:
+    """Whether validation's first value is within VAL_STARTED_WITH_TRAIN of the training loss logged up
+    to that evaluation (the median of its last three points then), and not at a chance level ln K (a
+    usual K, within 5 %): a validation set the model cannot read sits there however training does."""
+    first = float(vv[0])
+    if any(abs(first - math.log(k)) <= 0.05 * math.log(k) for k in CHANCE_CLASSES):
+        return False
+    a = int(np.clip(np.searchsorted(ts, va.steps[vi[0]], side="right") - 1, 0, len(ts) - 1))
+    return first <= VAL_STARTED_WITH_TRAIN * float(np.median(tv[max(0, a - 2):a + 1]))
 
 
 def _memorizing_from_start(tv: np.ndarray, va: Series, vi: np.ndarray, vv: np.ndarray, chance: float | None,
@@ -1347,6 +1367,8 @@ def _val_acc_gap(run: Run, q: Quoter) -> list[Signal]:
     near_chance = k is not None and first <= 1.5 / k
     if not (near_chance or t_end - v_end >= VAL_ACC_FAR_BELOW):
         return []
+    if not near_chance and first >= float(t[0]) - VAL_ACC_IMPROVED:
+        return []     # level with training at the first evaluation, left behind later: overfitting's shape
     txt = (f"validation accuracy is {first:.3f} at its first evaluation (step {int(va.steps[vi[0]])}) and never "
            f"improves" + (f" (chance 1/{k} = {1 / k:.3f})" if k else "") + f" while train accuracy climbs to {t_end:.3f}")
     return [Signal("val_gap_from_start", 0.8 if near_chance else 0.6, txt,

@@ -128,3 +128,14 @@ def test_a_loss_that_scatters_like_single_samples_points_at_the_batch_not_the_lr
     # batch 32: batch means scatter far less
     (tmp_path / "train.log").write_text(cluster_step_log(epochs=2, every=1))
     assert "loss_per_sample_noise" not in {s.kind for s in analyze(ingest([str(tmp_path)]))}
+
+
+def test_validation_that_starts_level_with_training_and_worsens_from_there_is_overfitting(tmp_path):
+    # a real run (2,048 samples of overlapping clusters, three hidden layers, Adam 3e-3, 40 epochs):
+    # validation is as good as training at the first evaluation and never better, then climbs 4x
+    # while training fits to ~97 %: overfitting from the first epoch, not validation from elsewhere
+    (tmp_path / "history.json").write_text(json.dumps(cluster_history(3e-3, False, epochs=40, n=2048, hidden=3)))
+    sigs = {s.kind: s for s in analyze(ingest([str(tmp_path)]))}
+    assert "train_val_divergence" in sigs and "val_gap_from_start" not in sigs
+    d = diagnose([str(tmp_path)], [])
+    assert "overfitting" in [h.id for h in d.hypotheses[:2]] and d.status == "needs_more_data"
