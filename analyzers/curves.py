@@ -1667,6 +1667,9 @@ def _grad_pinned(g: Series, fv: np.ndarray, fi: np.ndarray, early: float, q: Quo
     med = float(np.median(tail))
     if not med > GRAD_PIN_GROWTH * abs(early) or float(np.max(np.abs(tail - med))) > GRAD_PIN_SHARE * med:
         return []
+    mant = med / 10.0 ** math.floor(math.log10(med))
+    if any(abs(mant - r) <= GRAD_PIN_SHARE * r for r in (1.0, 2.0, 2.5, 5.0, 10.0)):
+        return []     # pinned at a round value (1.0, 0.5, 5): a clipping threshold, logged after the clip
     txt = (f"grad_norm holds {_fmt(med)} to within {GRAD_PIN_SHARE*100:.1f}% over its last {m} logged steps (from "
            f"~{_fmt(early)} early): a gradient computed afresh per batch varies far more; a sum never zeroed does not")
     return [Signal("grad_pinned", 0.8, txt, [q.ev(g, int(fi[len(fv) - m]), "grad_norm where it stops moving"),

@@ -70,6 +70,10 @@ def test_a_grad_norm_that_grows_then_holds_four_digits_is_a_sum_never_zeroed(tmp
     (tmp_path / "train.log").write_text(cluster_step_log(zero_grad=True))
     assert "grad_pinned" not in {s.kind for s in analyze(ingest([str(tmp_path)]))}
     assert diagnose([str(tmp_path)], []).status == "no_issue_found"
+    # a norm logged after clipping at 1.0 sits at 1.0000 once the gradients outgrow the threshold
+    (tmp_path / "train.log").write_text("".join(f"step={i} loss={2.0 - 0.01 * i:.4f} grad_norm={min(1.0, 0.01 * 1.2 ** i):.4f}\n"
+                                                for i in range(60)))
+    assert "grad_pinned" not in {s.kind for s in analyze(ingest([str(tmp_path)]))}
 
 
 def test_a_loss_at_chance_beside_a_printed_model_of_eight_sigmoid_layers_ranks_vanishing_gradients(tmp_path):
