@@ -28,6 +28,23 @@ def relu_mlp_steps(kill_at: int | None, steps: int = 12) -> Iterator[tuple[int, 
         opt.step()
 
 
+def _clusters(n: int, spread: float):
+    """(x, y) training and validation samples (n and 512) of four Gaussian clusters in 20 dimensions whose
+    centres lie `spread` apart per coordinate (0.35-0.5: overlapping, a Bayes error of 20-30 %); seeds
+    fixed, and torch's global seed set to 0 for what is drawn after."""
+    import torch  # noqa: PLC0415 - torch only for the tests that train
+
+    centres = torch.randn(4, 20, generator=torch.Generator().manual_seed(0)) * spread
+
+    def sample(count: int, seed: int):
+        g = torch.Generator().manual_seed(seed)
+        y = torch.randint(0, 4, (count,), generator=g)
+        return centres[y] + torch.randn(count, 20, generator=g), y
+
+    torch.manual_seed(0)
+    return sample(n, 100), sample(512, 101)
+
+
 def cluster_history(lr: float, shuffled_labels: bool, epochs: int = 30, n: int = 512,
                     hidden: int = 2) -> dict[str, list[float]]:
     """A Keras-style history (loss, accuracy, val_loss, val_accuracy per epoch) of a ReLU MLP
@@ -36,16 +53,7 @@ def cluster_history(lr: float, shuffled_labels: bool, epochs: int = 30, n: int =
     from their inputs (what a loader that shuffles inputs and targets separately does)."""
     import torch  # noqa: PLC0415 - torch only for the tests that train
 
-    centres = torch.randn(4, 20, generator=torch.Generator().manual_seed(0)) * 0.35
-
-    def sample(count: int, seed: int):
-        g = torch.Generator().manual_seed(seed)
-        y = torch.randint(0, 4, (count,), generator=g)
-        return centres[y] + torch.randn(count, 20, generator=g), y
-
-    torch.manual_seed(0)
-    x, y = sample(n, 100)
-    xv, yv = sample(512, 101)
+    (x, y), (xv, yv) = _clusters(n, 0.35)
     if shuffled_labels:
         y = y[torch.randperm(n)]
     layers: list = [torch.nn.Linear(20, 64), torch.nn.ReLU()]
@@ -84,15 +92,7 @@ def cluster_step_log(zero_grad: bool = True, epochs: int = 10, sorted_by_class: 
     sorted by label and read in that order every epoch (no shuffling). every: the logging interval."""
     import torch  # noqa: PLC0415 - torch only for the tests that train
 
-    centres = torch.randn(4, 20, generator=torch.Generator().manual_seed(0)) * 0.5
-
-    def sample(count: int, seed: int):
-        g = torch.Generator().manual_seed(seed)
-        y = torch.randint(0, 4, (count,), generator=g)
-        return centres[y] + torch.randn(count, 20, generator=g), y
-
-    torch.manual_seed(0)
-    (x, y), (xv, yv) = sample(2048, 100), sample(512, 101)
+    (x, y), (xv, yv) = _clusters(2048, 0.5)
     if sorted_by_class:
         order = torch.argsort(y)
         x, y = x[order], y[order]
