@@ -1664,8 +1664,11 @@ def _grad_pinned(g: Series, fv: np.ndarray, fi: np.ndarray, early: float, q: Quo
     if len(fv) < m + 5:
         return []
     tail = fv[-m:]
+    lo, hi = float(np.min(tail)), float(np.max(tail))
+    if not lo > GRAD_PIN_GROWTH * abs(early) or hi - lo > 2 * GRAD_PIN_SHARE * lo:
+        return []     # (min and max first: a grad norm that moves, every real one, costs no median)
     med = float(np.median(tail))
-    if not med > GRAD_PIN_GROWTH * abs(early) or float(np.max(np.abs(tail - med))) > GRAD_PIN_SHARE * med:
+    if float(np.max(np.abs(tail - med))) > GRAD_PIN_SHARE * med:
         return []
     mant = med / 10.0 ** math.floor(math.log10(med))
     if any(abs(mant - r) <= GRAD_PIN_SHARE * r for r in (1.0, 2.0, 2.5, 5.0, 10.0)):
