@@ -1367,8 +1367,8 @@ def _val_acc_gap(run: Run, q: Quoter) -> list[Signal]:
     near_chance = k is not None and first <= 1.5 / k
     if not (near_chance or t_end - v_end >= VAL_ACC_FAR_BELOW):
         return []
-    if not near_chance and first >= float(t[0]) - VAL_ACC_IMPROVED:
-        return []     # level with training at the first evaluation, left behind later: overfitting's shape
+    if not near_chance and first >= float(t[0]) - VAL_ACC_IMPROVED and v_end < first - VAL_ACC_IMPROVED:
+        return []     # level with training at first, then worse as training climbs: overfitting's shape
     txt = (f"validation accuracy is {first:.3f} at its first evaluation (step {int(va.steps[vi[0]])}) and never "
            f"improves" + (f" (chance 1/{k} = {1 / k:.3f})" if k else "") + f" while train accuracy climbs to {t_end:.3f}")
     return [Signal("val_gap_from_start", 0.8 if near_chance else 0.6, txt,
