@@ -143,3 +143,19 @@ def test_validation_that_starts_level_with_training_and_worsens_from_there_is_ov
     assert "train_val_divergence" in sigs and "val_gap_from_start" not in sigs
     d = diagnose([str(tmp_path)], [])
     assert "overfitting" in [h.id for h in d.hypotheses[:2]] and d.status == "needs_more_data"
+
+
+def test_the_same_failures_under_adam_at_batch_2_and_at_batch_64_are_read_too(tmp_path):
+    # real runs: no zero_grad under Adam (the summed gradient's norm creeps, +-2 %, 0.5 % point to point);
+    # batch size 2 (its loss scatters 1.8x its level); label-sorted data at batch 64 (the epoch's
+    # saw-tooth fades as every block is learned)
+    from tests.torch_runs import cluster_step_log  # noqa: PLC0415
+
+    for log, kind, cause in ((cluster_step_log(zero_grad=False, adam=True), "grad_pinned", "missing_zero_grad"),
+                             (cluster_step_log(epochs=2, every=1, batch=2), "loss_per_sample_noise", "batch_size_too_small"),
+                             (cluster_step_log(epochs=5, sorted_by_class=True, every=1, batch=64), "sawtooth_epoch",
+                              "data_not_shuffled")):
+        (tmp_path / "train.log").write_text(log)
+        assert kind in {s.kind for s in analyze(ingest([str(tmp_path)]))}, kind
+        d = diagnose([str(tmp_path)], [])
+        assert d.hypotheses[0].id == cause and d.status == "needs_more_data", (cause, d.hypotheses[:2])
