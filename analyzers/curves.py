@@ -282,7 +282,7 @@ def _counted_nonfinite(run: Run, q: Quoter) -> list[Signal]:
 # value, (most) layers getting no gradient at all (the head alone learns).
 NOT_HEALTHY_BESIDE = frozenset({"loss_huge_at_start", "train_acc_capped", "val_gap_from_start", "grad_zero",
                                 "grad_zero_below_head", "grad_died", "memorized_after_plateau",
-                                "memorizing_from_start"})
+                                "memorizing_from_start", "train_acc_falls", "collapsed_to_chance", "grad_pinned"})
 
 
 def without_healthy(signals: list[Signal], beside: frozenset[str] | set[str] = NOT_HEALTHY_BESIDE) -> list[Signal]:
@@ -721,22 +721,25 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
     chance = _chance_level(run)
     # (the medians first: a loss off the floor, every real curve, costs no pass over its points)
     at_floor = abs(start) <= FLOOR_LOSS and abs(end_lvl) <= FLOOR_LOSS and not (np.abs(pre) > FLOOR_LOSS).any()
-    from_i = 0
-    if t0 and n - t0 >= 10 and rel_drop >= NO_LEARNING_DROP and not at_floor:
+    from_i, k0 = 0, None
+    if t0 and n - t0 >= 6 and rel_drop >= NO_LEARNING_DROP and not at_floor:
         # a first epoch far above the rest (a bad init's or an lr's first step), then at chance from
         # there on: the fall was the transient's, not learning (Adam lr 0.2: 5.27, 1.57, then 1.39 +-
         # 0.02 at ln 4)
         s0 = _seg_median(pre[t0:], 0, 1.0)      # its level after the transient (a step or two may still settle)
-        k0 = _num_classes(run) or _implied_classes(end_lvl)
+        k0 = _num_classes(run) or next((c for c in CHANCE_CLASSES                # (a noisy level: 3 %)
+                                        if abs(s0 - math.log(c)) <= MEMORIZE_CHANCE_TOL * math.log(c)), None)
         c0 = chance if chance is not None else (math.log(k0) if k0 else None)
         if c0 and abs(s0 - end_lvl) < NO_LEARNING_DROP * abs(s0) and abs(end_lvl - c0) < 0.05 * c0:
             rel_drop, from_i = (s0 - end_lvl) / (abs(s0) + 1e-8), t0
+        else:
+            k0 = None
     if at_floor:
         pass
     elif abs(rel_drop) < NO_LEARNING_DROP and n >= 10:
         k = _num_classes(run)
-        if chance is None and (k := _implied_classes(end_lvl)) is not None:
-            chance = math.log(k)
+        if chance is None and (k := k0 or _implied_classes(end_lvl)) is not None:
+            chance = math.log(k)       # (k0: the level after a transient, read within 3 % of ln K)
         near = chance is not None and abs(end_lvl - chance) / chance < 0.05
         txt = (f"{s.name} stays at {_fmt(end_lvl)} from step {int(s.steps[from_i])} to {int(s.steps[n-1])} "
                f"(changes {rel_drop*100:+.1f}%)" + (f"; ln({k}) = {chance:.3f} is chance" if near else "")
@@ -1316,8 +1319,8 @@ def _val_started_with_train(ts: np.ndarray, tv: np.ndarray, va: Series, vi: np.n
 
 def _memorizing_from_start(tv: np.ndarray, va: Series, vi: np.ndarray, vv: np.ndarray, chance: float | None,
                            q: Quoter) -> list[Signal]:
-    """memorizing_from_start: validation never better than its first evaluation and rising by a
-    quarter of the training loss's fall or more, while the training loss, from the chance level ln K
+    """memorizing_from_start: validation never better than its first evaluation and ending no more than
+    a tenth of the training loss's fall below it, while the training loss, from the chance level ln K
     (within MEMORIZE_CHANCE_TOL of it, K from num_classes or a usual count), falls steadily (lower at
     CREEP_SHARE of its points) and not front-loaded (its first third holds at most MEMORIZE_FRONT of the
     fall: a line, or a curve that speeds up). That is how a model fits targets not paired with their
@@ -1328,14 +1331,14 @@ def _memorizing_from_start(tv: np.ndarray, va: Series, vi: np.ndarray, vv: np.nd
         return []
     fall = float(tv[0] - tv[-1])
     first, v_end = float(vv[0]), float(np.median(vv[-max(1, len(vv) // 5):]))
-    if fall <= 0 or v_end - first < 0.25 * fall or float(tv[0] - tv[n // 3]) > MEMORIZE_FRONT * fall:
-        return []
+    if fall <= 0 or v_end - first < -0.1 * fall or float(tv[0] - tv[n // 3]) > MEMORIZE_FRONT * fall:
+        return []     # (validation that follows training down, even a tenth of the way, learned something)
     levels = [chance] if chance is not None else [math.log(k) for k in CHANCE_CLASSES]
     if not any(abs(float(tv[0]) - c) <= MEMORIZE_CHANCE_TOL * c for c in levels):
         return []                        # learned something in its first epoch: not a start from chance
     if float(np.mean(np.diff(tv) < 0)) < CREEP_SHARE:
         return []
-    txt = (f"val_loss rises from {_fmt(first)} at its first evaluation (step {int(va.steps[vi[0]])}) to {_fmt(v_end)} "
+    txt = (f"val_loss goes from {_fmt(first)} at its first evaluation (step {int(va.steps[vi[0]])}) to {_fmt(v_end)} "
            f"while train loss falls steadily from chance, as fast late as early ({_fmt(float(tv[0]))} -> "
            f"{_fmt(float(tv[-1]))}): memorising, not learning")
     return [Signal("memorizing_from_start", 0.7, txt,
@@ -1548,6 +1551,11 @@ def _val_vs_train(run: Run, q: Quoter) -> list[Signal]:
     return out
 
 
+# A train accuracy whose last third sits this far (or the flat band, if wider) below its best earlier
+# level falls.
+ACC_FALL_FROM_BEST = 0.1
+
+
 def _accuracy_signals(run: Run, q: Quoter) -> list[Signal]:
     """train_acc_capped: train accuracy flat well below 100 % (and well above chance) through the
     last third, level with the middle third, with the train loss flooring far from 0. Or
@@ -1570,13 +1578,23 @@ def _accuracy_signals(run: Run, q: Quoter) -> list[Signal]:
     # per-batch accuracy is noisy: "flat" allows three standard errors of a third's median
     sigma = 1.4826 * float(np.median(np.abs(np.diff(v) - np.median(np.diff(v))))) / math.sqrt(2)
     tol = max(TRAIN_ACC_FLAT, 3 * 1.2533 * sigma / math.sqrt(max(2, n // 3)))
-    if mid3 - last3 > tol and mid3 >= floor_acc:
-        txt = (f"train accuracy falls from {mid3:.3f} in the middle third of the run to {last3:.3f} in the last "
-               "third: training undoes what it learned (steps too large to settle, or an lr that grows)")
-        return [Signal("train_acc_falls", 0.6, txt, [q.ev(a, int(fi[n // 3 + int(np.argmax(v[n // 3: 2 * n // 3]))]),
-                                                          "train accuracy at its best in the middle third"),
+    # its best level before the last third: the highest median of blocks of 3+ points (a thirtieth of
+    # them: one lucky batch is no level, and a long per-step series costs one partition)
+    head = v[: n - max(2, n // 3)]
+    b = max(3, len(head) // 30)
+    if len(head) >= b:
+        meds = np.median(head[: len(head) // b * b].reshape(-1, b), axis=1)
+        best_i, best = int(np.argmax(meds)) * b + b // 2, float(np.max(meds))
+        # the highest of m block medians of noise alone sits ~sqrt(2 ln m) standard errors up
+        by_chance = 1.2533 * sigma / math.sqrt(b) * math.sqrt(2 * math.log(max(2, len(meds))))
+    else:
+        best_i, best, by_chance = 0, mid3, 0.0
+    if (mid3 - last3 > tol or best - last3 > max(tol, ACC_FALL_FROM_BEST, by_chance)) and max(mid3, best) >= floor_acc:
+        txt = (f"train accuracy falls from {best:.3f} (step {int(a.steps[fi[best_i]])}) to {last3:.3f} in the last third "
+               "of the run: training undoes what it learned (steps too large to settle, or an lr that grows)")
+        return [Signal("train_acc_falls", 0.6, txt, [q.ev(a, int(fi[best_i]), "train accuracy at its best"),
                                                      q.ev(a, int(fi[-1]), "train accuracy at the end")],
-                       {"middle": mid3, "level": last3})]
+                       {"middle": mid3, "best": best, "level": last3})]
     if not (floor_acc <= last3 <= TRAIN_ACC_CAP) or last3 - mid3 > tol:
         return []                         # still climbing: not a cap
     loss = run.metric("loss")
@@ -1662,13 +1680,14 @@ def _memorized_after_plateau(run: Run, q: Quoter) -> list[Signal]:
 # ---------------------------------------------------------------- gradients
 
 # grad_pinned: the last third of the grad norm (GRAD_PIN_POINTS points at least) moving by at most
-# GRAD_PIN_SHARE of its level from one logged point to the next (median) and spanning at most
-# GRAD_PIN_SPREAD, at GRAD_PIN_GROWTH times its early level or more. A gradient computed afresh for
-# each batch varies by tens of percent from batch to batch; a sum that is never zeroed barely moves
-# once the new batches' gradients are small beside it (real runs without zero_grad: momentum SGD
-# 2.8 -> 1539.5 +- 0.04 %; Adam 3 -> ~105, +-2 % and 0.5 % from point to point).
+# GRAD_PIN_SHARE of its level from one logged point to the next at GRAD_PIN_STILL of its steps or more,
+# at GRAD_PIN_GROWTH times its early level or more. A gradient computed afresh for each batch varies by
+# tens of percent from batch to batch; a sum that is never zeroed barely moves once the new batches'
+# gradients are small beside it, and climbs in a stair where one batch's gradient is large (real runs
+# without zero_grad: momentum SGD 2.8 -> 1539.5 +- 0.04 %; Adam 3 -> ~105, 0.5 % from point to
+# point; logged every 5 steps: flat at 142, 296, then 1539, with a jump between).
 GRAD_PIN_SHARE = 0.01
-GRAD_PIN_SPREAD = 0.1
+GRAD_PIN_STILL = 0.75
 GRAD_PIN_POINTS = 10
 GRAD_PIN_GROWTH = 3.0
 
@@ -1679,12 +1698,12 @@ def _grad_pinned(g: Series, fv: np.ndarray, fi: np.ndarray, early: float, q: Quo
     if len(fv) < m + 5:
         return []
     tail = fv[-m:]
-    lo, hi = float(np.min(tail)), float(np.max(tail))
-    if not lo > GRAD_PIN_GROWTH * abs(early) or hi - lo > GRAD_PIN_SPREAD * lo:
-        return []     # (min and max first: a grad norm that moves, every real one, costs no median)
-    med = float(np.median(tail))
-    if float(np.median(np.abs(np.diff(tail)))) > GRAD_PIN_SHARE * med:
+    if not float(np.min(tail)) > GRAD_PIN_GROWTH * abs(early):
         return []
+    still = np.abs(np.diff(tail)) <= GRAD_PIN_SHARE * np.abs(tail[1:])
+    if float(np.mean(still)) < GRAD_PIN_STILL:
+        return []
+    med = float(np.median(tail))
     mant = med / 10.0 ** math.floor(math.log10(med))
     if any(abs(mant - r) <= 0.002 * r for r in (1.0, 2.0, 2.5, 5.0, 10.0)):
         return []     # pinned at a round value (1.0, 0.5, 5): a clipping threshold, logged after the clip

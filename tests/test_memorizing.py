@@ -159,3 +159,26 @@ def test_the_same_failures_under_adam_at_batch_2_and_at_batch_64_are_read_too(tm
         assert kind in {s.kind for s in analyze(ingest([str(tmp_path)]))}, kind
         d = diagnose([str(tmp_path)], [])
         assert d.hypotheses[0].id == cause and d.status == "needs_more_data", (cause, d.hypotheses[:2])
+
+
+def test_a_third_set_of_runs_is_read_at_shorter_and_sparser_logging(tmp_path):
+    # real runs (benchmarks/torch_scenarios.py's third set): a 10-epoch collapse (Adam lr 0.5), a train
+    # accuracy that peaks in the first third and falls back (Adam lr 0.15, three hidden layers), a
+    # never-zeroed gradient logged every 5 steps (its norm climbs in stairs), and targets shuffled apart
+    # from 2,048 inputs at Adam 3e-4 (validation flat while training creeps down from ln 4)
+    from tests.torch_runs import cluster_step_log  # noqa: PLC0415
+
+    for files, kind, causes in (
+            ({"history.json": json.dumps(cluster_history(0.5, False, epochs=10))}, "collapsed_to_chance",
+             {"dead_relu", "lr_too_high"}),
+            ({"history.json": json.dumps(cluster_history(0.15, False, epochs=20, hidden=3))}, "train_acc_falls",
+             {"lr_too_high"}),
+            ({"train.log": cluster_step_log(zero_grad=False, epochs=5, every=5)}, "grad_pinned", {"missing_zero_grad"}),
+            ({"history.json": json.dumps(cluster_history(3e-4, True, n=2048, epochs=25))}, "memorizing_from_start",
+             {"label_misalignment"})):
+        for old in tmp_path.iterdir():
+            old.unlink()
+        for name, text in files.items():
+            (tmp_path / name).write_text(text)
+        assert kind in {s.kind for s in analyze(ingest([str(tmp_path)]))}, kind
+        assert diagnose([str(tmp_path)], []).hypotheses[0].id in causes, kind
