@@ -8,7 +8,8 @@ log, a config line), and runs `diagnose` on that folder. Reported like benchmark
 top-1, top-3, p80 / n80, Brier, false alarms on the healthy runs. Part "torch-runs" holds the runs the
 stop-41 detectors were written against (in-sample); "torch-runs-variants" the same failures at other
 sizes, rates and optimizers (first look 0.500 top-1; then used to widen the detectors: in-sample since);
-"torch-runs-variants-2" a third set written after that and not tuned on. About a minute.
+"torch-runs-variants-2" a third set (first look 0.556; then used: in-sample since); "torch-runs-variants-3"
+other data and files (TensorBoard, Lightning CSV), not tuned on. About a minute.
 """
 from __future__ import annotations
 
@@ -32,6 +33,39 @@ def _history(**kw):
 def _steps(**kw):
     from tests.torch_runs import cluster_step_log  # noqa: PLC0415
     return {"train.log": cluster_step_log(**kw)}
+
+
+_TAGS = {"loss": "train/loss", "grad_norm": "train/grad_norm", "val_loss": "val/loss", "val_acc": "val/acc"}
+
+
+def _tensorboard(**kw):
+    """The step log's values as TensorBoard scalars (train/loss, train/grad_norm, val/loss, val/acc): the
+    files a SummaryWriter leaves, written into the scenario's folder when it is built."""
+    import re  # noqa: PLC0415
+
+    text = _steps(**kw)["train.log"]
+
+    def write(folder: Path) -> None:
+        from torch.utils.tensorboard import SummaryWriter  # noqa: PLC0415
+        w = SummaryWriter(str(folder))
+        for line in text.splitlines():
+            step = int(re.search(r"step (\d+)", line).group(1))
+            for k, v in re.findall(r"(\w+)=([-+\w.]+)", line):
+                if k in _TAGS:
+                    w.add_scalar(_TAGS[k], float(v), step)
+        w.close()
+    return write
+
+
+def _lightning(**kw):
+    """A history as Lightning's CSVLogger writes it (metrics.csv: a train row and a val row per epoch)."""
+    from tests.torch_runs import cluster_history  # noqa: PLC0415
+    h = cluster_history(**kw)
+    rows = ["epoch,step,train_loss_epoch,train_acc_epoch,val_loss,val_acc"]
+    for e in range(len(h["loss"])):
+        rows += [f"{e},{(e + 1) * 16 - 1},{h['loss'][e]},{h['accuracy'][e]},,",
+                 f"{e},{(e + 1) * 16 - 1},,,{h['val_loss'][e]},{h['val_accuracy'][e]}"]
+    return {"metrics.csv": "\n".join(rows) + "\n"}
 
 
 # (name, files, expected cause or None for a healthy run, also acceptable)
@@ -84,6 +118,24 @@ VARIANTS_2 = [
     ("healthy_adam_every_5", lambda: _steps(epochs=8, every=5, adam=True), None, []),
     ("healthy_sgd_batch_16", lambda: _steps(epochs=5, every=1, batch=16), None, []),
 ]
+# A fourth set: other data (seeds 1 and 2) and other files (TensorBoard events, Lightning's metrics.csv),
+# written after the third set's changes and scored once for its first look; nothing was tuned on it.
+VARIANTS_3 = [
+    ("pl_labels_shuffled_seed1", lambda: _lightning(lr=1e-3, shuffled_labels=True, seed=1), "label_misalignment", []),
+    ("pl_adam_lr_1e-5_seed2", lambda: {**_lightning(lr=1e-5, shuffled_labels=False, seed=2),
+                                       "hparams.yaml": "lr: 1.0e-05\noptimizer: adam\n"}, "lr_too_low", []),
+    ("pl_adam_lr_0.3_seed1", lambda: _lightning(lr=0.3, shuffled_labels=False, epochs=15, seed=1), "lr_too_high",
+     ["dead_relu"]),
+    ("pl_overfit_seed2", lambda: _lightning(lr=3e-3, shuffled_labels=False, epochs=40, n=1024, hidden=3, seed=2),
+     "overfitting", []),
+    ("tb_no_zero_grad_seed1", lambda: _tensorboard(zero_grad=False, seed=1), "missing_zero_grad", []),
+    ("tb_sorted_seed2", lambda: _tensorboard(epochs=6, sorted_by_class=True, every=1, seed=2), "data_not_shuffled", []),
+    ("tb_softmax_before_ce_seed1", lambda: _tensorboard(epochs=30, softmax_output=True, adam=True, seed=1),
+     "double_softmax", []),
+    ("tb_batch_size_1_seed2", lambda: _tensorboard(epochs=1, every=1, batch=1, seed=2), "batch_size_too_small", []),
+    ("tb_healthy_seed1", lambda: _tensorboard(epochs=8, adam=True, seed=1), None, []),
+    ("pl_healthy_seed2", lambda: _lightning(lr=1e-3, shuffled_labels=False, epochs=15, n=4096, seed=2), None, []),
+]
 
 
 def main() -> int:
@@ -97,12 +149,16 @@ def main() -> int:
         base = Path(args.keep or tmp)
         rows = []
         for part, scenarios in (("torch-runs", SCENARIOS), ("torch-runs-variants", VARIANTS),
-                                ("torch-runs-variants-2", VARIANTS_2)):
+                                ("torch-runs-variants-2", VARIANTS_2), ("torch-runs-variants-3", VARIANTS_3)):
             for name, files, expected, acceptable in scenarios:
                 folder = base / name
                 folder.mkdir(parents=True, exist_ok=True)
-                for fname, text in files().items():
-                    (folder / fname).write_text(text)
+                made = files()
+                if callable(made):
+                    made(folder)          # event files a writer puts in the folder itself
+                else:
+                    for fname, text in made.items():
+                        (folder / fname).write_text(text)
                 rows.append(_row(part, name, expected or "healthy", acceptable, expected is None,
                                  lambda f=folder: diagnose([str(f)], [])))
         summarise(rows, args.verbose)

@@ -28,32 +28,32 @@ def relu_mlp_steps(kill_at: int | None, steps: int = 12) -> Iterator[tuple[int, 
         opt.step()
 
 
-def _clusters(n: int, spread: float):
+def _clusters(n: int, spread: float, seed: int = 0):
     """(x, y) training and validation samples (n and 512) of four Gaussian clusters in 20 dimensions whose
     centres lie `spread` apart per coordinate (0.35-0.5: overlapping, a Bayes error of 20-30 %); seeds
-    fixed, and torch's global seed set to 0 for what is drawn after."""
+    fixed by `seed`, and torch's global seed set to it for what is drawn after."""
     import torch  # noqa: PLC0415 - torch only for the tests that train
 
-    centres = torch.randn(4, 20, generator=torch.Generator().manual_seed(0)) * spread
+    centres = torch.randn(4, 20, generator=torch.Generator().manual_seed(seed)) * spread
 
-    def sample(count: int, seed: int):
-        g = torch.Generator().manual_seed(seed)
+    def sample(count: int, draw: int):
+        g = torch.Generator().manual_seed(draw)
         y = torch.randint(0, 4, (count,), generator=g)
         return centres[y] + torch.randn(count, 20, generator=g), y
 
-    torch.manual_seed(0)
-    return sample(n, 100), sample(512, 101)
+    torch.manual_seed(seed)
+    return sample(n, 100 + 2 * seed), sample(512, 101 + 2 * seed)
 
 
 def cluster_history(lr: float, shuffled_labels: bool, epochs: int = 30, n: int = 512,
-                    hidden: int = 2) -> dict[str, list[float]]:
+                    hidden: int = 2, seed: int = 0) -> dict[str, list[float]]:
     """A Keras-style history (loss, accuracy, val_loss, val_accuracy per epoch) of a ReLU MLP
     (20 -> 64, `hidden` layers of 64 -> 4) trained with Adam, batch 32, on four overlapping Gaussian clusters, validated
     on 512 fresh samples of the same clusters. shuffled_labels: the training targets are permuted apart
     from their inputs (what a loader that shuffles inputs and targets separately does)."""
     import torch  # noqa: PLC0415 - torch only for the tests that train
 
-    (x, y), (xv, yv) = _clusters(n, 0.35)
+    (x, y), (xv, yv) = _clusters(n, 0.35, seed)
     if shuffled_labels:
         y = y[torch.randperm(n)]
     layers: list = [torch.nn.Linear(20, 64), torch.nn.ReLU()]
@@ -83,7 +83,7 @@ def cluster_history(lr: float, shuffled_labels: bool, epochs: int = 30, n: int =
 
 
 def cluster_step_log(zero_grad: bool = True, epochs: int = 10, sorted_by_class: bool = False, every: int = 10,
-                     softmax_output: bool = False, adam: bool = False, batch: int = 32) -> str:
+                     softmax_output: bool = False, adam: bool = False, batch: int = 32, seed: int = 0) -> str:
     """A text log ("epoch E step S loss=... grad_norm=... lr=..." every 10 steps, val_loss/val_acc
     each epoch) of a ReLU MLP (20 -> 64 -> 64 -> 4) trained with SGD (lr 0.01, momentum 0.9; adam:
     Adam at lr 1e-3), batch 32 (or `batch`), on 2,048 samples of four Gaussian clusters. softmax_output: the model
@@ -92,7 +92,7 @@ def cluster_step_log(zero_grad: bool = True, epochs: int = 10, sorted_by_class: 
     sorted by label and read in that order every epoch (no shuffling). every: the logging interval."""
     import torch  # noqa: PLC0415 - torch only for the tests that train
 
-    (x, y), (xv, yv) = _clusters(2048, 0.5)
+    (x, y), (xv, yv) = _clusters(2048, 0.5, seed)
     if sorted_by_class:
         order = torch.argsort(y)
         x, y = x[order], y[order]
