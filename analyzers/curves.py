@@ -727,8 +727,7 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
         # there on: the fall was the transient's, not learning (Adam lr 0.2: 5.27, 1.57, then 1.39 +-
         # 0.02 at ln 4)
         s0 = _seg_median(pre[t0:], 0, 1.0)      # its level after the transient (a step or two may still settle)
-        k0 = _num_classes(run) or next((c for c in CHANCE_CLASSES                # (a noisy level: 3 %)
-                                        if abs(s0 - math.log(c)) <= MEMORIZE_CHANCE_TOL * math.log(c)), None)
+        k0 = _num_classes(run) or _implied_classes(s0, MEMORIZE_CHANCE_TOL)      # (a noisy level: 3 %)
         c0 = chance if chance is not None else (math.log(k0) if k0 else None)
         if c0 and abs(s0 - end_lvl) < NO_LEARNING_DROP * abs(s0) and abs(end_lvl - c0) < 0.05 * c0:
             rel_drop, from_i = (s0 - end_lvl) / (abs(s0) + 1e-8), t0
@@ -869,8 +868,7 @@ def _softmax_floor(run: Run, s: Series, pre: np.ndarray, end_lvl: float, q: Quot
     the classes. K from num_classes, else from a first logged loss at ln K."""
     k = _num_classes(run)
     if k is None:
-        first = float(pre[0])
-        k = next((c for c in CHANCE_CLASSES if abs(first - math.log(c)) <= FIRST_AT_CHANCE * math.log(c)), None)
+        k = _implied_classes(float(pre[0]), FIRST_AT_CHANCE)
     if k is None:
         return []
     floor = math.log(math.e + k - 1) - 1
@@ -1079,11 +1077,11 @@ CHANCE_CLASSES = (2, 3, 4, 5, 10, 100, 1000)
 CHANCE_LEVEL_TOL = 0.005
 
 
-def _implied_classes(level: float) -> int | None:
-    """K when a loss level sits at ln K for a usual class count K (no num_classes known)."""
+def _implied_classes(level: float, tol: float = CHANCE_LEVEL_TOL) -> int | None:
+    """K when a loss level sits at ln K (within `tol` of it) for a usual class count K (no num_classes known)."""
     if not math.isfinite(level) or level <= 0:
         return None
-    return next((k for k in CHANCE_CLASSES if abs(level - math.log(k)) <= CHANCE_LEVEL_TOL * math.log(k)), None)
+    return next((k for k in CHANCE_CLASSES if abs(level - math.log(k)) <= tol * math.log(k)), None)
 
 
 # A saw-tooth whose period divides the epoch (points logged per epoch / period within 5 % of a whole
@@ -1311,7 +1309,7 @@ def _val_started_with_train(ts: np.ndarray, tv: np.ndarray, va: Series, vi: np.n
     to that evaluation (the median of its last three points then), and not at a chance level ln K (a
     usual K, within 5 %): a validation set the model cannot read sits there however training does."""
     first = float(vv[0])
-    if any(abs(first - math.log(k)) <= 0.05 * math.log(k) for k in CHANCE_CLASSES):
+    if _implied_classes(first, 0.05) is not None:
         return False
     a = int(np.clip(np.searchsorted(ts, va.steps[vi[0]], side="right") - 1, 0, len(ts) - 1))
     return first <= VAL_STARTED_WITH_TRAIN * float(np.median(tv[max(0, a - 2):a + 1]))
@@ -1333,8 +1331,9 @@ def _memorizing_from_start(tv: np.ndarray, va: Series, vi: np.ndarray, vv: np.nd
     first, v_end = float(vv[0]), float(np.median(vv[-max(1, len(vv) // 5):]))
     if fall <= 0 or v_end - first < -0.1 * fall or float(tv[0] - tv[n // 3]) > MEMORIZE_FRONT * fall:
         return []     # (validation that follows training down, even a tenth of the way, learned something)
-    levels = [chance] if chance is not None else [math.log(k) for k in CHANCE_CLASSES]
-    if not any(abs(float(tv[0]) - c) <= MEMORIZE_CHANCE_TOL * c for c in levels):
+    at_chance = (abs(float(tv[0]) - chance) <= MEMORIZE_CHANCE_TOL * chance if chance is not None
+                 else _implied_classes(float(tv[0]), MEMORIZE_CHANCE_TOL) is not None)
+    if not at_chance:
         return []                        # learned something in its first epoch: not a start from chance
     if float(np.mean(np.diff(tv) < 0)) < CREEP_SHARE:
         return []
