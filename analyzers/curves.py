@@ -328,9 +328,30 @@ class Quoter:
             art: TextArtifact | None = self._texts.get(s.source)
             if art is not None:
                 q = art.line(e.line).strip()
+                if len(q) > QUOTE_RECORDS_OVER and "\r" in q:
+                    q = _record_holding(q, s.raw_name, float(s.values[i])) or q
                 if q:
                     e.quote = q[:300]
         return e
+
+
+# A line longer than this that holds carriage returns (a progress bar redirected to a file: every
+# update of an epoch on one line) is quoted by the record that prints the point, not by its start.
+QUOTE_RECORDS_OVER = 300
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf", re.IGNORECASE)
+
+
+def _record_holding(line: str, key: str, value: float) -> str | None:
+    """The first carriage-return record of `line` that names `key` and prints `value` right after it."""
+    for rec in line.split("\r"):
+        at = rec.find(key)
+        m = _NUMBER.search(rec, at + len(key)) if at >= 0 else None
+        if m is None:
+            continue
+        x = float(m.group(0))
+        if (math.isnan(x) and math.isnan(value)) or abs(x - value) <= 1e-9 * max(1.0, abs(value)):
+            return rec.strip()
+    return None
 
 
 def ordered(s: Series) -> Series:

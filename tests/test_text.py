@@ -427,3 +427,22 @@ def test_a_progress_bar_line_of_carriage_return_records_is_read_record_by_record
     ls = sigs["log:loss_scale_overflow"]
     assert ls.evidence[0].line == 2 and ls.evidence[0].quote == msg and ls.data["scale"] == 32768.0
     check_quotes(run, sigs)
+
+
+def test_a_point_on_a_progress_bar_line_is_quoted_by_the_record_that_prints_it(tmp_path):
+    # Keras' bar redirected to a file: an epoch's 300 updates on one line, each ended by a CR; the
+    # loss turns NaN at update 150 of epoch 3. The evidence quotes that record and the one before.
+    from mltdbg.analyzers.analyze import analyze  # noqa: PLC0415
+    from mltdbg.analyzers.ingest import ingest  # noqa: PLC0415
+
+    lines = []
+    for e in range(3):
+        recs = []
+        for i in range(1, 301):
+            loss = "nan" if e == 2 and i >= 150 else f"{1.5 - 0.4 * e - 0.001 * i:.4f}"
+            recs.append(f"{i:3d}/300 [==>...........................] - ETA: 1s - loss: {loss} - accuracy: 0.{500 + i}")
+        lines += [f"Epoch {e + 1}/3", "\r".join(recs)]
+    (tmp_path / "train.log").write_text("\n".join(lines) + "\n")
+    nf = next(s for s in analyze(ingest([str(tmp_path)])) if s.kind == "nonfinite")
+    assert nf.evidence[0].line == 6 and nf.evidence[0].quote.startswith("150/300") and "loss: nan" in nf.evidence[0].quote
+    assert nf.evidence[1].quote.startswith("149/300") and "loss: 0.5510" in nf.evidence[1].quote
