@@ -1263,7 +1263,7 @@ def _train_val(run: Run, tr: Series, va: Series, q: Quoter) -> list[Signal]:
     if imin >= len(v) - 1 or rise < 0.08:
         return []
     if (float(vv[0]) - vmin) / (abs(float(vv[0])) + 1e-8) < VAL_IMPROVED and \
-            not _val_started_with_train(ts, tv, va, vi, vv):
+            not _val_started_with_train(float(vv[0]), _train_before(ts, tv, va.steps[vi[0]])):
         return []        # validation never improved on its first value, far above train: a gap, not overfitting
     # Train loss at the val minimum vs at the end (aligned by step).
     a = int(np.clip(np.searchsorted(ts, va.steps[imin]), 0, len(ts) - 1))
@@ -1295,8 +1295,7 @@ def _val_gap(run: Run, ts: np.ndarray, tv: np.ndarray, va: Series, vi: np.ndarra
     improved = (first - float(np.min(vv))) / (abs(first) + 1e-8)
     if improved >= VAL_IMPROVED or (va.step_is_index and not same_lines):
         return []
-    a = int(np.clip(np.searchsorted(ts, va.steps[vi[0]], side="right") - 1, 0, len(ts) - 1))
-    t_first = float(np.median(tv[max(0, a - 2):a + 1]))
+    t_first = _train_before(ts, tv, va.steps[vi[0]])
     t_end = float(np.median(tv[-max(1, len(tv) // 10):]))
     t_start = float(np.median(tv[: max(1, len(tv) // 20)]))
     chance = _chance_level(run)
@@ -1309,7 +1308,7 @@ def _val_gap(run: Run, ts: np.ndarray, tv: np.ndarray, va: Series, vi: np.ndarra
     # begin level with training: a first evaluation as good as training's, worsening from there, is
     # overfitting from the first epoch on, read by _train_val)
     flat = float(np.min(vv[1:])) >= first * (1 - VAL_IMPROVED) and (t_start - t_end) / (abs(t_start) + 1e-8) >= 0.5 \
-        and not _val_started_with_train(ts, tv, va, vi, vv)
+        and not _val_started_with_train(first, t_first)
     if not (near_chance or wide or flat):
         return []
     txt = (f"val_loss is {_fmt(first)} at its first evaluation (step {int(va.steps[vi[0]])}) and never improves"
@@ -1325,15 +1324,17 @@ def _val_gap(run: Run, ts: np.ndarray, tv: np.ndarray, va: Series, vi: np.ndarra
 VAL_STARTED_WITH_TRAIN = 1.3
 
 
-def _val_started_with_train(ts: np.ndarray, tv: np.ndarray, va: Series, vi: np.ndarray, vv: np.ndarray) -> bool:
+def _train_before(ts: np.ndarray, tv: np.ndarray, step) -> float:
+    """The training loss logged up to `step`: the median of its last three points then."""
+    a = int(np.clip(np.searchsorted(ts, step, side="right") - 1, 0, len(ts) - 1))
+    return float(np.median(tv[max(0, a - 2):a + 1]))
+
+
+def _val_started_with_train(first: float, t_first: float) -> bool:
     """Whether validation's first value is within VAL_STARTED_WITH_TRAIN of the training loss logged up
-    to that evaluation (the median of its last three points then), and not at a chance level ln K (a
-    usual K, within 5 %): a validation set the model cannot read sits there however training does."""
-    first = float(vv[0])
-    if _implied_classes(first, 0.05) is not None:
-        return False
-    a = int(np.clip(np.searchsorted(ts, va.steps[vi[0]], side="right") - 1, 0, len(ts) - 1))
-    return first <= VAL_STARTED_WITH_TRAIN * float(np.median(tv[max(0, a - 2):a + 1]))
+    to that evaluation (`t_first`, _train_before), and not at a chance level ln K (a usual K, within
+    5 %): a validation set the model cannot read sits there however training does."""
+    return _implied_classes(first, 0.05) is None and first <= VAL_STARTED_WITH_TRAIN * t_first
 
 
 def _memorizing_from_start(tv: np.ndarray, va: Series, vi: np.ndarray, vv: np.ndarray, chance: float | None,
