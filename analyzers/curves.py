@@ -1367,6 +1367,15 @@ def _memorizing_from_start(tv: np.ndarray, va: Series, vi: np.ndarray, vv: np.nd
                    {"first_val": first, "train_end": float(tv[-1]), "chance": chance})]
 
 
+def _accuracies(run: Run, n_train: int = 3, n_val: int = 3) -> tuple[Series, Series] | None:
+    """The train and validation accuracy series in step order, when both are logged (as two series)
+    with n_train and n_val points at least."""
+    acc, vacc = run.metric("accuracy"), run.metric("val_accuracy")
+    if acc is None or vacc is None or acc is vacc or len(acc) < n_train or len(vacc) < n_val:
+        return None
+    return ordered(acc), ordered(vacc)
+
+
 def _percent_scale(*values: np.ndarray) -> float:
     """100 when accuracies are printed in percent (a value above 1.5 in any of the arrays), else 1:
     what to divide them by for a 0-1 scale. NaNs are ignored; each array holds a finite value."""
@@ -1377,10 +1386,10 @@ def _val_acc_gap(run: Run, q: Quoter) -> list[Signal]:
     """val_gap_from_start read from accuracies (a run that prints accuracy and no val_loss, as Keras
     and many posts do): validation accuracy never improves on its first evaluation while train
     accuracy climbs, and sits near chance (1/K) or far below train from the start."""
-    acc, vacc = run.metric("accuracy"), run.metric("val_accuracy")
-    if acc is None or vacc is None or acc is vacc or len(acc) < 3 or len(vacc) < 3:
+    pair = _accuracies(run)
+    if pair is None:
         return []
-    tr, va = ordered(acc), ordered(vacc)
+    tr, va = pair
     vi = np.flatnonzero(np.isfinite(va.values))
     if len(vi) < 3:
         return []
@@ -1420,10 +1429,10 @@ def _val_at_chance(run: Run, q: Quoter) -> list[Signal]:
     class order) score exactly this; a val set from another distribution still transfers something.
     K: the configured class count, else a usual count of ten or more whose 1/K the validation accuracy
     sits at (VAL_CHANCE_MATCH)."""
-    acc, vacc = run.metric("accuracy"), run.metric("val_accuracy")
-    if acc is None or vacc is None or acc is vacc or len(acc) < 3 or len(vacc) < 3:
+    pair = _accuracies(run)
+    if pair is None:
         return []
-    tr, va = ordered(acc), ordered(vacc)
+    tr, va = pair
     t, v = tr.values[np.isfinite(tr.values)], va.values[np.isfinite(va.values)]
     if len(t) < 3 or len(v) < 3:
         return []
@@ -1644,10 +1653,10 @@ def _memorized_after_plateau(run: Run, q: Quoter) -> list[Signal]:
     share is learned first, the wrong labels are memorised later, and memorising them costs validation.
     Overfitting on clean labels climbs without the long stop; a step-decayed lr makes the second rise
     too, but validation improves there (and a logged lr drop at the climb's start rules it out)."""
-    acc, vacc = run.metric("accuracy"), run.metric("val_accuracy")
-    if acc is None or vacc is None or len(acc) < 10 or len(vacc) < 5:
+    pair = _accuracies(run, 10, 5)
+    if pair is None:
         return []
-    a, va = ordered(acc), ordered(vacc)
+    a, va = pair
     fi = np.flatnonzero(np.isfinite(a.values))
     if len(fi) < 10:
         return []
