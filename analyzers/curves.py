@@ -8,6 +8,7 @@ Thresholds are named below with where they come from.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 import re
 import warnings
 from concurrent.futures import ThreadPoolExecutor
@@ -204,15 +205,12 @@ def _curve_signals(run: Run) -> list[Signal]:
         out += _loss_scale(ordered(ls), quote)
     out += _timing(run, quote)
     out += _dead_units(run, quote)
-    if any(x.kind == "collapsed_to_chance" for x in out):
-        # the huge first loss is the collapse's own start, read there with every cause it can have
-        # (the first updates of a too-large lr blow a model up as a wrong-scale init does; an epoch's
-        # mean is no init's loss)
-        out = [x for x in out if x.kind != "loss_huge_at_start"]
-    if any(x.kind == "sawtooth_epoch" and x.data.get("aligned") for x in out):
-        out = [x for x in out if x.kind != "loss_reset"]   # a jump back each epoch is the data order's block
-    if any(x.kind == "loss_reset" for x in out):     # the rise back to the start is the reset, not a divergence
-        out = [x for x in out if x.kind != "divergence"]
+    # Readings of the same points by a more specific signal: the huge first loss is a collapse's own start
+    # (an epoch's mean, no init's loss); a jump back each epoch is the data order's first block; the
+    # rise back to the start is the reset, not a divergence.
+    out = without(out, "loss_huge_at_start", {"collapsed_to_chance"})
+    out = without(out, "loss_reset", lambda x: x.kind == "sawtooth_epoch" and bool(x.data.get("aligned")))
+    out = without(out, "divergence", {"loss_reset"})
     return without_healthy(out)
 
 
@@ -285,11 +283,18 @@ NOT_HEALTHY_BESIDE = frozenset({"loss_huge_at_start", "train_acc_capped", "val_g
                                 "memorizing_from_start", "train_acc_falls", "collapsed_to_chance", "grad_pinned"})
 
 
+def without(signals: list[Signal], kind: str, beside: frozenset[str] | set[str] | Callable[[Signal], bool]) -> list[Signal]:
+    """`signals` without those of `kind` when a signal that `beside` names (a set of kinds, or a test
+    of a signal) is among them."""
+    test = beside if callable(beside) else (lambda x: x.kind in beside)
+    if any(test(x) for x in signals):
+        return [x for x in signals if x.kind != kind]
+    return signals
+
+
 def without_healthy(signals: list[Signal], beside: frozenset[str] | set[str] = NOT_HEALTHY_BESIDE) -> list[Signal]:
     """`signals` without "healthy" when a signal of a kind in `beside` is among them."""
-    if any(x.kind in beside for x in signals):
-        return [x for x in signals if x.kind != "healthy"]
-    return signals
+    return without(signals, "healthy", beside)
 
 
 # ---------------------------------------------------------------- helpers
@@ -821,10 +826,8 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
 
 
     out += _noisy(s, pre, q)
-    saw = _sawtooth(run, s, pre, q)
-    if saw:
-        # the back-and-forth is the period's (batches ordered by class or source), not steps too large
-        out = [x for x in out if x.kind != "oscillation"] + saw
+    # the back-and-forth of a saw-tooth is its period's (batches ordered by class or source), not steps too large
+    out = without(out + _sawtooth(run, s, pre, q), "oscillation", {"sawtooth_epoch"})
     if not len(bad) and rel_drop > 0.3 and not any(x.kind in ("divergence", "oscillation", "plateau", "sawtooth_epoch") for x in out):
         txt = f"{s.name} falls {rel_drop*100:.0f}% from {_fmt(start)} to {_fmt(end_lvl)}"
         out.append(Signal("healthy", min(1.0, rel_drop / 0.6), txt,
