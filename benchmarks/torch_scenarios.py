@@ -137,6 +137,46 @@ VARIANTS_3 = [
     ("pl_healthy_seed2", lambda: _lightning(lr=1e-3, shuffled_labels=False, epochs=15, n=4096, seed=2), None, []),
 ]
 
+# A fifth set: failure kinds the sets above do not hold (init, dead units, frozen layers, saturating depth,
+# noisy or leaked labels, raw inputs, schedules, weight decay, NaN data, and the errors torch raises), in
+# three logging styles (key=value, a Trainer's dict lines, "Epoch 1/6 | Step 10 | Loss: ..."), some with
+# the snippet or config a user posts beside the log. First look in the stop-42 note.
+
+
+def _faults(fault: str, style: str = "kv", **extra: str):
+    from tests.torch_runs import fault_step_log  # noqa: PLC0415
+    return {"train.log": fault_step_log(fault, style=style), **extra}
+
+
+FAULT_KINDS = [
+    ("bad_init_std3", lambda: _faults("bad_init"), "bad_initialization", ["exploding_gradients"]),
+    ("dead_bias_hf", lambda: _faults("dead_bias", "hf"), "dead_relu", ["bad_initialization"]),
+    ("frozen_body_pipe", lambda: _faults("frozen_body", "pipe", **{"train_snippet.py": (
+        "for layer in list(model)[:-1]:\n    for p in layer.parameters():\n        p.requires_grad = False\n"
+        "opt = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=0.01, momentum=0.9)\n")}),
+     "frozen_parameters", []),
+    ("deep_sigmoid_config", lambda: _faults("deep_sigmoid", **{"config.yaml": (
+        "model:\n  hidden_size: 64\n  num_layers: 8\n  activation: sigmoid\noptimizer:\n  name: sgd\n  lr: 0.01\n"
+        "  momentum: 0.9\n")}), "vanishing_gradients", []),
+    ("label_noise_45_hf", lambda: _faults("label_noise", "hf"), "label_noise", []),
+    ("raw_inputs_pipe", lambda: _faults("raw_inputs", "pipe"), "unnormalized_inputs", ["dead_relu"]),
+    ("val_is_train", lambda: _faults("val_is_train"), "data_leakage", []),
+    ("steplr_per_batch_hf", lambda: _faults("steplr_per_batch", "hf"), "lr_schedule_bug", []),
+    ("weight_decay_5", lambda: _faults("huge_weight_decay", **{"config.yaml": (
+        "optimizer: sgd\nlr: 0.01\nmomentum: 0.9\nweight_decay: 5.0\nbatch_size: 32\n")}), "optimizer_misconfigured",
+     []),
+    ("nan_in_one_sample", lambda: _faults("nan_input"), "nan_in_data", []),
+    ("labels_1_to_4", lambda: _faults("labels_from_1"), "label_out_of_range", []),
+    ("log_of_softmax_pipe", lambda: _faults("log_softmax_by_hand", "pipe", **{"loss_snippet.py": (
+        "logits = model(x) * 40\nloss = F.nll_loss(torch.log(torch.softmax(logits, dim=1)), y)\n")}),
+     "numerical_instability", []),
+    ("float_targets", lambda: _faults("float_targets", "hf"), "dtype_mismatch", []),
+    ("batchnorm_batch_of_1", lambda: _faults("batchnorm_last_batch_1", "pipe"), "zero_variance_statistic", []),
+    ("mse_broadcast", lambda: _faults("mse_shape"), "shape_mismatch", []),
+    ("healthy_hf", lambda: _faults("none", "hf"), None, []),
+    ("healthy_pipe", lambda: _faults("none", "pipe"), None, []),
+]
+
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -149,7 +189,8 @@ def main() -> int:
         base = Path(args.keep or tmp)
         rows = []
         for part, scenarios in (("torch-runs", SCENARIOS), ("torch-runs-variants", VARIANTS),
-                                ("torch-runs-variants-2", VARIANTS_2), ("torch-runs-variants-3", VARIANTS_3)):
+                                ("torch-runs-variants-2", VARIANTS_2), ("torch-runs-variants-3", VARIANTS_3),
+                                ("torch-runs-faults", FAULT_KINDS)):
             for name, files, expected, acceptable in scenarios:
                 folder = base / name
                 folder.mkdir(parents=True, exist_ok=True)

@@ -119,3 +119,136 @@ def cluster_step_log(zero_grad: bool = True, epochs: int = 10, sorted_by_class: 
         lines.append(f"epoch {epoch} step {step} val_loss={ce(out, yv).item():.4f} "
                      f"val_acc={(out.argmax(1) == yv).float().mean().item():.4f}")
     return "\n".join(lines) + "\n"
+
+
+# Faults that fault_step_log can build into the cluster run, each a few lines of what users get wrong.
+FAULTS = ("none", "bad_init", "dead_bias", "frozen_body", "deep_sigmoid", "label_noise", "raw_inputs",
+          "val_is_train", "steplr_per_batch", "huge_weight_decay", "nan_input", "labels_from_1", "log_softmax_by_hand",
+          "float_targets", "batchnorm_last_batch_1", "mse_shape")
+
+
+def _log_line(style: str, epoch: int, epochs: int, step: int, vals: dict) -> str:
+    """One training or validation record in a logging style users write: 'kv' (key=value), 'hf' (a
+    Trainer's dict line), 'pipe' ("Epoch 1/10 | Step 20 | Loss: 0.51 | Grad Norm: ...")."""
+    if style == "kv":
+        return f"epoch {epoch} step {step} " + " ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+                                                       for k, v in vals.items())
+    if style == "hf":
+        names = {"loss": "loss", "grad_norm": "grad_norm", "lr": "learning_rate", "val_loss": "eval_loss",
+                 "val_acc": "eval_accuracy"}
+        d = {names[k]: round(v, 4) if k != "lr" else v for k, v in vals.items()}
+        return str({**d, "epoch": round(epoch + (step % 64) / 64, 2) if "loss" in vals else float(epoch + 1)})
+    names = {"loss": "Loss", "grad_norm": "Grad Norm", "lr": "LR", "val_loss": "Validation Loss",
+             "val_acc": "Validation Accuracy"}
+    parts = [f"Epoch {epoch + 1}/{epochs}"] + ([f"Step {step}"] if "loss" in vals else [])
+    for k, v in vals.items():
+        parts.append(f"{names[k]}: {v * 100:.2f}%" if k == "val_acc" else
+                     f"{names[k]}: {v:.2e}" if k == "lr" else f"{names[k]}: {v:.4f}")
+    return " | ".join(parts)
+
+
+def fault_step_log(fault: str, epochs: int = 6, every: int = 10, style: str = "kv", seed: int = 0,
+                   adam: bool = False) -> str:
+    """A per-step log of the cluster MLP (20 -> 64 -> 64 -> 4, SGD lr 0.01 momentum 0.9, or Adam 1e-3;
+    batch 32; 2,048 training samples) with one fault of FAULTS built in. When the fault makes torch
+    raise, the log ends with the traceback that torch printed, as a user's terminal shows it.
+    none: a healthy run. bad_init: weights drawn with std 3. dead_bias: the hidden biases start at -20
+    (no ReLU fires). frozen_body: every layer but the last has requires_grad False. deep_sigmoid:
+    eight 64-wide sigmoid layers. label_noise: 45 % of the training labels drawn at random. raw_inputs:
+    the inputs scaled by 500 and shifted by 1000 (never normalized). val_is_train: validation on 512
+    training samples. steplr_per_batch: StepLR(step_size=30, gamma=0.5) stepped every batch.
+    huge_weight_decay: weight_decay=5.0. nan_input: one NaN feature in the training set.
+    labels_from_1: targets 1..4 for a 4-way head. log_softmax_by_hand: log(softmax(z) ) with the logits
+    scaled up. float_targets: class targets as floats. batchnorm_last_batch_1: a
+    BatchNorm1d model whose last batch holds one sample. mse_shape: MSELoss of (N, 1) outputs against
+    (N,) targets."""
+    import traceback  # noqa: PLC0415
+    import warnings  # noqa: PLC0415
+    import torch  # noqa: PLC0415 - torch only for the tests that train
+
+    assert fault in FAULTS, fault
+    nn, F = torch.nn, torch.nn.functional
+    n = 2049 if fault == "batchnorm_last_batch_1" else 2048
+    (x, y), (xv, yv) = _clusters(n, 0.5, seed)
+    if fault == "label_noise":
+        flip = torch.rand(n) < 0.45
+        y = torch.where(flip, torch.randint(0, 4, (n,)), y)
+    if fault == "raw_inputs":
+        x, xv = x * 500 + 1000, xv * 500 + 1000
+    if fault == "val_is_train":
+        xv, yv = x[:512], y[:512]
+    if fault == "nan_input":
+        x = x.clone()
+        x[1500, 3] = float("nan")
+    if fault == "labels_from_1":
+        y, yv = y + 1, yv + 1
+    width, depth = 64, 8 if fault == "deep_sigmoid" else 2
+    act = nn.Sigmoid if fault == "deep_sigmoid" else nn.ReLU
+    layers: list = []
+    for i in range(depth):
+        layers += [nn.Linear(20 if i == 0 else width, width),
+                   *([nn.BatchNorm1d(width)] if fault == "batchnorm_last_batch_1" else []), act()]
+    model = nn.Sequential(*layers, nn.Linear(width, 1 if fault == "mse_shape" else 4))
+    if fault == "bad_init":
+        for p in model.parameters():
+            nn.init.normal_(p, std=3.0)
+    if fault == "dead_bias":
+        for m in list(model)[:-1]:
+            if isinstance(m, nn.Linear):
+                nn.init.constant_(m.bias, -20.0)
+    if fault == "frozen_body":
+        for m in list(model)[:-1]:
+            for p in m.parameters():
+                p.requires_grad = False
+    lr = 1e-3 if adam else 0.01
+    wd = 5.0 if fault == "huge_weight_decay" else 0.0
+    params = [p for p in model.parameters() if p.requires_grad]
+    opt = (torch.optim.Adam(params, lr=lr, weight_decay=wd) if adam else
+           torch.optim.SGD(params, lr=lr, momentum=0.9, weight_decay=wd))
+    sched = torch.optim.lr_scheduler.StepLR(opt, step_size=30, gamma=0.5) if fault == "steplr_per_batch" else None
+
+    def loss_of(out, yb):
+        if fault == "log_softmax_by_hand":
+            return F.nll_loss(torch.log(torch.softmax(out * 40, dim=1)), yb)
+        if fault == "float_targets":
+            return F.cross_entropy(out, yb.float())
+        if fault == "mse_shape":
+            return F.mse_loss(out, yb.float())
+        return F.cross_entropy(out, yb)
+
+    lines, step, shown = [], 0, set()
+    caught = warnings.catch_warnings(record=True)
+    heard = caught.__enter__()
+    warnings.simplefilter("always")
+    try:
+        for epoch in range(epochs):
+            model.train()
+            for idx in torch.randperm(len(x)).split(32):
+                opt.zero_grad()
+                loss = loss_of(model(x[idx]), y[idx])
+                loss.backward()
+                norm = torch.nn.utils.clip_grad_norm_(params, float("inf")).item()
+                opt.step()
+                if sched is not None:
+                    sched.step()
+                step += 1
+                for w in heard:   # printed once per place, as Python's default filter does
+                    if (w.filename, w.lineno) not in shown:
+                        shown.add((w.filename, w.lineno))
+                        lines.append(warnings.formatwarning(w.message, w.category, w.filename, w.lineno).rstrip())
+                heard.clear()
+                if step % every == 0:
+                    lines.append(_log_line(style, epoch, epochs, step, {"loss": loss.item(), "grad_norm": norm,
+                                                                        "lr": opt.param_groups[0]["lr"]}))
+            model.eval()
+            with torch.no_grad():
+                out = model(xv)
+                vals = {"val_loss": loss_of(out, yv).item()}
+                if fault != "mse_shape":
+                    vals["val_acc"] = (out.argmax(1) == yv).float().mean().item()
+            lines.append(_log_line(style, epoch, epochs, step, vals))
+    except Exception:  # noqa: BLE001 - the run crashed as the user's did: its traceback ends the log
+        lines.append(traceback.format_exc().rstrip())
+    finally:
+        caught.__exit__(None, None, None)
+    return "\n".join(lines) + "\n"
