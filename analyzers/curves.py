@@ -60,6 +60,8 @@ INIT_LOSS_CHANCE_PLUS = 3.0
 # (a run that also logs accuracy or perplexity, or an "lm"/"nll"/"ce" loss) starting above it
 # did not start from a standard init.
 INIT_LOSS_ABSOLUTE = 13.0
+# A huge first loss that ends this many times lower (below the bar) has recovered.
+HUGE_START_FALL = 20.0
 # Per-step loss noise: median |step-to-step change| over the median level, second half of the
 # run, >= NOISY_MIN_POINTS points. Batch-16..64 runs in the zoo measure 0.004-0.6; batch 1, 1.6.
 NOISY_LOSS_RATIO = 1.0
@@ -209,6 +211,7 @@ def _curve_signals(run: Run) -> list[Signal]:
     # (an epoch's mean, no init's loss); a jump back each epoch is the data order's first block; the
     # rise back to the start is the reset, not a divergence.
     out = without(out, "loss_huge_at_start", {"collapsed_to_chance"})
+    out = without(out, "huge_start_recovers", {"collapsed_to_chance"})
     out = without(out, "loss_reset", lambda x: x.kind == "sawtooth_epoch" and bool(x.data.get("aligned")))
     out = without(out, "divergence", {"loss_reset"})
     return without_healthy(out)
@@ -1013,8 +1016,19 @@ def _huge_start(run: Run, s: Series, q: Quoter) -> list[Signal]:
     if chance is not None and math.isfinite(end) and end > bar:
         txt += f"; still {_fmt(end)} in the second half"
         strength = min(1.0, strength + 0.1)
-    return [Signal("loss_huge_at_start", strength, txt, [q.ev(s, i0, txt)],
-                   {"first": first, "chance": chance, "ratio": first / base, "step": int(s.steps[i0])})]
+    out = [Signal("loss_huge_at_start", strength, txt, [q.ev(s, i0, txt)],
+                  {"first": first, "chance": chance, "ratio": first / base, "step": int(s.steps[i0])})]
+    # ... and then trains: down below the bar (and below chance, where K is known) for good, HUGE_START_FALL times under its start, and still
+    # falling in the second half. A broken scale at the start (the init's, the inputs') that the updates
+    # repair; an lr too high does not settle so.
+    if math.isfinite(end) and end <= bar and first >= HUGE_START_FALL * end and len(later) >= 4 \
+            and (chance is None or end < 0.9 * chance):
+        h = len(later) // 2
+        if float(np.median(later[h:])) <= float(np.median(later[:h])) and float(np.max(later)) <= bar:
+            t2 = f"{s.name} starts at {_fmt(first)} and then trains: {_fmt(end)} in the second half, below {_fmt(bar)}"
+            out.append(Signal("huge_start_recovers", 0.7, t2, [q.ev(s, i0, "first loss")],
+                              {"first": first, "end": end}))
+    return out
 
 
 def _val_nonfinite_only(loss: Series, val: Series, q: Quoter) -> list[Signal]:
@@ -1559,7 +1573,8 @@ def _val_vs_train(run: Run, q: Quoter) -> list[Signal]:
         va = ordered(val)
         vi = np.flatnonzero(np.isfinite(va.values))
         ref = chance if chance is not None else float(np.nanmax(ordered(loss).values[:3]))
-        if len(vi) and ref and math.isfinite(ref) and ref > 0:
+        # a start above any standard init's loss (a broken init, raw inputs) is no scale for "near 0"
+        if len(vi) and ref and math.isfinite(ref) and 0 < ref <= INIT_LOSS_ABSOLUTE:
             vals = va.values[vi]
             tail = float(np.median(vals[-max(1, len(vals) // 3):]))
             if tail < NEAR_ZERO_LOSS_SHARE * ref and tail >= 0:
@@ -1974,6 +1989,10 @@ def _fine_tuning(run: Run) -> bool:
         f.name == "checkpoint" and "model_name_or_path" in (f.quote or "") for f in run.facts)
 
 
+# The share of the logged run by which an lr that fell under 1/1000 of its peak has collapsed.
+LR_COLLAPSE_BY = 0.8
+
+
 def _lr_signals(run: Run, lr: Series | None, q: Quoter) -> list[Signal]:
     out: list[Signal] = []
     opt = _optimizer(run)
@@ -2001,12 +2020,20 @@ def _lr_signals(run: Run, lr: Series | None, q: Quoter) -> list[Signal]:
             if low > 0:
                 txt = f"lr is at most {_fmt(peak)} all run ({opt_named or 'optimizer unknown'})"
                 out.append(Signal("lr_tiny", low, txt, [q.ev(lr, k, txt)], {"lr": peak}))
-            # Collapse: lr falls by >1000x within the first quarter (a per-epoch schedule stepped per batch).
-            q1 = fv[: max(2, len(fv) // 4)]
-            if peak > 0 and float(np.min(q1)) < peak * 1e-3 and len(fv) >= 8:
-                j = int(fi[int(np.argmin(q1))])
-                txt = f"lr falls from {_fmt(peak)} to {_fmt(float(np.min(q1)))} within the first quarter of the run (step {int(lr.steps[j])})"
-                out.append(Signal("lr_schedule_odd", 0.8, txt, [q.ev(lr, k, "lr peak"), q.ev(lr, j, txt)], {"detail": "collapse"}))
+            # Collapse: lr falls by >1000x with a fifth of the run or more still to go (a per-epoch
+            # schedule stepped per batch). A decay meant for the run (step, exponential, cosine)
+            # reaches 1/1000 of its peak in its last tenth, if at all.
+            below = np.flatnonzero(fv[: max(2, int(len(fv) * LR_COLLAPSE_BY))] < peak * 1e-3) if peak > 0 \
+                else np.zeros(0, np.int64)
+            # (an lr at exactly 0 from there to the end is the "zero" reading below)
+            if len(below) and len(fv) >= 8 and bool(np.any(fv[int(below[0]):])):
+                j = int(fi[int(below[0])])
+                early = below[0] < len(fv) // 4
+                where = "within the first quarter of the run" if early else \
+                    f"with {100 - 100 * int(below[0]) // len(fv)}% of the logged run still to go"
+                txt = f"lr falls from {_fmt(peak)} to {_fmt(float(fv[below[0]]))} {where} (step {int(lr.steps[j])})"
+                out.append(Signal("lr_schedule_odd", 0.8 if early else 0.7, txt, [q.ev(lr, k, "lr peak"), q.ev(lr, j, txt)],
+                                  {"detail": "collapse"}))
             # The lr hits exactly 0 and training goes on at 0 (a schedule whose total steps are wrong):
             # a decay that ends at 0 reaches it at its last point, not for a fifth of the run.
             nz = np.flatnonzero(fv != 0)

@@ -1064,9 +1064,33 @@ def _segment_steps(S, S_tot, P, P_tot, E, seg_rank, n: int | None = None, ctx: S
             elif np.count_nonzero(no_epoch) > 1:
                 _passes_into(step, P, P_tot, no_epoch, seg_rank)
     hasE = (E >= 0) & (step < 0)
-    step[hasE] = E[hasE]
     kind[hasE] = KIND_EPOCH
+    _epoch_lines_at_last_step(step, kind, E, hasE, seg_rank)
+    step[hasE] = E[hasE]
     return step, kind
+
+
+def _epoch_lines_at_last_step(step: np.ndarray, kind: np.ndarray, E: np.ndarray, hasE: np.ndarray,
+                              seg_rank: np.ndarray | None) -> None:
+    """A line with an epoch and no step, printed after lines with steps of their own (a per-epoch
+    validation summary, "Epoch 1/6 | Validation Loss: 0.41" after "Epoch 1/6 | Step 60 | Loss: 0.52"),
+    sits at the last step printed before it: on the step lines' axis, not at step = its epoch number,
+    which would put every validation point before the first training step. Only where each later
+    epoch has new step lines before it (else the epochs keep their numbers); hasE loses those lines."""
+    if not hasE.any():
+        return
+    stepped = kind == KIND_STEP
+    if not stepped.any():
+        return
+    src = _ffill(stepped, seg_rank)
+    at = np.flatnonzero(hasE & (src >= 0))
+    if not len(at) or len(at) < np.count_nonzero(hasE) // 2:
+        return
+    s, e = src[at], E[at]
+    if len(at) > 1 and np.any((np.diff(s) <= 0) & (np.diff(e) != 0)):
+        return
+    step[at] = step[s]
+    hasE[at] = False
 
 
 def _passes_into(step: np.ndarray, P: np.ndarray, P_tot: np.ndarray, where: np.ndarray,

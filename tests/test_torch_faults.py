@@ -1,0 +1,56 @@
+"""Faults that real CPU torch runs show in their logs (tests/torch_runs.py: fault_step_log): a broken
+init's scale, a per-epoch schedule stepped per batch, validation summaries printed without a step."""
+from __future__ import annotations
+
+from mltdbg.analyzers.analyze import analyze
+from mltdbg.analyzers.ingest import ingest
+from mltdbg.playbooks.diagnose import diagnose
+from tests.torch_runs import fault_step_log
+
+
+def _read(tmp_path, text: str):
+    (tmp_path / "train.log").write_text(text)
+    run = ingest([str(tmp_path)])
+    return run, {s.kind: s for s in analyze(run)}, diagnose([str(tmp_path)], [])
+
+
+def test_validation_lines_with_an_epoch_and_no_step_sit_at_that_epochs_last_step(tmp_path):
+    # "Epoch 1/6 | Step 60 | Loss: ..." per step, then "Epoch 1/6 | Validation Loss: ..." per epoch:
+    # the validation points were at steps 1..6 (the epoch numbers), before every training step
+    run, _, _ = _read(tmp_path, fault_step_log("none", style="pipe"))
+    val, loss = run.metric("val_loss"), run.metric("loss")
+    assert not val.step_is_index
+    assert val.steps.tolist() == [60, 120, 190, 250, 320, 380]          # the last step logged in each epoch
+    assert loss.steps[0] == 10 and len(loss) == 38
+
+
+def test_epoch_lines_keep_their_numbers_where_no_step_lines_come_between_them(tmp_path):
+    # two epochs' summaries printed after one stretch of step lines (a second phase): no new step
+    # between them, so they keep their epoch numbers rather than pile onto one step
+    text = "".join(f"step {s} loss={1 / s:.3f}\n" for s in range(1, 6)) + \
+        "".join(f"Epoch {e} | Validation Loss: {0.5 - e / 100:.3f}\n" for e in range(1, 5))
+    run, _, _ = _read(tmp_path, text)
+    assert run.metric("val_loss").steps.tolist() == [1, 2, 3, 4]
+
+
+def test_a_scheduler_stepped_every_batch_is_a_schedule_bug_not_a_plateau(tmp_path):
+    # StepLR(step_size=30, gamma=0.5) meant per epoch, stepped per batch: the lr halves every 30 steps,
+    # under 1/1000 of its peak at step ~300 of 384 while the loss stops falling; a Trainer's dict lines
+    _, sigs, d = _read(tmp_path, fault_step_log("steplr_per_batch", style="hf"))
+    assert sigs["lr_schedule_odd"].data["detail"] == "collapse"
+    assert d.hypotheses[0].id == "lr_schedule_bug"
+
+
+def test_a_huge_first_loss_that_trains_down_is_the_init_scale_not_the_lr(tmp_path):
+    # weights drawn with std 3: the loss starts at ~1,600 and trains down to ~1 by the end; the val loss
+    # falling to 1 % of that start is no "near perfect" validation
+    _, sigs, d = _read(tmp_path, fault_step_log("bad_init"))
+    assert "huge_start_recovers" in sigs and "val_near_perfect" not in sigs
+    assert d.hypotheses[0].id == "bad_initialization"
+    assert "lr_too_high" not in [h.id for h in d.hypotheses[:1]]
+
+
+def test_a_collapse_to_chance_after_a_huge_start_is_not_a_recovery(tmp_path):
+    # inputs scaled by 500 and shifted by 1,000: a first loss of ~3,000, then flat at ln 4 (the ReLUs died)
+    _, sigs, _ = _read(tmp_path, fault_step_log("raw_inputs", style="pipe"))
+    assert "collapsed_to_chance" in sigs and "huge_start_recovers" not in sigs
