@@ -382,6 +382,12 @@ def ordered(s: Series) -> Series:
                  else keep[np.argsort(s.steps[keep], kind="stable")])
 
 
+def _on_lines(s: Series) -> Series:
+    """A stepless text-log series with its line numbers as steps: the one axis that two such series
+    of a file share (for comparing them, never for citing a step)."""
+    return Series(s.name, s.raw_name, s.locs, s.values, s.source, s.locs, s.loc_kind, False, s.rank)
+
+
 def _take(s: Series, idx: np.ndarray | slice) -> Series:
     """The points `idx` of `s` (indices or a slice), as a Series of the same name and source."""
     return Series(s.name, s.raw_name, s.steps[idx], s.values[idx], s.source, s.locs[idx],
@@ -1506,9 +1512,14 @@ def _epoch_train_level(tr: Series, steps: np.ndarray) -> np.ndarray:
 
 def _aligned(tr: Series | None, va: Series | None) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """(val index, train level, val value) over the later half of the evaluations (>= 2), when the
-    two series share a step axis."""
-    if tr is None or va is None or tr is va or len(tr) < 3 or len(va) < 2 or va.step_is_index or tr.step_is_index:
+    two series share a step axis, or were printed without steps in one text log (a Trainer's dict
+    lines): there the lines' order is the time axis."""
+    if tr is None or va is None or tr is va or len(tr) < 3 or len(va) < 2:
         return None
+    if va.step_is_index or tr.step_is_index:
+        if not (va.step_is_index and tr.step_is_index and tr.source == va.source and tr.loc_kind == va.loc_kind == LOC_LINE):
+            return None
+        tr, va = _on_lines(tr), _on_lines(va)
     tr, va = ordered(tr), ordered(va)
     vi = np.flatnonzero(np.isfinite(va.values))
     if len(vi) < 2 or va.steps[vi[-1]] < tr.steps[0]:

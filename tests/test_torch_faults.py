@@ -54,3 +54,15 @@ def test_a_collapse_to_chance_after_a_huge_start_is_not_a_recovery(tmp_path):
     # inputs scaled by 500 and shifted by 1,000: a first loss of ~3,000, then flat at ln 4 (the ReLUs died)
     _, sigs, _ = _read(tmp_path, fault_step_log("raw_inputs", style="pipe"))
     assert "collapsed_to_chance" in sigs and "huge_start_recovers" not in sigs
+
+
+def test_a_trainers_dict_lines_without_steps_still_compare_validation_with_training(tmp_path):
+    # HF Trainer's stdout: {'loss': ..., 'epoch': 0.25} and {'eval_loss': ..., 'epoch': 1.0}, no step anywhere;
+    # the lines' order is the time axis: validation at half the training loss is read as such
+    lines = []
+    for e in range(6):
+        lines += [str({"loss": round(1.2 - 0.01 * e + 0.02 * (i % 2), 4), "epoch": round(e + i / 4, 2)}) for i in range(1, 5)]
+        lines.append(str({"eval_loss": round(0.5 - 0.01 * e, 4), "epoch": float(e + 1)}))
+    run, sigs, _ = _read(tmp_path, "\n".join(lines) + "\n")
+    assert run.metric("val_loss").step_is_index and run.metric("loss").step_is_index
+    assert sigs["val_above_train"].data["by"] == "loss" and sigs["val_above_train"].data["ratio"] > 2
