@@ -66,3 +66,12 @@ def test_a_trainers_dict_lines_without_steps_still_compare_validation_with_train
     run, sigs, _ = _read(tmp_path, "\n".join(lines) + "\n")
     assert run.metric("val_loss").step_is_index and run.metric("loss").step_is_index
     assert sigs["val_above_train"].data["by"] == "loss" and sigs["val_above_train"].data["ratio"] > 2
+
+
+def test_a_run_at_chance_under_a_weight_decay_of_5_is_the_optimizer_setting_not_unpaired_targets(tmp_path):
+    # SGD with weight_decay=5.0: the weights are held near 0, the loss sits at ln 4 from the first step
+    (tmp_path / "config.yaml").write_text("optimizer: sgd\nlr: 0.01\nmomentum: 0.9\nweight_decay: 5.0\n")
+    _, sigs, d = _read(tmp_path, fault_step_log("huge_weight_decay"))
+    assert "loss_at_chance" in sigs and "config:weight_decay_high" in sigs
+    assert d.hypotheses[0].id == "optimizer_misconfigured"
+    assert d.hypotheses[0].confidence > 2 * max(h.confidence for h in d.hypotheses[1:])
