@@ -143,9 +143,9 @@ VARIANTS_3 = [
 # the snippet or config a user posts beside the log. First look in the stop-42 note.
 
 
-def _faults(fault: str, style: str = "kv", **extra: str):
+def _faults(fault: str, style: str = "kv", seed: int = 0, adam: bool = False, **extra: str):
     from tests.torch_runs import fault_step_log  # noqa: PLC0415
-    return {"train.log": fault_step_log(fault, style=style), **extra}
+    return {"train.log": fault_step_log(fault, style=style, seed=seed, adam=adam), **extra}
 
 
 FAULT_KINDS = [
@@ -177,6 +177,33 @@ FAULT_KINDS = [
     ("healthy_pipe", lambda: _faults("none", "pipe"), None, []),
 ]
 
+# A sixth set: the same kinds with other data (seeds 1 and 2), Adam where the fifth used SGD, other
+# styles, and fewer helping files; written after the fifth set's changes, scored once for its first
+# look (stop-42 note), not tuned on.
+FAULT_KINDS_2 = [
+    ("bad_init_adam_pipe_seed1", lambda: _faults("bad_init", "pipe", seed=1, adam=True), "bad_initialization",
+     ["exploding_gradients"]),
+    ("dead_bias_kv_seed2", lambda: _faults("dead_bias", seed=2), "dead_relu", ["bad_initialization"]),
+    ("deep_sigmoid_json_seed1", lambda: _faults("deep_sigmoid", "hf", seed=1, **{"config.json": (
+        '{"activation": "sigmoid", "hidden_layers": [64, 64, 64, 64, 64, 64, 64, 64], "lr": 0.01}\n')}),
+     "vanishing_gradients", []),
+    ("label_noise_adam_seed2", lambda: _faults("label_noise", seed=2, adam=True), "label_noise", []),
+    ("raw_inputs_adam_seed1", lambda: _faults("raw_inputs", seed=1, adam=True), "unnormalized_inputs", ["dead_relu"]),
+    ("val_is_train_pipe_seed2", lambda: _faults("val_is_train", "pipe", seed=2), "data_leakage", []),
+    ("steplr_per_batch_adam_seed1", lambda: _faults("steplr_per_batch", seed=1, adam=True), "lr_schedule_bug", []),
+    ("adam_weight_decay_5_cmd_seed2", lambda: _faults("huge_weight_decay", "pipe", seed=2, adam=True, **{
+        "command.txt": "python train.py --optimizer adam --lr 1e-3 --weight_decay 5.0 --batch_size 32\n"}),
+     "optimizer_misconfigured", []),
+    ("nan_in_one_sample_hf_seed1", lambda: _faults("nan_input", "hf", seed=1), "nan_in_data", []),
+    ("labels_1_to_4_pipe_seed2", lambda: _faults("labels_from_1", "pipe", seed=2), "label_out_of_range", []),
+    ("log_of_softmax_kv_seed2", lambda: _faults("log_softmax_by_hand", seed=2), "numerical_instability", []),
+    ("float_targets_kv_seed1", lambda: _faults("float_targets", seed=1), "dtype_mismatch", []),
+    ("batchnorm_batch_of_1_kv_seed2", lambda: _faults("batchnorm_last_batch_1", seed=2), "zero_variance_statistic", []),
+    ("mse_broadcast_hf_seed1", lambda: _faults("mse_shape", "hf", seed=1), "shape_mismatch", []),
+    ("healthy_adam_kv_seed1", lambda: _faults("none", seed=1, adam=True), None, []),
+    ("healthy_hf_seed2", lambda: _faults("none", "hf", seed=2), None, []),
+]
+
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -190,7 +217,7 @@ def main() -> int:
         rows = []
         for part, scenarios in (("torch-runs", SCENARIOS), ("torch-runs-variants", VARIANTS),
                                 ("torch-runs-variants-2", VARIANTS_2), ("torch-runs-variants-3", VARIANTS_3),
-                                ("torch-runs-faults", FAULT_KINDS)):
+                                ("torch-runs-faults", FAULT_KINDS), ("torch-runs-faults-2", FAULT_KINDS_2)):
             for name, files, expected, acceptable in scenarios:
                 folder = base / name
                 folder.mkdir(parents=True, exist_ok=True)

@@ -75,3 +75,12 @@ def test_a_run_at_chance_under_a_weight_decay_of_5_is_the_optimizer_setting_not_
     assert "loss_at_chance" in sigs and "config:weight_decay_high" in sigs
     assert d.hypotheses[0].id == "optimizer_misconfigured"
     assert d.hypotheses[0].confidence > 2 * max(h.confidence for h in d.hypotheses[1:])
+
+
+def test_a_run_at_chance_with_eight_sigmoid_layers_in_its_config_is_vanishing_not_unpaired_targets(tmp_path):
+    # eight 64-wide sigmoid layers under SGD: the loss never leaves ln 4; a Trainer's dict lines, whose val
+    # accuracy repeats exactly (the outputs hardly move), beside a config.json naming the stack
+    (tmp_path / "config.json").write_text('{"activation": "sigmoid", "hidden_layers": [64, 64, 64, 64, 64, 64, 64, 64]}\n')
+    _, sigs, d = _read(tmp_path, fault_step_log("deep_sigmoid", style="hf", seed=1))
+    assert "config:deep_saturating" in sigs and "loss_at_chance" in sigs
+    assert d.hypotheses[0].id == "vanishing_gradients"
