@@ -204,6 +204,27 @@ FAULT_KINDS_2 = [
     ("healthy_hf_seed2", lambda: _faults("none", "hf", seed=2), None, []),
 ]
 
+# A seventh set: three kinds no set above holds (validation left unnormalised, a model one unit wide,
+# SGD at lr 10) and repeats of the fifth set's in new combinations; written after the sixth set's
+# change, scored once for its first look (stop-42 note).
+FAULT_KINDS_3 = [
+    ("val_not_normalized", lambda: _faults("val_not_normalized"), "preprocessing_mismatch", []),
+    ("val_not_normalized_adam_pipe_seed1", lambda: _faults("val_not_normalized", "pipe", seed=1, adam=True),
+     "preprocessing_mismatch", []),
+    ("width_1_hf", lambda: _faults("width_1", "hf"), "plateau_underfitting", []),
+    ("width_1_adam_seed2", lambda: _faults("width_1", seed=2, adam=True), "plateau_underfitting", []),
+    ("sgd_lr_10_pipe_config", lambda: _faults("sgd_lr_10", "pipe", **{"config.yaml": "optimizer: sgd\nlr: 10\nmomentum: 0.9\n"}),
+     "lr_too_high", []),
+    ("sgd_lr_10_kv_seed1", lambda: _faults("sgd_lr_10", seed=1), "lr_too_high", []),
+    ("bad_init_kv_seed2", lambda: _faults("bad_init", seed=2), "bad_initialization", ["exploding_gradients"]),
+    ("steplr_per_batch_pipe_seed2", lambda: _faults("steplr_per_batch", "pipe", seed=2), "lr_schedule_bug", []),
+    ("adam_weight_decay_5_hf_seed1", lambda: _faults("huge_weight_decay", "hf", seed=1, adam=True, **{
+        "config.yaml": "optimizer: adam\nlr: 0.001\nweight_decay: 5\n"}), "optimizer_misconfigured", []),
+    ("nan_in_one_sample_pipe_seed2", lambda: _faults("nan_input", "pipe", seed=2), "nan_in_data", []),
+    ("healthy_adam_pipe_seed1", lambda: _faults("none", "pipe", seed=1, adam=True), None, []),
+    ("healthy_kv_seed2", lambda: _faults("none", seed=2), None, []),
+]
+
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -217,7 +238,8 @@ def main() -> int:
         rows = []
         for part, scenarios in (("torch-runs", SCENARIOS), ("torch-runs-variants", VARIANTS),
                                 ("torch-runs-variants-2", VARIANTS_2), ("torch-runs-variants-3", VARIANTS_3),
-                                ("torch-runs-faults", FAULT_KINDS), ("torch-runs-faults-2", FAULT_KINDS_2)):
+                                ("torch-runs-faults", FAULT_KINDS), ("torch-runs-faults-2", FAULT_KINDS_2),
+                                ("torch-runs-faults-3", FAULT_KINDS_3)):
             for name, files, expected, acceptable in scenarios:
                 folder = base / name
                 folder.mkdir(parents=True, exist_ok=True)

@@ -124,7 +124,7 @@ def cluster_step_log(zero_grad: bool = True, epochs: int = 10, sorted_by_class: 
 # Faults that fault_step_log can build into the cluster run, each a few lines of what users get wrong.
 FAULTS = ("none", "bad_init", "dead_bias", "frozen_body", "deep_sigmoid", "label_noise", "raw_inputs",
           "val_is_train", "steplr_per_batch", "huge_weight_decay", "nan_input", "labels_from_1", "log_softmax_by_hand",
-          "float_targets", "batchnorm_last_batch_1", "mse_shape")
+          "float_targets", "batchnorm_last_batch_1", "mse_shape", "val_not_normalized", "width_1", "sgd_lr_10")
 
 
 def _log_line(style: str, epoch: int, epochs: int, step: int, vals: dict) -> str:
@@ -161,7 +161,9 @@ def fault_step_log(fault: str, epochs: int = 6, every: int = 10, style: str = "k
     labels_from_1: targets 1..4 for a 4-way head. log_softmax_by_hand: log(softmax(z) ) with the logits
     scaled up. float_targets: class targets as floats. batchnorm_last_batch_1: a
     BatchNorm1d model whose last batch holds one sample. mse_shape: MSELoss of (N, 1) outputs against
-    (N,) targets."""
+    (N,) targets. val_not_normalized: raw features (x 40 + 25) standardised with the training set's
+    statistics for training only; validation gets them raw. width_1: hidden layers one unit wide.
+    sgd_lr_10: SGD at lr 10.""" 
     import traceback  # noqa: PLC0415
     import warnings  # noqa: PLC0415
     import torch  # noqa: PLC0415 - torch only for the tests that train
@@ -175,6 +177,9 @@ def fault_step_log(fault: str, epochs: int = 6, every: int = 10, style: str = "k
         y = torch.where(flip, torch.randint(0, 4, (n,)), y)
     if fault == "raw_inputs":
         x, xv = x * 500 + 1000, xv * 500 + 1000
+    if fault == "val_not_normalized":
+        x, xv = x * 40 + 25, xv * 40 + 25
+        x = (x - x.mean(0)) / x.std(0)
     if fault == "val_is_train":
         xv, yv = x[:512], y[:512]
     if fault == "nan_input":
@@ -182,7 +187,7 @@ def fault_step_log(fault: str, epochs: int = 6, every: int = 10, style: str = "k
         x[1500, 3] = float("nan")
     if fault == "labels_from_1":
         y, yv = y + 1, yv + 1
-    width, depth = 64, 8 if fault == "deep_sigmoid" else 2
+    width, depth = 1 if fault == "width_1" else 64, 8 if fault == "deep_sigmoid" else 2
     act = nn.Sigmoid if fault == "deep_sigmoid" else nn.ReLU
     layers: list = []
     for i in range(depth):
@@ -200,7 +205,7 @@ def fault_step_log(fault: str, epochs: int = 6, every: int = 10, style: str = "k
         for m in list(model)[:-1]:
             for p in m.parameters():
                 p.requires_grad = False
-    lr = 1e-3 if adam else 0.01
+    lr = 10.0 if fault == "sgd_lr_10" else 1e-3 if adam else 0.01
     wd = 5.0 if fault == "huge_weight_decay" else 0.0
     params = [p for p in model.parameters() if p.requires_grad]
     opt = (torch.optim.Adam(params, lr=lr, weight_decay=wd) if adam else
