@@ -1024,13 +1024,13 @@ def _huge_start(run: Run, s: Series, q: Quoter) -> list[Signal]:
         strength = min(1.0, strength + 0.1)
     out = [Signal("loss_huge_at_start", strength, txt, [q.ev(s, i0, txt)],
                   {"first": first, "chance": chance, "ratio": first / base, "step": int(s.steps[i0])})]
-    # ... and then trains: down below the bar (and below chance, where K is known) for good, HUGE_START_FALL times under its start, and still
-    # falling in the second half. A broken scale at the start (the init's, the inputs') that the updates
-    # repair; an lr too high does not settle so.
+    # ... and then trains: down below the bar (and below chance, where K is known) for good, HUGE_START_FALL
+    # times under its start, and not rising in the second half. A broken scale at the start (the init's,
+    # the inputs') that the updates repair; an lr too high does not settle so.
     if math.isfinite(end) and end <= bar and first >= HUGE_START_FALL * end and len(later) >= 4 \
             and (chance is None or end < 0.9 * chance):
         h = len(later) // 2
-        if float(np.median(later[h:])) <= float(np.median(later[:h])) and float(np.max(later)) <= bar:
+        if float(np.median(later[h:])) <= 1.1 * float(np.median(later[:h])) and float(np.max(later)) <= bar:
             t2 = f"{s.name} starts at {_fmt(first)} and then trains: {_fmt(end)} in the second half, below {_fmt(bar)}"
             out.append(Signal("huge_start_recovers", 0.7, t2, [q.ev(s, i0, "first loss")],
                               {"first": first, "end": end}))
@@ -1293,7 +1293,9 @@ def _train_val(run: Run, tr: Series, va: Series, q: Quoter) -> list[Signal]:
     t_at = float(np.median(tv[max(0, a - 2):a + 3]))
     t_end = float(np.median(tv[-max(1, len(tv) // 10):]))
     drop = (t_at - t_end) / (abs(t_at) + 1e-8)
-    if drop < 0.02:
+    if drop < 0.02 or t_end >= vmin:
+        # (a training loss still above validation's best: the model fits its training data no better than
+        # it ever did the held-out data, so nothing is overfit; an unstable run's val swings, not a trend)
         return []
     txt = (f"val_loss rises {rise*100:.0f}% from its minimum {_fmt(vmin)} at step {int(va.steps[imin])} "
            f"while train loss keeps falling ({_fmt(t_at)} -> {_fmt(t_end)})")

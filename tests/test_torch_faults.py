@@ -84,3 +84,20 @@ def test_a_run_at_chance_with_eight_sigmoid_layers_in_its_config_is_vanishing_no
     _, sigs, d = _read(tmp_path, fault_step_log("deep_sigmoid", style="hf", seed=1))
     assert "config:deep_saturating" in sigs and "loss_at_chance" in sigs
     assert d.hypotheses[0].id == "vanishing_gradients"
+
+
+def test_sgd_at_lr_10_whose_val_loss_swings_is_a_too_high_lr_not_overfitting(tmp_path):
+    # SGD at lr 10: the training loss swings between 3 and 25 (above ln 4 all run); validation's best is its
+    # first evaluation (3.05) and it wanders up from there; the training loss never gets below that best
+    (tmp_path / "config.yaml").write_text("optimizer: sgd\nlr: 10\nmomentum: 0.9\n")
+    _, sigs, d = _read(tmp_path, fault_step_log("sgd_lr_10", style="pipe"))
+    assert "train_val_divergence" not in sigs and "lr_high" in sigs
+    assert d.hypotheses[0].id == "lr_too_high"
+    assert "overfitting" not in [h.id for h in d.hypotheses[:2]]
+
+
+def test_a_huge_first_loss_that_trains_down_and_then_holds_is_a_recovery_too(tmp_path):
+    # weights with std 3 on other data: 1,075 at the first point, then ~1.1-1.3 with blips for the second half
+    _, sigs, d = _read(tmp_path, fault_step_log("bad_init", seed=2))
+    assert "huge_start_recovers" in sigs
+    assert d.hypotheses[0].id == "bad_initialization"
