@@ -24,6 +24,8 @@ from mltdbg.analyzers.readers.textlog.arrays import small_pages
 SPIKE_Z = 6.0
 # ...and is at least this many times the block median (noise on a near-flat curve is not a spike).
 SPIKE_RATIO = 1.5
+# A grad-norm spike counts in full from this many times its local median; below, in proportion to its log.
+GRAD_SPIKE_FULL = 3.0
 # ...and above 1.5x this share of the loss's first logged value (a loss that fell to 1e-3 of where it began
 # and blips at its printed precision has no spike worth reading).
 SPIKE_FLOOR_SHARE = 1e-2
@@ -1846,7 +1848,9 @@ def _grad_signals(g: Series, q: Quoter) -> list[Signal]:
         k = int(idx[w])
         rr = float(fv[k]) / (abs(float(base[w])) + 1e-12)
         txt = f"{len(idx)} grad_norm spike(s); worst {_fmt(float(fv[k]))} at step {int(g.steps[fi[k]])} ({rr:.1f}x the local median)"
-        out.append(Signal("grad_spike", min(1.0, 0.3 + 0.1 * len(idx) + 0.1 * math.log10(max(rr, 1))), txt,
+        # (a gradient norm is noisy batch to batch: a blip under GRAD_SPIKE_FULL x its neighbours is a weak reading)
+        weak = min(1.0, math.log10(max(rr, 1)) / math.log10(GRAD_SPIKE_FULL))
+        out.append(Signal("grad_spike", min(1.0, 0.3 + 0.1 * len(idx) + 0.1 * math.log10(max(rr, 1))) * weak, txt,
                           [q.ev(g, int(fi[k]), txt)], {"count": int(len(idx)), "worst_step": int(g.steps[fi[k]]), "ratio": rr}))
     return out
 
