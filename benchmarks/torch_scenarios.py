@@ -225,6 +225,26 @@ FAULT_KINDS_3 = [
     ("healthy_kv_seed2", lambda: _faults("none", seed=2), None, []),
 ]
 
+# An eighth set, seed 3 throughout, written after every change this stop made and scored once: the stop's
+# out-of-sample number (stop-42 note); nothing tuned on it.
+FAULT_KINDS_4 = [
+    ("bad_init_hf_seed3", lambda: _faults("bad_init", "hf", seed=3), "bad_initialization", ["exploding_gradients"]),
+    ("steplr_per_batch_kv_seed3", lambda: _faults("steplr_per_batch", seed=3), "lr_schedule_bug", []),
+    ("weight_decay_5_pipe_seed3", lambda: _faults("huge_weight_decay", "pipe", seed=3, **{
+        "train.sh": "python train.py --optimizer sgd --lr 0.01 --momentum 0.9 --weight-decay 5\n"}),
+     "optimizer_misconfigured", []),
+    ("deep_sigmoid_pipe_seed3", lambda: _faults("deep_sigmoid", "pipe", seed=3, **{"config.yaml": (
+        "activation: sigmoid\nnum_layers: 8\nhidden_dim: 64\n")}), "vanishing_gradients", []),
+    ("sgd_lr_10_hf_seed3", lambda: _faults("sgd_lr_10", "hf", seed=3), "lr_too_high", []),
+    ("val_not_normalized_hf_seed3", lambda: _faults("val_not_normalized", "hf", seed=3), "preprocessing_mismatch", []),
+    ("width_1_pipe_seed3", lambda: _faults("width_1", "pipe", seed=3), "plateau_underfitting", []),
+    ("nan_in_one_sample_kv_seed3", lambda: _faults("nan_input", seed=3), "nan_in_data", []),
+    ("label_noise_pipe_seed3", lambda: _faults("label_noise", "pipe", seed=3), "label_noise", []),
+    ("raw_inputs_hf_seed3", lambda: _faults("raw_inputs", "hf", seed=3), "unnormalized_inputs", ["dead_relu"]),
+    ("healthy_pipe_seed3", lambda: _faults("none", "pipe", seed=3), None, []),
+    ("healthy_adam_hf_seed3", lambda: _faults("none", "hf", seed=3, adam=True), None, []),
+]
+
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -239,7 +259,7 @@ def main() -> int:
         for part, scenarios in (("torch-runs", SCENARIOS), ("torch-runs-variants", VARIANTS),
                                 ("torch-runs-variants-2", VARIANTS_2), ("torch-runs-variants-3", VARIANTS_3),
                                 ("torch-runs-faults", FAULT_KINDS), ("torch-runs-faults-2", FAULT_KINDS_2),
-                                ("torch-runs-faults-3", FAULT_KINDS_3)):
+                                ("torch-runs-faults-3", FAULT_KINDS_3), ("torch-runs-faults-4", FAULT_KINDS_4)):
             for name, files, expected, acceptable in scenarios:
                 folder = base / name
                 folder.mkdir(parents=True, exist_ok=True)
