@@ -216,6 +216,9 @@ def _curve_signals(run: Run) -> list[Signal]:
     out = without(out, "huge_start_recovers", {"collapsed_to_chance"})
     out = without(out, "loss_reset", lambda x: x.kind == "sawtooth_epoch" and bool(x.data.get("aligned")))
     out = without(out, "divergence", {"loss_reset"})
+    # an extreme lr (1 or more, read as far above its optimizer's range: an Adam-family lr, or one with no
+    # optimizer named; not SGD's, which large-batch recipes take that high) is no healthy run's setting
+    out = without(out, "healthy", lambda x: x.kind == "lr_high" and x.data.get("lr", 0) >= 1 and x.strength >= 0.9)
     return without_healthy(out)
 
 

@@ -112,3 +112,11 @@ def test_a_grad_norm_blip_of_one_and_a_half_times_its_neighbours_is_a_weak_spike
     # a real spike keeps its full strength: the std-3 init run's 39x grad norm blip
     _, sigs, _ = _read(tmp_path, fault_step_log("bad_init", seed=2))
     assert sigs["grad_spike"].data["ratio"] > 10 and sigs["grad_spike"].strength >= 0.9
+
+
+def test_a_loss_that_falls_at_lr_10_with_no_optimizer_named_is_not_a_healthy_run(tmp_path):
+    # SGD at lr 10, a Trainer's dict lines with learning_rate 10.0 and nothing naming the optimizer: the loss
+    # falls 70 % (from 11 to 3.5, still above ln 4) while val accuracy stays near 1/4; that was "no issue found"
+    _, sigs, d = _read(tmp_path, fault_step_log("sgd_lr_10", style="hf", seed=3))
+    assert sigs["lr_high"].data["lr"] == 10 and "healthy" not in sigs
+    assert d.status != "no_issue_found" and d.hypotheses[0].id == "lr_too_high"
