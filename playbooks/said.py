@@ -1,5 +1,6 @@
 """What the user says they already tried, and that it did not help: evidence against a cause
-(and a learning rate or batch size they name that is extreme, or a run that works in fp32: evidence for a cause).
+(and a learning rate or batch size they name that is extreme, a loss they say never leaves 0 or ln K, or a run
+that works in fp32: evidence for a cause).
 
 "Lowering the learning rate does not help", "still NaN in fp32", "clipping didn't change anything",
 "I do call zero_grad()": a practitioner reading a post rules those causes down at once. Each
@@ -13,6 +14,7 @@ are never cited as support.
 """
 from __future__ import annotations
 
+import math
 import re
 
 from mltdbg.analyzers.model import Signal
@@ -97,6 +99,31 @@ _FP32_DENIED = re.compile(r"\beither\b|n'?t\b|\bnot\b|\bno\s+longer\b", re.I)
 _LR_VALUE = re.compile(r"\b(?:lr|learning[\s_-]?rate)\s*(?:=|:|of|is|was|to|at|down\s+to|up\s+to|set\s+to)?\s*"
                        r"(\d+(?:\.\d+)?(?:e[-+]?\d+)?|\.\d+)\b", re.I)
 LR_HUGE, LR_TINY = 1.0, 1e-7
+# A loss the user says never moves off one value ("the loss is always 0.6931", "loss stays at 0", "loss一直为0"):
+# exactly 0 is a loss computed over nothing or constant targets (as the loss_zero signal), ln K to the
+# digits printed (two at least) is a model that predicts the class prior (as loss_at_chance).
+_STUCK_WORDS = (r"(?:\b(?:always|stays?|stayed|staying|stuck|remains?|remained|constant(?:ly)?|keeps?\s+(?:at|being)|fixed"
+                r"|never\s+(?:changes?|moves?|decreases?|goes\s+down))\b|一直(?:为|是|都是)?|始终(?:为|是)?)")
+_VALUE = r"(?<![A-Za-z0-9_.])(\d+(?:\.\d+)?)(?![\w.]*\s*%)"
+_LOSS_STUCK = re.compile(
+    rf"\bloss(?:es)?(?![a-z])[^.;!?\n\d]{{0,30}}?{_STUCK_WORDS}[^.;!?\n\d]{{0,20}}?{_VALUE}"
+    # "the loss is exactly 0 at every iteration", "loss = 0.6931 throughout training"
+    rf"|\bloss(?:es)?(?![a-z])[^.;!?\n\d]{{0,40}}?(?:exactly\s+|=\s*){_VALUE}[^.;!?\n]{{0,30}}?"
+    r"\b(?:(?:at|in|for|on)\s+(?:every|each|all)|throughout|the\s+whole|from\s+the\s+(?:start|beginning|first))", re.I)
+CHANCE_K_MAX = 1000
+
+
+def _chance_k(value: str) -> int | None:
+    """K when `value` (as printed, two decimals at least) is ln K to its last digit: K in 2..CHANCE_K_MAX, and
+    no larger than its digits can tell apart from its neighbours (ln K and ln(K+1) lie 1/K apart: two
+    decimals name K up to 41, three up to 416), so that a value is not ln of some large K by chance."""
+    if "." not in value or len(value.split(".")[1]) < 2:
+        return None
+    v, tol = float(value), 0.6 * 10 ** -len(value.split(".")[1])
+    k = round(math.exp(v))
+    return k if 2 <= k <= min(CHANCE_K_MAX, 1 / (4 * tol)) and abs(math.log(k) - v) <= tol else None
+
+
 # A batch size the user names: <= BATCH_TINY samples per step is evidence for the batch causes
 # ("when I change the batch size to 1, or 2 the model does not work"), as config:batch_size_tiny
 # is in a config. "batch 2 of 100" (a progress count) is not a size; "train_batch_size=2" is one.
@@ -155,6 +182,14 @@ def ruled_out(symptoms: list[str]) -> dict[str, Signal]:
         kind, what = ("said:eval_batch", "at test / inference ") if _at_test(text, b) else ("said:batch_tiny", "")
         if kind not in out:
             out[kind] = Signal(kind, 1.0, f"you said the batch size {what}is {b.group(0).strip()[-40:]}")
+    for m in _LOSS_STUCK.finditer(text):
+        if _denied_before(text, m.start(1) if m.group(1) else m.start(2)):
+            continue
+        value = m.group(1) or m.group(2)
+        k = _chance_k(value)
+        kind = "said:loss_zero" if float(value) == 0 else "said:loss_at_chance" if k else None
+        if kind and kind not in out:
+            out[kind] = Signal(kind, 1.0, f"you said the loss stays at {value}" + (f" (ln {k})" if k else ""))
     for kind, rx in _COMPILED.items():
         m = rx.search(text)
         if m and kind in _FACTS and _denied_before(text, m.start()):

@@ -168,3 +168,43 @@ def test_an_out_of_memory_error_worked_around_names_no_failure_class():
 ])
 def test_tried_and_failed_across_clauses(text, kinds):
     assert set(said.ruled_out([text])) == kinds
+
+
+@pytest.mark.parametrize("text,kind,summary", [
+    ("the loss is always 0.6931; raising batch_size to 16 and replacing the optimizer did not change it",
+     "said:loss_at_chance", "(ln 2)"),
+    ("loss stuck at 1.386 from the first epoch", "said:loss_at_chance", "(ln 4)"),
+    ("the losses were constantly 2.3026", "said:loss_at_chance", "(ln 10)"),
+    ("训练qwen1.5-14B，lora，参数都是项目默认配置，loss一直为0", "said:loss_zero", "0"),
+    ("the training loss printed by the Caffe solver is exactly 0 at every iteration (20, 40, 60, ...)", "said:loss_zero", "0"),
+    ("loss = 0.0 for every batch", "said:loss_zero", "0.0"),
+])
+def test_a_loss_the_user_says_never_leaves_zero_or_chance_is_read(text, kind, summary):
+    got = said.ruled_out([text])
+    assert kind in got and summary in got[kind].summary
+
+
+@pytest.mark.parametrize("text", [
+    "the loss is 0.693 at step 100 and falls after",   # a value, not a loss that stays there
+    "loss stays at 0.51 after epoch 3",                 # no ln K
+    "loss always around 4.60",                          # ln 99 only to two digits: too coarse to name so many classes
+    "the loss is not always 0",                         # denied
+    "accuracy stays at 0 %",
+    "loss always 0 % of the time",
+])
+def test_values_that_are_not_a_loss_stuck_at_zero_or_chance_are_not(text):
+    got = said.ruled_out([text])
+    assert "said:loss_zero" not in got and "said:loss_at_chance" not in got
+
+
+def test_a_thin_post_whose_loss_sits_at_ln_2_moves_toward_unpaired_targets(tmp_path):
+    # a command and one sentence: the value the user quotes is ln 2 to four digits in one post, not in the other
+    (tmp_path / "command.sh").write_text("python train.py --epochs 50\n")
+
+    def conf(sentence: str, cause: str) -> float:
+        d = diagnose([str(tmp_path)], [sentence])
+        assert d.status == "needs_more_data"
+        return next((h.confidence for h in d.hypotheses if h.id == cause), 0.0)
+    at_chance, elsewhere = "The loss is always 0.6931.", "The loss is always 0.5123."
+    assert conf(at_chance, "label_misalignment") > conf(elsewhere, "label_misalignment") + 0.03
+    assert conf(at_chance, "lr_too_high") <= conf(elsewhere, "lr_too_high")
