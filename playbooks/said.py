@@ -182,14 +182,15 @@ def ruled_out(symptoms: list[str]) -> dict[str, Signal]:
         kind, what = ("said:eval_batch", "at test / inference ") if _at_test(text, b) else ("said:batch_tiny", "")
         if kind not in out:
             out[kind] = Signal(kind, 1.0, f"you said the batch size {what}is {b.group(0).strip()[-40:]}")
-    for m in _LOSS_STUCK.finditer(text):
-        if _denied_before(text, m.start(1) if m.group(1) else m.start(2)):
+    for st in _LOSS_STUCK.finditer(text):
+        g = 1 if st.group(1) else 2
+        if _denied_before(text, st.start(g)):
             continue
-        value = m.group(1) or m.group(2)
+        value = st.group(g)
         k = _chance_k(value)
-        kind = "said:loss_zero" if float(value) == 0 else "said:loss_at_chance" if k else None
-        if kind and kind not in out:
-            out[kind] = Signal(kind, 1.0, f"you said the loss stays at {value}" + (f" (ln {k})" if k else ""))
+        stuck = "said:loss_zero" if float(value) == 0 else "said:loss_at_chance" if k else ""
+        if stuck and stuck not in out:
+            out[stuck] = Signal(stuck, 1.0, f"you said the loss stays at {value}" + (f" (ln {k})" if k else ""))
     for kind, rx in _COMPILED.items():
         m = rx.search(text)
         if m and kind in _FACTS and _denied_before(text, m.start()):
