@@ -191,7 +191,7 @@ def _curve_signals(run: Run) -> list[Signal]:
         out += _counted_nonfinite(run, quote)
     val = run.metric("val_loss")
     if loss is not None and val is not None and val is not loss and len(val) >= 3:
-        out += _train_val(run, ordered(loss), ordered(val), quote)
+        out += _train_val(run, *on_train_axis(ordered(loss), ordered(val)), quote)
     if loss is not None and val is not None and val is not loss:
         out += _val_nonfinite_only(ordered(loss), ordered(val), quote)
     if not any(x.kind in ("val_gap_from_start", "memorizing_from_start") for x in out):
@@ -387,10 +387,18 @@ def ordered(s: Series) -> Series:
                  else keep[np.argsort(s.steps[keep], kind="stable")])
 
 
-def _on_lines(s: Series) -> Series:
-    """A stepless text-log series with its line numbers as steps: the one axis that two such series
-    of a file share (for comparing them, never for citing a step)."""
-    return Series(s.name, s.raw_name, s.locs, s.values, s.source, s.locs, s.loc_kind, False, s.rank)
+def on_train_axis(tr: Series, va: Series) -> tuple[Series, Series]:
+    """A training and a validation series printed without steps on different lines of one text log
+    (a Trainer's dict lines: {'loss': ..., 'epoch': 0.25}, then {'eval_loss': ..., 'epoch': 1.0}): the
+    training series' points are its steps (0, 1, ...), and each validation point is put at the training
+    point printed last before its line, so that the two share one axis (the lines' order is time).
+    Any other pair comes back as it was."""
+    if not (tr.step_is_index and va.step_is_index and tr.source == va.source and tr.loc_kind == va.loc_kind == LOC_LINE
+            and len(tr) and len(va)) or _same_lines(tr, va) or (tr.locs[1:] < tr.locs[:-1]).any():
+        return tr, va
+    at = np.maximum(np.searchsorted(tr.locs, va.locs, side="right") - 1, 0)
+    return (Series(tr.name, tr.raw_name, tr.steps, tr.values, tr.source, tr.locs, tr.loc_kind, False, tr.rank),
+            Series(va.name, va.raw_name, tr.steps[at], va.values, va.source, va.locs, va.loc_kind, False, va.rank))
 
 
 def _take(s: Series, idx: np.ndarray | slice) -> Series:
@@ -1399,11 +1407,12 @@ def _memorizing_from_start(tv: np.ndarray, va: Series, vi: np.ndarray, vv: np.nd
 
 def _accuracies(run: Run, n_train: int = 3, n_val: int = 3) -> tuple[Series, Series] | None:
     """The train and validation accuracy series in step order, when both are logged (as two series)
-    with n_train and n_val points at least."""
+    with n_train and n_val points at least; on one axis where a text log printed them without steps
+    (on_train_axis)."""
     acc, vacc = run.metric("accuracy"), run.metric("val_accuracy")
     if acc is None or vacc is None or acc is vacc or len(acc) < n_train or len(vacc) < n_val:
         return None
-    return ordered(acc), ordered(vacc)
+    return on_train_axis(ordered(acc), ordered(vacc))
 
 
 def _percent_scale(*values: np.ndarray) -> float:
@@ -1523,11 +1532,9 @@ def _aligned(tr: Series | None, va: Series | None) -> tuple[np.ndarray, np.ndarr
     lines): there the lines' order is the time axis."""
     if tr is None or va is None or tr is va or len(tr) < 3 or len(va) < 2:
         return None
+    tr, va = on_train_axis(ordered(tr), ordered(va))
     if va.step_is_index or tr.step_is_index:
-        if not (va.step_is_index and tr.step_is_index and tr.source == va.source and tr.loc_kind == va.loc_kind == LOC_LINE):
-            return None
-        tr, va = _on_lines(tr), _on_lines(va)
-    tr, va = ordered(tr), ordered(va)
+        return None
     vi = np.flatnonzero(np.isfinite(va.values))
     if len(vi) < 2 or va.steps[vi[-1]] < tr.steps[0]:
         return None

@@ -120,3 +120,13 @@ def test_a_loss_that_falls_at_lr_10_with_no_optimizer_named_is_not_a_healthy_run
     _, sigs, d = _read(tmp_path, fault_step_log("sgd_lr_10", style="hf", seed=3))
     assert sigs["lr_high"].data["lr"] == 10 and "healthy" not in sigs
     assert d.status != "no_issue_found" and d.hypotheses[0].id == "lr_too_high"
+
+
+def test_validation_from_other_preprocessing_in_a_trainers_dict_lines_is_a_gap_from_the_start(tmp_path):
+    # raw features x 40 + 25, standardised for training only: eval_loss ~18 from the first evaluation while the
+    # training loss falls to ~0.3; printed as a Trainer's dict lines (no steps), this was overfitting 0.48
+    run, sigs, d = _read(tmp_path, fault_step_log("val_not_normalized", style="hf", seed=3))
+    assert "val_gap_from_start" in sigs and "train_val_divergence" not in sigs
+    ev = sigs["val_gap_from_start"].evidence[0]
+    assert ev.source == "train.log" and "eval_loss" in ev.quote
+    assert d.hypotheses[0].id != "overfitting" and "preprocessing_mismatch" in [h.id for h in d.hypotheses[:2]]
