@@ -24,6 +24,8 @@ from mltdbg.analyzers.readers.textlog.arrays import small_pages
 SPIKE_Z = 6.0
 # ...and is at least this many times the block median (noise on a near-flat curve is not a spike).
 SPIKE_RATIO = 1.5
+# A val loss whose peak after its minimum is this many times its end value swung there (see _train_val).
+VAL_SWING_X = 1.5
 # A grad-norm spike counts in full from this many times its local median; below, in proportion to its log.
 GRAD_SPIKE_FULL = 3.0
 # ...and above 1.5x this share of the loss's first logged value (a loss that fell to 1e-3 of where it began
@@ -1306,9 +1308,12 @@ def _train_val(run: Run, tr: Series, va: Series, q: Quoter) -> list[Signal]:
     t_at = float(np.median(tv[max(0, a - 2):a + 3]))
     t_end = float(np.median(tv[-max(1, len(tv) // 10):]))
     drop = (t_at - t_end) / (abs(t_at) + 1e-8)
-    if drop < 0.02 or t_end >= vmin:
-        # (a training loss still above validation's best: the model fits its training data no better than
-        # it ever did the held-out data, so nothing is overfit; an unstable run's val swings, not a trend)
+    if drop < 0.02:
+        return []
+    if t_end >= vmin and float(np.max(vv[k:])) > VAL_SWING_X * vend:
+        # a training loss still above validation's best, and a val loss that went far above where it ends:
+        # an unstable run's swings, not a trend (dropout alone keeps a training loss above val's best, and
+        # then validation climbs steadily to its end)
         return []
     txt = (f"val_loss rises {rise*100:.0f}% from its minimum {_fmt(vmin)} at step {int(va.steps[imin])} "
            f"while train loss keeps falling ({_fmt(t_at)} -> {_fmt(t_end)})")
