@@ -24,13 +24,13 @@ from mltdbg.analyzers.readers.textlog.arrays import small_pages
 SPIKE_Z = 6.0
 # ...and is at least this many times the block median (noise on a near-flat curve is not a spike).
 SPIKE_RATIO = 1.5
+# ...and above 1.5x this share of the loss's first logged value (a loss that fell to 1e-3 of where it began
+# and blips at its printed precision has no spike worth reading).
+SPIKE_FLOOR_SHARE = 1e-2
 # A val loss whose peak after its minimum is this many times its end value swung there (see _train_val).
 VAL_SWING_X = 1.5
 # A grad-norm spike counts in full from this many times its local median; below, in proportion to its log.
 GRAD_SPIKE_FULL = 3.0
-# ...and above 1.5x this share of the loss's first logged value (a loss that fell to 1e-3 of where it began
-# and blips at its printed precision has no spike worth reading).
-SPIKE_FLOOR_SHARE = 1e-2
 # Below this many points a curve is smoothed with a window of n/5 (>= 2) for the divergence test.
 SHORT_CURVE = 30
 # A rise of the smoothed loss above its running minimum this large, held to the end, is divergence.
@@ -193,7 +193,7 @@ def _curve_signals(run: Run) -> list[Signal]:
         out += _counted_nonfinite(run, quote)
     val = run.metric("val_loss")
     if loss is not None and val is not None and val is not loss and len(val) >= 3:
-        out += _train_val(run, *on_train_axis(ordered(loss), ordered(val)), quote)
+        out += _train_val(run, *_on_train_axis(ordered(loss), ordered(val)), quote)
     if loss is not None and val is not None and val is not loss:
         out += _val_nonfinite_only(ordered(loss), ordered(val), quote)
     if not any(x.kind in ("val_gap_from_start", "memorizing_from_start") for x in out):
@@ -389,7 +389,7 @@ def ordered(s: Series) -> Series:
                  else keep[np.argsort(s.steps[keep], kind="stable")])
 
 
-def on_train_axis(tr: Series, va: Series) -> tuple[Series, Series]:
+def _on_train_axis(tr: Series, va: Series) -> tuple[Series, Series]:
     """A training and a validation series printed without steps on different lines of one text log
     (a Trainer's dict lines: {'loss': ..., 'epoch': 0.25}, then {'eval_loss': ..., 'epoch': 1.0}): the
     training series' points are its steps (0, 1, ...), and each validation point is put at the training
@@ -1047,7 +1047,8 @@ def _huge_start(run: Run, s: Series, q: Quoter) -> list[Signal]:
         h = len(later) // 2
         if float(np.median(later[h:])) <= 1.1 * float(np.median(later[:h])) and float(np.max(later)) <= bar:
             t2 = f"{s.name} starts at {_fmt(first)} and then trains: {_fmt(end)} in the second half, below {_fmt(bar)}"
-            out.append(Signal("huge_start_recovers", 0.7, t2, [q.ev(s, i0, "first loss")],
+            out.append(Signal("huge_start_recovers", 0.7, t2, [q.ev(s, i0, "first loss"),
+                                                               q.ev(s, len(v) - 1, "loss at the end")],
                               {"first": first, "end": end}))
     return out
 
@@ -1413,11 +1414,11 @@ def _memorizing_from_start(tv: np.ndarray, va: Series, vi: np.ndarray, vv: np.nd
 def _accuracies(run: Run, n_train: int = 3, n_val: int = 3) -> tuple[Series, Series] | None:
     """The train and validation accuracy series in step order, when both are logged (as two series)
     with n_train and n_val points at least; on one axis where a text log printed them without steps
-    (on_train_axis)."""
+    (_on_train_axis)."""
     acc, vacc = run.metric("accuracy"), run.metric("val_accuracy")
     if acc is None or vacc is None or acc is vacc or len(acc) < n_train or len(vacc) < n_val:
         return None
-    return on_train_axis(ordered(acc), ordered(vacc))
+    return _on_train_axis(ordered(acc), ordered(vacc))
 
 
 def _percent_scale(*values: np.ndarray) -> float:
@@ -1537,7 +1538,7 @@ def _aligned(tr: Series | None, va: Series | None) -> tuple[np.ndarray, np.ndarr
     lines): there the lines' order is the time axis."""
     if tr is None or va is None or tr is va or len(tr) < 3 or len(va) < 2:
         return None
-    tr, va = on_train_axis(ordered(tr), ordered(va))
+    tr, va = _on_train_axis(ordered(tr), ordered(va))
     if va.step_is_index or tr.step_is_index:
         return None
     vi = np.flatnonzero(np.isfinite(va.values))
