@@ -689,7 +689,7 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
     if 3 <= n < 10 and s.name == "loss":
         # a post's few epochs sitting at ln K (0.6931 four times): a model at chance, however short
         lvl = float(np.median(pre))
-        k = _num_classes(run) or _implied_classes(lvl)
+        k = _num_classes(run) or implied_classes(lvl)
         if k and lvl > 0 and float(np.ptp(pre)) <= 0.01 * lvl and abs(lvl - math.log(k)) <= 0.01 * math.log(k):
             txt = (f"{s.name} stays at {_fmt(lvl)} over {n} logged points (steps {int(s.steps[0])} to "
                    f"{int(s.steps[n - 1])}); ln({k}) = {math.log(k):.4f} is chance")
@@ -777,7 +777,7 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
         # there on: the fall was the transient's, not learning (Adam lr 0.2: 5.27, 1.57, then 1.39 +-
         # 0.02 at ln 4)
         s0 = _seg_median(pre[t0:], 0, 1.0)      # its level after the transient (a step or two may still settle)
-        k0 = _num_classes(run) or _implied_classes(s0, MEMORIZE_CHANCE_TOL)      # (a noisy level: 3 %)
+        k0 = _num_classes(run) or implied_classes(s0, MEMORIZE_CHANCE_TOL)      # (a noisy level: 3 %)
         c0 = chance if chance is not None else (math.log(k0) if k0 else None)
         if c0 and abs(s0 - end_lvl) < NO_LEARNING_DROP * abs(s0) and abs(end_lvl - c0) < 0.05 * c0:
             rel_drop, from_i = (s0 - end_lvl) / (abs(s0) + 1e-8), t0
@@ -787,7 +787,7 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
         pass
     elif abs(rel_drop) < NO_LEARNING_DROP and n >= 10:
         k = _num_classes(run)
-        if chance is None and (k := k0 or _implied_classes(end_lvl)) is not None:
+        if chance is None and (k := k0 or implied_classes(end_lvl)) is not None:
             chance = math.log(k)       # (k0: the level after a transient, read within 3 % of ln K)
         near = chance is not None and abs(end_lvl - chance) / chance < 0.05
         txt = (f"{s.name} stays at {_fmt(end_lvl)} from step {int(s.steps[from_i])} to {int(s.steps[n-1])} "
@@ -916,7 +916,7 @@ def _softmax_floor(run: Run, s: Series, pre: np.ndarray, end_lvl: float, q: Quot
     the classes. K from num_classes, else from a first logged loss at ln K."""
     k = _num_classes(run)
     if k is None:
-        k = _implied_classes(float(pre[0]), FIRST_AT_CHANCE)
+        k = implied_classes(float(pre[0]), FIRST_AT_CHANCE)
     if k is None:
         return []
     floor = math.log(math.e + k - 1) - 1
@@ -1137,7 +1137,7 @@ CHANCE_CLASSES = (2, 3, 4, 5, 10, 100, 1000)
 CHANCE_LEVEL_TOL = 0.005
 
 
-def _implied_classes(level: float, tol: float = CHANCE_LEVEL_TOL) -> int | None:
+def implied_classes(level: float, tol: float = CHANCE_LEVEL_TOL) -> int | None:
     """K when a loss level sits at ln K (within `tol` of it) for a usual class count K (no num_classes known)."""
     if not math.isfinite(level) or level <= 0:
         return None
@@ -1378,7 +1378,7 @@ def _val_started_with_train(first: float, t_first: float) -> bool:
     """Whether validation's first value is within VAL_STARTED_WITH_TRAIN of the training loss logged up
     to that evaluation (`t_first`, _train_before), and not at a chance level ln K (a usual K, within
     5 %): a validation set the model cannot read sits there however training does."""
-    return _implied_classes(first, 0.05) is None and first <= VAL_STARTED_WITH_TRAIN * t_first
+    return implied_classes(first, 0.05) is None and first <= VAL_STARTED_WITH_TRAIN * t_first
 
 
 def _memorizing_from_start(tv: np.ndarray, va: Series, vi: np.ndarray, vv: np.ndarray, chance: float | None,
@@ -1398,7 +1398,7 @@ def _memorizing_from_start(tv: np.ndarray, va: Series, vi: np.ndarray, vv: np.nd
     if fall <= 0 or v_end - first < -0.1 * fall or float(tv[0] - tv[n // 3]) > MEMORIZE_FRONT * fall:
         return []     # (validation that follows training down, even a tenth of the way, learned something)
     at_chance = (abs(float(tv[0]) - chance) <= MEMORIZE_CHANCE_TOL * chance if chance is not None
-                 else _implied_classes(float(tv[0]), MEMORIZE_CHANCE_TOL) is not None)
+                 else implied_classes(float(tv[0]), MEMORIZE_CHANCE_TOL) is not None)
     if not at_chance:
         return []                        # learned something in its first epoch: not a start from chance
     if float(np.mean(np.diff(tv) < 0)) < CREEP_SHARE:

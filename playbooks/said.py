@@ -14,9 +14,9 @@ are never cited as support.
 """
 from __future__ import annotations
 
-import math
 import re
 
+from mltdbg.analyzers.curves import implied_classes
 from mltdbg.analyzers.model import Signal
 from mltdbg.playbooks.library import undenied
 
@@ -101,7 +101,7 @@ _LR_VALUE = re.compile(r"\b(?:lr|learning[\s_-]?rate)\s*(?:=|:|of|is|was|to|at|d
 LR_HUGE, LR_TINY = 1.0, 1e-7
 # A loss the user says never moves off one value ("the loss is always 0.6931", "loss stays at 0", "loss一直为0"):
 # exactly 0 is a loss computed over nothing or constant targets (as the loss_zero signal), ln K to the
-# digits printed (two at least) is a model that predicts the class prior (as loss_at_chance).
+# digits printed (two at least; K a usual class count) is a model that predicts the class prior (as loss_at_chance).
 _STUCK_WORDS = (r"(?:\b(?:always|stays?|stayed|staying|stuck|remains?|remained|constant(?:ly)?|keeps?\s+(?:at|being)|fixed"
                 r"|never\s+(?:changes?|moves?|decreases?|goes\s+down))\b|一直(?:为|是|都是)?|始终(?:为|是)?)")
 _VALUE = r"(?<![A-Za-z0-9_.])(\d+(?:\.\d+)?)(?![\w.]*\s*%)"
@@ -110,18 +110,14 @@ _LOSS_STUCK = re.compile(
     # "the loss is exactly 0 at every iteration", "loss = 0.6931 throughout training"
     rf"|\bloss(?:es)?(?![a-z])[^.;!?\n\d]{{0,40}}?(?:exactly\s+|=\s*){_VALUE}[^.;!?\n]{{0,30}}?"
     r"\b(?:(?:at|in|for|on)\s+(?:every|each|all)|throughout|the\s+whole|from\s+the\s+(?:start|beginning|first))", re.I)
-CHANCE_K_MAX = 1000
 
 
 def _chance_k(value: str) -> int | None:
-    """K when `value` (as printed, two decimals at least) is ln K to its last digit: K in 2..CHANCE_K_MAX, and
-    no larger than its digits can tell apart from its neighbours (ln K and ln(K+1) lie 1/K apart: two
-    decimals name K up to 41, three up to 416), so that a value is not ln of some large K by chance."""
-    if "." not in value or len(value.split(".")[1]) < 2:
+    """K when `value` (as printed, two decimals at least) is ln K rounded to its digits, for a usual class
+    count K (curves.implied_classes: 2, 3, 4, 5, 10, 100, 1000): 0.69, 1.386, 2.3026; not 4.60 (ln 100 is 4.61)."""
+    if "." not in value or len(value.split(".")[1]) < 2 or float(value) <= 0:
         return None
-    v, tol = float(value), 0.6 * 10 ** -len(value.split(".")[1])
-    k = round(math.exp(v))
-    return k if 2 <= k <= min(CHANCE_K_MAX, 1 / (4 * tol)) and abs(math.log(k) - v) <= tol else None
+    return implied_classes(float(value), (0.5 * 10 ** -len(value.split(".")[1]) + 1e-9) / float(value))
 
 
 # A batch size the user names: <= BATCH_TINY samples per step is evidence for the batch causes

@@ -175,6 +175,7 @@ def test_tried_and_failed_across_clauses(text, kinds):
      "said:loss_at_chance", "(ln 2)"),
     ("loss stuck at 1.386 from the first epoch", "said:loss_at_chance", "(ln 4)"),
     ("the losses were constantly 2.3026", "said:loss_at_chance", "(ln 10)"),
+    ("the loss is always 0.69 (binary)", "said:loss_at_chance", "(ln 2)"),
     ("训练qwen1.5-14B，lora，参数都是项目默认配置，loss一直为0", "said:loss_zero", "0"),
     ("the training loss printed by the Caffe solver is exactly 0 at every iteration (20, 40, 60, ...)", "said:loss_zero", "0"),
     ("loss = 0.0 for every batch", "said:loss_zero", "0.0"),
@@ -187,7 +188,8 @@ def test_a_loss_the_user_says_never_leaves_zero_or_chance_is_read(text, kind, su
 @pytest.mark.parametrize("text", [
     "the loss is 0.693 at step 100 and falls after",   # a value, not a loss that stays there
     "loss stays at 0.51 after epoch 3",                 # no ln K
-    "loss always around 4.60",                          # ln 99 only to two digits: too coarse to name so many classes
+    "loss always around 4.60",                          # ln 100 is 4.61 to two digits; ln 99 is no usual class count
+    "the loss stays at 1.79",                           # ln 6: not a usual class count
     "the loss is not always 0",                         # denied
     "accuracy stays at 0 %",
     "loss always 0 % of the time",
