@@ -9,7 +9,11 @@ top-1, top-3, p80 / n80, Brier, false alarms on the healthy runs. Part "torch-ru
 stop-41 detectors were written against (in-sample); "torch-runs-variants" the same failures at other
 sizes, rates and optimizers (first look 0.500 top-1; then used to widen the detectors: in-sample since);
 "torch-runs-variants-2" a third set (first look 0.556; then used: in-sample since); "torch-runs-variants-3"
-other data and files (TensorBoard, Lightning CSV), not tuned on. About a minute.
+other data and files (TensorBoard, Lightning CSV), not tuned on. Parts "torch-runs-faults" .. "-faults-4"
+(stop 42, tests/torch_runs.py: fault_step_log) hold other failure kinds (init, dead units, frozen layers,
+saturating depth, noisy or leaked labels, raw inputs, schedules, weight decay, NaN data, lr 10, torch's own
+errors) in three logging styles; each set was scored once for its first look before any change it
+prompted (the stop-42 note gives them). About a minute.
 """
 from __future__ import annotations
 

@@ -158,13 +158,12 @@ def fault_step_log(fault: str, epochs: int = 6, every: int = 10, style: str = "k
     the inputs scaled by 500 and shifted by 1000 (never normalized). val_is_train: validation on 512
     training samples. steplr_per_batch: StepLR(step_size=30, gamma=0.5) stepped every batch.
     huge_weight_decay: weight_decay=5.0. nan_input: one NaN feature in the training set.
-    labels_from_1: targets 1..4 for a 4-way head. log_softmax_by_hand: log(softmax(z) ) with the logits
-    scaled up. float_targets: class targets as floats. batchnorm_last_batch_1: a
+    labels_from_1: targets 1..4 for a 4-way head. log_softmax_by_hand: log(softmax(40 z)) for NLL: the
+    probabilities underflow to 0 and their log is -inf. float_targets: class targets as floats. batchnorm_last_batch_1: a
     BatchNorm1d model whose last batch holds one sample. mse_shape: MSELoss of (N, 1) outputs against
     (N,) targets. val_not_normalized: raw features (x 40 + 25) standardised with the training set's
     statistics for training only; validation gets them raw. width_1: hidden layers one unit wide.
-    sgd_lr_10: SGD at lr 10.""" 
-    import traceback  # noqa: PLC0415
+    sgd_lr_10: SGD at lr 10."""
     import warnings  # noqa: PLC0415
     import torch  # noqa: PLC0415 - torch only for the tests that train
 
@@ -221,10 +220,25 @@ def fault_step_log(fault: str, epochs: int = 6, every: int = 10, style: str = "k
             return F.mse_loss(out, yb.float())
         return F.cross_entropy(out, yb)
 
-    lines, step, shown = [], 0, set()
-    caught = warnings.catch_warnings(record=True)
-    heard = caught.__enter__()
-    warnings.simplefilter("always")
+    lines: list[str] = []
+    with warnings.catch_warnings(record=True) as heard:
+        warnings.simplefilter("always")
+        _train_logged(model, opt, sched, params, loss_of, (x, y), (xv, yv), epochs, every, style, fault != "mse_shape",
+                      lines, heard)
+    return "\n".join(lines) + "\n"
+
+
+def _train_logged(model, opt, sched, params, loss_of, train, val, epochs: int, every: int, style: str, acc: bool,
+                  lines: list[str], heard: list) -> None:
+    """fault_step_log's loop: batch 32, a record every `every` steps and a validation record per epoch
+    appended to `lines`; a warning torch raised (recorded in `heard`) printed once per place, as Python's
+    default filter does; a crash ends the log with its traceback, as the user's terminal shows it."""
+    import traceback  # noqa: PLC0415
+    import warnings  # noqa: PLC0415
+    import torch  # noqa: PLC0415 - torch only for the tests that train
+
+    (x, y), (xv, yv) = train, val
+    step, shown = 0, set()
     try:
         for epoch in range(epochs):
             model.train()
@@ -237,7 +251,7 @@ def fault_step_log(fault: str, epochs: int = 6, every: int = 10, style: str = "k
                 if sched is not None:
                     sched.step()
                 step += 1
-                for w in heard:   # printed once per place, as Python's default filter does
+                for w in heard:
                     if (w.filename, w.lineno) not in shown:
                         shown.add((w.filename, w.lineno))
                         lines.append(warnings.formatwarning(w.message, w.category, w.filename, w.lineno).rstrip())
@@ -249,11 +263,8 @@ def fault_step_log(fault: str, epochs: int = 6, every: int = 10, style: str = "k
             with torch.no_grad():
                 out = model(xv)
                 vals = {"val_loss": loss_of(out, yv).item()}
-                if fault != "mse_shape":
+                if acc:
                     vals["val_acc"] = (out.argmax(1) == yv).float().mean().item()
             lines.append(_log_line(style, epoch, epochs, step, vals))
     except Exception:  # noqa: BLE001 - the run crashed as the user's did: its traceback ends the log
         lines.append(traceback.format_exc().rstrip())
-    finally:
-        caught.__exit__(None, None, None)
-    return "\n".join(lines) + "\n"
