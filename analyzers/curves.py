@@ -202,6 +202,7 @@ def _curve_signals(run: Run) -> list[Signal]:
     out += _val_at_chance(run, quote)
     out += _accuracy_signals(run, quote)
     out += _memorized_after_plateau(run, quote)
+    out += _val_above_train_early(run, quote)
     grad_sig, lr_sig = side.result() if side is not None else grad_and_lr()
     out += grad_sig
     out += _layer_signals(run, quote)
@@ -218,6 +219,8 @@ def _curve_signals(run: Run) -> list[Signal]:
     out = without(out, "huge_start_recovers", {"collapsed_to_chance"})
     out = without(out, "loss_reset", lambda x: x.kind == "sawtooth_epoch" and bool(x.data.get("aligned")))
     out = without(out, "divergence", {"loss_reset"})
+    # noisy labels read twice: the plateau-then-memorise reading holds the early lead of validation too
+    out = without(out, "val_above_train_early", {"memorized_after_plateau"})
     # an extreme lr (1 or more, read as far above its optimizer's range: an Adam-family lr, or one with no
     # optimizer named; not SGD's, which large-batch recipes take that high) is no healthy run's setting
     out = without(out, "healthy", lambda x: x.kind == "lr_high" and x.data.get("lr", 0) >= 1 and x.strength >= 0.9)
@@ -290,7 +293,8 @@ def _counted_nonfinite(run: Run, q: Quoter) -> list[Signal]:
 # value, (most) layers getting no gradient at all (the head alone learns).
 NOT_HEALTHY_BESIDE = frozenset({"loss_huge_at_start", "train_acc_capped", "val_gap_from_start", "grad_zero",
                                 "grad_zero_below_head", "grad_died", "memorized_after_plateau",
-                                "memorizing_from_start", "train_acc_falls", "collapsed_to_chance", "grad_pinned"})
+                                "memorizing_from_start", "train_acc_falls", "collapsed_to_chance", "grad_pinned",
+                                "val_above_train_early"})
 
 
 def without(signals: list[Signal], kind: str, beside: frozenset[str] | set[str] | Callable[[Signal], bool]) -> list[Signal]:
@@ -1693,6 +1697,49 @@ def _accuracy_signals(run: Run, q: Quoter) -> list[Signal]:
             txt += f"; validation accuracy is higher ({float(np.median(vv[-max(1, len(vv) // 3):])):.3f})"
     return [Signal("train_acc_capped", strength, txt, [q.ev(a, int(fi[-1]), "train accuracy at the end")],
                    {"level": last3, "middle": mid3})]
+
+
+# Validation accuracy above training accuracy by this much (median) over the first third of the
+# evaluations, its first left out, before training overtakes it: training scored against wrong labels.
+VAL_ABOVE_EARLY = 0.08
+
+
+def _val_above_train_early(run: Run, q: Quoter) -> list[Signal]:
+    """val_above_train_early: validation accuracy sits above training accuracy by VAL_ABOVE_EARLY or more
+    (median over the first third of the evaluations, the first one left out: a training mean taken
+    while the first epoch still learned), and training overtakes validation by the end. Training scored
+    against noisy labels trails a validation set scored against clean ones until the model memorises
+    the wrong labels; clean overfitting has training ahead of validation from its first epochs."""
+    pair = _accuracies(run, 3, 6)
+    if pair is None:
+        return []
+    tr, va = pair
+    vi = np.flatnonzero(np.isfinite(va.values))
+    if len(vi) < 6:
+        return []
+    if _same_lines(tr, va):
+        t = tr.values[vi]
+    elif not (tr.step_is_index or va.step_is_index):
+        t = _epoch_train_level(tr, va.steps[vi])
+    else:
+        return []
+    v = va.values[vi]
+    ok = np.isfinite(t)
+    if ok.sum() < 6:
+        return []
+    scale = _percent_scale(t[ok], v[ok])
+    t, v, vi = t[ok] / scale, v[ok] / scale, vi[ok]
+    third = max(2, len(v) // 3)
+    early = float(np.median((v - t)[1:third + 1]))
+    late = float(np.median((v - t)[-max(1, len(v) // 5):]))
+    if early < VAL_ABOVE_EARLY or late >= 0:
+        return []
+    j = int(vi[1])
+    txt = (f"validation accuracy is {early:+.2f} above training accuracy over the first third of the "
+           f"evaluations, and {-late:.2f} below it at the end: training trailed a held-out set, then overtook it")
+    return [Signal("val_above_train_early", min(1.0, 0.5 + 2.5 * (early - VAL_ABOVE_EARLY)), txt,
+                   [q.ev(va, j, "val accuracy early"), q.ev(va, int(vi[-1]), "val accuracy at the end")],
+                   {"early": early, "late": late})]
 
 
 def _memorized_after_plateau(run: Run, q: Quoter) -> list[Signal]:

@@ -249,6 +249,18 @@ FAULT_KINDS_4 = [
     ("healthy_adam_hf_seed3", lambda: _faults("none", "hf", seed=3, adam=True), None, []),
 ]
 
+# Noisy training labels in a Keras history (train and val accuracy per epoch), the gap the issue names as
+# called overfitting at 0.91-0.92. First look (stop-42 note): top-1 0/3 (lr_too_low 0.32, overfitting 0.93
+# and 0.92, the last two "diagnosis complete"); then used to build val_above_train_early, in-sample since.
+LABEL_NOISE = [
+    ("noisy_labels_40pc_history", lambda: _history(lr=1e-3, shuffled_labels=False, epochs=30, n=2048, label_noise=0.4),
+     "label_noise", []),
+    ("noisy_labels_30pc_history_seed1", lambda: _history(lr=1e-3, shuffled_labels=False, epochs=40, n=1024,
+                                                         label_noise=0.3, seed=1), "label_noise", []),
+    ("noisy_labels_50pc_history_seed2", lambda: _history(lr=3e-3, shuffled_labels=False, epochs=30, n=4096,
+                                                         label_noise=0.5, seed=2, hidden=3), "label_noise", []),
+]
+
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -263,7 +275,8 @@ def main() -> int:
         for part, scenarios in (("torch-runs", SCENARIOS), ("torch-runs-variants", VARIANTS),
                                 ("torch-runs-variants-2", VARIANTS_2), ("torch-runs-variants-3", VARIANTS_3),
                                 ("torch-runs-faults", FAULT_KINDS), ("torch-runs-faults-2", FAULT_KINDS_2),
-                                ("torch-runs-faults-3", FAULT_KINDS_3), ("torch-runs-faults-4", FAULT_KINDS_4)):
+                                ("torch-runs-faults-3", FAULT_KINDS_3), ("torch-runs-faults-4", FAULT_KINDS_4),
+                                ("torch-runs-label-noise", LABEL_NOISE)):
             for name, files, expected, acceptable in scenarios:
                 folder = base / name
                 folder.mkdir(parents=True, exist_ok=True)

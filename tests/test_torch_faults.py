@@ -130,3 +130,29 @@ def test_validation_from_other_preprocessing_in_a_trainers_dict_lines_is_a_gap_f
     ev = sigs["val_gap_from_start"].evidence[0]
     assert ev.source == "train.log" and "eval_loss" in ev.quote
     assert d.hypotheses[0].id != "overfitting" and "preprocessing_mismatch" in [h.id for h in d.hypotheses[:2]]
+
+
+def test_noisy_training_labels_trail_a_clean_validation_set_before_they_are_memorised(tmp_path):
+    # 40 % of the training labels redrawn at random, Keras history: validation accuracy (clean labels) sits
+    # ~0.1 above training accuracy for the first third, then training overtakes it as the noise is memorised
+    # and validation falls; that was lr_too_low 0.32 / label_noise 0.29 (and overfitting 0.93 on other runs)
+    import json  # noqa: PLC0415
+
+    from tests.torch_runs import cluster_history  # noqa: PLC0415
+    (tmp_path / "history.json").write_text(json.dumps(cluster_history(1e-3, False, epochs=30, n=2048, label_noise=0.4)))
+    sigs = {s.kind: s for s in analyze(ingest([str(tmp_path)]))}
+    assert sigs["val_above_train_early"].data["early"] >= 0.08 and "healthy" not in sigs
+    d = diagnose([str(tmp_path)], [])
+    assert d.hypotheses[0].id == "label_noise"
+    assert "overfitting" not in [h.id for h in d.hypotheses[:2]]
+
+
+def test_clean_labels_overfit_with_training_ahead_from_the_start(tmp_path):
+    # the same MLP on 2,048 clean samples, three hidden layers: training accuracy leads from its first epochs
+    import json  # noqa: PLC0415
+
+    from tests.torch_runs import cluster_history  # noqa: PLC0415
+    (tmp_path / "history.json").write_text(json.dumps(cluster_history(3e-3, False, epochs=40, n=2048, hidden=3)))
+    sigs = {s.kind: s for s in analyze(ingest([str(tmp_path)]))}
+    assert "val_above_train_early" not in sigs
+    assert diagnose([str(tmp_path)], []).hypotheses[0].id == "overfitting"

@@ -46,16 +46,19 @@ def _clusters(n: int, spread: float, seed: int = 0):
 
 
 def cluster_history(lr: float, shuffled_labels: bool, epochs: int = 30, n: int = 512,
-                    hidden: int = 2, seed: int = 0) -> dict[str, list[float]]:
+                    hidden: int = 2, seed: int = 0, label_noise: float = 0.0) -> dict[str, list[float]]:
     """A Keras-style history (loss, accuracy, val_loss, val_accuracy per epoch) of a ReLU MLP
     (20 -> 64, `hidden` layers of 64 -> 4) trained with Adam, batch 32, on four overlapping Gaussian clusters, validated
     on 512 fresh samples of the same clusters. shuffled_labels: the training targets are permuted apart
-    from their inputs (what a loader that shuffles inputs and targets separately does)."""
+    from their inputs (what a loader that shuffles inputs and targets separately does). label_noise: that
+    share of the training labels redrawn at random (validation keeps its true labels)."""
     import torch  # noqa: PLC0415 - torch only for the tests that train
 
     (x, y), (xv, yv) = _clusters(n, 0.35, seed)
     if shuffled_labels:
         y = y[torch.randperm(n)]
+    if label_noise:
+        y = torch.where(torch.rand(n) < label_noise, torch.randint(0, 4, (n,)), y)
     layers: list = [torch.nn.Linear(20, 64), torch.nn.ReLU()]
     for _ in range(hidden - 1):
         layers += [torch.nn.Linear(64, 64), torch.nn.ReLU()]
