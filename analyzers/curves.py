@@ -1425,6 +1425,31 @@ def _accuracies(run: Run, n_train: int = 3, n_val: int = 3) -> tuple[Series, Ser
     return _on_train_axis(ordered(acc), ordered(vacc))
 
 
+def _accuracy_levels(run: Run, n: int) -> tuple[Series, np.ndarray, np.ndarray, np.ndarray] | None:
+    """(validation accuracy series, its evaluations' indices, train accuracy at each, validation accuracy
+    at each), both on a 0-1 scale, where the run logs both accuracies on one axis (the same lines, or
+    steps: the train level since the evaluation before) with n evaluations at least that have both."""
+    pair = _accuracies(run, 3, n)
+    if pair is None:
+        return None
+    tr, va = pair
+    vi = np.flatnonzero(np.isfinite(va.values))
+    if len(vi) < n:
+        return None
+    if _same_lines(tr, va):
+        t = tr.values[vi]
+    elif not (tr.step_is_index or va.step_is_index):
+        t = _epoch_train_level(tr, va.steps[vi])
+    else:
+        return None
+    v = va.values[vi]
+    ok = np.isfinite(t)
+    if ok.sum() < n:
+        return None
+    scale = _percent_scale(t, v)
+    return va, vi[ok], t[ok] / scale, v[ok] / scale
+
+
 def _percent_scale(*values: np.ndarray) -> float:
     """100 when accuracies are printed in percent (a value above 1.5 in any of the arrays), else 1:
     what to divide them by for a 0-1 scale. NaNs are ignored; each array holds a finite value."""
@@ -1435,25 +1460,10 @@ def _val_acc_gap(run: Run, q: Quoter) -> list[Signal]:
     """val_gap_from_start read from accuracies (a run that prints accuracy and no val_loss, as Keras
     and many posts do): validation accuracy never improves on its first evaluation while train
     accuracy climbs, and sits near chance (1/K) or far below train from the start."""
-    pair = _accuracies(run)
-    if pair is None:
+    levels = _accuracy_levels(run, 3)
+    if levels is None:
         return []
-    tr, va = pair
-    vi = np.flatnonzero(np.isfinite(va.values))
-    if len(vi) < 3:
-        return []
-    if _same_lines(tr, va):
-        t = tr.values[vi]
-    elif not (tr.step_is_index or va.step_is_index):
-        t = _epoch_train_level(tr, va.steps[vi])
-    else:
-        return []
-    v = va.values[vi]
-    ok = np.isfinite(t)
-    if ok.sum() < 3:
-        return []
-    scale = _percent_scale(t, v)
-    t, v, vi = t[ok] / scale, v[ok] / scale, vi[ok]
+    va, vi, t, v = levels
     first, v_end, t_end = float(v[0]), float(np.median(v[-max(1, len(v) // 5):])), float(np.median(t[-max(1, len(t) // 5):]))
     if float(np.max(v[1:])) - first >= VAL_ACC_IMPROVED or t_end - float(t[0]) < VAL_ACC_TRAIN_GAIN:
         return []
@@ -1710,25 +1720,10 @@ def _val_above_train_early(run: Run, q: Quoter) -> list[Signal]:
     while the first epoch still learned), and training overtakes validation by the end. Training scored
     against noisy labels trails a validation set scored against clean ones until the model memorises
     the wrong labels; clean overfitting has training ahead of validation from its first epochs."""
-    pair = _accuracies(run, 3, 6)
-    if pair is None:
+    levels = _accuracy_levels(run, 6)
+    if levels is None:
         return []
-    tr, va = pair
-    vi = np.flatnonzero(np.isfinite(va.values))
-    if len(vi) < 6:
-        return []
-    if _same_lines(tr, va):
-        t = tr.values[vi]
-    elif not (tr.step_is_index or va.step_is_index):
-        t = _epoch_train_level(tr, va.steps[vi])
-    else:
-        return []
-    v = va.values[vi]
-    ok = np.isfinite(t)
-    if ok.sum() < 6:
-        return []
-    scale = _percent_scale(t[ok], v[ok])
-    t, v, vi = t[ok] / scale, v[ok] / scale, vi[ok]
+    va, vi, t, v = levels
     third = max(2, len(v) // 3)
     early = float(np.median((v - t)[1:third + 1]))
     late = float(np.median((v - t)[-max(1, len(v) // 5):]))
