@@ -831,6 +831,14 @@ def _ev(f: Fact, text: str) -> Evidence:
 
 
 _TRANSFORMERISH = re.compile(r"bert|gpt|t5|llama|mistral|roberta|transformer|vit|deberta|bart|opt-|falcon|qwen|gemma|phi", re.I)
+
+
+def is_transformerish(facts: Iterable[Fact]) -> bool:
+    """Whether the run's facts name a transformer (its tokenizer, checkpoint or scheduler) or come from
+    an HF Trainer's arguments: the runs whose lr wants a warm-up."""
+    facts = list(facts)
+    hint = " ".join(str(f.value) for f in facts if f.name in ("tokenizer", "checkpoint", "scheduler"))
+    return bool(_TRANSFORMERISH.search(hint)) or any("Training" in (f.quote or "") for f in facts)
 _WARMUP_SCHED = re.compile(r"warmup|linear|cosine|onecycle|noam|inverse_sqrt|polynomial", re.I)
 
 
@@ -872,9 +880,7 @@ def config_signals(run: Run) -> list[Signal]:
     sched = by.get("scheduler", [])
     lr = next((f for f in reversed(by.get("lr", [])) if isinstance(f.value, (int, float))), None)
     opt = next((f for f in reversed(by.get("optimizer", []))), None)
-    text_hint = " ".join(str(f.value) for f in by.get("tokenizer", []) + by.get("checkpoint", []) + sched)
-    transformerish = bool(_TRANSFORMERISH.search(text_hint)) or any(
-        "Training" in (f.quote or "") for f in facts)
+    transformerish = is_transformerish(facts)
     zero = [f for f in warm if f.value in (0, 0.0)]
     if zero and not any(f.value not in (0, 0.0, None) for f in warm):
         f = zero[-1]

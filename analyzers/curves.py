@@ -16,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from mltdbg.analyzers.config import is_transformerish
 from mltdbg.analyzers.model import LOC_LINE, Evidence, Run, Series, Signal, TextArtifact, value_for_json
 from mltdbg.analyzers.readers.textlog.arrays import small_pages
 
@@ -2141,8 +2142,9 @@ def _lr_signals(run: Run, lr: Series | None, q: Quoter) -> list[Signal]:
                        f"the warm-up never ends")
                 out.append(Signal("lr_schedule_odd", 0.8, txt, [q.ev(lr, int(fi[0]), "lr at the start"), q.ev(lr, k, txt)],
                                   {"detail": "warm-up spans the run"}))
-            # No warm-up: a transformer-ish run whose lr starts at its peak (only a hint).
-            if len(fv) >= 20 and fv[0] >= 0.99 * peak and peak > high / 10 and not sgd:
+            # No warm-up: a transformer-ish run (config.is_transformerish: its tokenizer, checkpoint or
+            # scheduler names one) whose lr starts at its peak (only a hint; a small net needs no warm-up).
+            if len(fv) >= 20 and fv[0] >= 0.99 * peak and peak > high / 10 and not sgd and is_transformerish(run.facts):
                 out.append(Signal("lr_no_warmup", 0.3, f"lr starts at its peak {_fmt(peak)} (no warm-up)",
                                   [q.ev(lr, 0, "lr at the first step")], {"detail": "no warm-up"}))
     else:

@@ -156,3 +156,14 @@ def test_clean_labels_overfit_with_training_ahead_from_the_start(tmp_path):
     sigs = {s.kind: s for s in analyze(ingest([str(tmp_path)]))}
     assert "val_above_train_early" not in sigs
     assert diagnose([str(tmp_path)], []).hypotheses[0].id == "overfitting"
+
+
+def test_an_lr_that_starts_at_its_peak_is_a_warm_up_hint_only_for_a_transformer(tmp_path):
+    # a small MLP at a constant lr 0.01, nothing naming its optimizer, needs no warm-up: no hint (it was one,
+    # and lr_schedule_bug trailed every ranking on it); the same log beside a config naming a BERT
+    # tokenizer keeps it
+    _, sigs, _ = _read(tmp_path, fault_step_log("none", style="hf"))
+    assert "lr_no_warmup" not in sigs
+    (tmp_path / "config.json").write_text('{"tokenizer_name": "bert-base-uncased", "learning_rate": 0.01}\n')
+    _, sigs, _ = _read(tmp_path, fault_step_log("none", style="hf"))
+    assert "lr_no_warmup" in sigs
