@@ -104,24 +104,8 @@ def cluster_step_log(zero_grad: bool = True, epochs: int = 10, sorted_by_class: 
     lr = 1e-3 if adam else 0.01
     opt = (torch.optim.Adam(model.parameters(), lr=lr) if adam else
            torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9))
-    ce = torch.nn.functional.cross_entropy
-    lines, step = [], 0
-    for epoch in range(epochs):
-        for idx in (torch.arange(len(x)) if sorted_by_class else torch.randperm(len(x))).split(batch):
-            if zero_grad:
-                opt.zero_grad()
-            loss = ce(model(x[idx]), y[idx])
-            loss.backward()
-            norm = torch.nn.utils.clip_grad_norm_(model.parameters(), float("inf")).item()
-            opt.step()
-            step += 1
-            if step % every == 0:
-                lines.append(f"epoch {epoch} step {step} loss={loss.item():.4f} grad_norm={norm:.4f} lr={lr}")
-        with torch.no_grad():
-            out = model(xv)
-        lines.append(f"epoch {epoch} step {step} val_loss={ce(out, yv).item():.4f} "
-                     f"val_acc={(out.argmax(1) == yv).float().mean().item():.4f}")
-    return "\n".join(lines) + "\n"
+    return _train_logged(model, opt, torch.nn.functional.cross_entropy, (x, y), (xv, yv), epochs, every, "kv4",
+                         zero_grad=zero_grad, shuffle=not sorted_by_class, batch=batch)
 
 
 # Faults that fault_step_log can build into the cluster run, each a few lines of what users get wrong.
@@ -131,8 +115,11 @@ FAULTS = ("none", "bad_init", "dead_bias", "frozen_body", "deep_sigmoid", "label
 
 
 def _log_line(style: str, epoch: int, epochs: int, step: int, vals: dict) -> str:
-    """One training or validation record in a logging style users write: 'kv' (key=value), 'hf' (a
+    """One training or validation record in a logging style users write: 'kv' (key=value; 'kv4': every
+    value to four decimals), 'hf' (a
     Trainer's dict line), 'pipe' ("Epoch 1/10 | Step 20 | Loss: 0.51 | Grad Norm: ...")."""
+    if style == "kv4":   # cluster_step_log's: four decimals, the lr as it was set
+        return f"epoch {epoch} step {step} " + " ".join(f"{k}={v}" if k == "lr" else f"{k}={v:.4f}" for k, v in vals.items())
     if style == "kv":
         return f"epoch {epoch} step {step} " + " ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
                                                        for k, v in vals.items())
@@ -167,7 +154,6 @@ def fault_step_log(fault: str, epochs: int = 6, every: int = 10, style: str = "k
     (N,) targets. val_not_normalized: raw features (x 40 + 25) standardised with the training set's
     statistics for training only; validation gets them raw. width_1: hidden layers one unit wide.
     sgd_lr_10: SGD at lr 10."""
-    import warnings  # noqa: PLC0415
     import torch  # noqa: PLC0415 - torch only for the tests that train
 
     assert fault in FAULTS, fault
@@ -223,51 +209,54 @@ def fault_step_log(fault: str, epochs: int = 6, every: int = 10, style: str = "k
             return F.mse_loss(out, yb.float())
         return F.cross_entropy(out, yb)
 
-    lines: list[str] = []
-    with warnings.catch_warnings(record=True) as heard:
-        warnings.simplefilter("always")
-        _train_logged(model, opt, sched, params, loss_of, (x, y), (xv, yv), epochs, every, style, fault != "mse_shape",
-                      lines, heard)
-    return "\n".join(lines) + "\n"
+    return _train_logged(model, opt, loss_of, (x, y), (xv, yv), epochs, every, style, sched=sched,
+                         acc=fault != "mse_shape")
 
 
-def _train_logged(model, opt, sched, params, loss_of, train, val, epochs: int, every: int, style: str, acc: bool,
-                  lines: list[str], heard: list) -> None:
-    """fault_step_log's loop: batch 32, a record every `every` steps and a validation record per epoch
-    appended to `lines`; a warning torch raised (recorded in `heard`) printed once per place, as Python's
-    default filter does; a crash ends the log with its traceback, as the user's terminal shows it."""
+def _train_logged(model, opt, loss_of, train, val, epochs: int, every: int, style: str, *, sched=None,
+                  acc: bool = True, zero_grad: bool = True, shuffle: bool = True, batch: int = 32) -> str:
+    """The cluster runs' loop and log: batches of `batch` (shuffled each epoch, or in the set's order),
+    the total grad norm, a record every `every` steps and a validation record per epoch in `style`
+    (_log_line). A warning torch raises is printed once per place, as Python's default filter does; a
+    crash ends the log with its traceback, as the user's terminal shows it. zero_grad=False leaves out
+    optimizer.zero_grad(); acc=False leaves out the validation accuracy (a regression head)."""
     import traceback  # noqa: PLC0415
     import warnings  # noqa: PLC0415
     import torch  # noqa: PLC0415 - torch only for the tests that train
 
     (x, y), (xv, yv) = train, val
+    lines: list[str] = []
     step, shown = 0, set()
-    try:
-        for epoch in range(epochs):
-            model.train()
-            for idx in torch.randperm(len(x)).split(32):
-                opt.zero_grad()
-                loss = loss_of(model(x[idx]), y[idx])
-                loss.backward()
-                norm = torch.nn.utils.clip_grad_norm_(params, float("inf")).item()
-                opt.step()
-                if sched is not None:
-                    sched.step()
-                step += 1
-                for w in heard:
-                    if (w.filename, w.lineno) not in shown:
-                        shown.add((w.filename, w.lineno))
-                        lines.append(warnings.formatwarning(w.message, w.category, w.filename, w.lineno).rstrip())
-                heard.clear()
-                if step % every == 0:
-                    lines.append(_log_line(style, epoch, epochs, step, {"loss": loss.item(), "grad_norm": norm,
-                                                                        "lr": opt.param_groups[0]["lr"]}))
-            model.eval()
-            with torch.no_grad():
-                out = model(xv)
-                vals = {"val_loss": loss_of(out, yv).item()}
-                if acc:
-                    vals["val_acc"] = (out.argmax(1) == yv).float().mean().item()
-            lines.append(_log_line(style, epoch, epochs, step, vals))
-    except Exception:  # noqa: BLE001 - the run crashed as the user's did: its traceback ends the log
-        lines.append(traceback.format_exc().rstrip())
+    with warnings.catch_warnings(record=True) as heard:
+        warnings.simplefilter("always")
+        try:
+            for epoch in range(epochs):
+                model.train()
+                for idx in (torch.randperm(len(x)) if shuffle else torch.arange(len(x))).split(batch):
+                    if zero_grad:
+                        opt.zero_grad()
+                    loss = loss_of(model(x[idx]), y[idx])
+                    loss.backward()
+                    norm = torch.nn.utils.clip_grad_norm_(model.parameters(), float("inf")).item()
+                    opt.step()
+                    if sched is not None:
+                        sched.step()
+                    step += 1
+                    for w in heard:
+                        if (w.filename, w.lineno) not in shown:
+                            shown.add((w.filename, w.lineno))
+                            lines.append(warnings.formatwarning(w.message, w.category, w.filename, w.lineno).rstrip())
+                    heard.clear()
+                    if step % every == 0:
+                        lines.append(_log_line(style, epoch, epochs, step, {"loss": loss.item(), "grad_norm": norm,
+                                                                            "lr": opt.param_groups[0]["lr"]}))
+                model.eval()
+                with torch.no_grad():
+                    out = model(xv)
+                    vals = {"val_loss": loss_of(out, yv).item()}
+                    if acc:
+                        vals["val_acc"] = (out.argmax(1) == yv).float().mean().item()
+                lines.append(_log_line(style, epoch, epochs, step, vals))
+        except Exception:  # noqa: BLE001 - the run crashed as the user's did: its traceback ends the log
+            lines.append(traceback.format_exc().rstrip())
+    return "\n".join(lines) + "\n"
