@@ -839,6 +839,8 @@ def is_transformerish(facts: Iterable[Fact]) -> bool:
     facts = list(facts)
     hint = " ".join(str(f.value) for f in facts if f.name in ("tokenizer", "checkpoint", "scheduler"))
     return bool(_TRANSFORMERISH.search(hint)) or any("Training" in (f.quote or "") for f in facts)
+
+
 _WARMUP_SCHED = re.compile(r"warmup|linear|cosine|onecycle|noam|inverse_sqrt|polynomial", re.I)
 
 

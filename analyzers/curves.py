@@ -97,6 +97,9 @@ TRAIN_ACC_FLAT = 0.05
 RESET_LEARNED = 0.5
 RESET_JUMP = 2.0
 RESET_BACK = 0.8
+# ... and clears everything in the stretch before it by this much (a loss that scatters like single
+# samples' has jumps like it all along)
+RESET_CLEARS = 1.5
 # val_at_chance: validation accuracy never above this many times the chance level 1/K
 VAL_CHANCE_BAND = 1.5
 # ... with K unknown: a usual class count K (CHANCE_CLASSES) whose 1/K the median is within this share of
@@ -253,7 +256,7 @@ def _loss_reset(s: Series, lr: Series | None, q: Quoter) -> list[Signal]:
     # loss falls from there: not one noisy point, not a spike that recovers at once
     events = [k for k in cand.tolist()
               if float(np.median(v[k - m:k])) <= RESET_LEARNED * start and float(np.median(v[k:k + m])) >= 0.7 * head
-              and float(np.median(v[-m:])) < 0.8 * v[k] and v[k] >= 1.5 * float(np.max(v[k - m:k]))]
+              and float(np.median(v[-m:])) < 0.8 * v[k] and v[k] >= RESET_CLEARS * float(np.max(v[k - m:k]))]
     # the same jump again and again (each epoch of unshuffled data, a schedule's restarts) is no one reset
     if not events or events[-1] - events[0] > m:
         return []
