@@ -2,10 +2,12 @@
 init's scale, a per-epoch schedule stepped per batch, validation summaries printed without a step."""
 from __future__ import annotations
 
+import json
+
 from mltdbg.analyzers.analyze import analyze
 from mltdbg.analyzers.ingest import ingest
 from mltdbg.playbooks.diagnose import diagnose
-from tests.torch_runs import fault_step_log
+from tests.torch_runs import cluster_history, fault_step_log
 
 
 def _read(tmp_path, text: str):
@@ -136,9 +138,6 @@ def test_noisy_training_labels_trail_a_clean_validation_set_before_they_are_memo
     # 40 % of the training labels redrawn at random, Keras history: validation accuracy (clean labels) sits
     # ~0.1 above training accuracy for the first third, then training overtakes it as the noise is memorised
     # and validation falls; that was lr_too_low 0.32 / label_noise 0.29 (and overfitting 0.93 on other runs)
-    import json  # noqa: PLC0415
-
-    from tests.torch_runs import cluster_history  # noqa: PLC0415
     (tmp_path / "history.json").write_text(json.dumps(cluster_history(1e-3, False, epochs=30, n=2048, label_noise=0.4)))
     sigs = {s.kind: s for s in analyze(ingest([str(tmp_path)]))}
     assert sigs["val_above_train_early"].data["early"] >= 0.08 and "healthy" not in sigs
@@ -149,9 +148,6 @@ def test_noisy_training_labels_trail_a_clean_validation_set_before_they_are_memo
 
 def test_clean_labels_overfit_with_training_ahead_from_the_start(tmp_path):
     # the same MLP on 2,048 clean samples, three hidden layers: training accuracy leads from its first epochs
-    import json  # noqa: PLC0415
-
-    from tests.torch_runs import cluster_history  # noqa: PLC0415
     (tmp_path / "history.json").write_text(json.dumps(cluster_history(3e-3, False, epochs=40, n=2048, hidden=3)))
     sigs = {s.kind: s for s in analyze(ingest([str(tmp_path)]))}
     assert "val_above_train_early" not in sigs
