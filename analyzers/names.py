@@ -64,6 +64,8 @@ LOSS_ACC_PPL = frozenset({"loss", "val_loss", "accuracy", "val_accuracy", "perpl
 _SEP = re.compile(r"[\s]+")
 # What follows "grad_" in a setting or counter, not a layer's gradient norm.
 _GRAD_SETTINGS = ("accum", "clip", "step")
+# A namespace of per-layer gradient norms: "layer_grad_norms", "per_layer_grads", "grad_norms_per_layer".
+_LAYER_GRAD_HEAD = re.compile(r"(?:per_)?(?:layer_?)?grad(?:ient)?s?(?:_?norms?)?(?:_per_layer|_by_layer|_layers?)?")
 # A metric named after its data set: XGBoost's sklearn API joins a numbered set and the metric with '-'
 # ("validation_0-logloss"), LightGBM puts the set in the possessive ("training's binary_logloss",
 # "valid_0's auc": its default names, "training" for the training set, "valid_N" for the others).
@@ -167,7 +169,12 @@ def normalize(raw: str) -> str:
     head, sep, tail = n.rpartition("_")
     if sep and tail in _AVERAGING and normalize(head) in LOSS_ACC_PPL:
         return normalize(head)
-    # per-layer gradient norms keep their layer: "grad_norm/encoder.0" -> "grad_norm/encoder.0"
+    # per-layer gradient norms keep their layer: "grad_norm/encoder.0" -> "grad_norm/encoder.0", and
+    # so does a namespace that says "gradient norms per layer" in other words, as a JSON history
+    # nests them ({"layer_grad_norms": {"conv1": 0.0}} -> "layer_grad_norms/conv1")
+    head, sep, tail = n.partition("/")
+    if sep and tail and _LAYER_GRAD_HEAD.fullmatch(head):
+        return "grad_norm/" + tail
     # (not the settings and counters named after gradients: grad_accum, grad_clip_norm, grad_steps)
     for p in ("grad_norm/", "grad_norms/", "grad_norm_", "grad_norm.", "gradient_norm/", "gradient_norms/", "grad/",
               "grads/", "grad_"):

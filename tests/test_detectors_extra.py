@@ -187,6 +187,23 @@ def test_a_dict_of_per_layer_grad_norms_in_jsonl_is_read_per_layer(tmp_path):
     assert normalize("grad_norms") == "grad_norm" and normalize("gradient_norms/fc1") == "grad_norm/fc1"
 
 
+def test_a_namespace_of_per_layer_grad_norms_under_another_name_is_read_per_layer(tmp_path):
+    # a JSON history whose per-layer dict says "layer grad norms" in its own words: the layers
+    # below the head get no gradient, which the per-layer detector must see
+    hist = [{"epoch": e, "loss": 2.30, "val_loss": 2.30, "layer_grad_norms": {"conv1": 0.0, "conv2": 0.0, "fc": 0.004}}
+            for e in range(1, 4)]
+    (tmp_path / "history.json").write_text(json.dumps(hist))
+    run = ingest([tmp_path])
+    assert {"grad_norm/conv1", "grad_norm/conv2", "grad_norm/fc"} <= {s.name for s in run.series}
+    zero = [s for s in analyze(run) if s.kind == "grad_zero_below_head"]
+    assert zero and "conv1" in zero[0].summary and "fc above them" in zero[0].summary
+    from mltdbg.analyzers.names import normalize  # noqa: PLC0415
+
+    assert [normalize(n) for n in ("per_layer_grads/fc.weight", "grad_norms_per_layer/fc1", "grad_accum/x",
+                                   "grad_clip/fc1")] == ["grad_norm/fc.weight", "grad_norm/fc1", "grad_accum/x",
+                                                         "grad_clip/fc1"]
+
+
 def _memorize_csv(lr_drop_at_climb: bool = False, plateau: bool = True) -> str:
     """60 epochs: train accuracy rises to 0.6, holds there to epoch 25 (plateau=True), then climbs
     to ~0.97 while validation accuracy falls from 0.82 to 0.6; or climbs steadily (plateau=False)."""
