@@ -575,3 +575,31 @@ def test_per_layer_lists_one_level_down_take_the_run_s_epochs(tmp_path):
     assert set(by) == {"grad_norm/encoder.0", "grad_norm/encoder.1", "grad_norm/head"}
     assert by["grad_norm/encoder.1"].steps.tolist() == [1, 2, 3]
     assert by["grad_norm/head"].locs.tolist() == [18, 18, 18]      # the layer's key in the indented file
+
+
+def test_a_history_one_level_down_beside_its_settings_is_read_as_metrics_and_as_config(tmp_path):
+    # a benchmark scenario's one file: its settings and its per-epoch history side by side
+    doc = {"config": {"optimizer": "adam", "learning_rate": 5.0, "batch_size": 2},
+           "history": {"loss": [2.3, float("nan"), float("nan")], "val_loss": [2.2, 2.4, 2.5]}}
+    (tmp_path / "scenario.json").write_text(json.dumps(doc))
+    run = ingest([tmp_path])
+    loss = run.metric("loss")
+    assert loss is not None and loss.values[0] == 2.3 and np.isnan(loss.values[1:]).all()
+    assert run.metric("val_loss").values.tolist() == [2.2, 2.4, 2.5]
+    from mltdbg.analyzers.analyze import analyze  # noqa: PLC0415
+
+    kinds = {s.kind for s in analyze(run)}     # the settings are read as a config's facts
+    facts = {f.name: f.value for f in run.facts}
+    assert facts.get("lr") == 5.0 and facts.get("batch_size") == 2
+    assert {"lr_high", "config:batch_size_tiny", "nonfinite"} <= kinds
+
+
+def test_one_history_per_split_in_one_json_is_read_as_train_and_val(tmp_path):
+    doc = {"train": {"loss": [0.9, 0.5, 0.3], "acc": [0.5, 0.7, 0.9]},
+           "val": {"loss": [0.95, 0.7, 0.8], "acc": [0.5, 0.6, 0.58]}}
+    (tmp_path / "hist.json").write_text(json.dumps(doc))
+    run = ingest([tmp_path])
+    assert run.metric("loss").values.tolist() == [0.9, 0.5, 0.3]
+    assert run.metric("val_loss").values.tolist() == [0.95, 0.7, 0.8]
+    assert run.metric("val_accuracy").values.tolist() == [0.5, 0.6, 0.58]
+    assert not [t for t in run.texts if t.kind == "config"]   # two histories, no settings beside them

@@ -25,7 +25,7 @@ import numpy as np
 
 from mltdbg.analyzers.ingest import (HEAD_BYTES, MAX_TEXT_BYTES, WIDE_HEAD_BYTES, has_holes, decode_utf8, head_bytes,
                                      is_binary, read_bytes, read_text)
-from mltdbg.analyzers.model import LOC_LINE, Run, Series
+from mltdbg.analyzers.model import LOC_LINE, Run, Series, TextArtifact
 from mltdbg.analyzers.names import CANONICAL, LAYER_NAME, normalize, rename_by_layout
 from mltdbg.analyzers.readers.textlog.kind import table_name
 from mltdbg.analyzers.readers.textlog.layergrads import layer_series
@@ -203,13 +203,14 @@ def _log_history_arrow(data: bytes):
     return col.flatten()      # the list's elements (one row per log_history entry)
 
 
-def _metric_rows(doc, grad_file: bool = False):
+def _metric_rows(doc, grad_file: bool = False, look_inside: bool = True):
     """(list of row dicts, key holding them or None) when a JSON document is metrics, else (None, None).
 
     Accepted: {"log_history": [...]} (HF), a list of metric dicts, a dict with one list of metric
     dicts (e.g. "history"), and Keras' history.json {"loss": [...], "val_loss": [...]}; in a file
     named after gradients (`grad_file`), a dict keyed by layers of one number or a list of numbers
-    each ({"layer0": [1e-9, ...], ...}: a hook's per-layer norms, one list entry per step)."""
+    each ({"layer0": [1e-9, ...], ...}: a hook's per-layer norms, one list entry per step). With
+    `look_inside`, also such a history one level down (see below)."""
     if isinstance(doc, dict):
         lh = doc.get("log_history")
         if isinstance(lh, list) and all(isinstance(r, dict) for r in lh):
@@ -248,6 +249,16 @@ def _metric_rows(doc, grad_file: bool = False):
                     rows = [{**r, "step": steps[r["step"]]} for r in rows]
                 if kind in ("layers", "layer_lists"):
                     return rows, kind
+        # one level down, beside other keys: {"config": {...}, "history": {"loss": [...]}}, or one
+        # history per split, {"train": {"loss": [...]}, "val": {"loss": [...]}} (read as "val/loss")
+        found = [(k, *_metric_rows(v, look_inside=False)) for k, v in doc.items() if look_inside and isinstance(v, dict) and v]
+        found = [f for f in found if f[1] is not None and f[2] not in ("layers", "layer_lists")]
+        if len(found) == 1:
+            return found[0][1], found[0][2]
+        if found and all(f[2] == "columns" for f in found):
+            n = max(len(f[1]) for f in found)
+            return [{f"{k}/{m}": x for k, rows, _ in found if i < len(rows) for m, x in rows[i].items()}
+                    for i in range(n)], "columns"
         return None, None
     if isinstance(doc, list) and len(doc) >= 1 and all(isinstance(r, dict) for r in doc) \
             and sum(_metric_dict(r) for r in doc) >= len(doc) / 2 and _metricish_keys(doc):
@@ -338,7 +349,7 @@ def _read(path: Path, rel: str, run: Run) -> None:
     elif kind[0] == "jsonl":
         _read_jsonl(path, rel, run)
     else:
-        _read_json(path, rel, run, kind[2], kind[3])
+        _read_json(path, rel, run, kind[2], kind[3], kind[1])
 
 
 def _read_csv(path: Path, rel: str, run: Run, delim: str) -> None:
@@ -492,8 +503,14 @@ def loads_lenient(line: str):
         return None
 
 
-def _read_json(path: Path, rel: str, run: Run, rows, where) -> None:
+def _read_json(path: Path, rel: str, run: Run, rows, where, doc=None) -> None:
     text = read_text(path, rel, run)
+    if isinstance(doc, dict) and "log_history" not in doc and any(
+            isinstance(v, (str, int, float)) or isinstance(v, dict) and v and _metric_rows(v, look_inside=False)[0] is None
+            for v in doc.values()):
+        # settings beside the history ({"config": {"lr": 5.0}, "history": {...}}, {"lr": 5.0, "history": [...]}):
+        # the file is a config too
+        run.texts.append(TextArtifact(path=rel, abspath=path, kind="config", text=text))
     starts = _row_lines(text, where, len(rows), rows)
     a, b = sorted(SUMMARY_KEYS)
     keep = [i for i, r in enumerate(rows) if a not in r and b not in r]
