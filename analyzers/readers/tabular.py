@@ -173,10 +173,10 @@ def _detect_json(path: Path):
         doc = json.loads(data, parse_constant=_constant)
     except (ValueError, UnicodeDecodeError, RecursionError):
         return None
-    rows, where = _metric_rows(doc, "grad" in path.name.lower())
+    rows, where, beside = _json_history(doc, "grad" in path.name.lower())
     if rows is None:
         return None
-    return ("json", doc, rows, where)
+    return ("json", rows, where, beside)
 
 
 def _log_history_arrow(data: bytes):
@@ -203,14 +203,13 @@ def _log_history_arrow(data: bytes):
     return col.flatten()      # the list's elements (one row per log_history entry)
 
 
-def _metric_rows(doc, grad_file: bool = False, look_inside: bool = True):
+def _metric_rows(doc, grad_file: bool = False):
     """(list of row dicts, key holding them or None) when a JSON document is metrics, else (None, None).
 
     Accepted: {"log_history": [...]} (HF), a list of metric dicts, a dict with one list of metric
     dicts (e.g. "history"), and Keras' history.json {"loss": [...], "val_loss": [...]}; in a file
     named after gradients (`grad_file`), a dict keyed by layers of one number or a list of numbers
-    each ({"layer0": [1e-9, ...], ...}: a hook's per-layer norms, one list entry per step). With
-    `look_inside`, also such a history one level down (see below)."""
+    each ({"layer0": [1e-9, ...], ...}: a hook's per-layer norms, one list entry per step)."""
     if isinstance(doc, dict):
         lh = doc.get("log_history")
         if isinstance(lh, list) and all(isinstance(r, dict) for r in lh):
@@ -249,21 +248,38 @@ def _metric_rows(doc, grad_file: bool = False, look_inside: bool = True):
                     rows = [{**r, "step": steps[r["step"]]} for r in rows]
                 if kind in ("layers", "layer_lists"):
                     return rows, kind
-        # one level down, beside other keys: {"config": {...}, "history": {"loss": [...]}}, or one
-        # history per split, {"train": {"loss": [...]}, "val": {"loss": [...]}} (read as "val/loss")
-        found = [(k, *_metric_rows(v, look_inside=False)) for k, v in doc.items() if look_inside and isinstance(v, dict) and v]
-        found = [f for f in found if f[1] is not None and f[2] not in ("layers", "layer_lists")]
-        if len(found) == 1:
-            return found[0][1], found[0][2]
-        if found and all(f[2] == "columns" for f in found):
-            n = max(len(f[1]) for f in found)
-            return [{f"{k}/{m}": x for k, rows, _ in found if i < len(rows) for m, x in rows[i].items()}
-                    for i in range(n)], "columns"
         return None, None
     if isinstance(doc, list) and len(doc) >= 1 and all(isinstance(r, dict) for r in doc) \
             and sum(_metric_dict(r) for r in doc) >= len(doc) / 2 and _metricish_keys(doc):
         return doc, None
     return None, None
+
+
+def _json_history(doc, grad_file: bool = False):
+    """_metric_rows, and where the top level holds none, a history one level down: {"config": {...},
+    "history": {"loss": [...]}}, or one history per split, {"train": {"loss": [...]}, "val": {...}}
+    (read as "val/loss"). Returns (rows, where, beside); `beside`: settings stand beside the history (a
+    scalar, or a dict that is no history: {"config": {"lr": 5.0}, "history": ...}), so the file is a
+    config too. Each dict inside is read once."""
+    rows, where = _metric_rows(doc, grad_file)
+    if not isinstance(doc, dict):
+        return rows, where, False
+    settings = "log_history" not in doc
+    scalar = settings and any(isinstance(v, (str, int, float)) for v in doc.values())
+    subs = {k: v for k, v in doc.items() if isinstance(v, dict) and v}
+    if rows is not None and (scalar or not subs or not settings):
+        return rows, where, scalar
+    inside = {k: _metric_rows(v) for k, v in subs.items()}
+    beside = scalar or (settings and any(r is None for r, _ in inside.values()))
+    if rows is None:
+        found = [(k, r, w) for k, (r, w) in inside.items() if r is not None and w not in ("layers", "layer_lists")]
+        if len(found) == 1:
+            _, rows, where = found[0]
+        elif found and all(w == "columns" for _, _, w in found):
+            n = max(len(r) for _, r, _ in found)
+            rows, where = [{f"{k}/{m}": x for k, r, _ in found if i < len(r) for m, x in r[i].items()}
+                           for i in range(n)], "columns"
+    return rows, where, beside
 
 
 def split_csv_line(line: str, d: str) -> list[str]:
@@ -341,7 +357,7 @@ def _read(path: Path, rel: str, run: Run) -> None:
                 doc = json.loads(kind[1], parse_constant=_constant) if len(kind[1]) <= MAX_JSON_SNIFF else None
             except (ValueError, UnicodeDecodeError, RecursionError):
                 doc = None
-            rows, where = _metric_rows(doc, "grad" in path.name.lower()) if doc is not None else (None, None)
+            rows, where, _ = _json_history(doc, "grad" in path.name.lower()) if doc is not None else (None, None, False)
             if rows is None:
                 run.warnings.append(f"{rel}: not a metric table")
                 return
@@ -349,7 +365,7 @@ def _read(path: Path, rel: str, run: Run) -> None:
     elif kind[0] == "jsonl":
         _read_jsonl(path, rel, run)
     else:
-        _read_json(path, rel, run, kind[2], kind[3], kind[1])
+        _read_json(path, rel, run, kind[1], kind[2], kind[3])
 
 
 def _read_csv(path: Path, rel: str, run: Run, delim: str) -> None:
@@ -503,13 +519,9 @@ def loads_lenient(line: str):
         return None
 
 
-def _read_json(path: Path, rel: str, run: Run, rows, where, doc=None) -> None:
+def _read_json(path: Path, rel: str, run: Run, rows, where, beside: bool = False) -> None:
     text = read_text(path, rel, run)
-    if isinstance(doc, dict) and "log_history" not in doc and any(
-            isinstance(v, (str, int, float)) or isinstance(v, dict) and v and _metric_rows(v, look_inside=False)[0] is None
-            for v in doc.values()):
-        # settings beside the history ({"config": {"lr": 5.0}, "history": {...}}, {"lr": 5.0, "history": [...]}):
-        # the file is a config too
+    if beside:     # settings beside the history (_json_history): the file is a config too
         run.texts.append(TextArtifact(path=rel, abspath=path, kind="config", text=text))
     starts = _row_lines(text, where, len(rows), rows)
     a, b = sorted(SUMMARY_KEYS)
