@@ -64,7 +64,8 @@ LOSS_ACC_PPL = frozenset({"loss", "val_loss", "accuracy", "val_accuracy", "perpl
 _SEP = re.compile(r"[\s]+")
 # What follows "grad_" in a setting or counter, not a layer's gradient norm.
 _GRAD_SETTINGS = ("accum", "clip", "step")
-# A namespace of per-layer gradient norms: "layer_grad_norms", "per_layer_grads", "grad_norms_per_layer".
+# A namespace of per-layer gradient norms: "grad_norm", "grads", "gradients", "gradnorm", "layer_grad_norms",
+# "per_layer_grads", "grad_norms_per_layer".
 _LAYER_GRAD_HEAD = re.compile(r"(?:per_)?(?:layer_?)?grad(?:ient)?s?(?:_?norms?)?(?:_per_layer|_by_layer|_layers?)?")
 # A metric named after its data set: XGBoost's sklearn API joins a numbered set and the metric with '-'
 # ("validation_0-logloss"), LightGBM puts the set in the possessive ("training's binary_logloss",
@@ -169,27 +170,23 @@ def normalize(raw: str) -> str:
     head, sep, tail = n.rpartition("_")
     if sep and tail in _AVERAGING and normalize(head) in LOSS_ACC_PPL:
         return normalize(head)
-    # per-layer gradient norms keep their layer: "grad_norm/encoder.0" -> "grad_norm/encoder.0", and
-    # so does a namespace that says "gradient norms per layer" in other words, as a JSON history
-    # nests them ({"layer_grad_norms": {"conv1": 0.0}} -> "layer_grad_norms/conv1")
+    # per-layer gradient norms keep their layer, under any namespace that says "gradient norms (per
+    # layer)": "grad_norm/encoder.0", "grads/fc1", "gradients/fc1.weight", and as a JSON history nests
+    # them ({"layer_grad_norms": {"conv1": 0.0}} -> "layer_grad_norms/conv1")
     head, sep, tail = n.partition("/")
     if sep and tail and _LAYER_GRAD_HEAD.fullmatch(head):
         return "grad_norm/" + tail
     # (not the settings and counters named after gradients: grad_accum, grad_clip_norm, grad_steps)
-    for p in ("grad_norm/", "grad_norms/", "grad_norm_", "grad_norm.", "gradient_norm/", "gradient_norms/", "grad/",
-              "grads/", "grad_"):
+    for p in ("grad_norm_", "grad_norm.", "grad_"):
         if n.startswith(p) and len(n) > len(p):
             if p == "grad_" and n[len(p):].startswith(_GRAD_SETTINGS):
                 break
             return "grad_norm/" + n[len(p):]
     if n.endswith("/grad_norm") or n.endswith(".grad_norm"):
         return "grad_norm/" + n[: -len("/grad_norm")]
-    # ... and the other spellings hooks and wide tables use: "gradients/fc1.weight", a layer before
-    # the word ("layer0_grad", "conv1.weight.grad", "fc1.weight_grad_norm") when what precedes it
-    # names a layer (a dotted path or a word ending in a number: "clip_grad" is a setting)
-    for p in ("gradients/", "gradient/", "gradnorm/"):
-        if n.startswith(p) and len(n) > len(p):
-            return "grad_norm/" + n[len(p):]
+    # ... and the other spellings hooks and wide tables use: a layer before the word ("layer0_grad",
+    # "conv1.weight.grad", "fc1.weight_grad_norm") when what precedes it names a layer (a dotted path
+    # or a word ending in a number: "clip_grad" is a setting)
     for suf in ("_grad_norm", "_gradnorm", "_grad", ".grad", "/grad", "_gradient", "/gradient"):
         if n.endswith(suf) and LAYER_NAME.fullmatch(n[: -len(suf)]):
             return "grad_norm/" + n[: -len(suf)]
