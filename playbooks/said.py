@@ -115,9 +115,10 @@ _LOSS_STUCK = re.compile(
 def _chance_k(value: str) -> int | None:
     """K when `value` (as printed, two decimals at least) is ln K rounded to its digits, for a usual class
     count K (curves.implied_classes: 2, 3, 4, 5, 10, 100, 1000): 0.69, 1.386, 2.3026; not 4.60 (ln 100 is 4.61)."""
-    if "." not in value or len(value.split(".")[1]) < 2 or float(value) <= 0:
+    digits, x = len(value.partition(".")[2]), float(value)
+    if digits < 2 or x <= 0:
         return None
-    return implied_classes(float(value), (0.5 * 10 ** -len(value.split(".")[1]) + 1e-9) / float(value))
+    return implied_classes(x, (0.5 * 10 ** -digits + 1e-9) / x)
 
 
 # A batch size the user names: <= BATCH_TINY samples per step is evidence for the batch causes
