@@ -59,7 +59,6 @@ def test_a_first_loss_far_above_chance_that_then_sits_at_chance_is_a_collapse_no
 def test_a_grad_norm_that_grows_then_holds_four_digits_is_a_sum_never_zeroed(tmp_path):
     # a real run without optimizer.zero_grad(): the gradient buffer sums every backward; its norm grows
     # from ~3 to ~1540 and then holds 1539.x while the loss runs away
-
     (tmp_path / "train.log").write_text(cluster_step_log(zero_grad=False))
     sigs = {s.kind: s for s in analyze(ingest([str(tmp_path)]))}
     assert sigs["grad_pinned"].data["value"] > 1000 and sigs["grad_pinned"].data["points"] >= 10
@@ -93,7 +92,6 @@ def test_a_loss_at_chance_beside_a_printed_model_of_eight_sigmoid_layers_ranks_v
 def test_a_loss_that_rises_and_falls_with_each_class_block_of_an_unshuffled_epoch_is_data_order(tmp_path):
     # a real run on a training set sorted by label and never shuffled, logged every step: the loss
     # climbs at each new class block (16 batches) and falls through it, the same way each epoch
-
     (tmp_path / "train.log").write_text(cluster_step_log(zero_grad=True, epochs=6, sorted_by_class=True, every=1))
     sigs = {s.kind: s for s in analyze(ingest([str(tmp_path)]))}
     assert 64 % sigs["sawtooth_epoch"].data["period"] == 0 and "per epoch of 64 points" in sigs["sawtooth_epoch"].summary
@@ -105,7 +103,6 @@ def test_a_loss_that_rises_and_falls_with_each_class_block_of_an_unshuffled_epoc
 def test_a_loss_flat_at_the_cross_entropy_floor_of_probabilities_is_a_softmax_before_the_loss(tmp_path):
     # a real run whose model ends in nn.Softmax before cross_entropy: it ranks the classes well (val
     # accuracy ~0.8) but its loss flattens just above log(e + 3) - 1 = 0.744 and never goes below it
-
     (tmp_path / "train.log").write_text(cluster_step_log(epochs=30, softmax_output=True, adam=True))
     sigs = {s.kind: s for s in analyze(ingest([str(tmp_path)]))}
     assert sigs["loss_at_softmax_floor"].data["k"] == 4
@@ -119,7 +116,6 @@ def test_a_loss_flat_at_the_cross_entropy_floor_of_probabilities_is_a_softmax_be
 def test_a_loss_that_scatters_like_single_samples_points_at_the_batch_not_the_lr(tmp_path):
     # a real run at batch size 1 (momentum SGD, lr 0.01), logged every step: each logged loss is one
     # sample's, jumping by several times its median from step to step
-
     (tmp_path / "train.log").write_text(cluster_step_log(epochs=2, every=1, batch=1))
     sigs = {s.kind: s for s in analyze(ingest([str(tmp_path)]))}
     assert sigs["loss_per_sample_noise"].data["ratio"] >= 2.5
@@ -145,7 +141,6 @@ def test_the_same_failures_under_adam_at_batch_2_and_at_batch_64_are_read_too(tm
     # real runs: no zero_grad under Adam (the summed gradient's norm creeps, +-2 %, 0.5 % point to point);
     # batch size 2 (its loss scatters 1.8x its level); label-sorted data at batch 64 (the epoch's
     # saw-tooth fades as every block is learned)
-
     for log, kind, cause in ((cluster_step_log(zero_grad=False, adam=True), "grad_pinned", "missing_zero_grad"),
                              (cluster_step_log(epochs=2, every=1, batch=2), "loss_per_sample_noise", "batch_size_too_small"),
                              (cluster_step_log(epochs=5, sorted_by_class=True, every=1, batch=64), "sawtooth_epoch",
@@ -161,7 +156,6 @@ def test_a_third_set_of_runs_is_read_at_shorter_and_sparser_logging(tmp_path):
     # accuracy that peaks in the first third and falls back (Adam lr 0.15, three hidden layers), a
     # never-zeroed gradient logged every 5 steps (its norm climbs in stairs), and targets shuffled apart
     # from 2,048 inputs at Adam 3e-4 (validation flat while training creeps down from ln 4)
-
     for files, kind, causes in (
             ({"history.json": json.dumps(cluster_history(0.5, False, epochs=10))}, "collapsed_to_chance",
              {"dead_relu", "lr_too_high"}),
