@@ -64,6 +64,10 @@ LOSS_ACC_PPL = frozenset({"loss", "val_loss", "accuracy", "val_accuracy", "perpl
 _SEP = re.compile(r"[\s]+")
 # What follows "grad_" in a setting or counter, not a layer's gradient norm.
 _GRAD_SETTINGS = ("accum", "clip", "step")
+# A metric named with what it was measured on (textlog/scan._METRIC_ON: the PyTorch tutorials'
+# "Accuracy of the network on the 10000 test images"): its name before "of the <model> on", its set after.
+_MEASURED_ON = re.compile(r"(?P<m>(?:[a-z]+_)?(?:accuracy|acc|loss|error))_of_the_[a-z_]+?_on_(?:the_)?(?:\d+_)?"
+                          r"(?:(?P<set>val|valid|validation|eval|test|dev|holdout)_)?[a-z_]+")
 # A namespace of per-layer gradient norms: "grad_norm", "grads", "gradients", "gradnorm", "layer_grad_norms",
 # "per_layer_grads", "grad_norms_per_layer".
 _LAYER_GRAD_HEAD = re.compile(r"(?:per_)?(?:layer_?)?grad(?:ient)?s?(?:_?norms?)?(?:_per_layer|_by_layer|_layers?)?")
@@ -137,6 +141,10 @@ def normalize(raw: str) -> str:
     m = _LIGHTNING_GRAD.fullmatch(n)
     if m:
         return "grad_norm/" + m.group(1) if m.group(1) else "grad_norm"
+    m = _MEASURED_ON.fullmatch(n)
+    if m:       # "accuracy of the network on the 10000 test images": the metric, of the set named after "on"
+        base = normalize(m.group("m"))
+        return as_held_out(base) if m.group("set") and base in CANONICAL else base
     m = _SET_METRIC.fullmatch(n)
     if m:       # (any other owner, "model's loss", "my_set's auc": the metric itself)
         owner, base = m.group("set") or m.group("owner"), normalize(m.group("m") or m.group("m2"))

@@ -1097,3 +1097,23 @@ def test_per_layer_grads_printed_as_torch_tensors_and_none(tmp_path):
     assert by["grad_norm/conv2.weight"].values.tolist() == [0.015]
     assert by["grad_norm/fc1.bias"].values.tolist() == [0.0] and by["grad_norm/out.weight"].values.tolist() == [0.31]
     assert by["grad_norm/fc1.weight"].locs.tolist() == [3]
+
+
+def test_a_metric_named_with_what_it_was_measured_on_is_that_metric_of_that_set(tmp_path):
+    # the PyTorch tutorials' closing lines: the key is the whole phrase, not its last two words
+    (tmp_path / "out.txt").write_text(
+        "[1,  2000] loss: 2.191\n[1,  4000] loss: 1.853\n[2,  2000] loss: 1.590\n[2,  4000] loss: 1.511\n"
+        "Finished Training\n"
+        "Accuracy of the network on the 10000 test images: 54 %\n"
+        "Test Accuracy of the model on the 10000 test images: 11.35 %\n"
+        "Accuracy of the model on test images: 9 %\n")
+    run = ingest([tmp_path])
+    got = sorted((s.raw_name, s.values.tolist()) for s in run.series if s.name == "val_accuracy")
+    assert got == [("Accuracy of the model on test images", [9.0]),
+                   ("Accuracy of the network on the 10000 test images", [54.0]),
+                   ("Test Accuracy of the model on the 10000 test images", [11.35])]
+    assert not [s for s in run.series if "images" in s.name]
+    from mltdbg.analyzers.names import normalize  # noqa: PLC0415
+
+    assert [normalize(n) for n in ("loss of the model on the 500 val samples", "accuracy of the model on the train images",
+                                   "test images")] == ["val_loss", "accuracy", "val_images"]

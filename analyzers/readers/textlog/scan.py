@@ -60,6 +60,16 @@ _CONT = frozenset(b".:/-,")
 _ALPHA = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 
 
+# What a metric was measured on, named last: "Accuracy of the network on the 10000 test images: 54 %"
+# (the PyTorch tutorials' line). The key is then the whole phrase from the metric's name (_METRIC_ON);
+# names.normalize reads it as the metric, of the set the phrase names.
+_MEASURED_ON = re.compile(rb"(?:images|samples|examples|sentences|instances|records|items|batches)", re.I)
+_METRIC_ON = re.compile(rb"(?<![A-Za-z])(?:[A-Za-z]{1,12}[ \t]+)?(?:accuracy|acc|loss|error)[ \t]+of[ \t]+the[ \t]+"
+                        rb"[A-Za-z_]+[ \t]+on[ \t]+(?:the[ \t]+)?(?:0+[ \t]+)?\Z", re.I)
+# ... whose end ("on ", "the ", a count) is all a short window may hold of it
+_PHRASE_END = re.compile(rb"(?:\bon|\bthe|0)[ \t]+\Z", re.I)
+
+
 def _key_shape(masked: bytes):
     """Key at the end of the bytes before an anchor: (status, start, end, has_digit, pre_len,
     quoted). status 0 = none, 1 = key, 2 = may run past the window."""
@@ -67,6 +77,13 @@ def _key_shape(masked: bytes):
     if not m:
         return 0, 0, 0, False, 0, False
     key = m.group("key")
+    if _MEASURED_ON.fullmatch(key):
+        head = masked[:m.start()]
+        on = _METRIC_ON.search(head)
+        if on:
+            return 1, on.start(), m.end("key"), b"0" in masked[on.start():m.end("key")], 0, bool(m.group("q"))
+        if len(masked) < LONG_BACK and _PHRASE_END.search(head) and not any(c in head for c in (0, 10, 13)):
+            return 2, 0, 0, False, 0, False      # the phrase may start before the window: read it again wider
     if key[-1:] in (b".", b"-", b"/"):
         return 0, 0, 0, False, 0, False
     start = m.start()
