@@ -204,6 +204,7 @@ def _curve_signals(run: Run) -> list[Signal]:
         out += _val_acc_gap(run, quote)
     out += _val_vs_train(run, quote)
     out += _val_at_chance(run, quote)
+    out += _held_out_at_chance(run, quote)
     out += _accuracy_signals(run, quote)
     out += _memorized_after_plateau(run, quote)
     out += _val_above_train_early(run, quote)
@@ -225,6 +226,8 @@ def _curve_signals(run: Run) -> list[Signal]:
     out = without(out, "divergence", {"loss_reset"})
     # noisy labels read twice: the plateau-then-memorise reading holds the early lead of validation too
     out = without(out, "val_above_train_early", {"memorized_after_plateau"})
+    # a longer run's validation at chance beside a training accuracy that climbs is the finer reading
+    out = without(out, "held_out_at_chance", {"val_at_chance"})
     # an extreme lr (1 or more, read as far above its optimizer's range: an Adam-family lr, or one with no
     # optimizer named; not SGD's, which large-batch recipes take that high) is no healthy run's setting
     out = without(out, "healthy", lambda x: x.kind == "lr_high" and x.data.get("lr", 0) >= 1 and x.strength >= 0.9)
@@ -298,7 +301,7 @@ def _counted_nonfinite(run: Run, q: Quoter) -> list[Signal]:
 NOT_HEALTHY_BESIDE = frozenset({"loss_huge_at_start", "train_acc_capped", "val_gap_from_start", "grad_zero",
                                 "grad_zero_below_head", "grad_died", "memorized_after_plateau",
                                 "memorizing_from_start", "train_acc_falls", "collapsed_to_chance", "grad_pinned",
-                                "val_above_train_early"})
+                                "val_above_train_early", "held_out_at_chance"})
 
 
 def without(signals: list[Signal], kind: str, beside: frozenset[str] | set[str] | Callable[[Signal], bool]) -> list[Signal]:
@@ -1518,6 +1521,43 @@ def _val_at_chance(run: Run, q: Quoter) -> list[Signal]:
     return [Signal("val_at_chance", 0.8, txt, [q.ev(va, int(vi[0]), "validation accuracy at the first evaluation"),
                                                q.ev(va, int(vi[-1]), "validation accuracy at the end")],
                    {"classes": k, "val_max": float(np.max(v)), "train_end": t_end})]
+
+
+# held_out_at_chance: a training loss whose last fifth sits at most this share of its first fifth
+TRAIN_LEARNED_SHARE = 0.5
+
+
+def _held_out_at_chance(run: Run, q: Quoter) -> list[Signal]:
+    """held_out_at_chance: every validation / test accuracy printed (one is enough: a post's closing
+    "Accuracy of the network on the 10000 test images: 11 %") at the chance level 1/K (at most
+    VAL_CHANCE_BAND / K) while the training loss fell to TRAIN_LEARNED_SHARE of its start or less (and
+    below ln K where K is configured). What the model learned does not reach the held-out data: another
+    preprocessing or model mode there, other labels, another checkpoint. K as in _val_at_chance (which
+    reads the longer runs that print train accuracy too)."""
+    vacc, loss = run.metric("val_accuracy"), run.metric("loss")
+    if vacc is None or loss is None or vacc is loss:
+        return []
+    v = vacc.values[np.isfinite(vacc.values)]
+    lv = ordered(loss).values
+    lv = lv[np.isfinite(lv)]
+    if not len(v) or len(lv) < 4:
+        return []
+    v = v / _percent_scale(v)
+    k = _num_classes(run)
+    if k is None:
+        med = float(np.median(v))
+        k = next((c for c in CHANCE_CLASSES if c >= 10 and abs(med - 1 / c) <= VAL_CHANCE_MATCH / c), None)
+    m = max(1, len(lv) // 5)
+    start, end = float(np.median(lv[:m])), float(np.median(lv[-m:]))
+    if not k or float(np.max(v)) > VAL_CHANCE_BAND / k or not (0 <= end <= TRAIN_LEARNED_SHARE * start) \
+            or (_num_classes(run) and end >= math.log(k)):
+        return []
+    vi = np.flatnonzero(np.isfinite(vacc.values))
+    txt = (f"held-out accuracy {float(v[-1]):.3f} is chance (1/{k} = {1 / k:.3f}) while the training loss fell "
+           f"from {_fmt(start)} to {_fmt(end)}: what training learned does not reach the held-out data")
+    return [Signal("held_out_at_chance", 0.7, txt, [q.ev(vacc, int(vi[-1]), "held-out accuracy"),
+                                                    q.ev(loss, len(loss) - 1, "training loss at the end")],
+                   {"classes": k, "val_max": float(np.max(v)), "train_start": start, "train_end": end})]
 
 
 def _epoch_train_level(tr: Series, steps: np.ndarray) -> np.ndarray:

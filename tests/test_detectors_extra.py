@@ -356,3 +356,21 @@ def test_a_per_step_batch_accuracy_that_stops_then_memorises_is_read_by_its_leve
         lines.append(f"step={e * 500 - 1} val_acc={va:.4f}")
     m = signals(tmp_path, {"train.log": "\n".join(lines) + "\n"})["memorized_after_plateau"]
     assert 23 * 500 <= m.data["step"] <= 27 * 500 and abs(m.data["level"] - 0.6) < 0.03
+
+
+def test_a_test_accuracy_at_chance_after_the_training_loss_fell_is_held_out_at_chance(tmp_path):
+    # a post's whole log: the training loss falls, and its one test accuracy line is 1/10
+    lines = [f"Epoch [{e}/5], Step [{s}/600], Loss: {0.45 / (1 + 0.6 * (2 * (e - 1) + s // 100 - 1)):.4f}"
+             for e in (1, 2, 3) for s in (100, 200)]
+    (tmp_path / "log.txt").write_text("\n".join(lines) + "\nTest Accuracy of the model on the 10000 test images: 11.35 %\n")
+    sigs = {s.kind: s for s in analyze(ingest([tmp_path]))}
+    assert "held_out_at_chance" in sigs and sigs["held_out_at_chance"].data["classes"] == 10
+    assert "healthy" not in sigs
+    from mltdbg.playbooks.diagnose import diagnose  # noqa: PLC0415
+
+    d = diagnose([str(tmp_path)], [])
+    assert d.status == "needs_more_data" and d.hypotheses[0].id == "preprocessing_mismatch"
+    assert {"eval_mode_forgotten", "label_misalignment"} <= {h.id for h in d.hypotheses}
+    # the same run scoring 98 % on its test set: nothing to explain there
+    (tmp_path / "log.txt").write_text("\n".join(lines) + "\nTest Accuracy of the model on the 10000 test images: 98.2 %\n")
+    assert "held_out_at_chance" not in {s.kind for s in analyze(ingest([tmp_path]))}
