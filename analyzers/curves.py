@@ -1488,6 +1488,17 @@ def _val_acc_gap(run: Run, q: Quoter) -> list[Signal]:
                    {"first_val": first, "train_end": t_end, "chance": (1 / k) if k else None, "by": "accuracy"})]
 
 
+def _accuracy_classes(run: Run, v: np.ndarray) -> int | None:
+    """K for a chance level 1/K of the accuracies `v` (0-1 scale): the configured class count, else a
+    usual count whose 1/K their median sits at (VAL_CHANCE_MATCH; 0.1: ten classes; not 2-5: 0.45 is
+    chance for two classes and merely poor for ten)."""
+    k = _num_classes(run)
+    if k is None:
+        med = float(np.median(v))
+        k = next((c for c in CHANCE_CLASSES if c >= 10 and abs(med - 1 / c) <= VAL_CHANCE_MATCH / c), None)
+    return k
+
+
 def _val_at_chance(run: Run, q: Quoter) -> list[Signal]:
     """val_at_chance: validation accuracy at the chance level 1/K through the whole run (never above
     VAL_CHANCE_BAND / K) while train accuracy climbs VAL_ACC_TRAIN_GAIN or more above chance. Inputs
@@ -1504,11 +1515,7 @@ def _val_at_chance(run: Run, q: Quoter) -> list[Signal]:
         return []
     scale = _percent_scale(t, v)
     t, v = t / scale, v / scale
-    k = _num_classes(run)
-    if k is None:     # a usual class count whose 1/K the validation accuracy sits at (0.1: ten classes;
-        # not 2-5: 0.45 is chance for two classes and merely poor for ten)
-        med = float(np.median(v))
-        k = next((c for c in CHANCE_CLASSES if c >= 10 and abs(med - 1 / c) <= VAL_CHANCE_MATCH / c), None)
+    k = _accuracy_classes(run, v)
     if not k:
         return []
     t_end = float(np.median(t[-max(1, len(t) // 5):]))
@@ -1532,8 +1539,8 @@ def _held_out_at_chance(run: Run, q: Quoter) -> list[Signal]:
     "Accuracy of the network on the 10000 test images: 11 %") at the chance level 1/K (at most
     VAL_CHANCE_BAND / K) while the training loss fell to TRAIN_LEARNED_SHARE of its start or less (and
     below ln K where K is configured). What the model learned does not reach the held-out data: another
-    preprocessing or model mode there, other labels, another checkpoint. K as in _val_at_chance (which
-    reads the longer runs that print train accuracy too)."""
+    preprocessing or model mode there, other labels, another checkpoint. K: _accuracy_classes, as in
+    _val_at_chance (which reads the longer runs that print train accuracy too)."""
     vacc, loss = run.metric("val_accuracy"), run.metric("loss")
     if vacc is None or loss is None or vacc is loss:
         return []
@@ -1543,10 +1550,7 @@ def _held_out_at_chance(run: Run, q: Quoter) -> list[Signal]:
     if not len(v) or len(lv) < 4:
         return []
     v = v / _percent_scale(v)
-    k = _num_classes(run)
-    if k is None:
-        med = float(np.median(v))
-        k = next((c for c in CHANCE_CLASSES if c >= 10 and abs(med - 1 / c) <= VAL_CHANCE_MATCH / c), None)
+    k = _accuracy_classes(run, v)
     m = max(1, len(lv) // 5)
     start, end = float(np.median(lv[:m])), float(np.median(lv[-m:]))
     if not k or float(np.max(v)) > VAL_CHANCE_BAND / k or not (0 <= end <= TRAIN_LEARNED_SHARE * start) \
