@@ -20,6 +20,9 @@ from collections.abc import Iterable
 from mltdbg.analyzers.model import TextArtifact
 
 PROSE_SHARE = 0.5
+# a line with two or more `key=value` / `key: number` shapes is a metric line unless it has at least this
+# many words per shape: a sentence may quote a call ("I use DataLoader(ds, batch_size=256, num_workers=0)")
+WORDS_PER_METRIC = 6
 MIN_WORDS = 6          # a sentence has this many words (CJK: MIN_CJK characters)
 MIN_CJK = 12
 MAX_FILES = 4
@@ -57,8 +60,11 @@ def _sentence(line: str) -> bool:
     words = s.isascii() or len(_CJK.findall(s)) < MIN_CJK     # read by its words (not CJK characters)
     if not s or (words and len(s.split()) < MIN_WORDS):
         return False
-    if len(_METRIC.findall(s)) >= 2 or _CODE.search(s) or _TRACE.search(s) or _SAMPLE.search(s):
+    if _CODE.search(s) or _TRACE.search(s) or _SAMPLE.search(s):
         return False
+    metrics = len(_METRIC.findall(s))
+    if metrics >= 2 and len(s.split()) < WORDS_PER_METRIC * metrics:
+        return False     # a metric line ("Epoch 1: loss=0.69 acc=0.50"), not a sentence quoting a call's arguments
     if words and not _FUNCTION.search(s):
         return False
     letters = sum(map(str.isalpha, s))

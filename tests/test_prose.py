@@ -27,6 +27,7 @@ RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB
 
 
 def _texts(tmp_path, files: dict[str, str]):
+    tmp_path.mkdir(exist_ok=True)
     for name, text in files.items():
         (tmp_path / name).write_text(text)
     return ingest([str(tmp_path)]).texts
@@ -43,6 +44,23 @@ def test_a_post_saved_beside_the_log_is_read_as_the_users_words(tmp_path):
 def test_logs_status_lines_model_samples_and_tracebacks_are_not_prose(tmp_path):
     texts = _texts(tmp_path, {"train.log": LOG, "console.log": CONSOLE, "samples.log": SAMPLES, "traceback.txt": TRACE})
     assert prose_sentences(texts) == []
+
+
+QUOTES_A_CALL = ("GPU utilization stays around 15% during training and each epoch takes 40 minutes. nvidia-smi shows "
+                 "the GPU mostly idle. I use DataLoader(dataset, batch_size=256, num_workers=0) and the images are "
+                 "decoded with PIL on the fly.\n")
+
+
+def test_a_sentence_quoting_a_calls_arguments_is_prose_and_a_metric_line_is_not(tmp_path):
+    """Two `key=value` shapes make a metric line only when they are most of it: a post that quotes
+    DataLoader(..., batch_size=256, num_workers=0) in a long sentence is still the user's words."""
+    got = prose_sentences(_texts(tmp_path, {"q.txt": QUOTES_A_CALL}))
+    assert len(got) == 1 and "num_workers=0" in got[0]
+    metric_lines = "Epoch 1: loss=0.693 acc=0.50 and the same for all\nEpoch 2: loss=0.693 acc=0.50 and the same\n"
+    assert prose_sentences(_texts(tmp_path / "log", {"log.txt": metric_lines})) == []
+    # end to end: the question alone in a file ranks its cause (it gave an empty ranking before)
+    d = diagnose([str(tmp_path / "q.txt")], [])
+    assert d.hypotheses and d.hypotheses[0].id == "dataloader_bottleneck"
 
 
 def test_the_engine_reads_the_post_like_a_symptom(tmp_path):
