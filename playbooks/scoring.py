@@ -307,7 +307,7 @@ SEPARATING_MIN = 0.3
 # group is in play, never which member, however the fitted weights lean. A train/val gap at the end
 # (one epoch line) is what every member of train_val_gap shows; overfitting's separating evidence is
 # the trajectory (val falling, then rising: train_val_divergence).
-GROUP_SYMPTOMS = {"train_val_gap": frozenset({"train_val_gap_end"})}
+GROUP_SYMPTOMS = {"train_val_gap": frozenset({"train_val_gap_end"}), "flat_loss_at_chance": frozenset({"loss_at_chance"})}
 
 
 @lru_cache(maxsize=1)
