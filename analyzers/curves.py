@@ -235,6 +235,10 @@ def _curve_signals(run: Run) -> list[Signal]:
     return without_healthy(out)
 
 
+# A post's few loss points (SHORT_FLAT_POINTS to 9) that move less than this share of their level in all
+# read as a plateau (at ln K they are loss_at_chance).
+SHORT_FLAT_POINTS = 4
+SHORT_FLAT_SPREAD = 0.005
 # A gradient norm this small (median over the run) is no live gradient (an all-but-frozen model's).
 LIVE_GRAD_MIN = 1e-4
 # ... nor one whose last tenth fell below this share of its first tenth (it is vanishing).
@@ -746,6 +750,16 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
             out.append(Signal("loss_at_chance", 0.8, txt,
                               [q.ev(s, 0, f"{s.name} at the start"), q.ev(s, n - 1, f"{s.name} at the end")],
                               {"level": lvl, "k": k, "chance": math.log(k), "rel_drop": 0.0, "short": True}))
+        elif n >= SHORT_FLAT_POINTS and lvl > 0 and float(np.ptp(pre)) <= SHORT_FLAT_SPREAD * lvl \
+                and (np.diff(pre) > 0).any() and (np.diff(pre) < 0).any():
+            # ... or at any other level, the same to its third digit from first point to last and going
+            # nowhere (0.9123, 0.9121, 0.9120, 0.9122): nothing was learned over the stretch the post shows
+            # (a running mean that falls a little at every print, 9.405, 9.399, 9.393, is still learning)
+            txt = (f"{s.name} stays at {_fmt(lvl)} over {n} logged points (steps {int(s.steps[0])} to "
+                   f"{int(s.steps[n - 1])}; it moves {float(np.ptp(pre)) / lvl * 100:.2f}% in all)")
+            out.append(Signal("plateau", 0.5, txt,
+                              [q.ev(s, 0, f"{s.name} at the start"), q.ev(s, n - 1, f"{s.name} at the end")],
+                              {"level": lvl, "rel_drop": float((pre[0] - pre[-1]) / lvl), "short": True}))
     if n < 6:
         return out
     w = max(3, n // 25)

@@ -86,6 +86,16 @@ def test_flat_at_chance_with_num_classes():
     assert s.strength == 1.0 and abs(s.data["chance"] - math.log(10)) < 1e-9
 
 
+def test_a_posts_few_flat_points_off_chance_are_a_plateau_and_a_falling_running_mean_is_not():
+    s = kinds(_run(loss=[0.9123, 0.9121, 0.9120, 0.9122, 0.9121]))
+    assert s["plateau"].data["short"] and s["plateau"].evidence[-1].line == 6
+    assert "loss_at_chance" not in s
+    # fairseq's running mean falls a little at every print: still learning
+    assert "plateau" not in kinds(_run(loss=[9.405, 9.399, 9.393, 9.387, 9.382, 9.378]))
+    # three points are too few to call flat
+    assert "plateau" not in kinds(_run(loss=[0.9123, 0.9121, 0.9122]))
+
+
 def test_slow_linear_descent():
     s = kinds(_run(loss=2.3 - 0.0005 * x + rng.normal(0, 0.002, N)))
     assert "slow_descent" in s and "healthy" not in s
