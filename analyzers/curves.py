@@ -239,6 +239,9 @@ def _curve_signals(run: Run) -> list[Signal]:
 # read as a plateau (at ln K they are loss_at_chance).
 SHORT_FLAT_POINTS = 4
 SHORT_FLAT_SPREAD = 0.005
+# A steady climb is read over this many logged points at least: five (2.1, 2.4, 15, 241, 9811) are a
+# blow-up, which grad_growth reads, not a sum that grows with every step it is not zeroed.
+STEADY_CLIMB_POINTS = 8
 # A gradient norm this small (median over the run) is no live gradient (an all-but-frozen model's).
 LIVE_GRAD_MIN = 1e-4
 # ... nor one whose last tenth fell below this share of its first tenth (it is vanishing).
@@ -1993,7 +1996,7 @@ def _grad_signals(g: Series, q: Quoter) -> list[Signal]:
     sm = _smooth(fv, max(3, len(fv) // 20))
     d = np.diff(sm)
     up = float(np.mean(d > 0)) if len(d) else 0.0
-    if up > 0.75 and ratio > 3:
+    if up > 0.75 and ratio > 3 and len(fv) >= STEADY_CLIMB_POINTS:
         txt = f"grad_norm climbs steadily ({up*100:.0f}% of steps up, {ratio:.1f}x from start to end)"
         out.append(Signal("grad_steady_climb", min(1.0, (up - 0.5) * 2) * min(1.0, math.log10(ratio) / 1.5), txt,
                           [q.ev(g, int(fi[skip]), "grad_norm early"), q.ev(g, int(fi[-1]), "grad_norm at the end")],

@@ -101,6 +101,13 @@ def test_slow_linear_descent():
     assert "slow_descent" in s and "healthy" not in s
 
 
+def test_a_five_point_blow_up_is_grad_growth_not_a_steady_climb():
+    s = kinds(_run(loss=[10.83, 10.79, 10.91, 11.88, 15.02, np.nan], grad_norm=[2.1, 2.4, 15.3, 240.7, 9811.4, np.nan]))
+    assert "grad_growth" in s and "grad_steady_climb" not in s
+    # the same climb over 40 points (a sum never zeroed) is one
+    assert "grad_steady_climb" in kinds(_run(loss=falling[:40], grad_norm=1 + 0.5 * np.arange(40)))
+
+
 def test_train_val_divergence():
     val = np.concatenate([np.linspace(2.0, 0.8, 20), np.linspace(0.8, 1.4, 20)])
     run = _run(loss=falling)
