@@ -192,7 +192,9 @@ def _curve_signals(run: Run) -> list[Signal]:
                and not np.isfinite(x.values).all()]
         if bad:
             first = min(bad, key=lambda x: (x.name not in ("loss", "val_loss"), x.name != "loss"))
-            out += [x for x in _loss_signals(run, ordered(first), quote) if x.kind.startswith("nonfinite")]
+            # (and the rise that ran into it: loss_box_reg 0.70, 1.40, 25.0, inf is a blow-up however short)
+            out += [x for x in _loss_signals(run, ordered(first), quote)
+                    if x.kind.startswith("nonfinite") or x.data.get("to_nonfinite")]
     if not any(x.kind == "nonfinite" for x in out):
         out += _counted_nonfinite(run, quote)
     val = run.metric("val_loss")
@@ -740,7 +742,7 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
             cap = 0.8 if i >= 8 else SHORT_DIVERGENCE
             out.append(Signal("divergence", min(1.0, rising / 0.6) * cap,
                               f"{s.name} rose {_rise(rising)} above its minimum before going non-finite",
-                              [evs[-1]], {"step": int(s.steps[i - 1]), "rise_pct": rising * 100}))
+                              [evs[-1]], {"step": int(s.steps[i - 1]), "rise_pct": rising * 100, "to_nonfinite": True}))
 
     n = len(pre)
     if 3 <= n < 10 and s.name == "loss":

@@ -71,6 +71,15 @@ def test_a_non_finite_term_of_a_multi_term_loss_is_cited_when_the_total_is_finit
     assert s.data["metric"] == "loss_box_reg" and s.evidence[0].value in ("inf", "Infinity", "+inf")
 
 
+def test_the_rise_of_a_loss_term_into_its_inf_is_a_divergence():
+    run = _run(loss=[1.83, 2.92, 41.55], loss_box_reg=[0.70, 1.40, 25.01, np.inf])
+    s = kinds(run)
+    assert s["nonfinite"].data["metric"] == "loss_box_reg"
+    assert s["divergence"].data["to_nonfinite"] and s["divergence"].evidence[0].line == 4
+    # a term that was flat right before its inf: no divergence read into it
+    assert "divergence" not in kinds(_run(loss=[1.83, 1.80, 1.79], loss_box_reg=[0.70, 0.69, 0.70, np.inf]))
+
+
 def test_single_spike_found_not_called_divergence():
     v = falling.copy()
     v[300] = 5.0
