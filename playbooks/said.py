@@ -63,6 +63,12 @@ _PATTERNS: dict[str, tuple[str, str]] = {
         r"|no\s+(?:nan|problem|issue)s?|goes\s+away|disappears?|fixe[sd]\s+it|solve[sd]\s+it)"
         r"|only\s+(?:happens\s+)?(?:with|in|when\s+using|under)\s+(?:fp16|amp|mixed\s+precision|half\s+precision|precision\s*=\s*16)",
         "the same run works in fp32 / without AMP"),
+    "said:fp16": (
+        # the user says the run trains in half precision ("with --half (amp)", "model = model.half()",
+        # "fp16 training", "AMP"): what config:fp16 says in a config; "without amp" / "no fp16" is denied
+        r"(?<![\w-])(?:fp16|float16|amp|apex|mixed[\s_-]precision|half[\s_-]precision|--half|--fp16|autocast|gradscaler)\b"
+        r"|\.half\(\)|\bprecision\s*=\s*[\"']?16\b|torch\.float16\b|混合精度|半精度",
+        "the run trains in half precision (fp16 / AMP)"),
     "said:clip_no_help": (
         rf"(?:clip\w*|clip_grad_norm_?){_NEAR}(?:{_NO_HELP})",
         "gradient clipping did not help"),
@@ -87,7 +93,7 @@ _PATTERNS: dict[str, tuple[str, str]] = {
 _COMPILED = {k: re.compile(p, re.I) for k, (p, _) in _PATTERNS.items()}
 # A statement of fact ("shuffle=True") right after a negation says the opposite: "does not pass shuffle=True".
 _NEGATED = re.compile(r"(?:\bnot|n't|\bno|\bnever|\bwithout|\bforg[eo]t\w*|\bmissing|\bdon'?t|\bisn'?t)\W+(?:\w+\W+){0,3}$", re.I)
-_FACTS = ("said:shuffled", "said:zero_grad_called", "said:eval_called")
+_FACTS = ("said:shuffled", "said:zero_grad_called", "said:eval_called", "said:fp16")
 # Where a clause ends (a negation before it denies nothing after it); not the point of "0.01".
 _CLAUSE_END = re.compile(r"[;!?\n。；！？]|\.(?=\s|$)")
 # said:fp32_works denied inside or right after the match ("works in fp32 either", "no longer works in fp32")

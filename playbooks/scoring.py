@@ -195,6 +195,14 @@ class CauseScore:
     terms: dict[str, float]          # parameter name -> feature value (what the fit differentiates)
 
 
+def artifact_required(pb: library.CausePlaybook, feat: Features) -> bool:
+    """Whether `pb`'s required evidence (requires_any) is met by what the artifacts show, not only by what
+    the user said (`said:*`: "I train with --half", "the loss stays at 0.693"). The user's words may
+    meet a requirement, so their weight counts, but they alone never make the cause a finding."""
+    return not pb.requires_any or any(feat.strengths.get(k, 0.0) >= MIN_REQUIRED_STRENGTH
+                                      for k in pb.requires_any if not k.startswith("said:"))
+
+
 def class_term(rank: int) -> float:
     """The failure class's order of frequency as a feature: 1 for its first cause, falling after."""
     return 1.0 / (1.0 + rank)

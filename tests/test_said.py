@@ -159,7 +159,7 @@ def test_an_out_of_memory_error_worked_around_names_no_failure_class():
 @pytest.mark.parametrize("text, kinds", [
     # "did not avoid it" is "did not help"; the negation of that clause does not deny the next one
     ("After adding AMP the loss becomes nan; lowering the lr and raising the batch size did not avoid it; "
-     "the fp32 run is fine.", {"said:lower_lr_no_help", "said:fp32_works"}),
+     "the fp32 run is fine.", {"said:lower_lr_no_help", "said:fp32_works", "said:fp16"}),
     ("Reducing the learning rate did not prevent the NaN.", {"said:lower_lr_no_help"}),
     ("我尝试了调小学习率和调大batch_size，但是并没有能够避免这个问题", {"said:lower_lr_no_help"}),
     # ... while a negation in the same clause still denies it
@@ -210,3 +210,37 @@ def test_a_thin_post_whose_loss_sits_at_ln_2_moves_toward_unpaired_targets(tmp_p
     at_chance, elsewhere = "The loss is always 0.6931.", "The loss is always 0.5123."
     assert conf(at_chance, "label_misalignment") > conf(elsewhere, "label_misalignment") + 0.03
     assert conf(at_chance, "lr_too_high") <= conf(elsewhere, "lr_too_high")
+
+
+@pytest.mark.parametrize("text,fp16", [
+    ("after the first epoch with --half (amp) the mAP drops to 0", True),
+    ("model = model.half() fits on my gpu but the loss becomes 0", True),
+    ("I used torch.cuda.amp.autocast and GradScaler", True),
+    ("Trainer(precision=16) and the loss is nan", True),
+    ("开启混合精度后loss为nan", True),
+    ("we do not use fp16 here", False),
+    ("I trained without amp", False),
+    ("the amplitude of the signal is fine", False),
+    ("example of a camp site photo", False)])
+def test_a_run_the_user_says_trains_in_half_precision_is_read(text, fp16):
+    assert ("said:fp16" in said.ruled_out([text])) is fp16
+
+
+def test_half_precision_in_the_users_words_ranks_overflow_first_and_never_makes_it_a_finding(tmp_path):
+    """A thin post: a NaN and 'I added AMP'. The words meet mixed_precision_overflow's requirement (as
+    config:fp16 would), so it leads; words alone stay below the bar (scoring.artifact_required)."""
+    (tmp_path / "log.txt").write_text("epoch 1 loss 1.92\nepoch 2 loss 1.41\nepoch 3 loss nan\nepoch 4 loss nan\n")
+
+    def top(symptom: str):
+        d = diagnose([str(tmp_path)], [symptom])
+        return d.hypotheses[0].id, d.hypotheses[0].confidence, d.status
+    cause, conf, status = top("After adding AMP to my training loop the loss suddenly becomes nan")
+    assert cause == "mixed_precision_overflow" and conf < 0.8 and status == "needs_more_data"
+    # ... however much they say (this one read "diagnosis complete, 0.94" before the cap)
+    cause, strong, status = top("After adding AMP to my training loop the loss suddenly becomes nan; the fp32 run is fine")
+    assert cause == "mixed_precision_overflow" and strong < 0.8 and status == "needs_more_data"
+    assert top("the loss suddenly becomes nan")[0] != "mixed_precision_overflow"
+    # the same fact in a config the run saved is an artifact: no cap from the words
+    (tmp_path / "config.yaml").write_text("fp16: true\nlr: 0.001\n")
+    d = diagnose([str(tmp_path)], ["After adding AMP to my training loop the loss suddenly becomes nan"])
+    assert d.hypotheses[0].id == "mixed_precision_overflow" and d.hypotheses[0].confidence > conf
