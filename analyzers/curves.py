@@ -2204,7 +2204,9 @@ def _lr_signals(run: Run, lr: Series | None, q: Quoter) -> list[Signal]:
             # Collapse: lr falls by >1000x with a fifth of the run or more still to go (a per-epoch
             # schedule stepped per batch). A decay meant for the run (step, exponential, cosine)
             # reaches 1/1000 of its peak in its last tenth, if at all.
-            below = np.flatnonzero(fv[: max(2, int(len(fv) * LR_COLLAPSE_BY))] < peak * 1e-3) if peak > 0 \
+            # Only after the peak: a warm-up from 0 is below it before, by design.
+            kp = int(np.argmax(fv))
+            below = kp + np.flatnonzero(fv[kp: max(2, int(len(fv) * LR_COLLAPSE_BY))] < peak * 1e-3) if peak > 0 \
                 else np.zeros(0, np.int64)
             # (an lr at exactly 0 from there to the end is the "zero" reading below)
             if len(below) and len(fv) >= 8 and bool(np.any(fv[int(below[0]):])):

@@ -139,6 +139,16 @@ def test_lr_collapse_and_jump():
     assert kinds(_run(lr=lr2))["lr_jump"].data["step"] == 2000
 
 
+def test_a_warm_up_from_zero_then_cosine_is_no_collapse():
+    # linear warm-up from exactly 0 over a tenth of the run, then a cosine decay to 0 at the end
+    lr = 3e-4 * np.minimum(1, x / 20) * 0.5 * (1 + np.cos(np.pi * x / N))
+    s = kinds(_run(loss=falling, lr=lr))
+    assert "lr_schedule_odd" not in s and "healthy" in s
+    # the same warm-up into a collapse right after its peak is one
+    collapsed = np.where(x <= 20, lr, 3e-4 * 0.5 ** (x - 20))
+    assert kinds(_run(loss=falling, lr=collapsed))["lr_schedule_odd"].data["detail"] == "collapse"
+
+
 def test_sawtooth_epoch_period():
     period = 25
     v = 1.0 + 0.3 * ((x % period) / period) + rng.normal(0, 0.005, N) - x / 4000
