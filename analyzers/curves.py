@@ -822,10 +822,10 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
 
     # Spikes. The high loss of the first steps (a bad init, an unscaled input) is a start, not a spike;
     # nor is a blip at the loss's last printed digits once it has come down 400x (0.0001 -> 0.0002).
-    idx, z, _ = _spikes(pre, SPIKE_FLOOR_SHARE * abs(float(pre[0])))
+    idx, z, base = _spikes(pre, SPIKE_FLOOR_SHARE * abs(float(pre[0])))
     t0 = _initial_transient(pre)
     keep = idx >= t0
-    idx, z = idx[keep], z[keep]
+    idx, z, base = idx[keep], z[keep], base[keep]
     if len(idx):
         k = int(idx[np.argmax(z)])
         strength = min(1.0, 0.35 + 0.15 * len(idx))
@@ -901,8 +901,13 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
                                   {"level": end_lvl, "chance": chance}))
             out += _softmax_floor(run, s, pre, end_lvl, q)
 
-    # Oscillation: large back-and-forth of the smoothed curve in the second half.
+    # Oscillation: large back-and-forth of the smoothed curve in the second half. A spike read above
+    # counts as its local baseline here: one bad batch (4.2 among 0.6s) is a spike, not an oscillation.
     half = pre[n // 2:]
+    in_half = idx >= n // 2
+    if in_half.any():
+        half = half.copy()
+        half[idx[in_half] - n // 2] = base[in_half]
     if len(half) >= 10:
         ch = _prefix(half)      # one prefix sum for both widths
         hs = _smooth(half, max(2, len(half) // 50), ch)

@@ -88,6 +88,15 @@ def test_single_spike_found_not_called_divergence():
     assert "divergence" not in k
 
 
+def test_one_bad_batch_in_the_second_half_is_a_spike_not_an_oscillation():
+    r = np.random.default_rng(2)
+    v = 1.5 * np.exp(-np.arange(300) / 60) + 0.5 + r.normal(0, 0.03, 300)
+    v[150] = 4.2
+    k = kinds(_run(loss=v))
+    assert k["loss_spike"].data["worst_step"] == 1500
+    assert "oscillation" not in k and "healthy" in k
+
+
 def test_flat_at_chance_with_num_classes():
     run = _run(loss=math.log(10) + rng.normal(0, 0.005, N))
     run.facts.append(Fact("num_classes", 10, "config.yaml", 3, "num_classes: 10"))
