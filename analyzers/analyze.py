@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mltdbg.analyzers.curves import (Quoter, loss_terms, ordered, restart_jump, resume_jump, resume_lr_jump, without,
+from mltdbg.analyzers.curves import (Quoter, loss_terms, ordered, restart_jump, resume_jump, resume_lr_jump,
                                      without_healthy)
 from mltdbg.analyzers.model import LOC_LINE, Run, Series, Signal
 
@@ -76,22 +76,7 @@ def analyze(run: Run, baseline: Run | None = None, repo_root: Path | None = None
         run.warnings.append(f"(analysis) {_GAP[0]} analyzer failed: {type(e).__name__}: {e}")
     # each side of a resume may fall as a healthy curve does, but not across the resume
     out = without_healthy(out + _resume_jumps(run, out), {"loss_jump_at_resume"})
-    # a loss repeated to its fourth significant digit did not move at all: the live gradient beside it
-    # never reached the weights (an optimizer holding other parameters), it is no sign of unpaired targets
-    out = without(out, "grads_live_at_chance", lambda x: x.kind == "metric_frozen" and "loss" in x.data["metric"]
-                  and significant_digits(x.data["value"]) >= FROZEN_LOSS_DIGITS)
     return [s for s in out if s.strength > 0]
-
-
-# Significant digits from which a loss printed identically at consecutive points means the weights did
-# not move (0.693 may repeat while unpaired targets move the weights; 2.3377 does not).
-FROZEN_LOSS_DIGITS = 4
-
-
-def significant_digits(x: float) -> int:
-    """How many significant digits `x` has as printed to six (2.3377 -> 5, 0.693 -> 3, 1e-05 -> 1)."""
-    mant = f"{abs(x):.6g}".split("e")[0].replace(".", "").lstrip("0").rstrip("0")
-    return len(mant)
 
 
 def _step_after_line(s: Series, sig: Signal) -> int | None:

@@ -214,7 +214,6 @@ def _curve_signals(run: Run) -> list[Signal]:
     out += grad_sig
     out += _layer_signals(run, quote)
     out += lr_sig
-    out += _grads_live_at_chance(out, ordered(g) if g is not None else None, quote)
     ls = run.metric("loss_scale")
     if ls is not None and len(ls) >= 3:
         out += _loss_scale(ordered(ls), quote)
@@ -244,42 +243,6 @@ SHORT_FLAT_SPREAD = 0.005
 # A steady climb is read over this many logged points at least: five (2.1, 2.4, 15, 241, 9811) are a
 # blow-up, which grad_growth reads, not a sum that grows with every step it is not zeroed.
 STEADY_CLIMB_POINTS = 8
-# A gradient norm this small (median over the run) is no live gradient (an all-but-frozen model's).
-LIVE_GRAD_MIN = 1e-4
-# ... nor one whose last tenth fell below this share of its first tenth (it is vanishing).
-LIVE_GRAD_KEEP = 0.1
-# Signals that say the gradient is not live, or that the lr is too small to move the weights: a loss at
-# chance beside them has their own explanation.
-_NOT_LIVE = frozenset({"grad_zero", "grad_died", "grad_zero_below_head", "grad_vanish_layers", "nonfinite_grad",
-                       "grad_growth", "lr_tiny", "dead_units"})
-
-
-def _grads_live_at_chance(out: list[Signal], g: Series | None, q: Quoter) -> list[Signal]:
-    """grads_live_at_chance: the loss sits at the chance level ln K (loss_at_chance, read as near it)
-    while grad_norm stays live: finite, its median at least LIVE_GRAD_MIN, not falling below
-    LIVE_GRAD_KEEP of its start, and no signal of zero, dying, vanishing or exploding gradients or a
-    tiny lr beside it. Gradient reaches the weights and they learn nothing from the inputs: what tells
-    targets that are not paired with their inputs from frozen parameters, dead units and vanishing
-    gradients (taxonomy.yaml's flat_loss_at_chance group)."""
-    if g is None or not any(x.kind == "loss_at_chance" and x.data.get("chance") is not None
-                            and abs(x.data["level"] - x.data["chance"]) < 0.05 * x.data["chance"] for x in out):
-        return []
-    if any(x.kind in _NOT_LIVE for x in out):
-        return []
-    fi = np.flatnonzero(np.isfinite(g.values))
-    if len(fi) < 3:
-        return []
-    v = np.abs(g.values[fi])
-    k = max(1, len(v) // 10)
-    med, early, late = float(np.median(v)), float(np.median(v[:k])), float(np.median(v[-k:]))
-    if med < LIVE_GRAD_MIN or late < LIVE_GRAD_KEEP * early:
-        return []
-    txt = (f"grad_norm stays live beside the loss at chance (median {_fmt(med)}; {_fmt(early)} at the start, "
-           f"{_fmt(late)} at the end, over {len(v)} logged points): gradient reaches the weights, and they learn "
-           "nothing from the inputs")
-    return [Signal("grads_live_at_chance", 0.8, txt,
-                   [q.ev(g, int(fi[0]), "grad_norm at the first logged point"), q.ev(g, int(fi[-1]), txt)],
-                   {"median": med, "early": early, "late": late})]
 
 
 def _loss_reset(s: Series, lr: Series | None, q: Quoter) -> list[Signal]:

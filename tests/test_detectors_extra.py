@@ -1,7 +1,6 @@
 """Detectors added while tuning on the zoo's tune split: parameter tables, prediction
 collapse, dtype wording, lr jump at a resume, eval() on a model without dropout."""
 import json
-import math
 from pathlib import Path
 
 
@@ -377,46 +376,17 @@ def test_a_test_accuracy_at_chance_after_the_training_loss_fell_is_held_out_at_c
     assert "held_out_at_chance" not in {s.kind for s in analyze(ingest([tmp_path]))}
 
 
-def _at_chance_log(grad) -> str:
-    """40 logged steps of a 10-class run whose loss sits at ln 10 (to its fourth decimal, noisily), with
-    grad_norm(i) printed beside it."""
-    return "".join(f"step {i * 10} loss {math.log(10) + 0.004 * math.sin(i * 1.7):.4f} grad_norm {grad(i):.4g}\n"
-                   for i in range(40))
-
-
-def test_a_live_gradient_beside_a_loss_at_chance_separates_unpaired_targets(tmp_path):
+def test_a_loss_at_chance_alone_does_not_separate_unpaired_targets(tmp_path):
     """flat_loss_at_chance (taxonomy.yaml): a loss at ln K is the group's shared symptom and separates none
-    of its members; a live grad_norm beside it does (the weights get gradient and learn nothing)."""
+    of its members. A post's four epochs at ln 2, and its author saying so, gave label_misalignment 0.84,
+    'diagnosis complete'; a live grad_norm beside it would not settle it either (real CPU runs of dead
+    units, a width-1 layer, raw inputs and a deep sigmoid stack all keep one: benchmarks/torch_scenarios.py)."""
     from mltdbg.playbooks.diagnose import diagnose  # noqa: PLC0415
 
-    (tmp_path / "train.log").write_text(_at_chance_log(lambda i: 0.35 - 0.002 * i))
-    sigs = {s.kind: s for s in analyze(ingest([tmp_path]))}
-    assert "loss_at_chance" in sigs and "grads_live_at_chance" in sigs
-    assert sigs["grads_live_at_chance"].evidence[-1].line == 40
-    d = diagnose([str(tmp_path)], [])
-    assert d.hypotheses[0].id == "label_misalignment" and d.hypotheses[0].confidence >= 0.8
-    # a post's four epochs at ln 2 with no gradient logged, and its author saying so: the group is not
-    # separated, so no finding (this gave label_misalignment 0.84, "diagnosis complete")
     said = "model always predicts the same class for binary classification, loss stuck at 0.693"
     (tmp_path / "train.log").write_text("".join(f"Epoch {e}: loss=0.693 acc=0.50\n" for e in range(1, 5)))
     (tmp_path / "symptom.txt").write_text(said + "\n")
     d = diagnose([str(tmp_path)], [said])
-    assert "grads_live_at_chance" not in {s.kind for s in d.signals}
     assert d.hypotheses[0].id == "label_misalignment" and d.hypotheses[0].confidence < 0.8
     assert d.status == "needs_more_data"
-
-
-def test_a_gradient_that_is_zero_or_vanishes_is_not_live(tmp_path):
-    for grad in (lambda i: 0.0, lambda i: 0.5 * 0.7 ** i):
-        (tmp_path / "train.log").write_text(_at_chance_log(grad))
-        assert "grads_live_at_chance" not in {s.kind for s in analyze(ingest([tmp_path]))}
-
-
-def test_a_loss_repeated_to_four_digits_means_the_weights_did_not_move(tmp_path):
-    """Live gradient and a validation loss printed identically at every evaluation: the optimizer holds
-    other parameters (frozen_parameters), so the live gradient says nothing of the targets."""
-    evals = "".join(f"epoch {e} val_loss 2.3377\n" for e in range(8))
-    (tmp_path / "train.log").write_text(_at_chance_log(lambda i: 0.7))
-    (tmp_path / "eval.log").write_text(evals)
-    kinds = {s.kind for s in analyze(ingest([tmp_path]))}
-    assert "metric_frozen" in kinds and "loss_at_chance" in kinds and "grads_live_at_chance" not in kinds
+    assert any("flat_loss_at_chance" in n for n in d.needs)
