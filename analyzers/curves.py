@@ -240,6 +240,8 @@ def _curve_signals(run: Run) -> list[Signal]:
 # read as a plateau (at ln K they are loss_at_chance).
 SHORT_FLAT_POINTS = 4
 SHORT_FLAT_SPREAD = 0.005
+# At most this many spikes in the second half of a loss are isolated events, left out of its oscillation test.
+ISOLATED_SPIKES = 3
 # A steady climb is read over this many logged points at least: five (2.1, 2.4, 15, 241, 9811) are a
 # blow-up, which grad_growth reads, not a sum that grows with every step it is not zeroed.
 STEADY_CLIMB_POINTS = 8
@@ -864,11 +866,12 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
                                   {"level": end_lvl, "chance": chance}))
             out += _softmax_floor(run, s, pre, end_lvl, q)
 
-    # Oscillation: large back-and-forth of the smoothed curve in the second half. A spike read above
-    # counts as its local baseline here: one bad batch (4.2 among 0.6s) is a spike, not an oscillation.
+    # Oscillation: large back-and-forth of the smoothed curve in the second half. A few spikes read above
+    # count as their local baselines here: one bad batch (4.2 among 0.6s) is a spike, not an oscillation;
+    # a hundred (a batch of one sample) are the back-and-forth itself.
     half = pre[n // 2:]
     in_half = idx >= n // 2
-    if in_half.any():
+    if 0 < np.count_nonzero(in_half) <= ISOLATED_SPIKES:
         half = half.copy()
         half[idx[in_half] - n // 2] = base[in_half]
     if len(half) >= 10:

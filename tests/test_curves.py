@@ -95,6 +95,10 @@ def test_one_bad_batch_in_the_second_half_is_a_spike_not_an_oscillation():
     k = kinds(_run(loss=v))
     assert k["loss_spike"].data["worst_step"] == 1500
     assert "oscillation" not in k and "healthy" in k
+    # a batch of one sample: spikes at every few steps are the back-and-forth itself
+    w = 1.5 * np.exp(-np.arange(300) / 60) + 0.5 + r.normal(0, 0.03, 300)
+    w[r.choice(np.arange(150, 300), 20, replace=False)] = 3.0
+    assert "oscillation" in kinds(_run(loss=w))
 
 
 def test_flat_at_chance_with_num_classes():
