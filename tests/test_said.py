@@ -179,6 +179,7 @@ def test_tried_and_failed_across_clauses(text, kinds):
     ("训练qwen1.5-14B，lora，参数都是项目默认配置，loss一直为0", "said:loss_zero", "0"),
     ("the training loss printed by the Caffe solver is exactly 0 at every iteration (20, 40, 60, ...)", "said:loss_zero", "0"),
     ("loss = 0.0 for every batch", "said:loss_zero", "0.0"),
+    ("loss: 0.0000e+00 from the first batch", "said:loss_zero", "0.0000"),
 ])
 def test_a_loss_the_user_says_never_leaves_zero_or_chance_is_read(text, kind, summary):
     got = said.ruled_out([text])
@@ -193,6 +194,7 @@ def test_a_loss_the_user_says_never_leaves_zero_or_chance_is_read(text, kind, su
     "the loss is not always 0",                         # denied
     "accuracy stays at 0 %",
     "loss always 0 % of the time",
+    "loss: 0.0 at step 10, then it rises",              # one value at one step
 ])
 def test_values_that_are_not_a_loss_stuck_at_zero_or_chance_are_not(text):
     got = said.ruled_out([text])
