@@ -693,6 +693,11 @@ def text_signals(run: Run) -> list[Signal]:
             if sig is not None:
                 out.append(sig)
                 break
+    if not any(s.kind == "log:collapse_output" for s in out):
+        for art in run.texts:
+            if art.kind in LOG_KINDS and (sig := same_output(art)) is not None:
+                out.append(sig)
+                break
     return out
 
 
@@ -763,3 +768,46 @@ def param_imbalance(art: TextArtifact) -> Signal | None:
     ev = Evidence(text=txt, source=art.path, line=line, quote=art.line(line).strip()[:300])
     return Signal("log:param_imbalance", min(1.0, 0.5 + (vocab - VOCAB_SHARE_HIGH) * 2), txt, [ev],
                   {"share": round(vocab, 4), "part": big[0][0]})
+
+
+# --------------------------------------------------------------------------- one output for every input
+
+# A line that prints what the model produced ("generated_sentence => <pad>.", "Prediction: 3",
+# "[response] I don't know"): the key at the line's start, then =>, ->, : or =.
+_OUTPUT_LINE = re.compile(
+    r"^[ \t]*[\[(]?(?:generated(?:[ _]\w+)?|samples?|outputs?|predictions?|preds?|predicted(?:[ _]\w+)?|responses?|answers?"
+    r"|completions?|translations?|decoded|hypothes[ie]s|hyp|reply)[ \t]*(?:#?\d+)?[\])]?[ \t]*(?:=>|->|:|=)[ \t]*(\S[^\n]*?)[ \t]*\r?$",
+    re.I | re.M)
+_OUTPUT_WORDS = ("generat", "sample", "output", "pred", "respon", "answer", "complet", "translat", "decod", "hyp", "reply")
+# Printed outputs needed, and the share of them that must be one and the same text.
+SAME_OUTPUT_MIN = 4
+SAME_OUTPUT_SHARE = 0.8
+SAME_OUTPUT_SCAN_CHARS = 200_000
+# A file path or a URL printed after "output:" is where something was written, not what the model said.
+_PATHLIKE = re.compile(r"^(?:[\w.~-]*[/\\][^\s]*|\w+://\S+)$")
+
+
+def same_output(art: TextArtifact) -> Signal | None:
+    """`log:collapse_output` from SAME_OUTPUT_MIN or more printed model outputs (samples, predictions,
+    responses) of which SAME_OUTPUT_SHARE or more are one identical text: the model says the same thing
+    whatever it is given (a chatbot answering every question with '<pad>.', a classifier printing
+    'Prediction: 3' for every image). Reads the first SAME_OUTPUT_SCAN_CHARS characters."""
+    head = art.text[:SAME_OUTPUT_SCAN_CHARS]
+    if not contains_any(head.lower(), _OUTPUT_WORDS):
+        return None
+    found = [(m.start(1), m.group(1).strip(" \"'`")) for m in _OUTPUT_LINE.finditer(head)]
+    found = [(at, v) for at, v in found if v and not _PATHLIKE.match(v)]
+    if len(found) < SAME_OUTPUT_MIN:
+        return None
+    counts: dict[str, int] = {}
+    for _, v in found:
+        counts[v] = counts.get(v, 0) + 1
+    value, n = max(counts.items(), key=lambda kv: kv[1])
+    if n < SAME_OUTPUT_SHARE * len(found):
+        return None
+    first = next(at for at, v in found if v == value)
+    line = art.line_of(first)
+    txt = f"the model's output is {value[:60]!r} in {n} of {len(found)} printed outputs: the same whatever the input"
+    ev = Evidence(text=txt, source=art.path, line=line, quote=art.line(line).strip()[:300])
+    return Signal("log:collapse_output", min(1.0, 0.5 + 0.05 * n), txt, [ev],
+                  {"repeated": value[:200], "count": n, "outputs": len(found)})

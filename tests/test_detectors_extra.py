@@ -390,3 +390,24 @@ def test_a_loss_at_chance_alone_does_not_separate_unpaired_targets(tmp_path):
     assert d.hypotheses[0].id == "label_misalignment" and d.hypotheses[0].confidence < 0.8
     assert d.status == "needs_more_data"
     assert any("flat_loss_at_chance" in n for n in d.needs)
+
+
+def test_the_same_output_for_every_input_is_a_collapse(tmp_path):
+    qa = "".join(f"question => {q}\ngenerated_sentence => <pad>.\n"
+                 for q in ("Hi there", "Machine learning.", "Will you stand up for me?", "Thank God it's Friday!", "How?"))
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    s = signals(tmp_path / "a", {"samples.log": "=== Use model ./model-1 ===\n\n" + qa})["log:collapse_output"]
+    assert s.data["repeated"] == "<pad>." and s.data["count"] == 5 and s.evidence[0].line == 4
+    # a classifier printing one class for every image
+    preds = "".join(f"image {i}.jpg\nPrediction: 3\n" for i in range(6))
+    assert signals(tmp_path / "b", {"eval.txt": preds})["log:collapse_output"].data["repeated"] == "3"
+
+
+def test_varied_outputs_and_output_paths_are_no_collapse(tmp_path):
+    varied = "".join(f"question => q{i}\ngenerated => answer number {i % 3}\n" for i in range(6))
+    paths = "".join(f"epoch {e}\noutput: ./checkpoints/run1\n" for e in range(6))
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    assert "log:collapse_output" not in signals(tmp_path / "a", {"samples.log": varied})
+    assert "log:collapse_output" not in signals(tmp_path / "b", {"train.log": paths})
