@@ -316,8 +316,12 @@ def _config_facts(art: TextArtifact, fx: _Facts, run: Run) -> None:
             if len(art.text) > yamlsafe.MAX_YAML_BYTES:
                 raise ValueError("too large")
             data = json.loads(art.text)
-        except (ValueError, RecursionError):     # RecursionError: JSON nested thousands deep
-            run.warnings.append(f"{art.path}:{line}: config not parsed ({str(e).splitlines()[0][:120]})")
+        except (ValueError, RecursionError) as je:     # RecursionError: JSON nested thousands deep
+            if art.path.lower().endswith(".json") and isinstance(je, json.JSONDecodeError):
+                # a .json file is told by the JSON error (where it stops: often a file cut off mid-write)
+                run.warnings.append(f"{art.path}:{je.lineno}: not valid JSON, not read ({je.msg} at column {je.colno})")
+            else:
+                run.warnings.append(f"{art.path}:{line}: config not parsed ({str(e).splitlines()[0][:120]})")
             return
         for k, v in _flatten(data, ""):
             fx.key_value(k, v, _find_key_line(art, k.rsplit(".", 1)[-1]))

@@ -168,6 +168,13 @@ def test_bad_config_warns_and_continues(tmp_path):
     assert facts(run)["lr"] == [0.2]
 
 
+def test_a_json_file_cut_off_mid_write_is_named_by_its_json_error(tmp_path):
+    cut = tmp_path / "config.json"
+    cut.write_text('{"lr": 0.1,\n "batch_size": ')
+    run = run_of(cut)
+    assert run.warnings == ["config.json:2: not valid JSON, not read (Expecting value at column 16)"]
+
+
 @pytest.mark.parametrize("text,name,value", [
     ("mixed_precision: bf16\n", "precision", "bf16"),
     ("precision: 32\n", "precision", "fp32"),
