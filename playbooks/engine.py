@@ -172,7 +172,7 @@ class OfflineEngine:
         if FILL_TO and feat.symptom_given and len(chosen) < FILL_TO:
             chosen += self._complete(feat, model, books, chosen, scored, ctx.verdicts, share)
         # the user's words alone order the ranking; they never make it a finding
-        hyps = [self._hypothesis(ctx, pb, contrib, has_req, conf if has_req and scoring.artifact_required(pb, feat)
+        hyps = [self._hypothesis(ctx, pb, contrib, has_req, conf if has_req and scoring.requirement_met(pb, feat, words=False)
                                  else min(conf, WORDS_ONLY_CAP), s)
                 for s, pb, contrib, has_req, conf in chosen]
         p_healthy = share(h_score)

@@ -195,12 +195,13 @@ class CauseScore:
     terms: dict[str, float]          # parameter name -> feature value (what the fit differentiates)
 
 
-def artifact_required(pb: library.CausePlaybook, feat: Features) -> bool:
-    """Whether `pb`'s required evidence (requires_any) is met by what the artifacts show, not only by what
-    the user said (`said:*`: "I train with --half", "the loss stays at 0.693"). The user's words may
-    meet a requirement, so their weight counts, but they alone never make the cause a finding."""
+def requirement_met(pb: library.CausePlaybook, feat: Features, words: bool = True) -> bool:
+    """Whether `pb`'s required evidence (requires_any) is present; with words=False, present in what the
+    artifacts show, not only in what the user said (`said:*`: "I train with --half", "the loss stays at
+    0.693"). The user's words may meet a requirement, so their weight counts (score_causes), but they
+    alone never make the cause a finding (the engine holds such a cause below the bar)."""
     return not pb.requires_any or any(feat.strengths.get(k, 0.0) >= MIN_REQUIRED_STRENGTH
-                                      for k in pb.requires_any if not k.startswith("said:"))
+                                      for k in pb.requires_any if words or not k.startswith("said:"))
 
 
 def class_term(rank: int) -> float:
@@ -239,7 +240,7 @@ def _score(feat: Features, m: Model, verdicts: dict[str, str] | None, confirmed_
         verdict = verdicts.get(pb.id)
         if verdict == "denied":
             continue
-        has_req = not pb.requires_any or any(feat.strengths.get(k, 0.0) >= MIN_REQUIRED_STRENGTH for k in pb.requires_any)
+        has_req = requirement_met(pb, feat)
         sym = pb.id in feat.symptom_causes
         rank = feat.class_causes.get(pb.id)
         joins = has_req or sym or pb.id in by_words or verdict == "confirmed"

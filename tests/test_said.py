@@ -230,7 +230,7 @@ def test_a_run_the_user_says_trains_in_half_precision_is_read(text, fp16):
 
 def test_half_precision_in_the_users_words_ranks_overflow_first_and_never_makes_it_a_finding(tmp_path):
     """A thin post: a NaN and 'I added AMP'. The words meet mixed_precision_overflow's requirement (as
-    config:fp16 would), so it leads; words alone stay below the bar (scoring.artifact_required)."""
+    config:fp16 would), so it leads; words alone stay below the bar (scoring.requirement_met)."""
     (tmp_path / "log.txt").write_text("epoch 1 loss 1.92\nepoch 2 loss 1.41\nepoch 3 loss nan\nepoch 4 loss nan\n")
 
     def top(symptom: str):
