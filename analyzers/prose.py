@@ -52,6 +52,9 @@ MIN_SENTENCES = 2
 MIN_PARAGRAPH_WORDS = 15
 # model output a log prints ("sample: 'the wlg smar r'") is not the user's words
 _SAMPLE = re.compile(r"^[\w ]{1,24}:\s*['\"]")
+# nor a status line a framework prints per epoch or step (Keras' ModelCheckpoint: "Epoch 3: val_loss improved
+# from 0.41 to 0.39, saving model to best.h5"; "Epoch 00010: early stopping")
+_STATUS = re.compile(r"^[\[(]?(?:epoch|step|iter(?:ation)?|batch)\s*\d+(?:\s*/\s*\d+)?[\])]?\s*[:|-]", re.I)
 
 
 def _sentence(line: str) -> bool:
@@ -60,7 +63,7 @@ def _sentence(line: str) -> bool:
     words = s.isascii() or len(_CJK.findall(s)) < MIN_CJK     # read by its words (not CJK characters)
     if not s or (words and len(s.split()) < MIN_WORDS):
         return False
-    if _CODE.search(s) or _TRACE.search(s) or _SAMPLE.search(s):
+    if _CODE.search(s) or _TRACE.search(s) or _SAMPLE.search(s) or _STATUS.match(s):
         return False
     metrics = len(_METRIC.findall(s))
     if metrics >= 2 and len(s.split()) < WORDS_PER_METRIC * metrics:

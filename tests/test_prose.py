@@ -63,6 +63,21 @@ def test_a_sentence_quoting_a_calls_arguments_is_prose_and_a_metric_line_is_not(
     assert d.hypotheses and d.hypotheses[0].id == "dataloader_bottleneck"
 
 
+def test_keras_checkpoint_messages_are_a_frameworks_status_lines_not_prose(tmp_path):
+    """ModelCheckpoint prints a sentence-like line per epoch; beside the progress lines they made half the
+    file, so a healthy run's log was read as a post ('overfitting 0.16: suggested by the symptom only')."""
+    lines = []
+    for e in range(1, 11):
+        v = 0.9 * 0.8 ** e + 0.15
+        lines += [f"Epoch {e}/10",
+                  f"938/938 [==============================] - 4s 4ms/step - loss: {v - 0.02:.4f} - accuracy: "
+                  f"{1 - v / 2:.4f} - val_loss: {v:.4f} - val_accuracy: {1 - v / 2.2:.4f}",
+                  f"Epoch {e}: val_loss improved from {0.9 * 0.8 ** (e - 1) + 0.15:.5f} to {v:.5f}, saving model to best.h5"]
+    (tmp_path / "log.txt").write_text("\n".join(lines) + "\n")
+    assert prose_sentences(ingest([str(tmp_path)]).texts) == []
+    assert diagnose([str(tmp_path)], []).status == "no_issue_found"
+
+
 def test_the_engine_reads_the_post_like_a_symptom(tmp_path):
     (tmp_path / "question.txt").write_text(POST)
     run = ingest([str(tmp_path)])
