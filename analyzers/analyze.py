@@ -76,6 +76,10 @@ def analyze(run: Run, baseline: Run | None = None, repo_root: Path | None = None
         run.warnings.append(f"(analysis) {_GAP[0]} analyzer failed: {type(e).__name__}: {e}")
     # each side of a resume may fall as a healthy curve does, but not across the resume
     out = without_healthy(out + _resume_jumps(run, out), {"loss_jump_at_resume"})
+    # transformers' "newly initialized: ['classifier.bias', ...]" before a run that then trained well is the
+    # start of a fine-tune, not weights that failed to load
+    if any(s.kind == "healthy" for s in out):
+        out = [s for s in out if not (s.kind == "log:missing_keys" and s.data.get("expected"))]
     return [s for s in out if s.strength > 0]
 
 

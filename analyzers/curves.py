@@ -2132,13 +2132,23 @@ def _optimizer(run: Run) -> str:
 
 def _fine_tuning(run: Run) -> bool:
     """The code loads a pretrained model and trains all of it (no LoRA/adapters in sight); or a launch
-    command or config hands an HF script a pretrained checkpoint (`--model_name_or_path bert-base-uncased`)
-    and nothing mentions adapters."""
+    command or config hands an HF script a pretrained checkpoint (`--model_name_or_path bert-base-uncased`);
+    or the log's head says transformers loaded one ("Some weights of BertForSequenceClassification were not
+    initialized from the model checkpoint at bert-base-uncased"); and nothing mentions adapters."""
     code = [t.text for t in run.texts if t.kind == "code"]
     if any(_ADAPTERS.search(t.text) for t in run.texts if t.kind in ("code", "config")):
         return False
     return any(_PRETRAINED.search(c) for c in code) or any(
-        f.name == "checkpoint" and "model_name_or_path" in (f.quote or "") for f in run.facts)
+        f.name == "checkpoint" and "model_name_or_path" in (f.quote or "") for f in run.facts) or any(
+        _LOADED_PRETRAINED.search(t.text, 0, FINETUNE_LOG_HEAD) for t in run.texts if t.kind == "log")
+
+
+# transformers' messages when it loads a pretrained checkpoint into a model with a new head
+_LOADED_PRETRAINED = re.compile(r"Some weights of (?:the model checkpoint at )?\S+ were not (?:initiali[sz]ed from|used when)")
+FINETUNE_LOG_HEAD = 65536
+# A fine-tune of a pretrained model (Adam family) runs at 1e-5..5e-5: its lr is judged for lowness as if
+# this many times larger (2e-5 reads as 2e-4, normal; 1e-6 as 1e-5, still low).
+FINETUNE_LR_SCALE = 10.0
 
 
 # The share of the logged run by which an lr that fell under 1/1000 of its peak has collapsed.
@@ -2150,9 +2160,12 @@ def _lr_signals(run: Run, lr: Series | None, q: Quoter) -> list[Signal]:
     opt = _optimizer(run)
     sgd = "sgd" in opt or "momentum" in opt
     high = SGD_LR_HIGH if sgd else ADAM_LR_HIGH
-    if not sgd and "adam" in opt and _fine_tuning(run):
+    fine_tuning = not sgd and _fine_tuning(run)
+    if fine_tuning and "adam" in opt:
         high = FINETUNE_LR_HIGH
     gain, opt_named = _momentum_gain(run, opt, sgd)
+    if fine_tuning:
+        gain *= FINETUNE_LR_SCALE      # (gain is read for lowness only: lr_tiny)
     if lr is not None and len(lr) >= 2:
         v = lr.values
         fin = np.isfinite(v)
@@ -2209,6 +2222,8 @@ def _lr_signals(run: Run, lr: Series | None, q: Quoter) -> list[Signal]:
             start = max(1, len(fv) // 10)
             moved = (fv[1:] != 0) | (fv[:-1] != 0)       # 0 -> 0 is no jump
             jumps = np.flatnonzero(((r[start:] > 5) | (r[start:] < 0.2)) & moved[start:]) + start
+            if len(jumps) and jumps[-1] == len(fv) - 2 and fv[-1] == 0:
+                jumps = jumps[:-1]      # a decay that ends at exactly 0 at the last logged step (linear to 0)
             if len(jumps):
                 j = int(jumps[0]) + 1
                 txt = f"lr jumps from {_fmt(float(fv[j-1]))} to {_fmt(float(fv[j]))} at step {int(lr.steps[fi[j]])}"

@@ -527,6 +527,11 @@ def _candidates(art: TextArtifact) -> list[tuple[int, str]]:
 
 # --------------------------------------------------------------------------- signals
 
+# The strength of a load message that fine-tuning prints as a matter of course (a pre-training head dropped,
+# a fresh task head initialised): a hint only (data "expected"); analyze.py drops it beside a run that trained well.
+EXPECTED_KEYS = 0.3
+
+
 class _Acc:
     """Collects hits per kind: first occurrence, count, up to 3 evidence lines."""
 
@@ -582,11 +587,11 @@ def _scan_lines(art: TextArtifact, acc: _Acc) -> None:
                 data = _oom_data(s)
             strength = d.strength
             if d.kind == "log:missing_keys" and "were not used when initializing" in s:
-                strength = 0.3   # checkpoint weights dropped (a pre-training head), usually expected
+                strength = EXPECTED_KEYS   # checkpoint weights dropped (a pre-training head), usually expected
             elif d.kind == "log:missing_keys" and "newly_initialized_keys" in data:
                 keys = data["newly_initialized_keys"]
                 if keys and all(_HEAD.search(k) for k in keys):
-                    strength = 0.3   # a fresh task head is expected when fine-tuning
+                    strength = EXPECTED_KEYS   # a fresh task head is expected when fine-tuning
             if d.kind == "log:tests_skipped" and data.get("gpu_related"):
                 strength = 0.8
             if d.kind == "log:host_oom" and re.fullmatch(r"\s*Killed\s*", s):
@@ -687,6 +692,9 @@ def text_signals(run: Run) -> list[Signal]:
                 for e in h["ev"]} | {(s, n) for k, h in acc.hits.items() if k != "log:exception" for (s, n) in h["seen"]}
     _traceback_signals(run, acc, specific)
     out = acc.signals()
+    for sig in out:
+        if sig.kind == "log:missing_keys" and sig.strength <= EXPECTED_KEYS:
+            sig.data["expected"] = True     # every load message was one fine-tuning prints as a matter of course
     for art in run.texts:
         if art.kind in LOG_KINDS:
             sig = param_imbalance(art)

@@ -411,3 +411,31 @@ def test_varied_outputs_and_output_paths_are_no_collapse(tmp_path):
     (tmp_path / "b").mkdir()
     assert "log:collapse_output" not in signals(tmp_path / "a", {"samples.log": varied})
     assert "log:collapse_output" not in signals(tmp_path / "b", {"train.log": paths})
+
+
+def _bert_finetune_log(lr: float) -> str:
+    """transformers' stdout for a healthy BERT fine-tune: the fresh-head message, the banner, the dicts."""
+    lines = ["Some weights of BertForSequenceClassification were not initialized from the model checkpoint at "
+             "bert-base-uncased and are newly initialized: ['classifier.bias', 'classifier.weight']",
+             "You should probably TRAIN this model on a down-stream task to be able to use it for predictions and inference.",
+             "***** Running training *****", "  Num examples = 67349", "  Num Epochs = 3"]
+    lines += ["{'loss': %.4f, 'grad_norm': 3.1, 'learning_rate': %.3e, 'epoch': %.2f}"
+              % (0.6 * 0.999 ** s + 0.15, lr * (1 - s / 6000), s / 2000) for s in range(50, 6001, 50)]
+    return "\n".join(lines) + "\n"
+
+
+def test_a_healthy_bert_fine_tune_at_2e_5_is_no_issue(tmp_path):
+    """The most common fine-tune there is: its fresh-head message and its 2e-5 are what such a run prints
+    (they gave wrong_checkpoint 0.14 and lr_too_low, 'needs more data')."""
+    from mltdbg.playbooks.diagnose import diagnose  # noqa: PLC0415
+
+    sigs = signals(tmp_path, {"train.log": _bert_finetune_log(2e-5)})
+    assert "healthy" in sigs and "lr_tiny" not in sigs and "log:missing_keys" not in sigs
+    assert "lr_jump" not in sigs      # the linear decay reaches exactly 0 at its last logged step
+    assert diagnose([str(tmp_path)], []).status == "no_issue_found"
+    # 1e-7 is low even for a fine-tune; and the fresh-head message stays a (weak) hint beside a run that failed
+    (tmp_path / "train.log").write_text(_bert_finetune_log(1e-7))
+    assert "lr_tiny" in {s.kind for s in analyze(ingest([tmp_path]))}
+    (tmp_path / "train.log").write_text(_bert_finetune_log(2e-5).replace("'loss': 0.", "'loss': nan, 'x': 0.", 3))
+    missing = {s.kind: s for s in analyze(ingest([tmp_path]))}.get("log:missing_keys")
+    assert missing is not None and missing.data["expected"] and missing.strength <= 0.3
