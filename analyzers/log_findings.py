@@ -692,9 +692,9 @@ def text_signals(run: Run) -> list[Signal]:
                 for e in h["ev"]} | {(s, n) for k, h in acc.hits.items() if k != "log:exception" for (s, n) in h["seen"]}
     _traceback_signals(run, acc, specific)
     out = acc.signals()
-    for sig in out:
-        if sig.kind == "log:missing_keys" and sig.strength <= EXPECTED_KEYS:
-            sig.data["expected"] = True     # every load message was one fine-tuning prints as a matter of course
+    for hit in out:
+        if hit.kind == "log:missing_keys" and hit.strength <= EXPECTED_KEYS:
+            hit.data["expected"] = True     # every load message was one fine-tuning prints as a matter of course
     for art in run.texts:
         if art.kind in LOG_KINDS:
             sig = param_imbalance(art)
