@@ -56,7 +56,7 @@ UNKNOWN_OPT_LR_NORMAL = 1.0
 UNKNOWN_OPT_LR_CAP = 0.6
 # a model's weights loaded (not a tokenizer's, a processor's or a config's)
 _PRETRAINED = re.compile(r"\b(?!\w*(?:Tokenizer|Processor|Config|FeatureExtractor)\b)\w+\.from_pretrained\(")
-_ADAPTERS = re.compile(r"\b(?:peft|LoraConfig|get_peft_model|lora_r|lora_alpha|adapter)\b", re.I)
+_ADAPTERS = re.compile(r"\b(?:peft|peft_type|LoraConfig|get_peft_model|lora_r|lora_alpha|adapter)\b", re.I)
 # Cross-entropy at a standard (fan-in scaled) init sits near ln K. A first loss above
 # max(INIT_LOSS_CHANCE_X * ln K, ln K + INIT_LOSS_CHANCE_PLUS) means logits far from 0 at step 0.
 INIT_LOSS_CHANCE_X = 3.0
@@ -853,7 +853,7 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
             out.append(Signal("slow_descent", min(1.0, 0.6 + (0.35 - rel_drop)), txt,
                               [q.ev(s, 0, f"{s.name} at the start"), q.ev(s, n - 1, f"{s.name} at the end")],
                               {"rel_drop": rel_drop, "linearity": -r}))
-        elif flat_late and high and not any(x.kind == "divergence" for x in out):
+        elif flat_late and high and not any(x.kind == "divergence" for x in out) and not _from_pretrained(run):
             txt = (f"{s.name} drops {rel_drop*100:.0f}% in the first third, then stays flat at {_fmt(end_lvl)} "
                    f"to the end")
             if chance is not None:
@@ -2141,6 +2141,13 @@ def _fine_tuning(run: Run) -> bool:
     return any(_PRETRAINED.search(c) for c in code) or any(
         f.name == "checkpoint" and "model_name_or_path" in (f.quote or "") for f in run.facts) or any(
         _LOADED_PRETRAINED.search(t.text, 0, FINETUNE_LOG_HEAD) for t in run.texts if t.kind == "log")
+
+
+def _from_pretrained(run: Run) -> bool:
+    """The run trains from a pretrained model, all of it or through adapters (LoRA, peft): its loss starts
+    near what the model already knows, falls a little and levels off; that is no plateau of a model
+    stuck high (a language model's loss floors well above 0)."""
+    return _fine_tuning(run) or any(_ADAPTERS.search(t.text) for t in run.texts if t.kind in ("code", "config"))
 
 
 # transformers' messages when it loads a pretrained checkpoint into a model with a new head

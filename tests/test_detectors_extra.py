@@ -439,3 +439,17 @@ def test_a_healthy_bert_fine_tune_at_2e_5_is_no_issue(tmp_path):
     (tmp_path / "train.log").write_text(_bert_finetune_log(2e-5).replace("'loss': 0.", "'loss': nan, 'x': 0.", 3))
     missing = {s.kind: s for s in analyze(ingest([tmp_path]))}.get("log:missing_keys")
     assert missing is not None and missing.data["expected"] and missing.strength <= 0.3
+
+
+def test_a_lora_fine_tunes_loss_that_levels_off_is_no_plateau(tmp_path):
+    """An LLM's SFT loss falls from 2.1 to 1.6 and levels off (text has entropy): from a pretrained model
+    that is the expected shape, not a model stuck high; the same curve trained from scratch is a plateau."""
+    hist = [{"step": s, "epoch": s / 667, "loss": round(1.6 + 0.5 * 0.99 ** s + 0.01 * ((s // 10) % 3 - 1), 4),
+             "learning_rate": 2e-4, "grad_norm": 0.4} for s in range(10, 2001, 10)]
+    state = json.dumps({"log_history": hist, "global_step": 2000})
+    assert "plateau" in signals(tmp_path, {"trainer_state.json": state})
+    (tmp_path / "lora").mkdir()
+    lora = signals(tmp_path / "lora", {"trainer_state.json": state,
+                                       "adapter_config.json": json.dumps({"peft_type": "LORA", "r": 16})})
+    assert "plateau" not in lora
+    assert ingest([tmp_path / "lora"]).metric("loss") is not None     # the same curve was read
