@@ -174,6 +174,19 @@ def test_uint8_images_cast_to_float_without_scaling(tmp_path):
         assert "code:raw_pixels_unscaled" not in signals(run_of(tmp_path, {"data.py": scaled}))
 
 
+def test_pil_to_tensor_images_fed_to_the_model_as_floats_without_scaling(tmp_path):
+    """PILToTensor yields uint8 tensors: a `model(x.float())` with no scaling anywhere is the raw pixels,
+    whatever the batch is called; ToTensor (which scales to 0..1) in its place is fine."""
+    code = ("from torchvision import transforms\n"
+            "tf = transforms.Compose([transforms.PILToTensor()])\n"
+            "for x, y in loader:\n"
+            "    loss = F.cross_entropy(model(x.float()), y)\n")
+    s = signals(run_of(tmp_path, {"train.py": code}))["code:raw_pixels_unscaled"]
+    assert s.data["uint8"] is True and s.evidence[0].line == 4
+    scaled = code.replace("transforms.PILToTensor()", "transforms.ToTensor()")
+    assert "code:raw_pixels_unscaled" not in signals(run_of(tmp_path, {"train.py": scaled}))
+
+
 def test_validation_rows_taken_from_the_training_array(tmp_path):
     code = ("def make(x, y, n_val):\n"
             "    x_val, y_val = x[:n_val], y[:n_val]\n"

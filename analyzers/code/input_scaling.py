@@ -9,7 +9,8 @@ initialised for. The check fires at such a cast when the run's code has no scali
 no division or multiplication by 255 / 127.5 (or `div(255)`), no `Normalize` / `ToTensor` /
 `ConvertImageDtype` / `to_tensor` / `rescale` / scaler, no `(x - mean) / std`. Image data is
 recognised by uint8 in the code or by image readers (imread, Image.open, read_image,
-decode_image), and the cast by what it converts (a name like image/img/pixel/frame).
+decode_image), and the cast by what it converts (a name like image/img/pixel/frame); where a transform
+yields uint8 image tensors (PILToTensor, pil_to_tensor, read_image), by any float cast.
 """
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ from mltdbg.analyzers.code.index import (
 
 _IMAGE_NAME = re.compile(r"im(a)?g(e)?s?\b|image|pixel|frame|photo|picture|\bpng|\bjpe?g", re.IGNORECASE)
 _IMAGE_READERS = {"imread", "open_image", "read_image", "decode_image", "imdecode", "load_img", "decode_jpeg",
-                  "decode_png", "imread_collection"}
+                  "decode_png", "imread_collection", "PILToTensor", "pil_to_tensor"}
 _SCALERS = {"Normalize", "ToTensor", "to_tensor", "ConvertImageDtype", "convert_image_dtype", "rescale",
             "StandardScaler", "MinMaxScaler", "RobustScaler", "normalize", "Rescaling", "Normalization",
             "ToDtype", "ToImage", "image_processor", "feature_extractor", "AutoImageProcessor", "standardize",
@@ -80,6 +81,14 @@ def _uint8_source(files: list[PyFile]) -> bool:
     return False
 
 
+# Calls that hand back images as uint8 tensors (torchvision): what they yield is 0..255 until scaled.
+_UINT8_TENSOR_SOURCES = {"PILToTensor", "pil_to_tensor", "read_image", "decode_image", "decode_jpeg", "decode_png"}
+
+
+def _uint8_tensor_source(files: list[PyFile]) -> bool:
+    return any(last(c) in _UINT8_TENSOR_SOURCES for f in files for c in f.calls)
+
+
 def _float_casts(f: PyFile) -> list[tuple[ast.Call, str]]:
     """(cast call, the source text of what it converts) for float conversions in a file."""
     out = []
@@ -102,7 +111,9 @@ def _float_casts(f: PyFile) -> list[tuple[ast.Call, str]]:
 
 def check_input_scaling(files: list[PyFile]) -> list[tuple[PyFile, Finding]]:
     casts = [(f, c, w) for f in files for c, w in _float_casts(f)]
-    image_casts = [(f, c, w) for f, c, w in casts if _IMAGE_NAME.search(w)]
+    # with a transform that yields 8-bit image tensors (PILToTensor, read_image), any float cast is the
+    # images' ("model(x.float())"); otherwise the cast must convert something named like an image
+    image_casts = casts if casts and _uint8_tensor_source(files) else [(f, c, w) for f, c, w in casts if _IMAGE_NAME.search(w)]
     if not image_casts or _scaling_anywhere(files):
         return []
     uint8 = _uint8_source(files)
