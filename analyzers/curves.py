@@ -711,15 +711,26 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
 
     n = len(pre)
     if 3 <= n < 10 and s.name == "loss":
-        # a post's few epochs sitting at ln K (0.6931 four times): a model at chance, however short
+        # a post's few epochs sitting at ln K (0.6931 four times): a model at chance, however short; from
+        # the second point when the first is a higher start it fell from (2.88, then 2.3031, 2.3028, 2.3026)
         lvl = float(np.median(pre))
-        k = _num_classes(run) or implied_classes(lvl)
-        if k and lvl > 0 and float(np.ptp(pre)) <= 0.01 * lvl and abs(lvl - math.log(k)) <= 0.01 * math.log(k):
-            txt = (f"{s.name} stays at {_fmt(lvl)} over {n} logged points (steps {int(s.steps[0])} to "
-                   f"{int(s.steps[n - 1])}); ln({k}) = {math.log(k):.4f} is chance")
+        at_chance = None
+        for a in (0, 1):
+            seg = pre[a:]
+            la = float(np.median(seg))
+            k = _num_classes(run) or implied_classes(la)
+            if len(seg) >= 3 and k and la > 0 and float(np.ptp(seg)) <= 0.01 * la \
+                    and abs(la - math.log(k)) <= 0.01 * math.log(k) and (a == 0 or pre[0] > 1.01 * la):
+                at_chance = (a, la, k)
+                break
+        if at_chance is not None:
+            a, la, k = at_chance
+            txt = (f"{s.name} stays at {_fmt(la)} over {n - a} logged points (steps {int(s.steps[a])} to "
+                   f"{int(s.steps[n - 1])}); ln({k}) = {math.log(k):.4f} is chance"
+                   + (f"; the {_fmt(float(pre[0]))} before it was the first point's start" if a else ""))
             out.append(Signal("loss_at_chance", 0.8, txt,
-                              [q.ev(s, 0, f"{s.name} at the start"), q.ev(s, n - 1, f"{s.name} at the end")],
-                              {"level": lvl, "k": k, "chance": math.log(k), "rel_drop": 0.0, "short": True}))
+                              [q.ev(s, a, f"{s.name} at the start"), q.ev(s, n - 1, f"{s.name} at the end")],
+                              {"level": la, "k": k, "chance": math.log(k), "rel_drop": 0.0, "short": True}))
         elif n >= SHORT_FLAT_POINTS and lvl > 0 and float(np.ptp(pre)) <= SHORT_FLAT_SPREAD * lvl \
                 and (np.diff(pre) > 0).any() and (np.diff(pre) < 0).any():
             # ... or at any other level, the same to its third digit from first point to last and going

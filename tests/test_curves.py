@@ -118,6 +118,13 @@ def test_a_posts_few_flat_points_off_chance_are_a_plateau_and_a_falling_running_
     assert "plateau" not in kinds(_run(loss=[0.9123, 0.9121, 0.9122]))
 
 
+def test_a_posts_few_points_at_ln_k_after_a_higher_first_one_are_at_chance():
+    s = kinds(_run(loss=[2.8812, 2.3031, 2.3028, 2.3027, 2.3026]))["loss_at_chance"]
+    assert s.data["k"] == 10 and s.evidence[0].line == 3 and s.evidence[-1].line == 6
+    # a first point below the rest is no start it fell from
+    assert "loss_at_chance" not in kinds(_run(loss=[2.0, 2.3031, 2.3028, 2.3027]))
+
+
 def test_slow_linear_descent():
     s = kinds(_run(loss=2.3 - 0.0005 * x + rng.normal(0, 0.002, N)))
     assert "slow_descent" in s and "healthy" not in s
