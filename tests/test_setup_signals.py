@@ -3,6 +3,8 @@ batch_size_too_small, label_noise, unnormalized_inputs, data_leakage) on small, 
 config facts and signals, the training-setup code checks, and the curve shapes."""
 from __future__ import annotations
 
+import pytest
+
 import math
 from pathlib import Path
 
@@ -187,6 +189,23 @@ def test_pil_to_tensor_images_fed_to_the_model_as_floats_without_scaling(tmp_pat
     assert "code:raw_pixels_unscaled" not in signals(run_of(tmp_path, {"train.py": scaled}))
 
 
+@pytest.mark.parametrize("tok,model,differ", [
+    ("bert-base-cased", "./finetuned-bert-base-uncased", True),      # casing
+    ("roberta-base", "bert-base-uncased", True),                      # family
+    ("gpt2", "meta-llama/Llama-2-7b-hf", True),
+    ("distilbert-base-uncased", "distilbert-base-uncased", False),
+    ("bert-base-uncased", "./out", False),                            # a local dir names no family
+    ("./out", "./out", False)])
+def test_a_tokenizer_loaded_from_another_checkpoint_than_the_model(tmp_path, tok, model, differ):
+    code = (f"tok = AutoTokenizer.from_pretrained({tok!r})\n"
+            f"config = AutoConfig.from_pretrained({tok!r})\n"
+            f"model = AutoModelForSequenceClassification.from_pretrained({model!r})\n")
+    s = signals(run_of(tmp_path, {"infer.py": code})).get("code:tokenizer_model_differ")
+    assert (s is not None) is differ
+    if differ:
+        assert s.evidence[0].line == 1 and s.data["model"] == model
+
+
 def test_validation_rows_taken_from_the_training_array(tmp_path):
     code = ("def make(x, y, n_val):\n"
             "    x_val, y_val = x[:n_val], y[:n_val]\n"
@@ -360,3 +379,12 @@ def test_a_deep_stack_of_saturating_activations_is_read_from_a_config_or_a_print
     relu = run_of(tmp_path, {"config.yaml": "activation: relu\nnum_layers: 20\n"})
     for run in (bert, normed, shallow, relu):
         assert "config:deep_saturating" not in signals(run)
+
+
+def test_a_tokenizer_of_another_casing_leads_an_eval_regression(tmp_path):
+    from mltdbg.playbooks.diagnose import diagnose  # noqa: PLC0415
+
+    (tmp_path / "infer.py").write_text('tok = AutoTokenizer.from_pretrained("bert-base-cased")\n'
+                                       'model = AutoModelForSequenceClassification.from_pretrained("./ft-bert-base-uncased")\n')
+    d = diagnose([str(tmp_path)], ["great on validation during training (0.91) but near random at inference (0.52)"])
+    assert d.hypotheses[0].id == "tokenizer_mismatch" and d.status == "needs_more_data"

@@ -1,0 +1,65 @@
+"""`code:tokenizer_model_differ`: the tokenizer and the model are loaded from different checkpoints.
+
+In:  every parsed code file of the run (training and serving code may be two files).
+Out: `check_tokenizer_pair(files)` -> (PyFile, Finding) pairs.
+
+`AutoTokenizer.from_pretrained("bert-base-cased")` beside a model loaded from
+"./finetuned-bert-base-uncased": the ids the model learned do not name the same pieces of text. Each
+name is read for a model family (bert, roberta, gpt2, llama, t5, ...) and for a cased/uncased marker; the
+check fires when both names give a family and the families differ, or the family is the same and one is
+cased where the other is uncased. A local directory that names no family ("./out") says nothing.
+"""
+from __future__ import annotations
+
+import ast
+import re
+
+from mltdbg.analyzers.code.index import CLEAR, Finding, PyFile, const, dotted, last
+
+# Families, longest first where one name holds another (distilbert before bert, roberta before bert).
+_FAMILIES = ("distilbert", "roberta", "deberta", "albert", "electra", "xlnet", "camembert", "bert", "gpt2", "gpt-neo",
+             "gptj", "llama", "mistral", "mixtral", "qwen", "gemma", "phi", "falcon", "bloom", "opt-", "t5", "bart",
+             "mbart", "pegasus", "whisper", "wav2vec2", "clip", "vit", "bigbird", "longformer")
+_UNCASED = re.compile(r"uncased", re.I)
+_CASED = re.compile(r"(?<!un)cased", re.I)
+
+
+def _identity(name: str) -> tuple[str | None, str | None]:
+    low = name.lower()
+    fam = next((f for f in _FAMILIES if re.search(rf"(?<![a-z]){re.escape(f)}", low)), None)
+    case = "uncased" if _UNCASED.search(low) else "cased" if _CASED.search(low) else None
+    return fam, case
+
+
+def _loads(f: PyFile) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
+    """(line, checkpoint) of the tokenizers and of the models the file loads with from_pretrained("...")."""
+    toks, models = [], []
+    for c in f.calls:
+        if last(c) != "from_pretrained" or not c.args or not isinstance(c.func, ast.Attribute):
+            continue
+        name = const(c.args[0])
+        if not isinstance(name, str):
+            continue
+        cls = dotted(c.func.value) or ""
+        if re.search(r"Tokenizer|Processor", cls):
+            toks.append((c.lineno, name))
+        elif not re.search(r"Config|FeatureExtractor|ImageProcessor", cls):
+            models.append((c.lineno, name))
+    return toks, models
+
+
+def check_tokenizer_pair(files: list[PyFile]) -> list[tuple[PyFile, Finding]]:
+    loads = [(f, *_loads(f)) for f in files]
+    models = [(line, name) for _, _, ms in loads for line, name in ms]
+    for f, toks, _ in loads:
+        for line, tok in toks:
+            tf, tc = _identity(tok)
+            for _, model in models:
+                mf, mc = _identity(model)
+                if tf and mf and (tf != mf or (tc and mc and tc != mc)):
+                    why = f"{tf} vs {mf}" if tf != mf else f"{tc} vs {mc}"
+                    return [(f, Finding("code:tokenizer_model_differ", CLEAR, line,
+                                        f"the tokenizer is loaded from {tok!r} and the model from {model!r} ({why}): "
+                                        "the token ids do not mean what the model learned", data={"tokenizer": tok,
+                                                                                                  "model": model}))]
+    return []
