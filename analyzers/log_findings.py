@@ -72,7 +72,10 @@ DETECTORS: list[_Det] = [
                             r"|out of shared memory|killed by signal: Bus error"
                             # a container's small /dev/shm, filled by the loader's workers
                             r"|Unexpected bus error encountered in worker|insufficient shared memory"
-                            r"|No space left on device[^\n]{0,80}/dev/shm|/dev/shm[^\n]{0,80}No space left", re.M),
+                            r"|No space left on device[^\n]{0,80}/dev/shm|/dev/shm[^\n]{0,80}No space left"
+                            # a loader worker gone with no error of its own: most often the OOM killer's (or a full
+                            # /dev/shm); read weaker, see _scan_lines
+                            r"|DataLoader worker \(pid\(s\)? [\d, ]+\) exited unexpectedly", re.M),
          1.0, lambda m: "process killed for memory (SIGKILL / exit 137 / host allocator)"),
     # --- labels / indices
     _Det("log:label_out_of_range", _P(r"Assertion `t >= 0 && t < n_classes` failed|Target -?\d+ is out of bounds"
@@ -527,6 +530,9 @@ def _candidates(art: TextArtifact) -> list[tuple[int, str]]:
 
 # --------------------------------------------------------------------------- signals
 
+# The strength of "DataLoader worker (pid(s) N) exited unexpectedly": the OOM killer's work, usually (or a
+# full /dev/shm), but a segfault in a worker prints it too.
+WORKER_EXIT = 0.4
 # The strength of a load message that fine-tuning prints as a matter of course (a pre-training head dropped,
 # a fresh task head initialised): a hint only (data "expected"); analyze.py drops it beside a run that trained well.
 EXPECTED_KEYS = 0.3
@@ -596,6 +602,8 @@ def _scan_lines(art: TextArtifact, acc: _Acc) -> None:
                 strength = 0.8
             if d.kind == "log:host_oom" and re.fullmatch(r"\s*Killed\s*", s):
                 strength = 0.8       # bare "Killed": the OOM killer, usually
+            elif d.kind == "log:host_oom" and "exited unexpectedly" in m.group(0):
+                strength = WORKER_EXIT      # a worker that died without saying why: memory, usually
             acc.add(d.kind, strength, art.path, n, line_quote(s, m.start()), d.words(m), data)
 
 

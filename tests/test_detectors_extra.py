@@ -453,3 +453,15 @@ def test_a_lora_fine_tunes_loss_that_levels_off_is_no_plateau(tmp_path):
                                        "adapter_config.json": json.dumps({"peft_type": "LORA", "r": 16})})
     assert "plateau" not in lora
     assert ingest([tmp_path / "lora"]).metric("loss") is not None     # the same curve was read
+
+
+def test_a_loader_worker_that_exited_unexpectedly_points_at_host_memory_weakly(tmp_path):
+    err = ('Traceback (most recent call last):\n  File "C:\\\\proj\\\\train.py", line 44, in <module>\n'
+           "    for i, (x, y) in enumerate(loader):\n"
+           "RuntimeError: DataLoader worker (pid(s) 1234) exited unexpectedly\n")
+    s = signals(tmp_path, {"err.txt": err})["log:host_oom"]
+    assert s.strength == 0.4 and s.evidence[0].line == 4
+    from mltdbg.playbooks.diagnose import diagnose  # noqa: PLC0415
+
+    d = diagnose([str(tmp_path)], [])
+    assert d.hypotheses[0].id == "host_oom"     # it ranked device_mismatch first: only log:exception read it
