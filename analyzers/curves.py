@@ -2146,9 +2146,9 @@ def _fine_tuning(run: Run) -> bool:
     command or config hands an HF script a pretrained checkpoint (`--model_name_or_path bert-base-uncased`);
     or the log's head says transformers loaded one ("Some weights of BertForSequenceClassification were not
     initialized from the model checkpoint at bert-base-uncased"); and nothing mentions adapters."""
-    code = [t.text for t in run.texts if t.kind == "code"]
-    if any(_ADAPTERS.search(t.text) for t in run.texts if t.kind in ("code", "config")):
+    if _uses_adapters(run):
         return False
+    code = [t.text for t in run.texts if t.kind == "code"]
     return any(_PRETRAINED.search(c) for c in code) or any(
         f.name == "checkpoint" and "model_name_or_path" in (f.quote or "") for f in run.facts) or any(
         _LOADED_PRETRAINED.search(t.text, 0, FINETUNE_LOG_HEAD) for t in run.texts if t.kind == "log")
@@ -2158,7 +2158,13 @@ def _from_pretrained(run: Run) -> bool:
     """The run trains from a pretrained model, all of it or through adapters (LoRA, peft): its loss starts
     near what the model already knows, falls a little and levels off; that is no plateau of a model
     stuck high (a language model's loss floors well above 0)."""
-    return _fine_tuning(run) or any(_ADAPTERS.search(t.text) for t in run.texts if t.kind in ("code", "config"))
+    return _uses_adapters(run) or _fine_tuning(run)
+
+
+def _uses_adapters(run: Run) -> bool:
+    """Code or a config names adapters (peft, LoraConfig, an adapter_config.json's peft_type): a few new
+    weights trained on a frozen pretrained model."""
+    return any(_ADAPTERS.search(t.text) for t in run.texts if t.kind in ("code", "config"))
 
 
 # transformers' messages when it loads a pretrained checkpoint into a model with a new head
@@ -2189,8 +2195,8 @@ def _lr_signals(run: Run, lr: Series | None, q: Quoter) -> list[Signal]:
         fin = np.isfinite(v)
         if fin.sum() >= 2:
             fv, fi = v[fin], np.flatnonzero(fin)
-            peak = float(np.max(fv))
-            k = int(fi[np.argmax(fv)])
+            kp = int(np.argmax(fv))        # the peak's place among the finite points
+            peak, k = float(fv[kp]), int(fi[kp])
             if (peak > high or (sgd and peak >= SGD_LR_HIGH)) and (opt or peak >= 10 * high):
                 txt = f"lr reaches {_fmt(peak)} ({opt or 'optimizer unknown'}; above ~{_fmt(high)} is high)"
                 strength = min(1.0, 0.4 + 0.3 * math.log10(peak / high + 1))
@@ -2207,7 +2213,6 @@ def _lr_signals(run: Run, lr: Series | None, q: Quoter) -> list[Signal]:
             # schedule stepped per batch). A decay meant for the run (step, exponential, cosine)
             # reaches 1/1000 of its peak in its last tenth, if at all.
             # Only after the peak: a warm-up from 0 is below it before, by design.
-            kp = int(np.argmax(fv))
             below = kp + np.flatnonzero(fv[kp: max(2, int(len(fv) * LR_COLLAPSE_BY))] < peak * 1e-3) if peak > 0 \
                 else np.zeros(0, np.int64)
             # (an lr at exactly 0 from there to the end is the "zero" reading below)
