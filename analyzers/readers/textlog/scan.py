@@ -63,7 +63,7 @@ _ALPHA = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 # What a metric was measured on, named last: "Accuracy of the network on the 10000 test images: 54 %"
 # (the PyTorch tutorials' line). The key is then the whole phrase from the metric's name (_METRIC_ON);
 # names.normalize reads it as the metric, of the set the phrase names.
-_MEASURED_ON = re.compile(rb"(?:images|samples|examples|sentences|instances|records|items|batches)", re.I)
+_MEASURED_UNITS = re.compile(rb"(?:images|samples|examples|sentences|instances|records|items|batches)", re.I)
 _METRIC_ON = re.compile(rb"(?<![A-Za-z])(?:[A-Za-z]{1,12}[ \t]+)?(?:accuracy|acc|loss|error)[ \t]+of[ \t]+the[ \t]+"
                         rb"[A-Za-z_]+[ \t]+on[ \t]+(?:the[ \t]+)?(?:0+[ \t]+)?\Z", re.I)
 # ... whose end ("on ", "the ", a count) is all a short window may hold of it
@@ -77,7 +77,7 @@ def _key_shape(masked: bytes):
     if not m:
         return 0, 0, 0, False, 0, False
     key = m.group("key")
-    if _MEASURED_ON.fullmatch(key):
+    if _MEASURED_UNITS.fullmatch(key):
         head = masked[:m.start()]
         on = _METRIC_ON.search(head)
         if on:
