@@ -30,6 +30,8 @@ _NEAR = r"[^.;!?\n]{0,80}?"
 _NO_HELP_BEFORE = (r"(?:does|did|do)\s*(?:n'?t|not)\s+matter\s+(?:if|whether|how|when)|no\s+matter\s+(?:if|whether|how)"
                    r"|\beven\s+(?:if|when|after|with|though)")
 _LOWER = r"(?:lower|reduc|decreas|smaller|halv|small|tin)\w*"
+# One character of a clause that names no other activation and denies nothing (said:relu_output's gaps).
+_PLAIN_GAP = r"(?:(?!softmax|sigmoid|tanh|linear\b|hidden|else|other|\bnot\b|n't|\bno\b|without|\band\b|\bbut\b)[^,.;!?\n])"
 
 _PATTERNS: dict[str, tuple[str, str]] = {
     # kind: (regex, what the user ruled out)
@@ -80,6 +82,17 @@ _PATTERNS: dict[str, tuple[str, str]] = {
         r"(?:\s+(?:issue|error|problem|exception)s?)?\W{0,3}\s*(?:so|then|therefore)\s+(?:i|we)\b"
         r"|\b(?:it|model)\s+now\s+fits\b|\bnow\s+(?:it|the\s+model)\s+fits\b",
         "the out-of-memory error was worked around and is not the failure asked about"),
+    "said:relu_output": (
+        # the user says a ReLU sits on the model's output ("relu on the output layer", "changed the final
+        # layer's activation from linear to relu", "ReLU after the fc8 logits"); not a leaky one, not "relu in
+        # the hidden layers and softmax on the output", not "the output layer does not use relu"
+        rf"(?<!leaky\s)(?<!leaky_)\brelu\b{_PLAIN_GAP}{{0,40}}?\b(?:on|at|after|to|for|as|in)\s+(?:the\s+|my\s+)?"
+        r"(?:output|final|last|top)\s*(?:layer|activation|node|unit|neuron)s?\b"
+        r"|\brelu\s+(?:on|after|to)\s+(?:the\s+)?(?:logits|fc8|outputs?)\b"
+        r"|\b(?:output|final|last)\s+(?:\w+\s+){0,3}(?:layer|activation)s?\b[^,.;!?\n]{0,50}?\bto\s+relu\b"
+        rf"|\b(?:output|final|last)\s+(?:\w+\s+){{0,2}}(?:layer|activation|node)s?\b{_PLAIN_GAP}{{0,50}}?(?<!leaky\s)(?<!leaky_)"
+        r"\brelu\b(?!\s+(?:everywhere|elsewhere|in\s+the\s+hidden|for\s+the\s+hidden|otherwise))",
+        "the model's output goes through a ReLU"),
     "said:shuffled": (
         r"shuffle\s*=\s*true|(?:i|we)\s+(?:do\s+|did\s+|already\s+)?shuffle|(?:data|dataset|loader)\s+is\s+(?:already\s+)?shuffled",
         "the data is shuffled"),
@@ -93,7 +106,7 @@ _PATTERNS: dict[str, tuple[str, str]] = {
 _COMPILED = {k: re.compile(p, re.I) for k, (p, _) in _PATTERNS.items()}
 # A statement of fact ("shuffle=True") right after a negation says the opposite: "does not pass shuffle=True".
 _NEGATED = re.compile(r"(?:\bnot|n't|\bno|\bnever|\bwithout|\bforg[eo]t\w*|\bmissing|\bdon'?t|\bisn'?t)\W+(?:\w+\W+){0,3}$", re.I)
-_FACTS = ("said:shuffled", "said:zero_grad_called", "said:eval_called", "said:fp16")
+_FACTS = ("said:shuffled", "said:zero_grad_called", "said:eval_called", "said:fp16", "said:relu_output")
 # Where a clause ends (a negation before it denies nothing after it); not the point of "0.01".
 _CLAUSE_END = re.compile(r"[;!?\n。；！？]|\.(?=\s|$)")
 # said:fp32_works denied inside or right after the match ("works in fp32 either", "no longer works in fp32")

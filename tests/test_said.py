@@ -246,3 +246,33 @@ def test_half_precision_in_the_users_words_ranks_overflow_first_and_never_makes_
     (tmp_path / "config.yaml").write_text("fp16: true\nlr: 0.001\n")
     d = diagnose([str(tmp_path)], ["After adding AMP to my training loop the loss suddenly becomes nan"])
     assert d.hypotheses[0].id == "mixed_precision_overflow" and d.hypotheses[0].confidence > conf
+
+
+@pytest.mark.parametrize("text, relu", [
+    ("I changed the activation of the final head_to_loss layer from linear to relu so the heatmaps would not go negative",
+     True),
+    ("I put a ReLU after the fc8 logits", True),
+    ("The final activation is relu.", True),
+    ("I added a ReLU at the last layer to keep the outputs positive", True),
+    ("I use relu in the hidden layers and softmax on the output layer", False),
+    ("relu for hidden layers, sigmoid for the output layer", False),
+    ("the output layer does not use relu", False),
+    ("Dense(1) as the last layer, relu everywhere else", False),
+    ("the last layer uses leaky relu", False)])
+def test_a_relu_the_user_says_is_on_the_output_is_read(text, relu):
+    assert ("said:relu_output" in said.ruled_out([text])) is relu
+
+
+def test_an_output_relu_ranks_dead_units_first_in_code_and_in_words(tmp_path):
+    """A regression net whose last layer is a ReLU predicts 0 for everything: the code shows it; the
+    user's words alone rank it too, below the bar."""
+    (tmp_path / "model.py").write_text("model = nn.Sequential(nn.Linear(13, 64), nn.ReLU(), nn.Linear(64, 1), nn.ReLU())\n")
+    d = diagnose([str(tmp_path)], ["my regression model predicts 0.0 for every input after the first epoch"])
+    assert d.hypotheses[0].id == "dead_relu"
+    words = tmp_path / "words"
+    words.mkdir()
+    (words / "question.txt").write_text("The heatmaps printed after training are all 0.\n")
+    sym = "I changed the activation of the final layer from linear to relu so the heatmaps would not go negative."
+    d = diagnose([str(words)], [sym])
+    assert d.hypotheses[0].id == "dead_relu" and d.hypotheses[0].confidence < 0.8
+    assert diagnose([str(words)], ["the heatmaps are all 0 after training"]).hypotheses[:1] != d.hypotheses[:1]

@@ -388,3 +388,44 @@ def test_a_tokenizer_of_another_casing_leads_an_eval_regression(tmp_path):
                                        'model = AutoModelForSequenceClassification.from_pretrained("./ft-bert-base-uncased")\n')
     d = diagnose([str(tmp_path)], ["great on validation during training (0.91) but near random at inference (0.52)"])
     assert d.hypotheses[0].id == "tokenizer_mismatch" and d.status == "needs_more_data"
+
+
+_RELU_MODELS = {
+    "torch_sequential": ("model = nn.Sequential(\n    nn.Linear(13, 64),\n    nn.ReLU(),\n    nn.Linear(64, 1),\n"
+                         "    nn.ReLU(),\n)\n", 5),
+    "keras_sequential": ("model = tf.keras.Sequential([\n    layers.Dense(64, activation='relu'),\n"
+                         "    layers.Dense(1, activation='relu'),\n])\nmodel.compile(optimizer='adam', loss='mse')\n", 3),
+    "keras_add": ("model = Sequential()\nmodel.add(Dense(12, activation='relu'))\nmodel.add(Dense(1, activation='relu'))\n", 3),
+    "keras_functional": ("inp = Input(shape=(10,))\nh = Dense(32, activation='relu')(inp)\n"
+                         "out = Dense(1, activation='relu')(h)\nmodel = Model(inputs=inp, outputs=out)\n", 3),
+    "forward": ("class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                "        self.fc1 = nn.Linear(784, 128)\n        self.fc2 = nn.Linear(128, 10)\n"
+                "    def forward(self, x):\n        x = F.relu(self.fc1(x))\n        x = F.relu(self.fc2(x))\n"
+                "        return x\n", 9),
+}
+# the same models with their output left alone, and ReLUs that are normal: a block's, a feature stack's
+_RELU_FINE = {
+    "torch_sequential": _RELU_MODELS["torch_sequential"][0].replace("    nn.Linear(64, 1),\n    nn.ReLU(),\n",
+                                                                    "    nn.Linear(64, 1),\n"),
+    "keras_sequential": _RELU_MODELS["keras_sequential"][0].replace("Dense(1, activation='relu')", "Dense(1)"),
+    "keras_add": _RELU_MODELS["keras_add"][0].replace("Dense(1, activation='relu')", "Dense(1, activation='sigmoid')"),
+    "keras_functional": _RELU_MODELS["keras_functional"][0].replace("Dense(1, activation='relu')", "Dense(1)"),
+    "forward": _RELU_MODELS["forward"][0].replace("x = F.relu(self.fc2(x))", "x = self.fc2(x)"),
+    "block": ("class BasicBlock(nn.Module):\n    def forward(self, x):\n        return self.relu(self.conv(x) + x)\n"),
+    "used_block": ("class Stage(nn.Module):\n    def forward(self, x):\n        return F.relu(self.conv(x))\n"
+                   "class Net(nn.Module):\n    def __init__(self):\n        self.s = Stage()\n"
+                   "    def forward(self, x):\n        return self.fc(self.s(x))\n"),
+    "feature_stack": "self.features = nn.Sequential(nn.Conv2d(3, 16, 3), nn.ReLU())\n",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(_RELU_MODELS))
+def test_a_relu_on_the_models_output_is_found(tmp_path, shape):
+    code, line = _RELU_MODELS[shape]
+    s = signals(run_of(tmp_path, {"model.py": code})).get("code:relu_output")
+    assert s is not None and s.evidence[0].line == line
+
+
+@pytest.mark.parametrize("shape", sorted(_RELU_FINE))
+def test_relus_inside_the_model_are_not_an_output_relu(tmp_path, shape):
+    assert "code:relu_output" not in signals(run_of(tmp_path, {"model.py": _RELU_FINE[shape]}))

@@ -15,6 +15,7 @@ Where things live:
                        (RunIndex), parse_code()
   zero_grad.py         code:missing_zero_grad
   softmax.py           code:softmax_before_ce, code:log_softmax_unstable, code:unsafe_log
+  relu_output.py       code:relu_output
   div_std.py           code:unsafe_div_std
   variance.py          code:var_single_element
   fp16.py              code:fp16_no_scaler
@@ -53,6 +54,7 @@ from mltdbg.analyzers.code.no_shuffle import check_no_shuffle
 from mltdbg.analyzers.code.params import check_params, param_paths
 from mltdbg.analyzers.code.resume import check_resume
 from mltdbg.analyzers.code.scheduler import check_scheduler
+from mltdbg.analyzers.code.relu_output import check_relu_output
 from mltdbg.analyzers.code.separate_shuffle import check_separate_shuffle
 from mltdbg.analyzers.code.softmax import check_softmax
 from mltdbg.analyzers.code.training_setup import setup_findings
@@ -72,7 +74,7 @@ __all__ = ["AMBIG_SCHED", "CLEAR", "EPOCH_SCHED", "FUNCS", "Finding", "HINT", "I
 
 _FILE_CHECKS = (check_zero_grad, check_fp16, check_scheduler, check_eval, check_frameworks)
 _PLAIN_CHECKS = (check_div_std, check_var, check_resume, check_detached, check_params, check_no_shuffle,
-                 check_separate_shuffle, check_registration)
+                 check_separate_shuffle, check_registration, check_relu_output)
 
 
 def code_signals(run: Run, files: list[PyFile] | None = None) -> list[Signal]:
