@@ -13,6 +13,7 @@ from mltdbg.analyzers.code import code_signals
 from mltdbg.analyzers.config import config_signals, extract_facts
 from mltdbg.analyzers.curves import curve_signals
 from mltdbg.analyzers.model import Fact, Run, Series, TextArtifact
+from mltdbg.playbooks.diagnose import diagnose
 
 KINDS = {".yaml": "config", ".json": "config", ".py": "code", ".log": "log"}
 
@@ -429,3 +430,25 @@ def test_a_relu_on_the_models_output_is_found(tmp_path, shape):
 @pytest.mark.parametrize("shape", sorted(_RELU_FINE))
 def test_relus_inside_the_model_are_not_an_output_relu(tmp_path, shape):
     assert "code:relu_output" not in signals(run_of(tmp_path, {"model.py": _RELU_FINE[shape]}))
+
+
+@pytest.mark.parametrize("code, strength", [
+    ("model.load_state_dict(torch.load('best.pt'), strict=False)\nmodel.eval()\n", 0.7),
+    ("model.load_weights('w.h5', by_name=True, skip_mismatch=True)\n", 0.7),
+    # the missing/unexpected keys are kept: the code may look at them
+    ("missing, unexpected = model.load_state_dict(sd, strict=False)\nprint(missing)\n", 0.25),
+    ("model.load_state_dict(torch.load('best.pt'))\n", None),
+    ("model.load_state_dict(sd, strict=True)\n", None)])
+def test_weights_loaded_without_strict_key_matching(tmp_path, code, strength):
+    s = signals(run_of(tmp_path, {"eval.py": code})).get("code:load_not_strict")
+    assert (s.strength if s is not None else None) == strength
+    if s is not None:
+        assert s.evidence[0].line == 1
+
+
+def test_a_loose_load_in_a_post_ranks_the_wrong_weights_first_below_the_bar(tmp_path):
+    """strict=False is also how a head is swapped on purpose: it ranks wrong_checkpoint first, and
+    alone it is no finding."""
+    (tmp_path / "eval.py").write_text("model.load_state_dict(torch.load('best.pt'), strict=False)\nmodel.eval()\n")
+    d = diagnose([str(tmp_path)], ["the loaded model's accuracy is 9.8% but it was 97% during training"])
+    assert d.hypotheses[0].id == "wrong_checkpoint" and d.hypotheses[0].confidence < 0.8

@@ -21,6 +21,7 @@ Where things live:
   fp16.py              code:fp16_no_scaler
   scheduler.py         code:scheduler_wrong_loop
   resume.py            code:resume_weights_only
+  strict_load.py       code:load_not_strict
   eval_mode.py         code:no_eval_at_inference
   detached.py          code:detached_graph
   params.py            code:frozen_params, code:params_not_in_optimizer
@@ -57,6 +58,7 @@ from mltdbg.analyzers.code.scheduler import check_scheduler
 from mltdbg.analyzers.code.relu_output import check_relu_output
 from mltdbg.analyzers.code.separate_shuffle import check_separate_shuffle
 from mltdbg.analyzers.code.softmax import check_softmax
+from mltdbg.analyzers.code.strict_load import check_strict_load
 from mltdbg.analyzers.code.training_setup import setup_findings
 from mltdbg.analyzers.code.variance import check_var
 from mltdbg.analyzers.code.registration import check_registration
@@ -74,7 +76,8 @@ __all__ = ["AMBIG_SCHED", "CLEAR", "EPOCH_SCHED", "FUNCS", "Finding", "HINT", "I
 
 _FILE_CHECKS = (check_zero_grad, check_fp16, check_scheduler, check_eval, check_frameworks)
 _PLAIN_CHECKS = (check_div_std, check_var, check_resume, check_detached, check_params, check_no_shuffle,
-                 check_separate_shuffle, check_registration, check_relu_output)
+                 check_separate_shuffle, check_registration, check_relu_output,
+                 check_strict_load)
 
 
 def code_signals(run: Run, files: list[PyFile] | None = None) -> list[Signal]:
