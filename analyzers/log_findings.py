@@ -178,6 +178,14 @@ DETECTORS: list[_Det] = [
          0.9, lambda m: f"a distribution's parameter {m.group(1)} is non-finite: the network's output went NaN"),
     _Det("log:anomaly_nan", _P(r"Function '(\w+)' returned nan values in its (\d+)\w* output"),
          1.0, lambda m: f"autograd anomaly: {m.group(1)} returned NaN", lambda m: {"function": m.group(1)}),
+    # ... and when the function is a math op with a singular point (the log, square root, power or
+    # norm of 0, a division by 0, acos at 1), the op named is where the NaN starts: the gradient of
+    # sqrt(|a - b|^2) at a == b is inf, 0 * inf is NaN (also from anomaly mode's "Error detected in")
+    _Det("log:anomaly_math", _P(r"(?:Function '|Error detected in )((?:Log|Log1p|Log2|Log10|Sqrt|Rsqrt|Div|Pow|Reciprocal"
+                                r"|Norm|LinalgVectorNorm|Cdist|Acos|Asin|Atan2|Atanh|Acosh|Exp|Expm1|BinaryCrossEntropy"
+                                r"|Digamma|Lgamma|Polygamma|Erfinv|Tan|Logit|Xlogy)Backward\d*)\b"),
+         1.0, lambda m: f"autograd anomaly: {m.group(1)}, a math op undefined or infinite at some inputs (log, sqrt,"
+                        " division or power at 0), produced the NaN", lambda m: {"function": m.group(1)}),
     _Det("log:nan_input",
          # (the words between stay in one sentence: "a great example on how ... . I have a nan issue"
          # is not data with NaN in it)

@@ -477,3 +477,17 @@ def test_a_finding_in_one_replica_rank_is_found_and_cited(rank37_job, at, text, 
     cited = {(e.source, e.line) for e in sig.evidence}
     assert ("rank37.log", at) in cited, cited
     assert f"rank37.log:{at}" in sig.summary
+
+
+@pytest.mark.parametrize("line, top", [
+    ("RuntimeError: Function 'SqrtBackward0' returned nan values in its 0th output.", "numerical_instability"),
+    ("UserWarning: Error detected in PowBackward0. Traceback of forward call that caused the error:",
+     "numerical_instability")])
+def test_a_nan_that_autograd_traces_to_a_math_op_is_numerical_instability(tmp_path, line, top):
+    """sqrt/pow/log/division at 0: the op anomaly mode names is where the NaN starts."""
+    (tmp_path / "traceback.txt").write_text(line + "\n")
+    d = diagnose([str(tmp_path)], ["the loss becomes nan after a few hundred iterations"])
+    assert d.hypotheses[0].id == top and d.hypotheses[0].confidence >= 0.8
+    (tmp_path / "traceback.txt").write_text("RuntimeError: Function 'MmBackward0' returned nan values in its 1th output.\n")
+    d = diagnose([str(tmp_path)], ["the loss becomes nan after a few hundred iterations"])
+    assert d.hypotheses[0].confidence < 0.8
