@@ -452,3 +452,44 @@ def test_a_loose_load_in_a_post_ranks_the_wrong_weights_first_below_the_bar(tmp_
     (tmp_path / "eval.py").write_text("model.load_state_dict(torch.load('best.pt'), strict=False)\nmodel.eval()\n")
     d = diagnose([str(tmp_path)], ["the loaded model's accuracy is 9.8% but it was 97% during training"])
     assert d.hypotheses[0].id == "wrong_checkpoint" and d.hypotheses[0].confidence < 0.8
+
+
+_NORM = "transforms.Normalize((0.4914, 0.4822, 0.4465), (0.2023, 0.1994, 0.2010))"
+_PREP_DIFFERS = {
+    "transform_without_normalize": (
+        f"transform_train = transforms.Compose([transforms.RandomCrop(32, padding=4), transforms.ToTensor(), {_NORM}])\n"
+        "transform_test = transforms.Compose([transforms.ToTensor()])\n", 2),
+    "transform_other_constants": (
+        f"train_tf = T.Compose([T.ToTensor(), {_NORM}])\n"
+        "val_tf = T.Compose([T.ToTensor(), T.Normalize((0.5, 0.5, 0.5), (0.5, 0.5, 0.5))])\n", 2),
+    "keras_divide": ("x_train = x_train / 255.0\nmodel.fit(x_train, y_train, epochs=10, validation_data=(x_test, y_test))\n", 1),
+    "sklearn_scaler": ("X_train = scaler.fit_transform(X_train)\nclf.fit(X_train, y_train)\nprint(clf.score(X_test, y_test))\n", 1),
+    "in_place": ("trainX /= 255\nmodel.fit(trainX, trainY)\nmodel.evaluate(testX, testY)\n", 1),
+}
+_PREP_SAME = {
+    "same_normalize": f"train_tf = T.Compose([T.RandomHorizontalFlip(), T.ToTensor(), {_NORM}])\n"
+                      f"test_tf = T.Compose([T.ToTensor(), {_NORM}])\n",
+    "tuple": "x_train, x_test = x_train / 255.0, x_test / 255.0\nmodel.fit(x_train, y_train)\nmodel.evaluate(x_test, y_test)\n",
+    "scaler_both": "X_train = scaler.fit_transform(X_train)\nX_test = scaler.transform(X_test)\nclf.fit(X_train, y_train)\n",
+    "astype_both": "x_train = x_train.astype('float32') / 255\nx_test = x_test.astype('float32') / 255\nfit(x_train, x_test)\n",
+    "scaled_where_used": "x_train = x_train / 255.0\nmodel.fit(x_train, y_train)\nmodel.evaluate(x_test / 255.0, y_test)\n",
+    "a_loss_is_no_array": "train_loss = train_loss / len(train_loader)\nprint(train_loss, val_loss)\n",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(_PREP_DIFFERS))
+def test_evaluation_data_prepared_unlike_training_data(tmp_path, shape):
+    code, line = _PREP_DIFFERS[shape]
+    s = signals(run_of(tmp_path, {"train.py": code})).get("code:eval_preprocessing_differs")
+    assert s is not None and s.evidence[0].line == line
+
+
+@pytest.mark.parametrize("shape", sorted(_PREP_SAME))
+def test_evaluation_data_prepared_like_training_data(tmp_path, shape):
+    assert "code:eval_preprocessing_differs" not in signals(run_of(tmp_path, {"train.py": _PREP_SAME[shape]}))
+
+
+def test_a_test_transform_without_the_training_normalization_ranks_preprocessing_first(tmp_path):
+    (tmp_path / "data.py").write_text(_PREP_DIFFERS["transform_without_normalize"][0])
+    d = diagnose([str(tmp_path)], ["train accuracy is 95% but test accuracy is only 40%"])
+    assert d.hypotheses[0].id == "preprocessing_mismatch"

@@ -22,6 +22,7 @@ Where things live:
   scheduler.py         code:scheduler_wrong_loop
   resume.py            code:resume_weights_only
   strict_load.py       code:load_not_strict
+  preprocess_pair.py   code:eval_preprocessing_differs
   eval_mode.py         code:no_eval_at_inference
   detached.py          code:detached_graph
   params.py            code:frozen_params, code:params_not_in_optimizer
@@ -55,6 +56,7 @@ from mltdbg.analyzers.code.no_shuffle import check_no_shuffle
 from mltdbg.analyzers.code.params import check_params, param_paths
 from mltdbg.analyzers.code.resume import check_resume
 from mltdbg.analyzers.code.scheduler import check_scheduler
+from mltdbg.analyzers.code.preprocess_pair import check_preprocess_pair
 from mltdbg.analyzers.code.relu_output import check_relu_output
 from mltdbg.analyzers.code.separate_shuffle import check_separate_shuffle
 from mltdbg.analyzers.code.softmax import check_softmax
@@ -77,7 +79,7 @@ __all__ = ["AMBIG_SCHED", "CLEAR", "EPOCH_SCHED", "FUNCS", "Finding", "HINT", "I
 _FILE_CHECKS = (check_zero_grad, check_fp16, check_scheduler, check_eval, check_frameworks)
 _PLAIN_CHECKS = (check_div_std, check_var, check_resume, check_detached, check_params, check_no_shuffle,
                  check_separate_shuffle, check_registration, check_relu_output,
-                 check_strict_load)
+                 check_strict_load, check_preprocess_pair)
 
 
 def code_signals(run: Run, files: list[PyFile] | None = None) -> list[Signal]:

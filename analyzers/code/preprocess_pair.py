@@ -1,0 +1,148 @@
+"""`code:eval_preprocessing_differs`: evaluation data is prepared differently from training data.
+
+In:  one parsed file (PyFile, from code/index.py).
+Out: `check_preprocess_pair(f)` -> Findings.
+
+Two shapes, each a pair of names that differ only in their split word (train / test, val, valid,
+eval, inference):
+- transform pipelines (torchvision's or albumentations' `Compose([...])`): the training one normalizes
+  (`Normalize(mean, std)`) and the evaluation one does not, or with other constants. Augmentations
+  that differ (random crops and flips for training only) are normal and not read;
+- arrays: the training array is scaled (`x_train = x_train / 255.0`, `scaler.fit_transform(x_train)`,
+  `preprocess_input(x_train)`) and its evaluation twin, used in the file, is never assigned
+  anything scaled. The model then sees inputs 255 times larger (or unstandardized) at test time.
+"""
+from __future__ import annotations
+
+import ast
+import re
+
+from mltdbg.analyzers.code.index import STRONG, Finding, PyFile, core, dotted, last, src
+
+_TRAIN = re.compile(r"train(?:ing)?", re.I)
+_EVAL_WORDS = ("test", "val", "valid", "validation", "eval", "inference", "infer")
+# What is left of an array's name without its split word names data, not a loss or a count
+# (`x_train` -> `x_`, `trainX` -> `X`, `train_images` -> `_images`; not `train_loss`, `n_train`).
+_DATA_NAME = re.compile(r"^_*(?:x|data|images?|imgs?|features?|feats?|inputs?|samples?|pixels?|df|seqs?|sequences?"
+                        r"|audio|signals?|arrays?)_*$", re.I)
+_SCALE_CALLS = {"fit_transform", "transform", "normalize", "preprocess_input", "scale", "minmax_scale",
+                "standardize", "rescale"}
+
+
+def _twins(name: str, names: set[str]) -> list[str]:
+    """The names in `names` that are `name` with its split word 'train' replaced by an evaluation one."""
+    m = _TRAIN.search(name)
+    if not m:
+        return []
+    out = []
+    for w in _EVAL_WORDS:
+        for cand in (name[:m.start()] + w + name[m.end():], name[:m.start()] + w.upper() + name[m.end():],
+                     name[:m.start()] + w.capitalize() + name[m.end():]):
+            if cand in names and cand not in out:
+                out.append(cand)
+    return out
+
+
+def _normalize_args(c: ast.Call) -> tuple | None:
+    """The Normalize call inside a Compose([...]) as a comparable tuple of its constants, None when it has none."""
+    for n in ast.walk(c):
+        if isinstance(n, ast.Call) and last(n) == "Normalize":
+            return tuple(src(a) for a in n.args) + tuple(f"{k.arg}={src(k.value)}" for k in n.keywords)
+    return None
+
+
+def _transform_pairs(f: PyFile) -> list[Finding]:
+    pipes = {d: v for d, v in f.all_assigns() if isinstance(v, ast.Call) and last(v) == "Compose"}
+    out = []
+    for name, pipe in pipes.items():
+        for twin in _twins(name, set(pipes)):
+            train_norm, eval_norm = _normalize_args(pipe), _normalize_args(pipes[twin])
+            if train_norm is None:
+                continue
+            if eval_norm is None:
+                why = f"{name} normalizes (Normalize) and {twin} does not"
+            elif eval_norm != train_norm:
+                why = f"{name} and {twin} normalize with different constants"
+            else:
+                continue
+            out.append(Finding("code:eval_preprocessing_differs", STRONG, pipes[twin].lineno,
+                               f"{why}: the model sees differently scaled inputs at evaluation than in training",
+                               [(pipe.lineno, "the training transform", f)]))
+    return out
+
+
+def _scales(v: ast.AST) -> bool:
+    """Is the assigned value a scaling of data: x / 255, (x - mean) / std, scaler.transform(x) ..."""
+    c = core(v)
+    if isinstance(c, ast.BinOp) and isinstance(c.op, (ast.Div, ast.Sub, ast.Mult)):
+        return True
+    if isinstance(c, ast.Call):
+        if last(c) in _SCALE_CALLS:
+            return True
+        if last(c) == "astype" and isinstance(c.func, ast.Attribute):
+            return _scales(c.func.value)
+    return False
+
+
+def _is_train_data(name: str) -> bool:
+    m = _TRAIN.search(name)
+    return m is not None and "." not in name and bool(_DATA_NAME.match(name[:m.start()] + name[m.end():]))
+
+
+def _array_pairs(f: PyFile) -> list[Finding]:
+    scaled: dict[str, int] = {}            # name -> line of its scaling
+    assigned_scaled: set[str] = set()
+    for n in f.of_type(ast.Assign):
+        if not isinstance(n, ast.Assign):
+            continue
+        pairs: list[tuple[ast.AST, ast.AST]] = []
+        for t in n.targets:
+            if isinstance(t, ast.Tuple) and isinstance(n.value, ast.Tuple) and len(t.elts) == len(n.value.elts):
+                pairs += list(zip(t.elts, n.value.elts))
+            else:
+                pairs.append((t, n.value))
+        for tgt, v in pairs:
+            d = dotted(tgt)
+            if d and _scales(v):
+                assigned_scaled.add(d)
+                if _is_train_data(d) and d not in scaled:
+                    scaled[d] = n.lineno
+    for a in f.of_type(ast.AugAssign):
+        if not isinstance(a, ast.AugAssign) or not isinstance(a.op, (ast.Div, ast.Sub, ast.Mult)):
+            continue
+        d = dotted(a.target)
+        if d and _is_train_data(d) and d not in scaled:
+            scaled[d] = a.lineno
+    if not scaled:
+        return []
+    used = {n.id for n in f.of_type(ast.Name) if isinstance(n, ast.Name)}
+    out = []
+    for name, line in scaled.items():
+        for twin in _twins(name, used):
+            if twin in assigned_scaled or _scaled_in_place(f, twin):
+                continue
+            out.append(Finding("code:eval_preprocessing_differs", STRONG, line,
+                               f"{name} is scaled here and {twin} is never scaled: the model sees raw inputs at"
+                               " evaluation (values on another scale than in training)"))
+            break
+    return out
+
+
+def _scaled_in_place(f: PyFile, name: str) -> bool:
+    """`x_test /= 255`, or the twin scaled where it is used: `model.predict(scaler.transform(x_test))`,
+    `model.evaluate(x_test / 255.0, y_test)`."""
+    for n in f.of_type(ast.AugAssign):
+        if isinstance(n, ast.AugAssign) and dotted(n.target) == name and isinstance(n.op, (ast.Div, ast.Sub, ast.Mult)):
+            return True
+    for c in f.calls:
+        for a in list(c.args) + [k.value for k in c.keywords]:
+            if last(c) in _SCALE_CALLS and isinstance(a, ast.Name) and a.id == name:
+                return True
+            if isinstance(a, ast.BinOp) and isinstance(a.op, (ast.Div, ast.Sub, ast.Mult)) \
+                    and dotted(core(a.left)) == name:
+                return True
+    return False
+
+
+def check_preprocess_pair(f: PyFile) -> list[Finding]:
+    return (_transform_pairs(f) + _array_pairs(f))[:1]
