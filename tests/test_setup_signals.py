@@ -493,3 +493,18 @@ def test_a_test_transform_without_the_training_normalization_ranks_preprocessing
     (tmp_path / "data.py").write_text(_PREP_DIFFERS["transform_without_normalize"][0])
     d = diagnose([str(tmp_path)], ["train accuracy is 95% but test accuracy is only 40%"])
     assert d.hypotheses[0].id == "preprocessing_mismatch"
+
+
+@pytest.mark.parametrize("call, on", [
+    ("F.dropout(F.relu(self.fc1(x)), 0.5)", True),
+    ("nn.functional.dropout2d(x, p=0.2)", True),
+    ("F.dropout(x, p=0.5, training=self.training)", False),
+    ("F.dropout(x, 0.5, self.training)", False),
+    ("self.drop(x)", False)])
+def test_functional_dropout_that_eval_cannot_turn_off(tmp_path, call, on):
+    code = ("class Net(nn.Module):\n    def forward(self, x):\n"
+            f"        x = {call}\n        return self.fc2(x)\n")
+    s = signals(run_of(tmp_path, {"model.py": code})).get("code:dropout_always_on")
+    assert (s is not None) is on
+    if on:
+        assert s.evidence[0].line == 3

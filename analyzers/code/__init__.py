@@ -23,7 +23,7 @@ Where things live:
   resume.py            code:resume_weights_only
   strict_load.py       code:load_not_strict
   preprocess_pair.py   code:eval_preprocessing_differs
-  eval_mode.py         code:no_eval_at_inference
+  eval_mode.py         code:no_eval_at_inference, code:dropout_always_on
   detached.py          code:detached_graph
   params.py            code:frozen_params, code:params_not_in_optimizer
   no_shuffle.py        code:no_shuffle
@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from mltdbg.analyzers.code.detached import check_detached
 from mltdbg.analyzers.code.div_std import check_div_std
-from mltdbg.analyzers.code.eval_mode import check_eval
+from mltdbg.analyzers.code.eval_mode import check_eval, check_functional_dropout
 from mltdbg.analyzers.code.fp16 import check_fp16
 from mltdbg.analyzers.code.frameworks import check_frameworks
 from mltdbg.analyzers.code.grad_clip import check_grad_clip
@@ -79,7 +79,7 @@ __all__ = ["AMBIG_SCHED", "CLEAR", "EPOCH_SCHED", "FUNCS", "Finding", "HINT", "I
 _FILE_CHECKS = (check_zero_grad, check_fp16, check_scheduler, check_eval, check_frameworks)
 _PLAIN_CHECKS = (check_div_std, check_var, check_resume, check_detached, check_params, check_no_shuffle,
                  check_separate_shuffle, check_registration, check_relu_output,
-                 check_strict_load, check_preprocess_pair)
+                 check_strict_load, check_preprocess_pair, check_functional_dropout)
 
 
 def code_signals(run: Run, files: list[PyFile] | None = None) -> list[Signal]:

@@ -1,17 +1,17 @@
 """`code:no_eval_at_inference`: a model with dropout/batch-norm run for inference without
-.eval().
+.eval(); `code:dropout_always_on`: functional dropout in a forward that eval() cannot turn off.
 
 In:  one parsed file (PyFile) and the run index (RunIndex), from code/index.py.
-Out: `check_eval(f, idx)` -> Findings.
+Out: `check_eval(f, idx)`, `check_functional_dropout(f)` -> Findings.
 """
 from __future__ import annotations
 
 import ast
 import re
 
-from mltdbg.analyzers.code.index import (CLEAR, FUNCS, MEDIUM, NORM_LAYERS, WEAK, Finding, PyFile, RunIndex, arg, const,
-                                         core, dotted, fname, is_model_name, is_no_grad_with, last, model_calls, recv,
-                                         src)
+from mltdbg.analyzers.code.index import (CLEAR, FUNCS, MEDIUM, NORM_LAYERS, STRONG, WEAK, Finding, PyFile, RunIndex, arg,
+                                         const, core, dotted, fname, is_model_name, is_no_grad_with, last, model_calls,
+                                         recv, src)
 
 
 _INFER_TOKENS = {"predict", "prediction", "predictions", "evaluate", "eval", "evaluation", "infer",
@@ -182,3 +182,29 @@ def _loop_forward_all_no_grad(f: PyFile, region: ast.AST) -> bool:
                 if fwd and all(f.under_no_grad(c) is not None for c in fwd):
                     return True
     return False
+
+
+_FUNCTIONAL_DROPOUT = {"dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout"}
+
+
+def check_functional_dropout(f: PyFile) -> list[Finding]:
+    """`code:dropout_always_on`: `F.dropout(x, p)` in a forward without `training=self.training`. The
+    functional form defaults to training=True: model.eval() does not reach it, so predictions stay
+    random at inference (the same input, another output on each call)."""
+    out = []
+    for fn in f.funcs:
+        if getattr(fn, "name", "") != "forward":
+            continue
+        for c in f.calls_in(fn):
+            name = fname(c)
+            if last(c) not in _FUNCTIONAL_DROPOUT or not (name.startswith(("F.", "nn.functional.", "torch.nn.functional."))
+                                                          or name == last(c)):
+                continue
+            if len(c.args) >= 3 or any(k.arg == "training" for k in c.keywords):
+                continue
+            out.append(Finding("code:dropout_always_on", STRONG, c.lineno,
+                               f"{src(c.func)}(...) in forward without training=self.training: functional dropout"
+                               " defaults to training=True, so model.eval() does not turn it off and predictions"
+                               " stay random at inference"))
+            break
+    return out[:1]
