@@ -508,3 +508,25 @@ def test_functional_dropout_that_eval_cannot_turn_off(tmp_path, call, on):
     assert (s is not None) is on
     if on:
         assert s.evidence[0].line == 3
+
+
+_LOOP = ("total_loss = 0\nlosses = []\nfor x, y in loader:\n    optimizer.zero_grad()\n    loss = criterion(model(x), y)\n"
+         "    loss.backward()\n    optimizer.step()\n    {keep}\n")
+
+
+@pytest.mark.parametrize("keep, kept", [
+    ("total_loss += loss", True), ("losses.append(loss)", True),
+    ("total_loss += loss.item()", False), ("losses.append(loss.detach())", False), ("n += 1", False)])
+def test_a_loop_that_keeps_each_steps_loss_tensor(tmp_path, keep, kept):
+    s = signals(run_of(tmp_path, {"train.py": _LOOP.format(keep=keep)})).get("code:loss_kept_with_graph")
+    assert (s is not None) is kept
+    if kept:
+        assert s.evidence[0].line == 8
+
+
+def test_a_kept_loss_explains_an_out_of_memory_and_offers_nothing_alone(tmp_path):
+    (tmp_path / "train.py").write_text(_LOOP.format(keep="total_loss += loss"))
+    assert not diagnose([str(tmp_path)], ["the loss becomes nan after 3 epochs"]).hypotheses[0].id.endswith("oom")
+    (tmp_path / "err.txt").write_text("RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 7.79 GiB total capacity)\n")
+    h = diagnose([str(tmp_path)], []).hypotheses[0]
+    assert h.id == "cuda_oom" and any(e.source == "train.py" and e.line == 8 for e in h.evidence)

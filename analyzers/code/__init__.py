@@ -23,6 +23,7 @@ Where things live:
   resume.py            code:resume_weights_only
   strict_load.py       code:load_not_strict
   preprocess_pair.py   code:eval_preprocessing_differs
+  graph_kept.py        code:loss_kept_with_graph
   eval_mode.py         code:no_eval_at_inference, code:dropout_always_on
   detached.py          code:detached_graph
   params.py            code:frozen_params, code:params_not_in_optimizer
@@ -46,6 +47,7 @@ from mltdbg.analyzers.code.eval_mode import check_eval, check_functional_dropout
 from mltdbg.analyzers.code.fp16 import check_fp16
 from mltdbg.analyzers.code.frameworks import check_frameworks
 from mltdbg.analyzers.code.grad_clip import check_grad_clip
+from mltdbg.analyzers.code.graph_kept import check_graph_kept
 from mltdbg.analyzers.code.index import (AMBIG_SCHED, CLEAR, EPOCH_SCHED, FUNCS, HINT, INFO, LOOPS, MEDIUM, NESTED,
                                          NORM_LAYERS, PASSTHRU, STEP_SCHED, STRONG, WEAK, Finding, PyFile, RunIndex,
                                          arg, build_index, chain_attrs, const, core, dotted, fname, framework_of,
@@ -79,7 +81,7 @@ __all__ = ["AMBIG_SCHED", "CLEAR", "EPOCH_SCHED", "FUNCS", "Finding", "HINT", "I
 _FILE_CHECKS = (check_zero_grad, check_fp16, check_scheduler, check_eval, check_frameworks)
 _PLAIN_CHECKS = (check_div_std, check_var, check_resume, check_detached, check_params, check_no_shuffle,
                  check_separate_shuffle, check_registration, check_relu_output,
-                 check_strict_load, check_preprocess_pair, check_functional_dropout)
+                 check_strict_load, check_preprocess_pair, check_functional_dropout, check_graph_kept)
 
 
 def code_signals(run: Run, files: list[PyFile] | None = None) -> list[Signal]:
