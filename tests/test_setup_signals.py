@@ -417,6 +417,8 @@ _RELU_FINE = {
                    "class Net(nn.Module):\n    def __init__(self):\n        self.s = Stage()\n"
                    "    def forward(self, x):\n        return self.fc(self.s(x))\n"),
     "feature_stack": "self.features = nn.Sequential(nn.Conv2d(3, 16, 3), nn.ReLU())\n",
+    "layer_loop": ("class MLP(nn.Module):\n    def forward(self, x):\n        for layer in self.hidden:\n"
+                   "            x = torch.relu(layer(x))\n        return x\n"),
 }
 
 

@@ -88,7 +88,9 @@ def _forward_relu(f: PyFile) -> list[Finding]:
         if isinstance(e, ast.Name):
             v = f.value_of(e.id, fwd, rets[-1].lineno)
             e = core(v) if v is not None else e
-        if _relu_call(e, attrs):
+        # (a ReLU assigned inside a loop over layers is a hidden stack's: the class may be a body whose
+        # output a head takes, `model.head(model(x))`)
+        if _relu_call(e, attrs) and not f.loops_of(e):
             out.append(Finding("code:relu_output", MEDIUM, rets[-1].lineno,
                                f"{cls.name}.forward returns a ReLU of its last layer: {_WHY}"))
     return out
