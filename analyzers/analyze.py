@@ -34,6 +34,10 @@ _GAP = ("gap", "gap", "gap_signals")
 MODULES = tuple(dict.fromkeys(mod for _, mod, _ in (*_PREPARE, *_STEPS, _BASELINE, _GAP)))
 
 
+# names of held-out metrics (names.py's normalized prefixes)
+_HELD_OUT = ("val", "eval", "test")
+
+
 def warm() -> None:
     """Import every analyzer module now (a caller with idle time; analyze() would on its first call)."""
     for mod in MODULES:
@@ -80,6 +84,10 @@ def analyze(run: Run, baseline: Run | None = None, repo_root: Path | None = None
     # start of a fine-tune, not weights that failed to load
     if any(s.kind == "healthy" for s in out):
         out = [s for s in out if not (s.kind == "log:missing_keys" and s.data.get("expected"))]
+    # a validation accuracy of exactly 0 where the validation loss is NaN: NaN outputs score 0, one failure
+    # (the accuracy is not a metric that measures something else)
+    if any(s.kind == "val_nonfinite_only" for s in out):
+        out = [s for s in out if not (s.kind == "accuracy_zero" and str(s.data.get("metric", "")).startswith(_HELD_OUT))]
     return [s for s in out if s.strength > 0]
 
 

@@ -314,7 +314,7 @@ def _counted_nonfinite(run: Run, q: Quoter) -> list[Signal]:
 NOT_HEALTHY_BESIDE = frozenset({"loss_huge_at_start", "train_acc_capped", "val_gap_from_start", "grad_zero",
                                 "grad_zero_below_head", "grad_died", "memorized_after_plateau",
                                 "memorizing_from_start", "train_acc_falls", "collapsed_to_chance", "grad_pinned",
-                                "val_above_train_early", "held_out_at_chance"})
+                                "val_above_train_early", "held_out_at_chance", "val_nonfinite_only"})
 
 
 def without(signals: list[Signal], kind: str, beside: frozenset[str] | set[str] | Callable[[Signal], bool]) -> list[Signal]:
@@ -2252,8 +2252,10 @@ def _lr_signals(run: Run, lr: Series | None, q: Quoter) -> list[Signal]:
                 txt = f"lr jumps from {_fmt(float(fv[j-1]))} to {_fmt(float(fv[j]))} at step {int(lr.steps[fi[j]])}"
                 out.append(Signal("lr_jump", 0.7, txt, [q.ev(lr, int(fi[j - 1]), "lr before"), q.ev(lr, int(fi[j]), txt)],
                                   {"step": int(lr.steps[fi[j]]), "before": float(fv[j - 1]), "after": float(fv[j])}))
-            # Warm-up that never ends: the lr climbs through the whole run and peaks at the last step.
-            if len(fv) >= 8 and fv[-1] >= 0.99 * peak and fv[0] < 0.5 * peak and float(np.mean(np.diff(fv) >= 0)) > 0.9:
+            # Warm-up that never ends: the lr climbs through the whole run and peaks at the last step (it
+            # first reaches its peak in the run's last tenth: a warm-up to a constant lr ends early and stays)
+            if len(fv) >= 8 and fv[-1] >= 0.99 * peak and fv[0] < 0.5 * peak and float(np.mean(np.diff(fv) >= 0)) > 0.9 \
+                    and int(np.argmax(fv >= 0.99 * peak)) >= 0.9 * (len(fv) - 1):
                 txt = (f"lr rises the whole run, from {_fmt(float(fv[0]))} to {_fmt(peak)} at the last step: "
                        f"the warm-up never ends")
                 out.append(Signal("lr_schedule_odd", 0.8, txt, [q.ev(lr, int(fi[0]), "lr at the start"), q.ev(lr, k, txt)],

@@ -111,6 +111,10 @@ def test_namespaced_metric_names_normalise():
 def test_warmup_spanning_the_whole_run(tmp_path):
     lines = [f"step={s} loss={3 - s / 200:.4f} lr={1e-4 * s / 190:.3e}" for s in range(10, 200, 10)]
     assert signals(tmp_path, {"train.log": "\n".join(lines) + "\n"})["lr_schedule_odd"].data["detail"] == "warm-up spans the run"
+    # a warm-up that ends a third of the way in and holds its lr to the end (constant_with_warmup) is fine
+    held = [f"step={s} loss={3 - s / 200:.4f} lr={1e-4 * min(1, s / 60):.3e}" for s in range(10, 200, 10)]
+    (tmp_path / "held").mkdir()
+    assert "lr_schedule_odd" not in signals(tmp_path / "held", {"train.log": "\n".join(held) + "\n"})
 
 
 def test_nan_right_after_the_loss_saturates(tmp_path):
@@ -465,3 +469,16 @@ def test_a_loader_worker_that_exited_unexpectedly_points_at_host_memory_weakly(t
 
     d = diagnose([str(tmp_path)], [])
     assert d.hypotheses[0].id == "host_oom"     # it ranked device_mismatch first: only log:exception read it
+
+
+def test_a_validation_that_is_nan_everywhere_is_no_healthy_run_and_its_zero_accuracy_is_the_same_failure(tmp_path):
+    """Lightning's metrics.csv: training falls well, every val_loss is NaN and val_acc is 0 (NaN outputs
+    score 0). Before, the zero accuracy read as a metric that measures something else (metric_changed
+    0.65) and the run as healthy."""
+    rows = ["epoch,step,train_loss,val_loss,val_acc"]
+    for e in range(8):
+        rows += [f"{e},{(e + 1) * 100},{2.0 * 0.7 ** e:.4f},,", f"{e},{(e + 1) * 100},,nan,0.0"]
+    sigs = signals(tmp_path, {"metrics.csv": "\n".join(rows) + "\n"})
+    assert "val_nonfinite_only" in sigs and "accuracy_zero" not in sigs and "healthy" not in sigs
+    from mltdbg.playbooks.diagnose import diagnose
+    assert diagnose([str(tmp_path)], []).hypotheses[0].id == "nan_in_data"
