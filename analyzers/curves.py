@@ -674,6 +674,13 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
             last, med = float(pre[-1]), float(np.median(pre[:-1]))
             up = last >= float(np.max(pre)) and last > 3 * abs(med)
             rising = (last - med) / (abs(med) + 1e-8) if up else 0.0
+            # ... or it climbed out of its minimum at every point into the NaN (nanoGPT's 7.22, 8.99, 10.22,
+            # 12.88, nan): CLIMB_POINTS rises in a row ending CLIMB_X above the minimum
+            k = int(np.argmin(pre))
+            climb = pre[k:]
+            if not up and len(climb) > CLIMB_POINTS and pre[k] > 0 and bool(np.all(np.diff(climb) > 0)) \
+                    and last >= CLIMB_X * float(pre[k]):
+                up, rising = True, (last - float(pre[k])) / float(pre[k])
             data["sudden"] = not up
         else:
             data["sudden"] = True
@@ -921,6 +928,10 @@ TRANSIENT_EXACT_MAX = 50_000
 SUDDEN_FULL_AT = 20
 # Strongest "divergence before the NaN" read from fewer than 8 finite points.
 SHORT_DIVERGENCE = 0.5
+# A short history's steady climb into a NaN: this many rises in a row from the minimum, ending this
+# many times above it.
+CLIMB_POINTS = 3
+CLIMB_X = 1.5
 
 
 def _first_bad_in_time(s: Series, bad: np.ndarray, finite: np.ndarray) -> tuple[int, int | None]:

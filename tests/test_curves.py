@@ -578,3 +578,13 @@ def test_smooth_is_the_centered_mean_of_the_points_its_window_covers():
             half = min(w, n) // 2
             want = [v[max(0, i - half):min(n, i + half + 1)].mean() for i in range(n)]
             assert np.allclose(_smooth(v, w), want, rtol=0, atol=1e-12), (n, w)
+
+
+def test_a_short_steady_climb_into_nan_is_a_divergence():
+    """nanoGPT's eight lines: the loss falls to 7.22, climbs at every print to 12.88 and goes NaN. The
+    3x-the-median test for a short history missed it (12.88 < 3 x 9.05)."""
+    s = kinds(_run(loss=[10.99, 9.12, 7.88, 7.22, 8.99, 10.22, 12.88, float("nan")]))
+    assert s["divergence"].data["to_nonfinite"] and "nonfinite_sudden" not in s
+    # a noisy history that ends lower than its peak, or rises twice only, is no climb
+    for v in ([10.99, 9.12, 7.88, 7.22, 12.0, 10.22, 11.0, float("nan")], [9.0, 8.0, 7.22, 9.5, 11.0, float("nan")]):
+        assert "divergence" not in kinds(_run(loss=v))
