@@ -676,11 +676,11 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
             rising = (last - med) / (abs(med) + 1e-8) if up else 0.0
             # ... or it climbed out of its minimum at every point into the NaN (nanoGPT's 7.22, 8.99, 10.22,
             # 12.88, nan): CLIMB_POINTS rises in a row ending CLIMB_X above the minimum
-            k = int(np.argmin(pre))
-            climb = pre[k:]
-            if not up and len(climb) > CLIMB_POINTS and pre[k] > 0 and bool(np.all(np.diff(climb) > 0)) \
-                    and last >= CLIMB_X * float(pre[k]):
-                up, rising = True, (last - float(pre[k])) / float(pre[k])
+            low = float(np.min(pre))
+            climb = pre[int(np.argmin(pre)):]
+            if not up and len(climb) > CLIMB_POINTS and low > 0 and bool(np.all(np.diff(climb) > 0)) \
+                    and last >= CLIMB_X * low:
+                up, rising = True, (last - low) / low
             data["sudden"] = not up
         else:
             data["sudden"] = True
