@@ -75,6 +75,16 @@ def _sentence(line: str) -> bool:
     return letters >= 0.6 * len(s.replace(" ", "")) and digits <= 0.2 * len(s)
 
 
+_LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
+
+
+def _cjk_length(line: str) -> int:
+    """A CJK sentence's length in characters, each Latin word in it counted as two (a Chinese post names
+    "loss", "nan", "epoch", "SGD" in Latin letters: 训练到第3个epoch的时候loss突然变成nan了)."""
+    cjk = len(_CJK.findall(line))
+    return cjk + 2 * len(_LATIN_WORD.findall(line)) if cjk else 0
+
+
 def prose_sentences(texts: Iterable[TextArtifact]) -> list[str]:
     """The sentence lines of each text artifact that is mostly prose, joined per file."""
     out: list[str] = []
@@ -96,7 +106,7 @@ def prose_sentences(texts: Iterable[TextArtifact]) -> list[str]:
                 if misses > most:    # the share is out of reach: not prose, stop reading
                     break
         enough = len(keep) >= MIN_SENTENCES or sum(len(k.split()) for k in keep) >= MIN_PARAGRAPH_WORDS \
-            or sum(len(_CJK.findall(k)) for k in keep) >= MIN_PARAGRAPH_WORDS * 2
+            or sum(_cjk_length(k) for k in keep) >= MIN_PARAGRAPH_WORDS * 2
         if keep and enough and misses <= most:
             out.append(" ".join(keep)[:MAX_CHARS])
             if len(out) >= MAX_FILES:

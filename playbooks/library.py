@@ -104,7 +104,7 @@ def diagnosis_schema() -> dict[str, Any]:
 
 
 def _rx(items) -> list[re.Pattern]:
-    return [re.compile(s, re.I) for s in (items or [])]
+    return [re.compile(s, re.I | re.A) for s in (items or [])]
 
 
 @lru_cache(maxsize=1)

@@ -103,7 +103,8 @@ _PATTERNS: dict[str, tuple[str, str]] = {
         r"(?:i|we)\s+(?:do\s+|did\s+|already\s+)?(?:call\w*|use\w*|set\w*)\s+(?:model\.)?eval\(\)|model\.eval\(\)\s+is\s+(?:called|there|set)",
         "model.eval() is called"),
 }
-_COMPILED = {k: re.compile(p, re.I) for k, (p, _) in _PATTERNS.items()}
+# (re.A: a word boundary also falls between Latin letters and CJK characters, "变成nan了", "用了fp16训练")
+_COMPILED = {k: re.compile(p, re.I | re.A) for k, (p, _) in _PATTERNS.items()}
 # A statement of fact ("shuffle=True") right after a negation says the opposite: "does not pass shuffle=True".
 _NEGATED = re.compile(r"(?:\bnot|n't|\bno|\bnever|\bwithout|\bforg[eo]t\w*|\bmissing|\bdon'?t|\bisn'?t)\W+(?:\w+\W+){0,3}$", re.I)
 _FACTS = ("said:shuffled", "said:zero_grad_called", "said:eval_called", "said:fp16", "said:relu_output")
@@ -115,8 +116,8 @@ _FP32_DENIED = re.compile(r"\beither\b|n'?t\b|\bnot\b|\bno\s+longer\b", re.I)
 
 # A learning rate the user names: extreme values are evidence even in words (lr >= 1 for SGD/Adam-family
 # optimizers; <= 1e-7 barely moves weights), weighed by the lr playbooks.
-_LR_VALUE = re.compile(r"\b(?:lr|learning[\s_-]?rate)\s*(?:=|:|of|is|was|to|at|down\s+to|up\s+to|set\s+to)?\s*"
-                       r"(\d+(?:\.\d+)?(?:e[-+]?\d+)?|\.\d+)\b", re.I)
+_LR_VALUE = re.compile(r"(?:\b(?:lr|learning[\s_-]?rate)|学习率(?:为|是|设为|设置为)?)\s*(?:=|:|：|of|is|was|to|at|down\s+to"
+                       r"|up\s+to|set\s+to)?\s*(\d+(?:\.\d+)?(?:e[-+]?\d+)?|\.\d+)\b", re.I | re.A)
 LR_HUGE, LR_TINY = 1.0, 1e-7
 # A loss the user says never moves off one value ("the loss is always 0.6931", "loss stays at 0", "loss一直为0"):
 # exactly 0 is a loss computed over nothing or constant targets (as the loss_zero signal), ln K to the
@@ -128,7 +129,7 @@ _LOSS_STUCK = re.compile(
     rf"\bloss(?:es)?(?![a-z])[^.;!?\n\d]{{0,30}}?{_STUCK_WORDS}[^.;!?\n\d]{{0,20}}?{_VALUE}"
     # "the loss is exactly 0 at every iteration", "loss = 0.6931 throughout training", "loss: 0.0000e+00 from the first batch"
     rf"|\bloss(?:es)?(?![a-z])[^.;!?\n\d]{{0,40}}?(?:exactly\s+|[=:]\s*){_VALUE}[^.;!?\n]{{0,30}}?"
-    r"\b(?:(?:at|in|for|on)\s+(?:every|each|all)|throughout|the\s+whole|from\s+the\s+(?:start|beginning|first))", re.I)
+    r"\b(?:(?:at|in|for|on)\s+(?:every|each|all)|throughout|the\s+whole|from\s+the\s+(?:start|beginning|first))", re.I | re.A)
 
 
 def _chance_k(value: str) -> int | None:
@@ -145,8 +146,8 @@ def _chance_k(value: str) -> int | None:
 # is in a config. "batch 2 of 100" (a progress count) is not a size; "train_batch_size=2" is one.
 _BATCH_VALUE = re.compile(r"(?:\b|(?<=_))(?:batch[\s_-]?size|bs|mini[\s_-]?batch(?:[\s_-]?size)?)(?:[\s_-]?per[\s_-]?(?:gpu|device|card))?"
                           r"\s*(?:=|:|of|is|was|to|at|(?:set|reduced|lowered|decreased|changed|down)\s+to"
-                          r"|as)?\s*(\d+)\b(?:\s*(?:,|or|and|/)\s*(\d+)\b)?"
-                          r"|\bbatch(?:es)?\s+of\s+(\d+)\b(?!\s*(?:/|of\b))", re.I)
+                          r"|as|设为|设置为|改为|改成|调到|调成|为|是)?\s*(\d+)\b(?:\s*(?:,|or|and|/)\s*(\d+)\b)?"
+                          r"|\bbatch(?:es)?\s+of\s+(\d+)\b(?!\s*(?:/|of\b))", re.I | re.A)
 BATCH_TINY = 4
 # ... unless the size is that of the test / inference pass ("batch_size=1 at test", "inference batch size 1"):
 # training never saw it, so it is no evidence for the batch causes; a model whose results depend on the

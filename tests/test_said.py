@@ -276,3 +276,23 @@ def test_an_output_relu_ranks_dead_units_first_in_code_and_in_words(tmp_path):
     d = diagnose([str(words)], [sym])
     assert d.hypotheses[0].id == "dead_relu" and d.hypotheses[0].confidence < 0.8
     assert diagnose([str(words)], ["the heatmaps are all 0 after training"]).hypotheses[:1] != d.hypotheses[:1]
+
+
+@pytest.mark.parametrize("text, kind", [
+    ("学习率设为10之后loss变成nan", "said:lr_huge"),          # the learning rate named in Chinese
+    ("用了fp16训练，loss变成nan", "said:fp16"),                # Latin tokens right beside CJK characters
+    ("batch size设为2", "said:batch_tiny"),
+    ("batch_size改成1以后loss抖动很大", "said:batch_tiny")])
+def test_latin_words_inside_a_chinese_sentence_are_read(text, kind):
+    assert kind in said.ruled_out([text])
+
+
+def test_a_chinese_post_that_names_a_nan_is_in_the_non_finite_class(tmp_path):
+    """"loss突然变成nan了": no Unicode word boundary falls between 成 and n, so the class and cause
+    patterns (\\bnan\\b) did not see the NaN, and a one-line post of 28 CJK characters was not read as a post."""
+    from mltdbg.playbooks import library
+    post = "训练到第3个epoch的时候loss突然变成nan了，学习率0.01，用的是SGD，batch size 16，数据集是自己标注的"
+    assert [c.id for c in library.classes_for([post])] == ["loss_is_nan"]
+    (tmp_path / "q.txt").write_text(post + "\n")
+    d = diagnose([str(tmp_path)], [])
+    assert d.hypotheses and d.hypotheses[0].id in ("numerical_instability", "lr_too_high", "nan_in_data")
