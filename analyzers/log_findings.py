@@ -168,7 +168,9 @@ DETECTORS: list[_Det] = [
     _Det("log:loss_nonfinite", _P(r"Loss became infinite or NaN at iteration=?\s*(\d+)"
                                   r"|Batch \d+: Invalid loss, terminating training|Nan in summary histogram for"
                                   r"|non-finite loss, ending training|Loss is NaN, stopping training|Non-finite loss (?:detected|encountered)"
-                                  r"|The (?:total )?loss is (?:NaN|nan|inf|Inf)(?:,| and| \()"),
+                                  r"|The (?:total )?loss is (?:NaN|nan|inf|Inf)(?:,| and| \()"
+                                  # TensorFlow: clip_by_global_norm / check_numerics meeting a NaN gradient or tensor
+                                  r"|Found Inf or NaN global norm|Tensor had (?:NaN|Inf) values"),
          0.9, lambda m: "the framework reports the loss (or weights) went non-finite",
          lambda m: {"step": int(m.group(1))} if m.group(1) else {}),
     # torch.distributions refusing a NaN parameter: the network's output (a policy's mean, a VAE's
@@ -176,6 +178,11 @@ DETECTORS: list[_Det] = [
     _Det("log:loss_nonfinite", _P(r"Expected parameter (\w+) \(Tensor of shape .*?\) of distribution \w+"
                                   r".*?to satisfy the constraint \w+\(.*?\), but found invalid values"),
          0.9, lambda m: f"a distribution's parameter {m.group(1)} is non-finite: the network's output went NaN"),
+    # TensorFlow/Keras: variables the loss does not depend on get no gradient (a branch not connected to
+    # the output, layers built but unused, a loss computed outside the tape): they never train
+    _Det("log:vars_without_grad", _P(r"Gradients do not exist for variables \[?([^\]\n]{0,200})"),
+         0.9, lambda m: "TensorFlow: some variables get no gradient from the loss (they never train)",
+         lambda m: {"variables": m.group(1).strip()}),
     _Det("log:anomaly_nan", _P(r"Function '(\w+)' returned nan values in its (\d+)\w* output"),
          1.0, lambda m: f"autograd anomaly: {m.group(1)} returned NaN", lambda m: {"function": m.group(1)}),
     # ... and when the function is a math op with a singular point (the log, square root, power or
@@ -280,6 +287,7 @@ GATES = (
     "oad", "kipped", "SKIPPED", "ependenc", "ncompatible", "ERROR", "ottleneck", "worker", "okenizer",
     "Token indices", "vocab", "ample", "enerat", "redict", "pred", "utput", "_count", "_hist", "istribution", "decoded", "completion",
     "core dumped", "egmentation", "Fatal Python", "nvalid loss", "non-finite", "label value", "reduction",
+    "radients do not exist",
     "std", "255",     # input statistics (log:inputs_unscaled): a std beside the mean, or a raw 8-bit max
 )
 

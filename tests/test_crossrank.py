@@ -491,3 +491,21 @@ def test_a_nan_that_autograd_traces_to_a_math_op_is_numerical_instability(tmp_pa
     (tmp_path / "traceback.txt").write_text("RuntimeError: Function 'MmBackward0' returned nan values in its 1th output.\n")
     d = diagnose([str(tmp_path)], ["the loss becomes nan after a few hundred iterations"])
     assert d.hypotheses[0].confidence < 0.8
+
+
+@pytest.mark.parametrize("line, kind", [
+    ("tensorflow.python.framework.errors_impl.InvalidArgumentError: Found Inf or NaN global norm. : Tensor had NaN values",
+     "log:loss_nonfinite"),
+    ("FloatingPointError: Loss became infinite or NaN at iteration=88!", "log:loss_nonfinite"),
+    ("WARNING:tensorflow:Gradients do not exist for variables ['dense_1/kernel:0', 'dense_1/bias:0'] when minimizing the loss.",
+     "log:vars_without_grad")])
+def test_one_framework_line_says_what_failed_and_ranks_its_causes(tmp_path, line, kind):
+    """A post that is one framework message: it names the failure, so the ranking is never empty (a NaN
+    message alone had no cause: none required log:loss_nonfinite, and no words named a failure class)."""
+    (tmp_path / "err.txt").write_text(line + "\n")
+    run = ingest([tmp_path])
+    assert kind in {s.kind for s in analyze(run)}
+    d = diagnose([str(tmp_path)], [])
+    family = {"log:loss_nonfinite": {"lr_too_high", "numerical_instability", "nan_in_data", "exploding_gradients"},
+              "log:vars_without_grad": {"frozen_parameters"}}[kind]
+    assert d.hypotheses and d.hypotheses[0].id in family and d.hypotheses[0].confidence < 0.8
