@@ -2033,15 +2033,23 @@ def zero_from(v: np.ndarray) -> int | None:
     return k if tail >= DIED_MIN_POINTS and tail >= DIED_MIN_SHARE * len(v) else None
 
 
-def _layer_key(name: str) -> tuple:
-    return tuple(int(x) for x in _NUM.findall(name)) or (10**9,)
+def _layer_order(names: list[str]) -> list[str]:
+    """Layer names in the model's order: by the numbers in them (`layer2` before `layer10`) within each
+    family of names that differ only in their numbers (`conv1`..`conv3`, `fc1`, `fc2`), the families in
+    the order their first member appears (a CSV's columns, a log's lines). Deterministic: numbers alone
+    put conv1 and fc1 level, and the tie fell to a set's order."""
+    first: dict[str, int] = {}
+    for n in names:
+        first.setdefault(_NUM.sub("#", n), len(first))
+    return sorted(dict.fromkeys(names), key=lambda n: (first[_NUM.sub("#", n)],
+                                                         tuple(int(x) for x in _NUM.findall(n)) or (10**9,)))
 
 
 def _layer_signals(run: Run, q: Quoter) -> list[Signal]:
     """Per-layer grad norms: vanishing toward the input (first layer << last layer)."""
     # a printed per-layer table without steps (readers/textlog/layergrads.py) gives 1-point series
     layers = [s for s in run.series if s.name.startswith("grad_norm/") and len(s) >= 1]
-    names = sorted({s.name for s in layers}, key=_layer_key)
+    names = _layer_order([s.name for s in layers])
     # rows of a printed table (one layer per line of one file) stand in the model's order
     firsts = {s.name: (s.source, s.loc_kind, int(s.locs[0]) if s.locs is not None and len(s.locs) else -1) for s in layers}
     if (len({f[:2] for f in firsts.values()}) == 1 and next(iter(firsts.values()))[1] == LOC_LINE

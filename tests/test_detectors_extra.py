@@ -482,3 +482,18 @@ def test_a_validation_that_is_nan_everywhere_is_no_healthy_run_and_its_zero_accu
     assert "val_nonfinite_only" in sigs and "accuracy_zero" not in sigs and "healthy" not in sigs
     from mltdbg.playbooks.diagnose import diagnose
     assert diagnose([str(tmp_path)], []).hypotheses[0].id == "nan_in_data"
+
+
+def test_layers_of_two_families_keep_the_models_order(tmp_path):
+    """conv1..conv3 then fc1, fc2 (a CSV's columns): ordering by the numbers alone put conv1 and fc1 level
+    and let a set's order pick the 'input side' (fc1 read as the first layer: unscaled inputs, 0.52)."""
+    from mltdbg.analyzers.curves import _layer_order
+    assert _layer_order(["conv1", "conv2", "conv3", "fc1", "fc2"]) == ["conv1", "conv2", "conv3", "fc1", "fc2"]
+    assert _layer_order(["layer10", "layer2", "layer1"]) == ["layer1", "layer2", "layer10"]
+    layers = ["conv1", "conv2", "conv3", "fc1", "fc2"]
+    rows = ["epoch," + ",".join(f"{n}_grad_norm" for n in layers) + ",loss"]
+    rows += [f"{e}," + ",".join(f"{g:.3e}" for g in (1e-9, 1e-7, 1e-5, 1e-3, 1e-1)) + f",{2.30 - 0.001 * e:.4f}"
+             for e in range(10)]
+    sigs = signals(tmp_path, {"grad_norms.csv": "\n".join(rows) + "\n"})
+    assert sigs["grad_vanish_layers"].data["first_layer"] == "grad_norm/conv1"
+    assert "grad_first_layer_large" not in sigs
