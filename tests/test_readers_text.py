@@ -1117,3 +1117,21 @@ def test_a_metric_named_with_what_it_was_measured_on_is_that_metric_of_that_set(
 
     assert [normalize(n) for n in ("loss of the model on the 500 val samples", "accuracy of the model on the train images",
                                    "test images")] == ["val_loss", "accuracy", "val_images"]
+
+
+def test_per_layer_grads_printed_side_by_side_on_each_line(tmp_path):
+    """One printing per line: the layers' series (step = the printing), and the line's loss kept."""
+    layers = ("conv1", "conv2", "conv3", "fc1", "fc2")
+    lines = [f"epoch {e} loss {2.30 - 0.001 * e:.4f} | "
+             + " | ".join(f"{n}.weight grad {g:.2e}" for n, g in zip(layers, (1e-9, 1e-7, 1e-5, 1e-3, 1e-1)))
+             for e in range(10)]
+    (tmp_path / "train.log").write_text("\n".join(lines) + "\n")
+    run = ingest([tmp_path])
+    names = {s.name: s for s in run.series}
+    assert len(names["grad_norm/conv1.weight"]) == 10 and names["grad_norm/conv1.weight"].values[0] == 1e-9
+    assert names["grad_norm/fc2.weight"].locs.tolist() == list(range(1, 11))
+    assert len(names["loss"]) == 10
+    # metric names that end in a digit are no layers without a grad label (top1/top5 beside a grad_norm)
+    (tmp_path / "train.log").write_text("".join(f"step {i} top1 0.{i}1 top5 0.{i}5 acc1 0.{i}2 grad_norm 1.{i}\n"
+                                                for i in range(1, 6)))
+    assert not [s for s in ingest([tmp_path]).series if s.name.startswith("grad_norm/")]

@@ -646,7 +646,7 @@ class LogMetrics:
         self.darknet += scan_darknet(data, nl, line0)
         rows, n_layer = pre["layer_rows"]
         if rows:
-            self.layer_rows += [(o + self.layer_tables, name, v, line0 + ln) for o, name, v, ln in rows]
+            self.layer_rows += [(o + self.layer_tables, name, v, line0 + ln, *rest) for o, name, v, ln, *rest in rows]
         self.layer_tables += n_layer
         local = pre["keys"]
         # the block's own key numbers -> the file's (in the order the block met them)

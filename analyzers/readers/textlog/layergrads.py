@@ -3,7 +3,7 @@
 In:  a block of whole lines of a log, its newline offsets, the lines before it, the file's
      relative path.
 Out: `scan_layer_tables(data, nl, line0, rel)` -> rows (table ordinal in the block, layer
-     name, value, 1-based line); `layer_series(rows, rel)` -> one `grad_norm/<layer>` Series per
+     name, value, 1-based line[, INLINE]); `layer_series(rows, rel)` -> one `grad_norm/<layer>` Series per
      layer (step = which printing of the table, so one printed table is a 1-point series per
      layer; a table printed every epoch gives each layer one point per printing).
 
@@ -11,6 +11,9 @@ Styles read (written the way posts and hooks print them):
     layer1.weight 0.0001              name | grad_norm           conv1.weight: grad norm = 1e-8
     layer2.weight 1e-05               conv1.weight | 1e-08       encoder.layers.0.fc  3.2e-4
     layers.0.weight grad_norm: 1e-9   (a label between the name and the number)
+Also several layers printed side by side on one line, one printing per line (its other metrics,
+the loss and the epoch, are still the line's own):
+    epoch 3 loss 2.30 | conv1.weight grad 1.2e-08 | conv2.weight grad 3.1e-06 | fc.weight grad 4e-03
 A row's name must look like a parameter (a dotted path, or a word ending in a layer number);
 two rows in a row at least. The table only counts as gradients when "grad" appears in its
 header (the lines just above it), in its rows, or in the file's name: the same rows printed
@@ -143,7 +146,8 @@ def scan_layer_tables(data: bytes, nl: np.ndarray, line0: int, rel: str, ordinal
         # `print(name, p.grad)` of a parameter no gradient reached prints None: no gradient, norm 0
         runs[-1].append((name, 0.0 if val == b"None" else float(val), line))
         last_line = line
-    out, ordinal = [], ordinal0
+    out: list[tuple] = []
+    ordinal = ordinal0
     for rows in runs:
         if len(rows) < MIN_ROWS or len({r[0] for r in rows}) < len(rows):
             continue
@@ -155,13 +159,61 @@ def scan_layer_tables(data: bytes, nl: np.ndarray, line0: int, rel: str, ordinal
             continue      # "grad" above the table, in its rows (names or labels) or in the file's name
         out += [(ordinal, name, v, line0 + line) for name, v, line in rows]
         ordinal += 1
+    inline, ordinal = _inline_rows(data, {r[3] - line0 for r in out}, ordinal)
+    out += [(o, name, v, line0 + line, INLINE) for o, name, v, line in inline]
+    return out, ordinal
+
+
+# Several layers' gradients side by side on one line ("epoch 3 loss 2.30 | conv1.weight grad 1.2e-08 |
+# fc1.weight grad 3.4e-03"): a segment is a parameter-like name, an optional "grad"/"grad_norm" label and a
+# number. A name without a dot (conv1) counts only with the label in its own segment ("top1 95.2" is no layer).
+_INLINE = re.compile(
+    rb"(?:^|(?<=[\s|,;(\[{]))(?P<name>[A-Za-z_][\w\-]*(?:\.[\w\-]+)+|[A-Za-z_][A-Za-z_\-]*\d+)['\"]?[ \t]*"
+    rb"(?:[:=][ \t]*|[ \t]+)(?P<label>grad(?:ient)?s?(?:[_ ]?norm)?[ \t]*[:=]?[ \t]*)?"
+    rb"(?P<val>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf)(?=[\s|,;)\]}]|$)", re.M)
+INLINE_MIN = 3             # layers on one line
+INLINE = "inline"          # a row's fifth field: printed inline, on a line that may hold other metrics too
+INLINE_HEAD = 16 * 1024    # the style is looked for in a block's head; the whole block is read only when it is there
+# what such a line holds that a `step=N loss=... grad_norm=...` line does not: two parameters' names, or a
+# numbered layer with a grad label (one search over a block's head: a 1M-line log pays ~0 for it)
+_INLINE_HINT = re.compile(rb"\.(?:weight|bias)\b[^\n]*?\.(?:weight|bias)\b|[A-Za-z_]\d+['\"]?[ \t]*[:=]?[ \t]*grad", re.I)
+
+
+def _inline_layers(line: bytes) -> list[tuple[str, float]]:
+    out: dict[str, float] = {}
+    for m in _INLINE.finditer(line):
+        name = m.group("name").decode("ascii", "replace")
+        if "." not in name and not m.group("label"):
+            continue
+        role, _ = classify_key(name)
+        if role != "metric" or name.lower().endswith(("loss", "acc", "accuracy", "lr")):
+            continue
+        out.setdefault(name, float(m.group("val")))
+    return list(out.items()) if len(out) >= INLINE_MIN else []
+
+
+def _inline_rows(data: bytes, taken: set[int], ordinal0: int) -> tuple[list, int]:
+    """Rows of per-layer gradients printed inline, one printing per line: [(ordinal, layer, value,
+    1-based line)], lines in `taken` (a table's rows) left out."""
+    head = data[:INLINE_HEAD]
+    if not _INLINE_HINT.search(head) or not any(
+            _inline_layers(ln) for ln in head.split(b"\n") if b"grad" in ln and _INLINE_HINT.search(ln)):
+        return [], ordinal0
+    out, ordinal = [], ordinal0
+    for i, ln in enumerate(data.split(b"\n"), 1):
+        if i in taken or b"grad" not in ln:
+            continue
+        layers = _inline_layers(ln)
+        if layers:
+            out += [(ordinal, name, v, i) for name, v in layers]
+            ordinal += 1
     return out, ordinal
 
 
 def layer_series(rows: list, rel: str) -> list[Series]:
     """One `grad_norm/<layer>` series per layer named in the rows (step: the table's ordinal)."""
     by: dict[str, list] = {}
-    for ordinal, name, v, line in rows:
+    for ordinal, name, v, line, *_ in rows:
         by.setdefault(name, []).append((ordinal, v, line))
     out = []
     for name, pts in by.items():
@@ -174,5 +226,6 @@ def layer_series(rows: list, rel: str) -> list[Series]:
 
 
 def table_lines(rows: list) -> set[int]:
-    """The lines the tables' rows stand on (other series read from them alone are misreadings)."""
-    return {r[3] for r in rows}
+    """The lines the tables' rows stand on (other series read from them alone are misreadings); an
+    inline printing's line is not one (its loss, epoch ... are the line's own metrics)."""
+    return {r[3] for r in rows if len(r) == 4}
