@@ -70,6 +70,8 @@ _MEASURED_ON = re.compile(r"(?P<m>(?:[a-z]+_)?(?:accuracy|acc|loss|error))_of_th
                           r"(?:(?P<set>val|valid|validation|eval|test|dev|holdout)_)?[a-z_]+")
 # A namespace of per-layer gradient norms: "grad_norm", "grads", "gradients", "gradnorm", "layer_grad_norms",
 # "per_layer_grads", "grad_norms_per_layer".
+_WHOLE_MODEL = frozenset({"total", "total_norm", "global", "global_norm", "norm", "all", "overall", "l2", "l2_norm",
+                          "grad_norm", "model", "whole"})
 _LAYER_GRAD_HEAD = re.compile(r"(?:per_)?(?:layer_?)?grad(?:ient)?s?(?:_?norms?)?(?:_per_layer|_by_layer|_layers?)?")
 # A metric named after its data set: XGBoost's sklearn API joins a numbered set and the metric with '-'
 # ("validation_0-logloss"), LightGBM puts the set in the possessive ("training's binary_logloss",
@@ -161,9 +163,15 @@ def normalize(raw: str) -> str:
             rest = n[len(p):]
             # (Lightning's "val/acc_epoch"; "test/average_loss": the name after the prefix, read as any)
             return as_held_out(_ALIASES.get(rest) or _when_alias(rest) or normalize(rest))
-    for suf in ("_val", "/val", "_eval", "/eval", "_valid", "_test"):
+    for suf in ("_val", "/val", "_eval", "/eval", "_valid", "/valid", "_validation", "/validation", "_test", "/test",
+                "_dev", "/dev"):
         if n.endswith(suf):
             return as_held_out(_ALIASES.get(n[: -len(suf)], n[: -len(suf)]))
+    # ... and the training set's the same way ("Loss/train", "Accuracy/train": PyTorch's TensorBoard
+    # tutorial; "loss_train"), for a known name only
+    for suf in ("/train", "_train", "/training", "_training"):
+        if n.endswith(suf) and n[: -len(suf)] in _ALIASES:
+            return _ALIASES[n[: -len(suf)]]
     for p in _TRAIN_PREFIXES:
         if n.startswith(p):
             rest = n[len(p):]
@@ -183,7 +191,8 @@ def normalize(raw: str) -> str:
     # them ({"layer_grad_norms": {"conv1": 0.0}} -> "layer_grad_norms/conv1")
     head, sep, tail = n.partition("/")
     if sep and tail and _LAYER_GRAD_HEAD.fullmatch(head):
-        return "grad_norm/" + tail
+        # (the whole model's under the same namespace: "Gradients/total_norm", "grad/global_norm")
+        return "grad_norm" if tail in _WHOLE_MODEL else "grad_norm/" + tail
     # (not the settings and counters named after gradients: grad_accum, grad_clip_norm, grad_steps)
     for p in ("grad_norm_", "grad_norm.", "grad_"):
         if n.startswith(p) and len(n) > len(p):

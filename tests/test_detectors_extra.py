@@ -3,6 +3,8 @@ collapse, dtype wording, lr jump at a resume, eval() on a model without dropout.
 import json
 from pathlib import Path
 
+import pytest
+
 
 from mltdbg.analyzers.analyze import analyze
 from mltdbg.analyzers.ingest import ingest
@@ -497,3 +499,30 @@ def test_layers_of_two_families_keep_the_models_order(tmp_path):
     sigs = signals(tmp_path, {"grad_norms.csv": "\n".join(rows) + "\n"})
     assert sigs["grad_vanish_layers"].data["first_layer"] == "grad_norm/conv1"
     assert "grad_first_layer_large" not in sigs
+
+
+@pytest.mark.parametrize("raw, name", [
+    # PyTorch's TensorBoard tutorial names the set after the metric
+    ("Loss/train", "loss"), ("Loss/test", "val_loss"), ("Accuracy/train", "accuracy"), ("Accuracy/test", "val_accuracy"),
+    ("Loss/validation", "val_loss"), ("loss_train", "loss"),
+    # the whole model's gradient norm under a gradients namespace is no layer's
+    ("Gradients/total_norm", "grad_norm"), ("gradients/global_norm", "grad_norm"), ("grad_norm/total", "grad_norm"),
+    ("gradients/fc1.weight", "grad_norm/fc1.weight"), ("something/train", "something/train")])
+def test_a_metric_named_before_its_set(raw, name):
+    from mltdbg.analyzers.names import normalize
+    assert normalize(raw) == name
+
+
+def test_the_tensorboard_tutorials_tags_are_read_as_loss_and_grad_norm(tmp_path):
+    """Loss/train and Gradients/total_norm: the grad norm's 60x growth before the NaN is read (it was a
+    layer named total_norm, and the loss a series named loss/train)."""
+    from torch.utils.tensorboard import SummaryWriter
+    w = SummaryWriter(str(tmp_path / "runs"))
+    for s in range(300):
+        w.add_scalar("Loss/train", 3.0 * 0.99 ** s + 0.5 if s < 200 else 0.5 + (s - 200) * 0.05, s)
+        w.add_scalar("Gradients/total_norm", 1.0 if s < 200 else 1.05 ** (s - 200), s)
+    w.add_scalar("Loss/train", float("nan"), 300)
+    w.close()
+    run = ingest([tmp_path])
+    assert {"loss", "grad_norm"} <= {s.name for s in run.series}
+    assert "grad_growth" in {s.kind for s in analyze(run)}
