@@ -93,6 +93,17 @@ _PATTERNS: dict[str, tuple[str, str]] = {
         rf"|\b(?:output|final|last)\s+(?:\w+\s+){{0,2}}(?:layer|activation|node)s?\b{_PLAIN_GAP}{{0,50}}?(?<!leaky\s)(?<!leaky_)"
         r"\brelu\b(?!\s+(?:everywhere|elsewhere|in\s+the\s+hidden|for\s+the\s+hidden|otherwise))",
         "the model's output goes through a ReLU"),
+    "said:val_better_than_train": (
+        # validation scoring better than training ("val accuracy is higher than train accuracy", "val loss
+        # lower than the training loss"): whatever it is (dropout and augmentation on the training pass
+        # only, or leaked validation data), it is not overfitting
+        r"\b(?:val\w*|validation|test|dev)\s+(?:set\s+)?(?:acc\w*|score|f1|auc|map|dice|iou)\s+(?:\w+\s+){0,3}"
+        r"(?:higher|better|greater|above)\s+than\s+(?:the\s+|my\s+)?train"
+        r"|\b(?:val\w*|validation|test|dev)\s+(?:set\s+)?loss\s+(?:\w+\s+){0,3}(?:lower|smaller|less|below)\s+than\s+"
+        r"(?:the\s+|my\s+)?train"
+        r"|\btrain\w*\s+(?:set\s+)?(?:acc\w*|score)\s+(?:\w+\s+){0,3}(?:lower|worse|below)\s+than\s+(?:the\s+|my\s+)?"
+        r"(?:val|validation|test)",
+        "validation scores better than training"),
     "said:shuffled": (
         r"shuffle\s*=\s*true|(?:i|we)\s+(?:do\s+|did\s+|already\s+)?shuffle|(?:data|dataset|loader)\s+is\s+(?:already\s+)?shuffled",
         "the data is shuffled"),

@@ -296,3 +296,21 @@ def test_a_chinese_post_that_names_a_nan_is_in_the_non_finite_class(tmp_path):
     (tmp_path / "q.txt").write_text(post + "\n")
     d = diagnose([str(tmp_path)], [])
     assert d.hypotheses and d.hypotheses[0].id in ("numerical_instability", "lr_too_high", "nan_in_data")
+
+
+@pytest.mark.parametrize("text, better", [
+    ("Why is my validation accuracy higher than my training accuracy?", True),
+    ("val loss is lower than the train loss", True),
+    ("training accuracy is lower than validation accuracy", True),
+    ("val accuracy is much lower than train accuracy", False),
+    ("the test accuracy is higher than the paper's", False)])
+def test_validation_the_user_says_scores_better_than_training(text, better):
+    assert ("said:val_better_than_train" in said.ruled_out([text])) is better
+
+
+def test_validation_better_than_training_is_not_read_as_overfitting(tmp_path):
+    """"val acc higher than train acc, with dropout and augmentation" had read overfitting 0.40 first."""
+    (tmp_path / "q.txt").write_text("Why is my validation accuracy higher than my training accuracy? I use dropout 0.5 and "
+                                    "heavy augmentation. Train acc 82%, val acc 88%.\n")
+    d = diagnose([str(tmp_path)], [])
+    assert "overfitting" not in [h.id for h in d.hypotheses[:2]]
