@@ -422,16 +422,20 @@ _RELU_FINE = {
 }
 
 
-@pytest.mark.parametrize("shape", sorted(_RELU_MODELS))
-def test_a_relu_on_the_models_output_is_found(tmp_path, shape):
-    code, line = _RELU_MODELS[shape]
-    s = signals(run_of(tmp_path, {"model.py": code})).get("code:relu_output")
-    assert s is not None and s.evidence[0].line == line
+def _found_at(tmp_path: Path, kind: str, code: str) -> int | None:
+    """The line `kind` cites in `code` (one file), None when it is not found."""
+    s = signals(run_of(tmp_path, {"model.py": code})).get(kind)
+    return s.evidence[0].line if s is not None else None
 
 
-@pytest.mark.parametrize("shape", sorted(_RELU_FINE))
-def test_relus_inside_the_model_are_not_an_output_relu(tmp_path, shape):
-    assert "code:relu_output" not in signals(run_of(tmp_path, {"model.py": _RELU_FINE[shape]}))
+# (kind, code, the line cited or None): a pattern found, and its look-alikes that are fine
+_FOUND = ([("code:relu_output", code, line) for code, line in _RELU_MODELS.values()]
+          + [("code:relu_output", code, None) for code in _RELU_FINE.values()])
+
+
+@pytest.mark.parametrize("kind, code, line", _FOUND)
+def test_a_code_pattern_is_found_and_its_look_alikes_are_not(tmp_path, kind, code, line):
+    assert _found_at(tmp_path, kind, code) == line
 
 
 @pytest.mark.parametrize("code, strength", [
@@ -479,16 +483,11 @@ _PREP_SAME = {
 }
 
 
-@pytest.mark.parametrize("shape", sorted(_PREP_DIFFERS))
-def test_evaluation_data_prepared_unlike_training_data(tmp_path, shape):
-    code, line = _PREP_DIFFERS[shape]
-    s = signals(run_of(tmp_path, {"train.py": code})).get("code:eval_preprocessing_differs")
-    assert s is not None and s.evidence[0].line == line
-
-
-@pytest.mark.parametrize("shape", sorted(_PREP_SAME))
-def test_evaluation_data_prepared_like_training_data(tmp_path, shape):
-    assert "code:eval_preprocessing_differs" not in signals(run_of(tmp_path, {"train.py": _PREP_SAME[shape]}))
+@pytest.mark.parametrize("kind, code, line", [("code:eval_preprocessing_differs", code, line) for code, line in
+                                               _PREP_DIFFERS.values()]
+                         + [("code:eval_preprocessing_differs", code, None) for code in _PREP_SAME.values()])
+def test_evaluation_data_prepared_unlike_training_data(tmp_path, kind, code, line):
+    assert _found_at(tmp_path, kind, code) == line
 
 
 def test_a_test_transform_without_the_training_normalization_ranks_preprocessing_first(tmp_path):
