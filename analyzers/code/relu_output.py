@@ -33,7 +33,7 @@ _WHY = ("every prediction is clipped to >= 0, and an output unit that goes negat
 
 
 def _keras_relu(c: ast.AST) -> bool:
-    """`Dense(n, activation="relu")`, `Activation("relu")`, `ReLU()` (a Keras layer object)."""
+    """`Dense(n, activation="relu")` (or a Conv layer), `Activation("relu")`: a Keras layer with a ReLU."""
     if not isinstance(c, ast.Call):
         return False
     name = last(c)
