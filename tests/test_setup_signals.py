@@ -517,7 +517,8 @@ _LOOP = ("total_loss = 0\nlosses = []\nfor x, y in loader:\n    optimizer.zero_g
 
 @pytest.mark.parametrize("keep, kept", [
     ("total_loss += loss", True), ("losses.append(loss)", True),
-    ("total_loss += loss.item()", False), ("losses.append(loss.detach())", False), ("n += 1", False)])
+    ("total_loss += loss.item()", False), ("losses.append(loss.detach())", False), ("n += 1", False),
+    ("loss = loss.item()\n    total_loss += loss", False)])
 def test_a_loop_that_keeps_each_steps_loss_tensor(tmp_path, keep, kept):
     s = signals(run_of(tmp_path, {"train.py": _LOOP.format(keep=keep)})).get("code:loss_kept_with_graph")
     assert (s is not None) is kept

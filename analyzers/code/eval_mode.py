@@ -206,5 +206,5 @@ def check_functional_dropout(f: PyFile) -> list[Finding]:
                                f"{src(c.func)}(...) in forward without training=self.training: functional dropout"
                                " defaults to training=True, so model.eval() does not turn it off and predictions"
                                " stay random at inference"))
-            break
-    return out[:1]
+            return out
+    return out
