@@ -34,10 +34,6 @@ _GAP = ("gap", "gap", "gap_signals")
 MODULES = tuple(dict.fromkeys(mod for _, mod, _ in (*_PREPARE, *_STEPS, _BASELINE, _GAP)))
 
 
-# names of held-out metrics (names.py's normalized prefixes)
-_HELD_OUT = ("val", "eval", "test")
-
-
 def warm() -> None:
     """Import every analyzer module now (a caller with idle time; analyze() would on its first call)."""
     for mod in MODULES:
@@ -87,7 +83,8 @@ def analyze(run: Run, baseline: Run | None = None, repo_root: Path | None = None
     # a validation accuracy of exactly 0 where the validation loss is NaN: NaN outputs score 0, one failure
     # (the accuracy is not a metric that measures something else)
     if any(s.kind == "val_nonfinite_only" for s in out):
-        out = [s for s in out if not (s.kind == "accuracy_zero" and str(s.data.get("metric", "")).startswith(_HELD_OUT))]
+        # (names.py names every held-out metric val_*)
+        out = [s for s in out if not (s.kind == "accuracy_zero" and str(s.data.get("metric", "")).startswith("val_"))]
     return [s for s in out if s.strength > 0]
 
 
