@@ -480,6 +480,7 @@ _PREP_SAME = {
     "astype_both": "x_train = x_train.astype('float32') / 255\nx_test = x_test.astype('float32') / 255\nfit(x_train, x_test)\n",
     "scaled_where_used": "x_train = x_train / 255.0\nmodel.fit(x_train, y_train)\nmodel.evaluate(x_test / 255.0, y_test)\n",
     "a_loss_is_no_array": "train_loss = train_loss / len(train_loader)\nprint(train_loss, val_loss)\n",
+    "a_helper_scales_it": "x_train = x_train / 255.0\nx_test = prepare_images(x_test)\nmodel.evaluate(x_test, y_test)\n",
 }
 
 

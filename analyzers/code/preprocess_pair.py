@@ -25,8 +25,8 @@ _EVAL_WORDS = ("test", "val", "valid", "validation", "eval", "inference", "infer
 # (`x_train` -> `x_`, `trainX` -> `X`, `train_images` -> `_images`; not `train_loss`, `n_train`).
 _DATA_NAME = re.compile(r"^_*(?:x|data|images?|imgs?|features?|feats?|inputs?|samples?|pixels?|df|seqs?|sequences?"
                         r"|audio|signals?|arrays?)_*$", re.I)
-_SCALE_CALLS = {"fit_transform", "transform", "normalize", "preprocess_input", "scale", "minmax_scale",
-                "standardize", "rescale"}
+# a call that scales: by its name's words (`scaler.transform`, `preprocess_input`, a helper `normalize_images`)
+_SCALE_WORDS = ("transform", "norm", "scal", "standard", "preprocess", "prep")
 
 
 def _twins(name: str, names: set[str]) -> list[str]:
@@ -71,13 +71,18 @@ def _transform_pairs(f: PyFile) -> list[Finding]:
     return out
 
 
+def _scaling_call(c: ast.Call) -> bool:
+    name = last(c).lower()
+    return any(w in name for w in _SCALE_WORDS)
+
+
 def _scales(v: ast.AST) -> bool:
     """Is the assigned value a scaling of data: x / 255, (x - mean) / std, scaler.transform(x) ..."""
     c = core(v)
     if isinstance(c, ast.BinOp) and isinstance(c.op, (ast.Div, ast.Sub, ast.Mult)):
         return True
     if isinstance(c, ast.Call):
-        if last(c) in _SCALE_CALLS:
+        if _scaling_call(c):
             return True
         if last(c) == "astype" and isinstance(c.func, ast.Attribute):
             return _scales(c.func.value)
@@ -136,7 +141,7 @@ def _scaled_in_place(f: PyFile, name: str) -> bool:
             return True
     for c in f.calls:
         for a in list(c.args) + [k.value for k in c.keywords]:
-            if last(c) in _SCALE_CALLS and isinstance(a, ast.Name) and a.id == name:
+            if isinstance(a, ast.Name) and a.id == name and _scaling_call(c):
                 return True
             if isinstance(a, ast.BinOp) and isinstance(a.op, (ast.Div, ast.Sub, ast.Mult)) \
                     and dotted(core(a.left)) == name:
