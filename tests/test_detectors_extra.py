@@ -526,3 +526,12 @@ def test_the_tensorboard_tutorials_tags_are_read_as_loss_and_grad_norm(tmp_path)
     run = ingest([tmp_path])
     assert {"loss", "grad_norm"} <= {s.name for s in run.series}
     assert "grad_growth" in {s.kind for s in analyze(run)}
+
+
+@pytest.mark.parametrize("bs, lr, high", [(2, 0.1, True), (4, 0.1, True), (32, 0.1, False), (256, 0.1, False),
+                                          (256, 0.5, False), (16, 0.5, True)])
+def test_an_sgd_lr_is_judged_against_its_batch_size(tmp_path, bs, lr, high):
+    """SGD's lr scales with the batch (0.1 per 256): ImageNet's 0.1 at batch size 2 is high."""
+    log = (f"Namespace(arch='resnet18', batch_size={bs}, epochs=90, lr={lr}, momentum=0.9, optimizer='sgd')\n"
+           + "".join(f"Epoch: [0][{i * 10:4d}/5000]\tLoss {6.9 - 0.01 * i:.4f}\n" for i in range(1, 6)))
+    assert ("lr_high" in signals(tmp_path, {"train.log": log})) is high
