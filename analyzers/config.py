@@ -611,6 +611,7 @@ def _log_facts(art: TextArtifact, fx: _Facts) -> None:
         for m in list(_TA_BLOCK.finditer(text))[:5]:
             line0 = art.line_of(m.start())
             n = line0 + 1
+            optim = False
             while n <= art.n_lines and n < line0 + 400:
                 s = art.line(n)
                 if s.strip().startswith(")"):
@@ -618,7 +619,10 @@ def _log_facts(art: TextArtifact, fx: _Facts) -> None:
                 km = _KV_LINE.match(s)
                 if km:
                     fx.key_value(km.group(1), _scalar(km.group(2)), n, s)
+                    optim = optim or km.group(1) == "optim"
                 n += 1
+            if not optim:       # an older transformers' repr has no optim line: the Trainer's AdamW ran
+                fx.trainer_default_optimizer(line0)
     banner = contains_any(text[:head_end], ("Num Epochs", "Instantaneous batch", "Total optimization", "Total train batch"))
     for m in (_HF_BANNER.finditer(text, 0, head_end) if banner else ()):
         fx.add(_HF_BANNER_FACT.get(m.group(1), "batch_size"), int(m.group(2).replace(",", "")),

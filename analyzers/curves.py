@@ -214,6 +214,7 @@ def _curve_signals(run: Run) -> list[Signal]:
     out += grad_sig
     out += _layer_signals(run, quote)
     out += lr_sig
+    out += _chance_under_high_lr(out)
     ls = run.metric("loss_scale")
     if ls is not None and len(ls) >= 3:
         out += _loss_scale(ordered(ls), quote)
@@ -234,6 +235,23 @@ def _curve_signals(run: Run) -> list[Signal]:
     # optimizer named; not SGD's, which large-batch recipes take that high) is no healthy run's setting
     out = without(out, "healthy", lambda x: x.kind == "lr_high" and x.data.get("lr", 0) >= 1 and x.strength >= 0.9)
     return without_healthy(out)
+
+
+# An lr_high at least this strong beside a loss at chance: the lr explains the chance (see below).
+CHANCE_LR_HIGH = 0.6
+
+
+def _chance_under_high_lr(out: list[Signal]) -> list[Signal]:
+    """chance_under_high_lr: the loss sits at ln K while the lr is far above its optimizer's range (a
+    BERT fine-tune at lr 0.05: 0.6931 from the first logged step). The first updates threw the model to
+    a constant output before the log began; a loss at chance alone reads as unpaired targets."""
+    at = next((x for x in out if x.kind == "loss_at_chance"), None)
+    hi = next((x for x in out if x.kind == "lr_high" and x.strength >= CHANCE_LR_HIGH), None)
+    if at is None or hi is None:
+        return []
+    txt = f"{at.summary}, under {hi.summary}"
+    return [Signal("chance_under_high_lr", min(at.strength, hi.strength), txt, at.evidence[:1] + hi.evidence[:1],
+                   {"lr": hi.data.get("lr"), "level": at.data.get("level")})]
 
 
 # A post's few loss points (SHORT_FLAT_POINTS to 9) that move less than this share of their level in all

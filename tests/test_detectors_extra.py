@@ -535,3 +535,18 @@ def test_an_sgd_lr_is_judged_against_its_batch_size(tmp_path, bs, lr, high):
     log = (f"Namespace(arch='resnet18', batch_size={bs}, epochs=90, lr={lr}, momentum=0.9, optimizer='sgd')\n"
            + "".join(f"Epoch: [0][{i * 10:4d}/5000]\tLoss {6.9 - 0.01 * i:.4f}\n" for i in range(1, 6)))
     assert ("lr_high" in signals(tmp_path, {"train.log": log})) is high
+
+
+def test_a_loss_at_chance_under_an_lr_far_too_high_is_the_lr(tmp_path):
+    """A BERT fine-tune at lr 0.05 (an older transformers' TrainingArguments repr, no optim line: the
+    Trainer's AdamW ran) whose loss sits at ln 2 from the first logged step: the first updates blew the
+    model to a constant output. Read before as unpaired targets (label_misalignment 0.29, lr_too_high
+    nowhere): the lr was not judged (no optimizer named) and a loss at chance weighs against the lr."""
+    text = ("TrainingArguments(\n_n_gpu=1,\nlearning_rate=0.05,\nlr_scheduler_type=linear,\nnum_train_epochs=3,\n"
+            "per_device_train_batch_size=16,\nwarmup_steps=0,\n)\n"
+            + "".join(f"{{'loss': {v}, 'learning_rate': {lr}, 'epoch': {e}}}\n"
+                      for v, lr, e in ((0.6931, 0.049, 0.1), (0.6932, 0.048, 0.2), (0.6931, 0.047, 0.3), (0.6931, 0.046, 0.4))))
+    sigs = signals(tmp_path, {"out.txt": text})
+    assert "chance_under_high_lr" in sigs and sigs["lr_high"].data["lr"] == 0.049
+    from mltdbg.playbooks.diagnose import diagnose
+    assert diagnose([str(tmp_path)], []).hypotheses[0].id == "lr_too_high"
