@@ -664,7 +664,11 @@ _CLI_COMMANDS = 20   # launch commands read per file (a sweep script repeats one
 
 
 # Flags only HF TrainingArguments has (the transformers example scripts and every script built on them).
-_HF_ARGS_FLAG = re.compile(r"--per_device_(?:train|eval)_batch_size\b")
+_HF_ARGS_FLAG = re.compile(r"--per_device_(?:train|eval)_batch_size\b"
+                           # ... or one of transformers' example scripts (run_glue.py, run_clm_no_trainer.py: the
+                           # Trainer's scripts and their accelerate twins both train with AdamW)
+                           r"|\brun_(?:glue|clm|mlm|plm|qa|seq2seq_qa|ner|summarization|translation|swag|xnli|classification"
+                           r"|image_classification|speech_recognition_ctc|audio_classification|wwm_mlm)(?:_no_trainer)?\.py\b")
 
 
 def _cli_facts(art: TextArtifact, fx: _Facts, text: str, line_of=None) -> None:
@@ -685,7 +689,7 @@ def _cli_facts(art: TextArtifact, fx: _Facts, text: str, line_of=None) -> None:
         for f in _CLI_SWITCH.finditer(cmd):
             fx.key_value(f.group(1), True, line_of(m.start() + f.start()))
         hf = _HF_ARGS_FLAG.search(cmd)
-        if hf and "--optim" not in cmd:     # an HF example script's TrainingArguments flags without --optim
+        if hf and "--optim" not in cmd:     # an HF example script (or its TrainingArguments flags) without --optim
             fx.trainer_default_optimizer(line_of(m.start() + hf.start()))
 
 

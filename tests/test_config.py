@@ -266,6 +266,9 @@ def test_an_hf_launch_command_implies_adamw_and_fine_tuning(tmp_path):
     lora = read(cmd.replace("--learning_rate", "--use_peft --lora_r 8 --learning_rate"))
     assert not [s for s in curve_signals(lora) if s.kind == "lr_high"]     # 5e-3 is usual for LoRA
     assert facts(read(cmd.replace("--learning_rate", "--optim sgd --learning_rate")))["optimizer"] == ["sgd"]
+    # one of transformers' example scripts, with none of the TrainingArguments flags above
+    glue = read("python run_glue.py --model_name_or_path bert-base-uncased --task_name sst2 --learning_rate 1e-2\n")
+    assert facts(glue)["optimizer"] == ["adamw"] and [s for s in curve_signals(glue) if s.kind == "lr_high"]
 
 
 def test_the_setup_a_config_states_is_read_and_cited(tmp_path):
