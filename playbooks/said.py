@@ -199,8 +199,10 @@ def ruled_out(symptoms: list[str]) -> dict[str, Signal]:
             lr = float(v.group(1))
         except ValueError:
             continue
-        if lr >= LR_HUGE and "said:lr_huge" not in out:
-            out["said:lr_huge"] = Signal("said:lr_huge", 1.0, f"you said the learning rate is {v.group(1)}")
+        high = _lr_high_for(text)
+        if lr >= min(LR_HUGE, high[0]) and lr > 0 and "said:lr_huge" not in out:
+            out["said:lr_huge"] = Signal("said:lr_huge", 1.0, f"you said the learning rate is {v.group(1)}"
+                                         + (f" ({high[1]})" if lr < LR_HUGE else ""))
         elif 0 < lr <= LR_TINY and "said:lr_tiny" not in out:
             out["said:lr_tiny"] = Signal("said:lr_tiny", 1.0, f"you said the learning rate is {v.group(1)}")
     for b in _BATCH_VALUE.finditer(text):
@@ -228,7 +230,28 @@ def ruled_out(symptoms: list[str]) -> dict[str, Signal]:
             m = None   # "it does not work in fp32 either": the opposite
         if m:
             out[kind] = Signal(kind, 1.0, f"you said {_PATTERNS[kind][1]}: \"{m.group(0)[:80]}\"")
+    if "said:lr_huge" in out and "said:loss_at_chance" in out:
+        # the words' chance_under_high_lr (curves.py): a loss at ln K under an lr far above its range
+        out["said:chance_under_high_lr"] = Signal("said:chance_under_high_lr", 1.0,
+                                                  f"{out['said:loss_at_chance'].summary}, and "
+                                                  f"{out['said:lr_huge'].summary.removeprefix('you said ')}")
     return out
+
+
+# An Adam-family optimizer, and a pretrained model being fine-tuned, named in the user's words: an lr is
+# far above their range from these marks on (curves.py's ADAM_LR_HIGH, FINETUNE_LR_HIGH; 10x over)
+_ADAM_WORDS = re.compile(r"\b(?:adam\w*|rmsprop|lamb|adafactor)\b", re.I | re.A)
+_FINETUNE_WORDS = re.compile(r"\b(?:fine[\s_-]?tun\w*|pre[\s_-]?trained|bert\w*|roberta|gpt[\w-]*|llama\w*|t5|"
+                             r"from_pretrained|transformers)\b", re.I | re.A)
+
+
+def _lr_high_for(text: str) -> tuple[float, str]:
+    """(the lr from which the optimizer the words name is far off its range, what names it)."""
+    if _FINETUNE_WORDS.search(text):
+        return 1e-2, "far above a fine-tune's 1e-5..1e-4"
+    if _ADAM_WORDS.search(text):
+        return 1e-1, "far above an Adam-family optimizer's 1e-4..1e-3"
+    return LR_HUGE, ""
 
 
 # Words that describe a failure in the user's sentences (any language of the field, negation or not:

@@ -308,3 +308,21 @@ def test_validation_better_than_training_is_not_read_as_overfitting(tmp_path):
                                     "heavy augmentation. Train acc 82%, val acc 88%.\n")
     d = diagnose([str(tmp_path)], [])
     assert "overfitting" not in [h.id for h in d.hypotheses[:2]]
+
+
+@pytest.mark.parametrize("text, huge", [
+    ("Fine-tuning bert-base-uncased with AdamW lr=1e-2", True),       # a fine-tune's range is 1e-5..1e-4
+    ("Adam lr=0.5 and the loss is nan", True),
+    ("SGD lr 0.5 momentum 0.9", False), ("fine-tuning with lr 5e-5", False), ("Adam with lr 0.05", False),
+    ("lr = 2.0", True)])
+def test_an_lr_the_user_names_is_judged_against_the_optimizer_they_name(text, huge):
+    assert ("said:lr_huge" in said.ruled_out([text])) is huge
+
+
+def test_a_loss_at_chance_the_user_reports_under_an_lr_far_too_high_is_the_lr(tmp_path):
+    """'Fine-tuning BERT with AdamW lr=1e-2, the loss stays at 0.693': read before as unpaired targets
+    (label_misalignment 0.75); words alone, so below the bar."""
+    (tmp_path / "q.txt").write_text("Fine-tuning bert-base-uncased for sentiment with AdamW lr=1e-2, the loss stays at "
+                                    "0.693 and accuracy 50% for all epochs.\n")
+    h = diagnose([str(tmp_path)], []).hypotheses[0]
+    assert h.id == "lr_too_high" and h.confidence < 0.8
