@@ -32,6 +32,9 @@ Cost: O(n) numpy per series.
 """
 from __future__ import annotations
 
+import math
+import re
+
 import numpy as np
 
 from mltdbg.analyzers.curves import FLOOR_LOSS, Quoter, ordered
@@ -91,6 +94,21 @@ def frozen_metric_signals(run: Run) -> list[Signal]:
         seen.add(s.name)
         end = start + length - 1
         strength = min(1.0, 0.5 + 0.5 * (length - MIN_RUN) / max(1, FULL_AT - MIN_RUN))
+        # (the training accuracy only: a validation accuracy scores other inputs, which a collapsed model
+        # can map to one class while its training loss falls)
+        fell = _loss_fell(run, int(s.steps[start]), int(s.steps[end])) \
+            if _is_accuracy(s.name) and not _HELD_OUT_WORD.search(s.name) else None
+        if fell is not None and fell[1] < LOSS_BELOW_CONSTANT * _constant_floor(float(v[start])):
+            # the loss moves, so the predictions do: the accuracy is not computed from them (or against
+            # these targets), as accuracy_zero's exact 0 is not
+            a, b = fell
+            txt = (f"{s.name} is exactly {v[start]:g} at {length} consecutive logged points (step {int(s.steps[start])} to "
+                   f"{int(s.steps[end])}) while the training loss falls from {a:.4g} to {b:.4g}: the accuracy is not "
+                   "computed from these predictions")
+            out.append(Signal("accuracy_stuck_loss_falls", strength, txt,
+                              [q.ev(s, start, txt), q.ev(s, end, f"{s.name} still {v[end]:g}")],
+                              {"metric": s.name, "value": float(v[start]), "points": length, "loss_from": a, "loss_to": b}))
+            continue
         txt = (f"{s.name} is exactly {v[start]:g} at {length} consecutive logged points "
                f"(step {int(s.steps[start])} to {int(s.steps[end])}): the model's outputs do not change")
         evs = [q.ev(s, start, txt), q.ev(s, end, f"{s.name} still {v[end]:g}")]
@@ -98,6 +116,43 @@ def frozen_metric_signals(run: Run) -> list[Signal]:
                           {"metric": s.name, "value": float(v[start]), "points": length,
                            "step": int(s.steps[start])}))
     return out
+
+
+# The training loss falling by this share over an accuracy's frozen stretch, to below this share of the
+# least cross-entropy one constant prediction can score at that accuracy: the model's outputs moved. (A
+# model that learns the class prior and predicts the majority class, a collapse, lowers its loss too, but
+# not below the labels' entropy.)
+LOSS_FELL = 0.3
+LOSS_BELOW_CONSTANT = 0.8
+# a held-out set named anywhere in a metric's name (val_accuracy, items/eval.acc, test-acc)
+_HELD_OUT_WORD = re.compile(r"(?:^|[/._\-])(?:val|valid|validation|eval|evaluation|test|dev|holdout)(?:$|[/._\-])")
+
+
+def _constant_floor(acc: float) -> float:
+    """The least cross-entropy (nats) of a constant prediction whose accuracy is `acc` (a share, or a
+    percent): the labels' entropy when the majority class holds `acc` and the rest is as concentrated as
+    it can be (floor(1/acc) classes of that share and one of the remainder)."""
+    a = acc / 100.0 if acc > 1.0 else acc
+    if not 0.0 < a < 1.0:
+        return 0.0
+    k = math.floor(1.0 / a)
+    r = 1.0 - k * a
+    return -k * a * math.log(a) - (r * math.log(r) if r > 1e-12 else 0.0)
+
+
+def _loss_fell(run: Run, lo: int, hi: int) -> tuple[float, float] | None:
+    """(the training loss at the start and at the end of steps lo..hi: medians of 3 points) when it fell by
+    LOSS_FELL or more over them, else None."""
+    loss = next((x for x in run.series if x.name in _TRAIN_LOSS), None)
+    if loss is None:
+        return None
+    loss = ordered(loss)
+    keep = (loss.steps >= lo) & (loss.steps <= hi) & np.isfinite(loss.values)
+    v = np.asarray(loss.values[keep], dtype=float)
+    if len(v) < 4:
+        return None
+    a, b = float(np.median(v[:3])), float(np.median(v[-3:]))
+    return (a, b) if a > 0 and (a - b) / a >= LOSS_FELL else None
 
 
 def _at_printed_floor(v: np.ndarray, value: float) -> bool:

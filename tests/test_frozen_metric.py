@@ -179,3 +179,30 @@ def test_a_loss_repeated_at_its_last_printed_digit_converged_and_is_neither_froz
     stuck = [1.3863] * 10
     sigs, _ = _signals(tmp_path, _keras(stuck, stuck))
     assert {s.data["metric"] for s in sigs} == {"loss", "val_loss"}
+
+
+def _kinds(tmp_path, text: str) -> set[str]:
+    (tmp_path / "train.log").write_text(text)
+    return {s.kind for s in analyze(ingest([str(tmp_path)]))}
+
+
+def _epochs(acc: str, loss_end: float, n: int = 15) -> str:
+    return "".join(f"epoch {e} train_loss {2.3 - (2.3 - loss_end) * e / n:.4f} {acc}\n" for e in range(1, n + 1))
+
+
+def test_a_training_accuracy_frozen_while_the_loss_falls_far_is_not_computed_from_the_predictions(tmp_path):
+    """train_acc exactly 0.1 for 15 epochs while the loss falls from 2.3 to 0.34 (no constant prediction
+    scores under ln 10 = 2.30 at 10 %): the accuracy is broken. Read before as a model whose outputs never
+    change (frozen_parameters 0.26 first)."""
+    sigs = _kinds(tmp_path, _epochs("train_acc 0.1000", 0.34))
+    assert "accuracy_stuck_loss_falls" in sigs and "metric_frozen" not in sigs
+    assert diagnose([str(tmp_path)], []).hypotheses[0].id == "metric_changed"
+
+
+def test_an_accuracy_frozen_at_the_majority_share_or_on_validation_is_still_a_frozen_model(tmp_path):
+    # the majority class's 90 %: a model that learned the prior lowers its loss to ~0.33, not below
+    assert "accuracy_stuck_loss_falls" not in _kinds(tmp_path, _epochs("train_acc 0.9000", 0.40))
+    # a validation accuracy scores other inputs: a collapsed model maps them to one class as its loss falls
+    (tmp_path / "v").mkdir()
+    sigs = _kinds(tmp_path / "v", _epochs("val_acc 0.1000", 0.34))
+    assert "accuracy_stuck_loss_falls" not in sigs and "metric_frozen" in sigs
