@@ -241,15 +241,21 @@ def ruled_out(symptoms: list[str]) -> dict[str, Signal]:
 # An Adam-family optimizer, and a pretrained model being fine-tuned, named in the user's words: an lr is
 # far above their range from these marks on (curves.py's ADAM_LR_HIGH, FINETUNE_LR_HIGH; 10x over)
 _ADAM_WORDS = re.compile(r"\b(?:adam\w*|rmsprop|lamb|adafactor)\b", re.I | re.A)
-_FINETUNE_WORDS = re.compile(r"\b(?:fine[\s_-]?tun\w*|pre[\s_-]?trained|bert\w*|roberta|gpt[\w-]*|llama\w*|t5|"
-                             r"from_pretrained|transformers)\b", re.I | re.A)
+_SGD_WORDS = re.compile(r"\b(?:sgd|momentum)\b", re.I | re.A)
+_TRANSFORMER_WORDS = re.compile(r"\b(?:bert\w*|roberta|gpt[\w-]*|llama\w*|t5|from_pretrained|transformers|lora)\b",
+                                re.I | re.A)
+_FINETUNE_WORDS = re.compile(r"\b(?:fine[\s_-]?tun\w*|pre[\s_-]?trained)\b", re.I | re.A)
 
 
 def _lr_high_for(text: str) -> tuple[float, str]:
-    """(the lr from which the optimizer the words name is far off its range, what names it)."""
-    if _FINETUNE_WORDS.search(text):
+    """(the lr from which the optimizer the words name is far off its range, what names it). SGD named
+    keeps the plain mark: fine-tuning a pretrained CNN with SGD at 0.01 is the usual recipe."""
+    if _SGD_WORDS.search(text):
+        return LR_HUGE, ""
+    adam = _ADAM_WORDS.search(text)
+    if _TRANSFORMER_WORDS.search(text) or (adam and _FINETUNE_WORDS.search(text)):
         return 1e-2, "far above a fine-tune's 1e-5..1e-4"
-    if _ADAM_WORDS.search(text):
+    if adam:
         return 1e-1, "far above an Adam-family optimizer's 1e-4..1e-3"
     return LR_HUGE, ""
 

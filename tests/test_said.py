@@ -314,7 +314,9 @@ def test_validation_better_than_training_is_not_read_as_overfitting(tmp_path):
     ("Fine-tuning bert-base-uncased with AdamW lr=1e-2", True),       # a fine-tune's range is 1e-5..1e-4
     ("Adam lr=0.5 and the loss is nan", True),
     ("SGD lr 0.5 momentum 0.9", False), ("fine-tuning with lr 5e-5", False), ("Adam with lr 0.05", False),
-    ("lr = 2.0", True)])
+    ("lr = 2.0", True),
+    ("fine-tuning a pretrained ResNet-50 with SGD lr=0.01, momentum 0.9", False),   # the usual CNN recipe
+    ("fine-tuning a pretrained ResNet-50 at lr 0.01", False)])
 def test_an_lr_the_user_names_is_judged_against_the_optimizer_they_name(text, huge):
     assert ("said:lr_huge" in said.ruled_out([text])) is huge
 
