@@ -16,6 +16,7 @@ import numpy as np
 from mltdbg.analyzers.curves import (Quoter, loss_terms, ordered, restart_jump, resume_jump, resume_lr_jump,
                                      without_healthy)
 from mltdbg.analyzers.model import LOC_LINE, Run, Series, Signal
+from mltdbg.analyzers.names import is_held_out
 
 
 # (step name, analyzer module, function): what prepare() fills in, what analyze() runs on the run
@@ -83,8 +84,7 @@ def analyze(run: Run, baseline: Run | None = None, repo_root: Path | None = None
     # a validation accuracy of exactly 0 where the validation loss is NaN: NaN outputs score 0, one failure
     # (the accuracy is not a metric that measures something else)
     if any(s.kind == "val_nonfinite_only" for s in out):
-        # (names.py names every held-out metric val_*)
-        out = [s for s in out if not (s.kind == "accuracy_zero" and str(s.data.get("metric", "")).startswith("val_"))]
+        out = [s for s in out if not (s.kind == "accuracy_zero" and is_held_out(str(s.data.get("metric", ""))))]
     return [s for s in out if s.strength > 0]
 
 

@@ -33,12 +33,12 @@ Cost: O(n) numpy per series.
 from __future__ import annotations
 
 import math
-import re
 
 import numpy as np
 
 from mltdbg.analyzers.curves import FLOOR_LOSS, Quoter, ordered
 from mltdbg.analyzers.model import Run, Signal
+from mltdbg.analyzers.names import is_held_out
 
 # Identical values at this many consecutive points start the signal; FULL_AT points give full strength.
 MIN_RUN = 3
@@ -97,7 +97,7 @@ def frozen_metric_signals(run: Run) -> list[Signal]:
         # (the training accuracy only: a validation accuracy scores other inputs, which a collapsed model
         # can map to one class while its training loss falls)
         fell = _loss_fell(run, int(s.steps[start]), int(s.steps[end])) \
-            if _is_accuracy(s.name) and not _HELD_OUT_WORD.search(s.name) else None
+            if _is_accuracy(s.name) and not is_held_out(s.name) else None
         if fell is not None and fell[1] < LOSS_BELOW_CONSTANT * _constant_floor(float(v[start])):
             # the loss moves, so the predictions do: the accuracy is not computed from them (or against
             # these targets), as accuracy_zero's exact 0 is not
@@ -124,8 +124,6 @@ def frozen_metric_signals(run: Run) -> list[Signal]:
 # not below the labels' entropy.)
 LOSS_FELL = 0.3
 LOSS_BELOW_CONSTANT = 0.8
-# a held-out set named anywhere in a metric's name (val_accuracy, items/eval.acc, test-acc)
-_HELD_OUT_WORD = re.compile(r"(?:^|[/._\-])(?:val|valid|validation|eval|evaluation|test|dev|holdout)(?:$|[/._\-])")
 
 
 def _constant_floor(acc: float) -> float:

@@ -119,6 +119,15 @@ def rename_by_layout(series: list, table: bool = True) -> None:
         s.name = by.get(s.raw_name, s.name)
 
 
+_SEGMENTS = re.compile(r"[/._\-]")
+
+
+def is_held_out(name: str) -> bool:
+    """Whether a metric name (normalized or as printed) is a held-out set's: `val_accuracy`, or a set word
+    as one of its segments (`items/eval.acc`, `test-acc`)."""
+    return any(_VAL_SET.fullmatch(seg) for seg in _SEGMENTS.split(name.lower()))
+
+
 def as_held_out(name: str) -> str:
     """A canonical name as the validation set's ("accuracy" -> "val_accuracy")."""
     return name if name.startswith("val_") else _VAL_ALIASES.get(name, "val_" + name)
