@@ -1055,11 +1055,16 @@ def _optimizer_signals(by: dict[str, list[Fact]]) -> list[Signal]:
 _BATCHNORM = re.compile(r"\bBatchNorm[123]d\b|\bSyncBatchNorm\b|\bbatch_norm\(")
 
 
+def train_batch_sizes(facts: Iterable[Fact]) -> list[Fact]:
+    """The batch-size facts that say what training used: a config's and a log's before the code's (code
+    also holds eval loaders, DataLoader(val_ds, batch_size=256))."""
+    sizes = [f for f in facts if f.name == "batch_size" and isinstance(f.value, int) and f.value > 0]
+    return [f for f in sizes if not f.source.endswith(".py")] or sizes
+
+
 def _batch_signals(run: Run, by: dict[str, list[Fact]]) -> list[Signal]:
     """config:batch_size_tiny: every training batch-size fact is <= BATCH_TINY (and accumulation does not make up for it)."""
-    sizes = [f for f in by.get("batch_size", []) if isinstance(f.value, int) and f.value > 0]
-    # Code also holds eval loaders (DataLoader(val_ds, batch_size=256)): config and logs say what training used.
-    sizes = [f for f in sizes if not f.source.endswith(".py")] or sizes
+    sizes = train_batch_sizes(by.get("batch_size", []))
     if not sizes or max(f.value for f in sizes) > BATCH_TINY:
         return []
     accum = _last_number(by.get("grad_accum", []))

@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from mltdbg.analyzers.config import is_transformerish
+from mltdbg.analyzers.config import is_transformerish, train_batch_sizes
 from mltdbg.analyzers.model import LOC_LINE, Evidence, Run, Series, Signal, TextArtifact, value_for_json
 from mltdbg.analyzers.readers.textlog.arrays import small_pages
 
@@ -2217,14 +2217,6 @@ FINETUNE_LR_SCALE = 10.0
 SGD_FULL_LR_BATCH = 128
 
 
-def _train_batch_size(run: Run) -> int | None:
-    """The training batch size the run names (a config's or a log's before the code's: code also holds
-    eval loaders), None when it names none."""
-    sizes = [f for f in run.facts if f.name == "batch_size" and isinstance(f.value, int) and f.value > 0]
-    sizes = [f for f in sizes if not f.source.endswith(".py")] or sizes
-    return min(f.value for f in sizes) if sizes else None
-
-
 # The share of the logged run by which an lr that fell under 1/1000 of its peak has collapsed.
 LR_COLLAPSE_BY = 0.8
 
@@ -2240,7 +2232,7 @@ def _lr_signals(run: Run, lr: Series | None, q: Quoter) -> list[Signal]:
     gain, opt_named = _momentum_gain(run, opt, sgd)
     if fine_tuning:
         gain *= FINETUNE_LR_SCALE      # (gain is read for lowness only: lr_tiny)
-    bs = _train_batch_size(run) if sgd else None
+    bs = min((f.value for f in train_batch_sizes(run.facts)), default=None) if sgd else None
     if bs is not None and bs < SGD_FULL_LR_BATCH:
         # SGD's lr scales with the batch (0.1 per 256 examples, Goyal et al.): an lr far above what
         # the batch takes is high whatever its value (ImageNet's 0.1 at batch size 2)
