@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from mltdbg.analyzers.curves import implied_classes
+from mltdbg.analyzers.curves import ADAM_LR_HIGH, FINETUNE_LR_HIGH, implied_classes
 from mltdbg.analyzers.model import Signal
 from mltdbg.playbooks.library import undenied
 
@@ -194,12 +194,12 @@ def ruled_out(symptoms: list[str]) -> dict[str, Signal]:
     if not text.strip():
         return {}
     out: dict[str, Signal] = {}
+    high = _lr_high_for(text) if _LR_VALUE.search(text) else (LR_HUGE, "")
     for v in _LR_VALUE.finditer(text):
         try:
             lr = float(v.group(1))
         except ValueError:
             continue
-        high = _lr_high_for(text)
         if lr >= min(LR_HUGE, high[0]) and lr > 0 and "said:lr_huge" not in out:
             out["said:lr_huge"] = Signal("said:lr_huge", 1.0, f"you said the learning rate is {v.group(1)}"
                                          + (f" ({high[1]})" if lr < LR_HUGE else ""))
@@ -239,7 +239,8 @@ def ruled_out(symptoms: list[str]) -> dict[str, Signal]:
 
 
 # An Adam-family optimizer, and a pretrained model being fine-tuned, named in the user's words: an lr is
-# far above their range from these marks on (curves.py's ADAM_LR_HIGH, FINETUNE_LR_HIGH; 10x over)
+# far above their range from 10x curves.py's marks for an artifact's lr on (ADAM_LR_HIGH, FINETUNE_LR_HIGH)
+_WORDS_X = 10.0
 _ADAM_WORDS = re.compile(r"\b(?:adam\w*|rmsprop|lamb|adafactor)\b", re.I | re.A)
 _SGD_WORDS = re.compile(r"\b(?:sgd|momentum)\b", re.I | re.A)
 _TRANSFORMER_WORDS = re.compile(r"\b(?:bert\w*|roberta|gpt[\w-]*|llama\w*|t5|from_pretrained|transformers|lora)\b",
@@ -254,9 +255,9 @@ def _lr_high_for(text: str) -> tuple[float, str]:
         return LR_HUGE, ""
     adam = _ADAM_WORDS.search(text)
     if _TRANSFORMER_WORDS.search(text) or (adam and _FINETUNE_WORDS.search(text)):
-        return 1e-2, "far above a fine-tune's 1e-5..1e-4"
+        return _WORDS_X * FINETUNE_LR_HIGH, "far above a fine-tune's 1e-5..1e-4"
     if adam:
-        return 1e-1, "far above an Adam-family optimizer's 1e-4..1e-3"
+        return _WORDS_X * ADAM_LR_HIGH, "far above an Adam-family optimizer's 1e-4..1e-3"
     return LR_HUGE, ""
 
 
