@@ -18,6 +18,7 @@ untrusted: it is matched, never evaluated; quotes are capped at 300 chars.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import islice
@@ -831,10 +832,7 @@ def same_output(art: TextArtifact) -> Signal | None:
     found = [(at, v) for at, v in found if v and not _PATHLIKE.match(v)]
     if len(found) < SAME_OUTPUT_MIN:
         return None
-    counts: dict[str, int] = {}
-    for _, v in found:
-        counts[v] = counts.get(v, 0) + 1
-    value, n = max(counts.items(), key=lambda kv: kv[1])
+    value, n = Counter(v for _, v in found).most_common(1)[0]
     if n < SAME_OUTPUT_SHARE * len(found):
         return None
     first = next(at for at, v in found if v == value)

@@ -145,4 +145,8 @@ def _keras_functional_relu(f: PyFile) -> list[Finding]:
 
 
 def check_relu_output(f: PyFile) -> list[Finding]:
-    return (_forward_relu(f) + _sequential_relu(f) + _keras_add_relu(f) + _keras_functional_relu(f))[:1]
+    """The first shape found (one finding per file): the others are not looked for."""
+    for find in (_forward_relu, _sequential_relu, _keras_add_relu, _keras_functional_relu):
+        if hits := find(f):
+            return hits[:1]
+    return []
