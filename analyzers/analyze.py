@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mltdbg.analyzers.curves import (Quoter, loss_terms, ordered, restart_jump, resume_jump, resume_lr_jump,
+from mltdbg.analyzers.curves import (Quoter, loss_terms, ordered, restart_jump, resume_jump, resume_lr_jump, without,
                                      without_healthy)
 from mltdbg.analyzers.model import LOC_LINE, Run, Series, Signal
 from mltdbg.analyzers.names import is_held_out
@@ -79,12 +79,10 @@ def analyze(run: Run, baseline: Run | None = None, repo_root: Path | None = None
     out = without_healthy(out + _resume_jumps(run, out), {"loss_jump_at_resume"})
     # transformers' "newly initialized: ['classifier.bias', ...]" before a run that then trained well is the
     # start of a fine-tune, not weights that failed to load
-    if any(s.kind == "healthy" for s in out):
-        out = [s for s in out if not (s.kind == "log:missing_keys" and s.data.get("expected"))]
+    out = without(out, "log:missing_keys", {"healthy"}, lambda s: bool(s.data.get("expected")))
     # a validation accuracy of exactly 0 where the validation loss is NaN: NaN outputs score 0, one failure
     # (the accuracy is not a metric that measures something else)
-    if any(s.kind == "val_nonfinite_only" for s in out):
-        out = [s for s in out if not (s.kind == "accuracy_zero" and is_held_out(str(s.data.get("metric", ""))))]
+    out = without(out, "accuracy_zero", {"val_nonfinite_only"}, lambda s: is_held_out(str(s.data.get("metric", ""))))
     return [s for s in out if s.strength > 0]
 
 

@@ -335,12 +335,13 @@ NOT_HEALTHY_BESIDE = frozenset({"loss_huge_at_start", "train_acc_capped", "val_g
                                 "val_above_train_early", "held_out_at_chance", "val_nonfinite_only"})
 
 
-def without(signals: list[Signal], kind: str, beside: frozenset[str] | set[str] | Callable[[Signal], bool]) -> list[Signal]:
-    """`signals` without those of `kind` when a signal that `beside` names (a set of kinds, or a test
-    of a signal) is among them."""
+def without(signals: list[Signal], kind: str, beside: frozenset[str] | set[str] | Callable[[Signal], bool],
+            which: Callable[[Signal], bool] | None = None) -> list[Signal]:
+    """`signals` without those of `kind` (those of them `which` accepts, when given) when a signal that
+    `beside` names (a set of kinds, or a test of a signal) is among them."""
     test = beside if callable(beside) else (lambda x: x.kind in beside)
     if any(test(x) for x in signals):
-        return [x for x in signals if x.kind != kind]
+        return [x for x in signals if x.kind != kind or (which is not None and not which(x))]
     return signals
 
 
