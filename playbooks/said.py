@@ -104,6 +104,20 @@ _PATTERNS: dict[str, tuple[str, str]] = {
         r"|\btrain\w*\s+(?:set\s+)?(?:acc\w*|score)\s+(?:\w+\s+){0,3}(?:lower|worse|below)\s+than\s+(?:the\s+|my\s+)?"
         r"(?:val|validation|test)",
         "validation scores better than training"),
+    "said:weights_not_loaded": (
+        # the user says the trained / pretrained weights did not load ("I don't load the pretrain model",
+        # "the checkpoint was never loaded", "returns a randomly initialized model", 没有加载预训练权重): what was
+        # evaluated or trained on is not the weights meant. Not "I train from randomly initialized weights" (a
+        # from-scratch run), nor transformers' "newly initialized" head of a fine-tune's start.
+        r"\b(?:weights?|checkpoints?|ckpt|pre-?trained\s+(?:model|weights?|backbone)|pretrain(?:ed)?\s+model|state[_\s]dict"
+        r"|parameters)\b[^.;!?\n]{0,30}?(?:\bnot|\bnever|n't)\s+(?:been\s+|being\s+|be\s+|get\s+|got\s+|properly\s+|correctly\s+)?"
+        r"(?:loaded|restored)\b"
+        r"|\b(?:don'?t|didn'?t|did\s+not|do\s+not|does\s+not|doesn'?t|never)\s+load\w*\s+(?:the\s+|my\s+|any\s+|its\s+)?"
+        r"(?:pre-?trained|pretrain|saved|trained)\s*(?:model|weights?|checkpoints?|ckpt|parameters)\b"
+        r"|\b(?:were|was|are|is|been|being|gets?|got)\s+(?:\w+\s+)?randomly\s+initiali[sz]ed"
+        r"|\breturns?\s+an?\s+randomly\s+initiali[sz]ed\b|\bwarn\w*[^.;!?\n]{0,80}?\brandomly\s+initiali[sz]ed"
+        r"|(?:没有?|未)(?:能)?加载(?:预训练|pretrain|权重|模型)|(?:预训练|权重|模型)[^。；！？\n]{0,10}?(?:没有?|未)(?:被)?加载",
+        "the weights meant were not loaded"),
     "said:shuffled": (
         r"shuffle\s*=\s*true|(?:i|we)\s+(?:do\s+|did\s+|already\s+)?shuffle|(?:data|dataset|loader)\s+is\s+(?:already\s+)?shuffled",
         "the data is shuffled"),

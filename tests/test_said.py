@@ -239,7 +239,17 @@ _STATED = [("said:fp16", text, fp16) for text, fp16 in [
     ("val loss is lower than the train loss", True),
     ("training accuracy is lower than validation accuracy", True),
     ("val accuracy is much lower than train accuracy", False),
-    ("the test accuracy is higher than the paper's", False)]]
+    ("the test accuracy is higher than the paper's", False)]] + [
+    ("said:weights_not_loaded", text, unloaded) for text, unloaded in [
+        ("the channels do not match, so I don't load the pretrain model", True),
+        ("olmoearth_v1(weights=...) returns a randomly initialized model", True),
+        ("from_pretrained warns that many kernels were randomly initialized", True),
+        ("the pretrained weights weren't loaded", True),
+        ("当我没有加载pretrain_weights时, iou只有0.75", True),
+        ("I train from randomly initialized weights", False),          # a from-scratch run
+        ("Some weights of BertForSequenceClassification were not initialized from the model checkpoint and are "
+         "newly initialized", False),                                   # a fine-tune's new head
+        ("I loaded the checkpoint and the weights were loaded fine", False)]]
 
 
 @pytest.mark.parametrize("kind, text, stated", _STATED)
