@@ -274,6 +274,42 @@ def test_a_sigmoid_model_with_bce_with_logits_is_the_binary_double_softmax(tmp_p
     assert not [x for x in code_signals(run_of(p, root=tmp_path)) if x.kind == "code:softmax_before_ce"]
 
 
+_KERAS_HEAD = ("import tensorflow as tf\nmodel = tf.keras.Sequential([\n    tf.keras.layers.Flatten(input_shape=(28, 28)),\n"
+               "    tf.keras.layers.Dense(128, activation='relu'),\n")
+
+
+@pytest.mark.parametrize("code, cited", [
+    # Keras: a softmax output and a cross-entropy told it gets logits
+    (_KERAS_HEAD + "    tf.keras.layers.Dense(10, activation='softmax')\n])\nmodel.compile(optimizer='adam', "
+     "loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))\n", (7, 5)),
+    (_KERAS_HEAD + "    tf.keras.layers.Dense(10, activation=tf.nn.softmax)\n])\nloss = "
+     "tf.keras.losses.CategoricalCrossentropy(from_logits=True)\n", (7, 5)),
+    ("model = keras.Sequential()\nmodel.add(layers.Dense(64, activation='relu'))\n"
+     "model.add(layers.Dense(1, activation='sigmoid'))\nmodel.compile(loss=keras.losses.BinaryCrossentropy("
+     "from_logits=True))\n", (4, 3)),
+    # torch: the forward's last call is an attribute bound to nn.Sigmoid()
+    ("class Classifier(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+     "        self.fc = nn.Linear(256, 1)\n        self.out = nn.Sigmoid()\n    def forward(self, x):\n"
+     "        x = self.out(self.fc(x))\n        return x\n\n\nloss_fn = nn.BCEWithLogitsLoss()\n", (11, 8)),
+    # no finding: raw logits to from_logits=True; a softmax output to a loss that expects probabilities;
+    # a sigmoid inside a block class (a gate), not the model's output
+    (_KERAS_HEAD + "    tf.keras.layers.Dense(10)\n])\nmodel.compile(loss=tf.keras.losses.SparseCategoricalCrossentropy("
+     "from_logits=True))\n", None),
+    (_KERAS_HEAD + "    tf.keras.layers.Dense(10, activation='softmax')\n])\nmodel.compile(loss="
+     "'sparse_categorical_crossentropy')\n", None),
+    ("class GateBlock(nn.Module):\n    def forward(self, x):\n        return torch.sigmoid(self.g(x))\n\n\n"
+     "loss_fn = nn.BCEWithLogitsLoss()\n", None),
+], ids=["keras-softmax-from-logits", "keras-tf-nn-softmax", "keras-add-sigmoid", "torch-sigmoid-attribute",
+        "keras-raw-logits", "keras-probabilities-loss", "torch-gate-block"])
+def test_an_output_activation_that_the_loss_applies_again_is_found(tmp_path, code, cited):
+    """softmax/sigmoid at the model's output (code/output_act.py's shapes) and a loss that applies it
+    itself: cited at the loss, with the activation's line."""
+    p = tmp_path / "model.py"
+    p.write_text(code)
+    got = [x for x in code_signals(run_of(p, root=tmp_path)) if x.kind == "code:softmax_before_ce"]
+    assert ([(s.data["line"], s.evidence[1].line) for s in got] or None) == (None if cited is None else [cited])
+
+
 def test_what_a_pause_keeps_goes_to_the_oldest_generation_unscanned(tmp_path):
     """The tree and index built while the collector is paused skip the young generations (each
     young collection would rescan all of them); objects someone else froze stay frozen, and the

@@ -14,7 +14,9 @@ Where things live:
   index.py             AST helpers, the per-file index (PyFile, parsed once), the run's facts
                        (RunIndex), parse_code()
   zero_grad.py         code:missing_zero_grad
-  softmax.py           code:softmax_before_ce, code:log_softmax_unstable, code:unsafe_log
+  output_act.py        the activation the model's output goes through (read for the two below)
+  softmax.py           code:softmax_before_ce (also a softmax/sigmoid output to a loss that applies it:
+                       BCEWithLogitsLoss, Keras from_logits=True), code:log_softmax_unstable, code:unsafe_log
   relu_output.py       code:relu_output
   div_std.py           code:unsafe_div_std
   variance.py          code:var_single_element

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import ast
 
-from mltdbg.analyzers.code.index import (STRONG, WEAK, Finding, PyFile, RunIndex, arg, core, dotted, fname,
-                                         is_softmax_call, last, safe_from_zero, sequential_ending, softmax_attrs, src)
+from mltdbg.analyzers.code.index import (STRONG, WEAK, Finding, PyFile, RunIndex, arg, const, core, dotted, fname,
+                                         is_softmax_call, kwarg, last, safe_from_zero, sequential_ending, softmax_attrs,
+                                         src)
+from mltdbg.analyzers.code.output_act import model_outputs
 
 
 def _prob_names(f: PyFile, scope: ast.AST, idx: RunIndex, sm_attrs: set[str]) -> dict[str, tuple[int, tuple]]:
@@ -104,40 +106,38 @@ def check_softmax(f: PyFile, idx: RunIndex) -> list[Finding]:
                                    f"log({src(x)}) without an epsilon or clamp: -inf when the value is 0"))
     if ce_ctors and not ce_called:      # a criterion built but its call not quoted (a post's model class + criterion)
         idx.ce_built.append((f, ce_ctors[0][1].lineno))
-    out += _sigmoid_before_bce_logits(f)
+    out += _activation_before_logits_loss(f)
     return out
 
 
-def _sigmoid_before_bce_logits(f: PyFile) -> list[Finding]:
-    """The binary twin of softmax -> cross-entropy: a model that ends in a sigmoid (an
-    nn.Sequential whose last layer is nn.Sigmoid(), a forward that returns sigmoid(...)) in a file
-    that builds BCEWithLogitsLoss / calls binary_cross_entropy_with_logits, which apply the
-    sigmoid themselves: the loss sees sigmoid(sigmoid(x)), stuck near ln 2."""
-    bce = next((c.lineno for c in f.calls_named("BCEWithLogitsLoss", "binary_cross_entropy_with_logits")), None)
-    if bce is None:
-        return []
-    sig = None
-    for _, v in f.all_assigns():
-        end = sequential_ending(core(v), "Sigmoid")
-        if end is not None:
-            sig = end.lineno
-            break
-    if sig is None:
-        for fn in f.funcs:
-            if getattr(fn, "name", "") != "forward":
-                continue
-            for node in f.walk_sorted(n for n in f.subtree(fn) if type(n) is ast.Return):
-                ret = core(node.value) if isinstance(node, ast.Return) and node.value is not None else None
-                if isinstance(ret, ast.Call) and last(ret) in ("sigmoid", "Sigmoid"):
-                    sig = ret.lineno
-                    break
-            if sig is not None:
-                break
-    if sig is None:
-        return []
-    return [Finding("code:softmax_before_ce", 0.7, bce,
-                    "BCEWithLogitsLoss applies the sigmoid itself, and the model already ends in a sigmoid: "
-                    "the loss sees sigmoid(sigmoid(x)) (give it the raw logits)", [(sig, "sigmoid applied here", f)])]
+# Losses that apply the output's activation themselves -> the activation a model must not end in.
+_LOGITS_LOSSES = {"BCEWithLogitsLoss": "sigmoid", "binary_cross_entropy_with_logits": "sigmoid",
+                  "sigmoid_cross_entropy_with_logits": "sigmoid", "softmax_cross_entropy_with_logits": "softmax",
+                  "softmax_cross_entropy_with_logits_v2": "softmax", "sparse_softmax_cross_entropy_with_logits": "softmax"}
+# Keras losses that do so when built with from_logits=True
+_KERAS_LOGITS = {"BinaryCrossentropy": "sigmoid", "binary_crossentropy": "sigmoid", "BinaryFocalCrossentropy": "sigmoid",
+                 "CategoricalCrossentropy": "softmax", "categorical_crossentropy": "softmax",
+                 "SparseCategoricalCrossentropy": "softmax", "sparse_categorical_crossentropy": "softmax"}
+
+
+def _activation_before_logits_loss(f: PyFile) -> list[Finding]:
+    """Softmax -> cross-entropy in the other forms: a model that ends in a sigmoid or softmax
+    (code/output_act.py: an nn.Sequential ending in nn.Sigmoid(), a forward returning sigmoid(...),
+    Keras' last `Dense(..., activation="softmax")`) in a file whose loss applies that activation
+    itself (BCEWithLogitsLoss, tf.nn.*_with_logits, a Keras cross-entropy with from_logits=True): the
+    loss sees sigmoid(sigmoid(x)) or softmax(softmax(x)), stuck near its chance value."""
+    losses = [(c, _LOGITS_LOSSES[last(c)]) for c in f.calls_named(*_LOGITS_LOSSES)]
+    losses += [(c, _KERAS_LOGITS[last(c)]) for c in f.calls_named(*_KERAS_LOGITS)
+               if const(kwarg(c, "from_logits")) is True]
+    outputs: dict[str, list] = {}      # (read once per activation, however many loss calls name it)
+    for c, act in losses:
+        if act not in outputs:
+            outputs[act] = model_outputs(f, (act,))
+        for _, line, where in outputs[act][:1]:
+            return [Finding("code:softmax_before_ce", 0.7, c.lineno,
+                            f"{last(c)} applies the {act} itself, and {where} already ends in a {act}: the loss sees "
+                            f"{act}({act}(x)) (give it the raw logits)", [(line, f"{act} applied here", f)])]
+    return []
 
 
 def _prob_source(f: PyFile, a: ast.AST, probs: dict, prob_models: dict, sm_attrs, line: int) -> tuple | None:
