@@ -270,6 +270,8 @@ def test_broad_failure_words_lower_the_healthy_share_by_their_own_fitted_weight(
     ("the loss during training didn't really went down even after many epochs", "loss_not_decreasing"),
     ("For some reason, I can't get a loss below 5.545 regardless of options", "loss_not_decreasing"),
     ("the model stayed at low performance, which will not increase with training", "loss_not_decreasing"),
+    ("the gradients of every conv layer are 0", "loss_not_decreasing"),
+    ("after a few hundred steps the loss goes to exactly the same value", "loss_not_decreasing"),
     ("DDP training hangs after the first epoch", "distributed_hang"),
     ("eval accuracy dropped after the refactor of the data module", "eval_dropped_after_refactor"),
 ])
@@ -280,6 +282,8 @@ def test_failure_classes_read_how_posts_say_it(text, cls):
 @pytest.mark.parametrize("text,cls", [
     ("I changed the batch size and the loss went up", "distributed_hang"),      # 'change' holds no 'hang'
     ("It doesn't matter if I reduce my learning rate", "loss_not_decreasing"),
+    ("keep getting fp16 gradscale is 0 when training", "loss_not_decreasing"),     # the loss scale, not a gradient
+    ("the gradients are not zero", "loss_not_decreasing"),
     ("Training a regression neural network on tabular data", "eval_dropped_after_refactor"),
     ("the validation accuracy is decreasing while training accuracy rises", "eval_dropped_after_refactor"),
 ])
