@@ -184,6 +184,12 @@ DETECTORS: list[_Det] = [
     _Det("log:vars_without_grad", _P(r"Gradients do not exist for variables \[?([^\]\n]{0,200})"),
          0.9, lambda m: "TensorFlow: some variables get no gradient from the loss (they never train)",
          lambda m: {"variables": m.group(1).strip()}),
+    # OneCycleLR (and other schedulers built for a step count) stepped past the steps it was built for: its
+    # total_steps / epochs x steps_per_epoch do not match the loop that steps it (raised; before the raise the
+    # lr ran the whole cycle in fewer steps than training takes)
+    _Det("log:scheduler_overrun", _P(r"Tried to step (\d+) times?\. The specified number of total steps is (\d+)"),
+         0.9, lambda m: f"the lr scheduler was stepped {m.group(1)} times, past the {m.group(2)} total steps it was"
+                        " built for", lambda m: {"stepped": int(m.group(1)), "total": int(m.group(2))}),
     _Det("log:anomaly_nan", _P(r"Function '(\w+)' returned nan values in its (\d+)\w* output"),
          1.0, lambda m: f"autograd anomaly: {m.group(1)} returned NaN", lambda m: {"function": m.group(1)}),
     # ... and when the function is a math op with a singular point (the log, square root, power or
@@ -288,7 +294,7 @@ GATES = (
     "oad", "kipped", "SKIPPED", "ependenc", "ncompatible", "ERROR", "ottleneck", "worker", "okenizer",
     "Token indices", "vocab", "ample", "enerat", "redict", "pred", "utput", "_count", "_hist", "istribution", "decoded", "completion",
     "core dumped", "egmentation", "Fatal Python", "nvalid loss", "non-finite", "label value", "reduction",
-    "radients do not exist",
+    "radients do not exist", "otal steps",
     "std", "255",     # input statistics (log:inputs_unscaled): a std beside the mean, or a raw 8-bit max
 )
 
