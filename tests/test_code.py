@@ -134,6 +134,64 @@ def test_non_code_texts_ignored():
     assert code_signals(run) == []
 
 
+_POST = """My model gets 92% validation accuracy during training, but predictions on single images are random.
+The model has BatchNorm and Dropout layers. My predict code:
+
+```python
+model = Net()
+model.load_state_dict(torch.load('best.pt'))
+with torch.no_grad():
+    out = model(img.unsqueeze(0))
+    pred = out.argmax(1)
+```
+
+The log of the run:
+
+```
+epoch 1 loss 0.51
+loss.backward()
+```
+
+```bash
+python predict.py --ckpt best.pt
+```
+"""
+
+
+def test_a_posts_fenced_python_is_checked_at_the_posts_own_lines(tmp_path):
+    """A post saved as a markdown or text file: its ```python block is checked as a snippet, each
+    finding cited at the post's line (the verifier reads it there). A fence of another language, or
+    an unlabelled block that is not Python, is left alone and warns of nothing."""
+    from mltdbg.analyzers.ingest import ingest
+    from mltdbg.playbooks.diagnose import diagnose
+    for name in ("question.md", "question.txt"):
+        post = tmp_path / name
+        post.write_text(_POST)
+        d = diagnose([str(post)], [])
+        top = d.hypotheses[0]
+        assert top.id == "eval_mode_forgotten", [(h.id, h.confidence) for h in d.hypotheses]
+        cited = [(e.source, e.line, e.quote) for e in top.evidence if e.source == name]
+        assert cited and cited[0][1] == 8 and "out = model(img" in cited[0][2] and all(e.verified for e in top.evidence)
+        assert not [w for w in d.warnings if "not valid Python" in w]
+        # (the unlabelled log block's "loss.backward()" is not read as code after the no_grad block)
+        assert {s.kind for s in code_signals(ingest([tmp_path]))} == {"code:no_eval_at_inference"}
+        post.unlink()
+    # the same code outside any fence (prose, a log) is not read as code
+    (tmp_path / "question.txt").write_text(_POST.replace("```python", "").replace("```", ""))
+    run = Run(root=tmp_path, texts=[TextArtifact(path="question.txt", abspath=tmp_path / "question.txt",
+                                                 kind="log", text=(tmp_path / "question.txt").read_text())])
+    assert code_signals(run) == []
+
+
+def test_a_fence_the_post_leaves_open_is_read_to_its_end():
+    from mltdbg.analyzers.code.index import fenced_code
+    t = TextArtifact(path="q.md", abspath=FIX / "q.md", kind="text",
+                     text="Here:\n  ```py\n  for x, y in loader:\n      loss.backward()\n")
+    c = fenced_code(t)
+    assert c is not None and c.text.split("\n") == ["", "", "for x, y in loader:", "    loss.backward()", ""]
+    assert fenced_code(TextArtifact(path="q.md", abspath=FIX / "q.md", kind="text", text="no fence here\n")) is None
+
+
 def test_project_split_over_files():
     """A class-based trainer in one file, its model (ending in softmax) in another."""
     files = sorted((FIX / "bad_project").glob("*.py"))

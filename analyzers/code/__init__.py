@@ -1,6 +1,7 @@
 """Static checks of training code: parsed with `ast`, never executed.
 
-In:  a Run whose `texts` hold Python source (`kind == "code"`).
+In:  a Run whose `texts` hold Python source (`kind == "code"`), and posts (a text or log file) whose
+     ```python fences quote code (index.fenced_code: checked at the post's own lines).
 Out: `code_signals(run)` -> `code:*` Signals (vocabulary in analyzers/signals.md). Each cites
      the file, the 1-based line and that line's exact text, and says in words what is wrong.
 

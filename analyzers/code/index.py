@@ -1009,32 +1009,92 @@ def repair_tree(text: str) -> tuple[ast.Module, list[int]] | None:
     return None
 
 
+# A post saved as a text or markdown file quotes its code in ``` / ~~~ fences. The Python blocks
+# (language python / py / python3 / ipython, or none and parsing as Python whole: an unlabelled block
+# is as often a log) are checked as the post's own snippet: the same path, every other line blank, so
+# a finding cites the post's line and the verifier finds it there.
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*\{?\.?([\w+-]*)")
+_PY_FENCES = ("", "python", "py", "python3", "ipython", "ipython3")
+FENCED_MAX = 200_000      # characters of a post read for its fences (a log is no post)
+
+
+def _parses(text: str) -> bool:
+    try:
+        with gc_paused():
+            ast.parse(text)
+        return True
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+
+
+def fenced_code(t: TextArtifact) -> TextArtifact | None:
+    """The Python of `t`'s fenced blocks, each block dedented, every other line blank; None when it holds none."""
+    if len(t.text) > FENCED_MAX or ("```" not in t.text and "~~~" not in t.text):
+        return None
+    lines = t.text.split("\n")
+    out = [""] * len(lines)
+    opened: str | None = None        # the open fence's character, None outside a block
+    python, found = False, False
+    block: list[int] = []
+    for i, ln in enumerate(lines + ["```"]):      # (a block the post leaves open ends with it)
+        m = _FENCE.match(ln)
+        if opened is None:
+            if m:
+                opened, python, block = m.group(1)[0], m.group(2).lower() in _PY_FENCES[1:], []
+        elif (m and m.group(1)[0] == opened and not m.group(2)) or i == len(lines):
+            body = [lines[j] for j in block if lines[j].strip()]
+            cut = min((len(x) - len(x.lstrip()) for x in body), default=0)
+            code = [lines[j][cut:] for j in block]
+            if body and (python or _parses("\n".join(code))):
+                for j, c in zip(block, code):
+                    out[j] = c
+                found = True
+            opened = None
+        else:
+            block.append(i)
+    if not found:
+        return None
+    return TextArtifact(path=t.path, abspath=t.abspath, kind="code", text="\n".join(out))
+
+
 def parse_code(run: Run) -> list[PyFile]:
     """Parse every code artifact of the run; a file that does not parse is checked with its
-    offending lines blanked (repair_tree) and one warning, or skipped with one warning."""
+    offending lines blanked (repair_tree) and one warning, or skipped with one warning. The fenced
+    Python of a post (fenced_code) joins them, without warnings: a block that is not Python after
+    repair_tree was the post's to show, not a script of the user's."""
     files = []
     for t in run.texts:
-        if t.kind != "code":
+        if t.kind in ("log", "text") and (c := fenced_code(t)) is not None:
+            f = _parsed(c, None)
+        elif t.kind == "code" and not t.path.endswith((".ipynb",)):
+            f = _parsed(t, run.warnings)
+        else:
             continue
-        if t.path.endswith((".ipynb",)):
-            continue
-        try:
-            files.append(pyfile_of(t))
-        except SyntaxError as e:
-            fixed = repair_tree(t.text)
-            if fixed is None:
-                run.warnings.append(f"{t.path}:{e.lineno or 1}: not valid Python ({e.msg}); code checks skipped")
-                continue
-            tree, blanked = fixed
-            run.warnings.append(f"{t.path}:{e.lineno or 1}: not valid Python ({e.msg}); line(s) "
-                                f"{', '.join(map(str, blanked))} skipped, the rest checked")
-            key = (t.path, t.text)
-            f = _REPAIRED.get(key)
-            if f is None:
-                with gc_paused():
-                    f = PyFile(t, tree)
-                _remember(_REPAIRED, key, f)
+        if f is not None:
             files.append(f)
-        except (ValueError, RecursionError, MemoryError) as e:
-            run.warnings.append(f"{t.path}:1: cannot parse ({type(e).__name__}); code checks skipped")
     return files
+
+
+def _parsed(t: TextArtifact, warnings: list[str] | None) -> PyFile | None:
+    """`t` parsed, or with its offending lines blanked (repair_tree); what was skipped goes to `warnings`."""
+    note = warnings.append if warnings is not None else (lambda _: None)
+    try:
+        return pyfile_of(t)
+    except SyntaxError as e:
+        fixed = repair_tree(t.text)
+        if fixed is None:
+            note(f"{t.path}:{e.lineno or 1}: not valid Python ({e.msg}); code checks skipped")
+            return None
+        tree, blanked = fixed
+        note(f"{t.path}:{e.lineno or 1}: not valid Python ({e.msg}); line(s) "
+             f"{', '.join(map(str, blanked))} skipped, the rest checked")
+        key = (t.path, t.text)
+        f = _REPAIRED.get(key)
+        if f is None:
+            with gc_paused():
+                f = PyFile(t, tree)
+            _remember(_REPAIRED, key, f)
+        return f
+    except (ValueError, RecursionError, MemoryError) as e:
+        note(f"{t.path}:1: cannot parse ({type(e).__name__}); code checks skipped")
+        return None
