@@ -768,6 +768,17 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
                               [q.ev(s, 0, f"{s.name} at the start"), q.ev(s, n - 1, f"{s.name} at the end")],
                               {"level": lvl, "rel_drop": float((pre[0] - pre[-1]) / lvl), "short": True}))
     if n < 6:
+        if not len(bad) and (blow := _short_blowup(pre)) is not None:
+            # a post's few points that climb out of their minimum at every point to BLOWUP_X above it
+            # (detectron2's total_loss 2.31, 1.98, 8.7, 190, 5e9): diverged, NaN or not
+            i_lo, x = blow
+            out.append(Signal("divergence", SHORT_DIVERGENCE,
+                              f"{s.name} climbed at every point from {_fmt(float(pre[i_lo]))} (step {int(s.steps[i_lo])}) "
+                              f"to {_fmt(float(pre[-1]))} (step {int(s.steps[n - 1])}), {x:.3g}x its minimum",
+                              [q.ev(s, i_lo, f"{s.name} minimum {_fmt(float(pre[i_lo]))}"),
+                               q.ev(s, n - 1, f"{s.name} at the end")],
+                              {"step": int(s.steps[n - 1]), "rise_pct": (x - 1) * 100, "min_step": int(s.steps[i_lo]),
+                               "short": True}))
         return out
     w = max(3, n // 25)
     sm = smooth_pre(w)
@@ -951,6 +962,19 @@ SHORT_DIVERGENCE = 0.5
 # many times above it.
 CLIMB_POINTS = 3
 CLIMB_X = 1.5
+# ... and with no NaN after it, a climb of CLIMB_POINTS rises that ends BLOWUP_X above the minimum
+BLOWUP_X = 10.0
+
+
+def _short_blowup(pre: np.ndarray) -> tuple[int, float] | None:
+    """(index of the minimum, last / minimum) when a short finite history climbs at every point from its
+    minimum, CLIMB_POINTS rises at least, to BLOWUP_X times it or more; else None."""
+    i = int(np.argmin(pre))
+    low, climb = float(pre[i]), pre[i:]
+    if low <= 0 or len(climb) <= CLIMB_POINTS or not bool(np.all(np.diff(climb) > 0)):
+        return None
+    x = float(pre[-1]) / low
+    return (i, x) if x >= BLOWUP_X else None
 
 
 def _first_bad_in_time(s: Series, bad: np.ndarray, finite: np.ndarray) -> tuple[int, int | None]:

@@ -588,3 +588,15 @@ def test_a_short_steady_climb_into_nan_is_a_divergence():
     # a noisy history that ends lower than its peak, or rises twice only, is no climb
     for v in ([10.99, 9.12, 7.88, 7.22, 12.0, 10.22, 11.0, float("nan")], [9.0, 8.0, 7.22, 9.5, 11.0, float("nan")]):
         assert "divergence" not in kinds(_run(loss=v))
+
+
+def test_a_few_finite_points_that_blow_up_are_a_divergence():
+    """detectron2's metrics.json, five lines: total_loss 2.31, 1.98, 8.7, 190, 5e9 and no NaN yet. Too
+    short for the smoothed rule (six points at least): a climb at every point from the minimum to 10x it
+    or more is a divergence, held at a short history's strength."""
+    s = kinds(_run(loss=[2.31, 1.98, 8.7, 190.4, 5e9]))
+    assert s["divergence"].data["short"] and s["divergence"].strength <= 0.5
+    assert [e.value for e in s["divergence"].evidence] == [1.98, 5e9]
+    # a climb of two rises, one that ends below 10x its minimum, or a noisy few points: no divergence
+    for v in ([2.31, 1.98, 8.7, 190.4], [1.0, 1.2, 1.5, 2.0, 2.9], [2.0, 0.2, 1.7, 1.2, 30.0]):
+        assert "divergence" not in kinds(_run(loss=v)), v
