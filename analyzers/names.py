@@ -96,6 +96,10 @@ LAYER_NAME = re.compile(r"[a-z_][\w\-]*(?:\.[\w\-]+)+|[a-z_][a-z_\-]*\d+|\d+(?:\
 _FASTAI_LOSSES = (("train_loss", "valid_loss"), ("trn_loss", "val_loss"))
 _NOT_METRICS = frozenset({"epoch", "time", "train_loss", "valid_loss", "trn_loss", "val_loss"})
 _CATBOOST = {"learn": "loss", "test": "val_loss"}
+# - XGBoost names its eval sets in the order given: with `eval_set=[(X_train, y_train), (X_test, y_test)]`, the
+#   usual way to watch both, it prints "[50]\tvalidation_0-logloss:0.31\tvalidation_1-logloss:0.38": the first
+#   set is the training data. Known by the same metric on sets 0 and 1 (a lone validation_0 is an eval set).
+_XGB_SET = re.compile(r"validation_([01])-(\S+)")
 
 
 def layout_names(raws: list[str], table: bool = True) -> dict[str, str]:
@@ -108,7 +112,10 @@ def layout_names(raws: list[str], table: bool = True) -> dict[str, str]:
                 if k not in _NOT_METRICS and not normalize(r).startswith("val_")}
     if all(k in low for k in _CATBOOST):
         return {low[k]: v for k, v in _CATBOOST.items()}
-    return {}
+    xgb = {(m.group(1), m.group(2)): r for k, r in low.items() if (m := _XGB_SET.fullmatch(k))}
+    pairs = {metric for (i, metric) in xgb if i == "0" and ("1", metric) in xgb}
+    return {r: (normalize(f"train-{metric}") if i == "0" else as_held_out(normalize(metric)))
+            for (i, metric), r in xgb.items() if metric in pairs}
 
 
 def rename_by_layout(series: list, table: bool = True) -> None:

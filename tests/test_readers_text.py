@@ -1046,6 +1046,25 @@ def test_catboost_learn_and_test_are_the_train_and_validation_losses(tmp_path):
     assert {s.name for s in read(q).series} == {"loss", "test"}
 
 
+def test_xgboost_eval_sets_0_and_1_are_the_training_and_validation_sets(tmp_path):
+    """XGBoost with `eval_set=[(X_train, y_train), (X_test, y_test)]` prints `[50]\tvalidation_0-logloss:0.31\t
+    validation_1-logloss:0.38`: set 0 is the training data. Both had read as val_loss (one name, two curves),
+    and the run as healthy; a validation logloss that turns up while set 0 falls is overfitting. A lone
+    validation_0 is an eval set."""
+    from mltdbg.analyzers.curves import curve_signals
+    p = tmp_path / "xgb.log"
+    train = [0.66, 0.31, 0.22, 0.15, 0.10, 0.07, 0.047, 0.032, 0.022]
+    val = [0.665, 0.382, 0.360, 0.370, 0.388, 0.415, 0.450, 0.482, 0.519]
+    p.write_text("".join(f"[{50 * i}]\tvalidation_0-logloss:{a:.5f}\tvalidation_1-logloss:{b:.5f}\n"
+                         for i, (a, b) in enumerate(zip(train, val))))
+    by = {s.name: s.raw_name for s in read(p).series}
+    assert by == {"loss": "validation_0-logloss", "val_loss": "validation_1-logloss"}
+    assert "train_val_divergence" in {s.kind for s in curve_signals(read(p))}
+    q = tmp_path / "one.log"
+    q.write_text("".join(f"[{i}]\tvalidation_0-logloss:{a:.5f}\n" for i, a in enumerate(train)))
+    assert {s.name for s in read(q).series} == {"val_loss"}
+
+
 def test_a_number_past_float_range_reads_as_inf_without_a_warning(tmp_path):
     """`loss: 12345e305` (float() reads it as inf) and exponents beside it: inf, and no numpy overflow
     warning on the user's terminal."""
