@@ -50,6 +50,9 @@ _TRACE = re.compile(r"^\s*(?:File \"|Traceback \(|[\w.]*(?:Error|Exception|Warni
 # a file is prose with this many sentence lines, or one paragraph of MIN_PARAGRAPH_WORDS words
 MIN_SENTENCES = 2
 MIN_PARAGRAPH_WORDS = 15
+# ... or of this many CJK characters (_cjk_length): a Chinese sentence says in about 1.6 characters what an
+# English one says in a word, so 15 words are some 24 characters ("开启amp混合精度训练后，loss变成nan，关掉amp之后就正常了。")
+MIN_PARAGRAPH_CJK = 24
 # model output a log prints ("sample: 'the wlg smar r'") is not the user's words
 _SAMPLE = re.compile(r"^[\w ]{1,24}:\s*['\"]")
 # nor a status line a framework prints per epoch or step (Keras' ModelCheckpoint: "Epoch 3: val_loss improved
@@ -106,7 +109,7 @@ def prose_sentences(texts: Iterable[TextArtifact]) -> list[str]:
                 if misses > most:    # the share is out of reach: not prose, stop reading
                     break
         enough = len(keep) >= MIN_SENTENCES or sum(len(k.split()) for k in keep) >= MIN_PARAGRAPH_WORDS \
-            or sum(_cjk_length(k) for k in keep) >= MIN_PARAGRAPH_WORDS * 2
+            or sum(_cjk_length(k) for k in keep) >= MIN_PARAGRAPH_CJK
         if keep and enough and misses <= most:
             out.append(" ".join(keep)[:MAX_CHARS])
             if len(out) >= MAX_FILES:

@@ -46,6 +46,17 @@ def test_logs_status_lines_model_samples_and_tracebacks_are_not_prose(tmp_path):
     assert prose_sentences(texts) == []
 
 
+def test_a_one_line_chinese_post_is_a_paragraph(tmp_path):
+    """One sentence of 18 CJK characters and four Latin words (26 by _cjk_length) says what fifteen English
+    words say: read as the user's words, so half precision there meets mixed_precision_overflow's requirement
+    (the post had an empty ranking). A short Chinese status line is still no paragraph."""
+    post = "开启amp混合精度训练后，loss变成nan，关掉amp之后就正常了。\n"
+    assert prose_sentences(_texts(tmp_path, {"question.txt": post})) == [post.strip()]
+    d = diagnose([str(tmp_path / "question.txt")], [])
+    assert d.hypotheses and d.hypotheses[0].id == "mixed_precision_overflow" and d.hypotheses[0].confidence < 0.8
+    assert prose_sentences(_texts(tmp_path / "status", {"log.txt": "训练完成，模型已经保存到output目录\n"})) == []
+
+
 QUOTES_A_CALL = ("GPU utilization stays around 15% during training and each epoch takes 40 minutes. nvidia-smi shows "
                  "the GPU mostly idle. I use DataLoader(dataset, batch_size=256, num_workers=0) and the images are "
                  "decoded with PIL on the fly.\n")
