@@ -141,6 +141,17 @@ DETECTORS: list[_Det] = [
     _Det("log:no_grad_fn", _P(r"element 0 of tensors does not require grad and does not have a grad_fn"),
          1.0, lambda m: "the loss has no grad_fn: no trainable tensor reaches it (every parameter frozen, "
                         "or the graph cut by no_grad/detach/checkpointing of frozen inputs)"),
+    # torch.utils.checkpoint's warning is the same cut inside the model: a checkpointed block whose inputs need
+    # no grad (frozen embeddings before it) gives its own parameters no gradient (a warning: weaker)
+    _Det("log:no_grad_fn", _P(r"None of the inputs have requires_grad=True\. Gradients will be None"),
+         0.6, lambda m: "gradient checkpointing: a checkpointed block's inputs need no grad, so its parameters "
+                        "get no gradient (frozen embeddings before it; enable_input_require_grads)"),
+    # an optimizer state dict loaded into an optimizer over other parameters (another model, other param
+    # groups, parameters frozen or added since the checkpoint): the resume cannot restore training state
+    _Det("log:optimizer_state_mismatch",
+         _P(r"loaded state dict contains a parameter group that doesn't match the size of optimizer's group"
+            r"|loaded state dict has a different number of parameter groups"),
+         0.9, lambda m: "the optimizer's saved state does not fit this optimizer's parameter groups"),
     # --- distributed
     _Det("log:nccl_timeout", _P(r"Watchdog caught collective operation timeout|WorkNCCL\(.*?Timeout\(ms\)=\d+"
                                 r"|ProcessGroupNCCL.*?[Tt]imeout|NCCL.*?[Tt]imed? ?out|Some NCCL operations have failed or timed out"
@@ -294,7 +305,7 @@ GATES = (
     "oad", "kipped", "SKIPPED", "ependenc", "ncompatible", "ERROR", "ottleneck", "worker", "okenizer",
     "Token indices", "vocab", "ample", "enerat", "redict", "pred", "utput", "_count", "_hist", "istribution", "decoded", "completion",
     "core dumped", "egmentation", "Fatal Python", "nvalid loss", "non-finite", "label value", "reduction",
-    "radients do not exist", "otal steps",
+    "radients do not exist", "otal steps", "require grad", "requires_grad=True", "parameter group",
     "std", "255",     # input statistics (log:inputs_unscaled): a std beside the mean, or a raw 8-bit max
 )
 

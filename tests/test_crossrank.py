@@ -499,7 +499,10 @@ def test_a_nan_that_autograd_traces_to_a_math_op_is_numerical_instability(tmp_pa
     ("FloatingPointError: Loss became infinite or NaN at iteration=88!", "log:loss_nonfinite"),
     ("WARNING:tensorflow:Gradients do not exist for variables ['dense_1/kernel:0', 'dense_1/bias:0'] when minimizing the loss.",
      "log:vars_without_grad"),
-    ("ValueError: Tried to step 1002 times. The specified number of total steps is 1000", "log:scheduler_overrun")])
+    ("ValueError: Tried to step 1002 times. The specified number of total steps is 1000", "log:scheduler_overrun"),
+    ("ValueError: loaded state dict contains a parameter group that doesn't match the size of optimizer's group",
+     "log:optimizer_state_mismatch"),
+    ("UserWarning: None of the inputs have requires_grad=True. Gradients will be None", "log:no_grad_fn")])
 def test_one_framework_line_says_what_failed_and_ranks_its_causes(tmp_path, line, kind):
     """A post that is one framework message: it names the failure, so the ranking is never empty (a NaN
     message alone had no cause: none required log:loss_nonfinite, and no words named a failure class)."""
@@ -508,5 +511,6 @@ def test_one_framework_line_says_what_failed_and_ranks_its_causes(tmp_path, line
     assert kind in {s.kind for s in analyze(run)}
     d = diagnose([str(tmp_path)], [])
     family = {"log:loss_nonfinite": {"lr_too_high", "numerical_instability", "nan_in_data", "exploding_gradients"},
-              "log:vars_without_grad": {"frozen_parameters"}, "log:scheduler_overrun": {"lr_schedule_bug"}}[kind]
+              "log:vars_without_grad": {"frozen_parameters"}, "log:scheduler_overrun": {"lr_schedule_bug"},
+              "log:optimizer_state_mismatch": {"resume_mismatch"}, "log:no_grad_fn": {"frozen_parameters"}}[kind]
     assert d.hypotheses and d.hypotheses[0].id in family and d.hypotheses[0].confidence < 0.8
