@@ -71,6 +71,8 @@ DETECTORS: list[_Det] = [
                             r"|exit ?code\s*[:=]?\s*(?:-9|137)\b|exit status\s*[:=]?\s*137\b|exitcode\s*:\s*-9\b"
                             r"|Signals\.SIGKILL|(?:^|\s)Killed(?:\s+[\w./-]+.*)?\s*$|\d+\s+Killed\s"
                             r"|out of shared memory|killed by signal: Bus error"
+                            # numpy asking for one array bigger than the host's memory
+                            r"|_ArrayMemoryError|Unable to allocate [\d.]+ ?[KMGTP]i?B for an array"
                             # a container's small /dev/shm, filled by the loader's workers
                             r"|Unexpected bus error encountered in worker|insufficient shared memory"
                             r"|No space left on device[^\n]{0,80}/dev/shm|/dev/shm[^\n]{0,80}No space left"
@@ -187,6 +189,14 @@ DETECTORS: list[_Det] = [
          lambda m: {"step": int(m.group(1))} if m.group(1) else {}),
     # torch.distributions refusing a NaN parameter: the network's output (a policy's mean, a VAE's
     # mu) went non-finite, the same evidence as a NaN loss one step earlier in the graph
+    # TensorBoard refusing to log a NaN scalar: what was logged (the loss, mostly) went non-finite (weaker:
+    # which scalar it was is not said)
+    _Det("log:loss_nonfinite", _P(r"NaN or Inf found in input tensor"),
+         0.6, lambda m: "TensorBoard was asked to log a NaN/inf scalar (the loss, most often)"),
+    # a value too big for float16 written into a half tensor (a mask filled with -1e9 under autocast,
+    # a fill constant, a cast): half precision's range, not the data
+    _Det("log:half_overflow", _P(r"value cannot be converted to type (?:at|c10)::Half without overflow"),
+         0.9, lambda m: "a value too large for float16 was written into a half-precision tensor"),
     _Det("log:loss_nonfinite", _P(r"Expected parameter (\w+) \(Tensor of shape .*?\) of distribution \w+"
                                   r".*?to satisfy the constraint \w+\(.*?\), but found invalid values"),
          0.9, lambda m: f"a distribution's parameter {m.group(1)} is non-finite: the network's output went NaN"),
@@ -227,7 +237,7 @@ DETECTORS: list[_Det] = [
          _P(r"\b(?:loss|grad\w*|norm|lr|learning rate)\b[^\n]{0,12}?\b(?:is|=|:)?\s*(?:nan|inf)\b"
             r"|NaN or Inf found in input tensor", re.I)),
     _Det("log:loss_scale_overflow",
-         _P(r"Gradient overflow\.?\s+Skipping step|reducing loss scale to\s*([\d.e+-]+)"
+         _P(r"Gradient overflow\.?\s+Skipping step|reducing loss scale to\s*([\d.e+-]+)|Minimum loss scale reached"
             r"|Attempted loss scale: ([\d.e+-]+), reducing to ([\d.e+-]+)|OVERFLOW!.*?Skipping step"
             r"|gradient overflow detected|setting loss scale to:?\s*([\d.e+-]+)|loss scale already at minimum"
             r"|Current loss scale already at minimum", re.I),
@@ -265,6 +275,12 @@ DETECTORS: list[_Det] = [
             r"|conflicting dependencies|ResolutionImpossible|Could not find a version that satisfies the requirement"
             r"|No matching distribution found for|got an unexpected keyword argument '(\w+)'"),
          0.9, lambda m: "an import failed or package versions conflict", lambda m: _import_data(m)),
+    # the installed build does not fit the machine: a CPU-only torch, no driver, a driver older than the
+    # CUDA runtime, kernels not built for this GPU's architecture
+    _Det("log:import_error",
+         _P(r"Torch not compiled with CUDA enabled|Found no NVIDIA driver on your system"
+            r"|CUDA driver version is insufficient for CUDA runtime version|no kernel image is available for execution on the device"),
+         0.9, lambda m: "the installed torch build does not fit this machine's GPU / driver"),
     _Det("log:dataloader_slow",
          _P(r"This DataLoader will create (\d+) worker processes in total\. Our suggested max number of worker in current system is (\d+)"
             r"|does not have many workers which may be a bottleneck|data ?loading (?:is|was|may be) (?:the |a )?(?:main )?bottleneck"
@@ -306,6 +322,8 @@ GATES = (
     "Token indices", "vocab", "ample", "enerat", "redict", "pred", "utput", "_count", "_hist", "istribution", "decoded", "completion",
     "core dumped", "egmentation", "Fatal Python", "nvalid loss", "non-finite", "label value", "reduction",
     "radients do not exist", "otal steps", "require grad", "requires_grad=True", "parameter group",
+    "nable to allocate", "inimum loss scale", "nput tensor", "Half without", "compiled with CUDA", "NVIDIA driver",
+    "driver version", "kernel image",
     "std", "255",     # input statistics (log:inputs_unscaled): a std beside the mean, or a raw 8-bit max
 )
 

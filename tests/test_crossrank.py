@@ -514,3 +514,25 @@ def test_one_framework_line_says_what_failed_and_ranks_its_causes(tmp_path, line
               "log:vars_without_grad": {"frozen_parameters"}, "log:scheduler_overrun": {"lr_schedule_bug"},
               "log:optimizer_state_mismatch": {"resume_mismatch"}, "log:no_grad_fn": {"frozen_parameters"}}[kind]
     assert d.hypotheses and d.hypotheses[0].id in family and d.hypotheses[0].confidence < 0.8
+
+
+@pytest.mark.parametrize("line, kind, top", [
+    ("numpy.core._exceptions._ArrayMemoryError: Unable to allocate 37.3 GiB for an array with shape (50000, 224, 224, 3)",
+     "log:host_oom", "host_oom"),
+    ("RuntimeError: value cannot be converted to type at::Half without overflow", "log:half_overflow",
+     "mixed_precision_overflow"),
+    ("AssertionError: Torch not compiled with CUDA enabled", "log:import_error", "ci_environment_drift"),
+    ("FloatingPointError: Minimum loss scale reached (0.0001). Your loss is probably exploding.", "log:loss_scale_overflow",
+     "mixed_precision_overflow"),
+    ("WARNING: NaN or Inf found in input tensor.", "log:loss_nonfinite", None)])
+def test_framework_messages_that_had_no_reading_rank_their_cause(tmp_path, line, kind, top):
+    """Each of these lines alone had an empty ranking (no detector read it). TensorBoard's does not say
+    which scalar went NaN: the non-finite family, in whatever order."""
+    (tmp_path / "err.txt").write_text(line + "\n")
+    assert kind in {s.kind for s in analyze(ingest([tmp_path]))}
+    d = diagnose([str(tmp_path)], [])
+    assert d.hypotheses and d.hypotheses[0].id == (top or d.hypotheses[0].id)
+    if top is None:
+        assert {h.id for h in d.hypotheses[:3]} <= {"numerical_instability", "nan_in_data", "lr_too_high",
+                                                     "exploding_gradients", "mixed_precision_overflow"}
+
