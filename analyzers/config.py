@@ -908,6 +908,7 @@ def config_signals(run: Run) -> list[Signal]:
             (opt is None or "adam" in str(opt.value) or "lamb" in str(opt.value) or "lion" in str(opt.value)):
         out.append(Signal("config:warmup_zero", 0.3, f"no warm-up with lr {lr.value:g} for a transformer ({lr.source}:{lr.line})",
                           [_ev(lr, f"lr {lr.value:g} and no warm-up setting")], {"warmup": None, "lr": lr.value}))
+    out += _warmup_past_run(by)
     out += _optimizer_signals(by)
     out += _batch_signals(run, by)
     out += _setup_signals(by)
@@ -983,6 +984,28 @@ BATCH_ACCUMULATED_OK = 16
 
 def _last_number(facts: list[Fact]) -> Fact | None:
     return next((f for f in reversed(facts) if isinstance(f.value, (int, float)) and not isinstance(f.value, bool)), None)
+
+
+def _warmup_past_run(by: dict[str, list[Fact]]) -> list[Signal]:
+    """config:warmup_exceeds_run: a warm-up as long as the run or longer (warmup_steps >= max_steps, a
+    warmup_ratio of 1 or more): the lr climbs for the whole run and never reaches the value set, so the
+    run trains at a fraction of it (read as an lr too low from the curve alone). max_steps <= 0 is
+    transformers' "use the epochs" and says nothing."""
+    def num(f: Fact) -> float | None:
+        return float(f.value) if isinstance(f.value, (int, float)) and not isinstance(f.value, bool) else None
+    steps = next((f for f in reversed(by.get("max_steps", [])) if (num(f) or 0) > 0), None)
+    total = num(steps) if steps is not None else None
+    warm = next((f for f in reversed(by.get("warmup_steps", [])) if total and (num(f) or 0) >= total), None)
+    if warm is not None and steps is not None:
+        txt = f"warm-up of {warm.value} steps for a run of {steps.value} steps: the lr never leaves its warm-up"
+        return [Signal("config:warmup_exceeds_run", 0.9, txt, [_ev(warm, f"warm-up {warm.value} steps"),
+                                                              _ev(steps, f"{steps.value} steps in all")],
+                       {"warmup": warm.value, "steps": steps.value})]
+    ratio = next((f for f in reversed(by.get("warmup_ratio", [])) if (num(f) or 0) >= 1), None)
+    if ratio is not None:
+        txt = f"warm-up ratio {ratio.value}: the warm-up spans the whole run, the lr never reaches its value"
+        return [Signal("config:warmup_exceeds_run", 0.9, txt, [_ev(ratio, txt)], {"warmup_ratio": ratio.value})]
+    return []
 
 
 def _optimizer_signals(by: dict[str, list[Fact]]) -> list[Signal]:

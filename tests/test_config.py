@@ -321,3 +321,26 @@ def test_settings_that_share_a_name_with_the_setup_are_not_it(tmp_path):
     run = run_of(p)
     assert "label_noise" not in facts(run) and "init_std" not in facts(run)
     assert not {s.kind for s in config_signals(run)} & {"config:label_noise", "config:init_std_large"}
+
+
+@pytest.mark.parametrize("command, long", [
+    ("python run_clm.py --warmup_steps 100000 --max_steps 2000 --learning_rate 5e-5", True),
+    ("python run_clm.py --warmup_ratio 1.5 --num_train_epochs 3 --learning_rate 5e-5", True),
+    ("python run_clm.py --warmup_steps 500 --max_steps 2000 --learning_rate 5e-5", False),
+    ("python run_clm.py --warmup_steps 500 --max_steps -1 --num_train_epochs 3", False),     # -1: use the epochs
+    ("python run_clm.py --warmup_ratio 0.1 --learning_rate 5e-5", False)])
+def test_a_warm_up_as_long_as_the_run_is_a_schedule_bug(tmp_path, command, long):
+    """warmup_steps >= max_steps (or a warmup_ratio >= 1): the lr climbs all run and never reaches its value.
+    A post with such a command and an lr log still in its warm-up (1e-7 .. 5e-7) had read lr_too_low at
+    0.99, a finding; the schedule is the cause."""
+    from mltdbg.analyzers.analyze import analyze
+    from mltdbg.analyzers.ingest import ingest
+    from mltdbg.playbooks.diagnose import diagnose
+    (tmp_path / "command.sh").write_text(command + "\n")
+    (tmp_path / "trainer.log").write_text("".join(
+        f"{{'loss': {3.41 - 0.005 * i:.3f}, 'learning_rate': {i + 1}e-07, 'epoch': {0.1 * (i + 1):.1f}}}\n" for i in range(5)))
+    assert ("config:warmup_exceeds_run" in {s.kind for s in analyze(ingest([str(tmp_path)]))}) is long
+    d = diagnose([str(tmp_path)], [])
+    if long:
+        assert d.hypotheses[0].id == "lr_schedule_bug"
+        assert all(h.confidence < 0.1 for h in d.hypotheses if h.id == "lr_too_low")
