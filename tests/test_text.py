@@ -324,7 +324,6 @@ def test_single_line_detectors(line, kind):
     "Loss is NaN at batch 12",
     "12 passed in 0.33s",
     "Epoch 3: 100%|██████████| 782/782 [00:31<00:00, 25.1it/s, loss=0.412]",
-    "WARNING:tensorflow:NaN or Inf found in input tensor.",
     "Loading checkpoint shards: 100%|██████████| 2/2 [00:03<00:00,  1.52s/it]",
     "All model checkpoint weights were used when initializing BertModel.",
     "Epoch 00012: reducing learning rate of group 0 to 1.0000e-04.",
