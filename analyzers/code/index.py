@@ -1014,7 +1014,7 @@ def repair_tree(text: str) -> tuple[ast.Module, list[int]] | None:
 # is as often a log) are checked as the post's own snippet: the same path, every other line blank, so
 # a finding cites the post's line and the verifier finds it there.
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*\{?\.?([\w+-]*)")
-_PY_FENCES = ("", "python", "py", "python3", "ipython", "ipython3")
+_PY_FENCES = ("python", "py", "python3", "ipython", "ipython3")
 FENCED_MAX = 200_000      # characters of a post read for its fences (a log is no post)
 
 
@@ -1040,7 +1040,7 @@ def fenced_code(t: TextArtifact) -> TextArtifact | None:
         m = _FENCE.match(ln)
         if opened is None:
             if m:
-                opened, python, block = m.group(1)[0], m.group(2).lower() in _PY_FENCES[1:], []
+                opened, python, block = m.group(1)[0], m.group(2).lower() in _PY_FENCES, []
         elif (m and m.group(1)[0] == opened and not m.group(2)) or i == len(lines):
             body = [lines[j] for j in block if lines[j].strip()]
             cut = min((len(x) - len(x.lstrip()) for x in body), default=0)

@@ -129,11 +129,8 @@ def _activation_before_logits_loss(f: PyFile) -> list[Finding]:
     losses = [(c, _LOGITS_LOSSES[last(c)]) for c in f.calls_named(*_LOGITS_LOSSES)]
     losses += [(c, _KERAS_LOGITS[last(c)]) for c in f.calls_named(*_KERAS_LOGITS)
                if const(kwarg(c, "from_logits")) is True]
-    outputs: dict[str, list] = {}      # (read once per activation, however many loss calls name it)
-    for c, act in losses:
-        if act not in outputs:
-            outputs[act] = model_outputs(f, (act,))
-        for _, line, where in outputs[act][:1]:
+    for c, act in losses:      # (model_outputs reads the file's outputs once, whatever it is asked)
+        for _, line, where in model_outputs(f, (act,))[:1]:
             return [Finding("code:softmax_before_ce", 0.7, c.lineno,
                             f"{last(c)} applies the {act} itself, and {where} already ends in a {act}: the loss sees "
                             f"{act}({act}(x)) (give it the raw logits)", [(line, f"{act} applied here", f)])]
