@@ -109,13 +109,26 @@ def test_a_tiny_batch_in_the_users_words_is_read(text, tiny):
     ("test batch size 1 gives a much lower accuracy", "said:eval_batch"),
     ("At inference time, with batch size 2 the predictions differ", "said:eval_batch"),
     ("per_device_eval_batch_size=1 and per_device_train_batch_size=16", "said:eval_batch"),
+    ("When I run inference with batch size 1 the predictions are garbage", "said:eval_batch"),
+    ("predicting with a batch size of 1 gives other results", "said:eval_batch"),
     ("per_device_train_batch_size=2", "said:batch_tiny"),
+    ("I train with batch size 2 and the loss is noisy", "said:batch_tiny"),
     ("trained with batch size 2, accum steps 8, and tested learning rates 1e-3 and 5e-4", "said:batch_tiny")])
 def test_a_tiny_batch_named_for_the_test_pass_is_not_a_training_batch(text, kind):
     # the test / inference pass's batch never trained the model: it points at batch norm left in
     # training mode (eval_mode_forgotten), not at the batch causes
     got = {k for k in said.ruled_out([text]) if k in ("said:eval_batch", "said:batch_tiny")}
     assert got == {kind}
+
+
+def test_a_post_whose_results_change_with_the_inference_batch_ranks_eval_mode_first(tmp_path):
+    """said:eval_batch meets eval_mode_forgotten's requirement (its +2.0 had been dropped: a cause without
+    its requirement gets no positive evidence) and weighs against the training-batch cause; words only,
+    so below the bar."""
+    post = ("When I run inference with batch size 1 the predictions are garbage, but with batch size 32 they are "
+            "fine. Same checkpoint, same images.")
+    d = diagnose([str(tmp_path)], [post])
+    assert d.hypotheses[0].id == "eval_mode_forgotten" and d.hypotheses[0].confidence < 0.8
 
 
 @pytest.mark.parametrize("text,failure", [
