@@ -215,6 +215,8 @@ def _curve_signals(run: Run) -> list[Signal]:
     out += _val_above_train_early(run, quote)
     grad_sig, lr_sig = side.result() if side is not None else grad_and_lr()
     out += grad_sig
+    if not any(x.kind == "nonfinite" for x in out) and (hidden := _nan_logged_as_zero(run, quote)):
+        out = without(out + hidden, "healthy", {"nonfinite"})
     out += _layer_signals(run, quote)
     out += lr_sig
     out += _chance_under_high_lr(out)
@@ -1160,6 +1162,31 @@ def _huge_start(run: Run, s: Series, q: Quoter) -> list[Signal]:
                                                                q.ev(s, len(v) - 1, "loss at the end")],
                               {"first": first, "end": end}))
     return out
+
+
+def _nan_logged_as_zero(run: Run, q: Quoter) -> list[Signal]:
+    """A NaN loss logged as 0.0: the transformers Trainer's logging_nan_inf_filter (on by default) replaces
+    a NaN step's loss by the mean logged so far, and a logging window of NaN steps only prints 0.0 -
+    beside a grad_norm of NaN at the same step. The first such point, after a finite nonzero loss, is
+    the loss's first non-finite point."""
+    loss, g = run.metric("loss"), run.metric("grad_norm")
+    if loss is None or g is None or loss is g:
+        return []
+    bad_steps = set(g.steps[~np.isfinite(g.values)].tolist())
+    if not bad_steps:
+        return []
+    v = loss.values
+    pos = np.flatnonzero(v > 0)
+    if not len(pos):
+        return []
+    for i in np.flatnonzero(v[pos[0]:] == 0.0) + pos[0]:
+        if int(loss.steps[i]) in bad_steps:
+            j = int(np.flatnonzero(g.steps == loss.steps[i])[0])
+            txt = (f"loss logged as 0.0 at step {int(loss.steps[i])} where grad_norm is {value_for_json(g.values[j])}: "
+                   "a NaN loss the trainer's logging filter printed as 0")
+            return [Signal("nonfinite", 0.8, txt, [q.ev(loss, int(i), txt), q.ev(g, j, "grad_norm at the same step")],
+                           {"step": int(loss.steps[i]), "masked": True})]
+    return []
 
 
 def _val_nonfinite_only(loss: Series, val: Series, q: Quoter) -> list[Signal]:

@@ -600,3 +600,19 @@ def test_a_few_finite_points_that_blow_up_are_a_divergence():
     # a climb of two rises, one that ends below 10x its minimum, or a noisy few points: no divergence
     for v in ([2.31, 1.98, 8.7, 190.4], [1.0, 1.2, 1.5, 2.0, 2.9], [2.0, 0.2, 1.7, 1.2, 30.0]):
         assert "divergence" not in kinds(_run(loss=v)), v
+
+
+def test_a_nan_loss_the_trainer_printed_as_zero_is_non_finite():
+    """transformers' logging_nan_inf_filter prints a window of NaN steps as loss 0.0, beside grad_norm NaN:
+    1.92, then 0.0 at every log. It had read "healthy: loss falls 100% from 1.92 to 0"; it is the loss's first
+    non-finite point, cited at the loss and the grad_norm. An fp16 run's one skipped step (grad_norm inf, the
+    loss finite) stays healthy."""
+    nan = float("nan")
+    s = kinds(_run(loss=[1.92] + [0.0] * 8, grad_norm=[3.1] + [nan] * 8))
+    assert "healthy" not in s and s["nonfinite"].data["masked"] and s["nonfinite"].data["step"] == 10
+    assert [e.metric for e in s["nonfinite"].evidence] == ["loss", "grad_norm"]
+    loss = list(2.3 * np.exp(-np.arange(60) / 20) + 0.3)
+    grads = [1.0] * 60
+    grads[30] = float("inf")
+    s = kinds(_run(loss=loss, grad_norm=grads))
+    assert "healthy" in s and "nonfinite" not in s
