@@ -176,6 +176,10 @@ def test_a_posts_fenced_python_is_checked_at_the_posts_own_lines(tmp_path):
         # (the unlabelled log block's "loss.backward()" is not read as code after the no_grad block)
         assert {s.kind for s in code_signals(ingest([tmp_path]))} == {"code:no_eval_at_inference"}
         post.unlink()
+    # a project's README quotes usage sketches, not the code that ran: not read
+    (tmp_path / "README.md").write_text(_POST)
+    assert code_signals(ingest([tmp_path])) == []
+    (tmp_path / "README.md").unlink()
     # the same code outside any fence (prose, a log) is not read as code
     (tmp_path / "question.txt").write_text(_POST.replace("```python", "").replace("```", ""))
     run = Run(root=tmp_path, texts=[TextArtifact(path="question.txt", abspath=tmp_path / "question.txt",

@@ -1015,6 +1015,9 @@ def repair_tree(text: str) -> tuple[ast.Module, list[int]] | None:
 # a finding cites the post's line and the verifier finds it there.
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*\{?\.?([\w+-]*)")
 _PY_FENCES = ("python", "py", "python3", "ipython", "ipython3")
+# ... a post, not a project's documentation: a README's usage examples are sketches, not the code that ran
+_DOC_NAME = re.compile(r"(?:^|/)(?:readme|changelog|changes|history|contributing|code_of_conduct|license|notice)[^/]*$",
+                       re.I)
 FENCED_MAX = 200_000      # characters of a post read for its fences (a log is no post)
 
 
@@ -1029,7 +1032,7 @@ def _parses(text: str) -> bool:
 
 def fenced_code(t: TextArtifact) -> TextArtifact | None:
     """The Python of `t`'s fenced blocks, each block dedented, every other line blank; None when it holds none."""
-    if len(t.text) > FENCED_MAX or ("```" not in t.text and "~~~" not in t.text):
+    if len(t.text) > FENCED_MAX or ("```" not in t.text and "~~~" not in t.text) or _DOC_NAME.search(t.path):
         return None
     lines = t.text.split("\n")
     out = [""] * len(lines)
