@@ -8,7 +8,9 @@ In: the run's TextArtifacts. Out: `prose_sentences(texts)` -> the prose lines of
 mostly prose (at most MAX_FILES files, MAX_CHARS characters each). A file is prose when at least
 PROSE_SHARE of its non-blank lines read as sentences (MIN_SENTENCES of them, or one paragraph): several words with
 a function word among them, mostly letters, few digits, no `key=value` or `key: number` metric shapes,
-no traceback frame. Logs, code, configs and tracebacks are not.
+no traceback frame. Logs, code, configs and tracebacks are not. `bare_error_lines(texts, most)` -> the
+exception lines ("ValueError: ...") pasted without a traceback header, which the traceback analyzers cannot
+find and prose leaves out.
 Cost: at most one pass over each text artifact's first SCAN_CHARS characters, left as soon as the
 share is out of reach; the cheap tests of a line (code, metric shapes, words) before its characters.
 """
@@ -115,3 +117,24 @@ def prose_sentences(texts: Iterable[TextArtifact]) -> list[str]:
             if len(out) >= MAX_FILES:
                 break
     return out
+
+
+# An exception's own line pasted without its traceback ("RuntimeError: cuDNN error: CUDNN_STATUS_INTERNAL_ERROR",
+# a post's title): what the traceback analyzers read from a traceback's last line, with no header before it
+# to find it by. `_TRACE` keeps such lines out of the prose above.
+_BARE_ERROR = re.compile(r"^\s*((?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Exit)):\s*(\S.{0,300})$", re.M)
+
+
+def bare_error_lines(texts: Iterable[TextArtifact], most: int) -> list[str]:
+    """The first `most` exception lines ("ValueError: ...") of the run's logs and texts (each file's first
+    SCAN_CHARS characters), as written."""
+    out: list[str] = []
+    for t in texts:
+        if t.kind not in _KINDS and t.kind != "traceback":
+            continue
+        for m in _BARE_ERROR.finditer(t.text, 0, SCAN_CHARS):
+            out.append(f"{m.group(1)}: {m.group(2).strip()}")
+            if len(out) >= most:
+                return out
+    return out
+

@@ -33,7 +33,7 @@ from importlib import resources
 from typing import Any
 
 from mltdbg.analyzers.model import Run, Signal
-from mltdbg.analyzers.prose import prose_sentences
+from mltdbg.analyzers.prose import bare_error_lines, prose_sentences
 from mltdbg.playbooks import library, said, textmodel
 
 # A signal this weak does not satisfy a playbook's requires_any.
@@ -141,7 +141,8 @@ def user_words(symptoms: list[str], run: Run) -> list[str]:
     artifacts (analyzers/prose.py) and the error line of each traceback (what a post's title says:
     "RuntimeError: CUDA out of memory"). What the failure classes, the causes' symptom patterns and
     said.py read; the word model reads the artifacts itself (textmodel.scores_for)."""
-    errors = [f"{tb.exc_type}: {tb.message}" for tb in run.tracebacks[:WORDS_TRACEBACKS]]
+    errors = [f"{tb.exc_type}: {tb.message}" for tb in run.tracebacks[:WORDS_TRACEBACKS]] \
+        or bare_error_lines(run.texts, WORDS_TRACEBACKS)      # (an error line pasted without its traceback)
     return list(symptoms) + prose_sentences(run.texts) + errors
 
 

@@ -127,3 +127,19 @@ def test_the_quick_no_sentence_test_never_drops_a_text_the_regex_would_read():
     assert seen > 5000
     log = "2024-05-01 12:00:00 INFO step=0 loss=2.0 lr=0.001\n" * 20
     assert P._FUNCTION.search(log) is None and P._FUNCTION_TOKENS.isdisjoint(log.lower().translate(P._LETTERS_ONLY).split())
+
+
+def test_an_error_line_pasted_without_its_traceback_is_the_users_words(tmp_path):
+    """'RuntimeError: cuDNN error: CUDNN_STATUS_INTERNAL_ERROR' alone in a file: no traceback header, so the
+    traceback analyzers never read it, and prose leaves exception lines to them; it had an empty ranking. It
+    joins the user's words as a traceback's last line does: the crash class ranks its causes."""
+    from mltdbg.analyzers.prose import bare_error_lines
+    texts = _texts(tmp_path, {"err.txt": "RuntimeError: cuDNN error: CUDNN_STATUS_INTERNAL_ERROR\n"})
+    assert bare_error_lines(texts, 4) == ["RuntimeError: cuDNN error: CUDNN_STATUS_INTERNAL_ERROR"]
+    d = diagnose([str(tmp_path)], [])
+    assert d.hypotheses and {h.id for h in d.hypotheses} & {"cuda_oom", "shape_mismatch", "label_out_of_range"}
+    assert "RuntimeError: cuDNN error" in " ".join(S.user_words([], ingest([str(tmp_path)])))
+    # a traceback's own last line is read once, from the traceback
+    (tmp_path / "err.txt").write_text(TRACE)
+    words = S.user_words([], ingest([str(tmp_path)]))
+    assert sum("CUDA out of memory" in w for w in words) == 1
