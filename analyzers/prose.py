@@ -90,6 +90,20 @@ def _cjk_length(line: str) -> int:
     return cjk + 2 * len(_LATIN_WORD.findall(line)) if cjk else 0
 
 
+_FENCE_LINE = re.compile(r"^[ \t]*(?:`{3,}|~{3,})")
+
+
+def _unfenced(text: str) -> list[str]:
+    """The lines of `text` outside its ``` / ~~~ fences."""
+    out, inside = [], False
+    for ln in text.splitlines():
+        if _FENCE_LINE.match(ln):
+            inside = not inside
+        elif not inside:
+            out.append(ln)
+    return out
+
+
 def prose_sentences(texts: Iterable[TextArtifact]) -> list[str]:
     """The sentence lines of each text artifact that is mostly prose, joined per file."""
     out: list[str] = []
@@ -97,8 +111,11 @@ def prose_sentences(texts: Iterable[TextArtifact]) -> list[str]:
         if t.kind not in _KINDS:
             continue
         head = t.text[:SCAN_CHARS]
-        # greetings, titles and "(see train.log)" say nothing either way: not counted
-        lines = [ln for ln in head.splitlines() if len(ln.split()) >= 3 or len(_CJK.findall(ln)) >= 3]
+        fenced = "```" in head or "~~~" in head
+        # greetings, titles and "(see train.log)" say nothing either way: not counted; nor what a post
+        # quotes in ``` fences (its code or log: read as such, code/index.fenced_code)
+        lines = [ln for ln in (_unfenced(head) if fenced else head.splitlines())
+                 if len(ln.split()) >= 3 or len(_CJK.findall(ln)) >= 3]
         if not lines or (head.isascii() and _FUNCTION_TOKENS.isdisjoint(head.lower().translate(_LETTERS_ONLY).split())):
             continue     # (a sentence has a function word: a log of metric lines has none in all its head)
         keep: list[str] = []
@@ -110,7 +127,8 @@ def prose_sentences(texts: Iterable[TextArtifact]) -> list[str]:
                 misses += 1
                 if misses > most:    # the share is out of reach: not prose, stop reading
                     break
-        enough = len(keep) >= MIN_SENTENCES or sum(len(k.split()) for k in keep) >= MIN_PARAGRAPH_WORDS \
+        # (a file that fences what it quotes is a post: one sentence of it is the user's words)
+        enough = fenced or len(keep) >= MIN_SENTENCES or sum(len(k.split()) for k in keep) >= MIN_PARAGRAPH_WORDS \
             or sum(_cjk_length(k) for k in keep) >= MIN_PARAGRAPH_CJK
         if keep and enough and misses <= most:
             out.append(" ".join(keep)[:MAX_CHARS])

@@ -143,3 +143,18 @@ def test_an_error_line_pasted_without_its_traceback_is_the_users_words(tmp_path)
     (tmp_path / "err.txt").write_text(TRACE)
     words = S.user_words([], ingest([str(tmp_path)]))
     assert sum("CUDA out of memory" in w for w in words) == 1
+
+
+def test_what_a_post_fences_is_not_counted_against_its_prose(tmp_path):
+    """A markdown post: a title, a fenced training loop and one sentence. The eight code lines had counted as
+    lines that are no sentence, so the file was no prose and the post's words were lost (an empty ranking). What
+    a post fences is read as code or log elsewhere; a file that fences what it quotes is a post."""
+    post = ("My training loop:\n\n```python\nfor epoch in range(epochs):\n    for x, y in loader:\n"
+            "        optimizer.zero_grad()\n        out = model(x)\n        loss = criterion(out, y)\n"
+            "        loss.backward()\n    optimizer.step()\n```\n\nThe loss barely moves after 20 epochs.\n")
+    assert prose_sentences(_texts(tmp_path, {"question.md": post})) == ["The loss barely moves after 20 epochs."]
+    d = diagnose([str(tmp_path / "question.md")], [])
+    assert d.hypotheses and "loss_not_decreasing" in {c.id for c in library.classes_for(S.user_words([], ingest([str(tmp_path)])))}
+    # a log with a stray fence line is still no prose
+    log = "```\n" + LOG
+    assert prose_sentences(_texts(tmp_path / "log", {"train.log": log})) == []
