@@ -90,14 +90,16 @@ def _cjk_length(line: str) -> int:
     return cjk + 2 * len(_LATIN_WORD.findall(line)) if cjk else 0
 
 
-_FENCE_LINE = re.compile(r"^[ \t]*(?:`{3,}|~{3,})")
+# A markdown fence line, ``` or ~~~ and the block's language ("```python", "~~~ {.py}"): what a post quotes
+# (code/index.fenced_code reads the Python of it)
+FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*\{?\.?([\w+-]*)")
 
 
 def _unfenced(text: str) -> list[str]:
     """The lines of `text` outside its ``` / ~~~ fences."""
     out, inside = [], False
     for ln in text.splitlines():
-        if _FENCE_LINE.match(ln):
+        if FENCE.match(ln):
             inside = not inside
         elif not inside:
             out.append(ln)

@@ -21,6 +21,7 @@ from functools import lru_cache
 from typing import Any, Iterable, TypeVar
 
 from mltdbg.analyzers.model import Run, TextArtifact
+from mltdbg.analyzers.prose import FENCE
 
 # Strengths. Strong = the pattern is the bug in almost every case we have seen;
 # weak = worth a look only when the curves point the same way.
@@ -1013,7 +1014,6 @@ def repair_tree(text: str) -> tuple[ast.Module, list[int]] | None:
 # (language python / py / python3 / ipython, or none and parsing as Python whole: an unlabelled block
 # is as often a log) are checked as the post's own snippet: the same path, every other line blank, so
 # a finding cites the post's line and the verifier finds it there.
-_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*\{?\.?([\w+-]*)")
 _PY_FENCES = ("python", "py", "python3", "ipython", "ipython3")
 # ... a post, not a project's documentation: a README's usage examples are sketches, not the code that ran
 _DOC_NAME = re.compile(r"(?:^|/)(?:readme|changelog|changes|history|contributing|code_of_conduct|license|notice)[^/]*$",
@@ -1040,7 +1040,7 @@ def fenced_code(t: TextArtifact) -> TextArtifact | None:
     python, found = False, False
     block: list[int] = []
     for i, ln in enumerate(lines + ["```"]):      # (a block the post leaves open ends with it)
-        m = _FENCE.match(ln)
+        m = FENCE.match(ln)
         if opened is None:
             if m:
                 opened, python, block = m.group(1)[0], m.group(2).lower() in _PY_FENCES, []
