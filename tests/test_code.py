@@ -397,3 +397,21 @@ def test_what_a_pause_keeps_goes_to_the_oldest_generation_unscanned(tmp_path):
         assert gc.get_freeze_count() >= frozen // 2 and gc.isenabled() and keep
     finally:
         gc.unfreeze()
+
+
+@pytest.mark.parametrize("loop, found", [
+    # the loss on argmax / rounded predictions: no gradient reaches the model
+    ("    pred = torch.argmax(out, dim=1).float()\n    loss = criterion(pred, y.float())\n", True),
+    ("    loss = loss_fn(torch.round(torch.sigmoid(out)), y)\n", True),
+    # argmax for the accuracy beside a loss on the logits is fine
+    ("    loss = criterion(out, y)\n    acc = (out.argmax(1) == y).float().mean()\n", False)])
+def test_a_loss_on_predictions_with_no_gradient_is_a_detached_graph(tmp_path, loop, found):
+    """A post's loop that turns logits into class indices (argmax) or rounded values before the loss: the loss
+    has no grad_fn. The criterion's usual names count as the loss though the snippet never builds it."""
+    p = tmp_path / "train.py"
+    p.write_text("for x, y in loader:\n    optimizer.zero_grad()\n    out = model(x)\n" + loop
+                 + "    loss.backward()\n    optimizer.step()\n")
+    got = [s for s in code_signals(run_of(p, root=tmp_path)) if s.kind == "code:detached_graph"]
+    assert bool(got) is found
+    if found:
+        assert "no gradient" in got[0].summary

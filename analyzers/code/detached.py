@@ -1,5 +1,5 @@
 """`code:detached_graph`: the training forward under no_grad(), backward() on a detached tensor,
-a loss from detached predictions.
+a loss from detached predictions or from ones with no gradient (argmax, round).
 
 In:  one parsed file (PyFile, from code/index.py).
 Out: `check_detached(f)` -> Findings.
@@ -15,12 +15,17 @@ from mltdbg.analyzers.code.index import (PASSTHRU, STRONG, Finding, PyFile, arg,
 _LOSS_FUNCS = {"cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
                "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "ctc_loss"}
 _DETACHERS = {"detach", "item", "numpy", "tolist", "data", "detach_"}
+# ... and ops whose output has no gradient (an index, a rounded value): a loss on argmax(...) predictions
+_NO_GRAD_OPS = {"argmax", "argmin", "round", "floor", "ceil", "sign"}
+_CUTTERS = _DETACHERS | _NO_GRAD_OPS
+_CRITERION_NAMES = {"criterion", "loss_fn", "loss_func", "loss_function", "lossfn", "loss_fcn"}
 
 
 def check_detached(f: PyFile) -> list[Finding]:
     out = []
     done = set()
-    crit = {d for d, v in f.all_assigns() if isinstance(v, ast.Call) and last(v).endswith("Loss")}
+    # (a post's snippet calls the criterion it built out of sight: the usual names are the loss's)
+    crit = {d for d, v in f.all_assigns() if isinstance(v, ast.Call) and last(v).endswith("Loss")} | _CRITERION_NAMES
     for b in f.backward_calls:
         scope = f.scope_of(b)
         loops = f.loops_of(b)
@@ -54,15 +59,17 @@ def check_detached(f: PyFile) -> list[Finding]:
             a = arg(c, 0, "input")
             if a is None:
                 continue
-            det = chain_attrs(a) & _DETACHERS
+            det = chain_attrs(a) & _CUTTERS
             if not det and isinstance(core(a), ast.Name):
                 v = f.value_of(core(a).id, scope, c.lineno)
-                det = chain_attrs(v) & _DETACHERS if v is not None and not isinstance(core(v), ast.Call) or \
-                    (v is not None and isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute)
-                     and v.func.attr in _DETACHERS | PASSTHRU) else set()
+                det = chain_attrs(v) & _CUTTERS if v is not None and not isinstance(core(v), ast.Call) or \
+                    (v is not None and isinstance(v, ast.Call) and
+                     (last(v) in _NO_GRAD_OPS or isinstance(v.func, ast.Attribute) and v.func.attr in _CUTTERS | PASSTHRU)) \
+                    else set()
             if det:
+                how = sorted(det)[0]
+                why = f"cut from the graph by .{how}" if how in _DETACHERS else f"{how}(), which has no gradient"
                 out.append(Finding("code:detached_graph", 0.75, c.lineno,
-                                   f"the loss is computed from {src(a)}, cut from the graph by"
-                                   f" .{sorted(det)[0]}: gradients do not reach the model"))
+                                   f"the loss is computed from {src(a)}, {why}: gradients do not reach the model"))
                 break
     return out
