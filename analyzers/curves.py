@@ -700,11 +700,9 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
             rising = (last - med) / (abs(med) + 1e-8) if up else 0.0
             # ... or it climbed out of its minimum at every point into the NaN (nanoGPT's 7.22, 8.99, 10.22,
             # 12.88, nan): CLIMB_POINTS rises in a row ending CLIMB_X above the minimum
-            low = float(np.min(pre))
-            climb = pre[int(np.argmin(pre)):]
-            if not up and len(climb) > CLIMB_POINTS and low > 0 and bool(np.all(np.diff(climb) > 0)) \
-                    and last >= CLIMB_X * low:
-                up, rising = True, (last - low) / low
+            climb = _climb_from_min(pre) if not up else None
+            if climb is not None and climb[1] >= CLIMB_X:
+                up, rising = True, climb[1] - 1.0
             data["sudden"] = not up
         else:
             data["sudden"] = True
@@ -773,7 +771,7 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
                               [q.ev(s, 0, f"{s.name} at the start"), q.ev(s, n - 1, f"{s.name} at the end")],
                               {"level": lvl, "rel_drop": float((pre[0] - pre[-1]) / lvl), "short": True}))
     if n < 6:
-        if not len(bad) and (blow := _short_blowup(pre)) is not None:
+        if not len(bad) and (blow := _climb_from_min(pre)) is not None and blow[1] >= BLOWUP_X:
             # a post's few points that climb out of their minimum at every point to BLOWUP_X above it
             # (detectron2's total_loss 2.31, 1.98, 8.7, 190, 5e9): diverged, NaN or not
             i_lo, x = blow
@@ -971,15 +969,15 @@ CLIMB_X = 1.5
 BLOWUP_X = 10.0
 
 
-def _short_blowup(pre: np.ndarray) -> tuple[int, float] | None:
-    """(index of the minimum, last / minimum) when a short finite history climbs at every point from its
-    minimum, CLIMB_POINTS rises at least, to BLOWUP_X times it or more; else None."""
+def _climb_from_min(pre: np.ndarray) -> tuple[int, float] | None:
+    """(index of the minimum, last / minimum) when a short history climbs at every point from its positive
+    minimum to its end, CLIMB_POINTS rises at least; else None (the callers ask how far: CLIMB_X before a
+    NaN, BLOWUP_X without one)."""
     i = int(np.argmin(pre))
     low, climb = float(pre[i]), pre[i:]
     if low <= 0 or len(climb) <= CLIMB_POINTS or not bool(np.all(np.diff(climb) > 0)):
         return None
-    x = float(pre[-1]) / low
-    return (i, x) if x >= BLOWUP_X else None
+    return i, float(pre[-1]) / low
 
 
 def _first_bad_in_time(s: Series, bad: np.ndarray, finite: np.ndarray) -> tuple[int, int | None]:
