@@ -98,8 +98,8 @@ _NOT_METRICS = frozenset({"epoch", "time", "train_loss", "valid_loss", "trn_loss
 _CATBOOST = {"learn": "loss", "test": "val_loss"}
 # - XGBoost names its eval sets in the order given: with `eval_set=[(X_train, y_train), (X_test, y_test)]`, the
 #   usual way to watch both, it prints "[50]\tvalidation_0-logloss:0.31\tvalidation_1-logloss:0.38": the first
-#   set is the training data. Known by the same metric on sets 0 and 1 (a lone validation_0 is an eval set).
-_XGB_SET = re.compile(r"validation_([01])-(\S+)")
+#   set is the training data. Known by the same metric on sets 0 and 1 (a lone validation_0 is an eval set,
+#   as _SET_METRIC reads every set name).
 
 
 def layout_names(raws: list[str], table: bool = True) -> dict[str, str]:
@@ -112,10 +112,9 @@ def layout_names(raws: list[str], table: bool = True) -> dict[str, str]:
                 if k not in _NOT_METRICS and not normalize(r).startswith("val_")}
     if all(k in low for k in _CATBOOST):
         return {low[k]: v for k, v in _CATBOOST.items()}
-    xgb = {(m.group(1), m.group(2)): r for k, r in low.items() if (m := _XGB_SET.fullmatch(k))}
-    pairs = {metric for (i, metric) in xgb if i == "0" and ("1", metric) in xgb}
-    return {r: (normalize(f"train-{metric}") if i == "0" else as_held_out(normalize(metric)))
-            for (i, metric), r in xgb.items() if metric in pairs}
+    sets = {(m.group("set"), m.group("m")): r for k, r in low.items() if (m := _SET_METRIC.fullmatch(k))}
+    return {r: normalize(f"train-{metric}") for (name, metric), r in sets.items()
+            if name == "validation_0" and ("validation_1", metric) in sets}
 
 
 def rename_by_layout(series: list, table: bool = True) -> None:
