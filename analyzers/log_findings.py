@@ -189,6 +189,9 @@ DETECTORS: list[_Det] = [
          lambda m: {"step": int(m.group(1))} if m.group(1) else {}),
     # torch.distributions refusing a NaN parameter: the network's output (a policy's mean, a VAE's
     # mu) went non-finite, the same evidence as a NaN loss one step earlier in the graph
+    _Det("log:loss_nonfinite", _P(r"Expected parameter (\w+) \(Tensor of shape .*?\) of distribution \w+"
+                                  r".*?to satisfy the constraint \w+\(.*?\), but found invalid values"),
+         0.9, lambda m: f"a distribution's parameter {m.group(1)} is non-finite: the network's output went NaN"),
     # TensorBoard refusing to log a NaN scalar: what was logged (the loss, mostly) went non-finite (weaker:
     # which scalar it was is not said)
     _Det("log:loss_nonfinite", _P(r"NaN or Inf found in input tensor"),
@@ -197,9 +200,6 @@ DETECTORS: list[_Det] = [
     # a fill constant, a cast): half precision's range, not the data
     _Det("log:half_overflow", _P(r"value cannot be converted to type (?:at|c10)::Half without overflow"),
          0.9, lambda m: "a value too large for float16 was written into a half-precision tensor"),
-    _Det("log:loss_nonfinite", _P(r"Expected parameter (\w+) \(Tensor of shape .*?\) of distribution \w+"
-                                  r".*?to satisfy the constraint \w+\(.*?\), but found invalid values"),
-         0.9, lambda m: f"a distribution's parameter {m.group(1)} is non-finite: the network's output went NaN"),
     # TensorFlow/Keras: variables the loss does not depend on get no gradient (a branch not connected to
     # the output, layers built but unused, a loss computed outside the tape): they never train
     _Det("log:vars_without_grad", _P(r"Gradients do not exist for variables \[?([^\]\n]{0,200})"),
