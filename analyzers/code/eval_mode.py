@@ -191,7 +191,6 @@ def check_functional_dropout(f: PyFile) -> list[Finding]:
     """`code:dropout_always_on`: `F.dropout(x, p)` in a forward without `training=self.training`. The
     functional form defaults to training=True: model.eval() does not reach it, so predictions stay
     random at inference (the same input, another output on each call)."""
-    out = []
     for fn in f.funcs:
         if getattr(fn, "name", "") != "forward":
             continue
@@ -202,9 +201,8 @@ def check_functional_dropout(f: PyFile) -> list[Finding]:
                 continue
             if len(c.args) >= 3 or any(k.arg == "training" for k in c.keywords):
                 continue
-            out.append(Finding("code:dropout_always_on", STRONG, c.lineno,
-                               f"{src(c.func)}(...) in forward without training=self.training: functional dropout"
-                               " defaults to training=True, so model.eval() does not turn it off and predictions"
-                               " stay random at inference"))
-            return out
-    return out
+            return [Finding("code:dropout_always_on", STRONG, c.lineno,
+                            f"{src(c.func)}(...) in forward without training=self.training: functional dropout"
+                            " defaults to training=True, so model.eval() does not turn it off and predictions"
+                            " stay random at inference")]      # (the first one found)
+    return []
