@@ -10,12 +10,14 @@ PROSE_SHARE of its non-blank lines read as sentences (MIN_SENTENCES of them, or 
 a function word among them, mostly letters, few digits, no `key=value` or `key: number` metric shapes,
 no traceback frame. Logs, code, configs and tracebacks are not. `bare_error_lines(texts, most)` -> the
 exception lines ("ValueError: ...") pasted without a traceback header, which the traceback analyzers cannot
-find and prose leaves out.
+find and prose leaves out. `quoted_code(lines)` -> the blocks of Python a post quotes without fences (a
+four-space indent, or pasted as it ran): prose skips them, and code/index checks them as the post's code.
 Cost: at most one pass over each text artifact's first SCAN_CHARS characters, left as soon as the
 share is out of reach; the cheap tests of a line (code, metric shapes, words) before its characters.
 """
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Iterable
 
@@ -106,6 +108,69 @@ def _unfenced(text: str) -> list[str]:
     return out
 
 
+# Code a post quotes without fences: Stack Overflow's four-space indent, or lines pasted as they ran. A
+# file holds some only if a line looks like one of these (one search over the file, before any line is parsed)
+_CODE_HINT = re.compile(r"^[ \t]*(?:def |class |import |from [\w.]+ import |for .+:[ \t]*$"
+                        r"|(?:[\w.\[\]]+(?:\s*,\s*[\w.\[\]]+)*\s*=\s*)?[A-Za-z_][\w.]*\()", re.M)
+_CLAUSE = re.compile(r"^(?:else|try|finally)\s*:$|^(?:elif|except)\b.*:$")
+_OPEN, _CLOSE = "([{", ")]}"
+QUOTED_MIN = 2     # statements in a block of quoted code (one line is as often a traceback's or a sentence's)
+
+
+def _depth(s: str) -> int:
+    """Brackets `s` leaves open (strings not parsed: a quick count)."""
+    return sum(s.count(c) for c in _OPEN) - sum(s.count(c) for c in _CLOSE)
+
+
+def _statement(s: str) -> int:
+    """2 when `s` (one stripped line) is a Python statement that does something (a call, an import, a def /
+    for / class opener), 1 when it is one that may (an assignment, a return, a clause), 0 when it is none:
+    a sentence does not parse; "Thanks" parses as a name and "lr: 0.001" as an annotation, neither code."""
+    if _CLAUSE.match(s):
+        return 1
+    text = s + " pass" if s.endswith(":") else s + _CLOSE[0] * max(0, _depth(s))
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return 0
+    if len(tree.body) != 1:
+        return 0
+    node = tree.body[0]
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.For, ast.While, ast.With,
+                         ast.Import, ast.ImportFrom)):
+        return 2
+    if isinstance(node, ast.AnnAssign) or (isinstance(node, ast.Expr) and not isinstance(node.value, ast.Call)):
+        return 0
+    return 2 if any(isinstance(n, ast.Call) for n in ast.walk(node)) else 1
+
+
+def quoted_code(lines: list[str]) -> list[range]:
+    """The blocks of Python a post quotes without fences (indices into `lines`): runs of statement lines, with
+    the comments, blank lines and bracket continuations between them, of QUOTED_MIN statements or more, one
+    of them doing something (_statement 2). A file with no _CODE_HINT line holds none."""
+    if not _CODE_HINT.search("\n".join(lines)):
+        return []
+    out: list[range] = []
+    start, last, count, strong, depth = -1, -1, 0, False, 0
+    for i, ln in enumerate(lines + ["\0"]):        # (a sentinel line that ends the last block)
+        s = ln.strip()
+        if start >= 0 and depth > 0:              # inside brackets a statement left open
+            depth, last = max(0, depth + _depth(s)), i
+            continue
+        if start >= 0 and (not s or s.startswith("#")):
+            continue
+        kind = _statement(s) if s else 0
+        if kind:
+            if start < 0:
+                start, count, strong = i, 0, False
+            last, count, strong, depth = i, count + 1, strong or kind == 2, max(0, _depth(s))
+            continue
+        if start >= 0 and count >= QUOTED_MIN and strong:
+            out.append(range(start, last + 1))
+        start, depth = -1, 0
+    return out
+
+
 def prose_sentences(texts: Iterable[TextArtifact]) -> list[str]:
     """The sentence lines of each text artifact that is mostly prose, joined per file."""
     out: list[str] = []
@@ -116,8 +181,12 @@ def prose_sentences(texts: Iterable[TextArtifact]) -> list[str]:
         fenced = "```" in head or "~~~" in head
         # greetings, titles and "(see train.log)" say nothing either way: not counted; nor what a post
         # quotes in ``` fences (its code or log: read as such, code/index.fenced_code)
-        lines = [ln for ln in (_unfenced(head) if fenced else head.splitlines())
-                 if len(ln.split()) >= 3 or len(_CJK.findall(ln)) >= 3]
+        lines = _unfenced(head) if fenced else head.splitlines()
+        # ... nor the code it quotes unfenced (quoted_code): a file that quotes code is a post as well
+        if quoted := quoted_code(lines):
+            inside = {i for r in quoted for i in r}
+            lines, fenced = [ln for i, ln in enumerate(lines) if i not in inside], True
+        lines = [ln for ln in lines if len(ln.split()) >= 3 or len(_CJK.findall(ln)) >= 3]
         if not lines or (head.isascii() and _FUNCTION_TOKENS.isdisjoint(head.lower().translate(_LETTERS_ONLY).split())):
             continue     # (a sentence has a function word: a log of metric lines has none in all its head)
         keep: list[str] = []
@@ -129,7 +198,7 @@ def prose_sentences(texts: Iterable[TextArtifact]) -> list[str]:
                 misses += 1
                 if misses > most:    # the share is out of reach: not prose, stop reading
                     break
-        # (a file that fences what it quotes is a post: one sentence of it is the user's words)
+        # (a file that fences or quotes code is a post: one sentence of it is the user's words)
         enough = fenced or len(keep) >= MIN_SENTENCES or sum(len(k.split()) for k in keep) >= MIN_PARAGRAPH_WORDS \
             or sum(_cjk_length(k) for k in keep) >= MIN_PARAGRAPH_CJK
         if keep and enough and misses <= most:

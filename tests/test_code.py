@@ -180,11 +180,59 @@ def test_a_posts_fenced_python_is_checked_at_the_posts_own_lines(tmp_path):
     (tmp_path / "README.md").write_text(_POST)
     assert code_signals(ingest([tmp_path])) == []
     (tmp_path / "README.md").unlink()
-    # the same code outside any fence (prose, a log) is not read as code
+    # the same post unfenced with its log lines, so that fewer than half its lines are sentences (no post):
+    # its code is not read as the post's (a log may print code)
     (tmp_path / "question.txt").write_text(_POST.replace("```python", "").replace("```", ""))
     run = Run(root=tmp_path, texts=[TextArtifact(path="question.txt", abspath=tmp_path / "question.txt",
                                                  kind="log", text=(tmp_path / "question.txt").read_text())])
     assert code_signals(run) == []
+
+
+_SO_POST = """Loss increases every iteration in my PyTorch training loop
+
+I am training a small MLP on tabular data and the loss keeps getting bigger instead of smaller. Here is my loop:
+
+    model = Net()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    criterion = nn.MSELoss()
+    for epoch in range(100):
+        for x, y in loader:
+            out = model(x)
+            loss = criterion(out, y)
+            loss.backward()
+            optimizer.step()
+        print(epoch, loss.item())
+
+The printed loss goes 0.52, 0.61, 0.95, 1.8, 4.2 and then it explodes. What am I doing wrong?
+"""
+
+
+@pytest.mark.parametrize("indent", ["    ", ""])
+def test_a_posts_unfenced_code_is_checked_at_the_posts_own_lines(tmp_path, indent):
+    """A Stack Overflow post saved as text quotes its code with a four-space indent, or pasted as it ran,
+    with no fence. It had an empty ranking: its code lines were no sentences, so the file was no prose,
+    and nothing read them as code. Now they are checked where the post has them."""
+    from mltdbg.playbooks.diagnose import diagnose
+    post = tmp_path / "question.txt"
+    post.write_text(_SO_POST.replace("\n    ", "\n" + indent))
+    d = diagnose([str(post)], [])
+    top = d.hypotheses[0]
+    assert top.id == "missing_zero_grad", [(h.id, h.confidence) for h in d.hypotheses]
+    cited = [(e.line, e.quote) for e in top.evidence if e.source == "question.txt" and e.line]
+    assert cited and all(5 <= n <= 14 for n, _ in cited) and all(e.verified for e in top.evidence)
+
+
+def test_what_is_not_quoted_code():
+    """A traceback's code lines (one between frames), a YAML line, a bare word and a sentence are not
+    code a post quotes; two statements that do something are."""
+    from mltdbg.analyzers.prose import quoted_code
+    trace = ['Traceback (most recent call last):', '  File "train.py", line 8, in <module>',
+             '    loss = criterion(out, y)', '  File "loss.py", line 3, in forward', '    return F.nll_loss(x, y)',
+             'IndexError: Target 10 is out of bounds.']
+    assert quoted_code(trace) == []
+    assert quoted_code(["lr: 0.001", "batch_size: 32", "Thanks", "model.fit(x, y) fails for me"]) == []
+    assert quoted_code(["Here:", "x = torch.randn(4, 3)", "# a comment", "", "y = model(", "    x)", "Why?"]) \
+        == [range(1, 6)]
 
 
 def test_a_fence_the_post_leaves_open_is_read_to_its_end():

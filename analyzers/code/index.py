@@ -21,7 +21,7 @@ from functools import lru_cache
 from typing import Any, Iterable, TypeVar
 
 from mltdbg.analyzers.model import Run, TextArtifact
-from mltdbg.analyzers.prose import FENCE
+from mltdbg.analyzers.prose import FENCE, prose_sentences, quoted_code
 
 # Strengths. Strong = the pattern is the bug in almost every case we have seen;
 # weak = worth a look only when the curves point the same way.
@@ -1010,9 +1010,10 @@ def repair_tree(text: str) -> tuple[ast.Module, list[int]] | None:
     return None
 
 
-# A post saved as a text or markdown file quotes its code in ``` / ~~~ fences. The Python blocks
-# (language python / py / python3 / ipython, or none and parsing as Python whole: an unlabelled block
-# is as often a log) are checked as the post's own snippet: the same path, every other line blank, so
+# A post saved as a text or markdown file quotes its code in ``` / ~~~ fences, or unfenced (Stack Overflow's
+# four-space indent, lines pasted as they ran: prose.quoted_code, read only in a file with a sentence). The
+# Python blocks (language python / py / python3 / ipython, or none and parsing as Python whole: an unlabelled
+# block is as often a log) are checked as the post's own snippet: the same path, every other line blank, so
 # a finding cites the post's line and the verifier finds it there.
 _PY_FENCES = ("python", "py", "python3", "ipython", "ipython3")
 # ... a post, not a project's documentation: a README's usage examples are sketches, not the code that ran
@@ -1030,12 +1031,28 @@ def _parses(text: str) -> bool:
         return False
 
 
+def _dedented(lines: list[str], block: Iterable[int]) -> list[str]:
+    """The lines `block` of `lines`, dedented by their least indent."""
+    rows = [lines[j] for j in block]
+    cut = min((len(x) - len(x.lstrip()) for x in rows if x.strip()), default=0)
+    return [x[cut:] for x in rows]
+
+
 def fenced_code(t: TextArtifact) -> TextArtifact | None:
-    """The Python of `t`'s fenced blocks, each block dedented, every other line blank; None when it holds none."""
-    if len(t.text) > FENCED_MAX or ("```" not in t.text and "~~~" not in t.text) or _DOC_NAME.search(t.path):
+    """The Python of `t`'s fenced blocks, and of the blocks it quotes unfenced (prose.quoted_code: a four-space
+    indent, or lines pasted as they ran), each block dedented, every other line blank; None when it holds none."""
+    if len(t.text) > FENCED_MAX or _DOC_NAME.search(t.path):
         return None
     lines = t.text.split("\n")
     out = [""] * len(lines)
+    if "```" not in t.text and "~~~" not in t.text:
+        # (a file of such lines and no sentence, a log that printed code, quotes none)
+        quoted = quoted_code(lines)
+        if quoted and not prose_sentences([t]):
+            return None
+        for r in quoted:
+            out[r.start:r.stop] = _dedented(lines, r)
+        return TextArtifact(path=t.path, abspath=t.abspath, kind="code", text="\n".join(out)) if quoted else None
     opened: str | None = None        # the open fence's character, None outside a block
     python, found = False, False
     block: list[int] = []
@@ -1045,10 +1062,8 @@ def fenced_code(t: TextArtifact) -> TextArtifact | None:
             if m:
                 opened, python, block = m.group(1)[0], m.group(2).lower() in _PY_FENCES, []
         elif (m and m.group(1)[0] == opened and not m.group(2)) or i == len(lines):
-            body = [lines[j] for j in block if lines[j].strip()]
-            cut = min((len(x) - len(x.lstrip()) for x in body), default=0)
-            code = [lines[j][cut:] for j in block]
-            if body and (python or _parses("\n".join(code))):
+            code = _dedented(lines, block)
+            if any(c.strip() for c in code) and (python or _parses("\n".join(code))):
                 for j, c in zip(block, code):
                     out[j] = c
                 found = True
