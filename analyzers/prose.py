@@ -40,7 +40,14 @@ CJK_CHARS = "\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
 _CJK = re.compile(f"[{CJK_CHARS}]")
 # a sentence someone wrote has function words; a status line ("model: 6154 parameters, 2000 samples") has none
 _FUNCTION_WORDS = ("the", "is", "are", "was", "were", "i", "my", "we", "it", "this", "that", "to", "of", "and", "but",
-                   "when", "why", "how", "not", "have", "has", "can", "does", "don't", "doesn't", "didn't", "can't")
+                   "when", "why", "how", "not", "have", "has", "can", "does", "don't", "doesn't", "didn't", "can't",
+                   # ... and their like in the other languages posts come in most (Spanish, Portuguese, French,
+                   # German, Italian): "la pérdida se vuelve nan", "la loss devient nan", "der Loss ist nan"
+                   "el", "la", "los", "las", "del", "que", "es", "mi", "con", "para", "por", "se", "pero", "cuando",
+                   "os", "do", "da", "em", "meu", "minha", "com", "mas", "quando", "não",
+                   "le", "les", "du", "des", "est", "et", "je", "mon", "ma", "avec", "pour", "mais", "quand", "pas",
+                   "der", "die", "das", "ist", "und", "ich", "mein", "mit", "aber", "wenn", "nicht",
+                   "il", "di", "che", "mio", "per", "ma", "non")
 # (the lookahead, the words' first letters, only spares the alternation where none can start: ~4x faster)
 _FUNCTION = re.compile(r"\b(?=[%s])(?:%s)\b" % ("".join(sorted({w[0] for w in _FUNCTION_WORDS})), "|".join(_FUNCTION_WORDS)),
                        re.I)

@@ -158,3 +158,22 @@ def test_what_a_post_fences_is_not_counted_against_its_prose(tmp_path):
     # a log with a stray fence line is still no prose
     log = "```\n" + LOG
     assert prose_sentences(_texts(tmp_path / "log", {"train.log": log})) == []
+
+
+def test_posts_in_other_languages_are_prose(tmp_path):
+    """A one-line post in Spanish, Portuguese, French or German had no English function word, so it was no
+    sentence and the run had an empty ranking. Their own function words count; the loan words in them
+    ("nan", "batch size", "GPU", "learning rate") are what the word model reads."""
+    posts = {
+        "es.txt": "Cuando aumento el batch size a 64 me sale un error de memoria en la GPU, con 16 funciona bien.",
+        "pt.txt": "A acurácia de treino chega a 99% mas a acurácia de validação cai para 55% depois da época 5.",
+        "fr.txt": "J'entraîne un ResNet avec SGD et un learning rate de 1.0 et la loss explose puis devient nan.",
+        "de.txt": "Ich trainiere ein Netz mit Adam und der Loss ist nach zwei Epochen immer nan.",
+    }
+    for name, text in posts.items():
+        assert prose_sentences(_texts(tmp_path / name[:2], {name: text})) == [text], name
+    d = diagnose([str(tmp_path / "es" / "es.txt")], [])
+    assert d.hypotheses and d.hypotheses[0].id == "cuda_oom", [(h.id, h.confidence) for h in d.hypotheses]
+    # a log whose lines carry such tokens ("de", "la") is still no prose
+    log = "".join(f"step {i} | loss {1.0 / (i + 1):.3f} | lr de la 0.001 | run en_US\n" for i in range(30))
+    assert prose_sentences(_texts(tmp_path / "log", {"train.log": log})) == []
