@@ -118,6 +118,15 @@ _PATTERNS: dict[str, tuple[str, str]] = {
         r"|\breturns?\s+an?\s+randomly\s+initiali[sz]ed\b|\bwarn\w*[^.;!?\n]{0,80}?\brandomly\s+initiali[sz]ed"
         r"|(?:没有?|未)(?:能)?加载(?:预训练|pretrain|权重|模型)|(?:预训练|权重|模型)[^。；！？\n]{0,10}?(?:没有?|未)(?:被)?加载",
         "the weights meant were not loaded"),
+    "said:data_nonfinite": (
+        # the user says the data itself holds NaN / missing values ("some columns have missing values", "there
+        # are NaNs in my input features", "the csv contains nulls"); denied ("no NaNs in the data"): said:data_clean
+        r"\b(?:missing|null)\s+(?:values?|cells?|entries|fields?)\b|\bempty\s+(?:cells?|entries|fields?)\b"
+        r"|\b(?:nans?|nulls?|infs?)\s+(?:values?\s+)?(?:in|inside|within)\s+(?:my\s+|the\s+|our\s+|some\s+)?(?:\w+\s+)?"
+        r"(?:data|dataset|features?|inputs?|csv|columns?|samples?|rows?|images?)\b"
+        r"|\b(?:data|dataset|features?|inputs?|csv|columns?)\s+(?:has|have|had|contains?|contained|includes?)\s+"
+        r"(?:some\s+|a\s+few\s+|many\s+)?(?:nans?|nulls?|infs?|missing)\b",
+        "the data holds NaN / missing values"),
     "said:shuffled": (
         r"shuffle\s*=\s*true|(?:i|we)\s+(?:do\s+|did\s+|already\s+)?shuffle|(?:data|dataset|loader)\s+is\s+(?:already\s+)?shuffled",
         "the data is shuffled"),
@@ -132,6 +141,9 @@ _PATTERNS: dict[str, tuple[str, str]] = {
 _COMPILED = {k: re.compile(p, re.I | re.A) for k, (p, _) in _PATTERNS.items()}
 # A statement of fact ("shuffle=True") right after a negation says the opposite: "does not pass shuffle=True".
 _NEGATED = re.compile(r"(?:\bnot|n't|\bno|\bnever|\bwithout|\bforg[eo]t\w*|\bmissing|\bdon'?t|\bisn'?t)\W+(?:\w+\W+){0,3}$", re.I)
+# missing values the user already dealt with ("I replaced the NA values using the median", "dropped the rows with
+# NaN"): what they say is that the data is clean now
+_HANDLED = re.compile(r"\b(?:replac|fill|drop|remov|imput|handl|clean|interpolat)\w*\W+(?:\w+\W+){0,3}$", re.I)
 _FACTS = ("said:shuffled", "said:zero_grad_called", "said:eval_called", "said:fp16", "said:relu_output")
 # Where a clause ends (a negation before it denies nothing after it); not the point of "0.01".
 _CLAUSE_END = re.compile(r"[;!?\n。；！？]|\.(?=\s|$)")
@@ -238,6 +250,11 @@ def ruled_out(symptoms: list[str]) -> dict[str, Signal]:
             out[stuck] = Signal(stuck, 1.0, f"you said the loss stays at {value}" + (f" (ln {k})" if k else ""))
     for kind, rx in _COMPILED.items():
         m = rx.search(text)
+        if m and kind == "said:data_nonfinite" and (_denied_before(text, m.start()) or _HANDLED.search(
+                _CLAUSE_END.split(text[max(0, m.start() - 40):m.start()])[-1])):
+            out["said:data_clean"] = Signal("said:data_clean", 1.0, f"you said the data holds no NaN / missing values: "
+                                            f"\"{m.group(0)[:80]}\"")
+            continue
         if m and kind in _FACTS and _denied_before(text, m.start()):
             m = None
         if m and kind == "said:fp32_works" and (_denied_before(text, m.start())
