@@ -40,6 +40,17 @@ class _Det:
     words: Callable[[re.Match], str]            # one line in words for the evidence
     data: Callable[[re.Match], dict | None] | None = None   # None from it: the detector's own check said no
     exclude: re.Pattern | None = None          # lines matching this are not this kind
+    # the kind is an everyday word ("resume", "load the checkpoint"): in the user's own narration ("When I resume
+    # training ...", _NARRATED) it is what they say happened, words, not a line a program printed (data "narrated")
+    told: bool = False
+
+
+# A user's narration: "I" with a verb, "I'm", "I've", "my" (a program's messages do not speak so; TensorFlow's
+# "I tensorflow/..." level prefix is no verb)
+_NARRATED = re.compile(r"\bI(?:'m|'ve|'d|\s+(?:am|was|have|had|do|did|don'?t|didn'?t|can'?t|could|tried|try|use|used|"
+                       r"train|trained|run|ran|resume|resumed|call|called|set|get|got|see|saw|load|loaded|think|only|just|"
+                       r"also|then|noticed|realized|save|saved|want|need|start|started|changed|added|removed|restart\w*)\b)"
+                       r"|\b[Mm]y\b")
 
 
 _P = re.compile
@@ -256,13 +267,15 @@ DETECTORS: list[_Det] = [
          _P(r"\b(?:[Rr]esum(?:e|es|ing|ed)|RESUM\w*)\b(?![_=])(?!\s*=)[^\n]{0,120}"
             r"|Restored (?:all states )?from|Continuing training from|[Rr]estoring (?:states|training state|checkpoint)"),
          0.6, lambda m: "training resumed from a checkpoint", lambda m: _resume_data(m.string),
-         _P(r"resume_from_checkpoint\s*[=:]\s*(?:None|False|null|'')|[Nn]ot resum|[Nn]o checkpoint found|without resum")),
+         _P(r"resume_from_checkpoint\s*[=:]\s*(?:None|False|null|'')|[Nn]ot resum|[Nn]o checkpoint found|without resum"),
+         told=True),
     _Det("log:checkpoint_path",
          _P(r"\b(?:[Ll]oad(?:ing|ed)?|LOAD\w*|[Rr]estor(?:e|ing|ed)|[Rr]esum(?:e|ing|ed)|from_pretrained)\b"
             r"[^\n]{0,60}?(?:checkpoint|ckpt|weights|state[_ ]dict|model)\b"
             r"|\b(?:[Ll]oad(?:ing|ed)?|[Rr]estor(?:e|ing|ed)|[Rr]esum(?:e|ing|ed))\b[^\n]{0,80}?\S+\.(?:pt|pth|ckpt|bin|safetensors|pkl|h5|tar)\b"),
          0.5, lambda m: "checkpoint loaded", lambda m: d if "path" in (d := _path_data(m.string)) else None,
-         _P(r"[Ss]av(?:e|ing|ed) |resume_from_checkpoint\s*[=:]\s*(?:None|False|null)|[Nn]o checkpoint|[Ff]ailed to load")),
+         _P(r"[Ss]av(?:e|ing|ed) |resume_from_checkpoint\s*[=:]\s*(?:None|False|null)|[Nn]o checkpoint|[Ff]ailed to load"),
+         told=True),
     # --- tests / environment
     _Det("log:tests_skipped", _P(r"^=*\s*(?:\d+ (?:passed|failed|errors?|warnings?|xfailed|xpassed|deselected), )*\d+ skipped\b"
                                  r"|\bSKIPPED \[\d+\] \S+|\bOK \(skipped=\d+\)|SKIPPED \(.*?(?:CUDA|GPU|cuda|gpu)", re.M),
@@ -596,11 +609,13 @@ class _Acc:
     def __init__(self) -> None:
         self.hits: dict[str, dict] = {}
 
-    def add(self, kind: str, strength: float, source: str, line: int, quote: str, words: str, data: dict) -> None:
+    def add(self, kind: str, strength: float, source: str, line: int, quote: str, words: str, data: dict,
+            narrated: bool = False) -> None:
         h = self.hits.get(kind)
         if h is None:
             h = self.hits[kind] = {"strength": strength, "ev": [], "count": 0, "data": {}, "seen": set(),
-                                   "words": words}
+                                   "words": words, "narrated": True}
+        h["narrated"] = h["narrated"] and narrated      # (words only while every hit is the user's narration)
         h["strength"] = max(h["strength"], strength)
         for k, v in data.items():   # the first value of a field wins; lists gather
             old = h["data"].get(k)
@@ -621,6 +636,8 @@ class _Acc:
             n = h["count"]
             data = h["data"]
             data["count"] = n
+            if h["narrated"]:
+                data["narrated"] = True
             more = f" ({n} times)" if n > 1 else ""
             first = h["ev"][0]
             summary = f"{h['words']}{more}, first at {first.source}:{first.line}"
@@ -656,7 +673,8 @@ def _scan_lines(art: TextArtifact, acc: _Acc) -> None:
                 strength = 0.8       # bare "Killed": the OOM killer, usually
             elif d.kind == "log:host_oom" and "exited unexpectedly" in m.group(0):
                 strength = WORKER_EXIT      # a worker that died without saying why: memory, usually
-            acc.add(d.kind, strength, art.path, n, line_quote(s, m.start()), d.words(m), data)
+            acc.add(d.kind, strength, art.path, n, line_quote(s, m.start()), d.words(m), data,
+                    d.told and bool(_NARRATED.search(s)))
 
 
 _CF_FIELD = re.compile(r"^\s*(rank|exitcode|error_file|traceback|host|time)\s*:\s*(.*?)\s*$", re.M)

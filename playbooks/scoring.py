@@ -199,10 +199,12 @@ class CauseScore:
 def requirement_met(pb: library.CausePlaybook, feat: Features, words: bool = True) -> bool:
     """Whether `pb`'s required evidence (requires_any) is present; with words=False, present in what the
     artifacts show, not only in what the user said (`said:*`: "I train with --half", "the loss stays at
-    0.693"). The user's words may meet a requirement, so their weight counts (score_causes), but they
-    alone never make the cause a finding (the engine holds such a cause below the bar)."""
-    return not pb.requires_any or any(feat.strengths.get(k, 0.0) >= MIN_REQUIRED_STRENGTH
-                                      for k in pb.requires_any if words or not k.startswith("said:"))
+    0.693"), nor in a log kind read from their narration (data "narrated": "When I resume training ...",
+    log_findings' `told` kinds). The user's words may meet a requirement, so their weight counts (score_causes),
+    but they alone never make the cause a finding (the engine holds such a cause below the bar)."""
+    return not pb.requires_any or any(
+        feat.strengths.get(k, 0.0) >= MIN_REQUIRED_STRENGTH for k in pb.requires_any
+        if words or not (k.startswith("said:") or (k in feat.strongest and feat.strongest[k].data.get("narrated"))))
 
 
 def class_term(rank: int) -> float:

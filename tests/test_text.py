@@ -448,3 +448,22 @@ def test_a_point_on_a_progress_bar_line_is_quoted_by_the_record_that_prints_it(t
     nf = next(s for s in analyze(ingest([str(tmp_path)])) if s.kind == "nonfinite")
     assert nf.evidence[0].line == 6 and nf.evidence[0].quote.startswith("150/300") and "loss: nan" in nf.evidence[0].quote
     assert nf.evidence[1].quote.startswith("149/300") and "loss: 0.5510" in nf.evidence[1].quote
+
+
+def test_a_resume_the_user_narrates_is_their_words(tmp_path):
+    """"When I resume training from the checkpoint ..." in a post matched log:resume like a trainer's own line,
+    so a words-only post read resume_mismatch 0.85, a finding. The user's narration of an everyday event is
+    marked narrated: it ranks the cause, and holds it below the bar like their other words."""
+    from mltdbg.playbooks.diagnose import diagnose
+    post = ("When I resume training from the checkpoint at epoch 50 the loss jumps from 0.3 back up to 1.2. I only save "
+            "model.state_dict(), not the optimizer or the scheduler, and the learning rate starts from the initial value.")
+    sigs = signals(run_of(("post.txt", post + "\n")))
+    assert sigs["log:resume"].data.get("narrated") is True
+    (tmp_path / "post.txt").write_text(post + "\n")
+    d = diagnose([str(tmp_path / "post.txt")], [])
+    assert d.hypotheses[0].id == "resume_mismatch" and d.hypotheses[0].confidence < 0.8, d.hypotheses[0]
+    # a trainer's own line is no narration, nor is TensorFlow's "I" level prefix
+    for line in ("Restored all states from the checkpoint at lightning_logs/version_3/checkpoints/epoch=4-step=500.ckpt",
+                 "I tensorflow/core/util/resume.cc:12] Resuming training from checkpoint-500"):
+        sigs = signals(run_of(("x.log", line + "\n")))
+        assert "narrated" not in sigs["log:resume"].data, line
