@@ -25,6 +25,7 @@ import yaml
 from mltdbg.analyzers.common import yamlsafe
 from mltdbg.analyzers.common.textfind import contains_any
 from mltdbg.analyzers.model import Evidence, Fact, Run, Signal, TextArtifact
+from mltdbg.analyzers.prose import is_sentence
 from mltdbg.analyzers.code.index import pyfile_of
 
 QUOTE_MAX = 300
@@ -721,6 +722,17 @@ def _call_repr(art: TextArtifact, fx: _Facts, text: str, off: int) -> None:
         fx.key_value(km.group(1), _scalar(km.group(2)), line, quote)
 
 
+def _said(line: str) -> bool:
+    """`line` is a sentence someone wrote (prose.is_sentence), not a progress line, though it names the loss: "Using
+    AdamW with weight_decay=1.0 the loss stays high" sets weight_decay. (A progress line is seldom long with
+    seven spaces: the cheap test first.)"""
+    return len(line) >= 40 and line.count(" ") >= 7 and not _PROGRESS_START.match(line) and is_sentence(line)
+
+
+# a line a training loop prints in words ("epoch 2 step 200 the loss is 0.43 and lr=0.00029"): progress still
+_PROGRESS_START = re.compile(r"\s*[\[(]?(?:epoch|step|iter\w*|batch|it)\b\W*\d", re.I)
+
+
 def _kv_spans(text: str) -> list[tuple[int, int]]:
     """The parts of `text` that _regex_facts scans: runs of lines that are not surely progress lines.
 
@@ -739,7 +751,7 @@ def _kv_spans(text: str) -> list[tuple[int, int]]:
     start = -1
     for s, low in zip(lines, low_lines):
         end = pos + len(s) + 1
-        if "loss" in low or "it/s" in low or "s/it" in low:
+        if ("loss" in low and not _said(s)) or "it/s" in low or "s/it" in low:
             if start >= 0:
                 spans.append((start, min(end, len(text))))
                 start = -1
@@ -763,7 +775,8 @@ def _regex_facts(art: TextArtifact, fx: _Facts, text: str, base: int, line_of=No
         a = text.rfind("\n", 0, m.start()) + 1
         if a not in metric_line:
             b = text.find("\n", m.start())
-            metric_line[a] = bool(_METRIC_LINE.search(text, a, b if b >= 0 else len(text)))
+            b = b if b >= 0 else len(text)
+            metric_line[a] = bool(_METRIC_LINE.search(text, a, b)) and not _said(text[a:b])
         if metric_line[a]:
             continue   # a progress line: its lr is the schedule's value at that step, not the setting
         if name in ("seed",) and key.lower() in ("set_seed", "seed_everything", "manual_seed"):

@@ -71,7 +71,7 @@ _SAMPLE = re.compile(r"^[\w ]{1,24}:\s*['\"]")
 _STATUS = re.compile(r"^[\[(]?(?:epoch|step|iter(?:ation)?|batch)\s*\d+(?:\s*/\s*\d+)?[\])]?\s*[:|-]", re.I)
 
 
-def _sentence(line: str) -> bool:
+def is_sentence(line: str) -> bool:
     s = line.strip()
     # every test below is a reason to say no, so their order is only speed: the cheapest first
     words = s.isascii() or len(_CJK.findall(s)) < MIN_CJK     # read by its words (not CJK characters)
@@ -199,7 +199,7 @@ def prose_sentences(texts: Iterable[TextArtifact]) -> list[str]:
         keep: list[str] = []
         misses, most = 0, len(lines) - PROSE_SHARE * len(lines)
         for ln in lines:
-            if _sentence(ln):
+            if is_sentence(ln):
                 keep.append(ln.strip())
             else:
                 misses += 1

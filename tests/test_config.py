@@ -344,3 +344,21 @@ def test_a_warm_up_as_long_as_the_run_is_a_schedule_bug(tmp_path, command, long)
     if long:
         assert d.hypotheses[0].id == "lr_schedule_bug"
         assert all(h.confidence < 0.1 for h in d.hypotheses if h.id == "lr_too_low")
+
+
+def test_a_setting_in_a_sentence_that_names_the_loss_is_read(tmp_path):
+    """A post's one line, "Using AdamW with weight_decay=1.0 ... the loss stays high", names the loss, so its
+    key=value pairs were skipped as a progress line's (whose lr is the schedule's value at a step, not the
+    setting). A sentence is no progress line: weight_decay 1.0 is read and is off for AdamW."""
+    post = tmp_path / "post.txt"
+    post.write_text("Using AdamW with weight_decay=1.0 (I thought it was a ratio) the model doesn't learn, all weights "
+                    "shrink to almost zero and the loss stays high.\n")
+    run = run_of(post)
+    assert facts(run)["weight_decay"] == [1.0]
+    assert "config:weight_decay_high" in {s.kind for s in config_signals(run)}
+    check_citations(run)
+    # a progress line still sets nothing
+    log = tmp_path / "train.log"
+    log.write_text("step 100 | loss=0.512 | lr=0.00031 | weight_decay=0.05 | it/s 3.1\n"
+                   "epoch 2 step 200 the loss is 0.43 and lr=0.00029 after the warmup of the model\n")
+    assert "lr" not in facts(run_of(log)) and "weight_decay" not in facts(run_of(log))
