@@ -26,7 +26,7 @@ from mltdbg.analyzers.common import yamlsafe
 from mltdbg.analyzers.common.textfind import contains_any
 from mltdbg.analyzers.model import Evidence, Fact, Run, Signal, TextArtifact
 from mltdbg.analyzers.prose import is_sentence
-from mltdbg.analyzers.code.index import pyfile_of
+from mltdbg.analyzers.code.index import post_code, pyfile_of
 
 QUOTE_MAX = 300
 _LOG_HEAD = 300_000      # key: value facts are read from a log's head (where configs are printed)
@@ -35,7 +35,7 @@ _LOG_HEAD = 300_000      # key: value facts are read from a log's head (where co
 
 _SYN: dict[str, str] = {}
 for _fact, _names in {
-    "lr": "lr learning_rate learning-rate base_lr max_lr peak_lr init_lr initial_lr lr0 optimizer.lr optim.lr "
+    "lr": "lr learning_rate learning-rate base_lr max_lr lr_max peak_lr init_lr initial_lr lr0 optimizer.lr optim.lr "
           "optimizer.params.lr optimizer.learning_rate",
     "batch_size": "batch_size train_batch_size per_device_train_batch_size per_gpu_train_batch_size "
                   "micro_batch_size train_micro_batch_size_per_gpu bs batchsize data.batch_size",
@@ -288,10 +288,11 @@ class _Facts:
         self.out.append(Fact(name=name, value=value, source=self.art.path, line=line,
                              quote=(quote or "")[:QUOTE_MAX] or None))
 
-    def trainer_default_optimizer(self, line: int) -> None:
+    def trainer_default_optimizer(self, line: int, value: str = "adamw") -> None:
         """The HF Trainer's default optimizer (adamw), named where its arguments are (a
-        TrainingArguments(...) call, a launch command's flags), kept only where no fact names one."""
-        self.defaults.append(Fact(name="optimizer", value="adamw", source=self.art.path, line=line,
+        TrainingArguments(...) call, a launch command's flags), kept only where no fact names one;
+        or another trainer's (fastai's Learner: adam)."""
+        self.defaults.append(Fact(name="optimizer", value=value, source=self.art.path, line=line,
                                   quote=(self.art.line(line) or "")[:QUOTE_MAX] or None))
 
     def key_value(self, key: str, value: Any, line: int | None, quote: str | None = None) -> None:
@@ -497,10 +498,27 @@ def _value_of(node: ast.expr) -> Any:
     return v
 
 
+# fastai: a Learner trains with Adam unless given opt_func; learn.fit_one_cycle(5, 1e-2) takes the lr second
+# (lr_max), learn.fine_tune(3, 1e-3) too (base_lr)
+_FASTAI_FITS = ("fit_one_cycle", "fit_flat_cos", "fine_tune", "fit_sgdr")
+_FASTAI_LEARNERS = ("vision_learner", "cnn_learner", "tabular_learner", "text_classifier_learner",
+                    "language_model_learner", "unet_learner", "collab_learner")
+
+
 def _code_call(node: ast.Call, fx: _Facts) -> None:
     name = _call_name(node.func)
     line = node.lineno
     kw = {k.arg: k.value for k in node.keywords if k.arg}
+    if name in _FASTAI_FITS and isinstance(node.func, ast.Attribute):
+        v = next((kw[k] for k in ("lr_max", "base_lr", "lr") if k in kw), node.args[1] if len(node.args) >= 2 else None)
+        if v is not None:
+            _kw_fact(fx, "lr", v, line)
+        fx.trainer_default_optimizer(line, "adam")
+        return
+    if name in _FASTAI_LEARNERS:
+        if "opt_func" in kw and (o := _call_name(kw["opt_func"]).lower()) in _OPTIMIZERS:
+            fx.add("optimizer", o, line)
+        fx.trainer_default_optimizer(line, "adam")
     if name.lower() in _OPTIMIZERS:
         fx.add("optimizer", name.lower(), line)
         lr_kw = next((k for k in ("lr", "learning_rate") if k in kw), None)   # torch / Keras, optax
@@ -628,10 +646,26 @@ def _log_facts(art: TextArtifact, fx: _Facts) -> None:
     for m in (_HF_BANNER.finditer(text, 0, head_end) if banner else ()):
         fx.add(_HF_BANNER_FACT.get(m.group(1), "batch_size"), int(m.group(2).replace(",", "")),
                art.line_of(m.start(2)))
+    if contains_any(text[:head_end], _FASTAI_FITS + ("_learner(",)):
+        _fastai_line_facts(art, fx, text[:head_end])
     _cli_facts(art, fx, text[:head_end])
     _regex_facts(art, fx, text[:head_end], 0)
     if contains_any(text, ("Sigmoid()", "Tanh()")):
         _module_print_facts(art, fx, text)
+
+
+_FASTAI_LINE = re.compile(r"^[ \t]*(?:\w+\s*=\s*)?[\w.]*(?:\.(?:%s)|_learner)\(.*\)[ \t]*$" % "|".join(_FASTAI_FITS), re.M)
+
+
+def _fastai_line_facts(art: TextArtifact, fx: _Facts, text: str) -> None:
+    """A fastai call on a line of its own in a log or a post ("learn.fit_one_cycle(5, 1e-2)"), read as code."""
+    for m in list(_FASTAI_LINE.finditer(text))[:20]:
+        try:
+            tree = ast.parse(m.group(0).strip())
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        ast.increment_lineno(tree, art.line_of(m.start()) - 1)
+        _tree_facts((n for n in ast.walk(tree) if isinstance(n, ast.Call)), fx)
 
 
 # A torch module as print(model) shows it: one `(name): Sigmoid()` line per activation module.
@@ -838,6 +872,8 @@ def extract_facts(run: Run) -> None:
                 _code_facts(art, fx, run)
             else:
                 _log_facts(art, fx)
+                if (quoted := post_code(art)) is not None:      # the code a post quotes, read as code
+                    _tree_facts(quoted.walk_order(ast.Call, ast.Assign, ast.AnnAssign, ast.Dict), fx)
             if art.kind != "code":
                 _env_facts(art, fx)
         except Exception as e:  # one odd file must not lose the others

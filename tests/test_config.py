@@ -362,3 +362,31 @@ def test_a_setting_in_a_sentence_that_names_the_loss_is_read(tmp_path):
     log.write_text("step 100 | loss=0.512 | lr=0.00031 | weight_decay=0.05 | it/s 3.1\n"
                    "epoch 2 step 200 the loss is 0.43 and lr=0.00029 after the warmup of the model\n")
     assert "lr" not in facts(run_of(log)) and "weight_decay" not in facts(run_of(log))
+
+
+def test_the_code_a_post_quotes_sets_facts(tmp_path):
+    """A post's quoted code (fenced, indented or pasted) is read as code for its settings too: the optimizer
+    its lr belongs to, and the momentum it leaves at 0, had been read by key=value regexes only."""
+    post = tmp_path / "question.txt"
+    post.write_text("My loss goes up every epoch and I do not understand why. Here is the loop:\n\n"
+                    "    model = Net()\n    optimizer = torch.optim.SGD(model.parameters(), lr=5.0)\n"
+                    "    for x, y in loader:\n        loss = criterion(model(x), y)\n        loss.backward()\n"
+                    "        optimizer.step()\n")
+    run = run_of(post)
+    got = facts(run)
+    assert got["optimizer"] == ["sgd"] and got["lr"] == [5.0]
+    assert got["momentum"] == [0.0]        # (torch's default where the call passes none: read from the code only)
+    check_citations(run)
+
+
+@pytest.mark.parametrize("line, lr", [("learn.fit_one_cycle(5, lr_max=1.0)", 1.0), ("learn.fit_one_cycle(10, 3e-2)", 3e-2),
+                                      ("learn.fine_tune(3, base_lr=0.5)", 0.5)])
+def test_a_fastai_fit_names_its_lr_and_adam(tmp_path, line, lr):
+    """fastai's Learner trains with Adam unless told otherwise, and its fit calls take the lr second: an lr of
+    1.0 for fit_one_cycle had no optimizer to be judged against (within some optimizer's range)."""
+    cmd = tmp_path / "cmd.txt"
+    cmd.write_text(line + "\n")
+    run = run_of(cmd)
+    got = facts(run)
+    assert got["lr"] == [lr] and got["optimizer"] == ["adam"]
+    check_citations(run)

@@ -1082,8 +1082,8 @@ def parse_code(run: Run) -> list[PyFile]:
     repair_tree was the post's to show, not a script of the user's."""
     files = []
     for t in run.texts:
-        if t.kind in ("log", "text") and (c := fenced_code(t)) is not None:
-            f = _parsed(c, None)
+        if t.kind in ("log", "text"):
+            f = post_code(t)
         elif t.kind == "code" and not t.path.endswith((".ipynb",)):
             f = _parsed(t, run.warnings)
         else:
@@ -1091,6 +1091,13 @@ def parse_code(run: Run) -> list[PyFile]:
         if f is not None:
             files.append(f)
     return files
+
+
+def post_code(t: TextArtifact) -> PyFile | None:
+    """The Python a post (a log or text artifact) quotes (fenced_code), parsed at the post's own lines; None
+    when it quotes none that parses (after repair_tree), without warnings."""
+    c = fenced_code(t)
+    return _parsed(c, None) if c is not None else None
 
 
 def _parsed(t: TextArtifact, warnings: list[str] | None) -> PyFile | None:
