@@ -8,7 +8,7 @@ In: the run's TextArtifacts. Out: `prose_sentences(texts)` -> the prose lines of
 mostly prose (at most MAX_FILES files, MAX_CHARS characters each). A file is prose when at least
 PROSE_SHARE of its non-blank lines read as sentences (MIN_SENTENCES of them, or one paragraph): several words with
 a function word among them, mostly letters, few digits, no `key=value` or `key: number` metric shapes,
-no traceback frame. Logs, code, configs and tracebacks are not. `bare_error_lines(texts, most)` -> the
+no traceback frame; or a short note in a chat's shorthand (_short_note). Logs, code, configs and tracebacks are not. `bare_error_lines(texts, most)` -> the
 exception lines ("ValueError: ...") pasted without a traceback header, which the traceback analyzers cannot
 find and prose leaves out. `quoted_code(lines)` -> the blocks of Python a post quotes without fences (a
 four-space indent, or pasted as it ran): prose skips them, and code/index checks them as the post's code.
@@ -185,6 +185,11 @@ def prose_sentences(texts: Iterable[TextArtifact]) -> list[str]:
         if t.kind not in _KINDS:
             continue
         head = t.text[:SCAN_CHARS]
+        if head.isascii() and _FUNCTION_TOKENS.isdisjoint(head.lower().translate(_LETTERS_ONLY).split()):
+            # (a sentence has a function word: a log of metric lines has none in all its head; a note may not)
+            if note := _short_note(head):
+                out.append(note)
+            continue
         fenced = "```" in head or "~~~" in head
         # greetings, titles and "(see train.log)" say nothing either way: not counted; nor what a post
         # quotes in ``` fences (its code or log: read as such, code/index.fenced_code)
@@ -194,8 +199,8 @@ def prose_sentences(texts: Iterable[TextArtifact]) -> list[str]:
             inside = {i for r in quoted for i in r}
             lines, fenced = [ln for i, ln in enumerate(lines) if i not in inside], True
         lines = [ln for ln in lines if len(ln.split()) >= 3 or len(_CJK.findall(ln)) >= 3]
-        if not lines or (head.isascii() and _FUNCTION_TOKENS.isdisjoint(head.lower().translate(_LETTERS_ONLY).split())):
-            continue     # (a sentence has a function word: a log of metric lines has none in all its head)
+        if not lines:
+            continue
         keep: list[str] = []
         misses, most = 0, len(lines) - PROSE_SHARE * len(lines)
         for ln in lines:
@@ -210,9 +215,36 @@ def prose_sentences(texts: Iterable[TextArtifact]) -> list[str]:
             or sum(_cjk_length(k) for k in keep) >= MIN_PARAGRAPH_CJK
         if keep and enough and misses <= most:
             out.append(" ".join(keep)[:MAX_CHARS])
-            if len(out) >= MAX_FILES:
-                break
+        elif note := _short_note(head):
+            out.append(note)
+        if len(out) >= MAX_FILES:
+            break
     return out
+
+
+# A note of a line or three, in the shorthand of a chat message, no sentence in it: "loss went 2.3 -> 45.2 -> nan
+# in 300 steps, sgd lr 0.8", "bs 64 OOMs on a 24GB 3090, bs 32 works". The whole file is the user's words when
+# each line has SHORT_NOTE_WORDS words, three of them words of letters, one a _TERSE word (what a progress line
+# has none of: "epoch 3 loss 2.30 acc 0.10"), and is no code, traceback, status or sample line.
+SHORT_NOTE_CHARS = 400
+SHORT_NOTE_LINES = 3
+SHORT_NOTE_WORDS = 5
+_TERSE = re.compile(r"\b(?:went|goes|go|after|with|every|over|on|off|at|in|no|fine|works?|worked|from|still|only|for|but"
+                    r"|then|when|same|never|always|stuck|help|why|what|any|tips?|vs|instead|without|than|both|a)\b", re.I)
+
+
+def _short_note(head: str) -> str:
+    if len(head) > SHORT_NOTE_CHARS:
+        return ""
+    lines = [ln.strip() for ln in head.splitlines() if ln.strip()]
+    if not 0 < len(lines) <= SHORT_NOTE_LINES:
+        return ""
+    for s in lines:
+        words = s.split()
+        if len(words) < SHORT_NOTE_WORDS or sum(w.strip(",.;:!?()").isalpha() for w in words) < 3 \
+                or not _TERSE.search(s) or _CODE.search(s) or _TRACE.search(s) or _SAMPLE.search(s) or _STATUS.match(s):
+            return ""
+    return " ".join(lines)
 
 
 # An exception's own line pasted without its traceback ("RuntimeError: cuDNN error: CUDNN_STATUS_INTERNAL_ERROR",

@@ -165,8 +165,10 @@ _VALUE = r"(?<![A-Za-z0-9_.])(\d+(?:\.\d+)?)(?![\w.]*\s*%)"
 _LOSS_STUCK = re.compile(
     rf"\bloss(?:es)?(?![a-z])[^.;!?\n\d]{{0,30}}?{_STUCK_WORDS}[^.;!?\n\d]{{0,20}}?{_VALUE}"
     # "the loss is exactly 0 at every iteration", "loss = 0.6931 throughout training", "loss: 0.0000e+00 from the first batch"
-    rf"|\bloss(?:es)?(?![a-z])[^.;!?\n\d]{{0,40}}?(?:exactly\s+|[=:]\s*){_VALUE}[^.;!?\n]{{0,30}}?"
-    r"\b(?:(?:at|in|for|on)\s+(?:every|each|all)|throughout|the\s+whole|from\s+the\s+(?:start|beginning|first))", re.I | re.A)
+    # ("loss 2.3026 every epoch": a note's shorthand)
+    rf"|\bloss(?:es)?(?![a-z])[^.;!?\n\d]{{0,40}}?(?:exactly\s+|[=:]\s*)?{_VALUE}[^.;!?\n]{{0,30}}?"
+    r"\b(?:(?:at|in|for|on)\s+(?:every|each|all)|every\s+(?:epoch|step|iter\w*|batch)|throughout|the\s+whole"
+    r"|from\s+the\s+(?:start|beginning|first))", re.I | re.A)
 
 
 def _chance_k(value: str) -> int | None:

@@ -177,3 +177,17 @@ def test_posts_in_other_languages_are_prose(tmp_path):
     # a log whose lines carry such tokens ("de", "la") is still no prose
     log = "".join(f"step {i} | loss {1.0 / (i + 1):.3f} | lr de la 0.001 | run en_US\n" for i in range(30))
     assert prose_sentences(_texts(tmp_path / "log", {"train.log": log})) == []
+
+
+def test_a_short_note_in_shorthand_is_the_users_words(tmp_path):
+    """A chat-style note of a line or three has no sentence in it ("bs 64 OOMs on a 24GB 3090, bs 32 works"): no
+    function word, or too many digits. It had an empty ranking. A short file whose every line is such a note
+    (words of letters, a word no progress line has) is read whole; a three-line progress log is not."""
+    note = "bs 64 OOMs on a 24GB 3090, bs 32 works. seq len 2048, 7B model"
+    assert prose_sentences(_texts(tmp_path / "a", {"note.txt": note + "\n"})) == [note]
+    d = diagnose([str(tmp_path / "a" / "note.txt")], [])
+    assert d.hypotheses and d.hypotheses[0].id == "cuda_oom", [(h.id, h.confidence) for h in d.hypotheses]
+    log = "epoch 1 loss 2.30 acc 0.10\nepoch 2 loss 2.30 acc 0.10\nepoch 3 loss 2.30 acc 0.10\n"
+    assert prose_sentences(_texts(tmp_path / "b", {"train.log": log})) == []
+    # (nor a longer file: a note is short)
+    assert prose_sentences(_texts(tmp_path / "c", {"n.txt": (note + "\n") * 4})) == []

@@ -1154,3 +1154,32 @@ def test_per_layer_grads_printed_side_by_side_on_each_line(tmp_path):
     (tmp_path / "train.log").write_text("".join(f"step {i} top1 0.{i}1 top5 0.{i}5 acc1 0.{i}2 grad_norm 1.{i}\n"
                                                 for i in range(1, 6)))
     assert not [s for s in ingest([tmp_path]).series if s.name.startswith("grad_norm/")]
+
+
+def _series_of(tmp_path, name: str, text: str) -> dict[str, list[float]]:
+    (tmp_path / name).write_text(text)
+    run = ingest([str(tmp_path / name)])
+    return {s.name: [float(v) for v in s.values] for s in run.series}
+
+
+def test_a_notes_few_values_in_words_are_a_history(tmp_path):
+    """A chat-style note gives its values in words: "loss went 2.3 -> 2.1 -> 45.2 -> nan", "grad norm 1.2, 3.5,
+    40, 900, 2e5, inf over 6 steps". The block scanner took one number of each (or none), so the note had an
+    empty ranking. Arrows read anywhere; commas and spaces only in the user's words, since a log's
+    "test loss 0.1, 0.0, 0.2" is one value per class or term."""
+    got = _series_of(tmp_path, "a.txt", "loss went 2.3 -> 2.1 -> 45.2 -> nan in 300 steps, sgd lr 0.8\n")
+    assert got["loss"][:3] == [2.3, 2.1, 45.2] and math.isnan(got["loss"][3])
+    got = _series_of(tmp_path, "b.txt", "grad norm 1.2, 3.5, 40, 900, 2e5, inf over 6 steps, LSTM, no clipping\n")
+    assert got["grad_norm"][:5] == [1.2, 3.5, 40.0, 900.0, 2e5] and math.isinf(got["grad_norm"][5])
+    got = _series_of(tmp_path, "c.txt", "my loss 2.302 2.301 2.301 2.300 2.300 after 5 epochs with lr 1e-7\n")
+    assert got["loss"] == [2.302, 2.301, 2.301, 2.300, 2.300]
+    # a log's per-class values are no history
+    got = _series_of(tmp_path, "train.log", "epoch 47 TRAIN loss 8.3984\ntest loss 0.0000, 0.0000, 0.0000, 0.0000\n")
+    assert len(got.get("val_loss", [])) <= 1 and got["loss"] == [8.3984]
+
+
+def test_a_notes_values_make_a_ranking(tmp_path):
+    from mltdbg.playbooks.diagnose import diagnose
+    (tmp_path / "note.txt").write_text("loss went 2.3 -> 2.1 -> 45.2 -> nan in 300 steps, sgd lr 0.8\n")
+    d = diagnose([str(tmp_path / "note.txt")], [])
+    assert d.hypotheses and d.hypotheses[0].id == "lr_too_high", [(h.id, h.confidence) for h in d.hypotheses]

@@ -390,3 +390,9 @@ def test_a_nan_from_the_first_epoch_on_data_with_missing_values_is_the_data(tmp_
     assert top.id == "nan_in_data"
     top = diagnose([str(tmp_path)], [post.replace("some columns have", "I filled the")]).hypotheses[0]
     assert top.id != "nan_in_data"
+
+
+def test_a_loss_the_user_says_sits_at_one_value_every_epoch():
+    """A note's shorthand "loss 2.3026 every epoch" (no "=" or "exactly") is a loss stuck at ln 10."""
+    assert "said:loss_at_chance" in said.ruled_out(["10 classes, loss 2.3026 every epoch, acc 0.1 train and val"])
+    assert "said:loss_at_chance" not in said.ruled_out(["loss 2.3026 at the start, then it fell to 0.4"])

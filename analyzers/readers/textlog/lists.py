@@ -4,7 +4,8 @@ In:  a small log's text (`{'loss': [0.6931, 0.6930, ...], 'val_accuracy': [0.5, 
      `loss = [2.30 1.91 1.52]` as numpy prints it, over several lines).
 Out: `list_series(art)` -> one `Series` per such list of >= MIN_POINTS numbers under a loss,
      accuracy or perplexity name; steps are the list positions (`step_is_index`), each point's
-     line is the line its number is on.
+     line is the line its number is on. `worded_series(art)` -> the same for a short text's values
+     in words ("loss went 2.3 -> 2.1 -> 45.2 -> nan", "grad norm 1.2, 3.5, 40, 900, inf").
 
 The block scanner reads the first number after a key, so these histories came out as one point
 each. Only metric names are read this way: a config echo's lists (`milestones: [30, 60, 90]`,
@@ -18,6 +19,7 @@ import numpy as np
 
 from mltdbg.analyzers.model import LOC_LINE, Series, TextArtifact
 from mltdbg.analyzers.names import LOSS_ACC_PPL, normalize
+from mltdbg.analyzers.prose import prose_sentences
 
 # Logs up to this many characters are searched (a post's paste; a long run prints per step), and
 # only when a list of numbers follows a ':' or '=' somewhere (_ANY, ~10x quicker than _LIST).
@@ -60,10 +62,72 @@ def list_series(art: TextArtifact) -> list[Series]:
     return out
 
 
+# A post's few values in words, on one line: "loss went 2.3 -> 2.1 -> 45.2 -> nan", "grad norm 1.2, 3.5, 40,
+# 900, inf", "loss 2.302 2.301 2.301 2.300". Read in texts up to WORDED_MAX_CHARS (a post, a note), MIN_POINTS
+# numbers at least under a metric name (one or two words; a verb between: "went", "goes from"), separated by
+# arrows, commas or "then" / "to"; by spaces alone only from WORDED_SPACED numbers on (a table row has columns).
+WORDED_MAX_CHARS = 4000
+WORDED_SPACED = 4
+_SEP = r"(?:[ \t]*(?:->|→|=>|,|;)[ \t]*|[ \t]+(?:then|to)[ \t]+|[ \t]+)"
+_WORDED = re.compile(
+    r"(?P<key>(?<![\w.])[A-Za-z][A-Za-z_]{1,24}(?:[ \t][A-Za-z_]{2,24})?)"
+    r"(?:[ \t]+(?:went|goes|go|going|is|was|were|are|from|values?|curve|history))*[ \t]*[:=]?[ \t]*"
+    r"(?P<nums>" + _NUM + r"(?:" + _SEP + _NUM + r"){2,})(?![\w.])", re.IGNORECASE)
+_WORDED_NAMES = ("grad_norm",)
+
+
+def worded_series(art: TextArtifact) -> list[Series]:
+    """A metric's few values a short text gives in words (see WORDED_MAX_CHARS)."""
+    text = art.text
+    if len(text) > WORDED_MAX_CHARS:
+        return []
+    # whether the text is the user's words, asked once, and first where nothing else could be read (a log of
+    # progress lines is turned down by prose at once; the regex below is slower)
+    told: bool | None = None
+    if not any(a in text for a in ("->", "→", "=>")):
+        told = bool(prose_sentences([art]))
+        if not told:
+            return []
+    out = []
+    for m in _WORDED.finditer(text):
+        raw = m.group("key")
+        # (a metric's own name, whole or its last word: "my loss"; or its first: "loss went"; else any loss term)
+        names = [normalize(x) for x in (raw, raw.split()[-1], raw.split()[0])]
+        name = next((n for n in names if n in LOSS_ACC_PPL or n in _WORDED_NAMES), None) or \
+            next((n for n in names if _is_metric(n)), None)
+        if name is None:
+            continue
+        nums = list(_EACH.finditer(m.group("nums")))
+        if not re.search(r"->|→|=>|\bthen\b|\bto\b", m.group("nums")):
+            # listed by commas or spaces: a history only in the user's words (a log's "test loss 0.1, 0.0, 0.2"
+            # is one value per class or term)
+            spaced = "," not in m.group("nums") and ";" not in m.group("nums")
+            if len(nums) < (WORDED_SPACED if spaced else MIN_POINTS):
+                continue
+            if told is None:
+                told = bool(prose_sentences([art]))
+            if not told:
+                continue
+        elif len(nums) < MIN_POINTS:
+            continue
+        base = m.start("nums")
+        values = np.array([float(x.group()) for x in nums], np.float64)
+        lines = np.array([art.line_of(base + x.start()) for x in nums], np.int64)
+        out.append(Series(name=name, raw_name=raw, steps=np.arange(len(values)), values=values, source=art.path,
+                          locs=lines, loc_kind=LOC_LINE, step_is_index=True))
+    return out
+
+
 def with_lists(art: TextArtifact, series: list[Series]) -> list[Series]:
     """`series` (the block scanner's) with each printed history in place of the one point the
-    scanner took from the start of its list."""
+    scanner took from the start of its list, and a short text's worded values (worded_series) in
+    place of the point or two it took from their line."""
     lists = list_series(art)
+    worded = worded_series(art)
+    if worded:
+        at = {(s.name, int(ln)) for s in worded for ln in s.locs}
+        series = [s for s in series if not (len(s) <= 2 and all((s.name, int(ln)) in at for ln in s.locs))]
+        lists += [w for w in worded if not any(w.name == s.name and len(s) >= len(w) for s in series)]
     if not lists:
         return series
     taken = {(s.raw_name, int(s.locs[0])) for s in lists}
