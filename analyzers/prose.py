@@ -224,7 +224,7 @@ def prose_sentences(texts: Iterable[TextArtifact]) -> list[str]:
 
 # A note of a line or three, in the shorthand of a chat message, no sentence in it: "loss went 2.3 -> 45.2 -> nan
 # in 300 steps, sgd lr 0.8", "bs 64 OOMs on a 24GB 3090, bs 32 works". The whole file is the user's words when
-# each line has SHORT_NOTE_WORDS words, three of them words of letters, one a _TERSE word (what a progress line
+# each line has SHORT_NOTE_WORDS words, three of them words of letters, one a _TERSE or function word (what a progress line
 # has none of: "epoch 3 loss 2.30 acc 0.10"), and is no code, traceback, status or sample line.
 SHORT_NOTE_CHARS = 400
 SHORT_NOTE_LINES = 3
@@ -242,7 +242,7 @@ def _short_note(head: str) -> str:
     for s in lines:
         words = s.split()
         if len(words) < SHORT_NOTE_WORDS or sum(w.strip(",.;:!?()").isalpha() for w in words) < 3 \
-                or not _TERSE.search(s) or _CODE.search(s) or _TRACE.search(s) or _SAMPLE.search(s) or _STATUS.match(s):
+                or not (_TERSE.search(s) or _FUNCTION.search(s)) or _CODE.search(s) or _TRACE.search(s) or _SAMPLE.search(s) or _STATUS.match(s):
             return ""
     return " ".join(lines)
 

@@ -189,5 +189,8 @@ def test_a_short_note_in_shorthand_is_the_users_words(tmp_path):
     assert d.hypotheses and d.hypotheses[0].id == "cuda_oom", [(h.id, h.confidence) for h in d.hypotheses]
     log = "epoch 1 loss 2.30 acc 0.10\nepoch 2 loss 2.30 acc 0.10\nepoch 3 loss 2.30 acc 0.10\n"
     assert prose_sentences(_texts(tmp_path / "b", {"train.log": log})) == []
+    # a function word serves as well ("gpu 0% util most of the time")
+    note2 = "gpu 0% util most of the time, cpu 100%, num_workers 0, epoch takes 2h"
+    assert prose_sentences(_texts(tmp_path / "d", {"note.txt": note2 + "\n"})) == [note2]
     # (nor a longer file: a note is short)
     assert prose_sentences(_texts(tmp_path / "c", {"n.txt": (note + "\n") * 4})) == []
