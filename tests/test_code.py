@@ -463,3 +463,30 @@ def test_a_loss_on_predictions_with_no_gradient_is_a_detached_graph(tmp_path, lo
     assert bool(got) is found
     if found:
         assert "no gradient" in got[0].summary
+
+
+_TABLE = """import pandas as pd
+from sklearn.neural_network import MLPRegressor
+df = pd.read_csv('houses.csv')
+X = df[['sqft', 'year_built', 'lot_size']].values
+y = df['price'].values
+model = MLPRegressor(hidden_layer_sizes=(64, 64), max_iter=200)
+model.fit(X, y)
+"""
+
+
+@pytest.mark.parametrize("code, fires", [
+    (_TABLE, True),
+    (_TABLE.replace("model.fit(X, y)", "from sklearn.preprocessing import StandardScaler\n"
+                    "X = StandardScaler().fit_transform(X)\nmodel.fit(X, y)"), False),
+    (_TABLE.replace("X = df", "X = (df - df.mean()) / df.std()\nX = X"), False),
+    (_TABLE.replace("MLPRegressor(hidden_layer_sizes=(64, 64), max_iter=200)", "RandomForestRegressor()")
+     .replace("neural_network import MLPRegressor", "ensemble import RandomForestRegressor"), False),
+])
+def test_table_columns_fed_unscaled_to_a_sensitive_learner(tmp_path, code, fires):
+    """Columns read with pandas in their raw units (square feet beside years) fitted by an MLP with no scaler
+    anywhere: code:features_unscaled (unnormalized_inputs). A scaler, a z-score by hand, or a tree model: none."""
+    (tmp_path / "train.py").write_text(code)
+    from mltdbg.analyzers.ingest import ingest
+    kinds = {s.kind for s in code_signals(ingest([str(tmp_path)]))}
+    assert ("code:features_unscaled" in kinds) is fires, kinds

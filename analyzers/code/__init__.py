@@ -37,7 +37,7 @@ Where things live:
   training_setup.py    the setup checks below, with config values read from code (config_values.py)
   init_scale.py        code:init_std_large, code:init_constant_weights
   optimizer_args.py    code:optimizer_arg_mismatch
-  input_scaling.py     code:raw_pixels_unscaled
+  input_scaling.py     code:raw_pixels_unscaled, code:features_unscaled
   leakage.py           code:val_overlaps_train, code:target_in_features
 This module runs them in a fixed order and turns their Findings into Signals; it also
 re-exports the index's public names (codemods use them).

@@ -1,4 +1,5 @@
-"""`code:raw_pixels_unscaled`: 8-bit images cast to float and fed to the model without scaling.
+"""`code:raw_pixels_unscaled`: 8-bit images cast to float and fed to the model without scaling;
+`code:features_unscaled`: table columns fed to a scale-sensitive learner without scaling.
 
 In:  every parsed code file of the run (the scaling may live in another file than the cast).
 Out: `check_input_scaling(files)` -> (PyFile, Finding) pairs.
@@ -11,6 +12,12 @@ no division or multiplication by 255 / 127.5 (or `div(255)`), no `Normalize` / `
 recognised by uint8 in the code or by image readers (imread, Image.open, read_image,
 decode_image), and the cast by what it converts (a name like image/img/pixel/frame); where a transform
 yields uint8 image tensors (PILToTensor, pil_to_tensor, read_image), by any float cast.
+
+Tables: columns read with pandas / numpy (read_csv, loadtxt, a sklearn dataset of raw units) keep their
+units (square feet in the thousands beside a count of rooms); a gradient-trained or distance-based learner
+(sklearn's MLP, SGD, SVM and nearest-neighbour models, a Keras Dense or torch Linear net) fitted on them with
+no scaler anywhere (the same test as for images, with zscore / scale / power and quantile transforms) trains
+slowly or not at all. MEDIUM: the file may hold columns already scaled.
 """
 from __future__ import annotations
 
@@ -35,7 +42,8 @@ _IMAGE_READERS = {"imread", "open_image", "read_image", "decode_image", "imdecod
 _SCALERS = {"Normalize", "ToTensor", "to_tensor", "ConvertImageDtype", "convert_image_dtype", "rescale",
             "StandardScaler", "MinMaxScaler", "RobustScaler", "normalize", "Rescaling", "Normalization",
             "ToDtype", "ToImage", "image_processor", "feature_extractor", "AutoImageProcessor", "standardize",
-            "BatchNorm2d_input", "ImageProcessor"}
+            "BatchNorm2d_input", "ImageProcessor", "scale", "zscore", "MaxAbsScaler", "Normalizer",
+            "QuantileTransformer", "PowerTransformer", "minmax_scale", "robust_scale", "maxabs_scale"}
 _SCALE_CONSTS = {255, 127.5, 256, 128}
 _FLOAT_DTYPES = re.compile(r"float(16|32|64)?\b|double|half|FloatTensor", re.IGNORECASE)
 
@@ -123,3 +131,26 @@ def check_input_scaling(files: list[PyFile]) -> list[tuple[PyFile, Finding]]:
                         f"ToTensor or (x - mean) / std)" + (" and the images are 8-bit (uint8)" if uint8 else "")
                         + ": inputs reach the first layer at 0..255, ~100x the scale it is initialised for",
                         data={"uint8": uint8}))]
+
+
+_TABLE_READERS = {"read_csv", "read_excel", "read_parquet", "read_table", "read_feather", "loadtxt", "genfromtxt",
+                  "load_boston", "fetch_california_housing", "load_diabetes", "fetch_openml", "load_wine"}
+_SENSITIVE = {"MLPRegressor", "MLPClassifier", "SGDRegressor", "SGDClassifier", "SVR", "SVC", "LinearSVC",
+              "LinearSVR", "KNeighborsRegressor", "KNeighborsClassifier", "Perceptron", "Dense", "Linear"}
+_TRAINS = {"fit", "backward", "train_on_batch", "partial_fit"}
+
+
+def check_tabular_scaling(files: list[PyFile]) -> list[tuple[PyFile, Finding]]:
+    reader = next(((f, c) for f in files for c in f.calls if last(c) in _TABLE_READERS), None)
+    if reader is None:
+        return []
+    learner = next(((f, c) for f in files for c in f.calls if last(c) in _SENSITIVE), None)
+    if learner is None or not any(last(c) in _TRAINS for f in files for c in f.calls) or _scaling_anywhere(files) \
+            or any(last(c) in ("log", "log1p", "log10") for f in files for c in f.calls):
+        return []
+    f, c = learner
+    return [(f, Finding("code:features_unscaled", MEDIUM, c.lineno,
+                        f"table columns read with {last(reader[1])}() reach {last(c)} with no scaler anywhere in the code "
+                        f"(no StandardScaler, MinMaxScaler, normalize or (x - mean) / std): features in their raw units "
+                        f"train a gradient or distance based model slowly or not at all",
+                        data={"learner": last(c), "reader": last(reader[1])}))]

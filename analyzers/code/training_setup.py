@@ -14,7 +14,7 @@ from __future__ import annotations
 from mltdbg.analyzers.code.config_values import ConfigValues
 from mltdbg.analyzers.code.index import Finding, PyFile
 from mltdbg.analyzers.code.init_scale import check_init_scale
-from mltdbg.analyzers.code.input_scaling import check_input_scaling
+from mltdbg.analyzers.code.input_scaling import check_input_scaling, check_tabular_scaling
 from mltdbg.analyzers.code.leakage import check_leakage
 from mltdbg.analyzers.code.optimizer_args import check_optimizer_args
 from mltdbg.analyzers.code.tokenizer_pair import check_tokenizer_pair
@@ -43,7 +43,8 @@ def _code_only(files: list[PyFile]) -> tuple[list[list[tuple[PyFile, Finding]]],
     hit = _CODE_ONLY.get(key)
     if hit is None:
         per_file = [[(f, x) for x in check_optimizer_args(f)] + [(f, x) for x in check_leakage(f)] for f in files]
-        hit = _CODE_ONLY[key] = (per_file, check_input_scaling(files) + check_tokenizer_pair(files))
+        hit = _CODE_ONLY[key] = (per_file, check_input_scaling(files) + check_tabular_scaling(files)
+                                 + check_tokenizer_pair(files))
         while len(_CODE_ONLY) > CODE_ONLY_CACHE:
             del _CODE_ONLY[next(iter(_CODE_ONLY))]
     return hit
