@@ -1183,3 +1183,15 @@ def test_a_notes_values_make_a_ranking(tmp_path):
     (tmp_path / "note.txt").write_text("loss went 2.3 -> 2.1 -> 45.2 -> nan in 300 steps, sgd lr 0.8\n")
     d = diagnose([str(tmp_path / "note.txt")], [])
     assert d.hypotheses and d.hypotheses[0].id == "lr_too_high", [(h.id, h.confidence) for h in d.hypotheses]
+
+
+def test_a_repeated_key_on_one_line_does_not_hide_a_posts_one_epoch_line(tmp_path):
+    """A post's one Keras line is all it has, so its one-point series are kept unless the file has a longer
+    history. A pasted code line, "x = (x - x.mean(axis=0)) / x.std(axis=0)", gave `axis` two points, on one line:
+    read as such a history, it dropped the epoch line's loss: nan, and the post had an empty ranking."""
+    got = _series_of(tmp_path, "err.txt", "preprocess.py:42: RuntimeWarning: invalid value encountered in divide\n"
+                     "  x = (x - x.mean(axis=0)) / x.std(axis=0)\nEpoch 1/10 - loss: nan - accuracy: 0.1000\n")
+    assert math.isnan(got["loss"][0]) and got["accuracy"] == [0.1]
+    # a history of two lines still drops a training key's lone point
+    got = _series_of(tmp_path, "train.log", "step 1 loss 0.5\nstep 2 loss 0.4\nlr 0.1\n")
+    assert got["loss"] == [0.5, 0.4] and "lr" not in got

@@ -963,8 +963,9 @@ def _merge_styles(parts: list[tuple]) -> list[Series]:
                 cur = s
         out.append(cur)
     # An eval metric may be printed once (a final test accuracy); training series need two points,
-    # unless no series of the file has two (a post quoting its one epoch line: its values are all there is).
-    multi = any(len(s) >= 2 for s in out)
+    # unless no series of the file has two on two lines (a post quoting its one epoch line: its values are all
+    # there is; a code line "x.mean(axis=0) / x.std(axis=0)" above it gives axis two points on one line)
+    multi = any(len(s) >= 2 and s.locs[0] != s.locs[-1] for s in out)
     return [s for s in out if len(s) >= 2 or s.name.startswith("val_") or not multi]
 
 
