@@ -26,7 +26,7 @@ from mltdbg.analyzers.common import yamlsafe
 from mltdbg.analyzers.common.textfind import contains_any
 from mltdbg.analyzers.model import Evidence, Fact, Run, Signal, TextArtifact
 from mltdbg.analyzers.prose import is_sentence
-from mltdbg.analyzers.code.index import post_code, pyfile_of
+from mltdbg.analyzers.code.index import notebook_cells, post_code, pyfile_of
 
 QUOTE_MAX = 300
 _LOG_HEAD = 300_000      # key: value facts are read from a log's head (where configs are printed)
@@ -431,30 +431,7 @@ def _notebook_facts(art: TextArtifact, fx: _Facts) -> None:
     """A Jupyter notebook: its code cells read as code (ast), `!python train.py --lr 10` lines as
     launch commands. Each cell is parsed on its own, laid over the notebook file's lines (nbformat
     writes one source line per file line), so facts cite the .ipynb's own lines."""
-    try:
-        nb = json.loads(art.text)
-    except ValueError:
-        return
-    cells = nb.get("cells") if isinstance(nb, dict) else None
-    if not isinstance(cells, list):
-        return
-    file_lines = art.text.split("\n")
-    at = 0   # file line (0-based) searched from: cells and their lines come in file order
-    for cell in cells:
-        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
-            continue
-        src = cell.get("source")
-        src = "".join(src) if isinstance(src, list) else src if isinstance(src, str) else ""
-        padded: list[str] = [""] * len(file_lines)
-        for ln in src.split("\n"):
-            if not ln.strip():
-                continue
-            needle = json.dumps(ln)[1:-1]
-            k = next((i for i in range(at, len(file_lines)) if needle in file_lines[i]), None)
-            if k is None:
-                continue
-            at = k
-            padded[k] = (padded[k] + "; " + ln) if padded[k] else ln
+    for padded in notebook_cells(art.text):
         code = "\n".join(padded)
         shell = "\n".join(ln if ln.lstrip()[:1] in ("!", "%") else "" for ln in padded)
         _cli_facts(art, fx, shell, lambda off, t=shell: t.count("\n", 0, off) + 1)

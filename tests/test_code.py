@@ -490,3 +490,23 @@ def test_table_columns_fed_unscaled_to_a_sensitive_learner(tmp_path, code, fires
     from mltdbg.analyzers.ingest import ingest
     kinds = {s.kind for s in code_signals(ingest([str(tmp_path)]))}
     assert ("code:features_unscaled" in kinds) is fires, kinds
+
+
+def test_a_notebooks_cells_are_checked_at_the_notebooks_lines(tmp_path):
+    """A Colab / Jupyter notebook's code cells were read for settings only; the code checks skipped .ipynb files.
+    An inference cell without model.eval() is now found, cited at the .ipynb's own line (verified there)."""
+    import json
+    from mltdbg.playbooks.diagnose import diagnose
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": ["# Inference\n"]},
+             {"cell_type": "code", "metadata": {}, "execution_count": 1, "outputs": [],
+              "source": ["!pip install timm\n", "model = ResNetWithDropout()\n",
+                         "model.load_state_dict(torch.load('best.pt'))\n", "preds = []\n",
+                         "for x, _ in test_loader:\n", "    preds.append(model(x).argmax(1))\n"]}]
+    nb = tmp_path / "infer.ipynb"
+    nb.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1))
+    d = diagnose([str(nb)], ["test accuracy is 0.61 but validation accuracy during training was 0.93"])
+    top = d.hypotheses[0]
+    assert top.id == "eval_mode_forgotten", [(h.id, h.confidence) for h in d.hypotheses]
+    cited = [e for e in top.evidence if e.source == "infer.ipynb"]
+    assert cited and "preds.append(model(x)" in cited[0].quote and all(e.verified for e in cited)
+    assert nb.read_text().split("\n")[cited[0].line - 1].strip().startswith('"    preds.append(model(x)')

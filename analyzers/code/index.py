@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import json
 import gc
 import re
 from contextlib import contextmanager
@@ -1084,7 +1085,9 @@ def parse_code(run: Run) -> list[PyFile]:
     for t in run.texts:
         if t.kind in ("log", "text"):
             f = post_code(t)
-        elif t.kind == "code" and not t.path.endswith((".ipynb",)):
+        elif t.kind == "code" and t.path.lower().endswith(".ipynb"):
+            f = post_code(t)
+        elif t.kind == "code":
             f = _parsed(t, run.warnings)
         else:
             continue
@@ -1093,10 +1096,60 @@ def parse_code(run: Run) -> list[PyFile]:
     return files
 
 
+def notebook_cells(text: str) -> list[list[str]]:
+    """Each code cell of a Jupyter notebook's JSON `text` laid over the file's lines: per cell, a list as long as
+    the file's lines holding each source line at the line the JSON has it on ("" elsewhere; nbformat writes one
+    source line per file line, so what is read from a cell cites the .ipynb's own lines). [] when `text` is
+    no notebook."""
+    try:
+        nb = json.loads(text)
+    except ValueError:
+        return []
+    cells = nb.get("cells") if isinstance(nb, dict) else None
+    if not isinstance(cells, list):
+        return []
+    file_lines = text.split("\n")
+    out = []
+    at = 0   # file line (0-based) searched from: cells and their lines come in file order
+    for cell in cells:
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        src = cell.get("source")
+        src = "".join(src) if isinstance(src, list) else src if isinstance(src, str) else ""
+        padded: list[str] = [""] * len(file_lines)
+        for ln in src.split("\n"):
+            if not ln.strip():
+                continue
+            needle = json.dumps(ln)[1:-1]
+            k = next((i for i in range(at, len(file_lines)) if needle in file_lines[i]), None)
+            if k is None:
+                continue
+            at = k
+            padded[k] = (padded[k] + "; " + ln) if padded[k] else ln
+        out.append(padded)
+    return out
+
+
+def notebook_code(t: TextArtifact) -> TextArtifact | None:
+    """The Python of a notebook's code cells (notebook_cells), in one text at the .ipynb's lines, shell (!) and
+    magic (%) lines blank; None when it has none."""
+    cells = notebook_cells(t.text) if len(t.text) <= FENCED_MAX * 10 else []
+    if not cells:
+        return None
+    merged = [""] * len(cells[0])
+    for padded in cells:
+        for i, ln in enumerate(padded):
+            if ln and ln.lstrip()[:1] not in ("!", "%"):
+                merged[i] = ln
+    if not any(merged):
+        return None
+    return TextArtifact(path=t.path, abspath=t.abspath, kind="code", text="\n".join(merged))
+
+
 def post_code(t: TextArtifact) -> PyFile | None:
-    """The Python a post (a log or text artifact) quotes (fenced_code), parsed at the post's own lines; None
-    when it quotes none that parses (after repair_tree), without warnings."""
-    c = fenced_code(t)
+    """The Python a post (a log or text artifact) quotes (fenced_code), or a notebook's cells (notebook_code),
+    parsed at the file's own lines; None when it has none that parses (after repair_tree), without warnings."""
+    c = notebook_code(t) if t.path.lower().endswith(".ipynb") else fenced_code(t)
     return _parsed(c, None) if c is not None else None
 
 
