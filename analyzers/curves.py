@@ -166,7 +166,8 @@ def _curve_signals(run: Run) -> list[Signal]:
     g, lr = primary(run, "grad_norm"), run.metric("lr")
 
     def grad_and_lr() -> tuple[list[Signal], list[Signal]]:
-        return (_grad_signals(ordered(g), quote) if g is not None and len(g) >= 3 else [],
+        return (_grad_signals(ordered(g), quote) if g is not None and len(g) >= 3
+                else _grad_nonfinite(ordered(g), quote) if g is not None and len(g) else [],
                 _lr_signals(run, ordered(lr) if lr is not None else None, quote))
     side = None
     if loss is not None and len(loss) >= SIDE_THREAD_POINTS \
@@ -1170,7 +1171,12 @@ def _nan_logged_as_zero(run: Run, q: Quoter) -> list[Signal]:
     loss, g = run.metric("loss"), run.metric("grad_norm")
     if loss is None or g is None or loss is g:
         return []
-    bad_steps = set(g.steps[~np.isfinite(g.values)].tolist())
+    # "the same step": by step, or where neither printed one (an HF dict pasted without its progress bar: the
+    # steps are list positions, and grad_norm's start later) by line of one file
+    by_line = (loss.step_is_index or g.step_is_index) and loss.source == g.source and loss.locs is not None \
+        and g.locs is not None and loss.loc_kind == g.loc_kind == LOC_LINE
+    at_l, at_g = (loss.locs, g.locs) if by_line else (loss.steps, g.steps)
+    bad_steps = set(at_g[~np.isfinite(g.values)].tolist())
     if not bad_steps:
         return []
     v = loss.values
@@ -1178,8 +1184,8 @@ def _nan_logged_as_zero(run: Run, q: Quoter) -> list[Signal]:
     if not len(pos):
         return []
     for i in np.flatnonzero(v[pos[0]:] == 0.0) + pos[0]:
-        if int(loss.steps[i]) in bad_steps:
-            j = int(np.flatnonzero(g.steps == loss.steps[i])[0])
+        if int(at_l[i]) in bad_steps:
+            j = int(np.flatnonzero(at_g == at_l[i])[0])
             txt = (f"loss logged as 0.0 at step {int(loss.steps[i])} where grad_norm is {value_for_json(g.values[j])}: "
                    "a NaN loss the trainer's logging filter printed as 0")
             return [Signal("nonfinite", 0.8, txt, [q.ev(loss, int(i), txt), q.ev(g, j, "grad_norm at the same step")],
@@ -2007,15 +2013,27 @@ def _grad_pinned(g: Series, fv: np.ndarray, fi: np.ndarray, early: float, q: Quo
                    {"value": med, "points": m, "early": early})]
 
 
+def _grad_nonfinite(g: Series, q: Quoter) -> list[Signal]:
+    """nonfinite_grad at grad_norm's first NaN / inf, however short the series (two HF dict lines). From fewer
+    than 3 points, SHORT_GRAD_NONFINITE: a lone NaN grad norm is also what an fp16 scaler's skipped first
+    step prints (mmcv's first logged grad_norm: nan, then finite)."""
+    bad = np.flatnonzero(~np.isfinite(g.values))
+    if not len(bad):
+        return []
+    i = int(bad[0])
+    txt = f"grad_norm first non-finite ({value_for_json(g.values[i])}) at step {int(g.steps[i])}"
+    return [Signal("nonfinite_grad", 1.0 if len(g) >= 3 else SHORT_GRAD_NONFINITE, txt, [q.ev(g, i, txt)],
+                   {"step": int(g.steps[i])})]
+
+
+SHORT_GRAD_NONFINITE = 0.5
+
+
 def _grad_signals(g: Series, q: Quoter) -> list[Signal]:
-    out: list[Signal] = []
+    out: list[Signal] = _grad_nonfinite(g, q)
     v = g.values
     fin = np.isfinite(v)
     bad = np.flatnonzero(~fin)
-    if len(bad):
-        i = int(bad[0])
-        txt = f"grad_norm first non-finite ({value_for_json(v[i])}) at step {int(g.steps[i])}"
-        out.append(Signal("nonfinite_grad", 1.0, txt, [q.ev(g, i, txt)], {"step": int(g.steps[i])}))
     fv = v[fin]
     fi = np.flatnonzero(fin)
     if 3 <= len(fv) < 8 and fv[0] > 0:

@@ -99,9 +99,25 @@ def _cjk_length(line: str) -> int:
     return cjk + 2 * len(_LATIN_WORD.findall(line)) if cjk else 0
 
 
+# A project's documentation, not a post: a README's usage examples are sketches, not the code that ran; its
+# tables of results are no run's history
+_DOC_NAME = re.compile(r"(?:^|/)(?:readme|changelog|changes|history|contributing|code_of_conduct|license|notice)[^/]*$",
+                       re.I)
+
+
+def is_documentation(path: str) -> bool:
+    return bool(_DOC_NAME.search(path))
+
+
 # A markdown fence line, ``` or ~~~ and the block's language ("```python", "~~~ {.py}"): what a post quotes
 # (code/index.fenced_code reads the Python of it)
 FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*\{?\.?([\w+-]*)")
+
+
+# Markdown and HTML structure of a post (a GitHub issue template's "## Environment", "- torch 2.2.0", a table row,
+# "<details>", an image): what is not a sentence of it counts neither way
+_MARKUP = re.compile(r"^\s*(?:#{1,6}\s|[-*+]\s|\d{1,2}[.)]\s|\|.*\|\s*$|</?[A-Za-z][^>]*>|!?\[[^\]]*\]\([^)]*\)\s*$"
+                     r"|\*\*[^*]+\*\*:?\s*$)")
 
 
 def _unfenced(text: str) -> list[str]:
@@ -206,6 +222,8 @@ def prose_sentences(texts: Iterable[TextArtifact]) -> list[str]:
         for ln in lines:
             if is_sentence(ln):
                 keep.append(ln.strip())
+            elif _MARKUP.match(ln):
+                continue     # a post's headings, list items, tables and tags are neither sentence nor log
             else:
                 misses += 1
                 if misses > most:    # the share is out of reach: not prose, stop reading

@@ -1195,3 +1195,66 @@ def test_a_repeated_key_on_one_line_does_not_hide_a_posts_one_epoch_line(tmp_pat
     # a history of two lines still drops a training key's lone point
     got = _series_of(tmp_path, "train.log", "step 1 loss 0.5\nstep 2 loss 0.4\nlr 0.1\n")
     assert got["loss"] == [0.5, 0.4] and "lr" not in got
+
+
+_ISSUE_MD = """## Describe the bug
+When I train with `--fp16` the loss becomes `nan` after ~2k steps. The same config with `--bf16` on an A100 trains fine.
+
+<details>
+<summary>Training log</summary>
+
+```
+{'loss': 2.4312, 'learning_rate': 4.9e-05, 'epoch': 0.1}
+{'loss': 2.1034, 'learning_rate': 4.8e-05, 'epoch': 0.2}
+{'loss': 1.9876, 'learning_rate': 4.7e-05, 'epoch': 0.3}
+{'loss': 0.0, 'grad_norm': nan, 'learning_rate': 4.6e-05, 'epoch': 0.4}
+{'loss': 0.0, 'grad_norm': nan, 'learning_rate': 4.5e-05, 'epoch': 0.5}
+```
+</details>
+
+## Environment
+- transformers 4.38.1
+- torch 2.2.0
+- GPU: V100 32GB
+"""
+
+
+def test_a_github_issue_saved_as_markdown_is_read_like_a_text_post(tmp_path):
+    """An issue saved as issue.md (kind text) had no metrics read (only .txt posts were), and its template's
+    headings and bullet lists counted against its prose: nothing read, lr_too_low 0.14 from the lr alone. Its
+    fenced log and its curve table are read now; its markup counts neither way; a NaN the trainer printed as
+    0.0 beside grad_norm nan is found although the dicts carry no step (matched by line)."""
+    from mltdbg.analyzers.prose import prose_sentences
+    from mltdbg.playbooks.diagnose import diagnose
+    (tmp_path / "issue.md").write_text(_ISSUE_MD)
+    run = ingest([str(tmp_path / "issue.md")])
+    got = {s.name: [float(v) for v in s.values] for s in run.series}
+    assert got["loss"] == [2.4312, 2.1034, 1.9876, 0.0, 0.0] and len(got["grad_norm"]) == 2
+    assert prose_sentences(run.texts) == [_ISSUE_MD.split("\n")[1]]
+    d = diagnose([str(tmp_path / "issue.md")], [])
+    assert d.hypotheses[0].id == "mixed_precision_overflow", [(h.id, h.confidence) for h in d.hypotheses]
+    assert any(e.quote and "'grad_norm': nan" in e.quote for h in d.hypotheses for e in h.evidence)
+    # a markdown table of the curve
+    table = ("My validation loss starts increasing after epoch 8 while training loss keeps going down. Is this normal?\n\n"
+             "| epoch | train_loss | val_loss |\n|---|---|---|\n| 1 | 1.20 | 1.10 |\n| 4 | 0.70 | 0.80 |\n"
+             "| 8 | 0.40 | 0.68 |\n| 12 | 0.20 | 0.75 |\n| 16 | 0.08 | 0.92 |\n| 20 | 0.03 | 1.15 |\n")
+    (tmp_path / "q2").mkdir()
+    (tmp_path / "q2" / "question.md").write_text(table)
+    got = {s.name: [float(v) for v in s.values] for s in ingest([str(tmp_path / "q2")]).series}
+    assert got["val_loss"] == [1.10, 0.80, 0.68, 0.75, 0.92, 1.15]
+    # a project's README is documentation: its tables are no run's history
+    (tmp_path / "q2" / "question.md").rename(tmp_path / "q2" / "README.md")
+    assert ingest([str(tmp_path / "q2")]).series == []
+
+
+def test_a_lone_nan_grad_norm_is_cited():
+    """A grad_norm of one or two points with a NaN had gone unread (its analysis wants three)."""
+    from mltdbg.analyzers.curves import curve_signals
+    from mltdbg.analyzers.model import Series
+    run = Run(root=Path("."))
+    run.series = [Series(name="grad_norm", raw_name="grad_norm", steps=np.arange(2), values=np.array([np.nan, 3.97]),
+                         source="x.log", locs=np.array([1, 2])),
+                  Series(name="loss", raw_name="loss", steps=np.arange(2), values=np.array([1.91, 0.92]),
+                         source="x.log", locs=np.array([1, 2]))]
+    sig = [s for s in curve_signals(run) if s.kind == "nonfinite_grad"]
+    assert sig and 0 < sig[0].strength < 1.0

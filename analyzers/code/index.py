@@ -22,7 +22,7 @@ from functools import lru_cache
 from typing import Any, Iterable, TypeVar
 
 from mltdbg.analyzers.model import Run, TextArtifact
-from mltdbg.analyzers.prose import FENCE, prose_sentences, quoted_code
+from mltdbg.analyzers.prose import FENCE, is_documentation, prose_sentences, quoted_code
 
 # Strengths. Strong = the pattern is the bug in almost every case we have seen;
 # weak = worth a look only when the curves point the same way.
@@ -1017,9 +1017,6 @@ def repair_tree(text: str) -> tuple[ast.Module, list[int]] | None:
 # block is as often a log) are checked as the post's own snippet: the same path, every other line blank, so
 # a finding cites the post's line and the verifier finds it there.
 _PY_FENCES = ("python", "py", "python3", "ipython", "ipython3")
-# ... a post, not a project's documentation: a README's usage examples are sketches, not the code that ran
-_DOC_NAME = re.compile(r"(?:^|/)(?:readme|changelog|changes|history|contributing|code_of_conduct|license|notice)[^/]*$",
-                       re.I)
 FENCED_MAX = 200_000      # characters of a post read for its fences (a log is no post)
 
 
@@ -1042,7 +1039,7 @@ def _dedented(lines: list[str], block: Iterable[int]) -> list[str]:
 def fenced_code(t: TextArtifact) -> TextArtifact | None:
     """The Python of `t`'s fenced blocks, and of the blocks it quotes unfenced (prose.quoted_code: a four-space
     indent, or lines pasted as they ran), each block dedented, every other line blank; None when it holds none."""
-    if len(t.text) > FENCED_MAX or _DOC_NAME.search(t.path):
+    if len(t.text) > FENCED_MAX or is_documentation(t.path):
         return None
     lines = t.text.split("\n")
     out = [""] * len(lines)

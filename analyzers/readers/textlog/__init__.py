@@ -52,9 +52,11 @@ import numpy as np
 
 from mltdbg.analyzers.ingest import decode_utf8, is_binary, read_bytes
 from mltdbg.analyzers.model import Run, TextArtifact
+from mltdbg.analyzers.prose import is_documentation
 from mltdbg.analyzers.readers.textlog.arrays import (find_byte, one_thread, release_memory, reused_heap,
                                                      small_pages)
-from mltdbg.analyzers.readers.textlog.assemble import MAX_METRIC_LINE, LogMetrics, prepare_block, prepare_files
+from mltdbg.analyzers.readers.textlog.assemble import (MAX_METRIC_LINE, LogMetrics, extract_metrics, prepare_block,
+                                                       prepare_files)
 from mltdbg.analyzers.readers.textlog.kind import table_name, text_kind
 from mltdbg.analyzers.readers.textlog.lists import with_lists
 from mltdbg.analyzers.readers.textlog.sparse import (HEAD_BYTES, INDEX_EVERY, MID_CAP, MID_WORDS, SPARSE_TEXT_BYTES,
@@ -86,6 +88,9 @@ PROCESS_MIN_BYTES = 128 * 1024 * 1024
 # scan's numpy calls cost ~0.5 ms a call set whatever the size, so 5,000 logs of 20 lines each
 # took 2.6 s of scanning alone (benchmarks/bench_diagnose.py --many).
 SMALL_LOG_BYTES = 256 * 1024
+# A post saved as markdown is read for metrics as a .txt post is, up to this size (a post, not a report)
+POST_EXT = (".md", ".markdown")
+POST_MAX_BYTES = 1024 * 1024
 # path -> (bytes, newlines, prepare_block's dict, (size, mtime_ns) when read) of the small logs
 # prefetched last
 _PREFETCHED: dict[Path, tuple[bytes, np.ndarray, dict, tuple[int, int]]] = {}
@@ -216,6 +221,10 @@ def _read_whole(path: Path, rel: str, run: Run) -> None:
     if data.isascii():  # byte offsets are character offsets: reuse a newline scan
         art._starts = np.concatenate(([0], find_byte(np.frombuffer(data, np.uint8), 10) + 1)).astype(np.int64)
     run.texts.append(art)
+    if art.kind == "text" and rel.lower().endswith(POST_EXT) and not is_documentation(rel) and len(data) <= POST_MAX_BYTES:
+        # a post saved as markdown (a GitHub issue: its log in a fence, its curve as a table) is read for metrics
+        # as a post saved as .txt is
+        run.series.extend(with_lists(art, extract_metrics(data, rel, run)))
 
 
 def _blocks(path: Path, gz: bool):
