@@ -2,10 +2,29 @@
 Esc leaving a text field before it means "back"."""
 from __future__ import annotations
 
+import threading
+
 from textual import on
 from textual.screen import Screen
 from textual.widgets import Footer, Input, TextArea
 from textual.worker import Worker, WorkerState
+
+
+# The engine's modules are imported in worker threads, off the event loop: the capture screen's warm-up and the
+# diagnosis itself. Two threads importing one cycle of them at once can each hold a module the other needs, and
+# Python breaks that by handing one of them the other's half-initialised module: "cannot import name 'InputError'
+# from mltdbg.playbooks.diagnose", a diagnosis that failed in about one run of three when ctrl+n came during the
+# warm-up. They are imported, and warmed, by one thread at a time.
+_ENGINE_IMPORT = threading.Lock()
+
+
+def load_engine():
+    """Import and warm the engine (playbooks.diagnose.warm), one thread at a time; (diagnose_session, InputError)."""
+    with _ENGINE_IMPORT:
+        from mltdbg.playbooks.diagnose import InputError, warm  # noqa: PLC0415 - heavy: in a worker, under the lock
+        from mltdbg.sessions.diagnosis import diagnose_session  # noqa: PLC0415 - see above
+        warm()
+    return diagnose_session, InputError
 
 
 def step_footer() -> Footer:

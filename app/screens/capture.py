@@ -18,7 +18,7 @@ from textual.widgets.selection_list import Selection
 
 from mltdbg.analyzers.common.sanitize import visible
 from mltdbg.app.messages import OutputLine
-from mltdbg.app.screens.base import StepScreen, step_footer
+from mltdbg.app.screens.base import StepScreen, load_engine, step_footer
 from mltdbg.app.widgets.lessons import LessonsPanel
 
 SAVE_DELAY_S = 0.4          # an edit is recorded after this pause in typing (each append is an fsync)
@@ -145,8 +145,7 @@ class CaptureScreen(StepScreen):
         # while the user writes debug.md: load what the first diagnosis would (playbooks, weights,
         # compiled patterns), so "next: diagnose" does not pay for it (a failure here costs nothing)
         try:
-            from mltdbg.playbooks.diagnose import warm  # noqa: PLC0415 - after the first paint, in this worker
-            warm()
+            load_engine()      # (after the first paint, in this worker)
         except Exception:  # noqa: BLE001, S110 - the diagnosis itself loads all of it again and reports
             pass
 

@@ -20,7 +20,7 @@ from textual.widgets.option_list import Option
 
 from mltdbg.analyzers.common.sanitize import visible
 from mltdbg.analyzers.crossrank import cross_rank, view_from_record
-from mltdbg.app.screens.base import StepScreen, step_footer
+from mltdbg.app.screens.base import StepScreen, load_engine, step_footer
 from mltdbg.app.screens.probe import holds_probe, open_probe_view
 from mltdbg.app.widgets.live import LiveFollow
 from mltdbg.app.widgets.plot import MetricPlot
@@ -145,8 +145,7 @@ class HypothesesScreen(StepScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="diagnose")
     def _diagnose(self) -> None:
-        from mltdbg.playbooks.diagnose import InputError  # noqa: PLC0415 - heavy (ingest, engines): in the worker
-        from mltdbg.sessions.diagnosis import diagnose_session  # noqa: PLC0415 - see above
+        diagnose_session, InputError = load_engine()     # (heavy: in the worker, one thread at a time)
         app = self.mapp
         try:
             r = diagnose_session(app.session, app.options.baseline, app.options.engine,
