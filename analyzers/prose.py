@@ -203,7 +203,7 @@ def prose_sentences(texts: Iterable[TextArtifact]) -> list[str]:
         head = t.text[:SCAN_CHARS]
         if head.isascii() and _FUNCTION_TOKENS.isdisjoint(head.lower().translate(_LETTERS_ONLY).split()):
             # (a sentence has a function word: a log of metric lines has none in all its head; a note may not)
-            if note := _short_note(head):
+            if note := _short_note(head, t.path):
                 out.append(note)
             continue
         fenced = "```" in head or "~~~" in head
@@ -233,7 +233,7 @@ def prose_sentences(texts: Iterable[TextArtifact]) -> list[str]:
             or sum(_cjk_length(k) for k in keep) >= MIN_PARAGRAPH_CJK
         if keep and enough and misses <= most:
             out.append(" ".join(keep)[:MAX_CHARS])
-        elif note := _short_note(head):
+        elif note := _short_note(head, t.path):
             out.append(note)
         if len(out) >= MAX_FILES:
             break
@@ -251,8 +251,8 @@ _TERSE = re.compile(r"\b(?:went|goes|go|after|with|every|over|on|off|at|in|no|fi
                     r"|then|when|same|never|always|stuck|help|why|what|any|tips?|vs|instead|without|than|both|a)\b", re.I)
 
 
-def _short_note(head: str) -> str:
-    if len(head) > SHORT_NOTE_CHARS:
+def _short_note(head: str, path: str) -> str:
+    if len(head) > SHORT_NOTE_CHARS or is_documentation(path):     # (a README's one line describes the project)
         return ""
     lines = [ln.strip() for ln in head.splitlines() if ln.strip()]
     if not 0 < len(lines) <= SHORT_NOTE_LINES:

@@ -192,5 +192,7 @@ def test_a_short_note_in_shorthand_is_the_users_words(tmp_path):
     # a function word serves as well ("gpu 0% util most of the time")
     note2 = "gpu 0% util most of the time, cpu 100%, num_workers 0, epoch takes 2h"
     assert prose_sentences(_texts(tmp_path / "d", {"note.txt": note2 + "\n"})) == [note2]
+    # a project's README of one line describes the project: no note ("a project with no run yet" had ranked dead_relu)
+    assert prose_sentences(_texts(tmp_path / "e", {"README.md": "a project with no run yet\n"})) == []
     # (nor a longer file: a note is short)
     assert prose_sentences(_texts(tmp_path / "c", {"n.txt": (note + "\n") * 4})) == []
