@@ -1258,3 +1258,14 @@ def test_a_lone_nan_grad_norm_is_cited():
                          source="x.log", locs=np.array([1, 2]))]
     sig = [s for s in curve_signals(run) if s.kind == "nonfinite_grad"]
     assert sig and 0 < sig[0].strength < 1.0
+
+
+def test_a_history_list_named_for_its_list_is_read(tmp_path):
+    """`train_losses = [...]`, `val_losses = [...]` (a plural, or _history / _list): the lists were skipped, their
+    names not a metric's. A list of settings (`lr_list`, `milestones`) still is not a history."""
+    got = _series_of(tmp_path, "out.txt", "train_losses = [0.91, 0.65, 0.43, 0.29, 0.17]\n"
+                     "val_losses = [0.89, 0.70, 0.62, 0.65, 0.71]\nval_acc_history = [0.61, 0.70, 0.74, 0.73, 0.72]\n"
+                     "lr_list = [0.1, 0.01, 0.001]\nmilestones = [30, 60, 90]\n")
+    assert got["loss"] == [0.91, 0.65, 0.43, 0.29, 0.17] and got["val_loss"][-1] == 0.71
+    assert got["val_accuracy"] == [0.61, 0.70, 0.74, 0.73, 0.72]
+    assert len(got.get("lr", [])) <= 1 and len(got.get("milestones", [])) <= 1

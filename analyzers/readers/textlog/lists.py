@@ -40,6 +40,24 @@ def _is_metric(name: str) -> bool:
     return name in LOSS_ACC_PPL or name.endswith("loss") or name.endswith(("_acc", "_accuracy"))
 
 
+# A history kept in a list is often named for it: train_losses, val_accs, loss_history, acc_list
+_LIST_SUFFIX = re.compile(r"[_ ](?:history|hist|list|log|curve|values|vals|per_epoch|all)$", re.I)
+_PLURALS = (("losses", "loss"), ("accuracies", "accuracy"), ("accs", "acc"), ("perplexities", "perplexity"))
+
+
+def _list_name(raw: str) -> str:
+    """The metric a list holds, by its name (normalize's, after the list's own suffix and plural are taken off)."""
+    name = normalize(raw)
+    if _is_metric(name):
+        return name
+    base = _LIST_SUFFIX.sub("", raw)
+    for plural, one in _PLURALS:
+        if base.lower().endswith(plural):
+            base = base[:len(base) - len(plural)] + one
+            break
+    return normalize(base)
+
+
 def list_series(art: TextArtifact) -> list[Series]:
     """The histories printed as lists in a small log (see the module docstring)."""
     text = art.text
@@ -48,7 +66,7 @@ def list_series(art: TextArtifact) -> list[Series]:
     out = []
     for m in _LIST.finditer(text):
         raw = m.group("key").strip("'\"")
-        name = normalize(raw)
+        name = _list_name(raw)
         if not _is_metric(name):
             continue
         nums = list(_EACH.finditer(m.group("nums")))
