@@ -153,7 +153,7 @@ _FP32_DENIED = re.compile(r"\beither\b|n'?t\b|\bnot\b|\bno\s+longer\b", re.I)
 
 # A learning rate the user names: extreme values are evidence even in words (lr >= 1 for SGD/Adam-family
 # optimizers; <= 1e-7 barely moves weights), weighed by the lr playbooks.
-_LR_VALUE = re.compile(r"(?:\b(?:lr|learning[\s_-]?rate)|学习率(?:为|是|设为|设置为)?)\s*(?:=|:|：|of|is|was|to|at|down\s+to"
+_LR_VALUE = re.compile(r"(?:\b(?:lr|learning[\s_-]?rate)|学习率(?:为|是|设为|设置为)?|学習率(?:を|は|が)?)\s*(?:=|:|：|of|is|was|to|at|down\s+to"
                        r"|up\s+to|set\s+to)?\s*(\d+(?:\.\d+)?(?:e[-+]?\d+)?|\.\d+)\b", re.I | re.A)
 LR_HUGE, LR_TINY = 1.0, 1e-7
 # A loss the user says never moves off one value ("the loss is always 0.6931", "loss stays at 0", "loss一直为0"):

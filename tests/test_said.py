@@ -396,3 +396,17 @@ def test_a_loss_the_user_says_sits_at_one_value_every_epoch():
     """A note's shorthand "loss 2.3026 every epoch" (no "=" or "exactly") is a loss stuck at ln 10."""
     assert "said:loss_at_chance" in said.ruled_out(["10 classes, loss 2.3026 every epoch, acc 0.1 train and val"])
     assert "said:loss_at_chance" not in said.ruled_out(["loss 2.3026 at the start, then it fell to 0.4"])
+
+
+@pytest.mark.parametrize("text", ["训练时报显存不足，batch_size改小就好了", "跑了几个epoch就爆显存了", "GPUのメモリ不足でエラーになります",
+                                  "배치를 늘리면 메모리 부족 에러가 납니다"])
+def test_out_of_memory_in_chinese_japanese_and_korean(text):
+    """显存不足 / 爆显存 (GPU memory short / blown), メモリ不足, 메모리 부족: the out-of-memory class; 显存利用率 (its
+    utilisation) is not."""
+    from mltdbg.playbooks import library
+    assert "out_of_memory" in {c.id for c in library.classes_for([text])}
+    assert "out_of_memory" not in {c.id for c in library.classes_for(["显存利用率只有50%，GPU利用率不到5%"])}
+
+
+def test_a_japanese_learning_rate_is_read():
+    assert "said:lr_huge" in said.ruled_out(["SGDで学習率を10にするとlossがnanになります"])
