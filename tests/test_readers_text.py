@@ -1269,3 +1269,14 @@ def test_a_history_list_named_for_its_list_is_read(tmp_path):
     assert got["loss"] == [0.91, 0.65, 0.43, 0.29, 0.17] and got["val_loss"][-1] == 0.71
     assert got["val_accuracy"] == [0.61, 0.70, 0.74, 0.73, 0.72]
     assert len(got.get("lr", [])) <= 1 and len(got.get("milestones", [])) <= 1
+
+
+def test_a_loss_printed_as_bare_tensors_is_a_history(tmp_path):
+    """print(loss) in a loop prints "tensor(2.3026, grad_fn=<NllLossBackward0>)": no name, so nothing was read
+    and a post of such lines had only its words. The grad_fn of a loss function names it the loss; another
+    tensor's (a mean, an addition) does not."""
+    lines = "".join(f"tensor({v}, grad_fn=<NllLossBackward0>)\n" for v in (2.3026, 2.3025, 2.3027, 2.3026))
+    got = _series_of(tmp_path, "out.txt", lines)
+    assert got["loss"] == [2.3026, 2.3025, 2.3027, 2.3026]
+    other = "".join(f"tensor({v}, grad_fn=<MeanBackward0>)\n" for v in (0.1, 0.2, 0.3, 0.4))
+    assert "loss" not in _series_of(tmp_path, "o2.txt", other)

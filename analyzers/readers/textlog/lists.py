@@ -136,11 +136,34 @@ def worded_series(art: TextArtifact) -> list[Series]:
     return out
 
 
+# A loss printed bare, as torch prints a tensor: "tensor(2.3026, grad_fn=<NllLossBackward0>)", one per line. Its
+# grad_fn names what it is: a loss function's backward (NllLoss, MseLoss, BinaryCrossEntropy...) is the loss.
+_TENSOR_LINE = re.compile(r"^[ \t]*tensor\([ \t]*(" + _NUM + r")[ \t]*,[^\n]*?grad_fn=<(\w+?)Backward\d*>[ \t]*\)[ \t]*\r?$",
+                          re.IGNORECASE | re.MULTILINE)
+_LOSS_FN = re.compile(r"loss|nll|mse|entropy|bce|l1|huber|hinge|kldiv|ctc", re.IGNORECASE)
+
+
+def tensor_series(art: TextArtifact) -> list[Series]:
+    """The loss a text prints as bare tensors, MIN_POINTS of them at least (see _TENSOR_LINE)."""
+    text = art.text
+    if len(text) > MAX_CHARS or "grad_fn=<" not in text:
+        return []
+    found = [m for m in _TENSOR_LINE.finditer(text) if _LOSS_FN.search(m.group(2))]
+    if len(found) < MIN_POINTS:
+        return []
+    values = np.array([float(m.group(1)) for m in found], np.float64)
+    lines = np.array([art.line_of(m.start(1)) for m in found], np.int64)
+    return [Series(name="loss", raw_name=f"tensor(grad_fn={found[0].group(2)})", steps=np.arange(len(values)),
+                   values=values, source=art.path, locs=lines, loc_kind=LOC_LINE, step_is_index=True)]
+
+
 def with_lists(art: TextArtifact, series: list[Series]) -> list[Series]:
     """`series` (the block scanner's) with each printed history in place of the one point the
     scanner took from the start of its list, and a short text's worded values (worded_series) in
     place of the point or two it took from their line."""
     lists = list_series(art)
+    if not any(s.name == "loss" for s in series):
+        lists += tensor_series(art)
     worded = worded_series(art)
     if worded:
         at = {(s.name, int(ln)) for s in worded for ln in s.locs}
