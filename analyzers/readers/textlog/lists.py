@@ -72,12 +72,17 @@ def list_series(art: TextArtifact) -> list[Series]:
         nums = list(_EACH.finditer(m.group("nums")))
         if len(nums) < MIN_POINTS:
             continue
-        base = m.start("nums")
-        values = np.array([float(x.group()) for x in nums], np.float64)
-        lines = np.array([art.line_of(base + x.start()) for x in nums], np.int64)
-        out.append(Series(name=name, raw_name=raw, steps=np.arange(len(values)), values=values, source=art.path,
-                          locs=lines, loc_kind=LOC_LINE, step_is_index=True))
+        out.append(_history(art, m, nums, name, raw))
     return out
+
+
+def _history(art: TextArtifact, m: re.Match, nums: list[re.Match], name: str, raw: str) -> Series:
+    """The numbers `nums` of a match's "nums" group as one history: steps their positions, locs their lines."""
+    base = m.start("nums")
+    values = np.array([float(x.group()) for x in nums], np.float64)
+    lines = np.array([art.line_of(base + x.start()) for x in nums], np.int64)
+    return Series(name=name, raw_name=raw, steps=np.arange(len(values)), values=values, source=art.path,
+                  locs=lines, loc_kind=LOC_LINE, step_is_index=True)
 
 
 # A post's few values in words, on one line: "loss went 2.3 -> 2.1 -> 45.2 -> nan", "grad norm 1.2, 3.5, 40,
@@ -128,11 +133,7 @@ def worded_series(art: TextArtifact) -> list[Series]:
                 continue
         elif len(nums) < MIN_POINTS:
             continue
-        base = m.start("nums")
-        values = np.array([float(x.group()) for x in nums], np.float64)
-        lines = np.array([art.line_of(base + x.start()) for x in nums], np.int64)
-        out.append(Series(name=name, raw_name=raw, steps=np.arange(len(values)), values=values, source=art.path,
-                          locs=lines, loc_kind=LOC_LINE, step_is_index=True))
+        out.append(_history(art, m, nums, name, raw))
     return out
 
 
