@@ -510,3 +510,15 @@ def test_a_notebooks_cells_are_checked_at_the_notebooks_lines(tmp_path):
     cited = [e for e in top.evidence if e.source == "infer.ipynb"]
     assert cited and "preds.append(model(x)" in cited[0].quote and all(e.verified for e in cited)
     assert nb.read_text().split("\n")[cited[0].line - 1].strip().startswith('"    preds.append(model(x)')
+
+
+def test_an_amp_scalers_scale_is_no_input_scaling(tmp_path):
+    """GradScaler's scaler.scale(loss) scales a loss, not the inputs: 8-bit images cast to float in an AMP loop are
+    still unscaled (727abd6 had added "scale" to the scaler names, and the image check went quiet on AMP code)."""
+    (tmp_path / "train.py").write_text(
+        "import numpy as np\nimport torch\nfrom PIL import Image\nscaler = torch.cuda.amp.GradScaler()\n"
+        "for path in paths:\n    img = np.array(Image.open(path)).astype(np.float32)\n    x = torch.from_numpy(img)\n"
+        "    with torch.autocast('cuda'):\n        loss = model(x).mean()\n    scaler.scale(loss).backward()\n"
+        "    scaler.step(opt)\n")
+    from mltdbg.analyzers.ingest import ingest
+    assert "code:raw_pixels_unscaled" in {s.kind for s in code_signals(ingest([str(tmp_path)]))}

@@ -42,7 +42,7 @@ _IMAGE_READERS = {"imread", "open_image", "read_image", "decode_image", "imdecod
 _SCALERS = {"Normalize", "ToTensor", "to_tensor", "ConvertImageDtype", "convert_image_dtype", "rescale",
             "StandardScaler", "MinMaxScaler", "RobustScaler", "normalize", "Rescaling", "Normalization",
             "ToDtype", "ToImage", "image_processor", "feature_extractor", "AutoImageProcessor", "standardize",
-            "BatchNorm2d_input", "ImageProcessor", "scale", "zscore", "MaxAbsScaler", "Normalizer",
+            "BatchNorm2d_input", "ImageProcessor", "zscore", "MaxAbsScaler", "Normalizer",
             "QuantileTransformer", "PowerTransformer", "minmax_scale", "robust_scale", "maxabs_scale"}
 _SCALE_CONSTS = {255, 127.5, 256, 128}
 _FLOAT_DTYPES = re.compile(r"float(16|32|64)?\b|double|half|FloatTensor", re.IGNORECASE)
