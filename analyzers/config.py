@@ -25,8 +25,8 @@ import yaml
 from mltdbg.analyzers.common import yamlsafe
 from mltdbg.analyzers.common.textfind import contains_any
 from mltdbg.analyzers.model import Evidence, Fact, Run, Signal, TextArtifact
-from mltdbg.analyzers.prose import is_sentence
 from mltdbg.analyzers.code.index import notebook_cells, post_code, pyfile_of
+from mltdbg.analyzers.prose import is_sentence
 
 QUOTE_MAX = 300
 _LOG_HEAD = 300_000      # key: value facts are read from a log's head (where configs are printed)

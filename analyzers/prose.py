@@ -8,8 +8,8 @@ In: the run's TextArtifacts. Out: `prose_sentences(texts)` -> the prose lines of
 mostly prose (at most MAX_FILES files, MAX_CHARS characters each). A file is prose when at least
 PROSE_SHARE of its non-blank lines read as sentences (MIN_SENTENCES of them, or one paragraph): several words with
 a function word among them, mostly letters, few digits, no `key=value` or `key: number` metric shapes,
-no traceback frame; or a short note in a chat's shorthand (_short_note). Logs, code, configs and tracebacks are not. `bare_error_lines(texts, most)` -> the
-exception lines ("ValueError: ...") pasted without a traceback header, which the traceback analyzers cannot
+no traceback frame; or a short note in a chat's shorthand (_short_note). Logs, code, configs and tracebacks
+are not. `bare_error_lines(texts, most)` -> the exception lines ("ValueError: ...") pasted without a traceback header, which the traceback analyzers cannot
 find and prose leaves out. `quoted_code(lines)` -> the blocks of Python a post quotes without fences (a
 four-space indent, or pasted as it ran): prose skips them, and code/index checks them as the post's code.
 Cost: at most one pass over each text artifact's first SCAN_CHARS characters, left as soon as the
@@ -242,8 +242,8 @@ def prose_sentences(texts: Iterable[TextArtifact]) -> list[str]:
 
 # A note of a line or three, in the shorthand of a chat message, no sentence in it: "loss went 2.3 -> 45.2 -> nan
 # in 300 steps, sgd lr 0.8", "bs 64 OOMs on a 24GB 3090, bs 32 works". The whole file is the user's words when
-# each line has SHORT_NOTE_WORDS words, three of them words of letters, one a _TERSE or function word (what a progress line
-# has none of: "epoch 3 loss 2.30 acc 0.10"), and is no code, traceback, status or sample line.
+# each line has SHORT_NOTE_WORDS words, three of them words of letters, one a _TERSE or function word (what a
+# progress line has none of: "epoch 3 loss 2.30 acc 0.10"), and is no code, traceback, status or sample line.
 SHORT_NOTE_CHARS = 400
 SHORT_NOTE_LINES = 3
 SHORT_NOTE_WORDS = 5
@@ -259,8 +259,10 @@ def _short_note(head: str, path: str) -> str:
         return ""
     for s in lines:
         words = s.split()
-        if len(words) < SHORT_NOTE_WORDS or sum(w.strip(",.;:!?()").isalpha() for w in words) < 3 \
-                or not (_TERSE.search(s) or _FUNCTION.search(s)) or _CODE.search(s) or _TRACE.search(s) or _SAMPLE.search(s) or _STATUS.match(s):
+        if len(words) < SHORT_NOTE_WORDS or sum(w.strip(",.;:!?()").isalpha() for w in words) < 3:
+            return ""
+        if not (_TERSE.search(s) or _FUNCTION.search(s)) or _CODE.search(s) or _TRACE.search(s) \
+                or _SAMPLE.search(s) or _STATUS.match(s):
             return ""
     return " ".join(lines)
 
