@@ -166,8 +166,7 @@ def _curve_signals(run: Run) -> list[Signal]:
     g, lr = primary(run, "grad_norm"), run.metric("lr")
 
     def grad_and_lr() -> tuple[list[Signal], list[Signal]]:
-        return (_grad_signals(ordered(g), quote) if g is not None and len(g) >= 3
-                else _grad_nonfinite(ordered(g), quote) if g is not None and len(g) else [],
+        return ([] if g is None else _grad_signals(ordered(g), quote) if len(g) >= 3 else _grad_nonfinite(ordered(g), quote),
                 _lr_signals(run, ordered(lr) if lr is not None else None, quote))
     side = None
     if loss is not None and len(loss) >= SIDE_THREAD_POINTS \
@@ -1173,8 +1172,7 @@ def _nan_logged_as_zero(run: Run, q: Quoter) -> list[Signal]:
         return []
     # "the same step": by step, or where neither printed one (an HF dict pasted without its progress bar: the
     # steps are list positions, and grad_norm's start later) by line of one file
-    by_line = (loss.step_is_index or g.step_is_index) and loss.source == g.source and loss.locs is not None \
-        and g.locs is not None and loss.loc_kind == g.loc_kind == LOC_LINE
+    by_line = (loss.step_is_index or g.step_is_index) and loss.source == g.source and loss.loc_kind == g.loc_kind == LOC_LINE
     at_l, at_g = (loss.locs, g.locs) if by_line else (loss.steps, g.steps)
     bad_steps = set(at_g[~np.isfinite(g.values)].tolist())
     if not bad_steps:

@@ -1080,9 +1080,7 @@ def parse_code(run: Run) -> list[PyFile]:
     repair_tree was the post's to show, not a script of the user's."""
     files = []
     for t in run.texts:
-        if t.kind in ("log", "text"):
-            f = post_code(t)
-        elif t.kind == "code" and t.path.lower().endswith(".ipynb"):
+        if t.kind in ("log", "text") or t.path.lower().endswith(".ipynb"):
             f = post_code(t)
         elif t.kind == "code":
             f = _parsed(t, run.warnings)

@@ -72,17 +72,22 @@ def list_series(art: TextArtifact) -> list[Series]:
         nums = list(_EACH.finditer(m.group("nums")))
         if len(nums) < MIN_POINTS:
             continue
-        out.append(_history(art, m, nums, name, raw))
+        out.append(_history(art, _points(m, nums), name, raw))
     return out
 
 
-def _history(art: TextArtifact, m: re.Match, nums: list[re.Match], name: str, raw: str) -> Series:
-    """The numbers `nums` of a match's "nums" group as one history: steps their positions, locs their lines."""
-    base = m.start("nums")
-    values = np.array([float(x.group()) for x in nums], np.float64)
-    lines = np.array([art.line_of(base + x.start()) for x in nums], np.int64)
+def _history(art: TextArtifact, points: list[tuple[str, int]], name: str, raw: str) -> Series:
+    """(number as printed, its offset in the text) pairs as one history: steps their positions, locs their lines."""
+    values = np.array([float(v) for v, _ in points], np.float64)
+    lines = np.array([art.line_of(at) for _, at in points], np.int64)
     return Series(name=name, raw_name=raw, steps=np.arange(len(values)), values=values, source=art.path,
                   locs=lines, loc_kind=LOC_LINE, step_is_index=True)
+
+
+def _points(m: re.Match, nums: list[re.Match]) -> list[tuple[str, int]]:
+    """The numbers of a match's "nums" group, each with its offset in the text."""
+    base = m.start("nums")
+    return [(x.group(), base + x.start()) for x in nums]
 
 
 # A post's few values in words, on one line: "loss went 2.3 -> 2.1 -> 45.2 -> nan", "grad norm 1.2, 3.5, 40,
@@ -133,7 +138,7 @@ def worded_series(art: TextArtifact) -> list[Series]:
                 continue
         elif len(nums) < MIN_POINTS:
             continue
-        out.append(_history(art, m, nums, name, raw))
+        out.append(_history(art, _points(m, nums), name, raw))
     return out
 
 
@@ -152,10 +157,7 @@ def tensor_series(art: TextArtifact) -> list[Series]:
     found = [m for m in _TENSOR_LINE.finditer(text) if _LOSS_FN.search(m.group(2))]
     if len(found) < MIN_POINTS:
         return []
-    values = np.array([float(m.group(1)) for m in found], np.float64)
-    lines = np.array([art.line_of(m.start(1)) for m in found], np.int64)
-    return [Series(name="loss", raw_name=f"tensor(grad_fn={found[0].group(2)})", steps=np.arange(len(values)),
-                   values=values, source=art.path, locs=lines, loc_kind=LOC_LINE, step_is_index=True)]
+    return [_history(art, [(m.group(1), m.start(1)) for m in found], "loss", f"tensor(grad_fn={found[0].group(2)})")]
 
 
 def with_lists(art: TextArtifact, series: list[Series]) -> list[Series]:
