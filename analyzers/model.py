@@ -61,6 +61,9 @@ class TextArtifact:
     kind: str                 # "log" | "code" | "config" | "traceback" | "text"
     text: str
     _starts: np.ndarray | None = field(default=None, repr=False)
+    # what the analyzers derive from this text once and read more than once (code/index.post_code: the
+    # code a post quotes, read by the code checks and by the config facts)
+    memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def line_starts(self) -> np.ndarray:

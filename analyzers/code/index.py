@@ -1144,8 +1144,10 @@ def notebook_code(t: TextArtifact) -> TextArtifact | None:
 def post_code(t: TextArtifact) -> PyFile | None:
     """The Python a post (a log or text artifact) quotes (fenced_code), or a notebook's cells (notebook_code),
     parsed at the file's own lines; None when it has none that parses (after repair_tree), without warnings."""
-    c = notebook_code(t) if t.path.lower().endswith(".ipynb") else fenced_code(t)
-    return _parsed(c, None) if c is not None else None
+    if "post_code" not in t.memo:       # (read twice a diagnosis: by the code checks and by the config facts)
+        c = notebook_code(t) if t.path.lower().endswith(".ipynb") else fenced_code(t)
+        t.memo["post_code"] = _parsed(c, None) if c is not None else None
+    return t.memo["post_code"]
 
 
 def _parsed(t: TextArtifact, warnings: list[str] | None) -> PyFile | None:
