@@ -200,44 +200,49 @@ def prose_sentences(texts: Iterable[TextArtifact]) -> list[str]:
     for t in texts:
         if t.kind not in _KINDS:
             continue
-        head = t.text[:SCAN_CHARS]
-        if head.isascii() and _FUNCTION_TOKENS.isdisjoint(head.lower().translate(_LETTERS_ONLY).split()):
-            # (a sentence has a function word: a log of metric lines has none in all its head; a note may not)
-            if note := _short_note(head, t.path):
-                out.append(note)
-            continue
-        fenced = "```" in head or "~~~" in head
-        # greetings, titles and "(see train.log)" say nothing either way: not counted; nor what a post
-        # quotes in ``` fences (its code or log: read as such, code/index.fenced_code)
-        lines = _unfenced(head) if fenced else head.splitlines()
-        # ... nor the code it quotes unfenced (quoted_code): a file that quotes code is a post as well
-        if quoted := quoted_code(lines):
-            inside = {i for r in quoted for i in r}
-            lines, fenced = [ln for i, ln in enumerate(lines) if i not in inside], True
-        lines = [ln for ln in lines if len(ln.split()) >= 3 or len(_CJK.findall(ln)) >= 3]
-        if not lines:
-            continue
-        keep: list[str] = []
-        misses, most = 0, len(lines) - PROSE_SHARE * len(lines)
-        for ln in lines:
-            if is_sentence(ln):
-                keep.append(ln.strip())
-            elif _MARKUP.match(ln):
-                continue     # a post's headings, list items, tables and tags are neither sentence nor log
-            else:
-                misses += 1
-                if misses > most:    # the share is out of reach: not prose, stop reading
-                    break
-        # (a file that fences or quotes code is a post: one sentence of it is the user's words)
-        enough = fenced or len(keep) >= MIN_SENTENCES or sum(len(k.split()) for k in keep) >= MIN_PARAGRAPH_WORDS \
-            or sum(_cjk_length(k) for k in keep) >= MIN_PARAGRAPH_CJK
-        if keep and enough and misses <= most:
-            out.append(" ".join(keep)[:MAX_CHARS])
-        elif note := _short_note(head, t.path):
-            out.append(note)
-        if len(out) >= MAX_FILES:
-            break
+        if "prose" not in t.memo:      # (asked of one file by the readers and the code index, then of all by the engine)
+            t.memo["prose"] = _prose_of(t)
+        if t.memo["prose"]:
+            out.append(t.memo["prose"])
+            if len(out) >= MAX_FILES:
+                break
     return out
+
+
+def _prose_of(t: TextArtifact) -> str:
+    """`t`'s sentence lines joined, or its short note; "" when it is no prose."""
+    head = t.text[:SCAN_CHARS]
+    if head.isascii() and _FUNCTION_TOKENS.isdisjoint(head.lower().translate(_LETTERS_ONLY).split()):
+        # (a sentence has a function word: a log of metric lines has none in all its head; a note may not)
+        return _short_note(head, t.path)
+    fenced = "```" in head or "~~~" in head
+    # greetings, titles and "(see train.log)" say nothing either way: not counted; nor what a post
+    # quotes in ``` fences (its code or log: read as such, code/index.fenced_code)
+    lines = _unfenced(head) if fenced else head.splitlines()
+    # ... nor the code it quotes unfenced (quoted_code): a file that quotes code is a post as well
+    if quoted := quoted_code(lines):
+        inside = {i for r in quoted for i in r}
+        lines, fenced = [ln for i, ln in enumerate(lines) if i not in inside], True
+    lines = [ln for ln in lines if len(ln.split()) >= 3 or len(_CJK.findall(ln)) >= 3]
+    if not lines:
+        return ""
+    keep: list[str] = []
+    misses, most = 0, len(lines) - PROSE_SHARE * len(lines)
+    for ln in lines:
+        if is_sentence(ln):
+            keep.append(ln.strip())
+        elif _MARKUP.match(ln):
+            continue     # a post's headings, list items, tables and tags are neither sentence nor log
+        else:
+            misses += 1
+            if misses > most:    # the share is out of reach: not prose, stop reading
+                break
+    # (a file that fences or quotes code is a post: one sentence of it is the user's words)
+    enough = fenced or len(keep) >= MIN_SENTENCES or sum(len(k.split()) for k in keep) >= MIN_PARAGRAPH_WORDS \
+        or sum(_cjk_length(k) for k in keep) >= MIN_PARAGRAPH_CJK
+    if keep and enough and misses <= most:
+        return " ".join(keep)[:MAX_CHARS]
+    return _short_note(head, t.path)
 
 
 # A note of a line or three, in the shorthand of a chat message, no sentence in it: "loss went 2.3 -> 45.2 -> nan
