@@ -212,10 +212,10 @@ def without_worked_around(symptoms: list[str]) -> list[str]:
     return [rx.sub(lambda m: " " * len(m.group(0)), t) for t in symptoms]
 
 
-def _denied_before(text: str, at: int) -> bool:
-    """A negation in the 40 characters before `at`, within its own clause: one in the clause before
-    ("lowering the lr did not avoid it; the fp32 run is fine") does not deny this one."""
-    return bool(_NEGATED.search(_CLAUSE_END.split(text[max(0, at - 40):at])[-1]))
+def _denied_before(text: str, at: int, rx: re.Pattern = _NEGATED) -> bool:
+    """A negation (or what `rx` finds) in the 40 characters before `at`, within its own clause: one in the clause
+    before ("lowering the lr did not avoid it; the fp32 run is fine") does not deny this one."""
+    return bool(rx.search(_CLAUSE_END.split(text[max(0, at - 40):at])[-1]))
 
 
 def ruled_out(symptoms: list[str]) -> dict[str, Signal]:
@@ -252,8 +252,8 @@ def ruled_out(symptoms: list[str]) -> dict[str, Signal]:
             out[stuck] = Signal(stuck, 1.0, f"you said the loss stays at {value}" + (f" (ln {k})" if k else ""))
     for kind, rx in _COMPILED.items():
         m = rx.search(text)
-        if m and kind == "said:data_nonfinite" and (_denied_before(text, m.start()) or _HANDLED.search(
-                _CLAUSE_END.split(text[max(0, m.start() - 40):m.start()])[-1])):
+        if m and kind == "said:data_nonfinite" and (_denied_before(text, m.start())
+                                                    or _denied_before(text, m.start(), _HANDLED)):
             out["said:data_clean"] = Signal("said:data_clean", 1.0, f"you said the data holds no NaN / missing values: "
                                             f"\"{m.group(0)[:80]}\"")
             continue
