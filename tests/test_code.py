@@ -492,6 +492,41 @@ def test_table_columns_fed_unscaled_to_a_sensitive_learner(tmp_path, code, fires
     assert ("code:features_unscaled" in kinds) is fires, kinds
 
 
+_TOY = """import torch
+import torch.nn as nn
+x = torch.linspace(0, 1000, 2000).unsqueeze(1)
+y = torch.sin(x)
+model = nn.Sequential(nn.Linear(1, 64), nn.Tanh(), nn.Linear(64, 1))
+opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+for epoch in range(5000):
+    opt.zero_grad()
+    loss = ((model(x) - y) ** 2).mean()
+    loss.backward()
+    opt.step()
+"""
+
+
+@pytest.mark.parametrize("code, fires", [
+    (_TOY, True),
+    (_TOY.replace("linspace(0, 1000, 2000)", "linspace(-3, 3, 2000)"), False),
+    (_TOY.replace("y = torch.sin(x)", "y = torch.sin(x)\nx = (x - x.mean()) / x.std()"), False),
+    (_TOY.replace("model(x)", "model(t)").replace("y = torch.sin(x)", "y = torch.sin(x)\nt = x.clamp(0, 1)"), False),
+    ("import numpy as np\nfrom keras.models import Sequential\nfrom keras.layers import Dense\n"
+     "x = np.arange(-100, 100, 0.5)\ny = x**4\nmodel = Sequential([Dense(50, input_shape=(1,)), Dense(1)])\n"
+     "model.compile(loss='mse', optimizer='adam')\nmodel.fit(x, y, epochs=1000)\n", True),
+])
+def test_a_toy_input_made_over_a_wide_range_is_unscaled(tmp_path, code, fires):
+    """The toy fit people post (y = x**4 on np.arange(-100, 100), sin(x) on linspace(0, 1000)): the input the code
+    makes spans hundreds and reaches the net unscaled: code:features_unscaled. A narrow range, a z-score, or a
+    wide array that is not what the model is fed: none."""
+    (tmp_path / "fit.py").write_text(code)
+    from mltdbg.analyzers.ingest import ingest
+    got = [s for s in code_signals(ingest([str(tmp_path)])) if s.kind == "code:features_unscaled"]
+    assert bool(got) is fires, got
+    if fires:
+        assert "far outside -1..1" in got[0].summary
+
+
 def test_a_notebooks_cells_are_checked_at_the_notebooks_lines(tmp_path):
     """A Colab / Jupyter notebook's code cells were read for settings only; the code checks skipped .ipynb files.
     An inference cell without model.eval() is now found, cited at the .ipynb's own line (verified there)."""

@@ -140,10 +140,42 @@ _SENSITIVE = {"MLPRegressor", "MLPClassifier", "SGDRegressor", "SGDClassifier", 
 _TRAINS = {"fit", "backward", "train_on_batch", "partial_fit"}
 
 
+# Inputs made up in the code over a wide range ("x = np.arange(-100, 100, 0.5)", "torch.linspace(0, 1000, 500)",
+# "np.random.uniform(0, 300, n)"): the toy fits of y = x**4 or sin(x) that do not converge. Integer draws
+# (randint) are left out: they are mostly token ids or indices.
+_RANGES = {"arange", "linspace", "uniform"}
+_WIDE = 50
+
+
+def _wide_range(files: list[PyFile]) -> tuple[PyFile, ast.Call, str] | None:
+    """(file, call, assigned name) of the first wide-range array fed to a fit or a model call."""
+    fed = {a.id for f in files for c in f.calls
+           if last(c) in _TRAINS or last(c) == "predict" or re.search(r"model|net", last(c), re.I)
+           for a in c.args if isinstance(a, ast.Name)}
+    for f in files:
+        for n in f.of_type(ast.Assign):
+            if not isinstance(n, ast.Assign) or len(n.targets) != 1 or not isinstance(n.targets[0], ast.Name) or n.targets[0].id not in fed:
+                continue
+            call = next((c for c in ast.walk(n.value) if isinstance(c, ast.Call) and last(c) in _RANGES), None)
+            if call is None:
+                continue
+            bounds = [const(a) for a in call.args[:2]]
+            if any(isinstance(b, (int, float)) and not isinstance(b, bool) and abs(b) >= _WIDE for b in bounds):
+                return f, call, n.targets[0].id
+    return None
+
+
 def check_tabular_scaling(files: list[PyFile]) -> list[tuple[PyFile, Finding]]:
     reader = next(((f, c) for f in files for c in f.calls if last(c) in _TABLE_READERS), None)
     if reader is None:
-        return []
+        made = _wide_range(files)
+        if made is None or _scaling_anywhere(files):
+            return []
+        f, c, name = made
+        return [(f, Finding("code:features_unscaled", MEDIUM, c.lineno,
+                            f"`{name}` = {src(c)} spans values far outside -1..1 and is fed to the model with no scaling "
+                            f"anywhere in the code: a net initialised for unit-scale inputs fits it slowly or not at all",
+                            data={"learner": "", "reader": last(c)}))]
     learner = next(((f, c) for f in files for c in f.calls if last(c) in _SENSITIVE), None)
     if learner is None or not any(last(c) in _TRAINS for f in files for c in f.calls) or _scaling_anywhere(files) \
             or any(last(c) in ("log", "log1p", "log10") for f in files for c in f.calls):
