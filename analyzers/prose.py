@@ -226,6 +226,12 @@ def _prose_of(t: TextArtifact) -> str:
     lines = [ln for ln in lines if len(ln.split()) >= 3 or len(_CJK.findall(ln)) >= 3]
     if not lines:
         return ""
+    # ... nor the log lines it pastes bare under a first sentence of the user's own ("My CNN predicts the same
+    # class for every image." above two Keras epoch lines): read as a log by the readers
+    if _opens_post(lines[0]):
+        pasted = _metric_lines(lines)
+        if pasted:
+            lines, fenced = [ln for i, ln in enumerate(lines) if i not in pasted], True
     keep: list[str] = []
     misses, most = 0, len(lines) - PROSE_SHARE * len(lines)
     for ln in lines:
@@ -243,6 +249,21 @@ def _prose_of(t: TextArtifact) -> str:
     if keep and enough and misses <= most:
         return " ".join(keep)[:MAX_CHARS]
     return _short_note(head, t.path)
+
+
+# A post opens with the user's sentence: first person, or a question (a program's log opens with neither)
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|my|me|we|our)\b|\?\s*$", re.I)
+
+
+def _opens_post(line: str) -> bool:
+    return is_sentence(line) and bool(_FIRST_PERSON.search(line))
+
+
+def _metric_lines(lines: list[str]) -> set[int]:
+    """Indices of the progress lines ("Epoch 2/20 - loss: 14.5 - accuracy: 0.10", "step 30 | loss 2.1") that come
+    two or more in a row."""
+    hit = [bool(_STATUS.match(ln.strip())) or len(_METRIC.findall(ln)) >= 2 for ln in lines]
+    return {i for i, h in enumerate(hit) if h and ((i > 0 and hit[i - 1]) or (i + 1 < len(hit) and hit[i + 1]))}
 
 
 # A note of a line or three, in the shorthand of a chat message, no sentence in it: "loss went 2.3 -> 45.2 -> nan

@@ -196,3 +196,22 @@ def test_a_short_note_in_shorthand_is_the_users_words(tmp_path):
     assert prose_sentences(_texts(tmp_path / "e", {"README.md": "a project with no run yet\n"})) == []
     # (nor a longer file: a note is short)
     assert prose_sentences(_texts(tmp_path / "c", {"n.txt": (note + "\n") * 4})) == []
+
+
+def test_a_post_that_pastes_its_log_bare_is_the_users_words(tmp_path):
+    """"My CNN predicts the same class for every image." above two Keras epoch lines pasted without fences: the
+    epoch lines outnumbered the one sentence, so the file was no prose and the ranking was empty. A file that
+    opens with the user's own sentence (first person, or a question) leaves its pasted progress lines to the
+    readers; a log that opens with a program's line stays no prose."""
+    post = ("My CNN predicts the same class for every image.\n\n"
+            "Epoch 1/20 - loss: 14.5063 - accuracy: 0.1000\nEpoch 2/20 - loss: 14.5063 - accuracy: 0.1000\n")
+    assert prose_sentences(_texts(tmp_path / "a", {"q.txt": post})) == ["My CNN predicts the same class for every image."]
+    d = diagnose([str(tmp_path / "a" / "q.txt")], [])
+    assert d.hypotheses, "no ranking"
+    log = ("Training the model for twenty epochs on the full dataset.\n"
+           "Epoch 1/20 - loss: 14.5063 - accuracy: 0.1000\nEpoch 2/20 - loss: 14.5063 - accuracy: 0.1000\n")
+    assert prose_sentences(_texts(tmp_path / "b", {"train.log": log})) == []
+    # one progress line alone is no pasted log: the post's share of sentences still decides
+    one = "My CNN predicts the same class for every image.\nEpoch 1/20 - loss: 14.5063 - accuracy: 0.1000\n" \
+          "Epoch 1/20 was the first epoch and the loss was not moving at all.\n"
+    assert prose_sentences(_texts(tmp_path / "c", {"q.txt": one}))

@@ -39,6 +39,8 @@ from mltdbg.analyzers.code.index import (
 _IMAGE_NAME = re.compile(r"im(a)?g(e)?s?\b|image|pixel|frame|photo|picture|\bpng|\bjpe?g", re.IGNORECASE)
 _IMAGE_READERS = {"imread", "open_image", "read_image", "decode_image", "imdecode", "load_img", "decode_jpeg",
                   "decode_png", "imread_collection", "PILToTensor", "pil_to_tensor"}
+# a cast of what an image reader returns ("np.array([cv2.imread(p) for p in paths]).astype('float32')")
+_READ_IN = re.compile(r"\b(?:%s)\(" % "|".join(sorted(_IMAGE_READERS)))
 _SCALERS = {"Normalize", "ToTensor", "to_tensor", "ConvertImageDtype", "convert_image_dtype", "rescale",
             "StandardScaler", "MinMaxScaler", "RobustScaler", "normalize", "Rescaling", "Normalization",
             "ToDtype", "ToImage", "image_processor", "feature_extractor", "AutoImageProcessor", "standardize",
@@ -121,7 +123,7 @@ def check_input_scaling(files: list[PyFile]) -> list[tuple[PyFile, Finding]]:
     casts = [(f, c, w) for f in files for c, w in _float_casts(f)]
     # with a transform that yields 8-bit image tensors (PILToTensor, read_image), any float cast is the
     # images' ("model(x.float())"); otherwise the cast must convert something named like an image
-    image_casts = casts if casts and _uint8_tensor_source(files) else [(f, c, w) for f, c, w in casts if _IMAGE_NAME.search(w)]
+    image_casts = casts if casts and _uint8_tensor_source(files) else [(f, c, w) for f, c, w in casts if _IMAGE_NAME.search(w) or _READ_IN.search(w)]
     if not image_casts or _scaling_anywhere(files):
         return []
     uint8 = _uint8_source(files)
