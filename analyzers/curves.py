@@ -2289,6 +2289,8 @@ SGD_FULL_LR_BATCH = 128
 
 # The share of the logged run by which an lr that fell under 1/1000 of its peak has collapsed.
 LR_COLLAPSE_BY = 0.8
+# ... read in a history of at least this many lr points (five epochs of a per-epoch log: 0.1, 0.01, 0.001, 1e-4, 0)
+LR_COLLAPSE_POINTS = 5
 
 
 def _lr_signals(run: Run, lr: Series | None, q: Quoter) -> list[Signal]:
@@ -2331,10 +2333,10 @@ def _lr_signals(run: Run, lr: Series | None, q: Quoter) -> list[Signal]:
             # schedule stepped per batch). A decay meant for the run (step, exponential, cosine)
             # reaches 1/1000 of its peak in its last tenth, if at all.
             # Only after the peak: a warm-up from 0 is below it before, by design.
-            below = kp + np.flatnonzero(fv[kp: max(2, int(len(fv) * LR_COLLAPSE_BY))] < peak * 1e-3) if peak > 0 \
+            below = kp + np.flatnonzero(fv[kp: max(2, int(len(fv) * LR_COLLAPSE_BY))] <= peak * 1e-3) if peak > 0 \
                 else np.zeros(0, np.int64)
             # (an lr at exactly 0 from there to the end is the "zero" reading below)
-            if len(below) and len(fv) >= 8 and bool(np.any(fv[int(below[0]):])):
+            if len(below) and len(fv) >= LR_COLLAPSE_POINTS and bool(np.any(fv[int(below[0]):])):
                 j = int(fi[int(below[0])])
                 early = below[0] < len(fv) // 4
                 where = "within the first quarter of the run" if early else \

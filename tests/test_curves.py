@@ -159,6 +159,16 @@ def test_lr_collapse_and_jump():
     assert kinds(_run(lr=lr2))["lr_jump"].data["step"] == 2000
 
 
+def test_a_step_decay_each_epoch_collapses_a_five_epoch_log():
+    """StepLR(step_size=1, gamma=0.1) logged per epoch: 0.1, 0.01, 0.001, 1e-4, 0 with the loss flat from epoch 2.
+    Five points were too few to read a collapse (eight were needed), and 1e-4 is exactly 1/1000 of the peak (the
+    test was "<"): the lr read as high and jumping, and the run as frozen parameters."""
+    got = kinds(_run(loss=[1.92, 1.51, 1.49, 1.49, 1.49], lr=[0.1, 0.01, 0.001, 0.0001, 0.0]))
+    assert got["lr_schedule_odd"].data["detail"] == "collapse"
+    # the same five epochs decaying 10x in all: no collapse
+    assert "lr_schedule_odd" not in kinds(_run(loss=[1.92, 1.51, 1.40, 1.33, 1.30], lr=[0.1, 0.05, 0.03, 0.02, 0.01]))
+
+
 def test_a_warm_up_from_zero_then_cosine_is_no_collapse():
     # linear warm-up from exactly 0 over a tenth of the run, then a cosine decay to 0 at the end
     lr = 3e-4 * np.minimum(1, x / 20) * 0.5 * (1 + np.cos(np.pi * x / N))
