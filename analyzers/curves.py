@@ -263,6 +263,8 @@ def _chance_under_high_lr(out: list[Signal]) -> list[Signal]:
 # read as a plateau (at ln K they are loss_at_chance).
 SHORT_FLAT_POINTS = 4
 SHORT_FLAT_SPREAD = 0.005
+# ... after a first point this much above the level it stopped at (_short_tail_flat)
+SHORT_FELL = 1.05
 # At most this many spikes in the second half of a loss are isolated events, left out of its oscillation test.
 ISOLATED_SPIKES = 3
 # A steady climb is read over this many logged points at least: five (2.1, 2.4, 15, 241, 9811) are a
@@ -752,6 +754,8 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
                     and abs(la - math.log(k)) <= 0.01 * math.log(k) and (a == 0 or pre[0] > 1.01 * la):
                 at_chance = (a, la, k)
                 break
+        if at_chance is not None and _accuracy_above_chance(run, at_chance[2]):
+            at_chance = None      # (a loss at ln 3 beside an accuracy of 0.56: the level is no chance)
         if at_chance is not None:
             a, la, k = at_chance
             txt = (f"{s.name} stays at {_fmt(la)} over {n - a} logged points (steps {int(s.steps[a])} to "
@@ -770,6 +774,15 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
             out.append(Signal("plateau", 0.5, txt,
                               [q.ev(s, 0, f"{s.name} at the start"), q.ev(s, n - 1, f"{s.name} at the end")],
                               {"level": lvl, "rel_drop": float((pre[0] - pre[-1]) / lvl), "short": True}))
+        elif (flat_from := _short_tail_flat(pre)) is not None:
+            # ... or it fell and then stopped (1.201, 1.102, 1.098, 1.097, 1.097): the level it stopped at
+            tail = pre[flat_from:]
+            lvl = float(np.median(tail))
+            txt = (f"{s.name} falls from {_fmt(float(pre[0]))} to {_fmt(lvl)} by step {int(s.steps[flat_from])} and stays "
+                   f"there over the last {n - flat_from} logged points (steps {int(s.steps[flat_from])} to {int(s.steps[n - 1])})")
+            out.append(Signal("plateau", 0.5, txt,
+                              [q.ev(s, flat_from, f"{s.name} where it stops falling"), q.ev(s, n - 1, f"{s.name} at the end")],
+                              {"level": lvl, "rel_drop": float((pre[0] - lvl) / lvl), "short": True}))
     if n < 6:
         if not len(bad) and (blow := _climb_from_min(pre)) is not None and blow[1] >= BLOWUP_X:
             # a post's few points that climb out of their minimum at every point to BLOWUP_X above it
@@ -1547,6 +1560,39 @@ def _memorizing_from_start(tv: np.ndarray, va: Series, vi: np.ndarray, vv: np.nd
     return [Signal("memorizing_from_start", 0.7, txt,
                    [q.ev(va, int(vi[0]), "val_loss at the first evaluation"), q.ev(va, int(vi[-1]), "val_loss at the end")],
                    {"first_val": first, "train_end": float(tv[-1]), "chance": chance})]
+
+
+# An accuracy this far above 1/K (and at least ABOVE_CHANCE_X times it) is no model at chance
+ABOVE_CHANCE_BY = 0.2
+ABOVE_CHANCE_X = 1.5
+
+
+def _short_tail_flat(pre: np.ndarray) -> int | None:
+    """Where a few points' fall stops: the start of a tail of SHORT_FLAT_POINTS - 1 points or more (half the
+    points at least) within SHORT_FLAT_SPREAD of each other that does not keep falling at every point (a
+    running mean's 9.405, 9.399, 9.393 still falls), after a first point SHORT_FELL above it."""
+    n = len(pre)
+    if n < SHORT_FLAT_POINTS or not np.all(np.isfinite(pre)) or pre[-1] <= 0:
+        return None
+    j = n - 1
+    while j > 0 and float(np.ptp(pre[j - 1:])) <= SHORT_FLAT_SPREAD * float(pre[-1]):
+        j -= 1
+    tail = pre[j:]
+    if len(tail) < SHORT_FLAT_POINTS - 1 or len(tail) < n / 2 or j == 0 or not (np.diff(tail) >= 0).any():
+        return None
+    return j if float(pre[0]) >= SHORT_FELL * float(np.median(tail)) else None
+
+
+def _accuracy_above_chance(run: Run, k: int) -> bool:
+    """The run's train accuracy (its median, on a 0-1 scale) sits well above chance 1/k."""
+    acc = run.metric("accuracy")
+    if acc is None:
+        return False
+    v = acc.values[np.isfinite(acc.values)]
+    if len(v) < 2:
+        return False
+    med = float(np.median(v)) / _percent_scale(v)
+    return med >= 1 / k + ABOVE_CHANCE_BY and med >= ABOVE_CHANCE_X / k
 
 
 def _accuracies(run: Run, n_train: int = 3, n_val: int = 3) -> tuple[Series, Series] | None:

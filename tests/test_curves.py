@@ -169,6 +169,20 @@ def test_a_step_decay_each_epoch_collapses_a_five_epoch_log():
     assert "lr_schedule_odd" not in kinds(_run(loss=[1.92, 1.51, 1.40, 1.33, 1.30], lr=[0.1, 0.05, 0.03, 0.02, 0.01]))
 
 
+def test_a_few_points_that_fall_then_stop_are_a_plateau_and_ln3_beside_56pct_is_no_chance():
+    """A post's five epochs: loss 1.201, 1.102, 1.098, 1.097, 1.097 with train accuracy 0.52-0.56. The loss sits at
+    ln 3 = 1.0986 by coincidence: with no class count configured, the level alone had implied three classes at
+    chance, though the accuracy is far above 1/3. Now: no loss_at_chance, and the fall that stopped is a plateau."""
+    loss = [1.201, 1.102, 1.098, 1.097, 1.097]
+    got = kinds(_run(loss=loss, accuracy=[0.52, 0.56, 0.56, 0.56, 0.56]))
+    assert "loss_at_chance" not in got
+    assert got["plateau"].data["short"] and "stays there" in got["plateau"].summary
+    # the same loss with accuracy at a third is at chance, as before
+    assert "loss_at_chance" in kinds(_run(loss=[1.0990, 1.0987, 1.0986, 1.0986], accuracy=[0.33, 0.34, 0.33, 0.33]))
+    # a running mean that still falls at every print is no plateau
+    assert "plateau" not in kinds(_run(loss=[10.2, 9.405, 9.399, 9.393, 9.388]))
+
+
 def test_a_warm_up_from_zero_then_cosine_is_no_collapse():
     # linear warm-up from exactly 0 over a tenth of the run, then a cosine decay to 0 at the end
     lr = 3e-4 * np.minimum(1, x / 20) * 0.5 * (1 + np.cos(np.pi * x / N))
