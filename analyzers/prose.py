@@ -277,6 +277,11 @@ _TERSE = re.compile(r"\b(?:went|goes|go|after|with|every|over|on|off|at|in|no|fi
                     r"|then|when|same|never|always|stuck|help|why|what|any|tips?|vs|instead|without|than|both|a)\b", re.I)
 
 
+# ... a CJK line of the user's is told by what a program's status line ("训练完成，模型已经保存到output目录") has none of:
+# a person (我, 私, 저는), a "then / but / can", a question word or particle
+_CJK_SPOKEN = re.compile(r"我|就|但|吗|呢|为什么|怎么|请问|可以|不行|私|けど|ですが|ません|でしょうか|저는|제가|는데|나요|까요")
+
+
 def _short_note(head: str, path: str) -> str:
     if len(head) > SHORT_NOTE_CHARS or is_documentation(path):     # (a README's one line describes the project)
         return ""
@@ -285,10 +290,13 @@ def _short_note(head: str, path: str) -> str:
         return ""
     for s in lines:
         words = s.split()
+        if _CODE.search(s) or _TRACE.search(s) or _SAMPLE.search(s) or _STATUS.match(s):
+            return ""
+        if len(_CJK.findall(s)) >= MIN_CJK and _CJK_SPOKEN.search(s):
+            continue      # a line in Chinese, Japanese or Korean with its numbers ("batch_size设置成64就报显存不足 ... 3060 12G")
         if len(words) < SHORT_NOTE_WORDS or sum(w.strip(",.;:!?()").isalpha() for w in words) < 3:
             return ""
-        if not (_TERSE.search(s) or _FUNCTION.search(s)) or _CODE.search(s) or _TRACE.search(s) \
-                or _SAMPLE.search(s) or _STATUS.match(s):
+        if not (_TERSE.search(s) or _FUNCTION.search(s)):
             return ""
     return " ".join(lines)
 

@@ -215,3 +215,15 @@ def test_a_post_that_pastes_its_log_bare_is_the_users_words(tmp_path):
     one = "My CNN predicts the same class for every image.\nEpoch 1/20 - loss: 14.5063 - accuracy: 0.1000\n" \
           "Epoch 1/20 was the first epoch and the loss was not moving at all.\n"
     assert prose_sentences(_texts(tmp_path / "c", {"q.txt": one}))
+
+
+def test_a_one_line_note_in_chinese_with_its_numbers_is_the_users_words(tmp_path):
+    """"训练的时候batch_size设置成64就报显存不足，改成16就可以跑，显卡是3060 12G。": its digits (64, 16, 3060, 12G) are too
+    large a share for a sentence, and it has no spaces to count words by, so the file had no words of the user's
+    and an empty ranking. A short note's line of CJK text is read as a note (its OOM words name the failure)."""
+    note = "训练的时候batch_size设置成64就报显存不足，改成16就可以跑，显卡是3060 12G。"
+    assert prose_sentences(_texts(tmp_path / "a", {"post.txt": note + "\n"})) == [note]
+    d = diagnose([str(tmp_path / "a" / "post.txt")], [])
+    assert d.hypotheses and d.hypotheses[0].id == "cuda_oom", [(h.id, h.confidence) for h in d.hypotheses]
+    # a CJK log line of a program is a status line still
+    assert prose_sentences(_texts(tmp_path / "b", {"train.log": "epoch 3 | 训练损失 2.30 | 验证准确率 0.10 | 学习率 0.001\n"})) == []
