@@ -1469,10 +1469,38 @@ def _train_val(run: Run, tr: Series, va: Series, q: Quoter) -> list[Signal]:
         return []
     txt = (f"val_loss rises {rise*100:.0f}% from its minimum {_fmt(vmin)} at step {int(va.steps[imin])} "
            f"while train loss keeps falling ({_fmt(t_at)} -> {_fmt(t_end)})")
-    return [Signal("train_val_divergence", min(1.0, rise / 0.3), txt,
+    unfitted = _unfitted_at_divergence(run, q)
+    # (beside a training set far from fitted the rise says less of overfitting: below the strength that
+    # separates it from label noise, scoring.SEPARATING_MIN, so it is no finding until the labels are checked)
+    strength = min(1.0, rise / 0.3) if not unfitted else min(UNFITTED_DIVERGENCE, rise / 0.3)
+    return [Signal("train_val_divergence", strength, txt,
                    [q.ev(va, imin, "val_loss minimum"), q.ev(va, len(v) - 1, "val_loss at the end"),
                     q.ev(tr, len(tr.values) - 1, "train loss at the end")],
-                   {"step": int(va.steps[imin]), "train_drop": drop, "val_rise": rise})]
+                   {"step": int(va.steps[imin]), "train_drop": drop, "val_rise": rise})] + unfitted
+
+
+def _unfitted_at_divergence(run: Run, q: Quoter) -> list[Signal]:
+    """divergence_train_unfitted: validation worsens while the training set is still far from fitted (train
+    accuracy below TRAIN_UNFITTED at the end, well above chance). A net that overfits clean labels fits its
+    training set on the way; one that is memorising wrong labels climbs slowly through them (a 30 % noisy
+    set: train accuracy 0.62 at the val minimum, 0.82 forty epochs on). Not a finding for either: it keeps
+    overfitting below the bar until the labels are looked at."""
+    acc = run.metric("accuracy")
+    if acc is None or len(acc) < 3:
+        return []
+    a = ordered(acc)
+    fi = np.flatnonzero(np.isfinite(a.values))
+    if len(fi) < 3:
+        return []
+    v = a.values[fi] / _percent_scale(a.values[fi])
+    end = float(np.median(v[-max(1, len(v) // 5):]))
+    k = _num_classes(run)
+    if not ((1 / k if k else 0.25) + 0.15 <= end < TRAIN_UNFITTED):
+        return []
+    txt = (f"train accuracy is {end:.3f} at the end while validation worsens: the training set is far from fitted "
+           f"(overfitting clean labels fits it; memorising wrong ones is slow)")
+    return [Signal("divergence_train_unfitted", 0.6, txt, [q.ev(a, int(fi[-1]), "train accuracy at the end")],
+                   {"train_acc_end": end})]
 
 
 def _same_lines(tr: Series, va: Series) -> bool:
@@ -1868,6 +1896,10 @@ def _val_vs_train(run: Run, q: Quoter) -> list[Signal]:
 # A train accuracy whose last third sits this far (or the flat band, if wider) below its best earlier
 # level falls.
 ACC_FALL_FROM_BEST = 0.1
+# divergence_train_unfitted: a training set this far from fitted (train accuracy at the end, 0-1)
+TRAIN_UNFITTED = 0.9
+# ... beside which train_val_divergence is held to this strength
+UNFITTED_DIVERGENCE = 0.25
 
 
 def _accuracy_signals(run: Run, q: Quoter) -> list[Signal]:

@@ -183,6 +183,31 @@ def test_a_few_points_that_fall_then_stop_are_a_plateau_and_ln3_beside_56pct_is_
     assert "plateau" not in kinds(_run(loss=[10.2, 9.405, 9.399, 9.393, 9.388]))
 
 
+def test_val_worsening_beside_an_unfitted_training_set_is_no_overfitting_finding(tmp_path):
+    """A 30 % noisy-label run (benchmarks/torch_scenarios.py): val_loss bottoms at epoch 8 and climbs while train
+    accuracy creeps from 0.62 to 0.82 over forty epochs. It read overfitting 0.93, a finding; memorising wrong
+    labels is that slow, overfitting clean ones fits them. Beside a train accuracy below 0.9 at the end the rise is
+    held under the separating strength and label_noise gets divergence_train_unfitted; a run whose train accuracy
+    reaches 0.99 keeps the full reading."""
+    e = np.arange(40)
+    loss = 1.35 - 0.02 * e
+    val = np.where(e < 8, 0.7 + 0.25 * (8 - e) / 8, 0.7 + 0.01 * (e - 8))
+    acc_slow = 0.6 + 0.0055 * e
+    got = kinds(_run(loss=loss, val_loss=val, accuracy=acc_slow))
+    assert got["train_val_divergence"].strength <= 0.25 and "divergence_train_unfitted" in got
+    fitted = np.minimum(0.99, 0.6 + 0.03 * e)
+    got = kinds(_run(loss=loss, val_loss=val, accuracy=fitted))
+    assert got["train_val_divergence"].strength == 1.0 and "divergence_train_unfitted" not in got
+    import json
+    from mltdbg.playbooks.diagnose import diagnose
+    p = tmp_path / "history.json"
+    p.write_text(json.dumps({"loss": loss.tolist(), "accuracy": acc_slow.tolist(), "val_loss": val.tolist(),
+                             "val_accuracy": (0.65 - 0.002 * np.abs(e - 8)).tolist()}))
+    d = diagnose([str(p)], [])
+    assert d.status == "needs_more_data" and {h.id for h in d.hypotheses[:2]} == {"overfitting", "label_noise"}, \
+        [(h.id, h.confidence) for h in d.hypotheses]
+
+
 def test_a_warm_up_from_zero_then_cosine_is_no_collapse():
     # linear warm-up from exactly 0 over a tenth of the run, then a cosine decay to 0 at the end
     lr = 3e-4 * np.minimum(1, x / 20) * 0.5 * (1 + np.cos(np.pi * x / N))
