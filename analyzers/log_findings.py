@@ -646,33 +646,40 @@ class _Acc:
         return out
 
 
+def _line_hits(s: str) -> list[tuple[_Det, re.Match, float, dict]]:
+    """What the detectors find in one line: (detector, match, strength, data), each detector's own check applied."""
+    out = []
+    for d in DETECTORS:
+        m = d.pattern.search(s)
+        if not m:
+            continue
+        if d.exclude is not None and d.exclude.search(s):
+            continue
+        data = d.data(m) if d.data else {}
+        if data is None:     # the detector's own check said no
+            continue
+        if d.kind == "log:cuda_oom":
+            data = _oom_data(s)
+        strength = d.strength
+        if d.kind == "log:missing_keys" and "were not used when initializing" in s:
+            strength = EXPECTED_KEYS   # checkpoint weights dropped (a pre-training head), usually expected
+        elif d.kind == "log:missing_keys" and "newly_initialized_keys" in data:
+            keys = data["newly_initialized_keys"]
+            if keys and all(_HEAD.search(k) for k in keys):
+                strength = EXPECTED_KEYS   # a fresh task head is expected when fine-tuning
+        if d.kind == "log:tests_skipped" and data.get("gpu_related"):
+            strength = 0.8
+        if d.kind == "log:host_oom" and re.fullmatch(r"\s*Killed\s*", s):
+            strength = 0.8       # bare "Killed": the OOM killer, usually
+        elif d.kind == "log:host_oom" and "exited unexpectedly" in m.group(0):
+            strength = WORKER_EXIT      # a worker that died without saying why: memory, usually
+        out.append((d, m, strength, data))
+    return out
+
+
 def _scan_lines(art: TextArtifact, acc: _Acc) -> None:
-    cands = _candidates(art)
-    for n, s in cands:
-        for d in DETECTORS:
-            m = d.pattern.search(s)
-            if not m:
-                continue
-            if d.exclude is not None and d.exclude.search(s):
-                continue
-            data = d.data(m) if d.data else {}
-            if data is None:     # the detector's own check said no
-                continue
-            if d.kind == "log:cuda_oom":
-                data = _oom_data(s)
-            strength = d.strength
-            if d.kind == "log:missing_keys" and "were not used when initializing" in s:
-                strength = EXPECTED_KEYS   # checkpoint weights dropped (a pre-training head), usually expected
-            elif d.kind == "log:missing_keys" and "newly_initialized_keys" in data:
-                keys = data["newly_initialized_keys"]
-                if keys and all(_HEAD.search(k) for k in keys):
-                    strength = EXPECTED_KEYS   # a fresh task head is expected when fine-tuning
-            if d.kind == "log:tests_skipped" and data.get("gpu_related"):
-                strength = 0.8
-            if d.kind == "log:host_oom" and re.fullmatch(r"\s*Killed\s*", s):
-                strength = 0.8       # bare "Killed": the OOM killer, usually
-            elif d.kind == "log:host_oom" and "exited unexpectedly" in m.group(0):
-                strength = WORKER_EXIT      # a worker that died without saying why: memory, usually
+    for n, s in _candidates(art):
+        for d, m, strength, data in _line_hits(s):
             acc.add(d.kind, strength, art.path, n, line_quote(s, m.start()), d.words(m), data,
                     d.told and bool(_NARRATED.search(s)))
 
@@ -749,6 +756,31 @@ def _launcher_failures(art: TextArtifact, acc: _Acc) -> None:
         if code in (-9, 137):
             acc.add("log:host_oom", 0.8, art.path, n, line_quote(s),
                     f"local rank {d['local_rank']} was killed with SIGKILL (exit {code})", {"exitcode": code})
+
+
+# The kinds whose detectors match a framework's own error text, word for word ("Attempting to unscale FP16
+# gradients", "Expected all tensors to be on the same device"): quoted in the user's sentence, such a message
+# names its failure as a log line would (quoted_messages); not the kinds read from everyday words or numbers
+# (a NaN, a resume, a checkpoint path, printed batch statistics)
+MESSAGE_KINDS = frozenset({
+    "log:cuda_oom", "log:host_oom", "log:label_out_of_range", "log:embedding_index", "log:vocab_size_mismatch",
+    "log:shape_mismatch", "log:device_mismatch", "log:dtype_mismatch", "log:no_grad_fn", "log:optimizer_state_mismatch",
+    "log:nccl_timeout", "log:nccl_error", "log:ddp_unused_params", "log:var_dof", "log:half_overflow",
+    "log:vars_without_grad", "log:scheduler_overrun", "log:anomaly_nan", "log:anomaly_math", "log:missing_keys",
+    "log:import_error"})
+
+
+def quoted_messages(texts: list[str]) -> dict[str, float]:
+    """The MESSAGE_KINDS whose framework message the user's words quote, with the strength a log line of it has."""
+    out: dict[str, float] = {}
+    for text in texts:
+        for line in text.splitlines():
+            if not any(d.kind in MESSAGE_KINDS and d.pattern.search(line) for d in DETECTORS):
+                continue     # (most sentences quote none: the detectors' own checks only where one matches)
+            for d, _m, strength, _data in _line_hits(line):
+                if d.kind in MESSAGE_KINDS:
+                    out[d.kind] = max(out.get(d.kind, 0.0), strength)
+    return out
 
 
 def text_signals(run: Run) -> list[Signal]:

@@ -32,6 +32,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
+from mltdbg.analyzers.log_findings import quoted_messages
 from mltdbg.analyzers.model import Run, Signal
 from mltdbg.analyzers.prose import bare_error_lines, prose_sentences
 from mltdbg.playbooks import library, said, textmodel
@@ -165,6 +166,11 @@ def extract(signals: list[Signal], symptoms: list[str], failure_kinds: tuple[str
     for s in signals:
         if s.kind not in strongest or s.strength > strongest[s.kind].strength:
             strongest[s.kind] = s
+    # a framework's error message the user quotes ("the error ValueError: Attempting to unscale FP16 gradients
+    # occurred") is that message's kind, as their words: it weighs the causes, meets no requirement
+    for k, v in quoted_messages(symptoms).items():
+        if k not in strongest:
+            strongest[k] = Signal(k, v, f"you quoted the error message of {k.removeprefix('log:')}", data={"narrated": True})
     strengths = {k: float(s.strength) for k, s in strongest.items()}
     failing = any(k.startswith(failure_kinds) and v >= 0.3 for k, v in strengths.items()) or any(
         (k.startswith("code:") and k not in BENIGN_CODE_KINDS and v >= 0.6) or
@@ -172,7 +178,8 @@ def extract(signals: list[Signal], symptoms: list[str], failure_kinds: tuple[str
         (k == "train_val_gap_end" and v >= GAP_FAILING)
         for k, v in strengths.items())
     speaking = [v for k, v in strengths.items()
-                if k != "healthy" and k not in BENIGN_CODE_KINDS and (k.startswith(failure_kinds) or k.startswith("code:"))]
+                if k != "healthy" and k not in BENIGN_CODE_KINDS and (k.startswith(failure_kinds) or k.startswith("code:"))
+                and not strongest[k].data.get("narrated")]     # (the user's words: the run says no more for them)
     thinness = 1.0 - min(1.0, max(speaking, default=0.0))
     told = said.without_worked_around(symptoms)    # what the user asks about, less the errors they worked around
     sym = {pb.id for pb in library.causes().values() if pb.symptom_match(told)}

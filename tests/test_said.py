@@ -410,3 +410,22 @@ def test_out_of_memory_in_chinese_japanese_and_korean(text):
 
 def test_a_japanese_learning_rate_is_read():
     assert "said:lr_huge" in said.ruled_out(["SGDで学習率を10にするとlossがnanになります"])
+
+
+def test_a_framework_message_quoted_in_the_symptom_names_its_failure(tmp_path):
+    """"the error ValueError: Attempting to unscale FP16 gradients occurred" beside a log that was cut before its error
+    line: the message's FP16 met mixed_precision_overflow's words and the run read overflow 0.75. The message the user
+    quotes is that message's kind (log:dtype_mismatch) as their words: dtype_mismatch leads, below the bar, since no
+    artifact shows it. The detectors' own checks apply: an input/weight message of two devices is no dtype error."""
+    log = tmp_path / "train.log"
+    log.write_text("***** Running training *****\n  Num examples = 833\n"
+                   "Steps:   0% 0/15000 [00:03<?, ?it/s, lr=0.0001, step_loss=0.126] Traceback (most recent call last):\n"
+                   '  File "train.py", line 798, in main\n    accelerator.clip_grad_norm_(params_to_clip, 1.0)\n')
+    d = diagnose([str(log)], ["Training LoRA on a V100, the error ValueError: Attempting to unscale FP16 gradients "
+                              "occurred at the first optimizer step."])
+    top = d.hypotheses[0]
+    assert top.id == "dtype_mismatch" and top.confidence <= 0.75, [(h.id, h.confidence) for h in d.hypotheses]
+    from mltdbg.analyzers.log_findings import quoted_messages
+    assert quoted_messages(["it says Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) "
+                            "should be the same"]) == {"log:device_mismatch": 1.0}
+    assert quoted_messages(["the loss is nan after I resume training"]) == {}
