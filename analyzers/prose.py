@@ -226,9 +226,9 @@ def _prose_of(t: TextArtifact) -> str:
     lines = [ln for ln in lines if len(ln.split()) >= 3 or len(_CJK.findall(ln)) >= 3]
     if not lines:
         return ""
-    # ... nor the log lines it pastes bare under a first sentence of the user's own ("My CNN predicts the same
-    # class for every image." above two Keras epoch lines): read as a log by the readers
-    if _opens_post(lines[0]):
+    # ... nor the log lines it pastes bare beside a sentence of the user's own ("My CNN predicts the same class
+    # for every image." above two Keras epoch lines, or "What should I do?" below them): read as a log by the readers
+    if any(_opens_post(ln) for ln in lines[:PASTED_SCAN]):
         pasted = _metric_lines(lines)
         if pasted:
             lines, fenced = [ln for i, ln in enumerate(lines) if i not in pasted], True
@@ -251,8 +251,12 @@ def _prose_of(t: TextArtifact) -> str:
     return _short_note(head, t.path)
 
 
-# A post opens with the user's sentence: first person, or a question (a program's log opens with neither)
+# The user's own sentence: first person, or a question (a program's log prints neither); looked for in a file's
+# first PASTED_SCAN lines (a post opens with its log pasted, or with its question)
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|my|me|we|our)\b|\?\s*$", re.I)
+
+
+PASTED_SCAN = 40
 
 
 def _opens_post(line: str) -> bool:

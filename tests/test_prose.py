@@ -227,3 +227,14 @@ def test_a_one_line_note_in_chinese_with_its_numbers_is_the_users_words(tmp_path
     assert d.hypotheses and d.hypotheses[0].id == "cuda_oom", [(h.id, h.confidence) for h in d.hypotheses]
     # a CJK log line of a program is a status line still
     assert prose_sentences(_texts(tmp_path / "b", {"train.log": "epoch 3 | 训练损失 2.30 | 验证准确率 0.10 | 学习率 0.001\n"})) == []
+
+
+def test_a_post_that_pastes_its_log_first_and_asks_after_is_the_users_words(tmp_path):
+    """Four "Epoch 5: train 0.85 val 0.74" lines, then the question: the sentence that says so may come after the
+    pasted lines (it had an empty ranking)."""
+    post = ("Epoch 1: train 0.62 val 0.60\nEpoch 5: train 0.85 val 0.74\nEpoch 10: train 0.97 val 0.72\n"
+            "Epoch 20: train 0.999 val 0.69\nsmall dataset (800 images), fine-tuning EfficientNet-B3, no augmentation. "
+            "Val acc peaks at epoch 5 and drops after. What should I do?\n")
+    got = prose_sentences(_texts(tmp_path / "a", {"post.txt": post}))
+    assert got and "What should I do?" in got[0]
+    assert diagnose([str(tmp_path / "a" / "post.txt")], []).hypotheses
