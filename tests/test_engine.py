@@ -212,6 +212,20 @@ def test_val_at_chance_from_the_first_epoch_is_a_gap_not_overfitting(tmp_path):
     assert all(h.evidence or h.confidence >= 0.03 for h in d.hypotheses), [(h.id, h.confidence) for h in d.hypotheses]
 
 
+def test_val_at_chance_with_no_word_or_config_is_no_finding_for_either_gap_cause(tmp_path):
+    """A metrics.csv alone: train accuracy climbs to 0.92, validation sits at 0.10-0.12 (1/10) from epoch 1. Val
+    targets not paired with their inputs score exactly chance; so does a val set from another distribution (other
+    class centres, val_dir: data/val_v2). val_at_chance weighed label_misalignment alone and read it 0.89, a finding:
+    both causes now weigh it, it separates neither, and the leader is held below the bar."""
+    (tmp_path / "metrics.csv").write_text("epoch,train_acc,val_acc,train_loss,val_loss\n1,0.55,0.11,1.30,3.9\n"
+                                          "2,0.71,0.10,0.85,4.6\n3,0.82,0.12,0.55,5.1\n4,0.88,0.11,0.38,5.8\n"
+                                          "5,0.92,0.10,0.25,6.2\n")
+    d = diagnose_paths([str(tmp_path)], [])
+    top2 = {h.id for h in d.hypotheses[:2]}
+    assert top2 == {"label_misalignment", "preprocessing_mismatch"} and d.hypotheses[0].confidence <= 0.75 \
+        and d.status == "needs_more_data", [(h.id, h.confidence) for h in d.hypotheses]
+
+
 def test_a_nan_at_the_first_logged_step_is_not_blamed_on_the_lr(tmp_path):
     """The first loss is computed before any update: a NaN there comes from the forward pass or the
     data (or the init), not from the learning rate."""
