@@ -1280,3 +1280,21 @@ def test_a_loss_printed_as_bare_tensors_is_a_history(tmp_path):
     assert got["loss"] == [2.3026, 2.3025, 2.3027, 2.3026]
     other = "".join(f"tensor({v}, grad_fn=<MeanBackward0>)\n" for v in (0.1, 0.2, 0.3, 0.4))
     assert "loss" not in _series_of(tmp_path, "o2.txt", other)
+
+
+def test_a_snake_case_metric_in_the_space_form_is_read(tmp_path):
+    """"epoch 1 loss 1.3862 acc 0.25 relu_zero_frac 0.98": the space form was trusted for known names only, so the
+    share of dead ReLU units was dropped and zero gradients below the head read as frozen parameters. A program's
+    snake_case name that ends as a metric does (_frac, _norm, _acc, _entropy ...) is trusted too; other words not."""
+    from mltdbg.analyzers.ingest import ingest
+    from mltdbg.playbooks.diagnose import diagnose
+    log = tmp_path / "log.txt"
+    log.write_text("epoch 1 loss 1.3862 acc 0.25 relu_zero_frac 0.98 model_v2 3\n"
+                   "epoch 2 loss 1.3861 acc 0.25 relu_zero_frac 0.99 model_v2 3\n")
+    names = {s.name for s in ingest([str(log)]).series}
+    assert "relu_zero_frac" in names and "model_v2" not in names, names
+    (tmp_path / "grads.json").write_text(
+        '{"epoch": 1, "grad_norms": {"fc1.weight": 0.0, "fc2.weight": 0.0, "fc3.weight": 0.0213}}\n'
+        '{"epoch": 2, "grad_norms": {"fc1.weight": 0.0, "fc2.weight": 0.0, "fc3.weight": 0.0198}}\n')
+    d = diagnose([str(tmp_path)], [])
+    assert d.hypotheses[0].id == "dead_relu", [(h.id, h.confidence) for h in d.hypotheses]

@@ -6,6 +6,7 @@ Out: `classify_key(raw)` -> (role, space form trusted); the word sets the scanne
 """
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from mltdbg.analyzers.names import normalize
@@ -70,6 +71,12 @@ UNITS = {"ms", "s", "us", "ns", "sec", "secs", "min", "mins", "h", "hr", "gb", "
          "mib", "kib", "b", "k", "m", "g", "x", "it", "its", "tok", "img", "samples", "step"}
 
 
+# A snake_case name that ends as a metric does ("relu_zero_frac 0.98", "train_acc 0.91", "attn_entropy 2.1"): a
+# program's own identifier for a number it prints, trusted in the space form as the known names are
+_SPACED_IDENT = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*_(?:acc|accuracy|norm|frac|fraction|ratio|sparsity|perplexity"
+                           r"|ppl|f1|auc|iou|dice|wer|bleu|entropy|mae|mse|rmse)")
+
+
 @lru_cache(maxsize=4096)   # (each small log of a folder of many asks again for the same few keys)
 def classify_key(raw: str):
     """Role of a key: 'step', 'batch', 'epoch', 'metric' or None (not a metric); and whether
@@ -87,5 +94,5 @@ def classify_key(raw: str):
     if low in EPOCH_KEYS or last in EPOCH_KEYS:
         return "epoch", True
     space_ok = (normalize(low) in _SPACE_CANON or low.endswith("loss")
-                or low in ("acc1", "acc5", "top1", "top5", "ppl"))
+                or low in ("acc1", "acc5", "top1", "top5", "ppl") or bool(_SPACED_IDENT.fullmatch(low)))
     return "metric", space_ok
