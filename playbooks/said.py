@@ -26,6 +26,8 @@ _NO_HELP = (r"(?:(?:does|did|do|has|have|had|is|was)\s*(?:n'?t|not)|never|nothin
             r"|\bsame\b|\bstill\b|\bremain(?:s|ed|ing)?\b|no\s+(?:change|difference|luck|effect|improvement)|without\s+(?:success|luck)"
             r"|也不行|没有用|没用|无效|不行|没有效果|(?:并)?没(?:有)?(?:能够?)?(?:避免|解决|改善)")
 _NEAR = r"[^.;!?\n]{0,80}?"
+# strength of the words' accuracy_stuck_loss_falls (the curves give theirs from the series)
+SAID_SCORE_STUCK = 0.8
 # The same said before the attempt: "it doesn't matter if I reduce the lr", "even with a smaller lr".
 _NO_HELP_BEFORE = (r"(?:does|did|do)\s*(?:n'?t|not)\s+matter\s+(?:if|whether|how|when)|no\s+matter\s+(?:if|whether|how)"
                    r"|\beven\s+(?:if|when|after|with|though)")
@@ -204,6 +206,28 @@ def _at_test(text: str, m: re.Match) -> bool:
     return bool(_PHASE_BEFORE.search(text[max(0, m.start() - 40):m.start()]) or _PHASE_AFTER.match(text, m.end()))
 
 
+# The loss falls while the accuracy (or another score) stays put, in the user's words ("pred_loss decreases fast
+# while avg_acc stays at 50%", "accuracy fixed at 0.5 while training loss stably drops", "loss在不断降低，但是
+# training_acc一直是0"): what curves.py reads from the two series as accuracy_stuck_loss_falls (a score not computed
+# from the predictions, or scored against targets that are not the inputs' own). The fall must not be denied ("the
+# loss does not fall").
+_CLAUSE_GAP = r"(?:[^.;!?\n。；]|\.(?=\d))"
+_FALLS = r"(?:decreas\w*|drops?|dropping|falls?|falling|fell|go(?:es|ing)?\s+down|reduc\w*|converg\w*|(?<![不没未])(?:降低|下降))"
+_SCORE = r"(?<![A-Za-z])(?:acc\w*|f1|auc|iou|miou|map|dice|precision|recall|top-?1|准确率|精度)(?![A-Za-z])"
+_STAYS = (r"(?:stays?|stayed|stuck|fixed|constant|always|remains?|remained|frozen|never\s+(?:increas|improv|chang|mov)\w*"
+          r"|(?:does|did)\s*(?:n'?t|not)\s+(?:increas|improv|chang|go\s+up|mov)\w*|一直|始终|不变)")
+_SCORE_STUCK = re.compile(
+    rf"loss\w*{_CLAUSE_GAP}{{0,40}}?(?P<v1>{_FALLS}){_CLAUSE_GAP}{{0,80}}?{_SCORE}{_CLAUSE_GAP}{{0,40}}?{_STAYS}"
+    rf"|{_SCORE}{_CLAUSE_GAP}{{0,40}}?{_STAYS}{_CLAUSE_GAP}{{0,80}}?loss\w*{_CLAUSE_GAP}{{0,40}}?(?P<v2>{_FALLS})", re.I)
+
+
+def _score_stuck_loss_falls(text: str) -> re.Match | None:
+    for m in _SCORE_STUCK.finditer(text):
+        if not _denied_before(text, m.start("v1") if m.group("v1") else m.start("v2")):
+            return m
+    return None
+
+
 def without_worked_around(symptoms: list[str]) -> list[str]:
     """The sentences with each out-of-memory error the user says they worked around blanked ("I was
     getting a CUDA out of memory issue, so I made the following change"): that error is context, not
@@ -264,6 +288,11 @@ def ruled_out(symptoms: list[str]) -> dict[str, Signal]:
             m = None   # "it does not work in fp32 either": the opposite
         if m:
             out[kind] = Signal(kind, 1.0, f"you said {_PATTERNS[kind][1]}: \"{m.group(0)[:80]}\"")
+    if (falls := _score_stuck_loss_falls(text)) is not None:
+        # (the curves' own kind, as the user's words: it weighs the causes, meets no requirement)
+        out["accuracy_stuck_loss_falls"] = Signal("accuracy_stuck_loss_falls", SAID_SCORE_STUCK,
+                                                  f"you said the loss falls while the score stays: \"{falls.group(0)[:80]}\"",
+                                                  data={"narrated": True})
     if "said:lr_huge" in out and "said:loss_at_chance" in out:
         # the words' chance_under_high_lr (curves.py): a loss at ln K under an lr far above its range
         out["said:chance_under_high_lr"] = Signal("said:chance_under_high_lr", 1.0,

@@ -429,3 +429,21 @@ def test_a_framework_message_quoted_in_the_symptom_names_its_failure(tmp_path):
     assert quoted_messages(["it says Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) "
                             "should be the same"]) == {"log:device_mismatch": 1.0}
     assert quoted_messages(["the loss is nan after I resume training"]) == {}
+
+
+@pytest.mark.parametrize("text, found", [
+    ("the next-sentence pred_loss decreases fast while avg_acc stays at 50%", True),
+    ("training and validation accuracy fixed at 0.5, while training loss/validation loss stably drops over time", True),
+    ("第3章deep-nn的loss在不断降低，但是training_acc一直是0", True),
+    ("train/test accuracy stays around 10% and the loss does not fall", False),
+    ("测试训练准确率一直10% 左右的情况呢，loss 也不下降", False),
+    ("the loss decreases and the accuracy increases as expected", False),
+])
+def test_the_loss_falling_while_the_score_stays_is_read_from_the_words(text, found):
+    """What curves.py reads from two series as accuracy_stuck_loss_falls (a score not computed from the predictions,
+    or scored against other targets), said in a sentence: the same kind, as the user's words (narrated); a fall
+    that is denied ("does not fall", "不下降") is none."""
+    got = said.ruled_out([text]).get("accuracy_stuck_loss_falls")
+    assert (got is not None) is found
+    if found:
+        assert got.data.get("narrated")
