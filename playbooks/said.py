@@ -164,8 +164,11 @@ LR_HUGE, LR_TINY = 1.0, 1e-7
 _STUCK_WORDS = (r"(?:\b(?:always|stays?|stayed|staying|stuck|remains?|remained|constant(?:ly)?|keeps?\s+(?:at|being)|fixed"
                 r"|never\s+(?:changes?|moves?|decreases?|goes\s+down))\b|一直(?:为|是|都是)?|始终(?:为|是)?)")
 _VALUE = r"(?<![A-Za-z0-9_.])(\d+(?:\.\d+)?)(?![\w.]*\s*%)"
+# between "loss" and the words that say it stays: no other clause ("but", "while", a CJK comma) or score name ("the loss
+# falls, but training_acc is always 0" is no loss at 0)
+_LOSS_GAP = r"(?:(?!\b(?:but|while|whereas)\b|acc|但)[^.;!?\n\d，。；])"
 _LOSS_STUCK = re.compile(
-    rf"\bloss(?:es)?(?![a-z])[^.;!?\n\d]{{0,30}}?{_STUCK_WORDS}[^.;!?\n\d]{{0,20}}?{_VALUE}"
+    rf"\bloss(?:es)?(?![a-z]){_LOSS_GAP}{{0,30}}?{_STUCK_WORDS}[^.;!?\n\d]{{0,20}}?{_VALUE}"
     # "the loss is exactly 0 at every iteration", "loss = 0.6931 throughout training", "loss: 0.0000e+00 from the first batch"
     # ("loss 2.3026 every epoch": a note's shorthand)
     rf"|\bloss(?:es)?(?![a-z])[^.;!?\n\d]{{0,40}}?(?:exactly\s+|[=:]\s*)?{_VALUE}[^.;!?\n]{{0,30}}?"

@@ -443,7 +443,9 @@ def test_the_loss_falling_while_the_score_stays_is_read_from_the_words(text, fou
     """What curves.py reads from two series as accuracy_stuck_loss_falls (a score not computed from the predictions,
     or scored against other targets), said in a sentence: the same kind, as the user's words (narrated); a fall
     that is denied ("does not fall", "不下降") is none."""
-    got = said.ruled_out([text]).get("accuracy_stuck_loss_falls")
+    out = said.ruled_out([text])
+    got = out.get("accuracy_stuck_loss_falls")
     assert (got is not None) is found
+    assert "said:loss_zero" not in out     # ("training_acc一直是0" was read as the loss staying at 0)
     if found:
         assert got.data.get("narrated")
