@@ -770,16 +770,17 @@ MESSAGE_KINDS = frozenset({
     "log:import_error"})
 
 
-def quoted_messages(texts: list[str]) -> dict[str, float]:
-    """The MESSAGE_KINDS whose framework message the user's words quote, with the strength a log line of it has."""
-    out: dict[str, float] = {}
+def quoted_messages(texts: list[str]) -> dict[str, tuple[float, str]]:
+    """The MESSAGE_KINDS whose framework message the user's words quote: kind -> (the strength a log line of it
+    has, the message as quoted)."""
+    out: dict[str, tuple[float, str]] = {}
     for text in texts:
         for line in text.splitlines():
             if not any(d.kind in MESSAGE_KINDS and d.pattern.search(line) for d in DETECTORS):
                 continue     # (most sentences quote none: the detectors' own checks only where one matches)
-            for d, _m, strength, _data in _line_hits(line):
-                if d.kind in MESSAGE_KINDS:
-                    out[d.kind] = max(out.get(d.kind, 0.0), strength)
+            for d, m, strength, _data in _line_hits(line):
+                if d.kind in MESSAGE_KINDS and strength > out.get(d.kind, (0.0, ""))[0]:
+                    out[d.kind] = (strength, m.group(0))
     return out
 
 

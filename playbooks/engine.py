@@ -273,8 +273,8 @@ class OfflineEngine:
             needs.append("the full traceback (stderr of the failing command)")
         for h in hyps[:3]:
             for n in h.needs:
-                if n not in needs and not _have(run, ctx, n):
-                    needs.append(n)
+                if not any(n.startswith(x) or x.startswith(n) for x in needs) and not _have(run, ctx, n):
+                    needs.append(n)     # ("the full traceback" once, not again beside "the full traceback (stderr ...)")
         if not needs:
             second = hyps[1].id if len(hyps) > 1 else "the alternatives"
             needs.append(f"the result of the check for {hyps[0].id} to separate it from {second}" if hyps

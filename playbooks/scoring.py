@@ -168,9 +168,9 @@ def extract(signals: list[Signal], symptoms: list[str], failure_kinds: tuple[str
             strongest[s.kind] = s
     # a framework's error message the user quotes ("the error ValueError: Attempting to unscale FP16 gradients
     # occurred") is that message's kind, as their words: it weighs the causes, meets no requirement
-    for k, v in quoted_messages(symptoms).items():
+    for k, (v, quote) in quoted_messages(symptoms).items():
         if k not in strongest:
-            strongest[k] = Signal(k, v, f"you quoted the error message of {k.removeprefix('log:')}", data={"narrated": True})
+            strongest[k] = Signal(k, v, f"you quoted the error \"{quote[:100]}\"", data={"narrated": True})
     strengths = {k: float(s.strength) for k, s in strongest.items()}
     failing = any(k.startswith(failure_kinds) and v >= 0.3 for k, v in strengths.items()) or any(
         (k.startswith("code:") and k not in BENIGN_CODE_KINDS and v >= 0.6) or

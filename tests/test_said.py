@@ -425,9 +425,12 @@ def test_a_framework_message_quoted_in_the_symptom_names_its_failure(tmp_path):
                               "occurred at the first optimizer step."])
     top = d.hypotheses[0]
     assert top.id == "dtype_mismatch" and top.confidence <= 0.75, [(h.id, h.confidence) for h in d.hypotheses]
+    assert "Attempting to unscale FP16 gradients" in top.issue
+    # the data asked for names the traceback once ("the full traceback" was asked again beside "... (stderr ...)")
+    assert sum(n.startswith("the full traceback") for n in d.needs) == 1, d.needs
     from mltdbg.analyzers.log_findings import quoted_messages
     assert quoted_messages(["it says Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) "
-                            "should be the same"]) == {"log:device_mismatch": 1.0}
+                            "should be the same"]).keys() == {"log:device_mismatch"}
     assert quoted_messages(["the loss is nan after I resume training"]) == {}
 
 
