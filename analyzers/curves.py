@@ -1590,11 +1590,6 @@ def _memorizing_from_start(tv: np.ndarray, va: Series, vi: np.ndarray, vv: np.nd
                    {"first_val": first, "train_end": float(tv[-1]), "chance": chance})]
 
 
-# An accuracy this far above 1/K (and at least ABOVE_CHANCE_X times it) is no model at chance
-ABOVE_CHANCE_BY = 0.2
-ABOVE_CHANCE_X = 1.5
-
-
 def _short_tail_flat(pre: np.ndarray) -> int | None:
     """Where a few points' fall stops: the start of a tail of SHORT_FLAT_POINTS - 1 points or more (half the
     points at least) within SHORT_FLAT_SPREAD of each other that does not keep falling at every point (a
@@ -1609,6 +1604,11 @@ def _short_tail_flat(pre: np.ndarray) -> int | None:
     if len(tail) < SHORT_FLAT_POINTS - 1 or len(tail) < n / 2 or j == 0 or not (np.diff(tail) >= 0).any():
         return None
     return j if float(pre[0]) >= SHORT_FELL * float(np.median(tail)) else None
+
+
+# An accuracy this far above 1/K (and at least ABOVE_CHANCE_X times it) is no model at chance
+ABOVE_CHANCE_BY = 0.2
+ABOVE_CHANCE_X = 1.5
 
 
 def _accuracy_above_chance(run: Run, k: int) -> bool:

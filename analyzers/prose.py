@@ -228,7 +228,7 @@ def _prose_of(t: TextArtifact) -> str:
         return ""
     # ... nor the log lines it pastes bare beside a sentence of the user's own ("My CNN predicts the same class
     # for every image." above two Keras epoch lines, or "What should I do?" below them): read as a log by the readers
-    if any(_opens_post(ln) for ln in lines[:PASTED_SCAN]):
+    if any(_users_sentence(ln) for ln in lines[:PASTED_SCAN]):
         pasted = _metric_lines(lines)
         if pasted:
             lines, fenced = [ln for i, ln in enumerate(lines) if i not in pasted], True
@@ -254,12 +254,10 @@ def _prose_of(t: TextArtifact) -> str:
 # The user's own sentence: first person, or a question (a program's log prints neither); looked for in a file's
 # first PASTED_SCAN lines (a post opens with its log pasted, or with its question)
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|my|me|we|our)\b|\?\s*$", re.I)
-
-
 PASTED_SCAN = 40
 
 
-def _opens_post(line: str) -> bool:
+def _users_sentence(line: str) -> bool:
     return is_sentence(line) and bool(_FIRST_PERSON.search(line))
 
 

@@ -26,8 +26,6 @@ _NO_HELP = (r"(?:(?:does|did|do|has|have|had|is|was)\s*(?:n'?t|not)|never|nothin
             r"|\bsame\b|\bstill\b|\bremain(?:s|ed|ing)?\b|no\s+(?:change|difference|luck|effect|improvement)|without\s+(?:success|luck)"
             r"|也不行|没有用|没用|无效|不行|没有效果|(?:并)?没(?:有)?(?:能够?)?(?:避免|解决|改善)")
 _NEAR = r"[^.;!?\n]{0,80}?"
-# strength of the words' accuracy_stuck_loss_falls (the curves give theirs from the series)
-SAID_SCORE_STUCK = 0.8
 # The same said before the attempt: "it doesn't matter if I reduce the lr", "even with a smaller lr".
 _NO_HELP_BEFORE = (r"(?:does|did|do)\s*(?:n'?t|not)\s+matter\s+(?:if|whether|how|when)|no\s+matter\s+(?:if|whether|how)"
                    r"|\beven\s+(?:if|when|after|with|though)")
@@ -222,6 +220,10 @@ _STAYS = (r"(?:stays?|stayed|stuck|fixed|constant|always|remains?|remained|froze
 _SCORE_STUCK = re.compile(
     rf"loss\w*{_CLAUSE_GAP}{{0,40}}?(?P<v1>{_FALLS}){_CLAUSE_GAP}{{0,80}}?{_SCORE}{_CLAUSE_GAP}{{0,40}}?{_STAYS}"
     rf"|{_SCORE}{_CLAUSE_GAP}{{0,40}}?{_STAYS}{_CLAUSE_GAP}{{0,80}}?loss\w*{_CLAUSE_GAP}{{0,40}}?(?P<v2>{_FALLS})", re.I)
+
+
+# the strength of the words' accuracy_stuck_loss_falls (the curves give theirs from the series)
+SAID_SCORE_STUCK = 0.8
 
 
 def _score_stuck_loss_falls(text: str) -> re.Match | None:
