@@ -1485,14 +1485,10 @@ def _unfitted_at_divergence(run: Run, q: Quoter) -> list[Signal]:
     training set on the way; one that is memorising wrong labels climbs slowly through them (a 30 % noisy
     set: train accuracy 0.62 at the val minimum, 0.82 forty epochs on). Not a finding for either: it keeps
     overfitting below the bar until the labels are looked at."""
-    acc = run.metric("accuracy")
-    if acc is None or len(acc) < 3:
+    got = _train_accuracy(run, 3)
+    if got is None:
         return []
-    a = ordered(acc)
-    fi = np.flatnonzero(np.isfinite(a.values))
-    if len(fi) < 3:
-        return []
-    v = a.values[fi] / _percent_scale(a.values[fi])
+    a, fi, v = got
     end = float(np.median(v[-max(1, len(v) // 5):]))
     k = _num_classes(run)
     if not ((1 / k if k else 0.25) + 0.15 <= end < TRAIN_UNFITTED):
@@ -1613,14 +1609,25 @@ ABOVE_CHANCE_X = 1.5
 
 def _accuracy_above_chance(run: Run, k: int) -> bool:
     """The run's train accuracy (its median, on a 0-1 scale) sits well above chance 1/k."""
-    acc = run.metric("accuracy")
-    if acc is None:
+    got = _train_accuracy(run, 2)
+    if got is None:
         return False
-    v = acc.values[np.isfinite(acc.values)]
-    if len(v) < 2:
-        return False
-    med = float(np.median(v)) / _percent_scale(v)
+    med = float(np.median(got[2]))
     return med >= 1 / k + ABOVE_CHANCE_BY and med >= ABOVE_CHANCE_X / k
+
+
+def _train_accuracy(run: Run, n: int) -> tuple[Series, np.ndarray, np.ndarray] | None:
+    """The train accuracy in step order, the indices of its finite points and their values on a 0-1 scale, when
+    it has n finite points at least."""
+    acc = run.metric("accuracy")
+    if acc is None or len(acc) < n:
+        return None
+    a = ordered(acc)
+    fi = np.flatnonzero(np.isfinite(a.values))
+    if len(fi) < n:
+        return None
+    v = a.values[fi]
+    return a, fi, v / _percent_scale(v)
 
 
 def _accuracies(run: Run, n_train: int = 3, n_val: int = 3) -> tuple[Series, Series] | None:
@@ -1907,15 +1914,10 @@ def _accuracy_signals(run: Run, q: Quoter) -> list[Signal]:
     last third, level with the middle third, with the train loss flooring far from 0. Or
     train_acc_falls: the last third's median below the middle third's by more than the flat band
     (label noise caps a fit and overfitting keeps raising it; neither lowers it)."""
-    acc = run.metric("accuracy")
-    if acc is None or len(acc) < 6:
+    got = _train_accuracy(run, 6)
+    if got is None:
         return []
-    a = ordered(acc)
-    fi = np.flatnonzero(np.isfinite(a.values))
-    if len(fi) < 6:
-        return []
-    v = a.values[fi]
-    v = v / _percent_scale(v)
+    a, fi, v = got
     n = len(v)
     last3 = float(np.median(v[-max(2, n // 3):]))
     mid3 = float(np.median(v[n // 3: max(n // 3 + 1, 2 * n // 3)]))

@@ -550,13 +550,11 @@ def test_a_notebooks_cells_are_checked_at_the_notebooks_lines(tmp_path):
 def test_a_cast_of_what_an_image_reader_returns_is_unscaled_pixels(tmp_path):
     """`np.array([cv2.imread(p) for p in paths]).astype('float32')`: the cast converts what imread returns, though
     no name in it says image; a post quoting these two lines had only the Keras lines read."""
-    (tmp_path / "q.md").write_text(
+    assert "code:raw_pixels_unscaled" in _kinds_in(tmp_path, "q.md", (
         "My CNN predicts the same class for every image. Loading with:\n\n"
         "    X = np.array([cv2.imread(p) for p in paths]).astype('float32')\n"
         "    model.fit(X, y_onehot, epochs=20, batch_size=32)\n\n"
-        "Epoch 1/20 - loss: 14.5063 - accuracy: 0.1000\nEpoch 2/20 - loss: 14.5063 - accuracy: 0.1000\n")
-    from mltdbg.analyzers.ingest import ingest
-    assert "code:raw_pixels_unscaled" in {s.kind for s in code_signals(ingest([str(tmp_path)]))}
+        "Epoch 1/20 - loss: 14.5063 - accuracy: 0.1000\nEpoch 2/20 - loss: 14.5063 - accuracy: 0.1000\n"))
     from mltdbg.playbooks.diagnose import diagnose
     d = diagnose([str(tmp_path)], [])
     assert d.hypotheses and d.hypotheses[0].id == "unnormalized_inputs", [(h.id, h.confidence) for h in d.hypotheses]
@@ -565,10 +563,15 @@ def test_a_cast_of_what_an_image_reader_returns_is_unscaled_pixels(tmp_path):
 def test_an_amp_scalers_scale_is_no_input_scaling(tmp_path):
     """GradScaler's scaler.scale(loss) scales a loss, not the inputs: 8-bit images cast to float in an AMP loop are
     still unscaled (727abd6 had added "scale" to the scaler names, and the image check went quiet on AMP code)."""
-    (tmp_path / "train.py").write_text(
+    assert "code:raw_pixels_unscaled" in _kinds_in(tmp_path, "train.py", (
         "import numpy as np\nimport torch\nfrom PIL import Image\nscaler = torch.cuda.amp.GradScaler()\n"
         "for path in paths:\n    img = np.array(Image.open(path)).astype(np.float32)\n    x = torch.from_numpy(img)\n"
         "    with torch.autocast('cuda'):\n        loss = model(x).mean()\n    scaler.scale(loss).backward()\n"
-        "    scaler.step(opt)\n")
+        "    scaler.step(opt)\n"))
+
+
+def _kinds_in(folder, name: str, text: str) -> set[str]:
+    """The code signals' kinds of a folder holding one file `name` with `text`."""
+    (folder / name).write_text(text)
     from mltdbg.analyzers.ingest import ingest
-    assert "code:raw_pixels_unscaled" in {s.kind for s in code_signals(ingest([str(tmp_path)]))}
+    return {s.kind for s in code_signals(ingest([str(folder)]))}
