@@ -431,7 +431,7 @@ def _notebook_facts(art: TextArtifact, fx: _Facts) -> None:
     """A Jupyter notebook: its code cells read as code (ast), `!python train.py --lr 10` lines as
     launch commands. Each cell is parsed on its own, laid over the notebook file's lines (nbformat
     writes one source line per file line), so facts cite the .ipynb's own lines."""
-    for padded in notebook_cells(art.text):
+    for padded in notebook_cells(art):
         code = "\n".join(padded)
         shell = "\n".join(ln if ln.lstrip()[:1] in ("!", "%") else "" for ln in padded)
         _cli_facts(art, fx, shell, lambda off, t=shell: t.count("\n", 0, off) + 1)

@@ -62,7 +62,8 @@ class TextArtifact:
     text: str
     _starts: np.ndarray | None = field(default=None, repr=False)
     # what the analyzers derive from this text once and read more than once (code/index.post_code: the
-    # code a post quotes, read by the code checks and by the config facts)
+    # code a post quotes, and notebook_cells: a notebook's cells, each read by the code checks and by the
+    # config facts; prose._prose_of: its sentences)
     memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import ast
 import bisect
-import json
 import gc
+import json
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -1091,11 +1091,17 @@ def parse_code(run: Run) -> list[PyFile]:
     return files
 
 
-def notebook_cells(text: str) -> list[list[str]]:
-    """Each code cell of a Jupyter notebook's JSON `text` laid over the file's lines: per cell, a list as long as
-    the file's lines holding each source line at the line the JSON has it on ("" elsewhere; nbformat writes one
-    source line per file line, so what is read from a cell cites the .ipynb's own lines). [] when `text` is
-    no notebook."""
+def notebook_cells(t: TextArtifact) -> list[list[str]]:
+    """Each code cell of a Jupyter notebook `t` laid over the file's lines: per cell, a list as long as the file's
+    lines holding each source line at the line the JSON has it on ("" elsewhere; nbformat writes one source line
+    per file line, so what is read from a cell cites the .ipynb's own lines). [] when `t` is no notebook. Read
+    once a diagnosis (kept in t.memo): the code checks (notebook_code) and the config facts both ask."""
+    if "notebook_cells" not in t.memo:
+        t.memo["notebook_cells"] = _notebook_cells(t.text)
+    return t.memo["notebook_cells"]
+
+
+def _notebook_cells(text: str) -> list[list[str]]:
     try:
         nb = json.loads(text)
     except ValueError:
@@ -1128,7 +1134,7 @@ def notebook_cells(text: str) -> list[list[str]]:
 def notebook_code(t: TextArtifact) -> TextArtifact | None:
     """The Python of a notebook's code cells (notebook_cells), in one text at the .ipynb's lines, shell (!) and
     magic (%) lines blank; None when it has none."""
-    cells = notebook_cells(t.text) if len(t.text) <= FENCED_MAX * 10 else []
+    cells = notebook_cells(t) if len(t.text) <= FENCED_MAX * 10 else []
     if not cells:
         return None
     merged = [""] * len(cells[0])
