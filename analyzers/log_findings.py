@@ -776,8 +776,6 @@ def quoted_messages(texts: list[str]) -> dict[str, tuple[float, str]]:
     out: dict[str, tuple[float, str]] = {}
     for text in texts:
         for line in text.splitlines():
-            if not any(d.kind in MESSAGE_KINDS and d.pattern.search(line) for d in DETECTORS):
-                continue     # (most sentences quote none: the detectors' own checks only where one matches)
             for d, m, strength, _data in _line_hits(line):
                 if d.kind in MESSAGE_KINDS and strength > out.get(d.kind, (0.0, ""))[0]:
                     out[d.kind] = (strength, m.group(0))

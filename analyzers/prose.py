@@ -228,10 +228,9 @@ def _prose_of(t: TextArtifact) -> str:
         return ""
     # ... nor the log lines it pastes bare beside a sentence of the user's own ("My CNN predicts the same class
     # for every image." above two Keras epoch lines, or "What should I do?" below them): read as a log by the readers
-    if any(_users_sentence(ln) for ln in lines[:PASTED_SCAN]):
-        pasted = _metric_lines(lines)
-        if pasted:
-            lines, fenced = [ln for i, ln in enumerate(lines) if i not in pasted], True
+    # (the progress lines first: a regex; most files have none, and then no line is asked whether it is a sentence)
+    if (pasted := _metric_lines(lines)) and any(_users_sentence(ln) for ln in lines[:PASTED_SCAN]):
+        lines, fenced = [ln for i, ln in enumerate(lines) if i not in pasted], True
     keep: list[str] = []
     misses, most = 0, len(lines) - PROSE_SHARE * len(lines)
     for ln in lines:
