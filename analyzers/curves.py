@@ -166,7 +166,7 @@ def _curve_signals(run: Run) -> list[Signal]:
     g, lr = primary(run, "grad_norm"), run.metric("lr")
 
     def grad_and_lr() -> tuple[list[Signal], list[Signal]]:
-        return ([] if g is None else _grad_signals(ordered(g), quote) if len(g) >= 3 else _grad_nonfinite(ordered(g), quote),
+        return (_grad_signals(ordered(g), quote) if g is not None else [],
                 _lr_signals(run, ordered(lr) if lr is not None else None, quote))
     side = None
     if loss is not None and len(loss) >= SIDE_THREAD_POINTS \
@@ -2109,6 +2109,8 @@ SHORT_GRAD_NONFINITE = 0.5
 
 def _grad_signals(g: Series, q: Quoter) -> list[Signal]:
     out: list[Signal] = _grad_nonfinite(g, q)
+    if len(g) < 3:
+        return out      # (a NaN is read from one or two points; the shapes below need three)
     v = g.values
     fin = np.isfinite(v)
     bad = np.flatnonzero(~fin)

@@ -159,7 +159,9 @@ LR_HUGE, LR_TINY = 1.0, 1e-7
 # A loss the user says never moves off one value ("the loss is always 0.6931", "loss stays at 0", "loss一直为0"):
 # exactly 0 is a loss computed over nothing or constant targets (as the loss_zero signal), ln K to the
 # digits printed (two at least; K a usual class count) is a model that predicts the class prior (as loss_at_chance).
-_STUCK_WORDS = (r"(?:\b(?:always|stays?|stayed|staying|stuck|remains?|remained|constant(?:ly)?|keeps?\s+(?:at|being)|fixed"
+# (the words that say a value does not move, for the loss here and for a score in _STAYS below)
+_STAY = r"always|stays?|stayed|staying|stuck|remains?|remained|constant(?:ly)?|fixed"
+_STUCK_WORDS = (rf"(?:\b(?:{_STAY}|keeps?\s+(?:at|being)"
                 r"|never\s+(?:changes?|moves?|decreases?|goes\s+down))\b|一直(?:为|是|都是)?|始终(?:为|是)?)")
 _VALUE = r"(?<![A-Za-z0-9_.])(\d+(?:\.\d+)?)(?![\w.]*\s*%)"
 # between "loss" and the words that say it stays: no other clause ("but", "while", a CJK comma) or score name ("the loss
@@ -215,7 +217,7 @@ def _at_test(text: str, m: re.Match) -> bool:
 _CLAUSE_GAP = r"(?:[^.;!?\n。；]|\.(?=\d))"
 _FALLS = r"(?:decreas\w*|drops?|dropping|falls?|falling|fell|go(?:es|ing)?\s+down|reduc\w*|converg\w*|(?<![不没未])(?:降低|下降))"
 _SCORE = r"(?<![A-Za-z])(?:acc\w*|f1|auc|iou|miou|map|dice|precision|recall|top-?1|准确率|精度)(?![A-Za-z])"
-_STAYS = (r"(?:stays?|stayed|stuck|fixed|constant|always|remains?|remained|frozen|never\s+(?:increas|improv|chang|mov)\w*"
+_STAYS = (rf"(?:{_STAY}|frozen|never\s+(?:increas|improv|chang|mov)\w*"
           r"|(?:does|did)\s*(?:n'?t|not)\s+(?:increas|improv|chang|go\s+up|mov)\w*|一直|始终|不变)")
 _SCORE_STUCK = re.compile(
     rf"loss\w*{_CLAUSE_GAP}{{0,40}}?(?P<v1>{_FALLS}){_CLAUSE_GAP}{{0,80}}?{_SCORE}{_CLAUSE_GAP}{{0,40}}?{_STAYS}"
