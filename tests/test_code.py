@@ -15,7 +15,7 @@ from mltdbg.analyzers.model import Run, TextArtifact
 FIX = Path(__file__).parent / "fixtures" / "code"
 GOOD = sorted((FIX / "good").glob("*.py"))
 BAD = sorted(p for p in (FIX / "bad").glob("*.py") if p.name != "broken_syntax.py")
-WEAK_KINDS = {"code:no_grad_clip", "code:unsafe_log", "code:unsafe_div_std"}
+WEAK_KINDS = {"code:no_grad_clip", "code:unsafe_log", "code:unsafe_div_std", "code:unsafe_sqrt"}
 MARK = re.compile(r"#\s*BUG:\s*(code:\w+)")
 
 

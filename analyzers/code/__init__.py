@@ -19,7 +19,7 @@ Where things live:
   softmax.py           code:softmax_before_ce (also a softmax/sigmoid output to a loss that applies it:
                        BCEWithLogitsLoss, Keras from_logits=True), code:log_softmax_unstable, code:unsafe_log
   relu_output.py       code:relu_output
-  div_std.py           code:unsafe_div_std
+  div_std.py           code:unsafe_div_std, code:unsafe_sqrt
   variance.py          code:var_single_element
   fp16.py              code:fp16_no_scaler
   scheduler.py         code:scheduler_wrong_loop
@@ -45,7 +45,7 @@ re-exports the index's public names (codemods use them).
 from __future__ import annotations
 
 from mltdbg.analyzers.code.detached import check_detached
-from mltdbg.analyzers.code.div_std import check_div_std
+from mltdbg.analyzers.code.div_std import check_div_std, check_sqrt
 from mltdbg.analyzers.code.eval_mode import check_eval, check_functional_dropout
 from mltdbg.analyzers.code.fp16 import check_fp16
 from mltdbg.analyzers.code.frameworks import check_frameworks
@@ -82,7 +82,7 @@ __all__ = ["AMBIG_SCHED", "CLEAR", "EPOCH_SCHED", "FUNCS", "Finding", "HINT", "I
            "param_paths", "parse_code", "parse_tree", "pyfile_of", "recv", "safe_from_zero", "softmax_attrs", "src"]
 
 _FILE_CHECKS = (check_zero_grad, check_fp16, check_scheduler, check_eval, check_frameworks)
-_PLAIN_CHECKS = (check_div_std, check_var, check_resume, check_detached, check_params, check_no_shuffle,
+_PLAIN_CHECKS = (check_div_std, check_sqrt, check_var, check_resume, check_detached, check_params, check_no_shuffle,
                  check_separate_shuffle, check_registration, check_relu_output,
                  check_strict_load, check_preprocess_pair, check_functional_dropout, check_graph_kept)
 
