@@ -743,15 +743,19 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
     n = len(pre)
     if 3 <= n < 10 and s.name == "loss":
         # a post's few epochs sitting at ln K (0.6931 four times): a model at chance, however short; from
-        # the second point when the first is a higher start it fell from (2.88, then 2.3031, 2.3028, 2.3026)
+        # where the loss settled there, the last three points at least, when it came down to that level (a
+        # higher start it fell from: 2.88, then 2.3031, 2.3028, 2.3026; or a rise and fall before it came to
+        # rest: 0.6412, 0.7233, 0.6987, then 0.6934, 0.6932, 0.6931). A loss that only rose into it (2.0, then
+        # 2.3031, 2.3028) was not there from its start and is no model that never learned.
         lvl = float(np.median(pre))
         at_chance = None
-        for a in (0, 1):
+        for a in range(n - 2):
             seg = pre[a:]
             la = float(np.median(seg))
             k = _num_classes(run) or implied_classes(la)
-            if len(seg) >= 3 and k and la > 0 and float(np.ptp(seg)) <= 0.01 * la \
-                    and abs(la - math.log(k)) <= 0.01 * math.log(k) and (a == 0 or pre[0] > 1.01 * la):
+            if k and la > 0 and float(np.ptp(seg)) <= 0.01 * la \
+                    and abs(la - math.log(k)) <= 0.01 * math.log(k) \
+                    and (a == 0 or (abs(pre[a - 1] - la) > 0.01 * la and float(np.max(pre[:a])) > 1.01 * la)):
                 at_chance = (a, la, k)
                 break
         if at_chance is not None and _accuracy_above_chance(run, at_chance[2]):
@@ -760,7 +764,8 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
             a, la, k = at_chance
             txt = (f"{s.name} stays at {_fmt(la)} over {n - a} logged points (steps {int(s.steps[a])} to "
                    f"{int(s.steps[n - 1])}); ln({k}) = {math.log(k):.4f} is chance"
-                   + (f"; the {_fmt(float(pre[0]))} before it was the first point's start" if a else ""))
+                   + (f"; the {_fmt(float(pre[0]))} before it was the first point's start" if a == 1 else
+                      f"; it settled there after {a} points from {_fmt(float(pre[0]))}" if a else ""))
             out.append(Signal("loss_at_chance", 0.8, txt,
                               [q.ev(s, a, f"{s.name} at the start"), q.ev(s, n - 1, f"{s.name} at the end")],
                               {"level": la, "k": k, "chance": math.log(k), "rel_drop": 0.0, "short": True}))

@@ -550,3 +550,16 @@ def test_a_loss_at_chance_under_an_lr_far_too_high_is_the_lr(tmp_path):
     assert "chance_under_high_lr" in sigs and sigs["lr_high"].data["lr"] == 0.049
     from mltdbg.playbooks.diagnose import diagnose
     assert diagnose([str(tmp_path)], []).hypotheses[0].id == "lr_too_high"
+
+
+def test_a_short_loss_that_settles_at_chance_after_a_rise_is_at_chance(tmp_path):
+    """0.6931, 0.6412, 0.7233, 0.6987, then 0.6934, 0.6932, 0.6931: a short series that came to rest at ln 2 after
+    moving. Only a whole series at ln K (or all but a higher first point) was read, so the rest at chance was not."""
+    vals = (0.6931, 0.6412, 0.7233, 0.6987, 0.6934, 0.6932, 0.6931)
+    sigs = signals(tmp_path, {"train.log": "".join(f"epoch {i} loss {v}\n" for i, v in enumerate(vals))})
+    assert "loss_at_chance" in sigs and "settled there after 3 points" in sigs["loss_at_chance"].summary
+    # a loss that falls through ln 2 and keeps falling is not at chance
+    vals = (0.95, 0.80, 0.6934, 0.6932, 0.6931, 0.52, 0.41)
+    (tmp_path / "b").mkdir()
+    assert "loss_at_chance" not in signals(tmp_path / "b", {"train.log": "".join(f"epoch {i} loss {v}\n"
+                                                                                   for i, v in enumerate(vals))})
