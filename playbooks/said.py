@@ -301,16 +301,23 @@ def ruled_out(symptoms: list[str]) -> dict[str, Signal]:
                                                   f"you said the loss falls while the score stays: \"{falls.group(0)[:80]}\"",
                                                   data={"narrated": True})
     if "said:lr_huge" in out and "said:loss_at_chance" in out:
-        # the words' chance_under_high_lr (curves.py): a loss at ln K under an lr far above its range
-        out["said:chance_under_high_lr"] = Signal("said:chance_under_high_lr", 1.0,
-                                                  f"{out['said:loss_at_chance'].summary}, and "
-                                                  f"{out['said:lr_huge'].summary.removeprefix('you said ')}")
+        out["said:chance_under_high_lr"] = chance_under_high_lr(out["said:loss_at_chance"], out["said:lr_huge"])
     return out
 
 
+def chance_under_high_lr(at_chance: Signal, lr_huge: Signal) -> Signal:
+    """The words' chance_under_high_lr (curves.py): a loss at ln K (said, or read from the run's own
+    curve) under an lr the user names far above its range."""
+    return Signal("said:chance_under_high_lr", 1.0,
+                  f"{at_chance.summary}, and {lr_huge.summary.removeprefix('you said ')}")
+
+
 # An Adam-family optimizer, and a pretrained model being fine-tuned, named in the user's words: an lr is
-# far above their range from 10x curves.py's marks for an artifact's lr on (ADAM_LR_HIGH, FINETUNE_LR_HIGH)
+# far above their range from a multiple of curves.py's marks for an artifact's lr on: 10x ADAM_LR_HIGH (Adam at
+# 0.1; 0.05 trains some small models), 3x FINETUNE_LR_HIGH (a fine-tune at 3e-3, 100x BERT's 2e-5..5e-5: 10x left
+# "learning_rate=5e-3" for a RoBERTa fine-tune unread; no corpus tune post names a fine-tune lr between the two).
 _WORDS_X = 10.0
+_FINETUNE_WORDS_X = 3.0
 _ADAM_WORDS = re.compile(r"\b(?:adam\w*|rmsprop|lamb|adafactor)\b", re.I | re.A)
 _SGD_WORDS = re.compile(r"\b(?:sgd|momentum)\b", re.I | re.A)
 _TRANSFORMER_WORDS = re.compile(r"\b(?:bert\w*|roberta|gpt[\w-]*|llama\w*|t5|from_pretrained|transformers|lora)\b",
@@ -325,7 +332,7 @@ def _lr_high_for(text: str) -> tuple[float, str]:
         return LR_HUGE, ""
     adam = _ADAM_WORDS.search(text)
     if _TRANSFORMER_WORDS.search(text) or (adam and _FINETUNE_WORDS.search(text)):
-        return _WORDS_X * FINETUNE_LR_HIGH, "far above a fine-tune's 1e-5..1e-4"
+        return _FINETUNE_WORDS_X * FINETUNE_LR_HIGH, "far above a fine-tune's 1e-5..1e-4"
     if adam:
         return _WORDS_X * ADAM_LR_HIGH, "far above an Adam-family optimizer's 1e-4..1e-3"
     return LR_HUGE, ""

@@ -452,3 +452,25 @@ def test_the_loss_falling_while_the_score_stays_is_read_from_the_words(text, fou
     assert "said:loss_zero" not in out     # ("training_acc一直是0" was read as the loss staying at 0)
     if found:
         assert got.data.get("narrated")
+
+
+def test_a_fine_tune_lr_a_hundred_times_its_range_is_extreme_in_words():
+    """"learning_rate=5e-3" for a RoBERTa fine-tune is some 100x the usual 2e-5..5e-5; the words' mark for a
+    fine-tune was 1e-2 (10x the artifact's 1e-3), so it was not read."""
+    assert "said:lr_huge" in said.ruled_out(["fine-tuning roberta-base with the Trainer, learning_rate=5e-3"])
+    assert "said:lr_huge" not in said.ruled_out(["fine-tuning roberta-base with the Trainer, learning_rate=5e-4"])
+
+
+def test_a_named_lr_beside_a_curve_at_chance_is_chance_under_a_high_lr(tmp_path):
+    """The user names an lr far above its range and the run's own loss sits at ln K: the words' combination
+    (said:chance_under_high_lr) was made only when the words also said the loss stayed at ln K."""
+    from mltdbg.playbooks.diagnose import context_for
+    from mltdbg.playbooks.engine import FAILURE_KINDS
+    from mltdbg.playbooks.scoring import features_for
+    (tmp_path / "train.log").write_text("".join(f"epoch {i} loss {v}\n" for i, v in
+                                                enumerate((0.6931, 0.6932, 0.6931, 0.6931))))
+    ctx = context_for([str(tmp_path)], ["fine-tuning bert-base with AdamW, learning_rate=5e-3"])
+    feat = features_for(ctx.signals, ctx.symptoms, ctx.run, FAILURE_KINDS)
+    assert "loss_at_chance" in feat.strengths and "said:chance_under_high_lr" in feat.strengths
+    ctx = context_for([str(tmp_path)], ["fine-tuning bert-base with AdamW, learning_rate=2e-5"])
+    assert "said:chance_under_high_lr" not in features_for(ctx.signals, ctx.symptoms, ctx.run, FAILURE_KINDS).strengths
