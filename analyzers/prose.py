@@ -33,7 +33,7 @@ MAX_FILES = 4
 MAX_CHARS = 6000
 SCAN_CHARS = 20000
 _KINDS = ("log", "text")
-_METRIC = re.compile(r"[\w\]\)]\s*(?:=|:)\s*[-+]?\d*\.?\d+(?:e[-+]?\d+)?\b", re.I)
+_METRIC = re.compile(r"[\w\]\)'\"]\s*(?:=|:)\s*[-+]?\d*\.?\d+(?:e[-+]?\d+)?\b", re.I)
 _CODE = re.compile(r"^\s*(?:def |class |import |from \S+ import|for .+:$|if .+:$|return\b|#include|\$ |>>> |@)|[{};]\s*$")
 # Chinese, Japanese and Korean characters (ideographs, kana, hangul): text written without spaces
 CJK_CHARS = "\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"

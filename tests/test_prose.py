@@ -238,3 +238,20 @@ def test_a_post_that_pastes_its_log_first_and_asks_after_is_the_users_words(tmp_
     got = prose_sentences(_texts(tmp_path / "a", {"post.txt": post}))
     assert got and "What should I do?" in got[0]
     assert diagnose([str(tmp_path / "a" / "post.txt")], []).hypotheses
+
+
+def test_a_post_that_pastes_trainer_dict_lines_is_the_users_words(tmp_path):
+    """A post that pastes the HF Trainer's log dicts ({'loss': 0.6931, 'learning_rate': 0.005, 'epoch': 0.05}) between
+    its sentences: a dict line's `'loss': 0.6931` was no metric shape (a quote before the colon), so the eight lines
+    counted against the four sentences, the file was no prose and the ranking was empty."""
+    lines = "".join(f"{{'loss': {v}, 'learning_rate': 0.005, 'epoch': {e}}}\n"
+                    for v, e in ((0.6931, 0.05), (0.6412, 0.1), (0.7233, 0.15), (0.6987, 0.2), (0.6934, 0.25),
+                                 (0.6932, 0.3), (0.6931, 0.35)))
+    post = ("Loss goes up after a few hundred steps when fine-tuning roberta-base\n\n"
+            "I'm using the Trainer with learning_rate=5e-3, warmup 0, batch 32. Here is the log:\n\n" + lines +
+            "{'eval_loss': 0.6931, 'eval_accuracy': 0.5, 'epoch': 1.0}\n\nAccuracy is exactly 50%. What happened?\n")
+    got = prose_sentences(_texts(tmp_path / "a", {"question.txt": post}))
+    assert got and "What happened?" in got[0] and "'loss'" not in got[0]
+    d = diagnose([str(tmp_path / "a" / "question.txt")], [])
+    assert d.hypotheses and d.hypotheses[0].id == "lr_too_high", [(h.id, h.confidence) for h in d.hypotheses]
+    assert d.hypotheses[0].confidence < 0.8       # (the lr is the user's words: no finding)
