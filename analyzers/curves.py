@@ -84,6 +84,9 @@ NOISY_MIN_POINTS = 25
 FIRST_LAYER_GRAD_PEAK = 20.0
 FIRST_LAYER_GRAD_MEDIAN = 5.0
 # Overfitting needs a validation curve that first improved by at least this share.
+# A validation rise is one when it is this share of the run's starting loss at least: a val loss that goes from
+# 1e-6 to 8e-6 (a validation set the model scores perfectly from its first epoch) rose 700 % and means nothing.
+VAL_RISE_OF_START = 0.01
 VAL_IMPROVED = 0.03
 # The same read from accuracies (on a 0-1 scale): validation never gains VAL_ACC_IMPROVED over its
 # first evaluation while train accuracy gains VAL_ACC_TRAIN_GAIN, and validation sits near chance
@@ -1457,6 +1460,8 @@ def _train_val(run: Run, tr: Series, va: Series, q: Quoter) -> list[Signal]:
         return gap
     if imin >= len(v) - 1 or rise < 0.08:
         return []
+    if vend - vmin < VAL_RISE_OF_START * max(abs(float(tv[0])), abs(float(vv[0]))):
+        return []        # a rise too small to matter on the run's own scale (1e-6 -> 8e-6 beside a start at 0.3)
     if (float(vv[0]) - vmin) / (abs(float(vv[0])) + 1e-8) < VAL_IMPROVED and \
             not _val_started_with_train(float(vv[0]), _train_before(ts, tv, va.steps[vi[0]])):
         return []        # validation never improved on its first value, far above train: a gap, not overfitting

@@ -665,3 +665,23 @@ def test_a_nan_loss_the_trainer_printed_as_zero_is_non_finite():
     grads[30] = float("inf")
     s = kinds(_run(loss=loss, grad_norm=grads))
     assert "healthy" in s and "nonfinite" not in s
+
+
+def test_a_val_loss_that_rises_from_1e6_to_8e6_is_no_divergence(tmp_path):
+    """Validation scored perfectly from its first epoch (val_acc 1.000, val_loss 1e-6 .. 8e-6, a train loss from
+    0.3): the val loss "rose 700 % from its minimum" and read as overfitting 0.73. A rise must be a share of the
+    run's starting loss to count; what is left is the too-good validation, data_leakage first."""
+    e = np.arange(8)
+    run = _run(loss=0.3 * np.exp(-e), accuracy=np.minimum(1, 0.9 + 0.02 * e), val_loss=1e-6 * (e + 1),
+               val_accuracy=np.ones(8))
+    got = kinds(run)
+    assert "train_val_divergence" not in got and "val_near_perfect" in got
+    # a real rise on the same scale still counts (0.5 -> 0.9 beside a start at 2.3)
+    t = 2.3 * np.exp(-0.4 * e) + 0.05
+    assert "train_val_divergence" in kinds(_run(loss=t, val_loss=np.r_[1.2, 0.8, 0.6, 0.5, 0.6, 0.7, 0.8, 0.9]))
+    lines = "epoch,loss,accuracy,val_loss,val_accuracy\n" + "".join(
+        f"{i},{0.3 * math.exp(-i):.5f},{min(1, 0.9 + 0.02 * i):.4f},{1e-6 * (i + 1):.7f},1.0000\n" for i in range(8))
+    (tmp_path / "history.csv").write_text(lines)
+    from mltdbg.playbooks.diagnose import diagnose
+    d = diagnose([str(tmp_path)], ["validation accuracy is 100% from the first epoch, seems too good to be true"])
+    assert d.hypotheses[0].id == "data_leakage", [(h.id, h.confidence) for h in d.hypotheses]
