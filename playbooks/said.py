@@ -164,14 +164,16 @@ _STAY = r"always|stays?|stayed|staying|stuck|remains?|remained|constant(?:ly)?|f
 _STUCK_WORDS = (rf"(?:\b(?:{_STAY}|keeps?\s+(?:at|being)"
                 r"|never\s+(?:changes?|moves?|decreases?|goes\s+down))\b|一直(?:为|是|都是)?|始终(?:为|是)?)")
 _VALUE = r"(?<![A-Za-z0-9_.])(\d+(?:\.\d+)?)(?![\w.]*\s*%)"
-# between "loss" and the words that say it stays: no other clause ("but", "while", a CJK comma) or score name ("the loss
-# falls, but training_acc is always 0" is no loss at 0)
-_LOSS_GAP = r"(?:(?!\b(?:but|while|whereas)\b|acc|但)[^.;!?\n\d，。；])"
+# between "loss" and the words that say it stays (or its value): no other clause ("but", "while", a CJK comma) or
+# score name ("the loss falls, but training_acc is always 0", "losses go down but mAP stays 0 for all epochs" are
+# no loss at 0)
+_LOSS_GAP = (r"(?:(?!\b(?:but|while|whereas)\b|acc|但|\b(?:m?ap|f1|m?iou|auc|dice|precision|recall|bleu|wer|cer)\b)"
+             r"[^.;!?\n\d，。；])")
 _LOSS_STUCK = re.compile(
     rf"\bloss(?:es)?(?![a-z]){_LOSS_GAP}{{0,30}}?{_STUCK_WORDS}[^.;!?\n\d]{{0,20}}?{_VALUE}"
     # "the loss is exactly 0 at every iteration", "loss = 0.6931 throughout training", "loss: 0.0000e+00 from the first batch"
     # ("loss 2.3026 every epoch": a note's shorthand)
-    rf"|\bloss(?:es)?(?![a-z])[^.;!?\n\d]{{0,40}}?(?:exactly\s+|[=:]\s*)?{_VALUE}[^.;!?\n]{{0,30}}?"
+    rf"|\bloss(?:es)?(?![a-z]){_LOSS_GAP}{{0,40}}?(?:exactly\s+|[=:]\s*)?{_VALUE}[^.;!?\n]{{0,30}}?"
     r"\b(?:(?:at|in|for|on)\s+(?:every|each|all)|every\s+(?:epoch|step|iter\w*|batch)|throughout|the\s+whole"
     r"|from\s+the\s+(?:start|beginning|first))", re.I | re.A)
 

@@ -208,6 +208,8 @@ def test_a_loss_the_user_says_never_leaves_zero_or_chance_is_read(text, kind, su
     "accuracy stays at 0 %",
     "loss always 0 % of the time",
     "loss: 0.0 at step 10, then it rises",              # one value at one step
+    "losses go down but mAP stays 0 for all epochs",    # the score's value, another clause (read as the loss at 0)
+    "the loss falls and the F1 is 0 in every epoch",
 ])
 def test_values_that_are_not_a_loss_stuck_at_zero_or_chance_are_not(text):
     got = said.ruled_out([text])
