@@ -586,8 +586,9 @@ def _kw_fact(fx: _Facts, key: str, value: ast.expr, line: int) -> None:
 _NAMESPACE = re.compile(r"Namespace\(")
 _TA_BLOCK = re.compile(r"(?:Seq2Seq)?TrainingArguments\(\s*\n")
 _KV_LINE = re.compile(r"^\s*(\w+)=(.*?),?\s*$")
+# (a key may be quoted: a printed dict, "train_config: {'lr': 5e-06, 'use_fp16': True}")
 _KV_ANY = re.compile(
-    r"(?<![\w.])(--)?([A-Za-z_][\w.-]{0,60}?)\s*(?:[:=]|\s=\s)\s*(?![=:])(\"[^\"\n]{0,200}\"|'[^'\n]{0,200}'|[^\s,;(){}\[\]]{1,200})")
+    r"(?<![\w.])(--)?['\"]?([A-Za-z_][\w.-]{0,60}?)['\"]?\s*(?:[:=]|\s=\s)\s*(?![=:])(\"[^\"\n]{0,200}\"|'[^'\n]{0,200}'|[^\s,;(){}\[\]]{1,200})")
 _METRIC_LINE = re.compile(r"loss|\bstep\s*[:=]?\s*\d|\biter\w*\s*[:=]?\s*\d|it/s|s/it", re.I)
 _HF_BANNER = re.compile(r"^\s+(Num Epochs|Instantaneous batch size per device|Total optimization steps"
                         r"|Total train batch size \(w\. parallel, distributed & accumulation\))\s*=\s*([\d,]+)", re.M)

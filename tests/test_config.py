@@ -390,3 +390,19 @@ def test_a_fastai_fit_names_its_lr_and_adam(tmp_path, line, lr):
     got = facts(run)
     assert got["lr"] == [lr] and got["optimizer"] == ["adam"]
     check_citations(run)
+
+
+def test_a_printed_dict_in_a_log_is_read_as_settings(tmp_path):
+    """A training script's config printed as a Python dict ("train_config: {'lr': 5e-06, 'use_fp16': True, ...}"):
+    its quoted keys were not read, so a run that trained in fp16 had no config:fp16 (a fine-tune that turned NaN
+    in fp16 read nothing from its log)."""
+    p = tmp_path / "train.log"
+    p.write_text("[2025-06-04 22:34:59][root][INFO] - train_config: {'model_name': 'tts', 'batch_size_training': 4, "
+                 "'num_epochs': 50, 'warmup_steps': 1000, 'lr': 5e-06, 'seed': 42, 'use_fp16': True, "
+                 "'mixed_precision': True}\n"
+                 "{'loss': 2.1, 'learning_rate': 1e-06, 'epoch': 0.1}\n")
+    run = run_of(p)
+    d = facts(run)
+    assert d["lr"] == [5e-06] and d["epochs"] == [50] and d["seed"] == [42] and d["precision"] == ["fp16"]
+    assert "config:fp16" in {s.kind for s in config_signals(run)}
+    check_citations(run)
