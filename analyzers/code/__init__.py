@@ -17,7 +17,8 @@ Where things live:
   zero_grad.py         code:missing_zero_grad
   output_act.py        the activation the model's output goes through (read for the two below)
   softmax.py           code:softmax_before_ce (also a softmax/sigmoid output to a loss that applies it:
-                       BCEWithLogitsLoss, Keras from_logits=True), code:log_softmax_unstable, code:unsafe_log
+                       BCEWithLogitsLoss, Keras from_logits=True), code:log_softmax_unstable, code:unsafe_log,
+                       code:softmax_one_unit
   relu_output.py       code:relu_output
   div_std.py           code:unsafe_div_std, code:unsafe_sqrt
   variance.py          code:var_single_element

@@ -1,5 +1,8 @@
 """`code:softmax_before_ce`, `code:log_softmax_unstable`, `code:unsafe_log`: softmax fed to
-cross-entropy, log of softmax/sigmoid, log of a value that can be 0.
+cross-entropy, log of softmax/sigmoid, log of a value that can be 0. `code:softmax_one_unit`: a softmax
+over a single output unit (Keras `Dense(1, activation="softmax")`, `Dense(1)` then `Activation("softmax")`,
+an nn.Sequential's `nn.Linear(n, 1)` then `nn.Softmax(dim=-1)`): it outputs 1.0 whatever the input and passes
+back a gradient of exactly 0, so nothing below it trains (binary outputs want a sigmoid, or two units).
 
 In:  one parsed file (PyFile) and the run index (RunIndex), from code/index.py.
 Out: `check_softmax(f, idx)` -> Findings.
@@ -107,6 +110,57 @@ def check_softmax(f: PyFile, idx: RunIndex) -> list[Finding]:
     if ce_ctors and not ce_called:      # a criterion built but its call not quoted (a post's model class + criterion)
         idx.ce_built.append((f, ce_ctors[0][1].lineno))
     out += _activation_before_logits_loss(f)
+    out += _softmax_one_unit(f)
+    return out
+
+
+def _one_unit(c: ast.AST) -> bool:
+    """A Keras Dense / torch nn.Linear layer of one output unit."""
+    if not isinstance(c, ast.Call):
+        return False
+    if last(c) == "Dense":
+        return const(arg(c, 0, "units")) == 1
+    return last(c) == "Linear" and const(arg(c, 1, "out_features")) == 1
+
+
+def _softmax_layer(c: ast.AST, after: ast.AST) -> bool:
+    """A softmax layer over the last axis, after layer `after`: Keras Activation("softmax") / Softmax() (axis -1
+    unless told), torch nn.Softmax(dim=-1) (another dim after an nn.Linear(n, 1) is a softmax over positions,
+    attention pooling's weights: no bug)."""
+    if not isinstance(c, ast.Call):
+        return False
+    if last(c) == "Activation":
+        return const(arg(c, 0, "activation")) == "softmax"
+    if last(c) != "Softmax":
+        return False
+    if isinstance(after, ast.Call) and last(after) == "Linear":
+        return const(arg(c, 0, "dim")) == -1
+    return const(arg(c, 0, "axis"), -1) == -1
+
+
+def _softmax_one_unit(f: PyFile) -> list[Finding]:
+    out = []
+    what = "a softmax over one unit is 1.0 for every input and its gradient is 0: nothing below it trains " \
+           "(one output wants a sigmoid, or two units with softmax)"
+    for c in f.calls_named("Dense"):
+        act = kwarg(c, "activation")
+        if _one_unit(c) and act is not None and (const(act) == "softmax" or (dotted(act) or "").endswith("softmax")):
+            out.append(Finding("code:softmax_one_unit", STRONG, c.lineno, what))
+    # a one-unit layer, then a softmax layer: the next item of a layer list (Sequential([...]), nn.Sequential(...))
+    # or the next model.add(...) of the same model
+    seqs: list[list[ast.AST]] = [list(c.args) for c in f.calls_named("Sequential")]
+    seqs += [list(n.elts) for n in f.of_type(ast.List)]
+    adds: dict[str, list[ast.AST]] = {}
+    for c in f.calls_named("add"):
+        if isinstance(c.func, ast.Attribute) and c.args:
+            adds.setdefault(dotted(c.func.value) or "?", []).append(c.args[0])
+    seqs += list(adds.values())
+    seen = {x.line for x in out}
+    for items in seqs:
+        for a, b in zip(items, items[1:]):
+            if _one_unit(a) and _softmax_layer(b, a) and b.lineno not in seen:
+                seen.add(b.lineno)
+                out.append(Finding("code:softmax_one_unit", STRONG, b.lineno, what, [(a.lineno, "the one-unit layer", f)]))
     return out
 
 
