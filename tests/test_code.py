@@ -575,3 +575,16 @@ def _kinds_in(folder, name: str, text: str) -> set[str]:
     (folder / name).write_text(text)
     from mltdbg.analyzers.ingest import ingest
     return {s.kind for s in code_signals(ingest([str(folder)]))}
+
+
+def test_a_snippet_pasted_without_its_indentation_is_still_checked(tmp_path):
+    """"def CNN(...):" and then its body at column 0 (a post that lost its indentation): ast.parse stops at the
+    body's first line ("expected an indented block after function definition on line 1") and the repair blanked
+    that line, not the opener, so the file was not read at all. The opener is blanked and the body read at the
+    top level: its one-unit softmax is found at its line."""
+    p = tmp_path / "train.py"
+    p.write_text("def CNN(train_X, train_y):\n\nmodel = Sequential([\nConv2D(30, kernel_size=3, activation=\"relu\"),\n"
+                 "Flatten(),\nDense(1, activation='softmax')\n])\nmodel.compile('adam', loss='categorical_crossentropy')\n"
+                 "model.fit(train_X, train_y, epochs=1)\nreturn model\n")
+    hits = [s for s in code_signals(run_of(p)) if s.kind == "code:softmax_one_unit"]
+    assert hits and hits[0].evidence[0].line == 6 and hits[0].evidence[0].quote == "Dense(1, activation='softmax')"

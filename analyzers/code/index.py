@@ -988,6 +988,9 @@ def pyfile_of(t: TextArtifact) -> PyFile:
 REPAIR_LINES = 8
 
 
+_FLATTENED = re.compile(r"expected an indented block after .* on line (\d+)")
+
+
 def repair_tree(text: str) -> tuple[ast.Module, list[int]] | None:
     """Parse `text` with the lines ast.parse rejects replaced by `pass` at their indentation (line
     numbers unchanged); (tree, blanked line numbers), or None when REPAIR_LINES do not suffice."""
@@ -999,12 +1002,17 @@ def repair_tree(text: str) -> tuple[ast.Module, list[int]] | None:
                 return ast.parse("\n".join(lines)), blanked
         except SyntaxError as e:
             n = e.lineno or 0
+            # a block pasted with its indentation lost ("def f(x):" then its body at column 0): the opener
+            # becomes a no-op line and its body is read at the top level
+            flat = _FLATTENED.search(e.msg or "") if isinstance(e, IndentationError) else None
+            if flat is not None:
+                n = int(flat.group(1))
             if not 1 <= n <= len(lines) or n in blanked or len(blanked) >= REPAIR_LINES:
                 return None
             old = lines[n - 1]
             indent = old[:len(old) - len(old.lstrip())]
             # an opener whose body was cut keeps a body; anything else becomes a no-op line
-            lines[n - 1] = indent + ("if True: pass" if old.rstrip().endswith(":") else "pass")
+            lines[n - 1] = indent + ("if True: pass" if old.rstrip().endswith(":") and flat is None else "pass")
             blanked.append(n)
         except (ValueError, RecursionError, MemoryError):
             return None
