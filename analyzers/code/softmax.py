@@ -148,9 +148,9 @@ def _softmax_one_unit(f: PyFile) -> list[Finding]:
             out.append(Finding("code:softmax_one_unit", STRONG, c.lineno, what))
     # a one-unit layer, then a softmax layer: the next item of a layer list (Sequential([...]), nn.Sequential(...))
     # or the next model.add(...) of the same model
-    seqs: list[list[ast.AST]] = [list(c.args) for c in f.calls_named("Sequential")]
-    seqs += [list(n.elts) for n in f.of_type(ast.List)]
-    adds: dict[str, list[ast.AST]] = {}
+    seqs: list[list[ast.expr]] = [list(c.args) for c in f.calls_named("Sequential")]
+    seqs += [list(n.elts) for n in f.of_type(ast.List) if isinstance(n, ast.List)]
+    adds: dict[str, list[ast.expr]] = {}
     for c in f.calls_named("add"):
         if isinstance(c.func, ast.Attribute) and c.args:
             adds.setdefault(dotted(c.func.value) or "?", []).append(c.args[0])
