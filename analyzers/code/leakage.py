@@ -4,6 +4,8 @@ In:  one parsed file.
 Out: `check_leakage(f)` -> Findings.
 
 val_overlaps_train, inside one function (or the module body):
+- a fit call validated on its training data (Keras `validation_data=(x_train, y_train)`, Lightning
+  `trainer.fit(model, train_loader, train_loader)`), or
 - a validation/test-named target bound to a training-named object (`val_ds = train_ds`,
   `val_loader = DataLoader(train_ds)`, `val_ds = Subset(train_ds, ...)`), or
 - a validation-named target that takes rows of an array (`x_val = x[:n_val]`) whose rows also
@@ -44,6 +46,32 @@ def check_leakage(f: PyFile) -> list[Finding]:
     for scope in scopes:
         out += _val_overlaps(f, scope)
         out += _target_in_features(f, scope)
+    out += _validates_on_train(f)
+    return out
+
+
+def _validates_on_train(f: PyFile) -> list[Finding]:
+    """A fit call validated on what it trains on: Keras `fit(x_train, y_train, validation_data=(x_train, y_train))`
+    (the same inputs, or training-named ones), Lightning `trainer.fit(model, train_loader, train_loader)`."""
+    out: list[Finding] = []
+    for c in f.calls_named("fit"):
+        vd = kwarg(c, "validation_data")
+        line = c.lineno
+        if isinstance(vd, ast.Tuple) and vd.elts:
+            line = vd.lineno
+            val = dotted(vd.elts[0]) or ""
+            fit_x = (dotted(c.args[0]) or "") if c.args else (dotted(kwarg(c, "x")) or "")
+            same = bool(val) and val == fit_x
+        else:
+            loaders = [a for a in c.args[1:3]] if len(c.args) >= 3 else \
+                [kwarg(c, "train_dataloaders"), kwarg(c, "val_dataloaders")]
+            names = [dotted(a) or "" if a is not None else "" for a in loaders]
+            val = names[1] if len(names) == 2 else ""
+            same = bool(val) and val == names[0]
+        if same or (val and _TRAIN.search(val.rsplit(".", 1)[-1]) and not _VAL.search(val.rsplit(".", 1)[-1])):
+            out.append(Finding("code:val_overlaps_train", STRONG, line,
+                               f"the fit validates on `{val}`, which it also trains on: validation scores measure "
+                               "samples the model trained on", data={"val": val}))
     return out
 
 
