@@ -14,6 +14,7 @@ are never cited as support.
 """
 from __future__ import annotations
 
+import math
 import re
 
 from mltdbg.analyzers.curves import ADAM_LR_HIGH, FINETUNE_LR_HIGH, implied_classes
@@ -297,6 +298,7 @@ def ruled_out(symptoms: list[str]) -> dict[str, Signal]:
             m = None   # "it does not work in fp32 either": the opposite
         if m:
             out[kind] = Signal(kind, 1.0, f"you said {_PATTERNS[kind][1]}: \"{m.group(0)[:80]}\"")
+    out.update(_narrated_nan_evidence(text))
     if (falls := _score_stuck_loss_falls(text)) is not None:
         # (the curves' own kind, as the user's words: it weighs the causes, meets no requirement)
         out["accuracy_stuck_loss_falls"] = Signal("accuracy_stuck_loss_falls", SAID_SCORE_STUCK,
@@ -304,6 +306,50 @@ def ruled_out(symptoms: list[str]) -> dict[str, Signal]:
                                                   data={"narrated": True})
     if "said:lr_huge" in out and "said:loss_at_chance" in out:
         out["said:chance_under_high_lr"] = chance_under_high_lr(out["said:loss_at_chance"], out["said:lr_huge"])
+    return out
+
+
+# What the user reports about a NaN that separates its causes (taxonomy's non_finite_loss group), in their words:
+# - the NaN comes at the same step / batch each run ("at exactly the same iteration (1847) every time"): one
+#   sample of the data, not the optimisation (said:nan_same_batch, weighed by the playbooks);
+# - a framework's log / sqrt / exp they quote ("loss = ce + 0.1 * torch.log(pred_var)", "torch.log(y_pred) yields
+#   -inf"): the code's unsafe math (code:unsafe_log, as their words: it weighs the causes, meets no requirement);
+# - grad norms they list that grow by orders of magnitude ("2.1, 5.7, 40, 900, 1e5, 3e8 and then nan"): the
+#   curves' grad_growth, as their words.
+_NAN_WORD = re.compile(r"\b(?:nan|inf|infinite|infinity)\b|-inf\b|溢出", re.I)
+_SAME_PLACE = re.compile(
+    r"\b(?:same|particular|specific|certain|fixed)\s+(?:\w+\s+)?(?:iteration|step|batch|sample|point|epoch)s?\b"
+    r"(?:\s*\(?\d+\)?)?[^.;!?\n]{0,40}?\b(?:every|each)\s+(?:time|run)"
+    r"|\b(?:every|each)\s+(?:time|run)[^.;!?\n]{0,40}?\b(?:at|on|in)\s+(?:the\s+)?(?:same|exactly\s+the\s+same)\s+"
+    r"(?:iteration|step|batch|sample|epoch)"
+    r"|\balways\s+(?:at|on|in)\s+(?:the\s+)?(?:same\s+)?(?:iteration|step|batch)\s*\d+", re.I)
+_MATH_CALL = re.compile(r"\b(?:torch|tf(?:\.math)?|K|jnp|F)\.(?:log|log2|log10|sqrt|rsqrt|exp|pow)\s*\(")
+_GRAD_LIST = re.compile(r"\bgrad(?:ient)?s?[\s_-]*norms?\b[^.;!?\n\d]{0,40}?"
+                        r"((?:\d[\d.]*(?:e[-+]?\d+)?\s*(?:,|->|→|then|to)\s*(?:and\s+)?){2,}\d[\d.]*(?:e[-+]?\d+)?)", re.I)
+SAID_GRAD_GROWTH = 100.0     # the growth, last value over first, from which listed grad norms are grad_growth
+
+
+def _narrated_nan_evidence(text: str) -> dict[str, Signal]:
+    out: dict[str, Signal] = {}
+    if not _NAN_WORD.search(text):
+        return out
+    if (m := _SAME_PLACE.search(text)) and not _denied_before(text, m.start()):
+        out["said:nan_same_batch"] = Signal("said:nan_same_batch", 1.0,
+                                            f"you said the NaN comes at the same place each run: \"{m.group(0)[:80]}\"")
+    if m := _MATH_CALL.search(text):
+        out["code:unsafe_log"] = Signal("code:unsafe_log", 0.5, f"you quoted {m.group(0)[:40]}...) beside the NaN: "
+                                        "math that is infinite at some inputs", data={"narrated": True})
+    for m in _GRAD_LIST.finditer(text):
+        try:
+            vals = [float(v) for v in re.findall(r"\d[\d.]*(?:e[-+]?\d+)?", m.group(1), re.I)]
+        except ValueError:
+            continue
+        if len(vals) >= 3 and vals[0] > 0 and vals[-1] / vals[0] >= SAID_GRAD_GROWTH:
+            r = vals[-1] / vals[0]
+            out["grad_growth"] = Signal("grad_growth", min(1.0, math.log10(r) / 3),
+                                        f"you said the grad norm grows {r:.0f}x: \"{m.group(0)[:80]}\"",
+                                        data={"narrated": True})
+            break
     return out
 
 

@@ -163,8 +163,8 @@ def extract(signals: list[Signal], symptoms: list[str], failure_kinds: tuple[str
     """`text`: the word model's scores (textmodel.TextModel.scores), {} to leave words to the regexes;
     `text_user`: its scores without the code's words (None: `text` decides the word candidates too)."""
     strongest: dict[str, Signal] = dict(said.ruled_out(symptoms))   # what the user tried (against causes)
-    for s in signals:
-        if s.kind not in strongest or s.strength > strongest[s.kind].strength:
+    for s in signals:      # (the run's own reading of a kind replaces the user's narration of it)
+        if s.kind not in strongest or s.strength > strongest[s.kind].strength or strongest[s.kind].data.get("narrated"):
             strongest[s.kind] = s
     # a framework's error message the user quotes ("the error ValueError: Attempting to unscale FP16 gradients
     # occurred") is that message's kind, as their words: it weighs the causes, meets no requirement

@@ -476,3 +476,37 @@ def test_a_named_lr_beside_a_curve_at_chance_is_chance_under_a_high_lr(tmp_path)
     assert "loss_at_chance" in feat.strengths and "said:chance_under_high_lr" in feat.strengths
     ctx = context_for([str(tmp_path)], ["fine-tuning bert-base with AdamW, learning_rate=2e-5"])
     assert "said:chance_under_high_lr" not in features_for(ctx.signals, ctx.symptoms, ctx.run, FAILURE_KINDS).strengths
+
+
+@pytest.mark.parametrize("text, kind", [
+    ("Loss becomes NaN at exactly the same iteration (iteration 1847) every time I run training", "said:nan_same_batch"),
+    ("the loss is nan, always at iteration 512", "said:nan_same_batch"),
+    ("I added loss = ce + 0.1 * torch.log(pred_var). Since then the loss turns nan", "code:unsafe_log"),
+    ("I printed the gradient norm: it goes 2.1, 5.7, 40, 900, 1e5, 3e8 and then nan.", "grad_growth"),
+])
+def test_what_the_user_reports_about_a_nan_is_its_evidence(text, kind):
+    """A NaN at the same step each run (one sample of the data), a framework's log the user quotes, the grad norms
+    they list growing 1e8x: each separates the NaN's causes as the run's own reading would, and was not read."""
+    got = said.ruled_out([text])
+    assert kind in got, got
+    assert kind.startswith("said:") or got[kind].data.get("narrated")     # (their words: no finding on them alone)
+
+
+@pytest.mark.parametrize("text", [
+    "the NaN is not at the same step every time",       # denied
+    "the grad norm is 0.5, 0.6, 0.7 and then nan",      # no growth by orders of magnitude
+    "I use np.log(1 + x) to scale the features and the accuracy is 60%",   # numpy's, and no NaN
+    "same batch size every time, the loss falls to 0.3",  # no NaN
+])
+def test_other_words_about_a_run_are_no_nan_evidence(text):
+    got = said.ruled_out([text])
+    assert not {"said:nan_same_batch", "code:unsafe_log", "grad_growth"} & set(got), got
+
+
+def test_a_nan_at_the_same_iteration_every_run_ranks_bad_data_first(tmp_path):
+    (tmp_path / "q.txt").write_text("Loss becomes NaN at exactly the same iteration (iteration 1847) every time I run "
+                                    "training, even with a different learning rate and seed fixed. Before that the loss "
+                                    "is normal around 0.4. Any ideas?\n")
+    d = diagnose([str(tmp_path)], [])
+    assert d.hypotheses[0].id == "nan_in_data" and d.hypotheses[0].confidence < 0.8, \
+        [(h.id, h.confidence) for h in d.hypotheses]
