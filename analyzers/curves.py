@@ -84,10 +84,10 @@ NOISY_MIN_POINTS = 25
 FIRST_LAYER_GRAD_PEAK = 20.0
 FIRST_LAYER_GRAD_MEDIAN = 5.0
 # Overfitting needs a validation curve that first improved by at least this share.
-# A validation rise is one when it is this share of the run's starting loss at least: a val loss that goes from
-# 1e-6 to 8e-6 (a validation set the model scores perfectly from its first epoch) rose 700 % and means nothing.
-VAL_RISE_OF_START = 0.01
 VAL_IMPROVED = 0.03
+# ... and a validation rise is one when it is this share of the run's starting loss at least: a val loss that goes
+# from 1e-6 to 8e-6 (a validation set the model scores perfectly from its first epoch) rose 700 % and means nothing.
+VAL_RISE_OF_START = 0.01
 # The same read from accuracies (on a 0-1 scale): validation never gains VAL_ACC_IMPROVED over its
 # first evaluation while train accuracy gains VAL_ACC_TRAIN_GAIN, and validation sits near chance
 # (<= 1.5/K) or VAL_ACC_FAR_BELOW under train at the end.

@@ -1,5 +1,5 @@
 """`code:unsafe_div_std`: division by a std/var without an epsilon; `code:unsafe_sqrt`: the square root
-of a computed value that can be 0 (a distance, a sum of squares, a variance), with no epsilon.
+of a computed value that can be 0 (a distance, a sum of squares), with no epsilon.
 
 sqrt's slope 1/(2 sqrt(x)) is infinite at 0: a distance between a prediction and its target that
 reaches 0 sends inf back, and the square feeding it multiplies that by 0 -> NaN gradients (the
@@ -53,7 +53,8 @@ _GRAD_SQRT_MODULES = ("torch", "th", "tf", "K", "jnp", "jax", "backend", "F", "k
 # variance's root is a std: what it divides is code:unsafe_div_std's, and var over one element zero_variance's.)
 _CAN_BE_ZERO = {"square", "sum", "mean", "reduce_sum", "reduce_mean", "pow", "add", "sub", "subtract",
                 "abs", "einsum", "matmul", "dot", "bmm", "norm"}
-# What keeps the root's argument above 0: an epsilon, a clamp.
+# What keeps the root's argument above 0: an epsilon, a clamp. (index.safe_from_zero, which the log and division
+# checks use, takes any sum for safe; a sum of squares is 0 where the distance is.)
 _SQRT_FLOOR = {"clamp", "clip", "clamp_min", "clamp_", "maximum", "max", "fmax", "softplus", "exp", "relu6"}
 
 

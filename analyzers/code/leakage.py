@@ -52,22 +52,20 @@ def check_leakage(f: PyFile) -> list[Finding]:
 
 def _validates_on_train(f: PyFile) -> list[Finding]:
     """A fit call validated on what it trains on: Keras `fit(x_train, y_train, validation_data=(x_train, y_train))`
-    (the same inputs, or training-named ones), Lightning `trainer.fit(model, train_loader, train_loader)`."""
+    or `fit(train_ds, validation_data=train_ds)` (the same inputs, or training-named ones), Lightning
+    `trainer.fit(model, train_loader, train_loader)`."""
     out: list[Finding] = []
     for c in f.calls_named("fit"):
         vd = kwarg(c, "validation_data")
-        line = c.lineno
-        if isinstance(vd, ast.Tuple) and vd.elts:
+        if vd is not None:       # Keras: a tuple (x, y) or a dataset, beside the fit's x
             line = vd.lineno
-            val = dotted(vd.elts[0]) or ""
-            fit_x = (dotted(c.args[0]) or "") if c.args else (dotted(kwarg(c, "x")) or "")
-            same = bool(val) and val == fit_x
-        else:
-            loaders = [a for a in c.args[1:3]] if len(c.args) >= 3 else \
-                [kwarg(c, "train_dataloaders"), kwarg(c, "val_dataloaders")]
-            names = [dotted(a) or "" if a is not None else "" for a in loaders]
-            val = names[1] if len(names) == 2 else ""
-            same = bool(val) and val == names[0]
+            val = dotted(vd.elts[0] if isinstance(vd, ast.Tuple) and vd.elts else vd) or ""
+            train = dotted(c.args[0] if c.args else kwarg(c, "x")) or ""
+        else:                    # Lightning: fit(model, train_loader, val_loader), or the keywords
+            line = c.lineno
+            train, val = (dotted(a) or "" for a in (c.args[1:3] if len(c.args) >= 3 else
+                                                    (kwarg(c, "train_dataloaders"), kwarg(c, "val_dataloaders"))))
+        same = bool(val) and val == train
         if same or (val and _TRAIN.search(val.rsplit(".", 1)[-1]) and not _VAL.search(val.rsplit(".", 1)[-1])):
             out.append(Finding("code:val_overlaps_train", STRONG, line,
                                f"the fit validates on `{val}`, which it also trains on: validation scores measure "
