@@ -2361,6 +2361,19 @@ def _fine_tuning(run: Run) -> bool:
         _LOADED_PRETRAINED.search(t.text, 0, FINETUNE_LOG_HEAD) for t in run.texts if t.kind == "log")
 
 
+# A pretrained language / vision-language / diffusion model named in a config, log or code head (or an HF
+# Trainer's log dicts): such runs fine-tune at 1e-6..5e-5, so an lr there is no low one (2e-5 for a BERT, 5e-6 for
+# a 1.5B LLM were read as lr_tiny in ten corpus posts, none of them a learning rate too low). Read for lowness only.
+_LM_NAME = re.compile(r"(?<![A-Za-z])(?:bert|roberta|deberta|electra|albert|xlnet|bart|t5|mt5|flan|gpt-?[2-4j]?|llama-?\d?|mistral"
+                      r"|mixtral|qwen[\d.]*|gemma|chatglm\d?|baichuan\d?|internlm\d?|vicuna|bloomz?|falcon|phi-?\d|yi|glm"
+                      r"|stable[-_ ]?diffusion|sdxl|whisper|wav2vec2?|blip-?2?|llava|minicpm)(?![A-Za-z])"
+                      r"|'learning_rate':|\b(?:model_name_or_path|pretrained_model_name_or_path)\b", re.I)
+
+
+def _pretrained_lm_named(run: Run) -> bool:
+    return any(_LM_NAME.search(t.text, 0, FINETUNE_LOG_HEAD) for t in run.texts if t.kind in ("config", "log", "code"))
+
+
 def _from_pretrained(run: Run) -> bool:
     """The run trains from a pretrained model, all of it or through adapters (LoRA, peft): its loss starts
     near what the model already knows, falls a little and levels off; that is no plateau of a model
@@ -2402,7 +2415,7 @@ def _lr_signals(run: Run, lr: Series | None, q: Quoter) -> list[Signal]:
     if fine_tuning and "adam" in opt:
         high = FINETUNE_LR_HIGH
     gain, opt_named = _momentum_gain(run, opt, sgd)
-    if fine_tuning:
+    if fine_tuning or (not sgd and _pretrained_lm_named(run)):
         gain *= FINETUNE_LR_SCALE      # (gain is read for lowness only: lr_tiny)
     bs = min((f.value for f in train_batch_sizes(run.facts)), default=None) if sgd else None
     if bs is not None and bs < SGD_FULL_LR_BATCH:

@@ -563,3 +563,17 @@ def test_a_short_loss_that_settles_at_chance_after_a_rise_is_at_chance(tmp_path)
     (tmp_path / "b").mkdir()
     assert "loss_at_chance" not in signals(tmp_path / "b", {"train.log": "".join(f"epoch {i} loss {v}\n"
                                                                                    for i, v in enumerate(vals))})
+
+
+def test_a_fine_tune_lr_of_a_named_pretrained_model_is_not_low(tmp_path):
+    """lr 2e-5 in a config that names bert-base-chinese, 5e-6 in a log printing a Qwen fine-tune's settings: the usual
+    fine-tune lrs, read as lr_tiny ("low for the optimizer") in ten corpus posts, none of them an lr too low. A
+    pretrained model named in a config, log or code head sets the fine-tune scale for lowness; a CNN from scratch
+    at 2e-6 stays low."""
+    (tmp_path / "a").mkdir()
+    assert "lr_tiny" not in signals(tmp_path / "a", {"config.yaml": "model_name: bert-base-chinese\nlr: 2.0e-5\nepochs: 3\n"})
+    (tmp_path / "b").mkdir()
+    assert "lr_tiny" not in signals(tmp_path / "b", {"train.log": "train_config: {'llm_name': 'Qwen2.5-1.5B', 'lr': 5e-06, "
+                                                                   "'num_epochs': 3}\n"})
+    (tmp_path / "c").mkdir()
+    assert "lr_tiny" in signals(tmp_path / "c", {"config.yaml": "model: resnet18\noptimizer: adam\nlr: 2.0e-6\n"})
