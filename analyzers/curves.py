@@ -2415,8 +2415,17 @@ def _lr_signals(run: Run, lr: Series | None, q: Quoter) -> list[Signal]:
     if fine_tuning and "adam" in opt:
         high = FINETUNE_LR_HIGH
     gain, opt_named = _momentum_gain(run, opt, sgd)
-    if fine_tuning or (not sgd and _pretrained_lm_named(run)):
+    if fine_tuning:
         gain *= FINETUNE_LR_SCALE      # (gain is read for lowness only: lr_tiny)
+
+    def lowness(x: float) -> float:
+        """_lr_lowness of lr x, on the fine-tune scale where a pretrained model is named (looked for only
+        when the lr is low otherwise: the name search reads every text's head)."""
+        low = _lr_lowness(x * gain, sgd)
+        if low > 0 and not fine_tuning and not sgd and _pretrained_lm_named(run):
+            low = _lr_lowness(x * gain * FINETUNE_LR_SCALE, sgd)
+        return low
+
     bs = min((f.value for f in train_batch_sizes(run.facts)), default=None) if sgd else None
     if bs is not None and bs < SGD_FULL_LR_BATCH:
         # SGD's lr scales with the batch (0.1 per 256 examples, Goyal et al.): an lr far above what
@@ -2438,7 +2447,7 @@ def _lr_signals(run: Run, lr: Series | None, q: Quoter) -> list[Signal]:
                     # L-BFGS's default 1.0): without the optimizer's name it is a weaker hint
                     strength = min(strength, UNKNOWN_OPT_LR_CAP)
                 out.append(Signal("lr_high", strength, txt, [q.ev(lr, k, txt)], {"lr": peak}))
-            low = _lr_lowness(peak * gain, sgd)
+            low = lowness(peak)
             if low > 0:
                 txt = f"lr is at most {_fmt(peak)} all run ({opt_named or 'optimizer unknown'})"
                 out.append(Signal("lr_tiny", low, txt, [q.ev(lr, k, txt)], {"lr": peak}))
@@ -2510,7 +2519,7 @@ def _lr_signals(run: Run, lr: Series | None, q: Quoter) -> list[Signal]:
                 what = f"fine-tuning a pretrained model with {opt}" if high == FINETUNE_LR_HIGH else opt
                 out.append(Signal("lr_high", min(1.0, 0.4 + 0.3 * math.log10(val / high + 1)),
                                   f"configured lr {f.value} for {what} is high (above ~{_fmt(high)})", [ev], {"lr": val}))
-            low = _lr_lowness(val * gain, sgd)
+            low = lowness(val)
             if low > 0:
                 out.append(Signal("lr_tiny", low, f"configured lr {f.value} is low for {opt_named or 'the optimizer'}",
                                   [ev], {"lr": val}))
