@@ -200,7 +200,7 @@ BATCH_TINY = 4
 # training never saw it, so it is no evidence for the batch causes; a model whose results depend on the
 # batch it is evaluated with normalises with the batch's own statistics there: batch norm left in
 # training mode (eval_mode_forgotten).
-_PHASE = r"(?:test(?:ing)?|inference|inferring|eval(?:uation|uating)?|predict(?:ion|ions|ing)?)"
+_PHASE = r"(?:test(?:ing)?|inference|inferring|eval(?:uat\w+)?|predict(?:ion|ions|ing)?)"
 _PHASE_BEFORE = re.compile(rf"(?:(?<![A-Za-z]){_PHASE}[\s_-]*(?:(?:with|using|at|of)\s+(?:an?\s+|the\s+)?)?"
                            rf"|\b(?:at|in|during|for|when)\s+(?:the\s+)?{_PHASE}"
                            rf"(?:\s+(?:phase|time|stage))?\s*,?\s*(?:(?:with|the|a|set|use|using)\s+)*)\Z", re.I)

@@ -510,3 +510,22 @@ def test_a_nan_at_the_same_iteration_every_run_ranks_bad_data_first(tmp_path):
     d = diagnose([str(tmp_path)], [])
     assert d.hypotheses[0].id == "nan_in_data" and d.hypotheses[0].confidence < 0.8, \
         [(h.id, h.confidence) for h in d.hypotheses]
+
+
+def test_a_batch_size_named_for_evaluating_is_the_eval_batch():
+    """"when I evaluate with batch size 1 vs 64": 'evaluate' was no test-phase word (only 'eval', 'evaluation',
+    'evaluating'), so the batch of 1 read as a training batch (batch_size_too_small 0.70 over eval_mode_forgotten)."""
+    got = said.ruled_out(["Why does my accuracy change when I evaluate with batch size 1 vs 64? The model has BatchNorm."])
+    assert "said:eval_batch" in got and "said:batch_tiny" not in got
+
+
+def test_unchanged_outputs_are_no_collapsed_outputs():
+    """"same checkpoint, same outputs" (a metric script changed, the outputs did not) and "the same tokenizer" read as
+    a model emitting one output (mode_collapse 0.71 first); five corpus tune posts matched that phrase, none of them
+    mode collapse. One output for every input still is."""
+    from mltdbg.playbooks import library
+    mc = library.causes()["mode_collapse"]
+    assert not mc.symptom_match(["BLEU dropped after we switched to sacrebleu, same checkpoint, same outputs."])
+    assert mc.symptom_match(["the model gives the same output for every input"])
+    assert [c.id for c in library.classes_for(["same checkpoint, same outputs, lower score"])
+            if c.id == "outputs_degenerate"] == []
