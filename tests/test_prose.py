@@ -255,3 +255,26 @@ def test_a_post_that_pastes_trainer_dict_lines_is_the_users_words(tmp_path):
     d = diagnose([str(tmp_path / "a" / "question.txt")], [])
     assert d.hypotheses and d.hypotheses[0].id == "lr_too_high", [(h.id, h.confidence) for h in d.hypotheses]
     assert d.hypotheses[0].confidence < 0.8       # (the lr is the user's words: no finding)
+
+
+def test_a_post_in_russian_is_the_users_words(tmp_path):
+    """"При обучении модели лосс сначала падает, а потом становится nan. Использую Adam с lr=0.1.": no function word
+    of the languages prose knew, so the post was no prose and its ranking was empty."""
+    post = "При обучении модели лосс сначала падает, а потом становится nan. Использую Adam с lr=0.1. Что делать?\n"
+    assert prose_sentences(_texts(tmp_path / "a", {"question.txt": post}))
+    d = diagnose([str(tmp_path / "a" / "question.txt")], [])
+    assert d.hypotheses and d.hypotheses[0].id == "lr_too_high", [(h.id, h.confidence) for h in d.hypotheses]
+
+
+def test_a_text_file_that_holds_only_code_is_checked_as_code(tmp_path):
+    """A training loop saved as question.txt and nothing else: code quoted in a file with no sentence was left
+    unread (a log that printed code), so the run had an empty ranking. Code that is all a file holds is a snippet;
+    a log with other lines beside its code still quotes none."""
+    loop = ("for data, target in loader:\n    output = model(data)\n    loss = F.nll_loss(output, target)\n"
+            "    loss.backward()\n    optimizer.step()\n")
+    _texts(tmp_path / "a", {"question.txt": loop})
+    d = diagnose([str(tmp_path / "a" / "question.txt")], [])
+    assert d.hypotheses and d.hypotheses[0].id == "missing_zero_grad", [(h.id, h.confidence) for h in d.hypotheses]
+    log = "2024-01-01 10:00:01 starting\n" + loop + "2024-01-01 10:00:05 epoch 1 loss 0.52\n"
+    from mltdbg.analyzers.code.index import fenced_code
+    assert fenced_code(_texts(tmp_path / "b", {"train.log": log})[0]) is None
