@@ -1052,10 +1052,13 @@ def fenced_code(t: TextArtifact) -> TextArtifact | None:
     lines = t.text.split("\n")
     out = [""] * len(lines)
     if "```" not in t.text and "~~~" not in t.text:
-        # (a file of such lines and no sentence, a log that printed code, quotes none)
+        # (a file of such lines and no sentence, a log that printed code, quotes none; unless the code is all it
+        # holds: a snippet saved as a text file, "question.txt" with a training loop and nothing else)
         quoted = quoted_code(lines)
         if quoted and not prose_sentences([t]):
-            return None
+            covered = {i for r in quoted for i in r}
+            if any(ln.strip() and not ln.lstrip().startswith("#") and i not in covered for i, ln in enumerate(lines)):
+                return None
         for r in quoted:
             out[r.start:r.stop] = _dedented(lines, r)
         return TextArtifact(path=t.path, abspath=t.abspath, kind="code", text="\n".join(out)) if quoted else None
