@@ -1044,6 +1044,9 @@ def _dedented(lines: list[str], block: Iterable[int]) -> list[str]:
     return [x[cut:] for x in rows]
 
 
+_SNIPPET_OPENER = re.compile(r"\s*(?:for|while|def|class|with|if|import|from)\b")
+
+
 def fenced_code(t: TextArtifact) -> TextArtifact | None:
     """The Python of `t`'s fenced blocks, and of the blocks it quotes unfenced (prose.quoted_code: a four-space
     indent, or lines pasted as they ran), each block dedented, every other line blank; None when it holds none."""
@@ -1053,11 +1056,13 @@ def fenced_code(t: TextArtifact) -> TextArtifact | None:
     out = [""] * len(lines)
     if "```" not in t.text and "~~~" not in t.text:
         # (a file of such lines and no sentence, a log that printed code, quotes none; unless the code is all it
-        # holds: a snippet saved as a text file, "question.txt" with a training loop and nothing else)
+        # holds and has a block or an import: a snippet saved as a text file, "question.txt" with a training loop
+        # and nothing else; two bare calls in a log are no snippet)
         quoted = quoted_code(lines)
         if quoted and not prose_sentences([t]):
             covered = {i for r in quoted for i in r}
-            if any(ln.strip() and not ln.lstrip().startswith("#") and i not in covered for i, ln in enumerate(lines)):
+            if any(ln.strip() and not ln.lstrip().startswith("#") and i not in covered for i, ln in enumerate(lines)) \
+                    or not any(_SNIPPET_OPENER.match(lines[i]) for i in covered):
                 return None
         for r in quoted:
             out[r.start:r.stop] = _dedented(lines, r)
