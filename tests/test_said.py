@@ -529,3 +529,16 @@ def test_unchanged_outputs_are_no_collapsed_outputs():
     assert mc.symptom_match(["the model gives the same output for every input"])
     assert [c.id for c in library.classes_for(["same checkpoint, same outputs, lower score"])
             if c.id == "outputs_degenerate"] == []
+
+
+def test_symptom_words_read_as_said_not_as_substrings():
+    """data_leakage's 'leak' matched 'LeakyReLU'; 'ReLU units output 0 for every input' named no dead ReLU; 'produces
+    the same digit no matter what z' no collapse (the nouns and the 'no matter what' form were missing)."""
+    from mltdbg.playbooks import library
+    books = library.causes()
+    assert not books["data_leakage"].symptom_match(["Would LeakyReLU help?"])
+    assert books["data_leakage"].symptom_match(["I think there is a data leak between train and test"])
+    assert books["data_leakage"].symptom_match(["target leakage from the id column"])
+    assert books["dead_relu"].symptom_match(["most of my ReLU units output 0 for every input"])
+    assert not books["dead_relu"].symptom_match(["ReLU layers, lr is 0.001"])
+    assert books["mode_collapse"].symptom_match(["the generator produces the same digit no matter what z I feed it"])
