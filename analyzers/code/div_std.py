@@ -73,16 +73,17 @@ def _grad_sqrt_arg(n: ast.AST) -> ast.AST | None:
 
 
 def _floored(e: ast.AST) -> bool:
-    """An epsilon or a clamp keeps `e` above 0: a constant or an eps-named value added, a clamp/max call."""
+    """An epsilon or a clamp keeps `e` above 0: an eps-named value anywhere in it, a constant (or an eps attribute)
+    added, a clamp/max call, tf.add(x, 1e-8)."""
     for n in ast.walk(e):
-        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add) and any(
-                isinstance(x, ast.Constant) or (isinstance(x, ast.Name) and "eps" in x.id.lower())
-                or (isinstance(x, ast.Attribute) and "eps" in x.attr.lower()) for x in (n.left, n.right)):
-            return True
-        if isinstance(n, ast.Call) and (last(n) in _SQRT_FLOOR or (last(n) == "add" and any(
-                isinstance(a, ast.Constant) or (isinstance(a, ast.Name) and "eps" in a.id.lower()) for a in n.args))):
-            return True
         if isinstance(n, ast.Name) and "eps" in n.id.lower():
+            return True
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add) and any(
+                isinstance(x, ast.Constant) or (isinstance(x, ast.Attribute) and "eps" in x.attr.lower())
+                for x in (n.left, n.right)):
+            return True
+        if isinstance(n, ast.Call) and (last(n) in _SQRT_FLOOR or (
+                last(n) == "add" and any(isinstance(a, ast.Constant) for a in n.args))):
             return True
     return False
 
