@@ -8,6 +8,10 @@ pattern below turns such a sentence into a `said:*` feature of strength 1; the p
 against the cause (negative weights only: the user's words never make a cause a finding), and the
 weight fit (scripts/fit_weights.py) may adjust it like any other feature.
 
+Around a NaN, and for a loss that falls while the score stays, the words may also carry a kind the run itself
+would show (code:unsafe_log, grad_growth, accuracy_stuck_loss_falls): those Signals are marked data "narrated", weigh
+the causes as the run's reading would, meet no requirement, and give way to the run's own reading of the kind.
+
 In: the user's symptom sentences (debug.md's "what happened" and "what I've tried" included).
 Out: `ruled_out(symptoms)` -> {kind: Signal}. The Signals carry no evidence: they lower causes and
 are never cited as support.
