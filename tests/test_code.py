@@ -588,3 +588,45 @@ def test_a_snippet_pasted_without_its_indentation_is_still_checked(tmp_path):
                  "model.fit(train_X, train_y, epochs=1)\nreturn model\n")
     hits = [s for s in code_signals(run_of(p)) if s.kind == "code:softmax_one_unit"]
     assert hits and hits[0].evidence[0].line == 6 and hits[0].evidence[0].quote == "Dense(1, activation='softmax')"
+
+
+_HEAD = """import torch
+import torch.nn as nn
+model = Backbone()
+head = nn.Linear(512, 10)
+opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+for x, y in loader:
+    opt.zero_grad()
+    loss = nn.functional.cross_entropy(head(model(x)), y)
+    loss.backward()
+    opt.step()
+"""
+
+
+@pytest.mark.parametrize("code, fires", [
+    (_HEAD, True),
+    (_HEAD.replace("head = nn.Linear(512, 10)", "head = nn.Linear(512, 10).cuda()"), True),
+    # the head's weights do go to the optimizer, one way or another
+    (_HEAD.replace("model.parameters()", "list(model.parameters()) + list(head.parameters())"), False),
+    (_HEAD.replace("opt = torch.optim", "model.fc = head\nopt = torch.optim"), False),
+    (_HEAD.replace("model.parameters()", "[{'params': model.parameters()}, {'params': head.parameters()}]"), False),
+    # a pretrained module outside the optimizer (a frozen backbone) is often meant; a head run without gradients too
+    (_HEAD.replace("head = nn.Linear(512, 10)", "head = Pretrained.load('head.pt')"), False),
+    (_HEAD.replace("    loss = nn.functional.cross_entropy(head(model(x)), y)",
+                   "    with torch.no_grad():\n        z = head(model(x))\n    loss = model.loss(z, y)"), False),
+    # a parameter-free module, and two optimizers (a GAN's): no reading
+    (_HEAD.replace("nn.Linear(512, 10)", "nn.ReLU()"), False),
+    (_HEAD.replace("opt = torch.optim", "opt_d = torch.optim.Adam(disc.parameters())\nopt = torch.optim"), False),
+])
+def test_a_fresh_layer_the_loop_runs_outside_the_optimizer(tmp_path, code, fires):
+    """A new head built with nn.Linear, run in the training loop and given to no optimizer stays at its random
+    initialisation: code:params_not_in_optimizer (frozen_parameters). Quiet when its parameters reach the optimizer
+    in any form, when the module is loaded rather than built fresh, when it runs under no_grad, when it has no
+    weights, and when the file has more than one optimizer."""
+    p = tmp_path / "train.py"
+    p.write_text(code)
+    got = [s for s in code_signals(run_of(p)) if s.kind == "code:params_not_in_optimizer"
+           and "random initialisation" in s.summary]
+    assert bool(got) is fires, [s.summary for s in got]
+    if fires:
+        assert got[0].evidence[0].line == 4 and got[0].summary.startswith("train.py:4: head = nn.Linear(...)")

@@ -1,5 +1,7 @@
 """`code:frozen_params`, `code:params_not_in_optimizer`: the optimizer holds only frozen
-parameters, or another module's than the loop trains.
+parameters, or another module's than the loop trains, or a fresh layer the loop runs (a new head:
+`head = nn.Linear(512, 10)`, then `loss = ce(head(model(x)), y)`) goes to no optimizer and stays
+at its random initialisation.
 
 In:  one parsed file (PyFile, from code/index.py).
 Out: `check_params(f)` -> Findings.
@@ -7,8 +9,10 @@ Out: `check_params(f)` -> Findings.
 from __future__ import annotations
 
 import ast
+import re
 
-from mltdbg.analyzers.code.index import CLEAR, STRONG, Finding, PyFile, arg, const, dotted, last, model_calls, recv, src
+from mltdbg.analyzers.code.index import (CLEAR, STRONG, Finding, PyFile, arg, const, core, dotted, fname, last, model_calls,
+                                         recv, src)
 
 
 def param_paths(f: PyFile, e: ast.AST, scope: ast.AST, line: int, depth: int = 0) -> list[str]:
@@ -81,7 +85,62 @@ def check_params(f: PyFile) -> list[Finding]:
                                f" (requires_grad=False on {fz[0]}): nothing trains", [(c.lineno, "optimizer built here")]))
             continue
         out.extend(_check_opt_vs_forward(f, c, scope, paths))
+    if not out:
+        out.extend(_fresh_layer_unoptimized(f))
     return out
+
+
+# torch.nn layers that hold weights and start random: built fresh, run in the loop and given to no
+# optimizer, they never learn. (A pretrained module left out of the optimizer is often meant: a
+# frozen backbone under a trained head.)
+_FRESH_LAYERS = re.compile(r"^(?:torch\.)?nn\.(?:Linear|Bilinear|Conv[123]d|ConvTranspose[123]d|Embedding|LSTM|GRU|RNN"
+                           r"|MultiheadAttention|Sequential)$")
+# what may be done with such a layer without giving its weights to anyone
+_MOVES = frozenset({"to", "cuda", "cpu", "train", "float", "double", "half", "bfloat16"})
+
+
+def _fresh_layer_unoptimized(f: PyFile) -> list[Finding]:
+    """A layer built fresh in the training loop's scope (`head = nn.Linear(512, 10).to(device)`), called in
+    the loop before backward() and used nowhere else (not in an optimizer, a parameter list, another module,
+    a state dict): its weights never change."""
+    opts = f.optimizer_ctors()
+    if len(opts) != 1:
+        return []
+    opt = opts[0]
+    scope = f.scope_of(opt)
+    b = f.backward_after(scope, opt.lineno)
+    loops = f.loops_of(b) if b is not None else []
+    if b is None or not loops:
+        return []
+    uses: dict[str, list[ast.Name]] = {}
+    for n in f.nodes_of(ast.Name):
+        uses.setdefault(n.id, []).append(n)
+    for c in f.within(loops[-1]):
+        if not (isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.lineno <= b.lineno):
+            continue
+        name = c.func.id
+        v = f.value_of(name, scope, c.lineno)
+        built = core(v) if v is not None else None
+        if not isinstance(built, ast.Call) or not _FRESH_LAYERS.match(fname(built)):
+            continue
+        if f.under_no_grad(c) is not None:
+            continue
+        if all(_layer_use_only(f, n) for n in uses.get(name, [])):
+            return [Finding("code:params_not_in_optimizer", CLEAR, built.lineno,
+                            f"{name} = {fname(built)}(...) is run in the training loop but its parameters go to no"
+                            f" optimizer: it stays at its random initialisation", [(c.lineno, f"{name} called here"),
+                                                                                    (opt.lineno, "optimizer built here")])]
+    return []
+
+
+def _layer_use_only(f: PyFile, n: ast.Name) -> bool:
+    """n is the layer's own assignment, a call of it, or a device / mode move (`head.to(device)`)."""
+    p = f.parent.get(n)
+    if isinstance(n.ctx, ast.Store):
+        return True
+    if isinstance(p, ast.Call) and p.func is n:
+        return True
+    return isinstance(p, ast.Attribute) and p.attr in _MOVES and isinstance(f.parent.get(p), ast.Call)
 
 
 def _check_opt_vs_forward(f: PyFile, opt: ast.Call, scope: ast.AST, paths: list[str]) -> list[Finding]:
