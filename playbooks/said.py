@@ -126,7 +126,7 @@ _PATTERNS: dict[str, tuple[str, str]] = {
     "said:data_nonfinite": (
         # the user says the data itself holds NaN / missing values ("some columns have missing values", "there
         # are NaNs in my input features", "the csv contains nulls"); denied ("no NaNs in the data"): said:data_clean
-        r"\b(?:missing|null)\s+(?:values?|cells?|entries|fields?)\b|\bempty\s+(?:cells?|entries|fields?)\b"
+        r"\b(?:missing|null|blank)\s+(?:values?|cells?|entries|fields?)\b|\b(?:empty|blank)\s+(?:cells?|entries|fields?)\b"
         r"|\b(?:nans?|nulls?|infs?)\s+(?:values?\s+)?(?:in|inside|within)\s+(?:my\s+|the\s+|our\s+|some\s+)?(?:\w+\s+)?"
         r"(?:data|dataset|features?|inputs?|csv|columns?|samples?|rows?|images?)\b"
         r"|\b(?:data|dataset|features?|inputs?|csv|columns?)\s+(?:has|have|had|contains?|contained|includes?)\s+"
@@ -326,7 +326,8 @@ _SAME_PLACE = re.compile(
     r"(?:\s*\(?\d+\)?)?[^.;!?\n]{0,40}?\b(?:every|each)\s+(?:time|run)"
     r"|\b(?:every|each)\s+(?:time|run)[^.;!?\n]{0,40}?\b(?:at|on|in)\s+(?:the\s+)?(?:same|exactly\s+the\s+same)\s+"
     r"(?:iteration|step|batch|sample|epoch)"
-    r"|\balways\s+(?:at|on|in)\s+(?:the\s+)?(?:same\s+)?(?:iteration|step|batch)\s*\d+", re.I)
+    r"|\balways\s+(?:at|on|in)\s+(?:the\s+)?(?:same\s+)?(?:iteration|step|batch)\s*\d+"
+    r"|\b(?:at|around|near)\s+(?:iteration|iter|step|batch)\s*[~#]?\s*\d+[^.;!?\n]{0,20}?\b(?:every|each)\s+(?:time|run)\b", re.I)
 _MATH_CALL = re.compile(r"\b(?:torch|tf(?:\.math)?|K|jnp|F)\.(?:log|log2|log10|sqrt|rsqrt|exp|pow)\s*\(")
 _GRAD_LIST = re.compile(r"\bgrad(?:ient)?s?[\s_-]*norms?\b[^.;!?\n\d]{0,40}?"
                         r"((?:\d[\d.]*(?:e[-+]?\d+)?\s*(?:,|->|→|then|to)\s*(?:and\s+)?){2,}\d[\d.]*(?:e[-+]?\d+)?)", re.I)

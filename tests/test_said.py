@@ -371,6 +371,7 @@ def test_what_the_user_states_meets_its_causes_requirement(tmp_path, post, cause
 @pytest.mark.parametrize("text, kind", [
     ("I load my features with pandas from a CSV and some columns have missing values.", "said:data_nonfinite"),
     ("the dataset contains NaN in a few rows", "said:data_nonfinite"),
+    ("The sensor csv has some blank cells I think.", "said:data_nonfinite"),
     ("There are no NaNs in my input data, I checked.", "said:data_clean"),
     ("I replaced the missing values with the median", "said:data_clean"),
     ("the loss has nan values after epoch 3", None)])
@@ -481,6 +482,7 @@ def test_a_named_lr_beside_a_curve_at_chance_is_chance_under_a_high_lr(tmp_path)
 @pytest.mark.parametrize("text, kind", [
     ("Loss becomes NaN at exactly the same iteration (iteration 1847) every time I run training", "said:nan_same_batch"),
     ("the loss is nan, always at iteration 512", "said:nan_same_batch"),
+    ("loss goes nan at step ~400 on every run with different seeds too", "said:nan_same_batch"),
     ("I added loss = ce + 0.1 * torch.log(pred_var). Since then the loss turns nan", "code:unsafe_log"),
     ("I printed the gradient norm: it goes 2.1, 5.7, 40, 900, 1e5, 3e8 and then nan.", "grad_growth"),
 ])
@@ -497,6 +499,7 @@ def test_what_the_user_reports_about_a_nan_is_its_evidence(text, kind):
     "the grad norm is 0.5, 0.6, 0.7 and then nan",      # no growth by orders of magnitude
     "I use np.log(1 + x) to scale the features and the accuracy is 60%",   # numpy's, and no NaN
     "same batch size every time, the loss falls to 0.3",  # no NaN
+    "the loss is nan at epoch 3 every run",             # an epoch: as likely the lr's growth
 ])
 def test_other_words_about_a_run_are_no_nan_evidence(text):
     got = said.ruled_out([text])
