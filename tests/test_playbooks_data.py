@@ -301,6 +301,21 @@ def test_the_same_input_giving_other_outputs_reads_as_eval_mode(text, dropout_li
     assert library.causes()["eval_mode_forgotten"].symptom_match([text]) is dropout_like
 
 
+@pytest.mark.parametrize("text,seed_named", [
+    ("we changed the seed and the accuracy moved by 3 points", True),
+    ("results differ with a different seed", True),
+    ("same code, same data, same seed; after the torch upgrade the accuracy is lower", False),
+    ("the seed is fixed to 42 and the runs still differ", False),
+    ("I set all random seeds, but every run ends elsewhere", False),
+    ("the seed is fixed, but someone regenerated the test split with a new random_state", True),
+])
+def test_a_seed_the_user_says_is_unchanged_is_no_changed_seed(text, seed_named):
+    """seed_or_split_changed's words read any 'seed'; a seed the user says stayed the same (the usual
+    'same code, same data, same seed' of a post about something else) is blanked first."""
+    from mltdbg.playbooks import library
+    assert library.causes()["seed_or_split_changed"].symptom_match([text]) is seed_named
+
+
 @pytest.mark.parametrize("text,precision_said", [
     ("nan loss with fp16 after 2k steps", True),
     ("training with amp gives inf", True),
