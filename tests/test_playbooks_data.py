@@ -301,6 +301,22 @@ def test_the_same_input_giving_other_outputs_reads_as_eval_mode(text, dropout_li
     assert library.causes()["eval_mode_forgotten"].symptom_match([text]) is dropout_like
 
 
+@pytest.mark.parametrize("text,apart", [
+    ("the test data has the shuffle operation but the label y_test has not the corresponding operation", True),
+    ("x and y are shuffled separately", True),
+    ("the tensors go through two separate flatten_and_shuffle calls", True),
+    ("I shuffle the data every epoch and the loss still jumps", False),
+    ("shuffle=False in the training loader", False),
+])
+def test_inputs_and_targets_shuffled_apart_read_as_misaligned_labels(text, apart):
+    """Shuffled, but inputs and targets apart: label_misalignment's words, blanked from data_not_shuffled's
+    (whose pattern reads any 'shuffl')."""
+    from mltdbg.playbooks import library
+    causes = library.causes()
+    assert causes["label_misalignment"].symptom_match([text]) is apart
+    assert causes["data_not_shuffled"].symptom_match([text]) is not apart
+
+
 @pytest.mark.parametrize("text,seed_named", [
     ("we changed the seed and the accuracy moved by 3 points", True),
     ("results differ with a different seed", True),
