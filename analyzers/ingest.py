@@ -210,11 +210,54 @@ def _head(p: Path) -> bytes:
     return head_bytes(p, HEAD_BYTES)
 
 
+# A UTF-16 text file starts with one of these byte-order marks (Windows PowerShell 5.1 writes a
+# redirected log, `python train.py > log.txt`, and Tee-Object's file so): it is read as the same text in
+# UTF-8 (read_bytes, head_bytes, open_utf8), so every reader, sniffer and the verifier see one text.
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
+def utf16_to_utf8(data: bytes) -> bytes:
+    """UTF-16 bytes (a BOM first) as UTF-8; a cut last code unit or a lone surrogate is replaced."""
+    return data.decode("utf-16", errors="replace").encode("utf-8")
+
+
+class _Utf16AsUtf8:
+    """A binary stream of a UTF-16 file's text as UTF-8 (read(n): about n bytes of the file per call)."""
+
+    def __init__(self, path: Path):
+        self.f = open(path, encoding="utf-16", errors="replace", newline="")   # (keeps "\r\n" as it is)
+
+    def read(self, n: int = -1) -> bytes:
+        return self.f.read(n if n < 0 else max(1, n // 2)).encode("utf-8")
+
+    def close(self) -> None:
+        self.f.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def open_utf8(path: Path):
+    """A binary stream of the file's text: its bytes, gunzipped when it is gzip, UTF-8 when it is UTF-16."""
+    with open(path, "rb") as f:
+        magic = f.read(2)
+    if magic in UTF16_BOMS:
+        return _Utf16AsUtf8(path)
+    return gzip.open(path, "rb") if magic == b"\x1f\x8b" else open(path, "rb")
+
+
 def head_bytes(p: Path, n: int, lines: int = 0) -> bytes:
-    """The first n bytes of p (gunzipped when it is gzip). lines: stop as soon as that many line
-    ends are in (a sniffer that wants the header and a few rows, however wide the lines)."""
+    """The first n bytes of p (gunzipped when it is gzip, as UTF-8 when it is UTF-16). lines: stop as soon
+    as that many line ends are in (a sniffer that wants the header and a few rows, however wide the lines)."""
     with open(p, "rb") as f:
         head = f.read(min(n, HEAD_BYTES) if lines else n)
+        if head[:2] in UTF16_BOMS:
+            f.seek(0)
+            head = f.read(2 * n)
+            return utf16_to_utf8(head[:len(head) - len(head) % 2])[:n]
         gz = head[:2] == b"\x1f\x8b"
         if gz:
             f.seek(0)
@@ -327,6 +370,8 @@ def read_bytes(path: Path, rel: str | None = None, run: Run | None = None, cap: 
             held.nul += size - got          # the holes jumped over
     if held.head is not None:
         data = held.bytes()
+    if data[:2] in UTF16_BOMS:
+        data = utf16_to_utf8(data)
     if run is not None and rel is not None and (held.skipped or held.nul > NUL_RUN * 16):
         bits = []
         if held.skipped:

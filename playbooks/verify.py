@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from mltdbg.analyzers.common.gitrepo import file_at
-from mltdbg.analyzers.ingest import data_blocks, drop_nul_runs
+from mltdbg.analyzers.ingest import UTF16_BOMS, data_blocks, drop_nul_runs
 from mltdbg.analyzers.model import Evidence, Run
 from mltdbg.analyzers.readers.npdata import ARRAY_SUFFIXES, cited_row_nonfinite
 from mltdbg.analyzers.readers.textlog.sparse import SparseText
@@ -120,7 +120,7 @@ class Verifier:
         try:
             if p is not None and p.is_file():
                 with open(p, "rb") as f:
-                    gz = f.read(2) == b"\x1f\x8b"
+                    gz = f.read(2) in (b"\x1f\x8b", *UTF16_BOMS)     # (not its own bytes: read as the readers read it)
                 if gz:
                     from mltdbg.analyzers.ingest import read_bytes  # noqa: PLC0415 - loaded only on this path, keeps the common path light
                     lines = read_bytes(p).decode("utf-8", errors="replace").split("\n")

@@ -1298,3 +1298,27 @@ def test_a_snake_case_metric_in_the_space_form_is_read(tmp_path):
         '{"epoch": 2, "grad_norms": {"fc1.weight": 0.0, "fc2.weight": 0.0, "fc3.weight": 0.0198}}\n')
     d = diagnose([str(tmp_path)], [])
     assert d.hypotheses[0].id == "dead_relu", [(h.id, h.confidence) for h in d.hypotheses]
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be"])
+def test_a_utf16_log_is_read_as_its_text(tmp_path, encoding):
+    """Windows PowerShell 5.1 writes a redirected log (`python train.py > train.log`) in UTF-16 with a BOM: it
+    was skipped as a binary file. Now its metrics are read, and the evidence cites and verifies its lines; a
+    UTF-16 CSV is read as a table and a UTF-16 script as code."""
+    from mltdbg.playbooks.diagnose import diagnose
+    text = "".join(f"epoch {i} loss {v} acc 0.{i}1\r\n" for i, v in enumerate(["2.30", "1.90", "1.62", "nan"], 1))
+    bom = b"\xff\xfe" if encoding == "utf-16" else b"\xfe\xff"
+    data = text.encode(encoding)
+    (tmp_path / "train.log").write_bytes(data if data.startswith(bom) else bom + data)
+    (tmp_path / "metrics.csv").write_bytes(b"\xff\xfe" + "step,val_loss\r\n0,2.1\r\n1,1.8\r\n2,1.7\r\n".encode("utf-16-le"))
+    (tmp_path / "train.py").write_bytes(b"\xff\xfe" + "import torch\nloss.backward()\n".encode("utf-16-le"))
+    run = ingest([str(tmp_path)])
+    assert not [w for w in run.warnings if "binary" in w], run.warnings
+    got = {s.name: s.values.tolist() for s in run.series}
+    assert got["loss"][:3] == [2.30, 1.90, 1.62] and math.isnan(got["loss"][3])
+    assert got["val_loss"] == [2.1, 1.8, 1.7]
+    assert next(t for t in run.texts if t.path == "train.py").text.startswith("import torch")
+    d = diagnose([str(tmp_path / "train.log")], [])
+    evs = [e for h in d.hypotheses for e in h.evidence if e.source == "train.log" and e.line]
+    assert evs and all(e.verified for e in evs)
+    assert any(e.quote == "epoch 4 loss nan acc 0.41" for e in evs), [e.quote for e in evs]

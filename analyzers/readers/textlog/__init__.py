@@ -50,7 +50,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mltdbg.analyzers.ingest import decode_utf8, is_binary, read_bytes
+from mltdbg.analyzers.ingest import UTF16_BOMS, decode_utf8, is_binary, read_bytes
 from mltdbg.analyzers.model import Run, TextArtifact
 from mltdbg.analyzers.prose import is_documentation
 from mltdbg.analyzers.readers.textlog.arrays import (find_byte, one_thread, release_memory, reused_heap,
@@ -141,7 +141,7 @@ def _read(path: Path, rel: str, run: Run) -> None:
     except OSError as e:
         run.warnings.append(f"{rel}: cannot read ({e.strerror or e})")
         return
-    gz = head[:2] == b"\x1f\x8b"
+    gz = head[:2] == b"\x1f\x8b" or head[:2] in UTF16_BOMS     # (read through ingest.open_utf8)
     if not gz and is_binary(head):
         run.warnings.append(f"{rel}: binary file, skipped")
         return

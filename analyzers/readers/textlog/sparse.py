@@ -18,12 +18,12 @@ bytes marks the candidates of every word at once; only those are compared with t
 """
 from __future__ import annotations
 
-import gzip
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from mltdbg.analyzers.ingest import open_utf8
 from mltdbg.analyzers.model import TextArtifact
 from mltdbg.analyzers.readers.textlog.arrays import raw_bytes_at, split_halves
 
@@ -248,8 +248,8 @@ class SparseText(TextArtifact):
 
 
 def open_blocks(path: Path, gz: bool):
-    """A binary stream of the file's (gunzipped) content."""
-    return gzip.open(path, "rb") if gz else open(path, "rb")
+    """A binary stream of the file's content; gz: not its own bytes (gunzipped, or UTF-16 as UTF-8: ingest.open_utf8)."""
+    return open_utf8(path) if gz else open(path, "rb")
 
 
 # compact_starts reads the text this many characters at a time (bounded temporaries).
