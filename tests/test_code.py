@@ -630,3 +630,29 @@ def test_a_fresh_layer_the_loop_runs_outside_the_optimizer(tmp_path, code, fires
     assert bool(got) is fires, [s.summary for s in got]
     if fires:
         assert got[0].evidence[0].line == 4 and got[0].summary.startswith("train.py:4: head = nn.Linear(...)")
+
+
+@pytest.mark.parametrize("code, fires", [
+    ("import tensorflow as tf\n(x_train, y_train), (x_test, y_test) = tf.keras.datasets.cifar10.load_data()\n"
+     "model = tf.keras.Sequential([tf.keras.layers.Flatten(), tf.keras.layers.Dense(10, activation='softmax')])\n"
+     "model.compile(optimizer='sgd', loss='sparse_categorical_crossentropy')\n"
+     "model.fit(x_train, y_train, epochs=10, validation_data=(x_test, y_test))\n", True),
+    ("from keras.datasets import mnist\n(train_images, train_labels), _ = mnist.load_data()\n"
+     "train_images = train_images.reshape(60000, 784)\nmodel.fit(train_images, train_labels, epochs=5)\n", True),
+    # scaled, or a keras set that is no image set: no reading
+    ("import tensorflow as tf\n(x_train, y_train), _ = tf.keras.datasets.cifar10.load_data()\n"
+     "x_train = x_train / 255.0\nmodel.fit(x_train, y_train)\n", False),
+    ("from keras.datasets import mnist\n(x, y), _ = mnist.load_data()\n"
+     "model = Sequential([layers.Rescaling(1. / 255), layers.Flatten(), layers.Dense(10)])\nmodel.fit(x, y)\n", False),
+    ("from keras.datasets import imdb\n(x_train, y_train), _ = imdb.load_data(num_words=10000)\nmodel.fit(x_train, y_train)\n",
+     False),
+])
+def test_keras_image_sets_fed_to_fit_unscaled(tmp_path, code, fires):
+    """keras.datasets' MNIST / Fashion-MNIST / CIFAR arrays are uint8 (0..255): fed to fit() with no /255 or
+    Rescaling anywhere, code:raw_pixels_unscaled at the fit call (the beginner's 'accuracy stuck at 10%')."""
+    p = tmp_path / "train.py"
+    p.write_text(code)
+    got = [s for s in code_signals(run_of(p)) if s.kind == "code:raw_pixels_unscaled"]
+    assert bool(got) is fires, [s.summary for s in got]
+    if fires:
+        assert got[0].evidence[0].quote.startswith("model.fit(") and "load_data()" in got[0].summary

@@ -119,12 +119,45 @@ def _float_casts(f: PyFile) -> list[tuple[ast.Call, str]]:
     return out
 
 
+# Keras' bundled image sets: load_data() hands back uint8 arrays (0..255)
+_KERAS_IMAGE_SETS = {"mnist", "fashion_mnist", "cifar10", "cifar100"}
+_FEEDS = {"fit", "train_on_batch", "fit_generator"}
+
+
+def _keras_images_fed(files: list[PyFile]) -> tuple[PyFile, ast.Call, str, str] | None:
+    """(file, fit call, input name, data set) where an array from keras.datasets.<mnist|cifar10|...>.load_data()
+    ("(x_train, y_train), (x_test, y_test) = cifar10.load_data()") is fed to fit() as it is."""
+    for f in files:
+        for n in f.of_type(ast.Assign):
+            v = n.value if isinstance(n, ast.Assign) else None
+            if not (isinstance(v, ast.Call) and last(v) == "load_data" and isinstance(v.func, ast.Attribute)):
+                continue
+            dataset = (dotted(v.func.value) or "").rsplit(".", 1)[-1]
+            if dataset not in _KERAS_IMAGE_SETS:
+                continue
+            inputs = {t.elts[0].id for t in ast.walk(n.targets[0]) if isinstance(t, ast.Tuple) and t.elts
+                      and isinstance(t.elts[0], ast.Name)}      # the first of each (x, y) pair
+            for c in f.calls:
+                if last(c) in _FEEDS and c.args and isinstance(c.args[0], ast.Name) and c.args[0].id in inputs:
+                    return f, c, c.args[0].id, dataset
+    return None
+
+
 def check_input_scaling(files: list[PyFile]) -> list[tuple[PyFile, Finding]]:
     casts = [(f, c, w) for f in files for c, w in _float_casts(f)]
     # with a transform that yields 8-bit image tensors (PILToTensor, read_image), any float cast is the
     # images' ("model(x.float())"); otherwise the cast must convert something named like an image
     image_casts = casts if casts and _uint8_tensor_source(files) else [(f, c, w) for f, c, w in casts if _IMAGE_NAME.search(w) or _READ_IN.search(w)]
-    if not image_casts or _scaling_anywhere(files):
+    if not image_casts:
+        fed = _keras_images_fed(files)
+        if fed is None or _scaling_anywhere(files):
+            return []
+        f, c, name, dataset = fed
+        return [(f, Finding("code:raw_pixels_unscaled", CLEAR, c.lineno,
+                            f"`{name}` from keras' {dataset}.load_data() (8-bit images, 0..255) is fed to {last(c)}() with "
+                            f"no scaling anywhere in the code (no /255, Rescaling or (x - mean) / std): inputs reach the "
+                            f"first layer at ~100x the scale it is initialised for", data={"uint8": True}))]
+    if _scaling_anywhere(files):
         return []
     uint8 = _uint8_source(files)
     f, c, what = image_casts[0]
