@@ -128,8 +128,8 @@ def _keras_images_fed(files: list[PyFile]) -> tuple[PyFile, ast.Call, str, str] 
     """(file, fit call, input name, data set) where an array from keras.datasets.<mnist|cifar10|...>.load_data()
     ("(x_train, y_train), (x_test, y_test) = cifar10.load_data()") is fed to fit() as it is."""
     for f in files:
-        for n in f.of_type(ast.Assign):
-            v = n.value if isinstance(n, ast.Assign) else None
+        for n in f.nodes_of(ast.Assign):
+            v = n.value
             if not (isinstance(v, ast.Call) and last(v) == "load_data" and isinstance(v.func, ast.Attribute)):
                 continue
             dataset = (dotted(v.func.value) or "").rsplit(".", 1)[-1]
