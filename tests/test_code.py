@@ -632,6 +632,40 @@ def test_a_fresh_layer_the_loop_runs_outside_the_optimizer(tmp_path, code, fires
         assert got[0].evidence[0].line == 4 and got[0].summary.startswith("train.py:4: head = nn.Linear(...)")
 
 
+@pytest.mark.parametrize("session", [
+    ">>> tokenizer = AutoTokenizer.from_pretrained(\"gpt2\")\n"
+    ">>> model = AutoModelForCausalLM.from_pretrained(\"./my-llama-finetune\")\n"
+    ">>> out = model.generate(**tokenizer(\"Hello\", return_tensors=\"pt\"), max_new_tokens=20)\n"
+    ">>> tokenizer.decode(out[0])\n'Hello<unk> ingenious Tucker Hawai wavelength.)( Mirage'\n",
+    "In [1]: tokenizer = AutoTokenizer.from_pretrained('gpt2')\n\n"
+    "In [2]: model = AutoModelForCausalLM.from_pretrained(\n   ...:     './my-llama-finetune')\n\n"
+    "In [3]: tokenizer.decode(model.generate(**tokenizer('Hello', return_tensors='pt'))[0])\n"
+    "Out[3]: 'Hello<unk> ingenious Tucker'\n",
+])
+def test_an_interactive_session_pasted_as_it_ran_is_checked_as_code(tmp_path, session):
+    """A Python or IPython session pasted into a log or a post (prompts, continuations, what it printed) was
+    text only: a tokenizer loaded from one model and a model from another went unseen (an empty ranking). Its
+    statements are now code at the session's own lines, and the evidence verifies there."""
+    from mltdbg.analyzers.code.index import fenced_code
+    from mltdbg.playbooks.diagnose import diagnose
+    (tmp_path / "gen.log").write_text(session)
+    code = fenced_code(TextArtifact(path="gen.log", abspath=tmp_path / "gen.log", kind="log", text=session))
+    assert code is not None and code.text.split("\n")[0].startswith("tokenizer = AutoTokenizer")
+    assert "<unk>" not in code.text and "Out[3]" not in code.text
+    d = diagnose([str(tmp_path / "gen.log")], [])
+    top = d.hypotheses[0]
+    assert top.id == "tokenizer_mismatch", [(h.id, h.confidence) for h in d.hypotheses]
+    assert all(e.verified for e in top.evidence) and top.evidence[0].line == 1
+
+
+def test_one_prompt_or_a_quote_marker_is_no_session():
+    from mltdbg.analyzers.code.index import fenced_code
+    for text in (">>> import torch\nthen the loss is nan\n", "> quoted reply\n>> nested quote\n"):
+        t = TextArtifact(path="q.txt", abspath=FIX / "q.txt", kind="text", text=text)
+        got = fenced_code(t)
+        assert got is None or "import torch" not in got.text
+
+
 @pytest.mark.parametrize("code, fires", [
     ("import tensorflow as tf\n(x_train, y_train), (x_test, y_test) = tf.keras.datasets.cifar10.load_data()\n"
      "model = tf.keras.Sequential([tf.keras.layers.Flatten(), tf.keras.layers.Dense(10, activation='softmax')])\n"

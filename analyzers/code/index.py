@@ -1047,12 +1047,36 @@ def _dedented(lines: list[str], block: Iterable[int]) -> list[str]:
 _SNIPPET_OPENER = re.compile(r"\s*(?:for|while|def|class|with|if|import|from)\b")
 
 
+# An interactive session pasted as it ran: the Python prompt and its continuation, or IPython's.
+_PROMPT = re.compile(r"^\s*(?:>>>|In \[\d+\]:)(?: |$)")
+_CONTINUED = re.compile(r"^\s*(?:\.\.\.|\s*\.\.\.:)(?: |$)")
+
+
+def _repl_code(lines: list[str]) -> list[str] | None:
+    """The statements of a pasted interactive session (two prompts at least), prompts stripped, at their own
+    lines; what the session printed is blank. None when `lines` are no such session."""
+    out = [""] * len(lines)
+    prompts, inside = 0, False
+    for i, ln in enumerate(lines):
+        m = _PROMPT.match(ln)
+        if m:
+            prompts += 1
+            out[i], inside = ln[m.end():], True
+        elif inside and (c := _CONTINUED.match(ln)):
+            out[i] = ln[c.end():]
+        else:
+            inside = False
+    return out if prompts >= 2 and _parses("\n".join(out)) else None
+
+
 def fenced_code(t: TextArtifact) -> TextArtifact | None:
     """The Python of `t`'s fenced blocks, and of the blocks it quotes unfenced (prose.quoted_code: a four-space
     indent, or lines pasted as they ran), each block dedented, every other line blank; None when it holds none."""
     if len(t.text) > FENCED_MAX or is_documentation(t.path):
         return None
     lines = t.text.split("\n")
+    if (">>> " in t.text or "In [" in t.text) and (repl := _repl_code(lines)) is not None:
+        return TextArtifact(path=t.path, abspath=t.abspath, kind="code", text="\n".join(repl))
     out = [""] * len(lines)
     if "```" not in t.text and "~~~" not in t.text:
         # (a file of such lines and no sentence, a log that printed code, quotes none; unless the code is all it
