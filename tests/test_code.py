@@ -690,3 +690,16 @@ def test_keras_image_sets_fed_to_fit_unscaled(tmp_path, code, fires):
     assert bool(got) is fires, [s.summary for s in got]
     if fires:
         assert got[0].evidence[0].quote.startswith("model.fit(") and "load_data()" in got[0].summary
+
+
+def test_a_session_in_one_fence_leaves_the_posts_other_code_read():
+    """A post with its training loop in one fence and a '>>>' check of the versions in another: both are code,
+    the session's prompts stripped."""
+    from mltdbg.analyzers.code.index import fenced_code
+    post = ("My loop:\n```python\nfor x, y in loader:\n    loss = crit(model(x), y)\n    loss.backward()\n"
+            "    opt.step()\n```\nVersions:\n```\n>>> import torch\n>>> torch.__version__\n'2.1.0'\n```\n")
+    got = fenced_code(TextArtifact(path="q.md", abspath=FIX / "q.md", kind="text", text=post))
+    assert got is not None
+    lines = got.text.split("\n")
+    assert lines[2] == "for x, y in loader:" and lines[9] == "import torch" and lines[10] == "torch.__version__"
+    assert "'2.1.0'" not in got.text

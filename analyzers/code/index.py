@@ -1052,9 +1052,9 @@ _PROMPT = re.compile(r"^\s*(?:>>>|In \[\d+\]:)(?: |$)")
 _CONTINUED = re.compile(r"^\s*(?:\.\.\.|\s*\.\.\.:)(?: |$)")
 
 
-def _repl_code(lines: list[str]) -> list[str] | None:
-    """The statements of a pasted interactive session (two prompts at least), prompts stripped, at their own
-    lines; what the session printed is blank. None when `lines` are no such session."""
+def _repl_code(lines: list[str], min_prompts: int = 2) -> list[str] | None:
+    """The statements of a pasted interactive session (min_prompts prompts at least), prompts stripped, at their
+    own lines; what the session printed is blank. None when `lines` are no such session."""
     out = [""] * len(lines)
     prompts, inside = 0, False
     for i, ln in enumerate(lines):
@@ -1066,7 +1066,7 @@ def _repl_code(lines: list[str]) -> list[str] | None:
             out[i] = ln[c.end():]
         else:
             inside = False
-    return out if prompts >= 2 and _parses("\n".join(out)) else None
+    return out if prompts >= min_prompts and _parses("\n".join(out)) else None
 
 
 def fenced_code(t: TextArtifact) -> TextArtifact | None:
@@ -1075,10 +1075,12 @@ def fenced_code(t: TextArtifact) -> TextArtifact | None:
     if len(t.text) > FENCED_MAX or is_documentation(t.path):
         return None
     lines = t.text.split("\n")
-    if (">>> " in t.text or "In [" in t.text) and (repl := _repl_code(lines)) is not None:
+    fenced = "```" in t.text or "~~~" in t.text
+    sessions = ">>> " in t.text or "In [" in t.text     # (a fenced block's session: read in the loop below)
+    if sessions and not fenced and (repl := _repl_code(lines)) is not None:
         return TextArtifact(path=t.path, abspath=t.abspath, kind="code", text="\n".join(repl))
     out = [""] * len(lines)
-    if "```" not in t.text and "~~~" not in t.text:
+    if not fenced:
         # (a file of such lines and no sentence, a log that printed code, quotes none; unless the code is all it
         # holds and has a block or an import: a snippet saved as a text file, "question.txt" with a training loop
         # and nothing else; two bare calls in a log are no snippet)
@@ -1100,7 +1102,8 @@ def fenced_code(t: TextArtifact) -> TextArtifact | None:
             if m:
                 opened, python, block = m.group(1)[0], m.group(2).lower() in _PY_FENCES, []
         elif (m and m.group(1)[0] == opened and not m.group(2)) or i == len(lines):
-            code = _dedented(lines, block)
+            repl = _repl_code([lines[j] for j in block], 1) if sessions else None
+            code = repl if repl is not None else _dedented(lines, block)
             if any(c.strip() for c in code) and (python or _parses("\n".join(code))):
                 for j, c in zip(block, code):
                     out[j] = c
