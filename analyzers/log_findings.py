@@ -222,6 +222,11 @@ DETECTORS: list[_Det] = [
     _Det("log:scheduler_overrun", _P(r"Tried to step (\d+) times?\. The specified number of total steps is (\d+)"),
          0.9, lambda m: f"the lr scheduler was stepped {m.group(1)} times, past the {m.group(2)} total steps it was"
                         " built for", lambda m: {"stepped": int(m.group(1)), "total": int(m.group(2))}),
+    # ... and BertAdam's warm-up schedules (pytorch-pretrained-bert, FARM) past their t_total: the lr multiplier is
+    # set to 0 for every step after it ("Training beyond specified 't_total'. Learning rate multiplier set to 0.")
+    _Det("log:scheduler_overrun", _P(r"Training beyond specified 't_total'"),
+         0.9, lambda m: "the warm-up schedule ran past its t_total: the learning rate multiplier is set to 0 from there"
+                        " on", lambda m: {}),
     _Det("log:anomaly_nan", _P(r"Function '(\w+)' returned nan values in its (\d+)\w* output"),
          1.0, lambda m: f"autograd anomaly: {m.group(1)} returned NaN", lambda m: {"function": m.group(1)}),
     # ... and when the function is a math op with a singular point (the log, square root, power or

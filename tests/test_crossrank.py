@@ -500,6 +500,8 @@ def test_a_nan_that_autograd_traces_to_a_math_op_is_numerical_instability(tmp_pa
     ("WARNING:tensorflow:Gradients do not exist for variables ['dense_1/kernel:0', 'dense_1/bias:0'] when minimizing the loss.",
      "log:vars_without_grad"),
     ("ValueError: Tried to step 1002 times. The specified number of total steps is 1000", "log:scheduler_overrun"),
+    ("WARNING - pytorch_pretrained_bert.optimization -   Training beyond specified 't_total'. Learning rate multiplier "
+     "set to 0.0. Please set 't_total' of WarmupLinearSchedule correctly.", "log:scheduler_overrun"),
     ("ValueError: loaded state dict contains a parameter group that doesn't match the size of optimizer's group",
      "log:optimizer_state_mismatch"),
     ("UserWarning: None of the inputs have requires_grad=True. Gradients will be None", "log:no_grad_fn")])
