@@ -223,9 +223,10 @@ DETECTORS: list[_Det] = [
          0.9, lambda m: f"the lr scheduler was stepped {m.group(1)} times, past the {m.group(2)} total steps it was"
                         " built for", lambda m: {"stepped": int(m.group(1)), "total": int(m.group(2))}),
     # ... and BertAdam's warm-up schedules (pytorch-pretrained-bert, FARM) past their t_total: the lr multiplier is
-    # set to 0 for every step after it ("Training beyond specified 't_total'. Learning rate multiplier set to 0.")
+    # set to 0 for every step after it ("Training beyond specified 't_total'. Learning rate multiplier set to 0."). A
+    # warning, logged once, often in the last steps only: half the strength of the raised error
     _Det("log:scheduler_overrun", _P(r"Training beyond specified 't_total'"),
-         0.9, lambda m: "the warm-up schedule ran past its t_total: the learning rate multiplier is set to 0 from there"
+         0.5, lambda m: "the warm-up schedule ran past its t_total: the learning rate multiplier is set to 0 from there"
                         " on", lambda m: {}),
     _Det("log:anomaly_nan", _P(r"Function '(\w+)' returned nan values in its (\d+)\w* output"),
          1.0, lambda m: f"autograd anomaly: {m.group(1)} returned NaN", lambda m: {"function": m.group(1)}),
@@ -339,7 +340,7 @@ GATES = (
     "oad", "kipped", "SKIPPED", "ependenc", "ncompatible", "ERROR", "ottleneck", "worker", "okenizer",
     "Token indices", "vocab", "ample", "enerat", "redict", "pred", "utput", "_count", "_hist", "istribution", "decoded", "completion",
     "core dumped", "egmentation", "Fatal Python", "nvalid loss", "non-finite", "label value", "reduction",
-    "radients do not exist", "otal steps", "require grad", "requires_grad=True", "parameter group",
+    "radients do not exist", "otal steps", "t_total", "require grad", "requires_grad=True", "parameter group",
     "nable to allocate", "inimum loss scale", "nput tensor", "Half without", "compiled with CUDA", "NVIDIA driver",
     "driver version", "kernel image",
     "std", "255",     # input statistics (log:inputs_unscaled): a std beside the mean, or a raw 8-bit max

@@ -500,8 +500,6 @@ def test_a_nan_that_autograd_traces_to_a_math_op_is_numerical_instability(tmp_pa
     ("WARNING:tensorflow:Gradients do not exist for variables ['dense_1/kernel:0', 'dense_1/bias:0'] when minimizing the loss.",
      "log:vars_without_grad"),
     ("ValueError: Tried to step 1002 times. The specified number of total steps is 1000", "log:scheduler_overrun"),
-    ("WARNING - pytorch_pretrained_bert.optimization -   Training beyond specified 't_total'. Learning rate multiplier "
-     "set to 0.0. Please set 't_total' of WarmupLinearSchedule correctly.", "log:scheduler_overrun"),
     ("ValueError: loaded state dict contains a parameter group that doesn't match the size of optimizer's group",
      "log:optimizer_state_mismatch"),
     ("UserWarning: None of the inputs have requires_grad=True. Gradients will be None", "log:no_grad_fn")])
@@ -516,6 +514,18 @@ def test_one_framework_line_says_what_failed_and_ranks_its_causes(tmp_path, line
               "log:vars_without_grad": {"frozen_parameters"}, "log:scheduler_overrun": {"lr_schedule_bug"},
               "log:optimizer_state_mismatch": {"resume_mismatch"}, "log:no_grad_fn": {"frozen_parameters"}}[kind]
     assert d.hypotheses and d.hypotheses[0].id in family and d.hypotheses[0].confidence < 0.8
+
+
+def test_a_warm_up_schedule_run_past_its_t_total_is_a_schedule_bug(tmp_path):
+    """BertAdam's schedules (pytorch-pretrained-bert, FARM) warn once they run past t_total, and set the lr to 0
+    from there: the log says the schedule is wrong, whatever else the post says."""
+    (tmp_path / "train.log").write_text(
+        "epoch 3 step 2990 loss 0.412\nWARNING - pytorch_pretrained_bert.optimization -   Training beyond specified "
+        "'t_total'. Learning rate multiplier set to 0.0. Please set 't_total' of WarmupLinearSchedule correctly.\n")
+    hits = [s for s in analyze(ingest([tmp_path])) if s.kind == "log:scheduler_overrun"]
+    assert hits and hits[0].evidence[0].line == 2 and "t_total" in hits[0].summary
+    d = diagnose([str(tmp_path)], ["the loss stops improving in the last epoch"])
+    assert d.hypotheses[0].id == "lr_schedule_bug", [(h.id, h.confidence) for h in d.hypotheses]
 
 
 @pytest.mark.parametrize("line, kind, top", [
