@@ -456,6 +456,20 @@ def decode_utf8(data: bytes, rel: str, run: Run) -> str:
         return data.decode("utf-8", errors="replace")
 
 
+# Archives a post attaches (GitHub takes .zip and .gz, .tar.gz from a cluster): their members are not read.
+_ARCHIVES = ((b"PK\x03\x04", "zip"), (b"7z\xbc\xaf\x27\x1c", "7z"), (b"Rar!\x1a\x07", "rar"))
+
+
+def binary_skipped(rel: str, head: bytes) -> str:
+    """The warning for a binary file left unread: an archive says so and what to do instead."""
+    kind = next((k for magic, k in _ARCHIVES if head.startswith(magic)), None)
+    if kind is None and head[257:262] == b"ustar":
+        kind = "tar"
+    if kind:
+        return f"{rel}: a {kind} archive, not read; unpack it and pass the folder"
+    return f"{rel}: binary file, skipped"
+
+
 def is_binary(head: bytes) -> bool:
     """Heuristic: NUL bytes or mostly non-text bytes in the head."""
     if not head:

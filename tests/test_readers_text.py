@@ -1322,3 +1322,27 @@ def test_a_utf16_log_is_read_as_its_text(tmp_path, encoding):
     evs = [e for h in d.hypotheses for e in h.evidence if e.source == "train.log" and e.line]
     assert evs and all(e.verified for e in evs)
     assert any(e.quote == "epoch 4 loss nan acc 0.41" for e in evs), [e.quote for e in evs]
+
+
+def test_an_attached_archive_says_to_unpack_it(tmp_path):
+    """A post's logs attached as an archive (GitHub takes .zip and .gz; a cluster's .tar.gz) were 'binary file,
+    skipped': the warning now names the archive and what to do."""
+    import io
+    import tarfile
+    import zipfile
+    log = b"epoch 1 loss 2.30\nepoch 2 loss nan\n"
+    with zipfile.ZipFile(tmp_path / "logs.zip", "w") as z:
+        z.writestr("train.log", log)
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as t:
+        info = tarfile.TarInfo("train.log")
+        info.size = len(log)
+        t.addfile(info, io.BytesIO(log))
+    (tmp_path / "run.tar").write_bytes(buf.getvalue())
+    with gzip.open(tmp_path / "run.tar.gz", "wb") as g:
+        g.write(buf.getvalue())
+    (tmp_path / "weights.bin").write_bytes(bytes(range(256)) * 8)
+    w = ingest([str(tmp_path)]).warnings
+    for name, kind in (("logs.zip", "zip"), ("run.tar", "tar"), ("run.tar.gz", "tar")):
+        assert f"{name}: a {kind} archive, not read; unpack it and pass the folder" in w, w
+    assert "weights.bin: binary file, skipped" in w

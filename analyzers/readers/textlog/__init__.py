@@ -50,7 +50,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mltdbg.analyzers.ingest import UTF16_BOMS, decode_utf8, is_binary, read_bytes
+from mltdbg.analyzers.ingest import UTF16_BOMS, binary_skipped, decode_utf8, is_binary, read_bytes
 from mltdbg.analyzers.model import Run, TextArtifact
 from mltdbg.analyzers.prose import is_documentation
 from mltdbg.analyzers.readers.textlog.arrays import (find_byte, one_thread, release_memory, reused_heap,
@@ -143,7 +143,7 @@ def _read(path: Path, rel: str, run: Run) -> None:
         return
     gz = head[:2] == b"\x1f\x8b" or head[:2] in UTF16_BOMS     # (read through ingest.open_utf8)
     if not gz and is_binary(head):
-        run.warnings.append(f"{rel}: binary file, skipped")
+        run.warnings.append(binary_skipped(rel, head))
         return
     if text_kind(path, "") != "log":   # code, configs, prose: by name; read whole
         _read_whole(path, rel, run)
@@ -419,8 +419,8 @@ def _read_log_blocks(path: Path, rel: str, run: Run, gz: bool, metrics: bool, re
             if not data and not cut:
                 run.warnings.append(f"{rel}: empty file")
                 return
-            if is_binary(data[:4096]):  # a gzip of something binary
-                run.warnings.append(f"{rel}: binary file, skipped")
+            if is_binary(data[:4096]):  # a gzip of something binary (a .tar.gz)
+                run.warnings.append(binary_skipped(rel, data[:4096]))
                 return
             sample = data[:WordFinder.SAMPLE]
         if cut:   # the first bytes of an over-long line: text only
