@@ -703,3 +703,15 @@ def test_a_session_in_one_fence_leaves_the_posts_other_code_read():
     lines = got.text.split("\n")
     assert lines[2] == "for x, y in loader:" and lines[9] == "import torch" and lines[10] == "torch.__version__"
     assert "'2.1.0'" not in got.text
+
+
+def test_a_session_pasted_without_its_continuation_prompts_keeps_its_statements_whole():
+    """Posts often drop the '... ' of a session's continued lines: an open bracket or an indented block body
+    after a prompt still belongs to that statement (else the session does not parse and is no code)."""
+    from mltdbg.analyzers.code.index import _repl_code
+    lines = [">>> text = [", "    'a sentence',", "    'another one'", "]", ">>> for x in text:", "    print(len(x))",
+             "", "10", ">>> scorer = LM('gpt2')", "Using pad_token, but it is not set yet."]
+    got = _repl_code(lines)
+    assert got is not None
+    assert got[:6] == ["text = [", "    'a sentence',", "    'another one'", "]", "for x in text:", "    print(len(x))"]
+    assert got[7] == "" and got[8] == "scorer = LM('gpt2')" and got[9] == ""

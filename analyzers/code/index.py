@@ -1056,17 +1056,32 @@ def _repl_code(lines: list[str], min_prompts: int = 2) -> list[str] | None:
     """The statements of a pasted interactive session (min_prompts prompts at least), prompts stripped, at their
     own lines; what the session printed is blank. None when `lines` are no such session."""
     out = [""] * len(lines)
-    prompts, inside = 0, False
+    prompts, inside, depth, block = 0, False, 0, False
     for i, ln in enumerate(lines):
         m = _PROMPT.match(ln)
         if m:
             prompts += 1
             out[i], inside = ln[m.end():], True
+            depth, block = _opened(out[i]), out[i].rstrip().endswith(":")
         elif inside and (c := _CONTINUED.match(ln)):
             out[i] = ln[c.end():]
+            depth += _opened(out[i])
+        elif inside and (depth > 0 or (block and ln[:1] in " \t" and ln.strip())):
+            out[i] = ln           # a continuation pasted without its "... " (an open bracket, an indented block body)
+            depth += _opened(ln)
         else:
             inside = False
     return out if prompts >= min_prompts and _parses("\n".join(out)) else None
+
+
+_BRACKETS = str.maketrans("", "", "\"'")
+
+
+def _opened(line: str) -> int:
+    """Brackets a line opens less those it closes (quotes ignored: a rough count, enough to follow a pasted
+    statement over its lines)."""
+    t = line.split("#", 1)[0].translate(_BRACKETS)
+    return sum(t.count(ch) for ch in "([{") - sum(t.count(ch) for ch in ")]}")
 
 
 def fenced_code(t: TextArtifact) -> TextArtifact | None:
