@@ -975,6 +975,16 @@ def test_a_line_that_names_a_held_out_set_holds_that_sets_metrics(tmp_path):
         f"loss: {1 + e / 10:.4f}\n" for e in range(1, 6)))
     names = sorted((x.name, len(x)) for x in read(mm).series)
     assert ("loss", 25) in names and ("val_loss", 5) in names and ("val_accuracy", 5) in names, names
+    # fairseq: "| valid | epoch 003 | valid on 'valid' subset | loss ..." (older versions: no "| valid |"); its
+    # train lines print the same keys, and were read as one interleaved loss
+    fs = tmp_path / "fairseq.log"
+    fs.write_text("".join(
+        f"2026-03-01 10:00:00 | INFO | train | epoch {e:03d} | loss {10 - e:.3f} | ppl {2 ** (10 - e):.1f} | lr 0.0005\n"
+        f"2026-03-01 10:10:00 | INFO | valid | epoch {e:03d} | valid on 'valid' subset | loss {7 + abs(e - 2):.3f} | "
+        f"ppl {2 ** (7 + abs(e - 2)):.1f}\n" + (f"| epoch {e:03d} | valid on 'test' subset | loss {8:.3f}\n" if e == 5 else "")
+        for e in range(1, 6)))
+    by = {x.name: x.values.tolist() for x in read(fs).series}
+    assert by["loss"] == [9.0, 8.0, 7.0, 6.0, 5.0] and by["val_loss"][:5] == [8.0, 7.0, 8.0, 9.0, 10.0], by
     assert normalize("Minibatch Loss") == "loss"
 
 

@@ -423,11 +423,13 @@ _EVAL_WIDTH = 24
 # ... and, after a logging prefix, Caffe's test phase ("I0101 12:00:00.000 1234 solver.cpp:409]     Test net
 # output #1: loss = 0.8 (* 1 = 0.8 loss)"; its training lines say "Train net output") and OpenMMLab 2's
 # (mmengine: "... - INFO - Epoch(val) [1][100/100]    accuracy/top1: 45.2", "Iter(test)"; its training
-# lines say "Epoch(train)"). Each phrase with a rare byte of its line: only a block that holds that byte
+# lines say "Epoch(train)"), and fairseq's (below). Each phrase with a rare byte of its line: only a block that holds that byte
 # (one memchr) is searched for the phrase (bytes.find of a phrase costs 1.5-2.2 ms a 4 MB block); and
 # the words one must follow, when it needs them.
+# fairseq's ("... | INFO | valid | epoch 003 | valid on 'valid' subset | loss 7.902 | ppl 147"; older versions print
+# only "| epoch 003 | valid on 'valid' subset | ..."; its training lines say "| train |" or nothing).
 _EVAL_MARKS = ((b"#", b"Test net output", ()), (b"(", b"(val)", (b"Epoch", b"Iter")),
-               (b"(", b"(test)", (b"Epoch", b"Iter")))
+               (b"(", b"(test)", (b"Epoch", b"Iter")), (b"'", b" valid on '", ()))
 
 
 def held_out_marks(b: np.ndarray, masked: Masked, line_starts: np.ndarray, data: bytes) -> np.ndarray:
