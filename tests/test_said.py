@@ -545,3 +545,18 @@ def test_symptom_words_read_as_said_not_as_substrings():
     assert books["dead_relu"].symptom_match(["most of my ReLU units output 0 for every input"])
     assert not books["dead_relu"].symptom_match(["ReLU layers, lr is 0.001"])
     assert books["mode_collapse"].symptom_match(["the generator produces the same digit no matter what z I feed it"])
+
+
+@pytest.mark.parametrize("post", [
+    "Running pre-training on a small dataset, the next-sentence loss decreases fast while the accuracy stays at 50%, "
+    "although a falling loss should mean rising accuracy.",
+    "accuracy fixed at 0.5, while training loss keeps dropping every epoch",
+])
+def test_a_score_that_never_moved_while_the_loss_fell_is_no_overfitting(tmp_path, post):
+    """Overfitting needs a score that improved and then worsened; one the user says stayed put while the loss
+    fell (accuracy_stuck_loss_falls, in their words) weighs against it: out of fold on the corpus tune part
+    three such posts had overfitting first, none of them overfitting."""
+    d = diagnose([str(tmp_path)], [post])
+    got = {h.id: h.confidence for h in d.hypotheses}
+    assert d.hypotheses[0].id in ("metric_changed", "label_misalignment"), got
+    assert got.get("overfitting", 0.0) < 0.1, got
