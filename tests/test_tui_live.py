@@ -53,7 +53,9 @@ def test_appended_points_join_the_plot_and_a_nan_shows_in_the_header(tmp_path):
             assert "LIVE" not in _header(app)            # nothing appended yet: not a live run
             _append(log, _lines(61, 81))
             await until(pilot, lambda: len(plot.series["loss"][0]) == 80, timeout=20, what="20 appended points")
-            assert plot.series["loss"][0][-1] == 80 and "LIVE" in _header(app)
+            # (the header is redrawn on its own throttled tick, after the plot: wait for it, not for a fixed time)
+            await until(pilot, lambda: "LIVE" in _header(app), timeout=5, what="LIVE in the header")
+            assert plot.series["loss"][0][-1] == 80
             assert not live.findings
             _append(log, _lines(81, 83) + "step=83 loss=nan lr=0.001\n")
             await until(pilot, lambda: "NaN" in _header(app), timeout=20, what="the NaN in the header")
