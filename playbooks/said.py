@@ -308,8 +308,6 @@ def ruled_out(symptoms: list[str]) -> dict[str, Signal]:
         out["accuracy_stuck_loss_falls"] = Signal("accuracy_stuck_loss_falls", SAID_SCORE_STUCK,
                                                   f"you said the loss falls while the score stays: \"{falls.group(0)[:80]}\"",
                                                   data={"narrated": True})
-    if "said:lr_huge" in out and "said:loss_at_chance" in out:
-        out["said:chance_under_high_lr"] = chance_under_high_lr(out["said:loss_at_chance"], out["said:lr_huge"])
     return out
 
 
@@ -360,7 +358,7 @@ def _narrated_nan_evidence(text: str) -> dict[str, Signal]:
 
 def chance_under_high_lr(at_chance: Signal, lr_huge: Signal) -> Signal:
     """The words' chance_under_high_lr (curves.py): a loss at ln K (said, or read from the run's own
-    curve) under an lr the user names far above its range."""
+    curve) under an lr the user names far above its range (made in scoring.extract, where both are known)."""
     return Signal("said:chance_under_high_lr", 1.0,
                   f"{at_chance.summary}, and {lr_huge.summary.removeprefix('you said ')}")
 

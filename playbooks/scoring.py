@@ -171,10 +171,10 @@ def extract(signals: list[Signal], symptoms: list[str], failure_kinds: tuple[str
     for k, (v, quote) in quoted_messages(symptoms).items():
         if k not in strongest:
             strongest[k] = Signal(k, v, f"you quoted the error \"{quote[:100]}\"", data={"narrated": True})
-    # the lr the user names beside a loss the run's own curve shows at ln K: as if they had said both
-    if "said:lr_huge" in strongest and "loss_at_chance" in strongest and "said:chance_under_high_lr" not in strongest:
-        strongest["said:chance_under_high_lr"] = said.chance_under_high_lr(strongest["loss_at_chance"],
-                                                                          strongest["said:lr_huge"])
+    # the lr the user names beside a loss at ln K, said or shown by the run's own curve
+    at_chance = strongest.get("said:loss_at_chance") or strongest.get("loss_at_chance")
+    if "said:lr_huge" in strongest and at_chance is not None:
+        strongest["said:chance_under_high_lr"] = said.chance_under_high_lr(at_chance, strongest["said:lr_huge"])
     strengths = {k: float(s.strength) for k, s in strongest.items()}
     failing = any(k.startswith(failure_kinds) and v >= 0.3 for k, v in strengths.items()) or any(
         (k.startswith("code:") and k not in BENIGN_CODE_KINDS and v >= 0.6) or
