@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 import re
+from functools import cache
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 
@@ -2410,11 +2411,13 @@ def _lr_signals(run: Run, lr: Series | None, q: Quoter) -> list[Signal]:
     if fine_tuning:
         gain *= FINETUNE_LR_SCALE      # (gain is read for lowness only: lr_tiny)
 
+    named = cache(lambda: _pretrained_lm_named(run))
+
     def lowness(x: float) -> float:
         """_lr_lowness of lr x, on the fine-tune scale where a pretrained model is named (looked for only
-        when the lr is low otherwise: the name search reads every text's head)."""
+        when the lr is low otherwise, and once: the name search reads every text's head)."""
         low = _lr_lowness(x * gain, sgd)
-        if low > 0 and not fine_tuning and not sgd and _pretrained_lm_named(run):
+        if low > 0 and not fine_tuning and not sgd and named():
             low = _lr_lowness(x * gain * FINETUNE_LR_SCALE, sgd)
         return low
 
