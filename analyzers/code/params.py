@@ -112,9 +112,6 @@ def _fresh_layer_unoptimized(f: PyFile) -> list[Finding]:
     loops = f.loops_of(b) if b is not None else []
     if b is None or not loops:
         return []
-    uses: dict[str, list[ast.Name]] = {}
-    for n in f.nodes_of(ast.Name):
-        uses.setdefault(n.id, []).append(n)
     for c in f.within(loops[-1]):
         if not (isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.lineno <= b.lineno):
             continue
@@ -125,7 +122,7 @@ def _fresh_layer_unoptimized(f: PyFile) -> list[Finding]:
             continue
         if f.under_no_grad(c) is not None:
             continue
-        if all(_layer_use_only(f, n) for n in uses.get(name, [])):
+        if all(_layer_use_only(f, n) for n in f.nodes_of(ast.Name) if n.id == name):
             return [Finding("code:params_not_in_optimizer", CLEAR, built.lineno,
                             f"{name} = {fname(built)}(...) is run in the training loop but its parameters go to no"
                             f" optimizer: it stays at its random initialisation", [(c.lineno, f"{name} called here"),
