@@ -1049,7 +1049,7 @@ _SNIPPET_OPENER = re.compile(r"\s*(?:for|while|def|class|with|if|import|from)\b"
 
 # An interactive session pasted as it ran: the Python prompt and its continuation, or IPython's.
 _PROMPT = re.compile(r"^\s*(?:>>>|In \[\d+\]:)(?: |$)")
-_CONTINUED = re.compile(r"^\s*(?:\.\.\.|\s*\.\.\.:)(?: |$)")
+_CONTINUED = re.compile(r"^\s*\.\.\.:?(?: |$)")
 
 
 def _repl_code(lines: list[str], min_prompts: int = 2) -> list[str] | None:
