@@ -149,7 +149,7 @@ def _softmax_one_unit(f: PyFile) -> list[Finding]:
     # a one-unit layer, then a softmax layer: the next item of a layer list (Sequential([...]), nn.Sequential(...))
     # or the next model.add(...) of the same model
     seqs: list[list[ast.expr]] = [list(c.args) for c in f.calls_named("Sequential")]
-    seqs += [list(n.elts) for n in f.of_type(ast.List) if isinstance(n, ast.List)]
+    seqs += [list(n.elts) for n in f.nodes_of(ast.List)]
     adds: dict[str, list[ast.expr]] = {}
     for c in f.calls_named("add"):
         if isinstance(c.func, ast.Attribute) and c.args:
