@@ -214,7 +214,7 @@ def _read_whole(path: Path, rel: str, run: Run) -> None:
         run.warnings.append(f"{rel}: empty file")
         return
     if is_binary(data[:4096]):  # a gzip of something binary
-        run.warnings.append(f"{rel}: binary file, skipped")
+        run.warnings.append(binary_skipped(rel, data[:4096]))
         return
     text = decode_utf8(data, rel, run)
     art = TextArtifact(path=rel, abspath=path, kind=text_kind(path, text), text=text)
