@@ -686,6 +686,22 @@ def test_per_layer_rows_with_a_label_between_name_and_number(tmp_path):
     assert l0.steps.tolist() == [0, 1, 2] and l0.locs.tolist() == [2, 7, 12]
 
 
+def test_per_layer_rows_named_by_a_sequentials_index(tmp_path):
+    """An nn.Sequential's parameters are named by index ("0.weight", "12.bias"): such rows are a
+    per-layer table too. Read as key=value lines they made one 'grad_norm' curve that rose from
+    2e-13 to 3e-3 over the table's rows (exploding gradients, or missing zero_grad)."""
+    p = tmp_path / "ausgabe.txt"
+    lines = ["Epoche  1/20 - train_loss: 0.6932 - val_loss: 0.6932", "", "Gradientennormen (nach Epoche 1):"]
+    lines += [f"  {i}.weight   grad_norm = {10 ** (-13 + i / 2):.3e}" for i in range(0, 20, 2)]
+    lines += ["", "Epoche  2/20 - train_loss: 0.6932 - val_loss: 0.6931", "1.5 seconds"]
+    p.write_text("\n".join(lines) + "\n")
+    run = read(p)
+    names = [s.name for s in run.series]
+    assert "grad_norm" not in names and "grad_norm/0.weight" in names and "grad_norm/18.weight" in names
+    assert series(run, "grad_norm/0.weight").values.tolist() == [1e-13]
+    assert series(run, "loss").values.tolist() == [0.6932, 0.6932]
+
+
 def test_lightnings_version_number_is_no_metric(tmp_path):
     p = tmp_path / "train.log"
     p.write_text("".join(f"Epoch {e}: 100%|##########| 100/100 [00:05<00:00, 19.6it/s, loss=0.{9 - e}, v_num=3, val_acc=0.{5 + e}]\n"

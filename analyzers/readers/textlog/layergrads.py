@@ -28,10 +28,11 @@ import numpy as np
 from mltdbg.analyzers.model import LOC_LINE, Series
 from mltdbg.analyzers.readers.textlog.vocabulary import classify_key
 
-# A parameter-like name: a dotted path ("layer1.weight", "encoder.layers.0.attn") or a word
-# ending in a layer number ("conv1", "layer_3"); then a separator and one number.
+# A parameter-like name: a dotted path ("layer1.weight", "encoder.layers.0.attn"; an nn.Sequential's
+# own parameters start with their index: "0.weight", "12.bias") or a word ending in a layer number
+# ("conv1", "layer_3"); then a separator and one number.
 _ROW = re.compile(
-    rb"^[ \t|]*(?P<name>[A-Za-z_][\w\-]*(?:\.[\w\-]+)+|[A-Za-z_][A-Za-z_\-]*\d+)['\"]?[ \t]*"
+    rb"^[ \t|]*(?P<name>[A-Za-z_][\w\-]*(?:\.[\w\-]+)+|\d+\.[A-Za-z_][\w\-]*(?:\.[\w\-]+)*|[A-Za-z_][A-Za-z_\-]*\d+)['\"]?[ \t]*"
     rb"(?:[|:=,][ \t]*(?:[A-Za-z_ ]{0,24}[:=][ \t]*)?|[ \t]+(?:[A-Za-z_][A-Za-z_ ]{0,23}[:=][ \t]*)?)"
     rb"(?P<t>tensor\([ \t]*)?(?P<val>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf|None)"
     rb"(?(t)(?:,[^)\r\n]*)?\))[ \t]*\|?[ \t]*\r?$", re.M)
@@ -53,9 +54,12 @@ for _c in b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.":
 _LEAD = np.zeros(256, bool)
 for _c in b" \t|":
     _LEAD[_c] = True
-_FIRST = _LEAD.copy()   # a row starts with an indent or a name's first letter
-for _c in b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_":
+_FIRST = _LEAD.copy()   # a row starts with an indent or a name's first letter (or a Sequential index)
+for _c in b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789":
     _FIRST[_c] = True
+_ALPHA = np.zeros(256, bool)
+for _c in b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_":
+    _ALPHA[_c] = True
 _LAST = np.zeros(256, bool)   # ... and ends with a number ("1.", "nan", "inf", "tensor(1e-3)", "None") or a table's '|'
 for _c in b"0123456789.nf \t|)e":
     _LAST[_c] = True
@@ -79,9 +83,19 @@ def _token_test(b: np.ndarray, nb: int, starts: np.ndarray, ends: np.ndarray, id
     long = word.all(axis=1) | lead.all(axis=1)
     in_tok = (cols >= lead_n[:, None]) & (cols < tok_end[:, None])
     dotted = ((w == 46) & in_tok).any(axis=1)
-    lastc = w[np.arange(len(idx)), np.maximum(tok_end - 1, 0)]
+    rows = np.arange(len(idx))
+    lastc = w[rows, np.maximum(tok_end - 1, 0)]
     digit_end = (lastc >= 48) & (lastc <= 57) & (tok_end > lead_n)
-    return idx[~long & (dotted | digit_end)], idx[long]
+    # a token that starts with a digit is a name only as a Sequential's "0.weight": digits, a '.',
+    # then a letter ("1.5", "12", "3/20" are numbers, steps and fractions)
+    digit = (w >= 48) & (w <= 57)
+    first = w[rows, np.minimum(lead_n, width - 1)]
+    num_start = (first >= 48) & (first <= 57)
+    after = np.argmax((cols >= lead_n[:, None]) & ~(digit & inside), axis=1)   # first byte past the digits
+    nxt = w[rows, np.minimum(after + 1, width - 1)]
+    seq_name = (w[rows, after] == 46) & _ALPHA[nxt] & (after + 1 < width)
+    keep = ~long & np.where(num_start, seq_name, dotted | digit_end)
+    return idx[keep], idx[long]
 
 
 def _row_matches(data: bytes, nl: np.ndarray, starts: np.ndarray):
@@ -136,7 +150,8 @@ def scan_layer_tables(data: bytes, nl: np.ndarray, line0: int, rel: str, ordinal
     last_line = -2
     for m in _row_matches(data, nl, starts):
         name = m.group("name").decode("ascii", "replace")
-        role, _ = classify_key(name)
+        # a Sequential's "0.weight" is a parameter as it stands (the key vocabulary wants a letter first)
+        role = "metric" if name[0].isdigit() else classify_key(name)[0]
         if role != "metric" or name.lower().endswith(("loss", "acc", "accuracy", "lr")):
             continue
         line = int(np.searchsorted(starts, m.start(), side="right"))   # 1-based within the block
