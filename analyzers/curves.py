@@ -342,8 +342,8 @@ def _counted_nonfinite(run: Run, q: Quoter) -> list[Signal]:
 # value, (most) layers getting no gradient at all (the head alone learns).
 NOT_HEALTHY_BESIDE = frozenset({"loss_huge_at_start", "train_acc_capped", "val_gap_from_start", "grad_zero",
                                 "grad_zero_below_head", "grad_died", "memorized_after_plateau",
-                                "memorizing_from_start", "train_acc_falls", "collapsed_to_chance", "grad_pinned",
-                                "val_above_train_early", "held_out_at_chance", "val_nonfinite_only"})
+                                "memorizing_from_start", "train_acc_falls", "collapsed_to_chance", "fell_back_to_chance",
+                                "grad_pinned", "val_above_train_early", "held_out_at_chance", "val_nonfinite_only"})
 
 
 def without(signals: list[Signal], kind: str, beside: frozenset[str] | set[str] | Callable[[Signal], bool],
@@ -897,19 +897,23 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
         if chance is None and (k := k0 or implied_classes(end_lvl)) is not None:
             chance = math.log(k)       # (k0: the level after a transient, read within 3 % of ln K)
         near = chance is not None and abs(end_lvl - chance) / chance < 0.05
-        txt = (f"{s.name} stays at {_fmt(end_lvl)} from step {int(s.steps[from_i])} to {int(s.steps[n-1])} "
-               f"(changes {rel_drop*100:+.1f}%)" + (f"; ln({k}) = {chance:.3f} is chance" if near else "")
-               + (f"; the {_fmt(float(pre[0]))} before it was the first steps' transient" if from_i else ""))
-        out.append(Signal("loss_at_chance", 1.0 if near else 0.7, txt,
-                          [q.ev(s, from_i, f"{s.name} at the start"), q.ev(s, n - 1, f"{s.name} at the end")],
-                          {"level": end_lvl, "k": k, "chance": chance, "rel_drop": rel_drop}))
-        if from_i and near and chance is not None and float(pre[0]) >= COLLAPSE_FROM * chance:
-            txt = (f"{s.name} starts at {_fmt(float(pre[0]))} ({float(pre[0]) / chance:.1f}x the chance level "
-                   f"ln K = {chance:.3f}), then falls to chance and stays there: the first updates blew the "
-                   "model up and it settled on predicting the class prior")
-            out.append(Signal("collapsed_to_chance", 0.8, txt,
-                              [q.ev(s, 0, f"{s.name} at the first logged point"), q.ev(s, n - 1, f"{s.name} at the end")],
-                              {"first": float(pre[0]), "chance": chance, "step": int(s.steps[from_i])}))
+        back = _fell_back_to_chance(s, pre, chance, q) if near and chance and not from_i else None
+        if back is not None:
+            out.append(back)
+        else:
+            txt = (f"{s.name} stays at {_fmt(end_lvl)} from step {int(s.steps[from_i])} to {int(s.steps[n-1])} "
+                   f"(changes {rel_drop*100:+.1f}%)" + (f"; ln({k}) = {chance:.3f} is chance" if near else "")
+                   + (f"; the {_fmt(float(pre[0]))} before it was the first steps' transient" if from_i else ""))
+            out.append(Signal("loss_at_chance", 1.0 if near else 0.7, txt,
+                              [q.ev(s, from_i, f"{s.name} at the start"), q.ev(s, n - 1, f"{s.name} at the end")],
+                              {"level": end_lvl, "k": k, "chance": chance, "rel_drop": rel_drop}))
+            if from_i and near and chance is not None and float(pre[0]) >= COLLAPSE_FROM * chance:
+                txt = (f"{s.name} starts at {_fmt(float(pre[0]))} ({float(pre[0]) / chance:.1f}x the chance level "
+                       f"ln K = {chance:.3f}), then falls to chance and stays there: the first updates blew the "
+                       "model up and it settled on predicting the class prior")
+                out.append(Signal("collapsed_to_chance", 0.8, txt,
+                                  [q.ev(s, 0, f"{s.name} at the first logged point"), q.ev(s, n - 1, f"{s.name} at the end")],
+                                  {"first": float(pre[0]), "chance": chance, "step": int(s.steps[from_i])}))
         out += _creeping(s, sm, start - end_lvl, noise_floor, rel_drop, q)
     elif rel_drop >= NO_LEARNING_DROP and n >= 10:
         r = 0.0    # only read when rel_drop < 0.35 (the linear test): np.corrcoef is costly on a long curve
@@ -1058,6 +1062,40 @@ def _softmax_floor(run: Run, s: Series, pre: np.ndarray, end_lvl: float, q: Quot
     return [Signal("loss_at_softmax_floor", 0.8, txt, [q.ev(s, int(np.argmin(pre)), f"{s.name} at its lowest"),
                                                        q.ev(s, len(pre) - 1, f"{s.name} at the end")],
                    {"level": end_lvl, "floor": floor, "k": k})]
+
+
+# fell_back_to_chance: the loss learned (its 3-point mean this far below ln K at two points in a row),
+# then went back to ln K and stayed within this band of it for the last third and 6 points at least
+FELL_BELOW = 0.88
+BACK_BAND = 0.05
+
+
+def _fell_back_to_chance(s: Series, pre: np.ndarray, chance: float, q: Quoter) -> Signal | None:
+    """A loss that starts and ends at ln K but went well below it between: the model learned, then
+    an update threw it back to a constant output (a too-large lr without warm-up; a fine-tuned
+    transformer's usual failure). Unpaired targets or frozen weights never leave ln K at all."""
+    n = len(pre)
+    if n < 12:
+        return None
+    m = np.convolve(pre, np.ones(3) / 3, mode="valid")          # m[i]: mean of pre[i:i+3]
+    below = m <= FELL_BELOW * chance
+    two = np.flatnonzero(below[:-1] & below[1:])
+    if not two.size:
+        return None
+    off = np.abs(pre - chance) > BACK_BAND * chance
+    j = int(np.flatnonzero(off)[-1]) + 1 if off.any() else 0     # at chance from j to the end
+    lo = int(two[0])
+    dip = lo + int(np.argmin(m[lo:max(lo + 2, min(j, len(m)))]))
+    if j <= dip + 1 or n - j < max(6, n // 3):
+        return None
+    k = dip + 1                                             # the middle point of the lowest mean
+    txt = (f"{s.name} fell to {_fmt(float(pre[k]))} by step {int(s.steps[k])} ({float(pre[k]) / chance:.0%} of the "
+           f"chance level ln K = {chance:.3f}), then went back to chance and stayed there from step "
+           f"{int(s.steps[j])} to {int(s.steps[n - 1])}: the model learned, then collapsed to a constant output")
+    return Signal("fell_back_to_chance", 0.8, txt,
+                  [q.ev(s, k, f"{s.name} lowest"), q.ev(s, j, f"{s.name} back at chance"),
+                   q.ev(s, n - 1, f"{s.name} at the end")],
+                  {"low": float(pre[k]), "chance": chance, "step": int(s.steps[j]), "low_step": int(s.steps[k])})
 
 
 def _creeping(s: Series, sm: np.ndarray, drop: float, noise_floor: float, rel_drop: float, q: Quoter) -> list[Signal]:

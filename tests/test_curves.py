@@ -108,6 +108,25 @@ def test_flat_at_chance_with_num_classes():
     assert s.strength == 1.0 and abs(s.data["chance"] - math.log(10)) < 1e-9
 
 
+def test_a_loss_that_learned_then_went_back_to_chance_is_no_loss_at_chance():
+    """A fine-tune without warm-up: 0.695 at the first log, down to ~0.55 by step 125, then one bad
+    update and ln 2 to the end. 'At chance from start to end' (unpaired targets, frozen weights) it
+    is not: the model learned, then collapsed."""
+    r = np.random.default_rng(3)
+    v = np.r_[[0.6952, 0.6871, 0.6604, 0.6032, 0.5471, 0.5803, 0.7437, 0.8124, 0.7051, 0.6989],
+              math.log(2) + r.normal(0, 0.0015, 50)]
+    k = kinds(_run(loss=v))
+    s = k["fell_back_to_chance"]
+    assert "loss_at_chance" not in k and "healthy" not in k
+    assert s.data["low_step"] == 40 and abs(s.data["chance"] - math.log(2)) < 1e-9
+    assert s.evidence[0].value == 0.5471
+    # at chance all along, with single-point dips of per-batch noise: still at chance
+    w = math.log(2) + r.normal(0, 0.002, 60)
+    w[[10, 30]] = 0.55
+    k = kinds(_run(loss=w))
+    assert "loss_at_chance" in k and "fell_back_to_chance" not in k
+
+
 def test_a_posts_few_flat_points_off_chance_are_a_plateau_and_a_falling_running_mean_is_not():
     s = kinds(_run(loss=[0.9123, 0.9121, 0.9120, 0.9122, 0.9121]))
     assert s["plateau"].data["short"] and s["plateau"].evidence[-1].line == 6
