@@ -4,7 +4,8 @@ arrays (.npy/.npz, scanned by readers/npdata.py).
 In:  the run's text artifacts named *.csv / *.tsv (the tabular reader keeps a table whose columns
      name no metric or step as text: a dataset, not a log).
 Out: `data:missing_values` when a printed `df.isnull().sum()` counts missing values in a column (any
-     text artifact), or when a column that otherwise holds numbers has cells a float parser
+     text artifact), when a printed `df.describe()` or `df.info()` counts fewer values in one column than
+     in the others (a count is of the values that are not NaN), or when a column that otherwise holds numbers has cells a float parser
      makes NaN or inf: empty, "?", "NA", "nan", "null", "inf", ... (the UCI auto-mpg "?" is the
      classic). Evidence: the first such cell's line, quoted. Strength 0.7 for placeholder words
      and inf, 0.5 for empty cells only (a blank is sometimes meant as 0).
@@ -60,6 +61,11 @@ def data_table_signals(run: Run) -> list[Signal]:
             if s is not None:
                 out.append(s)
                 continue
+        if art.kind != "code" and ("non-null" in art.text or ("count" in art.text and "std" in art.text)):
+            s = _summary_counts(art.path, art.text)
+            if s is not None:
+                out.append(s)
+                continue
         if not art.path.lower().removesuffix(".gz").endswith((".csv", ".tsv")):
             continue
         s = _missing_values(art.path, art.text)
@@ -102,6 +108,64 @@ def _missing_counts(path: str, text: str) -> Signal | None:
                                 quote=line_quote(lines[ln - 1].rstrip("\r")))],
                       {"rows": None, "of": None, "columns": [r[1] for r in bad], "placeholders": [], "counts": True})
     return None
+
+
+# pandas' summaries, printed: `df.describe()` (a "count" row, one number per column) or its transpose
+# `df.describe().T` (a header "count mean std min ...", one row per column with its count first), and
+# `df.info()` ("  3   sqft_living15  18608 non-null  float64" under "RangeIndex: 18611 entries").
+# (each pattern starts with a literal, which the regex engine looks for first: ~30 ms each over a 60 MB log
+# that holds the words "count", "mean" and "std" but no such table; a log without them costs nothing)
+_DESCRIBE_HEAD = re.compile(r"count[ \t]+mean[ \t]+std[ \t]+min\b")
+_DESCRIBE_ROW = re.compile(r"^(\S+)\s+(\d+(?:\.0+)?)\s+[-+\d.eE]+\s")
+_COUNT_LINE = re.compile(r"\ncount((?:[ \t]+\d+(?:\.0+)?)+)[ \t]*\r?(?=\n|$)")
+_INFO_ROW = re.compile(r"^\s*(?:\d+\s+)?(\S+)\s+(\d+)\s+non-null\s+\w+")
+_INFO_ENTRIES = re.compile(r"Index:\s*(\d+)\s+entries")     # RangeIndex / Int64Index / Index
+SUMMARY_ROWS = 400     # columns read from one summary
+
+
+def _lines_after(text: str, pos: int) -> list[str]:
+    return text[pos:].split("\n", SUMMARY_ROWS + 1)[1:SUMMARY_ROWS + 1]
+
+
+def _summary_counts(path: str, text: str) -> Signal | None:
+    """data:missing_values from a printed describe() / info(): the columns that count fewer values
+    than the most any column counts (or than the frame's entries), cited at the first one's line.
+    Each form is found by one search over the text; only the lines after it are split."""
+    found: list[tuple[int, str, int, str]] = []      # (1-based line, column, count, the line)
+    most = 0
+    described = "mean" in text
+    h = _DESCRIBE_HEAD.search(text) if described else None
+    if h is not None and not text[text.rfind("\n", 0, h.start()) + 1:h.start()].strip():    # first on its line
+        line0 = text.count("\n", 0, h.start()) + 1
+        for j, row in enumerate(_lines_after(text, h.start())):
+            if not (m := _DESCRIBE_ROW.match(row.rstrip("\r"))):
+                break
+            found.append((line0 + 1 + j, m.group(1), int(float(m.group(2))), row))
+    elif described and (c := _COUNT_LINE.search(text)) is not None:
+        line0 = text.count("\n", 0, c.start()) + 2        # the match starts at the newline before the line
+        head = text[text.rfind("\n", 0, c.start()) + 1:c.start()].split()
+        counts = [int(float(x)) for x in c.group(1).split()]
+        if len(head) == len(counts):
+            found = [(line0, n, k, c.group(0).strip("\n")) for n, k in zip(head, counts)]
+    elif "non-null" in text and (e := _INFO_ENTRIES.search(text)) is not None:
+        line0 = text.count("\n", 0, e.start()) + 1
+        found = [(line0 + 1 + j, r.group(1), int(r.group(2)), row) for j, row in enumerate(_lines_after(text, e.start()))
+                 if (r := _INFO_ROW.match(row))]
+        most = int(e.group(1))
+    if len(found) < 2:
+        return None
+    most = max([most] + [r[2] for r in found])
+    bad = [r for r in found if r[2] < most]
+    if not bad:
+        return None
+    ln, col, n, quote = bad[0]
+    names = ", ".join(r[1] for r in bad[:5]) + (", ..." if len(bad) > 5 else "")
+    summary = (f"{path}: the printed data summary counts fewer values in {len(bad)} of {len(found)} columns than "
+               f"the {most} rows ({names}): the values not counted are NaN")
+    return Signal("data:missing_values", 0.7, summary,
+                  [Evidence(text=f"{col} counts {n} values of {most}: {most - n} missing", source=path, line=ln,
+                            quote=line_quote(quote.rstrip("\r")))],
+                  {"rows": None, "of": None, "columns": [r[1] for r in bad], "placeholders": [], "counts": True})
 
 
 def _missing_values(path: str, text: str) -> Signal | None:

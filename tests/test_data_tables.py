@@ -140,3 +140,34 @@ def test_a_printed_missing_value_count_is_missing_values(tmp_path):
     assert "data:missing_values" not in {x.kind for x in analyze(ingest([tmp_path]))}
     (tmp_path / "notes.txt").write_text("counts per class\ncat    120\ndog     80\ndtype: int64\n")
     assert "data:missing_values" not in {x.kind for x in analyze(ingest([tmp_path]))}
+
+
+def test_a_printed_describe_or_info_that_counts_fewer_values_in_a_column_is_missing_values(tmp_path):
+    """pandas' own describe(), describe().T and info() output, pasted in a post: one column counts 3
+    values fewer than the others (a count is of the values that are not NaN). The same summaries of
+    a frame without NaN say nothing."""
+    import io
+
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"sqft_living": rng.normal(2000, 900, 500), "sqft_lot15": rng.normal(1e4, 3e3, 500),
+                       "bedrooms": rng.integers(1, 6, 500).astype(float)})
+    clean = df.copy()
+    df.loc[[7, 99, 311], "sqft_lot15"] = np.nan
+
+    def info(frame):
+        buf = io.StringIO()
+        frame.info(buf=buf)
+        return buf.getvalue()
+
+    for name, show in (("T", lambda f: f.describe().T.to_string()), ("wide", lambda f: f.describe().to_string()),
+                       ("info", info)):
+        (tmp_path / "notes.txt").write_text(f"In [3]: df.describe()\n{show(df)}\n")
+        s = {x.kind: x for x in analyze(ingest([tmp_path]))}.get("data:missing_values")
+        assert s is not None, name
+        assert s.data["columns"] == ["sqft_lot15"], name
+        assert "3 missing" in s.evidence[0].text, name
+        (tmp_path / "notes.txt").write_text(f"In [3]: df.describe()\n{show(clean)}\n")
+        assert "data:missing_values" not in {x.kind for x in analyze(ingest([tmp_path]))}, name
