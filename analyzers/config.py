@@ -506,9 +506,16 @@ def _code_call(node: ast.Call, fx: _Facts) -> None:
             _kw_fact(fx, "lr", node.args[0], line)    # Keras/optax: the lr comes first (torch: the params)
         elif len(node.args) >= 2:
             _kw_fact(fx, "lr", node.args[1], line)
-        for k in ("weight_decay", "momentum", "eps", "betas"):
+        for k in ("weight_decay", "momentum", "betas"):
             if k in kw:
                 _kw_fact(fx, k, kw[k], kw[k].lineno)
+        # the optimizer's own epsilon and betas, in torch's, Keras' and optax's spellings (Adam(eps=1.0),
+        # keras.optimizers.Adam(epsilon=1.0, beta_1=...)): a bare `eps` key elsewhere is as often a norm
+        # layer's, so the key vocabulary does not take it; an optimizer's argument is the optimizer's
+        for k, fact in (("eps", "eps"), ("epsilon", "eps"), ("beta_1", "beta1"), ("beta_2", "beta2"),
+                        ("b1", "beta1"), ("b2", "beta2")):
+            if k in kw and isinstance(v := _value_of(kw[k]), (int, float)) and not isinstance(v, bool):
+                fx.add(fact, float(v), kw[k].lineno)
         if name.lower() in _MOMENTUM_OPTIMIZERS and "momentum" not in kw and len(node.args) <= 2:
             fx.add("momentum", 0.0, line)   # not passed: torch's default is 0 (no momentum)
         return

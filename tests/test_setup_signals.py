@@ -66,6 +66,23 @@ def test_adam_eps_of_one_is_flagged(tmp_path):
     assert s.strength >= 0.8 and s.data["eps"] == 1.0 and s.evidence[0].line == 2
 
 
+def test_an_optimizers_own_eps_and_betas_are_read_in_torch_and_keras_spellings(tmp_path):
+    """Adam(eps=1.0) and keras' Adam(epsilon=1.0, beta_1=..., beta_2=...) written in the call itself
+    (no config key): the optimizer's arguments are its settings. A LayerNorm's eps stays unread."""
+    run = run_of(tmp_path, {"train.py": "import torch\nnorm = torch.nn.LayerNorm(64, eps=1.0)\n"
+                                        "opt = torch.optim.Adam(m.parameters(), lr=1e-3, eps=1.0)\n"})
+    assert signals(run)["config:eps_large"].evidence[0].line == 3
+    run = run_of(tmp_path, {"train.py": "from tensorflow import keras\n"
+                                        "opt = keras.optimizers.Adam(learning_rate=1e-3, beta_1=0.9, beta_2=0.3,\n"
+                                        "                            epsilon=1.0)\n"})
+    sig = signals(run)
+    assert sig["config:eps_large"].data["eps"] == 1.0 and sig["config:eps_large"].evidence[0].line == 3
+    assert sig["config:betas_odd"].data == {"beta1": 0.9, "beta2": 0.3}
+    run = run_of(tmp_path, {"train.py": "import torch\nnorm = torch.nn.LayerNorm(64, eps=1.0)\n"
+                                        "opt = torch.optim.Adam(m.parameters(), lr=1e-3)\n"})
+    assert "config:eps_large" not in signals(run)
+
+
 def test_default_eps_and_common_settings_are_not_flagged(tmp_path):
     run = run_of(tmp_path, {"config.yaml": "optimizer: adamw\nlr: 3.0e-4\nweight_decay: 0.1\nbetas: [0.9, 0.95]\n"
                                            "adam_epsilon: 1.0e-8\nbatch_size: 32\n"})
