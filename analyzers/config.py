@@ -1109,13 +1109,19 @@ def _optimizer_signals(by: dict[str, list[Fact]]) -> list[Signal]:
     return out
 
 
-_BATCHNORM = re.compile(r"\bBatchNorm[123]d\b|\bSyncBatchNorm\b|\bbatch_norm\(")
+# Batch norm in the model: torch's layers, Keras' layer, and an OpenMMLab config's norm_cfg=dict(type='BN')
+_BATCHNORM = re.compile(r"\bBatchNorm[123]d\b|\bSyncBatchNorm\b|\bbatch_norm\(|\bBatchNormalization\("
+                        r"|\btype\s*=\s*['\"](?:BN|BN[123]d|SyncBN)['\"]")
+# A batch-size fact whose line names an evaluation loader (an OpenMMLab config's val_dataloader = dict(batch_size=1)).
+_EVAL_LOADER = re.compile(r"\b(?:val|valid|validation|test|eval|evaluation|inference|predict)\w*\s*=\s*dict\(", re.I)
 
 
 def train_batch_sizes(facts: Iterable[Fact]) -> list[Fact]:
     """The batch-size facts that say what training used: a config's and a log's before the code's (code
-    also holds eval loaders, DataLoader(val_ds, batch_size=256))."""
+    also holds eval loaders, DataLoader(val_ds, batch_size=256)), an evaluation loader's own line left out
+    while another is left."""
     sizes = [f for f in facts if f.name == "batch_size" and isinstance(f.value, int) and f.value > 0]
+    sizes = [f for f in sizes if not (f.quote and _EVAL_LOADER.search(f.quote))] or sizes
     return [f for f in sizes if not f.source.endswith(".py")] or sizes
 
 

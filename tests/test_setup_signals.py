@@ -120,6 +120,22 @@ def test_tiny_batch_with_batch_norm_and_accumulation(tmp_path):
     assert "config:batch_size_tiny" not in signals(accumulated)
 
 
+def test_an_openmmlab_configs_train_loader_is_the_training_batch_and_its_bn_is_batch_norm(tmp_path):
+    """An mmseg config: train_dataloader = dict(batch_size=2), val_dataloader = dict(batch_size=1) and
+    norm_cfg = dict(type='BN'): the training batch is 2 (the evaluation loader's 1 is no training batch),
+    with batch norm in the model."""
+    cfg = ("_base_ = ['./deeplabv3plus_r50-d8_4xb2-80k_cityscapes-512x1024.py']\n"
+           "norm_cfg = dict(type='BN', requires_grad=True)\n"
+           "model = dict(backbone=dict(norm_cfg=norm_cfg))\n"
+           "train_dataloader = dict(batch_size=2, num_workers=4)\n"
+           "val_dataloader = dict(batch_size=1, num_workers=4)\n")
+    s = signals(run_of(tmp_path, {"my_config.py": cfg}))["config:batch_size_tiny"]
+    assert s.data == {"batch_size": 2, "batchnorm": True} and s.evidence[0].line == 4
+    # GroupNorm instead: no batch norm
+    s = signals(run_of(tmp_path, {"my_config.py": cfg.replace("type='BN'", "type='GN', num_groups=32")}))
+    assert s["config:batch_size_tiny"].data["batchnorm"] is False
+
+
 # ---------------------------------------------------------------- training-setup code checks
 
 def test_init_std_one_in_a_module_loop(tmp_path):
