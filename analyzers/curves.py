@@ -1747,13 +1747,25 @@ def _val_acc_gap(run: Run, q: Quoter) -> list[Signal]:
 
 def _accuracy_classes(run: Run, v: np.ndarray) -> int | None:
     """K for a chance level 1/K of the accuracies `v` (0-1 scale): the configured class count, else a
-    usual count whose 1/K their median sits at (VAL_CHANCE_MATCH; 0.1: ten classes; not 2-5: 0.45 is
-    chance for two classes and merely poor for ten)."""
+    usual count whose 1/K their median sits at (VAL_CHANCE_MATCH; 0.1: ten classes; not 2-5 on the
+    accuracy alone: 0.45 is chance for two classes and merely poor for ten). A count below ten is taken
+    when a second reading agrees: the first logged loss (validation's, else training's) at ln K within
+    LOSS_K_TOL (an untrained K-way classifier's loss), 0.2 accuracy beside a first loss of 1.6094."""
     k = _num_classes(run)
     if k is None:
         med = float(np.median(v))
         k = next((c for c in CHANCE_CLASSES if c >= 10 and abs(med - 1 / c) <= VAL_CHANCE_MATCH / c), None)
+        for s in (run.metric("val_loss"), run.metric("loss")) if k is None else ():
+            if s is None or not len(s):
+                continue
+            c = implied_classes(float(ordered(s).values[0]), LOSS_K_TOL)
+            if c is not None and c < 10 and abs(med - 1 / c) <= VAL_CHANCE_MATCH / c:
+                return c
     return k
+
+
+# how close a first logged loss sits to ln K to name K beside an accuracy at 1/K
+LOSS_K_TOL = 0.01
 
 
 def _val_at_chance(run: Run, q: Quoter) -> list[Signal]:

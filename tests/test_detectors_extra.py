@@ -309,6 +309,32 @@ def test_validation_at_chance_while_training_learns_points_at_its_labels(tmp_pat
     assert signals(c, {"log.csv": _val_chance_csv(0.5), "config.yaml": "num_classes: 2\n"})["val_at_chance"].data["classes"] == 2
 
 
+def test_a_five_way_validation_at_chance_is_read_from_its_first_loss_at_ln_5(tmp_path):
+    """No class count anywhere; the first validation loss 1.6048 sits at ln 5 and the validation
+    accuracy at 0.2: K = 5 from the two readings, validation at chance while train accuracy climbs
+    from 0.2 to 0.47 (a slow, nearly linear training loss beside it is memorising, not a small lr).
+    Accuracy 0.2 beside first losses at no ln K below ten (2.3026 is ln 10: 0.2 is not 1/10) names no K."""
+    import math  # noqa: PLC0415
+
+    def csv(first_loss: float, train_shift: float = 0.0) -> str:
+        rows = ["epoch,train_loss,train_acc,val_loss,val_acc"]
+        for e in range(25):
+            late = max(0, e - 8)
+            rows.append(f"{e + 1},{1.606 + train_shift - 0.026 * late:.4f},{0.205 + 0.017 * late:.4f},"
+                        f"{first_loss + 0.006 * e:.4f},{0.2 + 0.01 * math.sin(e):.4f}")
+        return "\n".join(rows) + "\n"
+    a = tmp_path / "five"
+    a.mkdir()
+    assert signals(a, {"log.csv": csv(1.6048)})["val_at_chance"].data["classes"] == 5
+    from mltdbg.playbooks.diagnose import diagnose  # noqa: PLC0415
+
+    ids = [h.id for h in diagnose([str(a)], []).hypotheses]
+    assert ids[0] == "label_misalignment" and "lr_too_low" not in ids[:1]
+    b = tmp_path / "ten"
+    b.mkdir()
+    assert "val_at_chance" not in signals(b, {"log.csv": csv(2.3026, train_shift=0.5)})
+
+
 def test_a_loss_back_at_its_start_mid_run_is_a_restart_not_a_divergence(tmp_path):
     # a real run whose weights start over at step 60 (a resume that loaded nothing): the step count
     # goes on, the loss jumps back to where it began and falls again
