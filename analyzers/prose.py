@@ -70,7 +70,9 @@ MIN_PARAGRAPH_CJK = 24
 _SAMPLE = re.compile(r"^[\w ]{1,24}:\s*['\"]")
 # nor a status line a framework prints per epoch or step (Keras' ModelCheckpoint: "Epoch 3: val_loss improved
 # from 0.41 to 0.39, saving model to best.h5"; "Epoch 00010: early stopping")
-_STATUS = re.compile(r"^[\[(]?(?:epoch|step|iter(?:ation)?|batch)\s*\d+(?:\s*/\s*\d+)?[\])]?\s*[:|-]", re.I)
+# (or a metric's name after the number, no separator: "epoch 2  loss 2.3026  acc 0.0998")
+_STATUS = re.compile(r"^[\[(]?(?:epoch|step|iter(?:ation)?|batch)\s*\d+(?:\s*/\s*\d+)?[\])]?"
+                     r"(?:\s*[:|-]|\s+(?:train\w*|val\w*|loss|acc\w*|lr|err\w*)\s+[-+]?\d*\.?\d)", re.I)
 
 
 def is_sentence(line: str) -> bool:

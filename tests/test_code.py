@@ -222,6 +222,28 @@ def test_a_posts_unfenced_code_is_checked_at_the_posts_own_lines(tmp_path, inden
     assert cited and all(5 <= n <= 14 for n, _ in cited) and all(e.verified for e in top.evidence)
 
 
+def test_a_posts_indented_code_beside_its_pasted_epoch_lines_without_separators_is_read(tmp_path):
+    """A post with its Dataset class indented four spaces and its output pasted as "epoch 2  loss 2.3026
+    acc 0.0998" (no ':' or '|' after the epoch): those lines are the post's pasted log, not lines that
+    make the file no prose, so the code it quotes is read (cv2.imread cast to float, never scaled)."""
+    from mltdbg.analyzers.ingest import ingest
+
+    post = tmp_path / "question.txt"
+    post.write_text(
+        "PyTorch CNN loss stuck at 2.30 after first epoch, accuracy 10%\n\n"
+        "Training a small CNN on my own handwritten digit images (28x28 grayscale png, 10 classes).\nDataset:\n\n"
+        "    class DigitDS(Dataset):\n"
+        "        def __getitem__(self, i):\n"
+        "            img = cv2.imread(self.paths[i], cv2.IMREAD_GRAYSCALE)\n"
+        "            img = torch.tensor(img, dtype=torch.float32).unsqueeze(0)\n"
+        "            return img, self.labels[i]\n\n"
+        "Adam lr=1e-3, batch 64. Labels checked, they are 0-9 and balanced. Output:\n\n"
+        + "".join(f"    epoch {e}  loss {v}  acc 0.1001\n" for e, v in ((1, 14.8127), (2, 2.3026), (3, 2.3026)))
+        + "\nThe same architecture on torchvision MNIST gets 98%. What am I doing wrong?\n")
+    sig = {s.kind: s for s in code_signals(ingest([post]))}
+    assert sig["code:raw_pixels_unscaled"].evidence[0].line == 9
+
+
 def test_what_is_not_quoted_code():
     """A traceback's code lines (one between frames), a YAML line, a bare word and a sentence are not
     code a post quotes; two statements that do something are."""
