@@ -702,6 +702,22 @@ def test_per_layer_rows_named_by_a_sequentials_index(tmp_path):
     assert series(run, "loss").values.tolist() == [0.6932, 0.6932]
 
 
+def test_the_dcgan_tutorials_epoch_and_batch_brackets_make_a_global_step(tmp_path):
+    """"[1/25][50/1583]\tLoss_D: ..." (the PyTorch DCGAN tutorial's line, and the GAN scripts made from
+    it): the first bracket is the epoch, the second the batch of the epoch. Read as one counter, every
+    line of an epoch sat at one step (the epoch's number)."""
+    p = tmp_path / "train_log.txt"
+    lines = ["Starting Training Loop..."]
+    for e in range(3):
+        lines += [f"[{e}/25][{b}/1583]\tLoss_D: {0.5 + 0.01 * b / 50:.4f}\tLoss_G: {2.0 - e * 0.1:.4f}\t"
+                  f"D(x): 0.8\tD(G(z)): 0.2 / 0.1" for b in range(0, 1583, 500)]
+    p.write_text("\n".join(lines) + "\n")
+    run = read(p)
+    d = series(run, "loss_d")
+    assert d.steps.tolist() == [e * 1583 + b for e in range(3) for b in range(0, 1583, 500)]
+    assert series(run, "loss_g").values.tolist()[-1] == 1.8
+
+
 def test_lightnings_version_number_is_no_metric(tmp_path):
     p = tmp_path / "train.log"
     p.write_text("".join(f"Epoch {e}: 100%|##########| 100/100 [00:05<00:00, 19.6it/s, loss=0.{9 - e}, v_num=3, val_acc=0.{5 + e}]\n"

@@ -274,8 +274,18 @@ def scan_block(data: bytes, nl: np.ndarray, exact_keys: bool = False) -> dict:
     E, _ = first_of(4)
     if sl.size:
         sseg = np.searchsorted(breaks, sl)
-        P = np.where(B >= 0, B, _first_per(sseg, pn, nseg))
-        P_tot = np.where(B >= 0, B_tot, _first_per(sseg, pm, nseg))
+        P0, M0 = _first_per(sseg, pn, nseg), _first_per(sseg, pm, nseg)
+        # two bare counters on one line, "[0/25][50/1583]" (the PyTorch DCGAN tutorial's and the GAN scripts
+        # made from it): the epoch of its total, then the batch of the epoch's
+        pair = np.flatnonzero(sseg[1:] == sseg[:-1])
+        if pair.size:
+            pair = pair[np.r_[True, sseg[pair[1:]] != sseg[pair[:-1]]]]     # each segment's first two
+            at = sseg[pair]
+            E = E.copy()
+            E[at] = np.where(E[at] < 0, P0[at], E[at])
+            P0[at], M0[at] = pn[pair + 1], pm[pair + 1]
+        P = np.where(B >= 0, B, P0)
+        P_tot = np.where(B >= 0, B_tot, M0)
     else:
         P, P_tot = B, B_tot
     R = None
