@@ -240,6 +240,27 @@ def test_a_tokenizer_loaded_from_another_checkpoint_than_the_model(tmp_path, tok
         assert s.evidence[0].line == 1 and s.data["model"] == model
 
 
+def test_tokens_added_in_training_and_a_base_tokenizer_at_serving(tmp_path):
+    """train.py adds tokens and resizes the embeddings; serve.py loads the tokenizer from the base
+    checkpoint and the model from the fine-tuned directory (a module constant): the added tokens are
+    split into pieces the model never saw. Serving with the tokenizer saved beside the model, or a
+    training run that adds no tokens, says nothing."""
+    train = ("BASE = 'roberta-base'\ntokenizer = AutoTokenizer.from_pretrained(BASE)\n"
+             "tokenizer.add_tokens(['<SKU>', '<ERR>'], special_tokens=True)\n"
+             "model = AutoModelForSequenceClassification.from_pretrained(BASE, num_labels=14)\n"
+             "model.resize_token_embeddings(len(tokenizer))\n")
+    serve = ("MODEL_DIR = '/models/ticket-router-v3'\n"
+             "tokenizer = AutoTokenizer.from_pretrained('roberta-base')\n"
+             "model = AutoModelForSequenceClassification.from_pretrained(MODEL_DIR)\n")
+    s = signals(run_of(tmp_path, {"train.py": train, "serve.py": serve}))["code:tokenizer_model_differ"]
+    assert s.evidence[0].source == "serve.py" and s.evidence[0].line == 2
+    assert (s.data["tokenizer"], s.data["model"]) == ("roberta-base", "/models/ticket-router-v3") and "train.py:3" in s.summary
+    same_dir = serve.replace("from_pretrained('roberta-base')", "from_pretrained(MODEL_DIR)")
+    assert "code:tokenizer_model_differ" not in signals(run_of(tmp_path, {"train.py": train, "serve.py": same_dir}))
+    no_tokens = train.replace("tokenizer.add_tokens(['<SKU>', '<ERR>'], special_tokens=True)\n", "")
+    assert "code:tokenizer_model_differ" not in signals(run_of(tmp_path, {"train.py": no_tokens, "serve.py": serve}))
+
+
 def test_validation_rows_taken_from_the_training_array(tmp_path):
     code = ("def make(x, y, n_val):\n"
             "    x_val, y_val = x[:n_val], y[:n_val]\n"

@@ -8,6 +8,12 @@ Out: `check_tokenizer_pair(files)` -> (PyFile, Finding) pairs.
 name is read for a model family (bert, roberta, gpt2, llama, t5, ...) and for a cased/uncased marker; the
 check fires when both names give a family and the families differ, or the family is the same and one is
 cased where the other is uncased. A local directory that names no family ("./out") says nothing.
+
+It fires too where the run's code adds tokens to a tokenizer (add_tokens / add_special_tokens, then
+resize_token_embeddings) and a file loads its tokenizer from one checkpoint and its model from another
+(`AutoTokenizer.from_pretrained("roberta-base")` beside the fine-tuned "/models/router-v3"): the added
+tokens exist only in the tokenizer training saved, and the base one splits them into pieces the model's
+new embeddings never saw. A name may be a module-level constant (MODEL_DIR = "...").
 """
 from __future__ import annotations
 
@@ -38,6 +44,8 @@ def _loads(f: PyFile) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
         if last(c) != "from_pretrained" or not c.args or not isinstance(c.func, ast.Attribute):
             continue
         name = const(c.args[0])
+        if not isinstance(name, str) and isinstance(c.args[0], ast.Name):    # MODEL_DIR = "/models/router-v3"
+            name = const(f.value_of(c.args[0].id, f.tree, c.lineno))
         if not isinstance(name, str):
             continue
         cls = dotted(c.func.value) or ""
@@ -62,4 +70,22 @@ def check_tokenizer_pair(files: list[PyFile]) -> list[tuple[PyFile, Finding]]:
                                         f"the tokenizer is loaded from {tok!r} and the model from {model!r} ({why}): "
                                         "the token ids do not mean what the model learned", data={"tokenizer": tok,
                                                                                                   "model": model}))]
+    return _added_tokens_lost(files, loads)
+
+
+def _added_tokens_lost(files: list[PyFile], loads: list) -> list[tuple[PyFile, Finding]]:
+    """The added-tokens case (see the module's doc): the first file that loads a tokenizer and a model from
+    two different checkpoints, where some file of the run adds tokens and resizes the embeddings."""
+    adds = [(f, c.lineno) for f in files for c in f.calls if last(c) in ("add_tokens", "add_special_tokens")]
+    if not adds or not any(last(c) == "resize_token_embeddings" for f in files for c in f.calls):
+        return []
+    af, aline = adds[0]
+    for f, toks, models in loads:
+        for line, tok in toks:
+            other = next((m for _, m in models if m != tok), None)
+            if other is not None and tok not in (m for _, m in models):
+                return [(f, Finding("code:tokenizer_model_differ", CLEAR, line,
+                                    f"tokens are added to the tokenizer in training ({af.t.path}:{aline}), but the tokenizer "
+                                    f"here is loaded from {tok!r} and the model from {other!r}: the added tokens are split "
+                                    "into pieces the fine-tuned embeddings never saw", data={"tokenizer": tok, "model": other}))]
     return []
