@@ -261,6 +261,29 @@ def test_tokens_added_in_training_and_a_base_tokenizer_at_serving(tmp_path):
     assert "code:tokenizer_model_differ" not in signals(run_of(tmp_path, {"train.py": no_tokens, "serve.py": serve}))
 
 
+def test_an_inference_script_that_leaves_out_the_training_normalization(tmp_path):
+    """train.py normalizes with ImageNet's mean/std; infer_onnx.py reads images with cv2, divides by 255
+    and feeds them to an ONNX session: the mean/std is missing at inference. An inference script that
+    subtracts the mean itself, or uses a transform object, says nothing; nor does one in a run whose
+    training does not normalize."""
+    train = ("from torchvision import transforms\nMEAN, STD = [0.485, 0.456, 0.406], [0.229, 0.224, 0.225]\n"
+             "val_tf = transforms.Compose([transforms.Resize(256), transforms.ToTensor(),\n"
+             "                             transforms.Normalize(MEAN, STD)])\n")
+    infer = ("import cv2\nimport numpy as np\nimport onnxruntime as ort\n"
+             "sess = ort.InferenceSession('model.onnx')\n"
+             "def preprocess(path):\n    img = cv2.imread(path)\n    img = cv2.resize(img, (224, 224))\n"
+             "    return np.transpose(img.astype(np.float32) / 255.0, (2, 0, 1))[None]\n"
+             "print(sess.run(None, {'input': preprocess('a.jpg')}))\n")
+    s = signals(run_of(tmp_path, {"train.py": train, "infer_onnx.py": infer}))["code:eval_preprocessing_differs"]
+    assert s.evidence[0].source == "infer_onnx.py" and s.evidence[0].line == 6 and "train.py:4" in s.summary
+    by_hand = infer.replace("img.astype(np.float32) / 255.0", "(img / 255.0 - np.array(MEAN)) / np.array(STD)")
+    assert "code:eval_preprocessing_differs" not in signals(run_of(tmp_path, {"train.py": train, "infer_onnx.py": by_hand}))
+    with_tf = infer.replace("    img = cv2.resize(img, (224, 224))\n", "    img = val_tf(img)\n")
+    assert "code:eval_preprocessing_differs" not in signals(run_of(tmp_path, {"train.py": train, "infer_onnx.py": with_tf}))
+    plain = train.replace(",\n                             transforms.Normalize(MEAN, STD)", "")
+    assert "code:eval_preprocessing_differs" not in signals(run_of(tmp_path, {"train.py": plain, "infer_onnx.py": infer}))
+
+
 def test_validation_rows_taken_from_the_training_array(tmp_path):
     code = ("def make(x, y, n_val):\n"
             "    x_val, y_val = x[:n_val], y[:n_val]\n"

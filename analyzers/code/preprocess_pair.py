@@ -151,3 +151,58 @@ def _scaled_in_place(f: PyFile, name: str) -> bool:
 
 def check_preprocess_pair(f: PyFile) -> list[Finding]:
     return (_transform_pairs(f) + _array_pairs(f))[:1]
+
+
+# ---- across files: a training pipeline that normalizes, an inference script that does not
+
+# An inference / serving / export-check script, by its file name or by the runtime it loads a model with.
+_INFER_FILE = re.compile(r"infer|predict|serve|serving|deploy|onnx|inference|app\.py$|demo|api", re.I)
+_RUNTIMES = ("InferenceSession", "load_model", "jit.load", "Interpreter", "from_saved_model")
+_IMAGE_READS = ("imread", "open", "load_img", "read_image", "decode_image", "imdecode")
+# what prepares an image the way a training pipeline does: a transform or processor object, a mean/std
+_PREPARED = re.compile(r"transform|tfms?|(?:^|_)tfs?$|Normalize|normalize|processor|feature_extractor|preprocess_input"
+                       r"|Compose|standardi[sz]e", re.I)
+
+
+def _normalizes(f: PyFile) -> int | None:
+    """Line of a training Normalize(mean, std) in `f` (torchvision / albumentations), None when it has none."""
+    return next((c.lineno for c in f.calls if last(c) == "Normalize" and (c.args or c.keywords)), None)
+
+
+def _mean_std_by_hand(f: PyFile) -> bool:
+    """(x - mean) / std written out: a subtraction whose right side names a mean or is a list of constants."""
+    for n in f.of_type(ast.BinOp):
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub):
+            r = core(n.right)
+            name = (dotted(r) or "").lower()
+            if "mean" in name or "mu" == name or isinstance(r, (ast.List, ast.Tuple)) or \
+                    (isinstance(r, ast.Call) and last(r) in ("array", "tensor", "asarray")):
+                return True
+    return False
+
+
+def check_inference_unnormalized(files: list[PyFile]) -> list[tuple[PyFile, Finding]]:
+    """code:eval_preprocessing_differs across files: the training code normalizes its images with
+    Normalize(mean, std), and an inference script of the run (by its name: infer / predict / serve /
+    onnx ..., or by the runtime it loads a model with) reads images and feeds them with no mean/std
+    and no transform or processor object of its own: the model sees inputs on another scale than it
+    learned on (ImageNet statistics left out: every channel off by ~2 std)."""
+    train = next(((f, line) for f in files if (line := _normalizes(f)) is not None), None)
+    if train is None:
+        return []
+    tf, tline = train
+    for f in files:
+        if f is tf or _normalizes(f) is not None:
+            continue
+        if not (_INFER_FILE.search(f.t.path) or any(last(c) in _RUNTIMES for c in f.calls)):
+            continue
+        reads = [c for c in f.calls if last(c) in _IMAGE_READS and (last(c) != "open" or "Image" in src(c.func))]
+        if not reads or _mean_std_by_hand(f) or any(_PREPARED.search(last(c)) for c in f.calls):
+            continue
+        if any(isinstance(n, ast.Name) and _PREPARED.search(n.id) for n in f.of_type(ast.Name)):
+            continue      # a transform object built elsewhere and used here (val_tf(img))
+        return [(f, Finding("code:eval_preprocessing_differs", STRONG, reads[0].lineno,
+                            f"training normalizes its inputs with Normalize(mean, std) ({tf.t.path}:{tline}), and this "
+                            "inference code reads images and feeds them without that mean/std: the model sees inputs "
+                            "on another scale than it learned on", [(tline, "the training normalization", tf)]))]
+    return []

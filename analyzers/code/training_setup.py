@@ -7,7 +7,7 @@ Out: `setup_findings(files, run)` -> (PyFile, Finding) pairs for code/__init__.p
      Signals: code:init_std_large, code:init_constant_weights (init_scale.py),
      code:optimizer_arg_mismatch (optimizer_args.py), code:raw_pixels_unscaled (input_scaling.py),
      code:val_overlaps_train, code:target_in_features (leakage.py), code:tokenizer_model_differ
-     (tokenizer_pair.py).
+     (tokenizer_pair.py), code:eval_preprocessing_differs across files (preprocess_pair.py).
 """
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from mltdbg.analyzers.code.init_scale import check_init_scale
 from mltdbg.analyzers.code.input_scaling import check_input_scaling, check_tabular_scaling
 from mltdbg.analyzers.code.leakage import check_leakage
 from mltdbg.analyzers.code.optimizer_args import check_optimizer_args
+from mltdbg.analyzers.code.preprocess_pair import check_inference_unnormalized
 from mltdbg.analyzers.code.tokenizer_pair import check_tokenizer_pair
 from mltdbg.analyzers.model import Run
 
@@ -44,7 +45,7 @@ def _code_only(files: list[PyFile]) -> tuple[list[list[tuple[PyFile, Finding]]],
     if hit is None:
         per_file = [[(f, x) for x in check_optimizer_args(f)] + [(f, x) for x in check_leakage(f)] for f in files]
         hit = _CODE_ONLY[key] = (per_file, check_input_scaling(files) + check_tabular_scaling(files)
-                                 + check_tokenizer_pair(files))
+                                 + check_tokenizer_pair(files) + check_inference_unnormalized(files))
         while len(_CODE_ONLY) > CODE_ONLY_CACHE:
             del _CODE_ONLY[next(iter(_CODE_ONLY))]
     return hit
