@@ -252,6 +252,17 @@ _CODE_RULES: list[tuple[str, re.Pattern]] = [
                                                r"load_state_dict|resume|weights\s*=", re.I)),
     ("baseline:lr_changed", re.compile(r"\blr\b\s*[=:]|learning_rate\s*[=:]", re.I)),
 ]
+_EVAL_CALL = re.compile(r"\.eval\(\s*\)|\.train\(\s*(mode\s*=\s*)?False")
+
+
+def _rule_of(body: str, eval_removal: bool) -> str | None:
+    """The kind of change one changed line (stripped) makes: an eval() call removed (where `eval_removal`: a
+    removed line in a file that gains none back), else the first of _CODE_RULES it matches."""
+    if eval_removal and _EVAL_CALL.search(body):
+        return "baseline:eval_call_removed"
+    return next((k for k, rx in _CODE_RULES if rx.search(body)), None)
+
+
 _METRIC_FUNC = re.compile(r"acc|f1|metric|score|precision|recall|auc|bleu|rouge|iou|dice|compute_metrics|mAP", re.I)
 _CODE_STRENGTH = {"baseline:tokenizer_changed": 0.7, "baseline:split_changed": 0.7, "baseline:seed_changed": 0.6,
                   "baseline:metric_changed": 0.7, "baseline:checkpoint_changed": 0.6,
@@ -421,19 +432,12 @@ def _code_signals(run: Run, base: Run, repo_root: Path) -> list[Signal]:
     found: dict[str, list[Evidence]] = {}
     files: dict[str, set[str]] = {}
     # eval() calls removed from a file (and not re-added there)
-    added_eval = {p for p, s, _, t in changes if s == "+" and re.search(r"\.eval\(\s*\)|\.train\(\s*(mode\s*=\s*)?False", t)}
+    added_eval = {p for p, s, _, t in changes if s == "+" and _EVAL_CALL.search(t)}
     for path, side, line, text in changes:
         body = text.strip()
         if not body or body.startswith("#"):
             continue
-        kind = None
-        if side == "-" and re.search(r"\.eval\(\s*\)|\.train\(\s*(mode\s*=\s*)?False", body) and path not in added_eval:
-            kind = "baseline:eval_call_removed"
-        if kind is None:
-            for k, rx in _CODE_RULES:
-                if rx.search(body):
-                    kind = k
-                    break
+        kind = _rule_of(body, side == "-" and path not in added_eval)
         if kind is None or kind == "baseline:preprocessing_changed":
             fn = func_of(path, side, line)
             if fn and _METRIC_FUNC.search(fn) and not re.search(r"normali|preprocess|transform", fn, re.I):
@@ -460,6 +464,60 @@ def _code_signals(run: Run, base: Run, repo_root: Path) -> list[Signal]:
                           evs[:MAX_EVIDENCE],
                           {"files": sorted(files[kind]), "lines": n, "base_sha": base_sha,
                            "run_sha": run_sha or "worktree"}))
+    return out
+
+
+# ---------------------------------------------------------------- a diff the user posted
+
+# A text that holds a unified diff: a hunk header ("@@ -12,7 +12,9 @@"; a post may paste hunks without the file headers)
+_HUNK_HEAD = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@", re.M)
+POSTED_DIFF_STRENGTH = 0.8     # of what the same change read from the repository weighs: a post may show part of it
+
+
+def posted_diff_signals(run: Run) -> list[Signal]:
+    """The code-diff rules over a diff the user posted (a .diff / .patch file, or a post that quotes one):
+    what the change between the version that worked and the one that does not touched (the split, the seed,
+    the preprocessing, the metric, a removed eval() ...), cited at the posted text's own lines."""
+    found: dict[str, list[Evidence]] = {}
+    files: dict[str, set[str]] = {}
+    for t in run.texts:
+        if len(t.text) > MAX_DIFF_BYTES or "@@ -" not in t.text or not _HUNK_HEAD.search(t.text):
+            continue
+        lines = t.text.split("\n")
+        path, hunk = None, False
+        gained_eval: set[str | None] = set()
+        changes: list[tuple[int, str, str | None]] = []
+        for i, ln in enumerate(lines, 1):
+            if ln.startswith(("diff --git", "--- ", "index ", "new file", "deleted file")):
+                hunk = False
+            elif ln.startswith("+++ "):
+                path, hunk = ln[4:].strip().removeprefix("b/"), False
+            elif _HUNK_HEAD.match(ln):
+                hunk = True
+            elif hunk and ln[:1] in ("+", "-"):
+                changes.append((i, ln[0], path))
+                if ln[0] == "+" and _EVAL_CALL.search(ln):
+                    gained_eval.add(path)
+        for i, side, p in changes:
+            body = lines[i - 1][1:].strip()
+            if not body or body.startswith("#"):
+                continue
+            kind = _rule_of(body, side == "-" and p not in gained_eval)
+            if kind is None:
+                continue
+            what = kind.split(":")[1].replace("_changed", "").replace("_", " ")
+            found.setdefault(kind, []).append(Evidence(
+                text=f"{'added' if side == '+' else 'removed'} in the posted diff of {p or 'the code'} ({what})",
+                source=t.path, line=i, quote=lines[i - 1].rstrip("\r")))
+            files.setdefault(kind, set()).add(t.path)
+    out = []
+    for kind, evs in found.items():
+        what = kind.split(":")[1].replace("_", " ")
+        n = len(evs)
+        out.append(Signal(kind, _CODE_STRENGTH[kind] * POSTED_DIFF_STRENGTH,
+                          f"{what} in the posted diff: {n} changed line{'s' if n > 1 else ''} in"
+                          f" {', '.join(sorted(files[kind]))}", evs[:MAX_EVIDENCE],
+                          {"files": sorted(files[kind]), "lines": n, "posted": True}))
     return out
 
 

@@ -237,3 +237,52 @@ def test_not_a_repo_or_same_commit(tmp_path):
     root, good, bad = repo(tmp_path)
     same = compare(Run(root=root, facts=[fact("git_sha", good)]), Run(root=root, facts=[fact("git_sha", good)]), root)
     assert same == []
+
+
+def test_a_diff_the_user_posts_is_read_with_the_code_diff_rules(tmp_path):
+    """A real `git diff` of a refactor (the fixed-seed train_test_split replaced by a random_split seeded
+    with the run's seed), saved as pr412.diff beside the post: split and seed changes, cited at the
+    posted file's own lines (the verifier re-reads them); the diagnosis names seed_or_split_changed. The
+    same hunks pasted without file headers are read too; a post with no hunk gives nothing."""
+    from mltdbg.analyzers.analyze import analyze
+    from mltdbg.analyzers.ingest import ingest
+    from mltdbg.playbooks.diagnose import diagnose
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git = ["git", "-C", str(repo), "-c", "user.email=t@t", "-c", "user.name=t"]
+    subprocess.run(git + ["init", "-q"], check=True)
+    (repo / "train.py").write_text(
+        "import pandas as pd\nfrom sklearn.model_selection import train_test_split\n\n\ndef main(args):\n"
+        "    df = pd.read_csv('data/reviews.csv')\n"
+        "    train_df, test_df = train_test_split(df, test_size=0.2, random_state=42)\n"
+        "    fit(train_df, test_df)\n")
+    subprocess.run(git + ["add", "."], check=True)
+    subprocess.run(git + ["commit", "-qm", "v1"], check=True)
+    (repo / "train.py").write_text(
+        "import pandas as pd\nfrom torch.utils.data import random_split\n\n\ndef main(args):\n"
+        "    pl.seed_everything(args.seed)\n    df = pd.read_csv('data/reviews.csv')\n"
+        "    train_ds, test_ds = random_split(df, [0.8, 0.2], generator=torch.Generator().manual_seed(args.seed))\n"
+        "    fit(train_ds, test_ds)\n")
+    diff = subprocess.run(git + ["diff"], check=True, capture_output=True, text=True).stdout
+    post = tmp_path / "post"
+    post.mkdir()
+    (post / "pr412.diff").write_text(diff)
+    (post / "issue.md").write_text("Test accuracy jumped 3 points after the data pipeline cleanup PR. Same model "
+                                   "config, same hyperparameters, same seeds. Can we trust it?\n")
+    sig = {s.kind: s for s in analyze(ingest([post]))}
+    split = sig["baseline:split_changed"]
+    lines = diff.split("\n")
+    for e in split.evidence:
+        assert e.source == "pr412.diff" and lines[e.line - 1] == e.quote and e.quote[0] in "+-"
+    assert "baseline:seed_changed" in sig and split.data["posted"] is True
+    d = diagnose([str(post)], [])
+    assert d.hypotheses[0].id == "seed_or_split_changed"
+    assert all(e.verified for e in d.hypotheses[0].evidence if e.source == "pr412.diff")
+    # the hunks alone, pasted into the post
+    hunks = "\n".join(ln for ln in lines if not ln.startswith(("diff --git", "index ", "--- ", "+++ ")))
+    (post / "pr412.diff").unlink()
+    (post / "issue.md").write_text("The PR:\n" + hunks)
+    assert "baseline:split_changed" in {s.kind for s in analyze(ingest([post]))}
+    (post / "issue.md").write_text("The PR changed the data loading; accuracy went up 3 points.\n")
+    assert not {s.kind for s in analyze(ingest([post]))} & {"baseline:split_changed", "baseline:seed_changed"}
