@@ -124,6 +124,22 @@ _MARKUP = re.compile(r"^\s*(?:#{1,6}\s|[-*+]\s|\d{1,2}[.)]\s|\|.*\|\s*$|</?[A-Za
                      r"|\*\*[^*]+\*\*:?\s*$)")
 
 
+# ... nor the commands and number rows a post pastes between its sentences ("python train.py --batch 32 ...",
+# "$ fairseq-generate ...", a results table's "0/99  6.21G  0.09812  0.04411"): neither sentence nor a reason
+# to call the file no prose
+_COMMAND = re.compile(r"^\s*(?:\$\s+|>\s+)?(?:python[\d.]*|torchrun|accelerate|deepspeed|fairseq-\w+|cat|grep|bash|sh|pip3?"
+                      r"|git|nvidia-smi|srun|sbatch|mpirun|horovodrun|CUDA_VISIBLE_DEVICES=\S*|export)\s")
+_NUMBERISH = re.compile(r"^[-+~]?[\d.,:/%]+(?:e[-+]?\d+)?[A-Za-z%]{0,3}$")
+
+
+def _pasted_not_prose(line: str) -> bool:
+    """A command line, or a row of numbers (half its tokens or more numbers, sizes, fractions, percents)."""
+    if _COMMAND.match(line):
+        return True
+    toks = line.split()
+    return len(toks) >= 3 and 2 * sum(bool(_NUMBERISH.match(t)) for t in toks) >= len(toks)
+
+
 def _unfenced(text: str) -> list[str]:
     """The lines of `text` outside its ``` / ~~~ fences."""
     out, inside = [], False
@@ -240,7 +256,7 @@ def _prose_of(t: TextArtifact) -> str:
     for ln in lines:
         if is_sentence(ln):
             keep.append(ln.strip())
-        elif _MARKUP.match(ln):
+        elif _MARKUP.match(ln) or _pasted_not_prose(ln):
             continue     # a post's headings, list items, tables and tags are neither sentence nor log
         else:
             misses += 1

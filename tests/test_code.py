@@ -180,9 +180,12 @@ def test_a_posts_fenced_python_is_checked_at_the_posts_own_lines(tmp_path):
     (tmp_path / "README.md").write_text(_POST)
     assert code_signals(ingest([tmp_path])) == []
     (tmp_path / "README.md").unlink()
-    # the same post unfenced with its log lines, so that fewer than half its lines are sentences (no post):
-    # its code is not read as the post's (a log may print code)
-    (tmp_path / "question.txt").write_text(_POST.replace("```python", "").replace("```", ""))
+    # the same post unfenced with more log lines, so that fewer than half its lines are sentences (no post):
+    # its code is not read as the post's (a log may print code). (A command line or a row of numbers counts
+    # neither way: prose._pasted_not_prose.)
+    log_lines = "\n".join(f"[rank{r}] worker ready on device cuda:{r} (pid {4100 + r})" for r in range(4))
+    (tmp_path / "question.txt").write_text(
+        _POST.replace("```python", "").replace("```", "").replace("epoch 1 loss 0.51", log_lines))
     run = Run(root=tmp_path, texts=[TextArtifact(path="question.txt", abspath=tmp_path / "question.txt",
                                                  kind="log", text=(tmp_path / "question.txt").read_text())])
     assert code_signals(run) == []

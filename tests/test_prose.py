@@ -278,3 +278,25 @@ def test_a_text_file_that_holds_only_code_is_checked_as_code(tmp_path):
     log = "2024-01-01 10:00:01 starting\n" + loop + "2024-01-01 10:00:05 epoch 1 loss 0.52\n"
     from mltdbg.analyzers.code.index import fenced_code
     assert fenced_code(_texts(tmp_path / "b", {"train.log": log})[0]) is None
+
+
+def test_a_post_that_pastes_a_command_and_a_results_table_between_its_sentences_is_still_a_post(tmp_path):
+    """A YOLOv5 issue: a title, a command line, a few sentences, then the progress table it printed
+    ("0/99  6.21G  0.09812 ..."). The command and the number rows are neither sentences nor a reason to
+    call the file no prose; it had given an empty ranking (no word of the user's read). A log with only
+    such rows stays no prose."""
+    post = tmp_path / "question.txt"
+    post.write_text(
+        "Training with --optimizer Adam much worse than SGD on my custom dataset\n\n"
+        "python train.py --data mydata.yaml --weights yolov5s.pt --img 640 --batch 32 --epochs 100 --optimizer Adam\n"
+        "hyp is default hyp.scratch-low.yaml (lr0: 0.01). Dataset ~4k images, 3 classes.\n"
+        "With SGD mAP@.5 reach 0.89. With Adam, box/obj loss jump up at first epochs and mAP stays near 0.\n"
+        "Is Adam not supported? I read Adam usually better.\n\n"
+        "      Epoch   gpu_mem       box       obj       cls    labels  img_size\n"
+        + "".join(f"       {e}/99     6.21G   0.{9 + e}812   0.04411   0.02871       121       640\n" for e in range(4)))
+    assert any("Adam usually better" in p for p in prose_sentences(ingest([post]).texts))
+    assert diagnose([str(post)], []).hypotheses
+    log = tmp_path / "train.log"
+    log.write_text("".join(f"       {e}/99     6.21G   0.{9 + e}812   0.04411   0.02871       121       640\n"
+                           for e in range(6)))
+    assert prose_sentences(ingest([log]).texts) == []
