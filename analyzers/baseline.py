@@ -252,6 +252,7 @@ _CODE_RULES: list[tuple[str, re.Pattern]] = [
                                                r"load_state_dict|resume|weights\s*=", re.I)),
     ("baseline:lr_changed", re.compile(r"\blr\b\s*[=:]|learning_rate\s*[=:]", re.I)),
 ]
+_DEF = re.compile(r"\s*(?:async\s+)?def\s+(\w+)")
 _EVAL_CALL = re.compile(r"\.eval\(\s*\)|\.train\(\s*(mode\s*=\s*)?False")
 
 
@@ -263,7 +264,7 @@ def _rule_of(body: str, eval_removal: bool) -> str | None:
     return next((k for k, rx in _CODE_RULES if rx.search(body)), None)
 
 
-_METRIC_FUNC = re.compile(r"acc|f1|metric|score|precision|recall|auc|bleu|rouge|iou|dice|compute_metrics|mAP", re.I)
+_METRIC_FUNC = re.compile(r"acc|f1|metric|score|precision|recall|auc|bleu|rouge|iou|dice|compute_metrics|mAP|evaluat", re.I)
 _CODE_STRENGTH = {"baseline:tokenizer_changed": 0.7, "baseline:split_changed": 0.7, "baseline:seed_changed": 0.6,
                   "baseline:metric_changed": 0.7, "baseline:checkpoint_changed": 0.6,
                   "baseline:preprocessing_changed": 0.7, "baseline:lr_changed": 0.6,
@@ -477,32 +478,43 @@ POSTED_DIFF_STRENGTH = 0.8     # of what the same change read from the repositor
 def posted_diff_signals(run: Run) -> list[Signal]:
     """The code-diff rules over a diff the user posted (a .diff / .patch file, or a post that quotes one):
     what the change between the version that worked and the one that does not touched (the split, the seed,
-    the preprocessing, the metric, a removed eval() ...), cited at the posted text's own lines."""
+    the preprocessing, the metric, a removed eval() ...), cited at the posted text's own lines. Marked as the
+    user's narration (data "narrated"): which side of a posted diff fails (a change made, or a fix tried), the
+    post may not say, so it weighs a cause and meets its requirement but never makes it a finding alone."""
     found: dict[str, list[Evidence]] = {}
     files: dict[str, set[str]] = {}
     for t in run.texts:
         if len(t.text) > MAX_DIFF_BYTES or "@@ -" not in t.text or not _HUNK_HEAD.search(t.text):
             continue
         lines = t.text.split("\n")
-        path, hunk = None, False
+        path, hunk, func = None, False, ""
         gained_eval: set[str | None] = set()
-        changes: list[tuple[int, str, str | None]] = []
+        changes: list[tuple[int, str, str | None, str]] = []      # (line, side, file, the function it sits in)
         for i, ln in enumerate(lines, 1):
             if ln.startswith(("diff --git", "--- ", "index ", "new file", "deleted file")):
                 hunk = False
             elif ln.startswith("+++ "):
                 path, hunk = ln[4:].strip().removeprefix("b/"), False
-            elif _HUNK_HEAD.match(ln):
-                hunk = True
+            elif (h := _HUNK_HEAD.match(ln)) is not None:
+                # git names the function a hunk sits in after its header ("@@ -128,14 +123,12 @@ def evaluation(")
+                hunk, func = True, ln[h.end():]
+            elif hunk and (m := _DEF.match(ln[1:])) is not None:
+                func = m.group(1)
+                if ln[:1] in ("+", "-"):
+                    changes.append((i, ln[0], path, func))
             elif hunk and ln[:1] in ("+", "-"):
-                changes.append((i, ln[0], path))
+                changes.append((i, ln[0], path, func))
                 if ln[0] == "+" and _EVAL_CALL.search(ln):
                     gained_eval.add(path)
-        for i, side, p in changes:
+        for i, side, p, fn in changes:
             body = lines[i - 1][1:].strip()
             if not body or body.startswith("#"):
                 continue
             kind = _rule_of(body, side == "-" and p not in gained_eval)
+            # a change inside an evaluation or metric function is the metric's (as for the repository's diff)
+            if (kind is None or kind == "baseline:preprocessing_changed") and _METRIC_FUNC.search(fn) \
+                    and not re.search(r"normali|preprocess|transform", fn, re.I):
+                kind = "baseline:metric_changed"
             if kind is None:
                 continue
             what = kind.split(":")[1].replace("_changed", "").replace("_", " ")
@@ -517,7 +529,7 @@ def posted_diff_signals(run: Run) -> list[Signal]:
         out.append(Signal(kind, _CODE_STRENGTH[kind] * POSTED_DIFF_STRENGTH,
                           f"{what} in the posted diff: {n} changed line{'s' if n > 1 else ''} in"
                           f" {', '.join(sorted(files[kind]))}", evs[:MAX_EVIDENCE],
-                          {"files": sorted(files[kind]), "lines": n, "posted": True}))
+                          {"files": sorted(files[kind]), "lines": n, "posted": True, "narrated": True}))
     return out
 
 

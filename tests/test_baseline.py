@@ -286,3 +286,23 @@ def test_a_diff_the_user_posts_is_read_with_the_code_diff_rules(tmp_path):
     assert "baseline:split_changed" in {s.kind for s in analyze(ingest([post]))}
     (post / "issue.md").write_text("The PR changed the data loading; accuracy went up 3 points.\n")
     assert not {s.kind for s in analyze(ingest([post]))} & {"baseline:split_changed", "baseline:seed_changed"}
+
+
+def test_a_posted_hunk_inside_an_evaluation_function_is_a_metric_change(tmp_path):
+    """git names the function a hunk sits in after its header: a padding mask changed inside
+    `def evaluation(` is the metric's change, not preprocessing's. A posted diff meets the cause's
+    requirement but, its failing side unsaid, is no finding on its own."""
+    from mltdbg.analyzers.analyze import analyze
+    from mltdbg.analyzers.ingest import ingest
+
+    (tmp_path / "trainer_diff.txt").write_text(
+        "--- a/lm_trainer.py\n+++ b/lm_trainer.py\n"
+        "@@ -128,6 +128,6 @@ def evaluation(config, model, state, data_source, max_steps):\n"
+        "             logits = model(batch_x)\n"
+        "-            is_padded = batch_y == 0\n"
+        "+            is_padding = batch_x.reshape(-1) == 0\n"
+        "             total += (~is_padding).sum()\n")
+    sig = {s.kind: s for s in analyze(ingest([tmp_path]))}
+    m = sig["baseline:metric_changed"]
+    assert "baseline:preprocessing_changed" not in sig and m.data["narrated"] is True
+    assert [e.line for e in m.evidence] == [5, 6]
