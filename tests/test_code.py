@@ -507,6 +507,10 @@ model.fit(X, y)
     (_TABLE.replace("X = df", "X = (df - df.mean()) / df.std()\nX = X"), False),
     (_TABLE.replace("MLPRegressor(hidden_layer_sizes=(64, 64), max_iter=200)", "RandomForestRegressor()")
      .replace("neural_network import MLPRegressor", "ensemble import RandomForestRegressor"), False),
+    # a snippet without its read_csv: the frame's named columns are the table
+    (_TABLE.replace("df = pd.read_csv('houses.csv')\n", ""), True),
+    (_TABLE.replace("df = pd.read_csv('houses.csv')\n", "").replace("X = df[['sqft', 'year_built', 'lot_size']]",
+                                                                     "X = df.loc[:, 'a':'c']"), False),
 ])
 def test_table_columns_fed_unscaled_to_a_sensitive_learner(tmp_path, code, fires):
     """Columns read with pandas in their raw units (square feet beside years) fitted by an MLP with no scaler

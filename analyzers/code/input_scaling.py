@@ -200,8 +200,21 @@ def _wide_range(files: list[PyFile]) -> tuple[PyFile, ast.Call, str] | None:
     return None
 
 
+def _columns_taken(files: list[PyFile]) -> tuple[PyFile, ast.AST] | None:
+    """A frame's named columns taken as the features, `df[["income", "age", ...]]` (two names or more): a
+    table in its raw units, wherever the frame came from (a snippet often leaves out its read_csv)."""
+    for f in files:
+        for n in f.of_type(ast.Subscript):
+            if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.List) and len(n.slice.elts) >= 2 \
+                    and isinstance(n.value, ast.Name) and all(isinstance(const(e), str) for e in n.slice.elts):
+                return f, n
+    return None
+
+
 def check_tabular_scaling(files: list[PyFile]) -> list[tuple[PyFile, Finding]]:
-    reader = next(((f, c) for f in files for c in f.calls if last(c) in _TABLE_READERS), None)
+    reader: tuple[PyFile, ast.AST] | None = next(((f, c) for f in files for c in f.calls if last(c) in _TABLE_READERS), None)
+    if reader is None and any(last(c) in ("MLPRegressor", "MLPClassifier") for f in files for c in f.calls):
+        reader = _columns_taken(files)     # (the learners that need scaled columns most: sklearn's MLPs)
     if reader is None:
         made = _wide_range(files)
         if made is None or _scaling_anywhere(files):
@@ -216,8 +229,9 @@ def check_tabular_scaling(files: list[PyFile]) -> list[tuple[PyFile, Finding]]:
             or any(last(c) in ("log", "log1p", "log10") for f in files for c in f.calls):
         return []
     f, c = learner
+    how = f"read with {last(reader[1])}()" if isinstance(reader[1], ast.Call) else f"taken as {src(reader[1])}"
     return [(f, Finding("code:features_unscaled", MEDIUM, c.lineno,
-                        f"table columns read with {last(reader[1])}() reach {last(c)} with no scaler anywhere in the code "
+                        f"table columns {how} reach {last(c)} with no scaler anywhere in the code "
                         f"(no StandardScaler, MinMaxScaler, normalize or (x - mean) / std): features in their raw units "
                         f"train a gradient or distance based model slowly or not at all",
-                        data={"learner": last(c), "reader": last(reader[1])}))]
+                        data={"learner": last(c), "reader": last(reader[1]) if isinstance(reader[1], ast.Call) else "columns"}))]
