@@ -66,6 +66,10 @@ def data_table_signals(run: Run) -> list[Signal]:
             if s is not None:
                 out.append(s)
                 continue
+        if art.kind != "code" and "std" in art.text and "mean" in art.text:
+            s = _scale_spread(art.path, art.text)
+            if s is not None:
+                out.append(s)
         if not art.path.lower().removesuffix(".gz").endswith((".csv", ".tsv")):
             continue
         s = _missing_values(art.path, art.text)
@@ -166,6 +170,51 @@ def _summary_counts(path: str, text: str) -> Signal | None:
                   [Evidence(text=f"{col} counts {n} values of {most}: {most - n} missing", source=path, line=ln,
                             quote=line_quote(quote.rstrip("\r")))],
                   {"rows": None, "of": None, "columns": [r[1] for r in bad], "placeholders": [], "counts": True})
+
+
+# data:scale_spread: a printed describe() whose columns' standard deviations differ by this factor or more, the
+# largest at least SPREAD_MIN_STD (income in yen beside a 0-1 ratio): features in their raw units
+SPREAD_RATIO = 1e3
+SPREAD_MIN_STD = 100.0
+_STD_ROW = re.compile(r"\nstd((?:[ \t]+[-+]?[\d.]+(?:e[-+]?\d+)?)+)[ \t]*\r?(?=\n|$)")
+
+
+def _scale_spread(path: str, text: str) -> Signal | None:
+    """data:scale_spread from the `std` row of a printed describe() (the wide form; describe().T gives each
+    column's std third on its row) whose columns differ in scale by SPREAD_RATIO or more."""
+    stds: list[tuple[str, float]] = []
+    line, quote = 0, ""
+    if (m := _STD_ROW.search(text)) is not None:
+        vals = [float(v) for v in m.group(1).split()]
+        # the column names: the nearest line above with as many names as the row has numbers
+        for above in reversed(text[:m.start()].split("\n")[-6:]):
+            names = above.split()
+            if len(names) == len(vals) and not any(_number(n) for n in names):
+                stds = list(zip(names, vals))
+                break
+        line, quote = text.count("\n", 0, m.start()) + 2, m.group(0).strip("\n")
+    elif (h := _DESCRIBE_HEAD.search(text)) is not None:
+        line0 = text.count("\n", 0, h.start()) + 1
+        for j, row in enumerate(_lines_after(text, h.start())):
+            parts = row.split()
+            if len(parts) < 4 or not _DESCRIBE_ROW.match(row.rstrip("\r")):
+                break
+            try:
+                stds.append((parts[0], float(parts[3])))
+            except ValueError:
+                break
+            if not line:
+                line, quote = line0 + 1 + j, row
+    pos = [(n, v) for n, v in stds if v > 0]
+    if len(pos) < 2:
+        return None
+    hi, lo = max(pos, key=lambda t: t[1]), min(pos, key=lambda t: t[1])
+    if hi[1] < SPREAD_MIN_STD or hi[1] / lo[1] < SPREAD_RATIO:
+        return None
+    txt = (f"{path}: the printed data summary's columns differ in scale {hi[1] / lo[1]:,.0f}x ({hi[0]} std {hi[1]:g}, "
+           f"{lo[0]} std {lo[1]:g}): features in their raw units")
+    return Signal("data:scale_spread", 0.6, txt, [Evidence(text=txt, source=path, line=line, quote=line_quote(quote.rstrip("\r")))],
+                  {"ratio": hi[1] / lo[1], "largest": hi[0], "smallest": lo[0]})
 
 
 def _missing_values(path: str, text: str) -> Signal | None:

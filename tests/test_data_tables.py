@@ -171,3 +171,23 @@ def test_a_printed_describe_or_info_that_counts_fewer_values_in_a_column_is_miss
         assert "3 missing" in s.evidence[0].text, name
         (tmp_path / "notes.txt").write_text(f"In [3]: df.describe()\n{show(clean)}\n")
         assert "data:missing_values" not in {x.kind for x in analyze(ingest([tmp_path]))}, name
+
+
+def test_a_printed_describe_whose_columns_differ_in_scale_a_thousandfold_is_scale_spread(tmp_path):
+    """pandas' own describe() (wide, or a few of its rows) and describe().T of income in yen beside a 0-1
+    ratio: data:scale_spread, the std row cited. Columns of one scale say nothing."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame({"income": rng.normal(4.8e6, 2e6, 300), "age": rng.normal(41, 12, 300),
+                       "dti": rng.uniform(0, 1, 300)})
+    for name, shown in (("rows", df.describe().loc[["mean", "std", "min", "max"]].to_string()),
+                        ("T", df.describe().T.to_string())):
+        (tmp_path / "output.txt").write_text(">>> df.describe()\n" + shown + "\n")
+        s = {x.kind: x for x in analyze(ingest([tmp_path]))}.get("data:scale_spread")
+        assert s is not None and s.data["largest"] == "income" and s.data["smallest"] == "dti", name
+        lines = (tmp_path / "output.txt").read_text().split("\n")
+        assert lines[s.evidence[0].line - 1].strip() == s.evidence[0].quote.strip(), name
+    (tmp_path / "output.txt").write_text(">>> df.describe()\n" + (df / df.std()).describe().to_string() + "\n")
+    assert "data:scale_spread" not in {x.kind for x in analyze(ingest([tmp_path]))}
