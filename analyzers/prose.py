@@ -165,13 +165,25 @@ def _depth(s: str) -> int:
     return sum(s.count(c) for c in _OPEN) - sum(s.count(c) for c in _CLOSE)
 
 
+def _closers(s: str) -> str:
+    """The brackets that close what `s` leaves open, innermost first ("model = keras.Sequential([" -> "])");
+    strings not parsed, as _depth."""
+    stack: list[str] = []
+    for ch in s:
+        if ch in _OPEN:
+            stack.append(_CLOSE[_OPEN.index(ch)])
+        elif ch in _CLOSE and stack and stack[-1] == ch:
+            stack.pop()
+    return "".join(reversed(stack))
+
+
 def _statement(s: str) -> int:
     """2 when `s` (one stripped line) is a Python statement that does something (a call, an import, a def /
     for / class opener), 1 when it is one that may (an assignment, a return, a clause), 0 when it is none:
     a sentence does not parse; "Thanks" parses as a name and "lr: 0.001" as an annotation, neither code."""
     if _CLAUSE.match(s):
         return 1
-    text = s + " pass" if s.endswith(":") else s + _CLOSE[0] * max(0, _depth(s))
+    text = s + " pass" if s.endswith(":") else s + _closers(s)
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):

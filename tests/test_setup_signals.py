@@ -138,6 +138,34 @@ def test_an_openmmlab_configs_train_loader_is_the_training_batch_and_its_bn_is_b
 
 # ---------------------------------------------------------------- training-setup code checks
 
+def test_keras_kernel_initializers_at_a_constant_or_a_large_stddev(tmp_path):
+    """Keras layers with kernel_initializer="zeros" (through a constant KINIT) on every layer: one
+    constant init; RandomNormal(stddev=1.0) on two layers: a large std. The default glorot, or zeros on
+    the output layer alone, says nothing."""
+    code = ('KINIT = "zeros"\nmodel = keras.Sequential([\n    layers.Input((784,)),\n'
+            '    layers.Dense(256, activation="relu", kernel_initializer=KINIT),\n'
+            '    layers.Dense(10, activation="softmax", kernel_initializer=KINIT),\n])\n')
+    s = signals(run_of(tmp_path, {"train.py": code}))
+    assert s["code:init_constant_weights"].evidence[0].line == 4
+    big = code.replace('KINIT = "zeros"', "KINIT = keras.initializers.RandomNormal(mean=0.0, stddev=1.0)")
+    s = signals(run_of(tmp_path, {"train.py": big}))
+    assert (s["code:init_std_large"].data["std"], s["code:init_std_large"].data["every_layer"]) == (1.0, True)
+    assert "code:init_constant_weights" not in s
+    plain = code.replace('KINIT = "zeros"', 'KINIT = "glorot_uniform"')
+    assert not {"code:init_std_large", "code:init_constant_weights"} & set(signals(run_of(tmp_path, {"train.py": plain})))
+    last_only = code.replace('activation="relu", kernel_initializer=KINIT', 'activation="relu"')
+    assert "code:init_constant_weights" not in signals(run_of(tmp_path, {"train.py": last_only}))
+
+
+def test_a_posts_indented_keras_model_opening_two_brackets_on_one_line_is_quoted_code():
+    """`model = keras.Sequential([` leaves '[' open inside '(': closed as "])" it parses (closed as "))"
+    it did not, and the block was no quoted code)."""
+    from mltdbg.analyzers.prose import quoted_code
+    lines = ["my model:", '    KINIT = "zeros"', "    model = keras.Sequential([",
+             '        layers.Dense(10, kernel_initializer=KINIT),', "    ])", '    model.compile(optimizer="adam")', "why?"]
+    assert quoted_code(lines) == [range(1, 6)]
+
+
 def test_init_std_one_in_a_module_loop(tmp_path):
     code = ("import torch.nn as nn\n"
             "for m in model.modules():\n"

@@ -41,8 +41,65 @@ _INIT_FUNCS = {"normal_": 1.0, "trunc_normal_": 1.0, "normal": 1.0}     # defaul
 _CONST_FUNCS = {"constant_", "zeros_", "ones_", "fill_", "zero_", "constant", "zeros", "ones"}
 
 
+# Keras' and Flax's layer arguments that set a kernel's init, and the constant ones among their values
+_KERNEL_KW = ("kernel_initializer", "kernel_init")
+_CONST_INITS = {"zeros", "ones", "constant", "Zeros", "Ones", "Constant", "zeros_init", "ones_init", "constant_init"}
+
+
+def _kernel_init(f: PyFile, c: ast.Call) -> tuple[str, float | None] | None:
+    """A layer call's kernel init as ("constant", None) or ("normal", stddev); None when it sets none
+    of those. The value may be a string ("zeros"), a call (RandomNormal(stddev=1.0), initializers.zeros) or a
+    name assigned one (KINIT = "zeros")."""
+    kw: ast.AST | None = next((k.value for k in c.keywords if k.arg in _KERNEL_KW), None)
+    if isinstance(kw, ast.Name):
+        kw = f.value_of(kw.id, f.scope_of(c), c.lineno) or f.value_of(kw.id, f.tree, c.lineno)
+    if kw is None:
+        return None
+    if isinstance(kw, ast.Constant) and isinstance(kw.value, str):
+        return ("constant", None) if kw.value in _CONST_INITS else None
+    name = last(kw) if isinstance(kw, ast.Call) else (dotted(kw) or "").rsplit(".", 1)[-1]
+    if name in _CONST_INITS:
+        return "constant", None
+    if isinstance(kw, ast.Call) and name in ("RandomNormal", "normal", "TruncatedNormal", "truncated_normal"):
+        sd = next((k.value for k in kw.keywords if k.arg == "stddev"), None)
+        if sd is None and name in ("normal", "truncated_normal") and kw.args:
+            sd = kw.args[0]
+        v = sd.value if isinstance(sd, ast.Constant) else None
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            return "normal", float(v)
+    return None
+
+
+def _layer_kernel_inits(f: PyFile) -> list[Finding]:
+    """Keras / Flax layers (Dense, Conv ...) whose kernel init is a constant on two layers or more
+    (code:init_constant_weights), or a normal of stddev >= INIT_STD_LARGE (code:init_std_large)."""
+    const, large = [], []
+    for c in f.calls:
+        got = _kernel_init(f, c) if c.keywords else None
+        if got is None:
+            continue
+        kind, sd = got
+        if kind == "constant":
+            const.append(c)
+        elif sd is not None and sd >= INIT_STD_LARGE:
+            large.append((c, sd))
+    out = []
+    if len(const) >= 2:      # (two layers or more in a row start identical: no unit of either can differ)
+        out.append(Finding("code:init_constant_weights", CLEAR, const[0].lineno,
+                           f"{len(const)} layers' kernels start at one constant ({src(const[0])[:70]}): the units of a "
+                           "layer compute the same thing and get the same gradient, nothing breaks the symmetry",
+                           data={"call": "kernel_initializer"}))
+    if large:
+        c, sd = large[0]
+        out.append(Finding("code:init_std_large", MEDIUM if len(large) >= 2 else WEAK, c.lineno,
+                           f"kernel initialised with stddev {sd:g} ({src(c)[:70]}): standard inits are fan-in scaled "
+                           "(~0.02-0.1); each layer multiplies the activation scale by std*sqrt(fan_in)",
+                           data={"std": sd, "every_layer": len(large) >= 2}))
+    return out
+
+
 def check_init_scale(f: PyFile, files: list[PyFile], conf: ConfigValues) -> list[Finding]:
-    out: list[Finding] = []
+    out: list[Finding] = _layer_kernel_inits(f)
     for c in f.calls_named(*_INIT_FUNCS, "uniform_", "uniform", "Parameter", *_CONST_FUNCS):
         name = last(c)
         if name in _INIT_FUNCS or name in ("uniform_", "uniform"):
