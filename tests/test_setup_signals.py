@@ -238,6 +238,19 @@ def test_uint8_images_cast_to_float_without_scaling(tmp_path):
         assert "code:raw_pixels_unscaled" not in signals(run_of(tmp_path, {"data.py": scaled}))
 
 
+def test_images_a_loop_collects_then_cast_with_np_array_and_never_scaled(tmp_path):
+    """`X.append(img)` of cv2.imread images, then `X = np.array(X, dtype="float32")` fed to fit(): the
+    list holds the images whatever it is called. A /255 after it, or a list of labels, says nothing."""
+    code = ("X = []\nfor p in paths:\n    img = cv2.imread(p)\n    img = cv2.resize(img, (128, 128))\n"
+            "    X.append(img)\nX = np.array(X, dtype='float32')\nmodel.fit(X, y, epochs=15)\n")
+    s = signals(run_of(tmp_path, {"train.py": code}))["code:raw_pixels_unscaled"]
+    assert s.evidence[0].line == 6 and s.data["uint8"] is True
+    scaled = code.replace("model.fit(X", "X = X / 255.0\nmodel.fit(X")
+    assert "code:raw_pixels_unscaled" not in signals(run_of(tmp_path, {"train.py": scaled}))
+    labels = ("Y = []\nfor p in paths:\n    Y.append(label_of(p))\nY = np.array(Y, dtype='float32')\n")
+    assert "code:raw_pixels_unscaled" not in signals(run_of(tmp_path, {"train.py": labels}))
+
+
 def test_pil_to_tensor_images_fed_to_the_model_as_floats_without_scaling(tmp_path):
     """PILToTensor yields uint8 tensors: a `model(x.float())` with no scaling anywhere is the raw pixels,
     whatever the batch is called; ToTensor (which scales to 0..1) in its place is fine."""

@@ -110,7 +110,7 @@ def _float_casts(f: PyFile) -> list[tuple[ast.Call, str]]:
                                   (name in ("astype", "to", "type") and c.args and _FLOAT_DTYPES.search(src(c.args[0]))))
         if cast_method:
             what = c.func.value
-        elif name in ("tensor", "as_tensor", "from_numpy", "FloatTensor") and c.args:
+        elif name in ("tensor", "as_tensor", "from_numpy", "FloatTensor", "array", "asarray") and c.args:
             dt = kwarg(c, "dtype")
             if name == "FloatTensor" or (dt is not None and _FLOAT_DTYPES.search(src(dt))):
                 what = c.args[0]
@@ -143,11 +143,27 @@ def _keras_images_fed(files: list[PyFile]) -> tuple[PyFile, ast.Call, str, str] 
     return None
 
 
+def _image_lists(f: PyFile) -> set[str]:
+    """Names a loop collects images into: `X.append(img)` where img is named like an image or read by an
+    image reader (`img = cv2.imread(p)`): "X = np.array(X, dtype='float32')" casts those images."""
+    out = set()
+    for c in f.calls:
+        if last(c) == "append" and c.args and isinstance(c.func, ast.Attribute) and isinstance(c.func.value, ast.Name):
+            a = c.args[0]
+            v = f.value_of(a.id, f.scope_of(c), c.lineno) if isinstance(a, ast.Name) else a
+            if (isinstance(a, ast.Name) and _IMAGE_NAME.search(a.id)) or _READ_IN.search(src(v) if v is not None else ""):
+                out.add(c.func.value.id)
+    return out
+
+
 def check_input_scaling(files: list[PyFile]) -> list[tuple[PyFile, Finding]]:
     casts = [(f, c, w) for f in files for c, w in _float_casts(f)]
     # with a transform that yields 8-bit image tensors (PILToTensor, read_image), any float cast is the
-    # images' ("model(x.float())"); otherwise the cast must convert something named like an image
-    image_casts = casts if casts and _uint8_tensor_source(files) else [(f, c, w) for f, c, w in casts if _IMAGE_NAME.search(w) or _READ_IN.search(w)]
+    # images' ("model(x.float())"); otherwise the cast must convert something named like an image, read by an
+    # image reader, or a list a loop collected images into
+    lists = {f: _image_lists(f) for f in {id(f): f for f, _, _ in casts}.values()} if casts else {}
+    image_casts = casts if casts and _uint8_tensor_source(files) else [
+        (f, c, w) for f, c, w in casts if _IMAGE_NAME.search(w) or _READ_IN.search(w) or w in lists.get(f, ())]
     if not image_casts:
         fed = _keras_images_fed(files)
         if fed is None or _scaling_anywhere(files):
