@@ -718,6 +718,23 @@ def test_the_dcgan_tutorials_epoch_and_batch_brackets_make_a_global_step(tmp_pat
     assert series(run, "loss_g").values.tolist()[-1] == 1.8
 
 
+def test_a_keras_evaluate_bar_after_training_is_held_out_not_a_training_point(tmp_path):
+    """Keras' fit() bars (35/35, with val_ keys) then model.evaluate()'s bar (9/9, no val_ key): the
+    last is the held-out set's loss and accuracy, not a training point (read as one it was a spike of
+    the training loss at the end, from 0.0003 to 2.11). Keras 3's bars are read alike."""
+    for bar in ("[==============================] -", "\u2501\u2501\u2501\u2501\u2501\u2501\u2501\u2501"):
+        lines = []
+        for e in range(1, 11):
+            lines += [f"Epoch {e}/10", f"35/35 {bar} 6s 176ms/step - loss: {0.7 / e:.4f} - accuracy: 0.9 - "
+                                       f"val_loss: {0.5 + e / 10:.4f} - val_accuracy: 0.75"]
+        lines.append(f"9/9 {bar} 1s 98ms/step - loss: 2.1104 - accuracy: 0.6929")
+        p = tmp_path / "log.txt"
+        p.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        run = read(p)
+        assert series(run, "loss").values.tolist()[-1] == 0.07
+        assert [s.values.tolist() for s in run.series if s.name == "val_loss" and len(s) == 1] == [[2.1104]]
+
+
 def test_lightnings_version_number_is_no_metric(tmp_path):
     p = tmp_path / "train.log"
     p.write_text("".join(f"Epoch {e}: 100%|##########| 100/100 [00:05<00:00, 19.6it/s, loss=0.{9 - e}, v_num=3, val_acc=0.{5 + e}]\n"

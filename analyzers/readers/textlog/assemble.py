@@ -95,7 +95,7 @@ def prepare_files(data: bytes, nl: np.ndarray, pieces: list[tuple[int, int, int,
     on every log the tests hold). The scan keeps each spelling of a key apart, and each file gets
     the spellings it prints; a file that spells one key two ways ("Loss", "loss") gets None: which
     spelling names its series depends on its own scan's order, so it is read alone."""
-    sc = scan_block(data, nl, exact_keys=True)
+    sc = scan_block(data, nl, exact_keys=True, files=[(b0, n) for b0, n, _, _ in pieces])
     places = _places(sc, nl, [(b0, n, l0) for b0, n, l0, _ in pieces])
     return [_package(sc, data[b0:b0 + n], rel, at) for (b0, n, _, rel), at in zip(pieces, places)]
 
@@ -167,12 +167,17 @@ def ascii_separators(data: bytes) -> bytes:
     return data
 
 
-def scan_block(data: bytes, nl: np.ndarray, exact_keys: bool = False) -> dict:
+def scan_block(data: bytes, nl: np.ndarray, exact_keys: bool = False,
+               files: list[tuple[int, int]] | None = None) -> dict:
     """The whole-array part of prepare_block, for bytes that hold one file or several (each file's
-    lines are read as they would be alone: nothing here looks across a line end): the kept
+    lines are read as they would be alone: nothing here looks across a line end, except Keras'
+    evaluate bars, read per file: `files`, each file's (first byte, length); None: one file): the kept
     segments' columns and lines, the metric points as arrays, the Keys (`exact_keys`: one per
     spelling), the long lines."""
+    n_in = len(data)
     data = ascii_separators(data)
+    if files is None or len(data) != n_in:
+        files = [(0, len(data))]
     b = np.frombuffer(data, dtype=np.uint8)
     nb = len(b)
     line_starts = np.concatenate(([0], nl + 1))
@@ -189,7 +194,7 @@ def scan_block(data: bytes, nl: np.ndarray, exact_keys: bool = False) -> dict:
     pos = anchors(b, data, masked)
     sl, pn, pm = progress_counters(b, masked)
     ranks_line = line_ranks(b, masked, line_starts)
-    marks = held_out_marks(b, masked, line_starts, data)
+    marks = held_out_marks(b, masked, line_starts, data, files)
 
     # long lines: keep as text, do not mine. A line of many \r redraws (a Keras or tqdm bar
     # over a whole epoch) is as long as its longest redraw.

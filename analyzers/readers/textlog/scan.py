@@ -432,7 +432,25 @@ _EVAL_MARKS = ((b"#", b"Test net output", ()), (b"(", b"(val)", (b"Epoch", b"Ite
                (b"(", b"(test)", (b"Epoch", b"Iter")), (b"'", b" valid on '", ()))
 
 
-def held_out_marks(b: np.ndarray, masked: Masked, line_starts: np.ndarray, data: bytes) -> np.ndarray:
+# Keras' finished progress bars ("35/35 [====] - 6s 176ms/step - loss: 0.02 - accuracy: 0.99 - val_loss: ..."; Keras 3
+# draws "35/35 ━━━━ 6s ..."): a bar with another total than the training epochs' and no val_ key, in a log whose epoch
+# bars carry val_ keys, is model.evaluate()'s on a held-out set ("9/9 [====] - 1s - loss: 2.11 - accuracy: 0.69")
+_KERAS_BAR = re.compile(rb"^[ \t]*\d+/(\d+) (?:\[=|\xe2\x94\x81)[^\n]*?/step[^\n]*", re.M)
+KERAS_EVAL_MAX_BYTES = 16 * 1024 * 1024
+
+
+def _keras_evaluate_bars(data: bytes) -> list[int]:
+    if b"/step" not in data or b"val_" not in data or len(data) > KERAS_EVAL_MAX_BYTES:
+        return []
+    bars = [(m.start(), m.group(1), b"val_" in m.group(0)) for m in _KERAS_BAR.finditer(data)]
+    epoch_totals = {t for _, t, val in bars if val}
+    if not epoch_totals:
+        return []
+    return [at for at, t, val in bars if not val and t not in epoch_totals]
+
+
+def held_out_marks(b: np.ndarray, masked: Masked, line_starts: np.ndarray, data: bytes,
+                   files: list[tuple[int, int]] | None = None) -> np.ndarray:
     """Offsets where a report on a held-out set starts: the start of a line that begins by naming one
     (_EVAL_LINE), and each _EVAL_MARKS phrase. The caller holds the metrics of the segment (a line, or
     one tqdm redraw of it) that holds a mark as that set's: a line that starts "Validation: 0%|" and
@@ -448,6 +466,9 @@ def held_out_marks(b: np.ndarray, masked: Masked, line_starts: np.ndarray, data:
         good = [c for c in range(len(reps)) if _EVAL_LINE.match(mk[c].tobytes())]
         if good:
             found += at[np.isin(codes, good)].tolist()
+    if b"/step" in data and b"val_" in data:      # Keras' evaluate bars, file by file (`files`: (first byte, length))
+        for b0, n in files or [(0, len(data))]:
+            found += [b0 + at for at in _keras_evaluate_bars(data[b0:b0 + n])]
     for gate, mark, after in _EVAL_MARKS:
         if gate not in data:
             continue
