@@ -282,9 +282,9 @@ def test_a_text_file_that_holds_only_code_is_checked_as_code(tmp_path):
 
 def test_a_post_that_pastes_a_command_and_a_results_table_between_its_sentences_is_still_a_post(tmp_path):
     """A YOLOv5 issue: a title, a command line, a few sentences, then the progress table it printed
-    ("0/99  6.21G  0.09812 ..."). The command and the number rows are neither sentences nor a reason to
-    call the file no prose; it had given an empty ranking (no word of the user's read). A log with only
-    such rows stays no prose."""
+    ("0/99  6.21G  0.09812 ..."). The command is neither a sentence nor a reason to call the file no prose
+    (the table's rows still count against it); it had given an empty ranking (no word of the user's read).
+    A log with only such rows stays no prose."""
     post = tmp_path / "question.txt"
     post.write_text(
         "Training with --optimizer Adam much worse than SGD on my custom dataset\n\n"
