@@ -5,8 +5,9 @@
   layers never train (and stay on the CPU, and are not saved). `nn.ModuleList` / `nn.ModuleDict`
   register them.
 - An optimizer built from `model.parameters()` before a new submodule is assigned to that model
-  (`model.fc = nn.Linear(..)`, `model.add_module(..)`, adapters added) holds the old parameters
-  only: the new layer keeps its initial weights.
+  (`model.fc = nn.Linear(..)`, `model.add_module(..)`, adapters added), or from `model.fc.parameters()`
+  before `model.fc` itself is replaced, holds the old parameters only: the new layer keeps its
+  initial weights.
 
 In:  one parsed file (PyFile, from code/index.py).
 Out: `check_registration(f)` -> Findings.
@@ -95,7 +96,9 @@ def _added_after_optimizer(f: PyFile) -> list[Finding]:
             if isinstance(n, ast.Assign):
                 for t in n.targets:
                     d = dotted(t) if isinstance(t, ast.Attribute) else None
-                    if d and any(d.startswith(m + ".") for m in models if m):
+                    # a submodule of a model the optimizer took, or that very module replaced
+                    # (`Adam(model.fc.parameters())`, then `model.fc = nn.Linear(512, 5)`)
+                    if d and any(d == m or d.startswith(m + ".") for m in models if m):
                         hit = f"{d} = {src(n.value)[:60]}"
             elif isinstance(n, ast.Call) and dotted(recv(n)) in models:
                 hit = src(n)[:80]
