@@ -392,6 +392,29 @@ def test_the_fine_tuning_lr_bar_spares_lora_and_ordinary_lrs(tmp_path):
     assert named.fact("optimizer").value == "sgd"
 
 
+def test_a_posts_bert_fine_tune_at_adamw_1e3_is_high(tmp_path):
+    """A question quotes its loop: BertForSequenceClassification.from_pretrained and AdamW at lr=1e-3 (the
+    classic fine-tune that collapses to one class at ln 2): full fine-tuning above 5e-4 is high, read from
+    the post's snippet as from a script. 1e-4 is not."""
+    from mltdbg.analyzers.config import extract_facts
+    from mltdbg.analyzers.ingest import ingest
+
+    def post(lr: str):
+        (tmp_path / "question.txt").write_text(
+            "bert-base-chinese finetune on my text classification, accuracy stuck at 0.5 (all predict same label)\n\n"
+            "code is basically the run_glue example but I write my own loop:\n\n"
+            '    model = BertForSequenceClassification.from_pretrained("bert-base-chinese", num_labels=2)\n'
+            f"    optimizer = torch.optim.AdamW(model.parameters(), lr={lr})\n"
+            "    for batch in train_loader:\n        loss = model(**batch).loss\n        loss.backward()\n\n"
+            "train loss stays 0.693 forever. any idea??\n")
+        run = ingest([tmp_path])
+        extract_facts(run)
+        return kinds(run)
+    s = post("1e-3")["lr_high"]
+    assert s.data["lr"] == 1e-3 and "fine-tuning" in s.summary and s.evidence[0].line == 6
+    assert "lr_high" not in post("1e-4")
+
+
 def test_grad_norm_growth_over_a_short_history():
     """A post's four epochs: gnorm 8.3, 66, 224, 531 and then NaN grew 64x; a noisy 1.2, 0.8, 1.5 did not."""
     run = _run(loss=[14.9, 14.0, 13.1, np.nan, np.nan], grad_norm=[8.3, 66.4, 224.1, 531.2, np.nan])
