@@ -54,6 +54,8 @@ def check_eval(f: PyFile, idx: RunIndex) -> list[Finding]:
             m = dotted(c.func)
             if isinstance(c.func, ast.Attribute) and c.func.attr in ("generate", "forward"):
                 m = dotted(c.func.value)
+            elif all(isinstance(a, ast.Constant) for a in c.args) and (c.keywords or c.args):
+                continue    # a constructor (`resnet18(num_classes=10)`, `Net(3)`): a forward is handed data
             handed = None
             if not is_model_name(m) or (m == dotted(c.func) and not f.is_forward(c)):
                 handed = _handed_to_evaluator(idx, c)
@@ -69,7 +71,7 @@ def check_eval(f: PyFile, idx: RunIndex) -> list[Finding]:
             # a training forward inside no_grad is detached_graph, reported by check_detached
             if region is not scope and _loop_forward_all_no_grad(f, region):
                 break
-            strength = CLEAR if not any(_same_model(dotted(recv(e)) or "", m) for e in evals) else MEDIUM
+            strength = CLEAR if not any(_same_model(_module_of(e), m) for e in evals) else MEDIUM
             if f.is_snippet():      # a post's few lines: the eval() may sit in what was not quoted
                 strength = min(strength, MEDIUM)
             if handed is not None:  # the evaluator's body is not in the run: it may call eval() itself
@@ -101,9 +103,22 @@ def _same_model(r: str, m: str) -> bool:
     return bool(r) and (r == m or m.startswith(r + ".") or r.rsplit(".", 1)[-1] == m.rsplit(".", 1)[-1])
 
 
+# calls that hand back the module they are called on (`model.cuda().eval()` puts `model` in eval mode)
+_SAME_MODULE = frozenset({"cuda", "cpu", "to", "float", "half", "double", "bfloat16", "requires_grad_", "share_memory"})
+
+
+def _module_of(e: ast.Call) -> str:
+    """The module an eval()/train() call puts in its mode: its receiver, through calls that return the
+    module itself (`model.cuda().eval()`, `net.to(device).eval()`)."""
+    r = recv(e)
+    while isinstance(r, ast.Call) and last(r) in _SAME_MODULE:
+        r = recv(r)
+    return (dotted(r) if r is not None else None) or ""
+
+
 def _eval_before(f: PyFile, scope, cls, m: str, line: int, evals: list[ast.Call]) -> bool:
     for e in evals:
-        r = dotted(recv(e)) or ""
+        r = _module_of(e)
         if not _same_model(r, m):
             continue
         if f.scope_of(e) is scope and e.lineno < line:
