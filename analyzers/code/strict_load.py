@@ -7,16 +7,40 @@ Out: `check_strict_load(f)` -> Findings.
 word: a checkpoint saved under DDP ("module.conv1.weight") or from a renamed class loads nothing, and
 the model evaluates its random initialization. Keras' `load_weights(..., skip_mismatch=True)` does the
 same to layers whose shapes differ. The finding is clear when the call's result (the missing and
-unexpected keys) is thrown away, and weak when it is kept (the code may look at it).
+unexpected keys) is thrown away, and weak when it is kept (the code may look at it). Also a
+stable-baselines3 `model.load(path)` whose result is thrown away: it loads nothing into `model`.
 """
 from __future__ import annotations
 
 import ast
 
-from mltdbg.analyzers.code.index import CLEAR, WEAK, Finding, PyFile, const, kwarg
+from mltdbg.analyzers.code.index import CLEAR, WEAK, Finding, PyFile, const, kwarg, last, src
+
+
+# stable-baselines3's algorithms (and sb3-contrib's): `load` is a classmethod that returns a new model
+_SB3 = frozenset({"PPO", "A2C", "DQN", "SAC", "TD3", "DDPG", "HER", "TRPO", "QRDQN", "RecurrentPPO", "MaskablePPO", "ARS", "TQC"})
+
+
+def _load_result_discarded(f: PyFile) -> list[Finding]:
+    """`model.load("ppo_cartpole")` as a statement on a stable-baselines3 model: `load` builds and returns a
+    new model (a classmethod); the instance it is called on keeps its untrained weights."""
+    for n in f.of_type(ast.Expr):
+        c = n.value if isinstance(n, ast.Expr) else None
+        if not isinstance(c, ast.Call) or last(c) != "load" or not isinstance(c.func, ast.Attribute) \
+                or not isinstance(c.func.value, ast.Name):
+            continue
+        v = f.value_of(c.func.value.id, f.scope_of(c), c.lineno)
+        if isinstance(v, ast.Call) and last(v) in _SB3:
+            return [Finding("code:load_not_strict", CLEAR, c.lineno,
+                            f"{src(c)[:60]} throws its result away: {last(v)}.load() returns a new model (a classmethod)"
+                            f" and {c.func.value.id} keeps its untrained weights; write {c.func.value.id} = "
+                            f"{last(v)}.load(...)", data={"discarded": True})]
+    return []
 
 
 def check_strict_load(f: PyFile) -> list[Finding]:
+    if found := _load_result_discarded(f):
+        return found
     loose = {id(c): c for c in f.calls_named("load_state_dict") if const(kwarg(c, "strict"), True) is False}
     loose |= {id(c): c for c in f.calls_named("load_weights") if const(kwarg(c, "skip_mismatch"), False) is True}
     if not loose:
