@@ -373,3 +373,17 @@ def test_a_denied_failure_names_no_failure_class(text, classes):
     """The failure classes read the user's words as the causes do: "not nan" is no NaN."""
     from mltdbg.playbooks import library
     assert {c.id for c in library.classes_for([text])} == classes
+
+
+@pytest.mark.parametrize("text,unshuffled", [
+    ("my dataset is sorted by class and the loss jumps", True),
+    ("the files were sorted so every batch is one label", True),
+    ("the images are sorted alphabetically per folder", True),
+    ("class id from sorted set of names in the xmls, then data.yaml by hand", False),
+    ("I sorted the predictions by score before computing mAP", False),
+])
+def test_data_not_shuffleds_sorted_words_name_the_data_order(text, unshuffled):
+    """"sorted" as the data's order ("sorted by class", "the files were sorted") is data_not_shuffled's; a
+    sorted list of class names or of predictions is not (a YOLO post's "sorted set of names" had read so)."""
+    from mltdbg.playbooks import library
+    assert library.causes()["data_not_shuffled"].symptom_match([text]) is unshuffled
