@@ -735,6 +735,21 @@ def test_a_keras_evaluate_bar_after_training_is_held_out_not_a_training_point(tm
         assert [s.values.tolist() for s in run.series if s.name == "val_loss" and len(s) == 1] == [[2.1104]]
 
 
+def test_an_epochs_last_bar_only_still_makes_a_global_step(tmp_path):
+    """Lightning's bars: epoch 0 shown at 12 %, 25 %, ... 100 % (4800/40000 ... 40000/40000), later epochs
+    only at 100 %: the counter stays at 40000 as the epoch moves on; each epoch's bar sits at
+    epoch * 40000 + its counter (every later epoch had sat at step 40000)."""
+    p = tmp_path / "log.txt"
+    lines = [f"Epoch 0:  {100 * n // 40000}%|#   | {n}/40000 [00:31<03:49, 153.2it/s, v_num=7, train_loss_step={0.5 + n / 1e5:.4f}]"
+             for n in (4800, 10000, 20000, 40000)]
+    lines += [f"Epoch {e}: 100%|##########| 40000/40000 [04:20<00:00, 153.4it/s, v_num=7, train_loss_step=0.{e}471, "
+              f"val_loss=1.{e}, val_acc=0.4{e}]" for e in range(1, 4)]
+    p.write_text("\n".join(lines) + "\n")
+    run = read(p)
+    assert series(run, "loss").steps.tolist() == [4800, 10000, 20000, 40000, 80000, 120000, 160000]
+    assert series(run, "val_loss").steps.tolist() == [80000, 120000, 160000]
+
+
 def test_lightnings_version_number_is_no_metric(tmp_path):
     p = tmp_path / "train.log"
     p.write_text("".join(f"Epoch {e}: 100%|##########| 100/100 [00:05<00:00, 19.6it/s, loss=0.{9 - e}, v_num=3, val_acc=0.{5 + e}]\n"

@@ -1046,7 +1046,8 @@ def _segment_steps(S, S_tot, P, P_tot, E, seg_rank, n: int | None = None, ctx: S
             return X
         out = X.copy()
         x, e = X[idx], Ec[idx]
-        if not np.any((np.diff(x) < 0) & (np.diff(e) > 0)):
+        # the counter falls back (or stays: each epoch shows only its last bar, "40000/40000") as the epoch moves on
+        if not np.any((np.diff(x) <= 0) & (np.diff(e) > 0)):
             return out
         tot = X_tot[idx]
         per = int(tot.max()) if (tot > 0).any() else int(x.max() + (1 if x.min() == 0 else 0))

@@ -66,7 +66,7 @@ class _Global:
             return
         if not self.back:
             xs, es = (x, e) if self.last is None else (np.r_[self.last[0], x], np.r_[self.last[1], e])
-            self.back = bool(np.any((np.diff(xs) < 0) & (np.diff(es) > 0)))
+            self.back = bool(np.any((np.diff(xs) <= 0) & (np.diff(es) > 0)))   # (as assemble.globalise)
         self.n += len(x)
         self.tot_max = max(self.tot_max, int(tot.max()))
         self.x_max = max(self.x_max, int(x.max()))
