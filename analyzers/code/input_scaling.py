@@ -37,10 +37,10 @@ from mltdbg.analyzers.code.index import (
 )
 
 _IMAGE_NAME = re.compile(r"im(a)?g(e)?s?\b|image|pixel|frame|photo|picture|\bpng|\bjpe?g", re.IGNORECASE)
-_IMAGE_READERS = {"imread", "open_image", "read_image", "decode_image", "imdecode", "load_img", "decode_jpeg",
+IMAGE_READERS = {"imread", "open_image", "read_image", "decode_image", "imdecode", "load_img", "decode_jpeg",
                   "decode_png", "imread_collection", "PILToTensor", "pil_to_tensor"}
 # a cast of what an image reader returns ("np.array([cv2.imread(p) for p in paths]).astype('float32')")
-_READ_IN = re.compile(r"\b(?:%s)\(" % "|".join(sorted(_IMAGE_READERS)))
+_READ_IN = re.compile(r"\b(?:%s)\(" % "|".join(sorted(IMAGE_READERS)))
 _SCALERS = {"Normalize", "ToTensor", "to_tensor", "ConvertImageDtype", "convert_image_dtype", "rescale",
             "StandardScaler", "MinMaxScaler", "RobustScaler", "normalize", "Rescaling", "Normalization",
             "ToDtype", "ToImage", "image_processor", "feature_extractor", "AutoImageProcessor", "standardize",
@@ -85,18 +85,18 @@ def _uint8_source(files: list[PyFile]) -> bool:
                 return True
             if isinstance(n, ast.Constant) and n.value == "uint8":
                 return True
-            if isinstance(n, ast.Call) and (last(n) in _IMAGE_READERS or (last(n) == "open" and
+            if isinstance(n, ast.Call) and (last(n) in IMAGE_READERS or (last(n) == "open" and
                                                                           (dotted(n.func) or "").endswith("Image.open"))):
                 return True
     return False
 
 
 # Calls that hand back images as uint8 tensors (torchvision): what they yield is 0..255 until scaled.
-_UINT8_TENSOR_SOURCES = {"PILToTensor", "pil_to_tensor", "read_image", "decode_image", "decode_jpeg", "decode_png"}
+UINT8_TENSOR_SOURCES = {"PILToTensor", "pil_to_tensor", "read_image", "decode_image", "decode_jpeg", "decode_png"}
 
 
 def _uint8_tensor_source(files: list[PyFile]) -> bool:
-    return any(last(c) in _UINT8_TENSOR_SOURCES for f in files for c in f.calls)
+    return any(last(c) in UINT8_TENSOR_SOURCES for f in files for c in f.calls)
 
 
 def _float_casts(f: PyFile) -> list[tuple[ast.Call, str]]:

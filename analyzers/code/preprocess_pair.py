@@ -18,6 +18,7 @@ import ast
 import re
 
 from mltdbg.analyzers.code.index import STRONG, Finding, PyFile, core, dotted, last, src
+from mltdbg.analyzers.code.input_scaling import IMAGE_READERS, UINT8_TENSOR_SOURCES
 
 _TRAIN = re.compile(r"train(?:ing)?", re.I)
 _EVAL_WORDS = ("test", "val", "valid", "validation", "eval", "inference", "infer")
@@ -156,9 +157,10 @@ def check_preprocess_pair(f: PyFile) -> list[Finding]:
 # ---- across files: a training pipeline that normalizes, an inference script that does not
 
 # An inference / serving / export-check script, by its file name or by the runtime it loads a model with.
-_INFER_FILE = re.compile(r"infer|predict|serve|serving|deploy|onnx|inference|app\.py$|demo|api", re.I)
+# (a name part: infer_onnx.py, predict.py, serve/app.py; not "capital" or "rapids")
+_INFER_FILE = re.compile(r"(?:^|[/_\-.])(?:infer\w*|predict\w*|serv(?:e|er|ing)\w*|deploy\w*|onnx\w*|demo\w*|api|app)"
+                         r"(?=[_\-.]|$)", re.I)
 _RUNTIMES = ("InferenceSession", "load_model", "jit.load", "Interpreter", "from_saved_model")
-_IMAGE_READS = ("imread", "open", "load_img", "read_image", "decode_image", "imdecode")
 # what prepares an image the way a training pipeline does: a transform or processor object, a mean/std
 _PREPARED = re.compile(r"transform|tfms?|(?:^|_)tfs?$|Normalize|normalize|processor|feature_extractor|preprocess_input"
                        r"|Compose|standardi[sz]e", re.I)
@@ -196,7 +198,8 @@ def check_inference_unnormalized(files: list[PyFile]) -> list[tuple[PyFile, Find
             continue
         if not (_INFER_FILE.search(f.t.path) or any(last(c) in _RUNTIMES for c in f.calls)):
             continue
-        reads = [c for c in f.calls if last(c) in _IMAGE_READS and (last(c) != "open" or "Image" in src(c.func))]
+        reads = [c for c in f.calls if (last(c) in IMAGE_READERS and last(c) not in UINT8_TENSOR_SOURCES)
+                 or (last(c) == "open" and "Image" in src(c.func))]
         if not reads or _mean_std_by_hand(f) or any(_PREPARED.search(last(c)) for c in f.calls):
             continue
         if any(isinstance(n, ast.Name) and _PREPARED.search(n.id) for n in f.of_type(ast.Name)):
