@@ -131,6 +131,21 @@ def _lines_after(text: str, pos: int) -> list[str]:
     return text[pos:].split("\n", SUMMARY_ROWS + 1)[1:SUMMARY_ROWS + 1]
 
 
+def _transposed_rows(text: str) -> list[tuple[int, re.Match, str]] | None:
+    """The rows of a printed describe().T (its "count mean std min" header first on its line): (1-based line,
+    _DESCRIBE_ROW's match, the row); None when the text holds no such header."""
+    h = _DESCRIBE_HEAD.search(text)
+    if h is None or text[text.rfind("\n", 0, h.start()) + 1:h.start()].strip():
+        return None
+    line0 = text.count("\n", 0, h.start()) + 1
+    out = []
+    for j, row in enumerate(_lines_after(text, h.start())):
+        if not (m := _DESCRIBE_ROW.match(row.rstrip("\r"))):
+            break
+        out.append((line0 + 1 + j, m, row))
+    return out
+
+
 def _summary_counts(path: str, text: str) -> Signal | None:
     """data:missing_values from a printed describe() / info(): the columns that count fewer values
     than the most any column counts (or than the frame's entries), cited at the first one's line.
@@ -138,13 +153,9 @@ def _summary_counts(path: str, text: str) -> Signal | None:
     found: list[tuple[int, str, int, str]] = []      # (1-based line, column, count, the line)
     most = 0
     described = "mean" in text
-    h = _DESCRIBE_HEAD.search(text) if described else None
-    if h is not None and not text[text.rfind("\n", 0, h.start()) + 1:h.start()].strip():    # first on its line
-        line0 = text.count("\n", 0, h.start()) + 1
-        for j, row in enumerate(_lines_after(text, h.start())):
-            if not (m := _DESCRIBE_ROW.match(row.rstrip("\r"))):
-                break
-            found.append((line0 + 1 + j, m.group(1), int(float(m.group(2))), row))
+    rows = _transposed_rows(text) if described else None
+    if rows is not None:
+        found = [(ln, m.group(1), int(float(m.group(2))), row) for ln, m, row in rows]
     elif described and (c := _COUNT_LINE.search(text)) is not None:
         line0 = text.count("\n", 0, c.start()) + 2        # the match starts at the newline before the line
         head = text[text.rfind("\n", 0, c.start()) + 1:c.start()].split()
@@ -187,24 +198,21 @@ def _scale_spread(path: str, text: str) -> Signal | None:
     if (m := _STD_ROW.search(text)) is not None:
         vals = [float(v) for v in m.group(1).split()]
         # the column names: the nearest line above with as many names as the row has numbers
-        for above in reversed(text[:m.start()].split("\n")[-6:]):
+        for above in reversed(text[max(0, m.start() - 4096):m.start()].split("\n")[-6:]):
             names = above.split()
             if len(names) == len(vals) and not any(_number(n) for n in names):
                 stds = list(zip(names, vals))
                 break
         line, quote = text.count("\n", 0, m.start()) + 2, m.group(0).strip("\n")
-    elif (h := _DESCRIBE_HEAD.search(text)) is not None:
-        line0 = text.count("\n", 0, h.start()) + 1
-        for j, row in enumerate(_lines_after(text, h.start())):
+    elif (rows := _transposed_rows(text)) is not None:
+        for ln, _, row in rows:
             parts = row.split()
-            if len(parts) < 4 or not _DESCRIBE_ROW.match(row.rstrip("\r")):
-                break
             try:
                 stds.append((parts[0], float(parts[3])))
-            except ValueError:
+            except (ValueError, IndexError):
                 break
             if not line:
-                line, quote = line0 + 1 + j, row
+                line, quote = ln, row
     pos = [(n, v) for n, v in stds if v > 0]
     if len(pos) < 2:
         return None
