@@ -264,6 +264,15 @@ def _rule_of(body: str, eval_removal: bool) -> str | None:
     return next((k for k, rx in _CODE_RULES if rx.search(body)), None)
 
 
+def _in_metric_function(kind: str | None, fn: str | None) -> str | None:
+    """`kind`, or the metric's change where a line no rule names (or preprocessing's) sits in a function
+    named for a metric or an evaluation (`def compute_metrics`, `def evaluation`)."""
+    if (kind is None or kind == "baseline:preprocessing_changed") and fn and _METRIC_FUNC.search(fn) \
+            and not re.search(r"normali|preprocess|transform", fn, re.I):
+        return "baseline:metric_changed"
+    return kind
+
+
 _METRIC_FUNC = re.compile(r"acc|f1|metric|score|precision|recall|auc|bleu|rouge|iou|dice|compute_metrics|mAP|evaluat", re.I)
 _CODE_STRENGTH = {"baseline:tokenizer_changed": 0.7, "baseline:split_changed": 0.7, "baseline:seed_changed": 0.6,
                   "baseline:metric_changed": 0.7, "baseline:checkpoint_changed": 0.6,
@@ -440,9 +449,7 @@ def _code_signals(run: Run, base: Run, repo_root: Path) -> list[Signal]:
             continue
         kind = _rule_of(body, side == "-" and path not in added_eval)
         if kind is None or kind == "baseline:preprocessing_changed":
-            fn = func_of(path, side, line)
-            if fn and _METRIC_FUNC.search(fn) and not re.search(r"normali|preprocess|transform", fn, re.I):
-                kind = "baseline:metric_changed"
+            kind = _in_metric_function(kind, func_of(path, side, line))
         if kind is None:
             continue
         if side == "+":
@@ -510,11 +517,7 @@ def posted_diff_signals(run: Run) -> list[Signal]:
             body = lines[i - 1][1:].strip()
             if not body or body.startswith("#"):
                 continue
-            kind = _rule_of(body, side == "-" and p not in gained_eval)
-            # a change inside an evaluation or metric function is the metric's (as for the repository's diff)
-            if (kind is None or kind == "baseline:preprocessing_changed") and _METRIC_FUNC.search(fn) \
-                    and not re.search(r"normali|preprocess|transform", fn, re.I):
-                kind = "baseline:metric_changed"
+            kind = _in_metric_function(_rule_of(body, side == "-" and p not in gained_eval), fn)
             if kind is None:
                 continue
             what = kind.split(":")[1].replace("_changed", "").replace("_", " ")
