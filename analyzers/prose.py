@@ -132,11 +132,6 @@ _COMMAND = re.compile(r"^\s*(?:\$\s+|>\s+)?(?:python[\d.]*|torchrun|accelerate|d
                       r"|git|nvidia-smi|srun|sbatch|mpirun|horovodrun|CUDA_VISIBLE_DEVICES=\S*|export)\s")
 
 
-def _pasted_not_prose(line: str) -> bool:
-    """A command line."""
-    return bool(_COMMAND.match(line))
-
-
 def _unfenced(text: str) -> list[str]:
     """The lines of `text` outside its ``` / ~~~ fences."""
     out, inside = [], False
@@ -265,7 +260,7 @@ def _prose_of(t: TextArtifact) -> str:
     for ln in lines:
         if is_sentence(ln):
             keep.append(ln.strip())
-        elif _MARKUP.match(ln) or _pasted_not_prose(ln):
+        elif _MARKUP.match(ln) or _COMMAND.match(ln):
             continue     # a post's headings, list items, tables and tags are neither sentence nor log
         else:
             misses += 1
