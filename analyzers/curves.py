@@ -2400,8 +2400,10 @@ def _fine_tuning(run: Run) -> bool:
         return False
     code = [t.text for t in run.texts if t.kind == "code"]
     # (a post quotes its code: `BertForSequenceClassification.from_pretrained(...)` in a question's snippet)
+    # (the call's literal first, a find in C: the pattern has no literal prefix to scan a 64 KB log head by)
     return any(_PRETRAINED.search(c) for c in code) or any(
-        _PRETRAINED.search(t.text, 0, FINETUNE_LOG_HEAD) for t in run.texts if t.kind in ("text", "log")) or any(
+        _PRETRAINED.search(t.text, 0, FINETUNE_LOG_HEAD) for t in run.texts
+        if t.kind in ("text", "log") and t.text.find("from_pretrained(", 0, FINETUNE_LOG_HEAD) >= 0) or any(
         f.name == "checkpoint" and "model_name_or_path" in (f.quote or "") for f in run.facts) or any(
         _LOADED_PRETRAINED.search(t.text, 0, FINETUNE_LOG_HEAD) for t in run.texts if t.kind == "log")
 
