@@ -54,9 +54,12 @@ for _c in b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.":
 _LEAD = np.zeros(256, bool)
 for _c in b" \t|":
     _LEAD[_c] = True
-_FIRST = _LEAD.copy()   # a row starts with an indent or a name's first letter (or a Sequential index)
-for _c in b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789":
+_FIRST = _LEAD.copy()   # a row starts with an indent or a name's first letter (or a Sequential index: _seq_start)
+for _c in b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_":
     _FIRST[_c] = True
+_DIGIT = np.zeros(256, bool)
+for _c in b"0123456789":
+    _DIGIT[_c] = True
 _ALPHA = np.zeros(256, bool)
 for _c in b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_":
     _ALPHA[_c] = True
@@ -109,7 +112,14 @@ def _row_matches(data: bytes, nl: np.ndarray, starts: np.ndarray):
         return
     ends = np.append(nl, nb) if nb and b[-1] != 10 else nl    # a line's end: its newline (or the data's end)
     starts = starts[:len(ends)]
-    ok = (ends > starts) & _FIRST[b[np.minimum(starts, nb - 1)]]
+    first = b[np.minimum(starts, nb - 1)]
+    ok = (ends > starts) & _FIRST[first]
+    # ... or an nn.Sequential's parameter at the line's start, "0.weight" / "12.bias": one or two digits, '.',
+    # a letter (tested on the lines' first bytes only: a timestamped log, whose lines start with digits, stays
+    # out of the per-byte tests below)
+    at = lambda k: b[np.minimum(starts + k, nb - 1)]      # noqa: E731
+    ok |= (ends > starts + 2) & _DIGIT[first] & (((at(1) == 46) & _ALPHA[at(2)])
+                                                 | (_DIGIT[at(1)] & (at(2) == 46) & _ALPHA[at(3)]))
     last = np.maximum(ends - 1, 0)
     last = np.where((b[last] == 13) & (last > starts), last - 1, last)   # "\r\n"
     ok &= _LAST[b[last]]
