@@ -292,7 +292,9 @@ DETECTORS: list[_Det] = [
             r"|pip's dependency resolver does not currently take into account"
             r"|requires ([\w.\-\[\]]+[^,]*), but you have ([\w.\-]+ [\w.+\-]+) which is incompatible"
             r"|conflicting dependencies|ResolutionImpossible|Could not find a version that satisfies the requirement"
-            r"|No matching distribution found for|got an unexpected keyword argument '(\w+)'"),
+            r"|No matching distribution found for|got an unexpected keyword argument '(\w+)'"
+            # Keras 3 (TF 2.16+) refuses an argument Keras 2 took ("Adam(lr=1e-3)"): another version than the code's
+            r"|Argument\(s\) not recognized: \{'(\w+)'"),
          0.9, lambda m: "an import failed or package versions conflict", lambda m: _import_data(m)),
     # the installed build does not fit the machine: a CPU-only torch, no driver, a driver older than the
     # CUDA runtime, kernels not built for this GPU's architecture
@@ -456,8 +458,8 @@ def _import_data(m: re.Match) -> dict:
         d.update(module=g[2], name=g[3])
     elif g[4]:
         d.update(requires=g[4].strip(), installed=g[5])
-    elif g[6]:
-        d["keyword"] = g[6]
+    elif g[6] or g[7]:
+        d["keyword"] = g[6] or g[7]
     return d
 
 

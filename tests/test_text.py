@@ -297,6 +297,7 @@ def test_clean_training_log_gives_nothing():
     ("ModuleNotFoundError: No module named 'flash_attn'", "log:import_error"),
     ("ImportError: cannot import name 'soft_unicode' from 'markupsafe'", "log:import_error"),
     ("AttributeError: module 'numpy' has no attribute 'float'", "log:import_error"),
+    ("ValueError: Argument(s) not recognized: {'lr': 0.001}", "log:import_error"),      # Keras 3 refusing Keras 2's lr
     ("UserWarning: The 'train_dataloader' does not have many workers which may be a bottleneck. Consider increasing the value of the `num_workers` argument", "log:dataloader_slow"),
     ("Token indices sequence length is longer than the specified maximum sequence length for this model (1024 > 512). Running this sequence through the model will result in indexing errors", "log:tokenizer_warning"),
     ("sample 3: : : : : : : : : : : : : : : : : : : :", "log:collapse_output"),
