@@ -314,6 +314,15 @@ DETECTORS: list[_Det] = [
             r"|Asking to (?:truncate|pad) .*? but (?:no maximum length|the tokenizer does not have)"
             r"|Special tokens have been added in the vocabulary|vocab(?:ulary)? size mismatch"),
          0.5, lambda m: "the tokenizer warns (length / class / vocabulary)"),
+    # dead ReLUs as a debugging printout says it: "64/64 units dead", "fraction of outputs == 0 -> 1.000", "dead
+    # neurons: 87%" (a share of half or more; the curves read the same from a logged series: curves._dead_units)
+    _Det("dead_units",
+         _P(r"\b(\d+)\s*/\s*(\d+)\s+(?:units|neurons|relus?|channels|filters|activations)\s+(?:are\s+|were\s+)?"
+            r"(?:dead|inactive|zero|never\s+(?:fire|active))"
+            r"|\b(?:fraction|share|ratio|percent(?:age)?)\s+of\s+(?:the\s+)?(?:relu\s+)?(?:outputs?|activations?|units|neurons)"
+            r"\s*(?:that\s+are\s+)?(?:==|=|equal\s+to|at)\s*0(?:\.0+)?\s*(?:->|:|=|is)?\s*(\d*\.\d+|\d+(?:\.\d+)?\s*%|[01])"
+            r"|\bdead\s+(?:relu\s+)?(?:units|neurons|relus)\s*[:=]?\s*(\d{1,3}(?:\.\d+)?)\s*%", re.I),
+         0.8, lambda m: "a printout says most units output zero (dead ReLUs)", lambda m: _dead_share(m)),
     _Det("log:collapse_output",
          _P(r"\b(?:pred(?:iction)?s?|class(?:es)?|output|label)[_ ]?(?:counts?|hist(?:ogram)?|distribution|freq(?:uenc(?:y|ies))?)"
             r"\s*[:=]\s*(\[[^\]\n]{0,2000}\]|\{[^}\n]{0,2000}\}|\([^)\n]{0,2000}\))", re.I),
@@ -346,6 +355,7 @@ GATES = (
     "nable to allocate", "inimum loss scale", "nput tensor", "Half without", "compiled with CUDA", "NVIDIA driver",
     "driver version", "kernel image",
     "std", "255",     # input statistics (log:inputs_unscaled): a std beside the mean, or a raw 8-bit max
+    "dead",           # a printout of dead units (dead_units)
 )
 
 # Gates scanned over the whole of a big log (mid-run events); the others only over its head and tail.
@@ -447,6 +457,20 @@ def _pytest_data(s: str) -> dict:
     if re.search(r"cuda|gpu|nvidia", s, re.I):
         d["gpu_related"] = True
     return d
+
+
+def _dead_share(m: re.Match) -> dict | None:
+    """The share of dead units a printout names (n/m, a fraction, a percent); None under half."""
+    n, tot, frac, pct = m.groups()
+    try:
+        if n is not None:
+            share = int(n) / int(tot) if int(tot) else 0.0
+        else:
+            v = (frac or pct or "").strip()
+            share = float(v.rstrip("% ")) / (100.0 if v.endswith("%") or float(v.rstrip("% ")) > 1 else 1.0)
+    except ValueError:
+        return None
+    return {"share": share} if share >= 0.5 else None
 
 
 def _import_data(m: re.Match) -> dict:
