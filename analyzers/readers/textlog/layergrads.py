@@ -48,24 +48,24 @@ def _has_grad(text: bytes) -> bool:
 # Lines whose first name-like token is tested with whole-array operations: this many bytes
 # from a line's start (a longer indent or name sends the line to the regex as it is).
 _TOKEN_WINDOW = 64
-_WORD = np.zeros(256, bool)
-for _c in b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.":
-    _WORD[_c] = True
-_LEAD = np.zeros(256, bool)
-for _c in b" \t|":
-    _LEAD[_c] = True
-_FIRST = _LEAD.copy()   # a row starts with an indent or a name's first letter (or a Sequential index: _seq_start)
-for _c in b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_":
-    _FIRST[_c] = True
-_DIGIT = np.zeros(256, bool)
-for _c in b"0123456789":
-    _DIGIT[_c] = True
-_ALPHA = np.zeros(256, bool)
-for _c in b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_":
-    _ALPHA[_c] = True
-_LAST = np.zeros(256, bool)   # ... and ends with a number ("1.", "nan", "inf", "tensor(1e-3)", "None") or a table's '|'
-for _c in b"0123456789.nf \t|)e":
-    _LAST[_c] = True
+
+
+def _byte_class(chars: bytes) -> np.ndarray:
+    """A 256-entry lookup table: True at the given bytes."""
+    t = np.zeros(256, bool)
+    t[np.frombuffer(chars, np.uint8)] = True
+    return t
+
+
+_LETTERS = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"
+_WORD = _byte_class(_LETTERS + b"0123456789-.")
+_LEAD = _byte_class(b" \t|")
+_FIRST = _byte_class(b" \t|" + _LETTERS)   # a row starts with an indent or a name's first letter (or a Sequential
+                                           # index, tested apart in _row_matches)
+_DIGIT = _byte_class(b"0123456789")
+_ALPHA = _byte_class(_LETTERS)
+_LAST = _byte_class(b"0123456789.nf \t|)e")   # ... and ends with a number ("1.", "nan", "inf", "tensor(1e-3)",
+                                               # "None") or a table's '|'
 
 
 _SHORT_WINDOW = 16
