@@ -9,9 +9,9 @@ from __future__ import annotations
 import ast
 import re
 
-from mltdbg.analyzers.code.index import (CLEAR, FUNCS, MEDIUM, NORM_LAYERS, STRONG, WEAK, Finding, PyFile, RunIndex, arg,
-                                         const, core, dotted, fname, is_model_name, is_no_grad_with, last, model_calls,
-                                         recv, src)
+from mltdbg.analyzers.code.index import (CLEAR, FUNCS, MEDIUM, MODULE_MOVES, NORM_LAYERS, STRONG, WEAK, Finding, PyFile,
+                                         RunIndex, arg, const, core, dotted, fname, is_model_name, is_no_grad_with, last,
+                                         model_calls, recv, src)
 
 
 _INFER_TOKENS = {"predict", "prediction", "predictions", "evaluate", "eval", "evaluation", "infer",
@@ -103,15 +103,11 @@ def _same_model(r: str, m: str) -> bool:
     return bool(r) and (r == m or m.startswith(r + ".") or r.rsplit(".", 1)[-1] == m.rsplit(".", 1)[-1])
 
 
-# calls that hand back the module they are called on (`model.cuda().eval()` puts `model` in eval mode)
-_SAME_MODULE = frozenset({"cuda", "cpu", "to", "float", "half", "double", "bfloat16", "requires_grad_", "share_memory"})
-
-
 def _module_of(e: ast.Call) -> str:
     """The module an eval()/train() call puts in its mode: its receiver, through calls that return the
     module itself (`model.cuda().eval()`, `net.to(device).eval()`)."""
     r = recv(e)
-    while isinstance(r, ast.Call) and last(r) in _SAME_MODULE:
+    while isinstance(r, ast.Call) and last(r) in MODULE_MOVES:
         r = recv(r)
     return (dotted(r) if r is not None else None) or ""
 

@@ -101,6 +101,12 @@ def last(call: ast.Call) -> str:
         return d
 
 
+# A module's calls that move it or set its mode and return the module itself (`model.cuda().eval()`,
+# `head.to(device)`): the module's own name, not a use of its output.
+MODULE_MOVES = frozenset({"to", "cuda", "cpu", "train", "float", "double", "half", "bfloat16", "requires_grad_",
+                          "share_memory"})
+
+
 def recv(call: ast.Call) -> ast.expr | None:
     return call.func.value if isinstance(call.func, ast.Attribute) else None
 
@@ -661,6 +667,12 @@ class PyFile:
                 v.sort(key=lambda x: x[0])
             self._assigns[key] = d
         return self._assigns[key]
+
+    def value_near(self, name: str, node: ast.AST) -> ast.AST | None:
+        """The expression last assigned to `name` before `node`, in `node`'s own scope, else at module level
+        (`KINIT = "zeros"` or `MODEL_DIR = "/models/x"` read inside a function)."""
+        line = getattr(node, "lineno", 10**9)
+        return self.value_of(name, self.scope_of(node), line) or self.value_of(name, self.tree, line)
 
     def value_of(self, name: str | None, scope: ast.AST, before: int) -> ast.AST | None:
         """The expression last assigned to `name` in scope before line `before`."""

@@ -52,7 +52,7 @@ def _kernel_init(f: PyFile, c: ast.Call) -> tuple[str, float | None] | None:
     name assigned one (KINIT = "zeros")."""
     kw: ast.AST | None = next((k.value for k in c.keywords if k.arg in _KERNEL_KW), None)
     if isinstance(kw, ast.Name):
-        kw = f.value_of(kw.id, f.scope_of(c), c.lineno) or f.value_of(kw.id, f.tree, c.lineno)
+        kw = f.value_near(kw.id, c)
     if kw is None:
         return None
     if isinstance(kw, ast.Constant) and isinstance(kw.value, str):

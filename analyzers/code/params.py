@@ -11,8 +11,8 @@ from __future__ import annotations
 import ast
 import re
 
-from mltdbg.analyzers.code.index import (CLEAR, STRONG, Finding, PyFile, arg, const, core, dotted, fname, last, model_calls,
-                                         recv, src)
+from mltdbg.analyzers.code.index import (CLEAR, MODULE_MOVES, STRONG, Finding, PyFile, arg, const, core, dotted, fname, last,
+                                         model_calls, recv, src)
 
 
 def param_paths(f: PyFile, e: ast.AST, scope: ast.AST, line: int, depth: int = 0) -> list[str]:
@@ -95,8 +95,6 @@ def check_params(f: PyFile) -> list[Finding]:
 # frozen backbone under a trained head.)
 _FRESH_LAYERS = re.compile(r"^(?:torch\.)?nn\.(?:Linear|Bilinear|Conv[123]d|ConvTranspose[123]d|Embedding|LSTM|GRU|RNN"
                            r"|MultiheadAttention|Sequential)$")
-# what may be done with such a layer without giving its weights to anyone
-_MOVES = frozenset({"to", "cuda", "cpu", "train", "float", "double", "half", "bfloat16"})
 
 
 def _fresh_layer_unoptimized(f: PyFile) -> list[Finding]:
@@ -137,7 +135,7 @@ def _layer_use_only(f: PyFile, n: ast.Name) -> bool:
         return True
     if isinstance(p, ast.Call) and p.func is n:
         return True
-    return isinstance(p, ast.Attribute) and p.attr in _MOVES and isinstance(f.parent.get(p), ast.Call)
+    return isinstance(p, ast.Attribute) and p.attr in MODULE_MOVES and isinstance(f.parent.get(p), ast.Call)
 
 
 def _check_opt_vs_forward(f: PyFile, opt: ast.Call, scope: ast.AST, paths: list[str]) -> list[Finding]:

@@ -45,7 +45,7 @@ def _loads(f: PyFile) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
             continue
         name = const(c.args[0])
         if not isinstance(name, str) and isinstance(c.args[0], ast.Name):    # MODEL_DIR = "/models/router-v3"
-            name = const(f.value_of(c.args[0].id, f.tree, c.lineno))
+            name = const(f.value_near(c.args[0].id, c))
         if not isinstance(name, str):
             continue
         cls = dotted(c.func.value) or ""
