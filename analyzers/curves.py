@@ -68,6 +68,9 @@ INIT_LOSS_CHANCE_PLUS = 3.0
 INIT_LOSS_ABSOLUTE = 13.0
 # A huge first loss that ends this many times lower (below the bar) has recovered.
 HUGE_START_FALL = 20.0
+# A loss of any other kind (MSE, L1, a sum over pixels) starting at this or more: no target on a sane scale
+# gives it; raw features or targets in the thousands and up do.
+LOSS_OFF_SCALE = 1e6
 # ... and back above the bar at no more than this share of the second half's points (a per-batch loss blips:
 # 1.1, 5.5, 1.1, 13.3, 1.0 has recovered; an lr too high does not settle)
 RECOVER_BLIPS = 0.2
@@ -1193,7 +1196,12 @@ def _huge_start(run: Run, s: Series, q: Quoter) -> list[Signal]:
         ce = bool(_CE_NAME.search(s.raw_name)) or any(
             m in run.metric_names() for m in ("accuracy", "val_accuracy", "perplexity", "val_perplexity"))
         if not ce:
-            return []
+            if first < LOSS_OFF_SCALE:
+                return []
+            txt = f"{s.name} starts at {_fmt(first)} (step {int(s.steps[i0])}); no loss on inputs and targets near unit " \
+                  f"scale starts above {LOSS_OFF_SCALE:g}"
+            return [Signal("loss_huge_at_start", 0.6, txt, [q.ev(s, i0, txt)],
+                           {"first": first, "chance": None, "ratio": first / LOSS_OFF_SCALE, "step": int(s.steps[i0])})]
         bar, chance = INIT_LOSS_ABSOLUTE, None
         ref = f"no vocabulary puts a standard init's cross-entropy above {INIT_LOSS_ABSOLUTE:g}"
     if first <= bar:

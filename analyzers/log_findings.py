@@ -321,7 +321,10 @@ DETECTORS: list[_Det] = [
             r"(?:dead|inactive|zero|never\s+(?:fire|active))"
             r"|\b(?:fraction|share|ratio|percent(?:age)?)\s+of\s+(?:the\s+)?(?:relu\s+)?(?:outputs?|activations?|units|neurons)"
             r"\s*(?:that\s+are\s+)?(?:==|=|equal\s+to|at)\s*0(?:\.0+)?\s*(?:->|:|=|is)?\s*(\d*\.\d+|\d+(?:\.\d+)?\s*%|[01])"
-            r"|\bdead\s+(?:relu\s+)?(?:units|neurons|relus)\s*[:=]?\s*(\d{1,3}(?:\.\d+)?)\s*%", re.I),
+            r"|\bdead\s+(?:relu\s+)?(?:units|neurons|relus)\s*[:=]?\s*(\d{1,3}(?:\.\d+)?)\s*%"
+            r"|\b(\d{1,3}(?:\.\d+)?)\s*%\s+of\s+(?:the\s+|all\s+)?(?:relu\s+|hidden\s+)?(?:units|neurons|relus?|activations)\b"
+            r"[^.\n]{0,40}?\b(?:outputs?|are|were|is|stay|stays|gives?|returns?)\s+(?:always\s+|exactly\s+|all\s+)?"
+            r"(?:0(?![.\d])|zeros?\b|dead\b|inactive\b)", re.I),
          0.8, lambda m: "a printout says most units output zero (dead ReLUs)", lambda m: _dead_share(m)),
     _Det("log:collapse_output",
          _P(r"\b(?:pred(?:iction)?s?|class(?:es)?|output|label)[_ ]?(?:counts?|hist(?:ogram)?|distribution|freq(?:uenc(?:y|ies))?)"
@@ -355,7 +358,7 @@ GATES = (
     "nable to allocate", "inimum loss scale", "nput tensor", "Half without", "compiled with CUDA", "NVIDIA driver",
     "driver version", "kernel image",
     "std", "255",     # input statistics (log:inputs_unscaled): a std beside the mean, or a raw 8-bit max
-    "dead",           # a printout of dead units (dead_units)
+    "dead", "units", "neurons",    # a printout of dead units (dead_units)
 )
 
 # Gates scanned over the whole of a big log (mid-run events); the others only over its head and tail.
@@ -461,7 +464,8 @@ def _pytest_data(s: str) -> dict:
 
 def _dead_share(m: re.Match) -> dict | None:
     """The share of dead units a printout names (n/m, a fraction, a percent); None under half."""
-    n, tot, frac, pct = m.groups()
+    n, tot, frac, pct, pct_of = m.groups()
+    pct = pct or (pct_of + "%" if pct_of else None)
     try:
         if n is not None:
             share = int(n) / int(tot) if int(tot) else 0.0

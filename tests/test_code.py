@@ -247,6 +247,23 @@ def test_a_posts_indented_code_beside_its_pasted_epoch_lines_without_separators_
     assert sig["code:raw_pixels_unscaled"].evidence[0].line == 9
 
 
+def test_a_terse_posts_indented_loop_is_read_though_the_post_is_too_short_for_prose(tmp_path):
+    """A title, a four-line loop indented as Markdown quotes it, one line of epochs and a note: too few words for
+    prose, yet the loop is the post's (backward and step, no zero_grad). The same lines unindented, as a log
+    that printed them, quote nothing."""
+    from mltdbg.analyzers.ingest import ingest
+
+    loop = ["for x, y in loader:", "    loss = crit(model(x), y)", "    loss.backward()", "    opt.step()"]
+    post = tmp_path / "question.txt"
+    post.write_text("refactor train loop, loss now goes up?\n" + "".join("    " + ln + "\n" for ln in loop)
+                    + "ep1 loss 0.692 gnorm 1.2 | ep2 loss 0.913 gnorm 38.4\nold loop was fine with same lr=1e-3\n")
+    sig = {s.kind: s for s in code_signals(ingest([post]))}
+    assert sig["code:missing_zero_grad"].evidence[0].line == 4
+    post.write_text("refactor train loop, loss now goes up?\n" + "".join(ln + "\n" for ln in loop)
+                    + "ep1 loss 0.692 gnorm 1.2 | ep2 loss 0.913 gnorm 38.4\nold loop was fine with same lr=1e-3\n")
+    assert "code:missing_zero_grad" not in {s.kind for s in code_signals(ingest([post]))}
+
+
 def test_what_is_not_quoted_code():
     """A traceback's code lines (one between frames), a YAML line, a bare word and a sentence are not
     code a post quotes; two statements that do something are."""

@@ -727,3 +727,11 @@ def test_a_val_loss_that_rises_from_1e6_to_8e6_is_no_divergence(tmp_path):
     from mltdbg.playbooks.diagnose import diagnose
     d = diagnose([str(tmp_path)], ["validation accuracy is 100% from the first epoch, seems too good to be true"])
     assert d.hypotheses[0].id == "data_leakage", [(h.id, h.confidence) for h in d.hypotheses]
+
+
+def test_a_regression_loss_off_any_sane_scale_at_the_start_is_a_huge_start():
+    """An MSE of 1e18 at the first points is no init's doing on unit-scale data: raw features or targets in the
+    thousands. 5e5 (a sum over pixels, house prices in thousands) says nothing without a chance level."""
+    s = kinds(_run(loss=[3.5e18, 1.1e24, 3.6e23, 6.4e23, 2.0e23]))["loss_huge_at_start"]
+    assert s.data["first"] == 1.1e24 and s.evidence[0].step == 10
+    assert "loss_huge_at_start" not in kinds(_run(loss=[5e5, 4e5, 3e5, 2e5, 1e5]))

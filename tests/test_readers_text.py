@@ -903,6 +903,25 @@ def test_a_history_printed_as_lists_is_read_whole(tmp_path):
     assert all(len(by[k]) == 1 for k in ("milestones", "betas") if k in by)   # settings, not histories
 
 
+def test_a_list_printed_under_the_line_that_names_it_is_read_whole(tmp_path):
+    # print(losses) then its output; a caption over numpy's multi-line print; a notebook's Out[] line
+    (tmp_path / "q.txt").write_text(
+        "print(train_losses)\n[2.3026, 2.3025, 2.3027, 2.3026]\n\n"
+        "=== Loss Array ===\n[3.54981262e+18 1.08446422e+24 3.64640361e+23\n 6.35668752e+23 4.05704140e+23]\n\n"
+        "In [7]: history.history['val_accuracy']\nOut[7]: [0.1, 0.1, 0.1]\n\n"
+        "print(milestones)\n[30, 60, 90]\n")
+    run = ingest([tmp_path])
+    by: dict = {}
+    for s in run.series:
+        by.setdefault(s.name, []).append(s)
+    assert [s.values.tolist() for s in by["loss"]] == [[2.3026, 2.3025, 2.3027, 2.3026],
+                                                       [3.54981262e+18, 1.08446422e+24, 3.64640361e+23,
+                                                        6.35668752e+23, 4.05704140e+23]]
+    assert by["loss"][1].locs.tolist() == [5, 5, 5, 6, 6]
+    assert by["val_accuracy"][0].values.tolist() == [0.1, 0.1, 0.1]
+    assert "milestones" not in by          # a setting's list, not a history
+
+
 def test_a_list_that_never_closes_is_given_up_in_linear_time():
     from mltdbg.analyzers.model import TextArtifact
     from mltdbg.analyzers.readers.textlog.lists import list_series

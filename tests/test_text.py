@@ -300,6 +300,7 @@ def test_clean_training_log_gives_nothing():
     ("ValueError: Argument(s) not recognized: {'lr': 0.001}", "log:import_error"),      # Keras 3 refusing Keras 2's lr
     ("ReLU 1: fraction of outputs == 0 -> 1.000  (64/64 units dead on whole train set)", "dead_units"),
     ("dead neurons: 87%", "dead_units"),
+    ("in layers 3-6, 94% of the units output exactly 0 for every single sample", "dead_units"),
     ("UserWarning: The 'train_dataloader' does not have many workers which may be a bottleneck. Consider increasing the value of the `num_workers` argument", "log:dataloader_slow"),
     ("Token indices sequence length is longer than the specified maximum sequence length for this model (1024 > 512). Running this sequence through the model will result in indexing errors", "log:tokenizer_warning"),
     ("sample 3: : : : : : : : : : : : : : : : : : : :", "log:collapse_output"),
@@ -319,7 +320,8 @@ def test_single_line_detectors(line, kind):
 
 def test_a_printout_of_a_few_dead_units_is_no_dead_relu_finding():
     """12 of 64 units dead, or 30 %, is no finding (half or more is)."""
-    for line in ("12/64 units dead", "dead neurons: 30%", "fraction of outputs == 0 -> 0.2"):
+    for line in ("12/64 units dead", "dead neurons: 30%", "fraction of outputs == 0 -> 0.2",
+                 "30% of the units output 0", "94% of the units output 0.25 on average"):
         assert "dead_units" not in signals(run_of(("x.log", "step 1 loss 2.0\n" + line + "\n")))
 
 

@@ -1096,6 +1096,15 @@ def _opened(line: str) -> int:
     return sum(t.count(ch) for ch in "([{") - sum(t.count(ch) for ch in ")]}")
 
 
+def _indented_quote(lines: list[str], r: range) -> bool:
+    """Whether block `r` is a Markdown-indented quote: its lines all indented four spaces or a tab, the line
+    above it (if any) not, and a block statement (for, while, def, with...) opening it."""
+    body = [lines[i] for i in r if lines[i].strip()]
+    above = next((lines[i] for i in range(r.start - 1, -1, -1) if lines[i].strip()), "")
+    return bool(body) and all(b.startswith(("    ", "\t")) for b in body) \
+        and not above.startswith((" ", "\t")) and bool(_SNIPPET_OPENER.match(body[0]))
+
+
 def fenced_code(t: TextArtifact) -> TextArtifact | None:
     """The Python of `t`'s fenced blocks, and of the blocks it quotes unfenced (prose.quoted_code: a four-space
     indent, or lines pasted as they ran), each block dedented, every other line blank; None when it holds none."""
@@ -1116,7 +1125,11 @@ def fenced_code(t: TextArtifact) -> TextArtifact | None:
             covered = {i for r in quoted for i in r}
             if any(ln.strip() and not ln.lstrip().startswith("#") and i not in covered for i, ln in enumerate(lines)) \
                     or not any(_SNIPPET_OPENER.match(lines[i]) for i in covered):
-                return None
+                # (but a terse post's code block, indented as Markdown quotes it under a line that is not, holds
+                # a loop: its title and notes are too few words for prose, and no log indents code so)
+                quoted = [r for r in quoted if _indented_quote(lines, r)]
+                if not quoted:
+                    return None
         for r in quoted:
             out[r.start:r.stop] = _dedented(lines, r)
         return TextArtifact(path=t.path, abspath=t.abspath, kind="code", text="\n".join(out)) if quoted else None

@@ -58,6 +58,34 @@ def _list_name(raw: str) -> str:
     return normalize(base)
 
 
+# A list on a line of its own under the line that names it: `print(losses)` or `print(history.history['loss'])`
+# then its output, a notebook's `In [5]: train_loss` / `Out[5]: [...]`, a caption ("Loss array:", "=== Loss ===")
+# over numpy's multi-line print. The caption is one short line with no list of its own; its first word that names a
+# metric (by _list_name) names the list.
+_CAPTIONED = re.compile(
+    r"^(?P<cap>[^\n]{1,80})\r?\n[ \t]*(?:Out\[\d+\]:[ \t]*)?(?:array\(|tensor\()?\[\s*(?P<nums>" + _NUM
+    + r"(?:(?:[ \t]*,\s*|\s+)" + _NUM + r")+)\s*,?\s*\]", re.IGNORECASE | re.MULTILINE)
+_CAPTION_WORD = re.compile(r"[A-Za-z_][\w]*")
+
+
+def captioned_series(art: TextArtifact) -> list[Series]:
+    """The histories printed as a bare list under a line that names them (see _CAPTIONED)."""
+    text = art.text
+    if len(text) > MAX_CHARS or "\n[" not in text.replace(" ", "").replace("\t", "").replace("]:", "]:\n"):
+        return []
+    out = []
+    for m in _CAPTIONED.finditer(text):
+        if _ANY.search(m.group("cap")) or _EACH.fullmatch(m.group("cap").strip(" ,[]")):
+            continue        # (a list's own line, or one of numpy's wrapped lines)
+        words = _CAPTION_WORD.findall(m.group("cap").replace("'", " ").replace('"', " "))
+        name = next((n for n in (_list_name(w) for w in words) if _is_metric(n)), None)
+        nums = list(_EACH.finditer(m.group("nums")))
+        if name is None or len(nums) < MIN_POINTS:
+            continue
+        out.append(_history(art, _points(m, nums), name, m.group("cap").strip()))
+    return out
+
+
 def list_series(art: TextArtifact) -> list[Series]:
     """The histories printed as lists in a small log (see the module docstring)."""
     text = art.text
@@ -164,7 +192,7 @@ def with_lists(art: TextArtifact, series: list[Series]) -> list[Series]:
     """`series` (the block scanner's) with each printed history in place of the one point the
     scanner took from the start of its list, and a short text's worded values (worded_series) in
     place of the point or two it took from their line."""
-    lists = list_series(art)
+    lists = list_series(art) + captioned_series(art)
     if not any(s.name == "loss" for s in series):
         lists += tensor_series(art)
     worded = worded_series(art)
