@@ -68,6 +68,8 @@ INIT_LOSS_CHANCE_PLUS = 3.0
 INIT_LOSS_ABSOLUTE = 13.0
 # A huge first loss that ends this many times lower (below the bar) has recovered.
 HUGE_START_FALL = 20.0
+# A logged lr whose peak stays this many times below the configured lr never ran at it (curves._lr_signals).
+LR_NEVER_CONFIGURED = 20.0
 # A loss of any other kind (MSE, L1, a sum over pixels) starting at this or more: no target on a sane scale
 # gives it; raw features or targets in the thousands and up do.
 LOSS_OFF_SCALE = 1e6
@@ -346,7 +348,8 @@ def _counted_nonfinite(run: Run, q: Quoter) -> list[Signal]:
 NOT_HEALTHY_BESIDE = frozenset({"loss_huge_at_start", "train_acc_capped", "val_gap_from_start", "grad_zero",
                                 "grad_zero_below_head", "grad_died", "memorized_after_plateau",
                                 "memorizing_from_start", "train_acc_falls", "collapsed_to_chance", "fell_back_to_chance",
-                                "grad_pinned", "val_above_train_early", "held_out_at_chance", "val_nonfinite_only"})
+                                "grad_pinned", "val_above_train_early", "held_out_at_chance", "val_nonfinite_only",
+                                "lr_schedule_odd"})
 
 
 def without(signals: list[Signal], kind: str, beside: frozenset[str] | set[str] | Callable[[Signal], bool],
@@ -2523,6 +2526,21 @@ def _lr_signals(run: Run, lr: Series | None, q: Quoter) -> list[Signal]:
                 txt = f"lr falls from {_fmt(peak)} to {_fmt(float(fv[below[0]]))} {where} (step {int(lr.steps[j])})"
                 out.append(Signal("lr_schedule_odd", 0.8 if early else 0.7, txt, [q.ev(lr, k, "lr peak"), q.ev(lr, j, txt)],
                                   {"detail": "collapse"}))
+            # The logged lr never comes near the configured one (LR_NEVER_CONFIGURED times below it at its peak, from
+            # the first point on): a schedule that decays before the first log (MultiStepLR's epoch milestones counted
+            # in steps). A warm-up reaches the configured lr; a decay starts at it.
+            cf = run.fact("lr")
+            try:
+                conf = float(cf.value) if cf is not None else None
+            except (TypeError, ValueError):
+                conf = None
+            if cf is not None and conf is not None and conf > 0 and len(fv) >= LR_COLLAPSE_POINTS \
+                    and 0 < peak <= conf / LR_NEVER_CONFIGURED:
+                txt = (f"logged lr is at most {_fmt(peak)} from its first point on, {conf / peak:.0f}x below the "
+                       f"configured lr {cf.value}")
+                out.append(Signal("lr_schedule_odd", 0.7, txt, [q.ev(lr, k, txt), Evidence(
+                    text=f"configured lr = {cf.value}", source=cf.source, line=cf.line, quote=cf.quote)],
+                    {"detail": "never at the configured lr", "configured": conf, "peak": peak}))
             # The lr hits exactly 0 and training goes on at 0 (a schedule whose total steps are wrong):
             # a decay that ends at 0 reaches it at its last point, not for a fifth of the run.
             nz = np.flatnonzero(fv != 0)

@@ -178,6 +178,23 @@ def test_lr_collapse_and_jump():
     assert kinds(_run(lr=lr2))["lr_jump"].data["step"] == 2000
 
 
+def test_a_logged_lr_that_never_comes_near_the_configured_one_is_an_odd_schedule():
+    """SGD at lr 0.1 with MultiStepLR's epoch milestones [60, 120, 160] stepped per batch: the per-epoch log shows
+    0.0008 from epoch 0 on, 125x below the configured lr, and the run is no longer healthy. A warm-up that reaches
+    the configured lr, and the same log with no configured lr, are not."""
+    loss = 1.9 * np.exp(-np.arange(40) / 8) + 0.05
+    run = _run(loss=loss, lr=np.full(40, 0.0008))
+    run.facts.append(Fact("lr", 0.1, "train.py", 7, "lr=0.1"))
+    got = kinds(run)
+    s = got["lr_schedule_odd"]
+    assert s.data["detail"] == "never at the configured lr" and s.evidence[1].line == 7
+    assert "healthy" not in got
+    warm = _run(loss=loss, lr=np.minimum(0.1, 0.01 * (np.arange(40) + 1)))
+    warm.facts.append(Fact("lr", 0.1, "train.py", 7, "lr=0.1"))
+    assert "lr_schedule_odd" not in kinds(warm)
+    assert "lr_schedule_odd" not in kinds(_run(loss=loss, lr=np.full(40, 0.0008)))
+
+
 def test_a_step_decay_each_epoch_collapses_a_five_epoch_log():
     """StepLR(step_size=1, gamma=0.1) logged per epoch: 0.1, 0.01, 0.001, 1e-4, 0 with the loss flat from epoch 2.
     Five points were too few to read a collapse (eight were needed), and 1e-4 is exactly 1/1000 of the peak (the

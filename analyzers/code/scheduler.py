@@ -81,8 +81,9 @@ def _level(f: PyFile, call: ast.Call, shapes: dict[str, str]) -> str | None:
 
 
 def check_scheduler(f: PyFile, idx: RunIndex) -> list[Finding]:
-    if not f.has_training():
-        return []
+    if not f.has_training() and not any(isinstance(fn, ast.FunctionDef) and fn.name == "configure_optimizers"
+                                        for fn in f.of_type(ast.FunctionDef)):
+        return []       # (a LightningModule trains without a backward() of its own)
     out = []
     shapes = _fn_training_shape(f)
     scheds = {}
@@ -96,6 +97,19 @@ def check_scheduler(f: PyFile, idx: RunIndex) -> list[Finding]:
         kind = _sched_kind(ctor)
         leaf = name.rsplit(".", 1)[-1]
         steps = [c for c in f.calls_named("step") if (dotted(recv(c)) or "").rsplit(".", 1)[-1] == leaf]
+        lit = _lightning_interval(f, name)
+        if kind is not None and lit is not None:
+            interval, at = lit
+            if kind == "epoch" and interval == "step":
+                out.append(Finding("code:scheduler_wrong_loop", CLEAR, at,
+                                   f"{last(ctor)} counts epochs but Lightning steps it every batch (interval 'step'):"
+                                   " the lr decays len(loader) times too fast", [(line, "scheduler created here")]))
+            elif kind == "step" and interval == "epoch":
+                out.append(Finding("code:scheduler_wrong_loop", CLEAR, at,
+                                   f"{last(ctor)} counts optimizer steps but Lightning steps it once per epoch"
+                                   " (interval 'epoch', its default): warm-up/decay barely moves",
+                                   [(line, "scheduler created here")]))
+            continue
         if not steps:
             if leaf in idx.sched_steps or _escapes(f, name):
                 continue
@@ -116,6 +130,26 @@ def check_scheduler(f: PyFile, idx: RunIndex) -> list[Finding]:
                                    f"{last(ctor)} counts optimizer steps but is stepped once per epoch: warm-up/decay"
                                    " barely moves", [(line, "scheduler created here")]))
     return out
+
+
+def _lightning_interval(f: PyFile, name: str) -> tuple[str, int] | None:
+    """How often Lightning steps scheduler `name` that configure_optimizers returns, and the line that says so:
+    a {"scheduler": name, "interval": ...} dict's interval, or 'epoch' (Lightning's default) for a dict without
+    one or a bare `return [opt], [name]`; None when the file does not hand it to Lightning."""
+    for fn in f.of_type(ast.FunctionDef):
+        if not isinstance(fn, ast.FunctionDef) or fn.name != "configure_optimizers":
+            continue
+        for n in f.subtree(fn):
+            if isinstance(n, ast.Dict):
+                keys = {const(k): v for k, v in zip(n.keys, n.values) if k is not None}
+                if "scheduler" in keys and dotted(keys["scheduler"]) == name:
+                    iv = const(keys["interval"]) if "interval" in keys else "epoch"
+                    return (iv, n.lineno) if iv in ("step", "epoch") else None
+            elif isinstance(n, ast.Return) and isinstance(n.value, ast.Tuple) and len(n.value.elts) == 2:
+                second = n.value.elts[1]
+                if isinstance(second, (ast.List, ast.Tuple)) and any(dotted(e) == name for e in second.elts):
+                    return "epoch", n.lineno
+    return None
 
 
 def _escapes(f: PyFile, name: str) -> bool:
