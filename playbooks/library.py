@@ -58,6 +58,9 @@ class CausePlaybook:
     fix: str
     lesson: str = ""
     described_as: list[str] = field(default_factory=list)
+    # requires_any kinds that are settings, not symptoms (fp16 on): they meet the requirement only where the
+    # failure the user or the artifacts describe is one this cause makes (its class), or none is described
+    requires_in_class: list[str] = field(default_factory=list)
     symptoms_unless: list[re.Pattern] = field(default_factory=list)
     check_command: str | None = None
     instrumentation: str | None = None
@@ -120,6 +123,7 @@ def causes() -> dict[str, CausePlaybook]:
             needs=list(d.get("needs") or []), issue=d.get("issue", d.get("title", d["id"])),
             check=(d.get("check") or "").strip(), fix=(d.get("fix") or "").strip(), lesson=(d.get("lesson") or "").strip(),
             described_as=[str(x) for x in d.get("described_as") or []],
+            requires_in_class=list(d.get("requires_in_class") or []),
             symptoms_unless=_rx(d.get("symptoms_unless")), check_command=d.get("check_command"), instrumentation=d.get("instrumentation"),
             codemod=d.get("codemod"), test_template=d.get("test_template"), raw=d)
     return out

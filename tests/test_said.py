@@ -94,6 +94,23 @@ def test_a_run_that_works_in_fp32_puts_mixed_precision_first(tmp_path):
     assert ranked("loss becomes nan after the second epoch")[0] != "mixed_precision_overflow"
 
 
+def test_fp16_on_explains_a_nan_but_not_a_slow_loader_or_a_lower_score(tmp_path):
+    """fp16 being on is a setting: it meets mixed precision's requirement where the failure is a NaN (its class),
+    not where the user describes a starved GPU or an evaluation score that dropped after a change (the words
+    "fp16" still make it a candidate, well below the cause the failure points at)."""
+    post = tmp_path / "question.txt"
+
+    def ranked(text: str) -> dict[str, float]:
+        post.write_text("I train a ResNet-50 with --fp16 and batch size 256 on one A100. " + text)
+        return {h.id: h.confidence for h in diagnose([str(tmp_path)], []).hypotheses}
+    nan = ranked("After 2k steps the loss becomes nan and stays nan.")
+    assert max(nan, key=nan.get) == "mixed_precision_overflow"
+    slow = ranked("GPU utilization jumps between 0% and 95%, each step waits for the next batch from the dataloader.")
+    assert max(slow, key=slow.get) == "dataloader_bottleneck" and slow.get("mixed_precision_overflow", 0) < 0.2
+    drop = ranked("After I moved the preprocessing into a new module the validation accuracy dropped from 91% to 84%.")
+    assert max(drop, key=drop.get) == "preprocessing_mismatch" and drop.get("mixed_precision_overflow", 0) < 0.3
+
+
 @pytest.mark.parametrize("text,tiny", [("When I change the batch size to 1,or 2 the model dramatically does not work", True),
                                        ("batch_size=2 on one GPU", True), ("with a batch of 4 images", True),
                                        ("batch size 32 works", False),
