@@ -749,6 +749,9 @@ def _said(line: str) -> bool:
 
 
 # a line a training loop prints in words ("epoch 2 step 200 the loss is 0.43 and lr=0.00029"): progress still
+# A line that is a call with keyword arguments (`model.compile(optimizer=Adam(learning_rate=1e-6), loss=...)`,
+# `opt = SGD(model.parameters(), lr=0.1)`): its lr is the setting's, though the line names the loss.
+_CALL_START = re.compile(r"[ \t]*(?:[\w.]+[ \t]*=[ \t]*)?(?!tensor\()[A-Za-z_][\w.]*\((?:[^\n]*?)\b\w+[ \t]*=")
 _PROGRESS_START = re.compile(r"\s*[\[(]?(?:epoch|step|iter\w*|batch|it)\b\W*\d", re.I)
 
 
@@ -796,7 +799,7 @@ def _regex_facts(art: TextArtifact, fx: _Facts, text: str, base: int, line_of=No
             b = text.find("\n", m.start())
             b = b if b >= 0 else len(text)
             metric_line[a] = bool(_METRIC_LINE.search(text, a, b)) and not _said(text[a:b])
-        if metric_line[a]:
+        if metric_line[a] and not (name == "lr" and _CALL_START.match(text, a)):
             continue   # a progress line: its lr is the schedule's value at that step, not the setting
         if name in ("seed",) and key.lower() in ("set_seed", "seed_everything", "manual_seed"):
             continue

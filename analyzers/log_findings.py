@@ -846,12 +846,61 @@ def text_signals(run: Run) -> list[Signal]:
             if sig is not None:
                 out.append(sig)
                 break
+    if not any(s.kind == "dead_units" for s in out):
+        for art in run.texts:
+            if art.kind in LOG_KINDS and (sig := dead_table(art)) is not None:
+                out.append(sig)
+                break
     if not any(s.kind == "log:collapse_output" for s in out):
         for art in run.texts:
             if art.kind in LOG_KINDS and (sig := same_output(art)) is not None:
                 out.append(sig)
                 break
     return out
+
+
+# --------------------------------------------------------------------------- dead units, per layer
+
+# A printed table of each layer's share of units that never fire ("fc1 0.873", "relu2: 99.6%"), under a header
+# or a comment within DEAD_HEADER_LINES lines above it that says what it counts ("# fraction of hidden units that
+# are zero for EVERY sample", "dead ReLU share per layer"). Read in texts up to DEAD_TABLE_CHARS.
+DEAD_TABLE_CHARS = 200_000
+DEAD_HEADER_LINES = 8
+_DEAD_HEADER = re.compile(r"(?=.*\b(?:dead|zeros?|inactive|never\s+(?:fire|activ)\w*)\b)"
+                          r"(?=.*(?:fraction|share|ratio|proportion|percent|%|rate))", re.I)
+_DEAD_ROW = re.compile(r"^[ \t|]*(?P<name>[A-Za-z_][\w.]*\d[\w.]*|[A-Za-z_]\w*\.[\w.]+)[ \t]*[:=|]?[ \t]*"
+                       r"(?P<v>0?\.\d+|1\.0*|[01]|\d{1,3}(?:\.\d+)?[ \t]*%)[ \t]*\|?[ \t]*\r?$", re.M)
+
+
+def dead_table(art: TextArtifact) -> Signal | None:
+    """dead_units from a per-layer table of never-firing shares (see _DEAD_HEADER): the largest share, where it
+    is half or more."""
+    text = art.text
+    if len(text) > DEAD_TABLE_CHARS or not any(w in text for w in ("zero", "dead", "Zero", "Dead", "inactive")):
+        return None
+    rows = [(art.line_of(m.start()), m) for m in _DEAD_ROW.finditer(text)]
+    runs: list[list[tuple[int, re.Match]]] = []
+    for line, m in rows:
+        if runs and line == runs[-1][-1][0] + 1:
+            runs[-1].append((line, m))
+        else:
+            runs.append([(line, m)])
+    for run_ in runs:
+        if len(run_) < 2 or len({m.group("name") for _, m in run_}) < len(run_):
+            continue
+        first = run_[0][0]
+        if not any(_DEAD_HEADER.search(art.line(n)) for n in range(max(1, first - DEAD_HEADER_LINES), first)):
+            continue
+        shares = [(float(m.group("v").rstrip("% \t")) / (100.0 if "%" in m.group("v") else 1.0), line, m)
+                  for line, m in run_]
+        share, line, m = max(shares, key=lambda x: x[0])
+        if share < 0.5 or share > 1.0:
+            continue
+        words = f"a per-layer table says {share:.0%} of {m.group('name')}'s units never fire (dead ReLUs)"
+        return Signal("dead_units", 0.8, words, [Evidence(text=words, source=art.path, line=line,
+                                                          quote=art.line(line).strip())],
+                      {"share": share, "layer": m.group("name"), "layers": len(run_)})
+    return None
 
 
 # --------------------------------------------------------------------------- parameter budget

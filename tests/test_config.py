@@ -406,3 +406,15 @@ def test_a_printed_dict_in_a_log_is_read_as_settings(tmp_path):
     assert d["lr"] == [5e-06] and d["epochs"] == [50] and d["seed"] == [42] and d["precision"] == ["fp16"]
     assert "config:fp16" in {s.kind for s in config_signals(run)}
     check_citations(run)
+
+
+def test_the_lr_of_a_posted_call_line_that_names_the_loss_is_the_setting(tmp_path):
+    """`model.compile(optimizer=Adam(learning_rate=1e-6), loss=...)` on its own in a post: the line names the
+    loss, yet it is a call, not a progress line, so its lr is the configured one (a progress line's is not)."""
+    p = tmp_path / "question.txt"
+    p.write_text("Keras MLP on MNIST learns very slowly\n"
+                 "model.compile(optimizer=tf.keras.optimizers.Adam(learning_rate=1e-6), loss='sparse_categorical_crossentropy')\n"
+                 "Epoch 1/8 - loss: 2.2918 - accuracy: 0.1204\n")
+    assert facts(run_of(p))["lr"] == [1e-6]
+    p.write_text("Keras MLP on MNIST learns very slowly\nstep 100 loss 2.29 lr=1e-6\n")
+    assert "lr" not in facts(run_of(p))

@@ -922,6 +922,20 @@ def test_a_list_printed_under_the_line_that_names_it_is_read_whole(tmp_path):
     assert "milestones" not in by          # a setting's list, not a history
 
 
+def test_a_table_of_numbered_layers_gradients_is_read_by_layer_not_by_step(tmp_path):
+    """"layer  0 (Linear 40->128)   grad_norm 2.7e-11", one row per layer: one point per layer in the table's order,
+    not a 17-step grad_norm that grows 1e10x; the same rows without "grad" anywhere near are not gradients."""
+    rows = "".join(f"layer {2 * i:2d} (Linear 128->128)  grad_norm {2.7e-11 * 4 ** i:.1e}\n" for i in range(17))
+    (tmp_path / "q.txt").write_text("I printed the gradient norm of each Linear weight:\n```\n" + rows + "```\n")
+    run = ingest([tmp_path])
+    layers = [s for s in run.series if s.name.startswith("grad_norm/")]
+    assert [s.name for s in layers][:3] == ["grad_norm/layer0", "grad_norm/layer2", "grad_norm/layer4"]
+    assert len(layers) == 17 and all(len(s) == 1 for s in layers) and layers[0].locs.tolist() == [3]
+    assert "grad_norm" not in {s.name for s in run.series}
+    (tmp_path / "q.txt").write_text("Parameter count per block:\n" + rows.replace("grad_norm", "params"))
+    assert not any(s.name.startswith("grad_norm/") for s in ingest([tmp_path]).series)
+
+
 def test_a_list_that_never_closes_is_given_up_in_linear_time():
     from mltdbg.analyzers.model import TextArtifact
     from mltdbg.analyzers.readers.textlog.lists import list_series

@@ -318,6 +318,18 @@ def test_single_line_detectors(line, kind):
     check_quotes(run, sigs)
 
 
+def test_a_per_layer_table_of_never_firing_shares_under_its_header_is_dead_units():
+    """A notebook's comment says what it prints, the code runs, its output is a table of shares per layer: 0.996
+    of fc2's units never fire. The same table under a header about weights, or with shares under half, is not."""
+    head = "# fraction of hidden units that are zero for EVERY validation sample\nwith torch.no_grad():\n" \
+           "    h1 = F.relu(model.fc1(X))\nfor name, h in hs:\n    print(name, (h.max(0).values == 0).float().mean())\n\n"
+    sigs = signals(run_of(("q.txt", head + "fc1 0.873046875\nfc2 0.99609375\nfc3 1.0\n")))
+    s = sigs["dead_units"]
+    assert s.data["share"] == 1.0 and s.evidence[0].line == 9
+    assert "dead_units" not in signals(run_of(("q.txt", head + "fc1 0.1\nfc2 0.2\nfc3 0.3\n")))
+    assert "dead_units" not in signals(run_of(("q.txt", "# weight norm per layer\nfc1 0.873\nfc2 0.99\nfc3 1.0\n")))
+
+
 def test_a_printout_of_a_few_dead_units_is_no_dead_relu_finding():
     """12 of 64 units dead, or 30 %, is no finding (half or more is)."""
     for line in ("12/64 units dead", "dead neurons: 30%", "fraction of outputs == 0 -> 0.2",

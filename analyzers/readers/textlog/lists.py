@@ -20,6 +20,7 @@ import numpy as np
 from mltdbg.analyzers.model import LOC_LINE, Series, TextArtifact
 from mltdbg.analyzers.names import LOSS_ACC_PPL, normalize
 from mltdbg.analyzers.prose import prose_sentences
+from mltdbg.analyzers.readers.textlog.layergrads import numbered_layer_series
 
 # Logs up to this many characters are searched (a post's paste; a long run prints per step), and
 # only when a list of numbers follows a ':' or '=' somewhere (_ANY, ~10x quicker than _LIST).
@@ -192,6 +193,10 @@ def with_lists(art: TextArtifact, series: list[Series]) -> list[Series]:
     """`series` (the block scanner's) with each printed history in place of the one point the
     scanner took from the start of its list, and a short text's worded values (worded_series) in
     place of the point or two it took from their line."""
+    layers = numbered_layer_series(art.text, art.line_of, art.path)
+    if layers:      # (what else was read from the table's rows misread them: its grad_norm by layer as by step)
+        rows = {int(s.locs[0]) for s in layers}
+        series = [s for s in series if not all(int(ln) in rows for ln in s.locs)] + layers
     lists = list_series(art) + captioned_series(art)
     if not any(s.name == "loss" for s in series):
         lists += tensor_series(art)
