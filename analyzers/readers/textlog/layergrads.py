@@ -270,7 +270,7 @@ def numbered_layer_series(text: str, line_of, rel: str) -> list[Series]:
     `line_of(offset)` gives a 1-based line."""
     if len(text) > NUMBERED_MAX_CHARS or "grad" not in text.lower():
         return []
-    runs: list[list[tuple[str, float, int]]] = []
+    runs: list[list[tuple[str, float, int, re.Match]]] = []
     last = -2
     for m in _NUMBERED_ROW.finditer(text):
         line = line_of(m.start())
