@@ -251,8 +251,11 @@ DETECTORS: list[_Det] = [
          0.8, lambda m: "a log line reports NaN in the input data",
          lambda m: _batch_data(m.string),
          # (TensorBoard's "NaN or Inf found in input tensor" is about a logged scalar, not data)
+         # ... nor a line that denies it: "no nans in the batch (`jnp.isnan(x).any()` is False)"
          _P(r"\b(?:loss|grad\w*|norm|lr|learning rate)\b[^\n]{0,12}?\b(?:is|=|:)?\s*(?:nan|inf)\b"
-            r"|NaN or Inf found in input tensor", re.I)),
+            r"|NaN or Inf found in input tensor"
+            r"|\b(?:no|not|without|zero|never)\s+(?:any\s+|a\s+|single\s+){0,2}(?:nan|inf)s?\b|isnan\([^)\n]*\)[^\n]{0,24}\bFalse\b",
+            re.I)),
     _Det("log:loss_scale_overflow",
          _P(r"Gradient overflow\.?\s+Skipping step|reducing loss scale to\s*([\d.e+-]+)|Minimum loss scale reached"
             r"|Attempted loss scale: ([\d.e+-]+), reducing to ([\d.e+-]+)|OVERFLOW!.*?Skipping step"

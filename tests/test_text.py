@@ -363,6 +363,9 @@ def test_a_printout_of_a_few_dead_units_is_no_dead_relu_finding():
     "the forward pass. This flag results in an extra traversal of the autograd graph every iteration",
     # a noun in one sentence, NaN in the next (a post's prose): not data with NaN in it
     "Thank you for providing a great example on how to implement custom LSTMs. I have a nan issue, however.",
+    # the user denies NaN in the data
+    "checked the images, no nans in the batch (`jnp.isnan(x).any()` is False)",
+    "there is not a single nan in the dataset",
 ])
 def test_ordinary_lines_give_nothing(line):
     assert signals(run_of(("x.log", line + "\n"))) == {}

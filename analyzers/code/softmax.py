@@ -58,6 +58,30 @@ def _is_ce(c: ast.Call, ce_names: set[str]) -> bool:
     return isinstance(c.func, ast.Call) and last(c.func) == "CrossEntropyLoss"
 
 
+_LOG_FUNCS = ("torch.log", "np.log", "numpy.log", "th.log", "jnp.log", "jax.numpy.log")
+
+
+def _exp_normalised(f: PyFile, scope: ast.AST, x: ast.AST) -> bool:
+    """Whether `x` divides by a sum of exp() (`pos / e.sum(axis=1)`, `jnp.exp(s) / jnp.sum(jnp.exp(s))`, with `e`
+    assigned from an exp() in the same scope): a softmax written out by hand."""
+    x = core(x)
+    if not (isinstance(x, ast.BinOp) and isinstance(x.op, ast.Div)):
+        return False
+    def exp_call(n: ast.AST) -> bool:
+        c = core(n)
+        return isinstance(c, ast.Call) and last(c) == "exp"
+    exps = {n for n, lst in f.assigns(scope).items() if any(exp_call(v) for _, v in lst)}
+
+    def is_exp(n: ast.AST) -> bool:
+        return exp_call(n) or (dotted(core(n)) or "") in exps
+    d = core(x.right)
+    if not (isinstance(d, ast.Call) and last(d) == "sum"):
+        return False
+    if isinstance(d.func, ast.Attribute) and is_exp(d.func.value):
+        return True
+    return bool(d.args) and is_exp(d.args[0])
+
+
 def check_softmax(f: PyFile, idx: RunIndex) -> list[Finding]:
     """softmax -> cross-entropy, log(softmax), log of values that can be 0."""
     out = []
@@ -88,7 +112,7 @@ def check_softmax(f: PyFile, idx: RunIndex) -> list[Finding]:
                 continue
             # log(softmax) and log of values that can be 0
             x = None
-            if fname(c) in ("torch.log", "np.log", "numpy.log", "th.log") and c.args:
+            if fname(c) in _LOG_FUNCS and c.args:
                 x = c.args[0]
             elif isinstance(c.func, ast.Attribute) and c.func.attr == "log" and not c.args \
                     and fname(c).split(".")[0] not in ("math", "np", "numpy", "torch", "logging", "logger", "log"):
@@ -97,7 +121,13 @@ def check_softmax(f: PyFile, idx: RunIndex) -> list[Finding]:
                 continue
             probs = probs if probs is not None else _prob_names(f, scope, idx, sm_attrs)
             where = _prob_source(f, x, probs, prob_models, sm_attrs, c.lineno)
-            if where is not None:
+            if where is None and _exp_normalised(f, scope, x):
+                # (weaker than log(softmax()): written out, it fails only where a logit grows past ~88)
+                out.append(Finding("code:log_softmax_unstable", 0.6, c.lineno,
+                                   f"log of exp() over its sum, a softmax written out ({src(x)[:60]}): exp overflows to"
+                                   " inf once a logit passes ~88 in float32 and inf/inf is NaN; use logsumexp /"
+                                   " log_softmax"))
+            elif where is not None:
                 out.append(Finding("code:log_softmax_unstable", STRONG, c.lineno,
                                    "log of softmax underflows to log(0) = -inf; use log_softmax",
                                    [(where[1], "softmax here", where[0])] if where != (f, c.lineno) else []))
