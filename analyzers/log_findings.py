@@ -17,6 +17,7 @@ untrusted: it is matched, never evaluated; quotes are capped at 300 chars.
 """
 from __future__ import annotations
 
+import ast
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -849,6 +850,11 @@ def text_signals(run: Run) -> list[Signal]:
             if sig is not None:
                 out.append(sig)
                 break
+    if not any(s.kind == "log:inputs_unscaled" for s in out):
+        for art in run.texts:
+            if art.kind in LOG_KINDS and (sig := printed_input_stats(art)) is not None:
+                out.append(sig)
+                break
     if not any(s.kind == "dead_units" for s in out):
         for art in run.texts:
             if art.kind in LOG_KINDS and (sig := dead_table(art)) is not None:
@@ -860,6 +866,85 @@ def text_signals(run: Run) -> list[Signal]:
                 out.append(sig)
                 break
     return out
+
+
+# --------------------------------------------------------------------------- input statistics, printed bare
+
+# `print(X_train.shape, X_train.dtype, X_train.min(), X_train.max(), X_train.mean())` in a notebook or a post, its
+# output on a following line ("(12000, 64, 64, 3) float32 0.0 255.0 118.74213"): the numbers are named by the call,
+# not on their own line, so they are paired with its arguments. Texts up to INPUT_STATS_CHARS.
+INPUT_STATS_CHARS = 200_000
+_PRINT_CALL = re.compile(r"^[ \t]*(?:>>> )?print\((?P<args>.*)\)[ \t]*$", re.M)
+_STAT_CALL = ("min", "max", "mean", "std", "amin", "amax")
+_INPUT_HEAD = re.compile(r"(?:x|xb|x_\w*|inputs?|batch|images?|imgs?|pixels?|data|features?|samples?|train_x|arr)$", re.I)
+_OUT_TOKEN = re.compile(r"\([^()\n]*\)|\[[^\[\]\n]*\]|tensor\([^()\n]*\)|\S+")
+
+
+def _stat_of(node: ast.expr) -> tuple[str, str] | None:
+    """(statistic, the array's name) for `X.max()`, `np.max(X)`, `X.max().item()`; None otherwise."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "item":
+        node = node.func.value
+    if not isinstance(node, ast.Call):
+        return None
+    f = node.func
+    if isinstance(f, ast.Attribute) and f.attr in _STAT_CALL and not node.args:
+        base, stat = f.value, f.attr
+    elif isinstance(f, ast.Attribute) and f.attr in _STAT_CALL and node.args:
+        base, stat = node.args[0], f.attr
+    else:
+        return None
+    name = ast.unparse(base)
+    head = re.split(r"[.\[]", name, maxsplit=1)[0]
+    return (stat.replace("amin", "min").replace("amax", "max"), name) if _INPUT_HEAD.match(head) else None
+
+
+def printed_input_stats(art: TextArtifact) -> Signal | None:
+    """log:inputs_unscaled from a print() of an input array's statistics and its output (see _PRINT_CALL)."""
+    text = art.text
+    if len(text) > INPUT_STATS_CHARS or "print(" not in text or not any(f".{s}(" in text for s in ("max", "mean")):
+        return None
+    for m in _PRINT_CALL.finditer(text):
+        try:
+            call = ast.parse("f(" + m.group("args") + ")", mode="eval").body
+        except (SyntaxError, ValueError):
+            continue
+        if not isinstance(call, ast.Call) or call.keywords:
+            continue
+        stats = [_stat_of(a) for a in call.args]
+        if sum(x is not None for x in stats) < 2:
+            continue
+        line = art.line_of(m.start())
+        # the output of the k-th print of a cell is the k-th line after the cell's code (past blank lines and a
+        # notebook's "Out[2]:")
+        is_print = lambda i: art.line(i).lstrip().startswith(("print(", ">>> print("))     # noqa: E731
+        idx = next(j for j in range(line) if not (line - j - 1 >= 1 and is_print(line - j - 1)))   # prints above
+        k, n = 0, line + 1
+        while n <= art.n_lines and n <= line + 12 and is_print(n):
+            n += 1
+        for n in range(n, min(art.n_lines, n + 12) + 1):
+            out_line = art.line(n).strip()
+            if not out_line or re.fullmatch(r"Out\[\d*\]:?|#.*", out_line):
+                continue
+            k += 1
+            if k <= idx:        # (an earlier print's output)
+                continue
+            if k > idx + 1:
+                break
+            if "=" in out_line or out_line.startswith(("print(", ">>>", "In [")):
+                break
+            tokens = _OUT_TOKEN.findall(out_line)
+            if len(tokens) != len(stats):
+                break
+            named = " ".join(f"{st[0]}={tok}" for st, tok in zip(stats, tokens) if st is not None)
+            data = _input_stats_data(named)
+            if data is None:
+                break
+            words = f"printed input statistics show raw, unscaled values ({named})"
+            return Signal("log:inputs_unscaled", 0.7, words,
+                          [Evidence(text=words, source=art.path, line=n, quote=art.line(n).strip()),
+                           Evidence(text="the print() that names them", source=art.path, line=line,
+                                    quote=art.line(line).strip())], data)
+    return None
 
 
 # --------------------------------------------------------------------------- dead units, per layer

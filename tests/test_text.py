@@ -330,6 +330,19 @@ def test_a_per_layer_table_of_never_firing_shares_under_its_header_is_dead_units
     assert "dead_units" not in signals(run_of(("q.txt", "# weight norm per layer\nfc1 0.873\nfc2 0.99\nfc3 1.0\n")))
 
 
+def test_input_statistics_printed_bare_are_paired_with_the_print_that_names_them():
+    """A notebook cell prints the shape, dtype, min, max and mean of X_train, then a class count; its output comes
+    after "Out[2]:". The first output line is the first print's: max 255.0 is raw pixels. Scaled inputs, or the
+    same numbers printed by a call that names no input statistics, are not."""
+    cell = ("In [2]:\nprint(X_train.shape, X_train.dtype, X_train.min(), X_train.max(), X_train.mean())\n"
+            "print(np.bincount(y_train))\n\nOut[2]:\n{}\n[1200 1200 1200]\n")
+    s = signals(run_of(("q.txt", cell.format("(12000, 64, 64, 3) float32 0.0 255.0 118.74213"))))["log:inputs_unscaled"]
+    assert s.data["raw_pixels"] and s.evidence[0].line == 6 and s.evidence[1].line == 2
+    assert "log:inputs_unscaled" not in signals(run_of(("q.txt", cell.format("(12000, 64, 64, 3) float32 0.0 1.0 0.46"))))
+    assert "log:inputs_unscaled" not in signals(run_of(("q.txt", cell.replace("X_train.max()", "len(X_train)")
+                                                        .format("(12000, 64, 64, 3) float32 0.0 255 118.7"))))
+
+
 def test_a_printout_of_a_few_dead_units_is_no_dead_relu_finding():
     """12 of 64 units dead, or 30 %, is no finding (half or more is)."""
     for line in ("12/64 units dead", "dead neurons: 30%", "fraction of outputs == 0 -> 0.2",
