@@ -108,4 +108,59 @@ def _added_after_optimizer(f: PyFile) -> list[Finding]:
                                    f"{', '.join(sorted(m for m in models if m))}.parameters(): it never updates them",
                                    [(c.lineno, "the optimizer is built here")]))
                 break
+    return out or _added_through_helpers(f)
+
+
+def _bound(call: ast.Call, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
+    """A local function's parameter names -> the dotted names a call passes for them."""
+    params = [a.arg for a in fn.args.args]
+    out = {p: d for p, a in zip(params, call.args) if (d := dotted(a))}
+    out.update({k.arg: d for k in call.keywords if k.arg in params and (d := dotted(k.value))})
+    return out
+
+
+def _added_through_helpers(f: PyFile) -> list[Finding]:
+    """The same order through the file's own helpers: `optimizer = make_optimizer(model)` (a function that builds
+    an optimizer over its parameter's .parameters()), then `set_head(model, 5)` (one that assigns a new layer to
+    an attribute of its parameter)."""
+    funcs = {fn.name: fn for fn in f.funcs if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    builds: dict[str, set[str]] = {}     # helper -> its parameters whose .parameters() an optimizer takes
+    for c in f.optimizer_ctors():
+        fn = f.scope_of(c)
+        a = arg(c, 0, "params")
+        if a is None or not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or fn.name not in funcs:
+            continue
+        names = {a_.arg for a_ in fn.args.args}
+        builds.setdefault(fn.name, set()).update(
+            d for n in f.subtree(a) if isinstance(n, ast.Call) and last(n) in ("parameters", "named_parameters")
+            and (d := dotted(recv(n))) in names)
+    adds: dict[str, tuple[set[str], str]] = {}       # helper -> (its parameters it adds a layer to, the line)
+    for name, fn in funcs.items():
+        names = {a_.arg for a_ in fn.args.args}
+        for n in f.in_scope(fn):
+            if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and last(n.value) in _LAYERS:
+                for t in n.targets:
+                    d = dotted(t) if isinstance(t, ast.Attribute) else None
+                    if d and d.split(".")[0] in names:
+                        adds.setdefault(name, (set(), f"{d} = {src(n.value)[:60]}"))[0].add(d.split(".")[0])
+    if not builds or not adds:
+        return []
+    out: list[Finding] = []
+    for scope in [f.tree] + f.funcs:
+        built: dict[str, int] = {}       # model -> the line its optimizer was built on
+        for c in sorted(f.calls_in(scope), key=lambda n: n.lineno):
+            fname = dotted(c.func) or ""
+            if fname in builds:
+                for p, d in _bound(c, funcs[fname]).items():
+                    if p in builds[fname]:
+                        built.setdefault(d, c.lineno)
+            elif fname in adds and built:
+                params, what = adds[fname]
+                hit = [d for p, d in _bound(c, funcs[fname]).items() if p in params and d in built]
+                if hit:
+                    out.append(Finding("code:params_added_after_optimizer", MEDIUM, c.lineno,
+                                       f"{src(c)[:60]} runs `{what}` on {hit[0]} after the optimizer was built from "
+                                       f"its parameters: the new layer is never updated",
+                                       [(built[hit[0]], "the optimizer is built here")]))
+                    return out
     return out
