@@ -14,6 +14,7 @@ Out: `extract_facts(run)` appends typed `Fact`s (names in signals.md), each with
 from __future__ import annotations
 
 import ast
+import difflib
 import json
 import math
 import re
@@ -327,6 +328,8 @@ def _config_facts(art: TextArtifact, fx: _Facts, run: Run) -> None:
             return
         for k, v in _flatten(data, ""):
             fx.key_value(k, v, _find_key_line(art, k.rsplit(".", 1)[-1]))
+            if (meant := _misspelled(k)) is not None:
+                fx.add("key_misspelled", f"{k.rsplit('.', 1)[-1]}->{meant}", _find_key_line(art, k.rsplit(".", 1)[-1]))
         return
     if node is None:
         return
@@ -338,6 +341,24 @@ def _config_facts(art: TextArtifact, fx: _Facts, run: Run) -> None:
             v = scalar.value
         line = scalar.start_mark.line + 1
         fx.key_value(path, v, line)
+        if (meant := _misspelled(path)) is not None:
+            fx.add("key_misspelled", f"{path.rsplit('.', 1)[-1]}->{meant}", line)
+
+
+# Optimizer settings a config names, and how a key one or two keystrokes off one of them reads: `momemtum: 0.9`
+# is a key no code asks for, so the optimizer runs with its default (0 momentum, no weight decay).
+_OPTIMIZER_KEYS = ("momentum", "weight_decay", "nesterov", "betas", "beta1", "beta2", "epsilon", "amsgrad",
+                   "dampening")
+MISSPELLED_RATIO = 0.85
+
+
+def _misspelled(path: str) -> str | None:
+    """The optimizer key a config key misspells (difflib ratio >= MISSPELLED_RATIO, not itself a known key)."""
+    last = path.rsplit(".", 1)[-1].lower().replace("-", "_")
+    if len(last) < 5 or last in _OPTIMIZER_KEYS or _lookup(path) is not None:
+        return None
+    hit = difflib.get_close_matches(last, _OPTIMIZER_KEYS, n=1, cutoff=MISSPELLED_RATIO)
+    return hit[0] if hit else None
 
 
 def _walk(node: yaml.Node, prefix: str) -> Iterator[tuple[str, yaml.Node]]:
@@ -947,6 +968,12 @@ def config_signals(run: Run) -> list[Signal]:
                           [_ev(lr, f"lr {lr.value:g} and no warm-up setting")], {"warmup": None, "lr": lr.value}))
     out += _warmup_past_run(by)
     out += _optimizer_signals(by)
+    for f in by.get("key_misspelled", [])[:1]:
+        key, meant = str(f.value).split("->")
+        out.append(Signal("config:key_misspelled", 0.8,
+                          f"config key '{key}' ({f.source}:{f.line}) looks like a misspelling of '{meant}': no code asks "
+                          f"for it, so the optimizer runs with its default {meant}",
+                          [_ev(f, f"'{key}' is not '{meant}'")], {"key": key, "meant": meant}))
     out += _batch_signals(run, by)
     out += _setup_signals(by)
     return out

@@ -70,6 +70,8 @@ INIT_LOSS_ABSOLUTE = 13.0
 HUGE_START_FALL = 20.0
 # A logged lr whose peak stays this many times below the configured lr never ran at it (curves._lr_signals).
 LR_NEVER_CONFIGURED = 20.0
+# An lr step between logged points more than this many times the log's usual step apart is no jump (curves._lr_signals)
+JUMP_GAP = 4.0
 # A loss of any other kind (MSE, L1, a sum over pixels) starting at this or more: no target on a sane scale
 # gives it; raw features or targets in the thousands and up do.
 LOSS_OFF_SCALE = 1e6
@@ -2562,6 +2564,14 @@ def _lr_signals(run: Run, lr: Series | None, q: Quoter) -> list[Signal]:
             start = max(1, len(fv) // 10)
             moved = (fv[1:] != 0) | (fv[:-1] != 0)       # 0 -> 0 is no jump
             jumps = np.flatnonzero(((r[start:] > 5) | (r[start:] < 0.2)) & moved[start:]) + start
+            if len(jumps) and len(fv) >= 4:
+                # ... between points the log printed next to each other: across a gap of many points a post left
+                # out ("...", epoch 100 then epoch 198) a smooth decay moves as far (JUMP_GAP x the usual spacing)
+                st = lr.steps[fi].astype(float)
+                gap = np.diff(st)
+                usual = float(np.median(gap)) if len(gap) else 0.0
+                if usual > 0:
+                    jumps = jumps[gap[jumps] <= JUMP_GAP * usual]
             if len(jumps) and jumps[-1] == len(fv) - 2 and fv[-1] == 0:
                 jumps = jumps[:-1]      # a decay that ends at exactly 0 at the last logged step (linear to 0)
             if len(jumps):

@@ -418,3 +418,18 @@ def test_the_lr_of_a_posted_call_line_that_names_the_loss_is_the_setting(tmp_pat
     assert facts(run_of(p))["lr"] == [1e-6]
     p.write_text("Keras MLP on MNIST learns very slowly\nstep 100 loss 2.29 lr=1e-6\n")
     assert "lr" not in facts(run_of(p))
+
+
+def test_a_config_key_that_misspells_an_optimizer_setting_is_found(tmp_path):
+    """`momemtum: 0.9` is a key no code asks for: the optimizer runs with momentum 0. Known keys, and keys that are
+    merely near another word (`momentum_warmup`, `decay`), are not misspellings."""
+    p = tmp_path / "config.yaml"
+    p.write_text("optimizer:\n  name: sgd\n  lr: 0.1\n  momemtum: 0.9\n  weight_decay: 5.0e-4\n")
+    sig = {s.kind: s for s in config_signals(run_of(p))}["config:key_misspelled"]
+    assert sig.data == {"key": "momemtum", "meant": "momentum"} and sig.evidence[0].line == 4
+    p.write_text("optimizer:\n  name: sgd\n  momentum: 0.9\n  weight_decay: 5.0e-4\n  momentum_warmup: 10\n  decay: 0.1\n")
+    assert "config:key_misspelled" not in {s.kind for s in config_signals(run_of(p))}
+    j = tmp_path / "hparams.json"
+    j.write_text('{"optim": {"lr": 3e-4, "weight_deacy": 0.05}}')
+    sig = {s.kind: s for s in config_signals(run_of(j))}["config:key_misspelled"]
+    assert sig.data["meant"] == "weight_decay"

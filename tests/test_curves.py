@@ -195,6 +195,20 @@ def test_a_logged_lr_that_never_comes_near_the_configured_one_is_an_odd_schedule
     assert "lr_schedule_odd" not in kinds(_run(loss=loss, lr=np.full(40, 0.0008)))
 
 
+def test_an_lr_decay_across_epochs_a_post_left_out_is_no_jump():
+    """Epochs 1-10 printed, then "...", epoch 100, "...", epochs 198-200 of a cosine decay: 0.0508 at epoch 100 and
+    5.6e-5 at 198 are 98 epochs apart, not neighbours. The same fall between two neighbouring epochs is a jump."""
+    ep = np.array(list(range(1, 11)) + [100, 198, 199, 200])
+    cos = 0.05 * (1 + np.cos(np.pi * ep / 200))
+    run = _run(loss=2.0 / ep, lr=cos)
+    run.series[1].steps = ep
+    assert "lr_jump" not in kinds(run)
+    ep2 = np.arange(1, 15)
+    step = np.where(ep2 < 12, 0.05, 5e-5)
+    run2 = _run(loss=2.0 / ep2, lr=step)
+    assert kinds(run2)["lr_jump"].data["after"] == 5e-5
+
+
 def test_a_step_decay_each_epoch_collapses_a_five_epoch_log():
     """StepLR(step_size=1, gamma=0.1) logged per epoch: 0.1, 0.01, 0.001, 1e-4, 0 with the loss flat from epoch 2.
     Five points were too few to read a collapse (eight were needed), and 1e-4 is exactly 1/1000 of the peak (the
