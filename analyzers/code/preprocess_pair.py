@@ -151,7 +151,56 @@ def _scaled_in_place(f: PyFile, name: str) -> bool:
 
 
 def check_preprocess_pair(f: PyFile) -> list[Finding]:
-    return (_transform_pairs(f) + _array_pairs(f))[:1]
+    return (_transform_pairs(f) + _array_pairs(f) + _scaler_fit_at_inference(f) + _rescale_vs_preprocess_input(f))[:1]
+
+
+# ---- in one file: a serving path that prepares its input its own way
+
+_SCALERS = ("StandardScaler", "MinMaxScaler", "RobustScaler", "MaxAbsScaler", "Normalizer", "QuantileTransformer",
+            "PowerTransformer")
+# a function that serves or predicts: by its name, by a web route's decorator, or by a no_grad / predict in it
+_SERVE_NAME = re.compile(r"predict|infer|serve|handler|score|classify|api|endpoint", re.I)
+
+
+def _serving(f: PyFile, fn: ast.AST) -> bool:
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    if _SERVE_NAME.search(fn.name) or any(re.search(r"\.(?:post|get|route|put)\b", src(d)) for d in fn.decorator_list):
+        return True
+    return any(isinstance(c, ast.Call) and last(c) in ("no_grad", "inference_mode", "predict") for c in f.subtree(fn))
+
+
+def _scaler_fit_at_inference(f: PyFile) -> list[Finding]:
+    """A scaler built and fit on the input inside a serving function (`StandardScaler().fit_transform(x)` on one
+    request): the statistics are the request's own, not the training set's. One row comes out all zeros."""
+    for c in f.calls:
+        if last(c) not in ("fit_transform", "fit") or not isinstance(c.func, ast.Attribute):
+            continue
+        ctor = core(c.func.value)
+        if not (isinstance(ctor, ast.Call) and last(ctor) in _SCALERS):
+            continue
+        if _serving(f, f.scope_of(c)):
+            return [Finding("code:eval_preprocessing_differs", STRONG, c.lineno,
+                            f"{src(c)[:60]} fits a new {last(ctor)} on the input being served: it is scaled by its own "
+                            "statistics, not the training set's (save the fitted scaler and call transform)")]
+    return []
+
+
+def _rescale_vs_preprocess_input(f: PyFile) -> list[Finding]:
+    """Training images rescaled by ImageDataGenerator(rescale=1/255) with no preprocessing_function, and a
+    prediction path that calls a Keras application's preprocess_input instead: two different input scales
+    (preprocess_input maps to [-1, 1], to mean-subtracted 0-255, or leaves 0-255 as it is, by the model)."""
+    gens = [c for c in f.calls if last(c) == "ImageDataGenerator" and any(k.arg == "rescale" for k in c.keywords)
+            and not any(k.arg == "preprocessing_function" for k in c.keywords)]
+    if not gens:
+        return []
+    for c in f.calls:
+        if last(c) == "preprocess_input" and _serving(f, f.scope_of(c)):
+            return [Finding("code:eval_preprocessing_differs", STRONG, c.lineno,
+                            "training rescales images by ImageDataGenerator(rescale=...) and prediction prepares them "
+                            "with preprocess_input: the model sees inputs on another scale than it learned on",
+                            [(gens[0].lineno, "the training rescale")])]
+    return []
 
 
 # ---- across files: a training pipeline that normalizes, an inference script that does not
