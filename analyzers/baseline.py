@@ -478,43 +478,28 @@ def _code_signals(run: Run, base: Run, repo_root: Path) -> list[Signal]:
 # ---------------------------------------------------------------- a diff the user posted
 
 # A text that holds a unified diff: a hunk header ("@@ -12,7 +12,9 @@"; a post may paste hunks without the file headers)
-_HUNK_HEAD = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@", re.M)
+_HUNK_HEAD = re.compile(r"^@@(?:[ \t]+-\d+(?:,\d+)?[ \t]+\+\d+(?:,\d+)?[ \t]+@@|[ \t]*(?:@@[ \t]*)?$)", re.M)
 POSTED_DIFF_STRENGTH = 0.8     # of what the same change read from the repository weighs: a post may show part of it
 
 
 def posted_diff_signals(run: Run) -> list[Signal]:
-    """The code-diff rules over a diff the user posted (a .diff / .patch file, or a post that quotes one):
-    what the change between the version that worked and the one that does not touched (the split, the seed,
-    the preprocessing, the metric, a removed eval() ...), cited at the posted text's own lines. Marked as the
-    user's narration (data "narrated"): which side of a posted diff fails (a change made, or a fix tried), the
-    post may not say, so it weighs a cause and meets its requirement but never makes it a finding alone."""
+    """The code-diff rules over a diff the user posted (a .diff / .patch file, or a post that quotes one: git's
+    hunks, a bare `@@` a post's author typed, a ```diff fence, or an old and a new version of the code in two
+    blocks captioned so): what the change between the version that worked and the one that does not touched
+    (the split, the seed, the preprocessing, the metric, a removed eval() ...), cited at the posted text's own
+    lines. Marked as the user's narration (data "narrated"): which side of a posted diff fails (a change made, or
+    a fix tried), the post may not say, so it weighs a cause and meets its requirement but never makes it a
+    finding alone."""
     found: dict[str, list[Evidence]] = {}
     files: dict[str, set[str]] = {}
     for t in run.texts:
-        if len(t.text) > MAX_DIFF_BYTES or "@@ -" not in t.text or not _HUNK_HEAD.search(t.text):
+        if len(t.text) > MAX_DIFF_BYTES:
             continue
         lines = t.text.split("\n")
-        path, hunk, func = None, False, ""
-        gained_eval: set[str | None] = set()
-        changes: list[tuple[int, str, str | None, str]] = []      # (line, side, file, the function it sits in)
-        for i, ln in enumerate(lines, 1):
-            if ln.startswith(("diff --git", "--- ", "index ", "new file", "deleted file")):
-                hunk = False
-            elif ln.startswith("+++ "):
-                path, hunk = ln[4:].strip().removeprefix("b/"), False
-            elif (h := _HUNK_HEAD.match(ln)) is not None:
-                # git names the function a hunk sits in after its header ("@@ -128,14 +123,12 @@ def evaluation(")
-                hunk, func = True, ln[h.end():]
-            elif hunk and (m := _DEF.match(ln[1:])) is not None:
-                func = m.group(1)
-                if ln[:1] in ("+", "-"):
-                    changes.append((i, ln[0], path, func))
-            elif hunk and ln[:1] in ("+", "-"):
-                changes.append((i, ln[0], path, func))
-                if ln[0] == "+" and _EVAL_CALL.search(ln):
-                    gained_eval.add(path)
+        changes, gained_eval = _hunk_changes(t.text, lines)
+        changes += _paired_block_changes(t.text, lines)
         for i, side, p, fn in changes:
-            body = lines[i - 1][1:].strip()
+            body = lines[i - 1][1:].strip() if lines[i - 1][:1] in ("+", "-") else lines[i - 1].strip()
             if not body or body.startswith("#"):
                 continue
             kind = _in_metric_function(_rule_of(body, side == "-" and p not in gained_eval), fn)
@@ -533,6 +518,88 @@ def posted_diff_signals(run: Run) -> list[Signal]:
                           f"{what} in the posted diff: {n} changed line{'s' if n > 1 else ''} in"
                           f" {', '.join(sorted(files[kind]))}", evs[:MAX_EVIDENCE],
                           {"files": sorted(files[kind]), "lines": n, "posted": True, "narrated": True}))
+    return out
+
+
+_DIFF_FENCE = re.compile(r"^[ \t]*(?:```|~~~)[ \t]*(?:diff|patch)[ \t]*$", re.I | re.M)
+_FENCE_END = re.compile(r"^[ \t]*(?:```|~~~)[ \t]*$")
+
+
+def _hunk_changes(text: str, lines: list[str]) -> tuple[list[tuple[int, str, str | None, str]], set[str | None]]:
+    """The changed lines of unified-diff hunks (git's `@@ -a,b +c,d @@`, or a bare `@@`) and of ```diff fences:
+    (line, side, file, the function it sits in), and the files that gain an eval() call."""
+    if not ("@@" in text and _HUNK_HEAD.search(text)) and not (("```" in text or "~~~" in text) and _DIFF_FENCE.search(text)):
+        return [], set()
+    path, hunk, func, fence = None, False, "", False
+    gained_eval: set[str | None] = set()
+    changes: list[tuple[int, str, str | None, str]] = []
+    for i, ln in enumerate(lines, 1):
+        if _DIFF_FENCE.match(ln):
+            hunk, fence, func = True, True, ""
+        elif fence and _FENCE_END.match(ln):
+            hunk, fence = False, False
+        elif ln.startswith(("diff --git", "--- ", "index ", "new file", "deleted file")):
+            hunk = fence
+        elif ln.startswith("+++ "):
+            path, hunk = ln[4:].strip().removeprefix("b/"), fence
+        elif (h := _HUNK_HEAD.match(ln)) is not None:
+            # git names the function a hunk sits in after its header ("@@ -128,14 +123,12 @@ def evaluation(")
+            hunk, func = True, ln[h.end():]
+        elif hunk and (m := _DEF.match(ln[1:])) is not None:
+            func = m.group(1)
+            if ln[:1] in ("+", "-"):
+                changes.append((i, ln[0], path, func))
+        elif hunk and ln[:1] in ("+", "-"):
+            changes.append((i, ln[0], path, func))
+            if ln[0] == "+" and _EVAL_CALL.search(ln):
+                gained_eval.add(path)
+    return changes, gained_eval
+
+
+# Two versions of the code in a post, each in its own fenced block under a caption that says which ("Old:", "Before
+# (v0.3):", "New version", "after the refactor:"): the lines only one of them has are what changed.
+_OLD_CAPTION = re.compile(r"\b(?:old|before|original|previous|working|v1|good)\b", re.I)
+_NEW_CAPTION = re.compile(r"\b(?:new|after|now|current|refactor\w*|rewritten|broken|v2|bad)\b", re.I)
+_ANY_FENCE = re.compile(r"^[ \t]*(?:```|~~~)")
+CAPTION_LINES = 3
+
+
+def _paired_block_changes(text: str, lines: list[str]) -> list[tuple[int, str, str | None, str]]:
+    """Changed lines between an old and a new fenced block of a post (see _OLD_CAPTION): the old block's own lines
+    as removed ('-'), the new block's as added ('+'), each with the function it sits in."""
+    if "```" not in text and "~~~" not in text:
+        return []
+    blocks: list[tuple[int, int]] = []       # (first line, last line) of each block's body, 1-based
+    opened = None
+    for i, ln in enumerate(lines, 1):
+        if _ANY_FENCE.match(ln):
+            if opened is None:
+                opened = i
+            else:
+                blocks.append((opened + 1, i - 1))
+                opened = None
+
+    def caption(b: tuple[int, int]) -> str:
+        return " ".join(lines[max(0, b[0] - 2 - CAPTION_LINES):b[0] - 2])[-200:]
+
+    out: list[tuple[int, str, str | None, str]] = []
+    for a, b in zip(blocks, blocks[1:]):
+        ca, cb = caption(a), caption(b)
+        if not (_OLD_CAPTION.search(ca) and _NEW_CAPTION.search(cb)) or _NEW_CAPTION.search(ca) and not \
+                _OLD_CAPTION.search(ca[-40:]):
+            continue
+        old = {lines[i - 1].strip() for i in range(a[0], a[1] + 1)}
+        new = {lines[i - 1].strip() for i in range(b[0], b[1] + 1)}
+        if not old & new:       # two unrelated snippets, not two versions of one
+            continue
+        for (lo, hi), side, other in ((a, "-", new), (b, "+", old)):
+            func = ""
+            for i in range(lo, hi + 1):
+                s = lines[i - 1].strip()
+                if (m := _DEF.match(lines[i - 1])) is not None:
+                    func = m.group(1)
+                if s and s not in other:
+                    out.append((i, side, None, func))
     return out
 
 

@@ -306,3 +306,32 @@ def test_a_posted_hunk_inside_an_evaluation_function_is_a_metric_change(tmp_path
     m = sig["baseline:metric_changed"]
     assert "baseline:preprocessing_changed" not in sig and m.data["narrated"] is True
     assert [e.line for e in m.evidence] == [5, 6]
+
+
+def test_a_posts_hand_made_diff_and_its_old_and_new_blocks_are_read_as_a_diff(tmp_path):
+    """Three ways posts show a change without git's numbered hunks: a bare `@@` typed by hand, a ```diff fence of
+    +/- lines, and the old and the new version in two blocks captioned "Old:" and "New:" (the lines only one of
+    them has are the change; a line both have is not). Two unrelated blocks under such captions are no diff."""
+    from mltdbg.analyzers.analyze import analyze
+    from mltdbg.analyzers.ingest import ingest
+
+    def kinds(text: str) -> dict:
+        (tmp_path / "q.md").write_text(text)
+        return {s.kind: s for s in analyze(ingest([tmp_path])) if s.kind.startswith("baseline:")}
+    bare = ("```diff\n--- a/prepare.py\n+++ b/data/builder.py\n@@\n"
+            "-train_df, test_df = train_test_split(df, test_size=0.2, random_state=42, stratify=df['topic'])\n"
+            "+test_df, train_df = df.iloc[:n_test], df.iloc[n_test:]\n```\n")
+    got = kinds("Test accuracy dropped after the refactor.\n\n" + bare)
+    assert "baseline:split_changed" in got and got["baseline:split_changed"].evidence[0].line == 7
+    fence = bare.replace("--- a/prepare.py\n+++ b/data/builder.py\n@@\n", "")
+    assert "baseline:split_changed" in kinds("Accuracy dropped after this change:\n\n" + fence)
+    pair = ("Accuracy went from 0.98 to 0.39 after I rewrote compute_metrics.\n\nOld:\n\n```python\n"
+            "def compute_metrics(p):\n    preds = np.argmax(p.predictions, axis=-1)\n"
+            "    keep = p.label_ids != -100\n    return {'accuracy': (preds[keep] == p.label_ids[keep]).mean()}\n```\n\n"
+            "New:\n\n```python\ndef compute_metrics(p):\n    preds = np.argmax(p.predictions, axis=-1)\n"
+            "    return {'accuracy': float((preds.flatten() == p.label_ids.flatten()).mean())}\n```\n")
+    m = kinds(pair)["baseline:metric_changed"]
+    assert {e.line for e in m.evidence} == {8, 9, 17} and m.data["narrated"] is True
+    unrelated = pair.replace("def compute_metrics(p):\n    preds = np.argmax(p.predictions, axis=-1)\n    return",
+                             "model = load()\n    print(model)\n    return")
+    assert "baseline:metric_changed" not in kinds(unrelated)
