@@ -862,7 +862,7 @@ def text_signals(run: Run) -> list[Signal]:
                 break
     if not any(s.kind == "log:collapse_output" for s in out):
         for art in run.texts:
-            if art.kind in LOG_KINDS and (sig := same_output(art)) is not None:
+            if art.kind in LOG_KINDS and ((sig := same_output(art)) is not None or (sig := repeated_strings(art))):
                 out.append(sig)
                 break
     return out
@@ -1075,6 +1075,35 @@ SAME_OUTPUT_SHARE = 0.8
 SAME_OUTPUT_SCAN_CHARS = 200_000
 # A file path or a URL printed after "output:" is where something was written, not what the model said.
 _PATHLIKE = re.compile(r"^(?:[\w.~-]*[/\\][^\s]*|\w+://\S+)$")
+
+
+# Generations printed bare, one repr() per line ('::::::::::::::', "the the the the ..."): REPEATED_MIN or more
+# lines in a row, each one short unit over and over (_collapse_data).
+REPEATED_MIN = 3
+_QUOTED_LINE = re.compile(r"^[ \t]*(?:\d{1,3}[:.)][ \t]*)?(?P<q>['\"])(?P<s>[^\n]{10,}?)(?P=q),?[ \t]*\r?$")
+
+
+def repeated_strings(art: TextArtifact) -> Signal | None:
+    """`log:collapse_output` from REPEATED_MIN lines in a row of printed strings that each repeat one unit."""
+    head = art.text[:SAME_OUTPUT_SCAN_CHARS]
+    if "'" not in head and '"' not in head:
+        return None
+    run_: list[tuple[int, str]] = []
+    lines = head.split("\n")
+    for i, ln in enumerate(lines + [""], 1):
+        m = _QUOTED_LINE.match(ln)
+        d = _collapse_data(m.group("s")) if m else None
+        if d is not None:
+            run_.append((i, d["repeated"]))
+            continue
+        if len(run_) >= REPEATED_MIN:
+            i0, unit = run_[0]
+            txt = f"{len(run_)} printed outputs in a row are {unit!r} repeated: the model emits one token over and over"
+            return Signal("log:collapse_output", 0.7, txt,
+                          [Evidence(text=txt, source=art.path, line=i0, quote=lines[i0 - 1].strip()[:300])],
+                          {"repeated": unit, "count": len(run_), "outputs": len(run_)})
+        run_ = []
+    return None
 
 
 def same_output(art: TextArtifact) -> Signal | None:

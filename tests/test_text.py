@@ -343,6 +343,17 @@ def test_input_statistics_printed_bare_are_paired_with_the_print_that_names_them
                                                         .format("(12000, 64, 64, 3) float32 0.0 255 118.7"))))
 
 
+def test_generations_printed_bare_that_repeat_one_token_are_a_collapse():
+    """Three repr()s of generated text in a row, each ':' forty times (a space here and there): the model emits one
+    token over and over. Three different answers, or a separator line of '=' signs, are not."""
+    same = "print(repr(tok.decode(out)))\n```\n'{}'\n':::::::::::::: ::::::::::::::::::::::::::'\n'{}'\n```\n".format(":" * 40, ":" * 40)
+    s = signals(run_of(("q.md", same)))["log:collapse_output"]
+    assert s.data["repeated"] == ":" and s.evidence[0].line == 3
+    other = "```\n'Paris is the capital of France.'\n'Your order can be returned within 30 days.'\n'Hello there!!'\n```\n"
+    assert "log:collapse_output" not in signals(run_of(("q.md", other)))
+    assert "log:collapse_output" not in signals(run_of(("q.md", ("'" + "=" * 40 + "'\n") * 3)))
+
+
 def test_a_printout_of_a_few_dead_units_is_no_dead_relu_finding():
     """12 of 64 units dead, or 30 %, is no finding (half or more is)."""
     for line in ("12/64 units dead", "dead neurons: 30%", "fraction of outputs == 0 -> 0.2",
