@@ -273,6 +273,11 @@ DETECTORS: list[_Det] = [
             r"|were not used when initiali[sz]ing"),
          0.8, lambda m: "weights missing or unused when loading a state dict",
          lambda m: _keys_data(m.string)),
+    # a printed list of a checkpoint's keys, every one under DDP's / DataParallel's "module." prefix: loaded into the
+    # bare model with strict=False, none of them matches and nothing loads
+    _Det("log:ddp_prefixed_keys",
+         _P(r"(?:\[|odict_keys\(\[|keys\(\[)\s*['\"]module\.[\w.]+['\"](?:\s*,\s*['\"]module\.[\w.]+['\"]){2,}"),
+         0.7, lambda m: "the checkpoint's keys all carry DDP's 'module.' prefix"),
     _Det("log:resume",
          _P(r"\b(?:[Rr]esum(?:e|es|ing|ed)|RESUM\w*)\b(?![_=])(?!\s*=)[^\n]{0,120}"
             r"|Restored (?:all states )?from|Continuing training from|[Rr]estoring (?:states|training state|checkpoint)"),
@@ -363,6 +368,7 @@ GATES = (
     "driver version", "kernel image",
     "std", "255",     # input statistics (log:inputs_unscaled): a std beside the mean, or a raw 8-bit max
     "dead", "units", "neurons",    # a printout of dead units (dead_units)
+    "'module.", '"module.',          # a checkpoint's keys under DDP's prefix (log:ddp_prefixed_keys)
 )
 
 # Gates scanned over the whole of a big log (mid-run events); the others only over its head and tail.

@@ -300,6 +300,7 @@ def test_clean_training_log_gives_nothing():
     ("ValueError: Argument(s) not recognized: {'lr': 0.001}", "log:import_error"),      # Keras 3 refusing Keras 2's lr
     ("ReLU 1: fraction of outputs == 0 -> 1.000  (64/64 units dead on whole train set)", "dead_units"),
     ("dead neurons: 87%", "dead_units"),
+    ("['module.conv1.weight', 'module.block1.layer.0.bn1.weight', 'module.block1.layer.0.bn1.bias']", "log:ddp_prefixed_keys"),
     ("in layers 3-6, 94% of the units output exactly 0 for every single sample", "dead_units"),
     ("UserWarning: The 'train_dataloader' does not have many workers which may be a bottleneck. Consider increasing the value of the `num_workers` argument", "log:dataloader_slow"),
     ("Token indices sequence length is longer than the specified maximum sequence length for this model (1024 > 512). Running this sequence through the model will result in indexing errors", "log:tokenizer_warning"),
@@ -390,6 +391,8 @@ def test_a_printout_of_a_few_dead_units_is_no_dead_relu_finding():
     # the user denies NaN in the data
     "checked the images, no nans in the batch (`jnp.isnan(x).any()` is False)",
     "there is not a single nan in the dataset",
+    # a checkpoint's keys without DDP's prefix, or only one under it
+    "['conv1.weight', 'module.fc.weight', 'bn1.bias']",
 ])
 def test_ordinary_lines_give_nothing(line):
     assert signals(run_of(("x.log", line + "\n"))) == {}
