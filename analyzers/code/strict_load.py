@@ -9,12 +9,18 @@ the model evaluates its random initialization. Keras' `load_weights(..., skip_mi
 same to layers whose shapes differ. The finding is clear when the call's result (the missing and
 unexpected keys) is thrown away, and weak when it is kept (the code may look at it). Also a
 stable-baselines3 `model.load(path)` whose result is thrown away: it loads nothing into `model`.
+
+`code:checkpoint_sorted_as_text`: the "latest" checkpoint taken as the last of `sorted(glob("checkpoint-*"))` (or
+the `max` of the names) with no key: names sort as text, so checkpoint-500 comes after checkpoint-4500 and the
+run evaluates or resumes an early checkpoint.
 """
 from __future__ import annotations
 
 import ast
 
-from mltdbg.analyzers.code.index import CLEAR, WEAK, Finding, PyFile, const, kwarg, last, src
+import re
+
+from mltdbg.analyzers.code.index import CLEAR, MEDIUM, WEAK, Finding, PyFile, const, kwarg, last, src
 
 
 # stable-baselines3's algorithms (and sb3-contrib's): `load` is a classmethod that returns a new model
@@ -38,8 +44,41 @@ def _load_result_discarded(f: PyFile) -> list[Finding]:
     return []
 
 
+# a listing of checkpoints: glob / listdir / iterdir whose pattern (or the code around) names them
+_LISTING = ("glob", "iglob", "listdir", "iterdir", "rglob", "scandir")
+_CKPT_WORD = re.compile(r"ckpt|checkpoint|epoch|step|iter|\.pth?\b|\.bin\b|\.safetensors|\.h5|\.keras|model_", re.I)
+
+
+def _sorted_as_text(f: PyFile) -> list[Finding]:
+    """`sorted(glob(...checkpoint...))[-1]` or `max(glob(...))` with no key (see the module docstring)."""
+    for n in f.of_type(ast.Subscript, ast.Call):
+        if isinstance(n, ast.Subscript):
+            sl = n.slice
+            if not (isinstance(sl, ast.UnaryOp) and isinstance(sl.op, ast.USub) and const(sl.operand) == 1):
+                continue
+            inner: ast.AST = n.value
+            if isinstance(inner, ast.Name):     # ckpts = sorted(glob(...)); ... ckpts[-1]
+                bound = f.assigns(f.scope_of(n)).get(inner.id) or f.assigns(f.tree).get(inner.id) or []
+                inner = next((v for line, v in reversed(bound) if line <= n.lineno), inner)
+            if not (isinstance(inner, ast.Call) and last(inner) == "sorted" and inner.args):
+                continue
+            call, lst = inner, inner.args[0]
+        elif isinstance(n, ast.Call) and last(n) == "max" and isinstance(n.func, ast.Name) and len(n.args) == 1:
+            call, lst = n, n.args[0]
+        else:
+            continue
+        if any(k.arg == "key" for k in call.keywords):
+            continue
+        listing = [c for c in f.subtree(lst) if isinstance(c, ast.Call) and last(c) in _LISTING]
+        if listing and _CKPT_WORD.search(src(lst)):
+            return [Finding("code:checkpoint_sorted_as_text", MEDIUM, n.lineno,
+                            f"{src(n)[:70]} takes the last checkpoint name in text order: checkpoint-500 sorts after "
+                            "checkpoint-4500, so an early checkpoint is taken for the latest (sort by the number)")]
+    return []
+
+
 def check_strict_load(f: PyFile) -> list[Finding]:
-    if found := _load_result_discarded(f):
+    if found := _load_result_discarded(f) + _sorted_as_text(f):
         return found
     loose = {id(c): c for c in f.calls_named("load_state_dict") if const(kwarg(c, "strict"), True) is False}
     loose |= {id(c): c for c in f.calls_named("load_weights") if const(kwarg(c, "skip_mismatch"), False) is True}
