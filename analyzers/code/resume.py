@@ -1,5 +1,6 @@
 """`code:resume_weights_only`: a resume that restores the weights but not the optimizer,
-scheduler or step.
+scheduler or step (also a transformers Trainer run on `from_pretrained("out/checkpoint-6000")` without
+resume_from_checkpoint).
 
 In:  one parsed file (PyFile, from code/index.py).
 Out: `check_resume(f)` -> Findings.
@@ -10,13 +11,41 @@ import ast
 import re
 
 from mltdbg.analyzers.code.index import (CLEAR, MEDIUM, STRONG, Finding, PyFile, arg, const, core, dotted,
-                                         is_sched_ctor, last, recv)
+                                         is_sched_ctor, last, recv, src)
 
 
 _RESUME_KEY = re.compile(r"epoch|step|iter|^it$", re.I)   # checkpoint keys that carry the loop position
 
 
+# a Trainer's checkpoint folder ("out/checkpoint-6000"): it holds optimizer.pt, scheduler.pt and trainer_state.json
+_HF_CKPT = re.compile(r"checkpoint-\d+")
+
+
+def _hf_weights_only(f: PyFile) -> list[Finding]:
+    """`model = X.from_pretrained("out/checkpoint-6000")` then `trainer.train()` with no resume_from_checkpoint:
+    the Trainer starts at step 0 with a new optimizer and a new warm-up, from those weights only."""
+    for c in f.calls:
+        if last(c) != "train" or not isinstance(c.func, ast.Attribute) or c.args \
+                or any(k.arg == "resume_from_checkpoint" for k in c.keywords) \
+                or "trainer" not in (dotted(recv(c)) or "").lower():
+            continue
+        for p in f.calls:
+            if last(p) != "from_pretrained" or not p.args or p.lineno > c.lineno:
+                continue
+            a = core(p.args[0])
+            v = f.value_near(a.id, p) if isinstance(a, ast.Name) else a
+            path = const(v) if v is not None else None
+            if isinstance(path, str) and _HF_CKPT.search(path):
+                return [Finding("code:resume_weights_only", CLEAR, c.lineno,
+                                f"{src(c)} starts over at step 0 with a new optimizer and lr schedule: only the weights of "
+                                f"{path} were loaded (from_pretrained); resume_from_checkpoint= restores the rest",
+                                [(p.lineno, "the checkpoint's weights loaded here")])]
+    return []
+
+
 def check_resume(f: PyFile) -> list[Finding]:
+    if hf := _hf_weights_only(f):
+        return hf
     if not (f.has_training() or f.optimizers):
         return []
     out = []
