@@ -463,6 +463,10 @@ def _notebook_facts(art: TextArtifact, fx: _Facts) -> None:
             _regex_facts(art, fx, code, 0, lambda off, t=code: t.count("\n", 0, off) + 1)
 
 
+# keys of a dict that a trainer logs per step (a post pastes transformers' log lines, which parse as dict literals)
+_LOGGED_KEYS = frozenset({"loss", "eval_loss", "train_loss", "grad_norm", "train_runtime", "eval_runtime"})
+
+
 def _tree_facts(nodes: Iterable[ast.AST], fx: _Facts) -> None:
     """Facts of a file's calls, assignments and dict literals, taken in `ast.walk` order."""
     for node in nodes:
@@ -478,6 +482,9 @@ def _tree_facts(nodes: Iterable[ast.AST], fx: _Facts) -> None:
                 if name:
                     fx.key_value(name, v, node.lineno)
         elif isinstance(node, ast.Dict):
+            keys = {k.value for k in node.keys if isinstance(k, ast.Constant)}
+            if keys & _LOGGED_KEYS:
+                continue    # a logged step ({'loss': 1.1, 'learning_rate': 9.8e-4, 'epoch': 0.04}): the schedule's value
             for k, v in zip(node.keys, node.values):
                 if isinstance(k, ast.Constant) and isinstance(k.value, str):
                     val = _value_of(v)
@@ -691,9 +698,10 @@ def _module_print_facts(art: TextArtifact, fx: _Facts, text: str) -> None:
     fx.add("num_layers", len(acts), line)
 
 
-# A launch command echoed into a log: `python train.py --batch_size 2`, `torchrun ... --lr=0.1`.
+# A launch command echoed into a log: `python train.py --batch_size 2`, `torchrun ... --lr=0.1` (or its first line
+# `python train.py \` with every flag on the lines it continues onto).
 _CLI_LINE = re.compile(r"^[ \t]*(?:[$+#>!%]\s*)?(?:\S*/)?(?:python[\d.]*(?:\s+-m)?|torchrun|accelerate\s+launch|deepspeed"
-                       r"|srun|mpirun|horovodrun)\b[^\n]*--[A-Za-z][^\n]*$", re.MULTILINE)
+                       r"|srun|mpirun|horovodrun)\b(?:[^\n]*--[A-Za-z][^\n]*|[^\n]*\\[ \t]*)$", re.MULTILINE)
 _CLI_FLAG = re.compile(r"(?<!\S)--([A-Za-z][\w.-]*)(?:=|[ \t]+)(?!--)([^\s\\]+)")
 # A switch with no value (`--fp16`, `--bf16`): on. Only the switches that name a setting by themselves.
 _CLI_SWITCH = re.compile(r"(?<!\S)--(fp16|bf16|half|amp|use_amp|use_fp16|use_bf16)(?=\s*(?:\\\s*$|--|$|[;&|]))",

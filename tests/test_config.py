@@ -433,3 +433,17 @@ def test_a_config_key_that_misspells_an_optimizer_setting_is_found(tmp_path):
     j.write_text('{"optim": {"lr": 3e-4, "weight_deacy": 0.05}}')
     sig = {s.kind: s for s in config_signals(run_of(j))}["config:key_misspelled"]
     assert sig.data["meant"] == "weight_decay"
+
+
+def test_a_launch_script_with_every_flag_on_continued_lines_and_pasted_trainer_dicts(tmp_path):
+    """`python train_nli.py \\` with each `--flag value \\` on a line of its own: the flags are the command's. A
+    post's pasted trainer log dicts ({'loss': ..., 'learning_rate': 9.87e-4}) are the schedule's values, no setting."""
+    sh = tmp_path / "run_nli.sh"
+    sh.write_text("#!/bin/bash\npython train_nli.py \\\n  --model_name_or_path roberta-base \\\n"
+                  "  --learning_rate 1e-3 \\\n  --warmup_ratio 0.0 \\\n  --fp16 \\\n  --output_dir out\n")
+    got = facts(run_of(sh))
+    assert got["lr"] == [0.001] and got["warmup_ratio"] == [0.0] and got["precision"] == ["fp16"]
+    post = tmp_path / "question.txt"
+    post.write_text("My NLI fine-tune diverges.\n```\n{'loss': 1.1012, 'grad_norm': 2.87, 'learning_rate': 0.000987, "
+                    "'epoch': 0.04}\n{'loss': 1.0874, 'grad_norm': 3.44, 'learning_rate': 0.000974, 'epoch': 0.08}\n```\n")
+    assert "lr" not in facts(run_of(post))
