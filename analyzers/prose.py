@@ -180,15 +180,18 @@ def _statement(s: str) -> int:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return 0
-    if len(tree.body) != 1:
-        return 0
-    node = tree.body[0]
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.For, ast.While, ast.With,
-                         ast.Import, ast.ImportFrom)):
-        return 2
-    if isinstance(node, ast.AnnAssign) or (isinstance(node, ast.Expr) and not isinstance(node.value, ast.Call)):
-        return 0
-    return 2 if any(isinstance(n, ast.Call) for n in ast.walk(node)) else 1
+    if len(tree.body) != 1 and not (";" in s and len(tree.body) <= 4):
+        return 0        # (statements joined by ';' on one line, `loss = crit(out, y); loss.backward()`, are each read)
+    kinds = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.For, ast.While, ast.With,
+                             ast.Import, ast.ImportFrom)):
+            kinds.append(2)
+        elif isinstance(node, ast.AnnAssign) or (isinstance(node, ast.Expr) and not isinstance(node.value, ast.Call)):
+            return 0
+        else:
+            kinds.append(2 if any(isinstance(n, ast.Call) for n in ast.walk(node)) else 1)
+    return max(kinds)
 
 
 def quoted_code(lines: list[str]) -> list[range]:

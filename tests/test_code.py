@@ -249,8 +249,8 @@ def test_a_posts_indented_code_beside_its_pasted_epoch_lines_without_separators_
 
 def test_a_terse_posts_indented_loop_is_read_though_the_post_is_too_short_for_prose(tmp_path):
     """A title, a four-line loop indented as Markdown quotes it, one line of epochs and a note: too few words for
-    prose, yet the loop is the post's (backward and step, no zero_grad). The same lines unindented, as a log
-    that printed them, quote nothing."""
+    prose, yet the loop is the post's (backward and step, no zero_grad). The same lines unindented in a log that
+    printed them, with no question beside them, quote nothing."""
     from mltdbg.analyzers.ingest import ingest
 
     loop = ["for x, y in loader:", "    loss = crit(model(x), y)", "    loss.backward()", "    opt.step()"]
@@ -259,9 +259,28 @@ def test_a_terse_posts_indented_loop_is_read_though_the_post_is_too_short_for_pr
                     + "ep1 loss 0.692 gnorm 1.2 | ep2 loss 0.913 gnorm 38.4\nold loop was fine with same lr=1e-3\n")
     sig = {s.kind: s for s in code_signals(ingest([post]))}
     assert sig["code:missing_zero_grad"].evidence[0].line == 4
-    post.write_text("refactor train loop, loss now goes up?\n" + "".join(ln + "\n" for ln in loop)
-                    + "ep1 loss 0.692 gnorm 1.2 | ep2 loss 0.913 gnorm 38.4\nold loop was fine with same lr=1e-3\n")
-    assert "code:missing_zero_grad" not in {s.kind for s in code_signals(ingest([post]))}
+    log = tmp_path / "train.log"
+    log.write_text("2024-01-01 10:00:01 starting\n" + "".join(ln + "\n" for ln in loop)
+                   + "2024-01-01 10:00:05 ep1 loss 0.692 gnorm 1.2\n")
+    assert "code:missing_zero_grad" not in {s.kind for s in code_signals(ingest([log]))}
+
+
+def test_a_loop_pasted_whole_in_a_short_non_english_post_is_read(tmp_path):
+    """A German title, a for-loop with its body indented under it (one line joins two statements with ';'), a line
+    of logged values and a question: no English prose, yet the loop is the post's code (backward and step, no
+    zero_grad). A head built as nn.Sequential(..., nn.Softmax(dim=1)) beside a CrossEntropyLoss is read too."""
+    from mltdbg.analyzers.ingest import ingest
+
+    post = tmp_path / "question.txt"
+    post.write_text("Loss explodiert nach ein paar Iterationen (MLP, SGD lr=0.01)\n"
+                    "for i, (x, y) in enumerate(loader):\n    loss = crit(model(x), y); loss.backward()\n"
+                    "    opt.step()\nit 0 | loss 2.3104 ... it 150 | loss nan\nDaten sind normalisiert. Was mache ich falsch?\n")
+    assert code_signals(ingest([post]))[0].kind == "code:missing_zero_grad"
+    post.write_text("Loss do meu classificador trava em ~1.55 (PyTorch, 10 classes)\n"
+                    "self.head = nn.Sequential(nn.Linear(256, 10), nn.Softmax(dim=1))\ncriterion = nn.CrossEntropyLoss()\n"
+                    "Epoch 30: loss=1.5487 acc=0.902\nJá tentei aumentar o lr, a loss não passa de 1.54. Alguém sabe por quê?\n")
+    sig = {s.kind: s for s in code_signals(ingest([post]))}
+    assert sig["code:softmax_before_ce"].evidence[0].line == 2
 
 
 def test_what_is_not_quoted_code():

@@ -45,6 +45,8 @@ re-exports the index's public names (codemods use them).
 """
 from __future__ import annotations
 
+import ast
+
 from mltdbg.analyzers.code.detached import check_detached
 from mltdbg.analyzers.code.div_std import check_div_std, check_sqrt
 from mltdbg.analyzers.code.eval_mode import check_eval, check_functional_dropout
@@ -56,7 +58,7 @@ from mltdbg.analyzers.code.index import (AMBIG_SCHED, CLEAR, EPOCH_SCHED, FUNCS,
                                          NORM_LAYERS, PASSTHRU, STEP_SCHED, STRONG, WEAK, Finding, PyFile, RunIndex,
                                          arg, build_index, chain_attrs, const, core, dotted, fname, framework_of,
                                          is_backward, is_model_name, is_no_grad_with, is_opt_step, is_sched_ctor,
-                                         is_softmax_call, is_zero_grad, gc_paused, kwarg, last, model_calls, parse_code,
+                                         is_softmax_call, is_zero_grad, gc_paused, kwarg, last, model_calls, parse_code, sequential_ending,
                                          parse_tree, pyfile_of, recv, safe_from_zero, softmax_attrs, src)
 from mltdbg.analyzers.code.no_shuffle import check_no_shuffle
 from mltdbg.analyzers.code.params import check_params, param_paths
@@ -133,8 +135,9 @@ def _file_findings(files: list[PyFile]) -> tuple[list[tuple[PyFile, Finding]], l
     # a model whose forward ends in softmax, cross-entropy used (or only built: a post that quotes the
     # model class and the criterion, not the call), flow not followed
     ce = idx.ce_used or idx.ce_built
-    if idx.prob_classes and ce and not any(x.kind == "code:softmax_before_ce" for _, x in found):
-        (pf, line) = next(iter(idx.prob_classes.values()))
+    probs = list(idx.prob_classes.values()) or _softmax_heads([cf for cf, _ in ce])
+    if probs and ce and not any(x.kind == "code:softmax_before_ce" for _, x in found):
+        (pf, line) = probs[0]
         ce_f, ce_line = ce[0]
         found.append((pf, Finding("code:softmax_before_ce", MEDIUM, line,
                                   "the model's forward returns softmax probabilities and the run trains with"
@@ -143,6 +146,20 @@ def _file_findings(files: list[PyFile]) -> tuple[list[tuple[PyFile, Finding]], l
                                     ce_f)])))
     found += check_grad_clip(files, idx)
     return found, too_deep
+
+
+def _softmax_heads(files: list[PyFile]) -> list[tuple[PyFile, int]]:
+    """Layers built as an nn.Sequential that ends in nn.Softmax (`self.head = nn.Sequential(nn.Linear(256, 10),
+    nn.Softmax(dim=1))`), outside a model class whose forward the index follows, in the files given (those that
+    build or call the cross-entropy): (file, line) of each. A head named for pooling or attention weights is
+    a softmax over positions, not the classifier's output."""
+    out = []
+    for f in dict.fromkeys(files):
+        for n in f.of_type(ast.Assign):
+            if isinstance(n, ast.Assign) and sequential_ending(n.value, "Softmax") is not None \
+                    and not any(w in src(n.targets[0]).lower() for w in ("pool", "attn", "attention", "weight")):
+                out.append((f, n.lineno))
+    return out
 
 
 def _to_signals(found: list[tuple[PyFile, Finding]]) -> list[Signal]:

@@ -1105,6 +1105,17 @@ def _indented_quote(lines: list[str], r: range) -> bool:
         and not above.startswith((" ", "\t")) and bool(_SNIPPET_OPENER.match(body[0]))
 
 
+def _block_snippet(lines: list[str], r: range) -> bool:
+    """Whether block `r` opens with a block statement at its own indent (`for i, (x, y) in enumerate(loader):`) and
+    goes on with two or more lines indented under it: a loop or a function pasted whole (read where a line beside
+    it asks a question: a post too short or not English enough for prose, not a log that echoed its code)."""
+    body = [lines[i] for i in r if lines[i].strip() and not lines[i].lstrip().startswith("#")]
+    if len(body) < 3 or not _SNIPPET_OPENER.match(body[0]) or not body[0].rstrip().endswith(":"):
+        return False
+    lead = len(body[0]) - len(body[0].lstrip())
+    return all(len(b) - len(b.lstrip()) > lead for b in body[1:3])
+
+
 def fenced_code(t: TextArtifact) -> TextArtifact | None:
     """The Python of `t`'s fenced blocks, and of the blocks it quotes unfenced (prose.quoted_code: a four-space
     indent, or lines pasted as they ran), each block dedented, every other line blank; None when it holds none."""
@@ -1127,7 +1138,8 @@ def fenced_code(t: TextArtifact) -> TextArtifact | None:
                     or not any(_SNIPPET_OPENER.match(lines[i]) for i in covered):
                 # (but a terse post's code block, indented as Markdown quotes it under a line that is not, holds
                 # a loop: its title and notes are too few words for prose, and no log indents code so)
-                quoted = [r for r in quoted if _indented_quote(lines, r)]
+                asks = any(ln.rstrip().endswith(("?", "？")) for i, ln in enumerate(lines) if i not in covered)
+                quoted = [r for r in quoted if _indented_quote(lines, r) or (asks and _block_snippet(lines, r))]
                 if not quoted:
                     return None
         for r in quoted:
