@@ -72,6 +72,8 @@ HUGE_START_FALL = 20.0
 LR_NEVER_CONFIGURED = 20.0
 # An lr step between logged points more than this many times the log's usual step apart is no jump (curves._lr_signals)
 JUMP_GAP = 4.0
+# A data_time share read from fewer than 3 logged points weighs this much of a whole log's (curves._timing)
+TIMING_FEW = 0.8
 # A loss of any other kind (MSE, L1, a sum over pixels) starting at this or more: no target on a sane scale
 # gives it; raw features or targets in the thousands and up do.
 LOSS_OFF_SCALE = 1e6
@@ -102,6 +104,8 @@ VAL_RISE_OF_START = 0.01
 VAL_ACC_IMPROVED = 0.02
 VAL_ACC_TRAIN_GAIN = 0.2
 VAL_ACC_FAR_BELOW = 0.3
+# a first validation accuracy this close below the training accuracy of its epoch started level with it
+VAL_ACC_LEVEL = 0.05
 # Train accuracy at or below this over the last third, flat, and well above chance is "capped"
 # (wrong labels cap it near 1 - their share until the model memorises them).
 TRAIN_ACC_CAP = 0.92
@@ -1589,7 +1593,7 @@ def _val_gap(run: Run, ts: np.ndarray, tv: np.ndarray, va: Series, vi: np.ndarra
     # begin level with training: a first evaluation as good as training's, worsening from there, is
     # overfitting from the first epoch on, read by _train_val)
     flat = float(np.min(vv[1:])) >= first * (1 - VAL_IMPROVED) and (t_start - t_end) / (abs(t_start) + 1e-8) >= 0.5 \
-        and not _val_started_with_train(first, t_first)
+        and not _val_started_with_train(first, t_first, _val_acc_at(run, va.steps[vi[0]]))
     if not (near_chance or wide or flat):
         return []
     txt = (f"val_loss is {_fmt(first)} at its first evaluation (step {int(va.steps[vi[0]])}) and never improves"
@@ -1611,11 +1615,30 @@ def _train_before(ts: np.ndarray, tv: np.ndarray, step) -> float:
     return float(np.median(tv[max(0, a - 2):a + 1]))
 
 
-def _val_started_with_train(first: float, t_first: float) -> bool:
+def _val_started_with_train(first: float, t_first: float, acc: float | None = None) -> bool:
     """Whether validation's first value is within VAL_STARTED_WITH_TRAIN of the training loss logged up
     to that evaluation (`t_first`, _train_before), and not at a chance level ln K (a usual K, within
-    5 %): a validation set the model cannot read sits there however training does."""
-    return implied_classes(first, 0.05) is None and first <= VAL_STARTED_WITH_TRAIN * t_first
+    5 %): a validation set the model cannot read sits there however training does. A validation accuracy
+    logged with it (`acc`, as a fraction) far above that K's 1/K says the loss is not chance's."""
+    k = implied_classes(first, 0.05)
+    at_chance = k is not None and not (acc is not None and acc >= 1.0 / k + ACC_ABOVE_CHANCE)
+    return not at_chance and first <= VAL_STARTED_WITH_TRAIN * t_first
+
+
+# A validation accuracy this far above 1/K is no chance-level run, whatever its loss reads as
+ACC_ABOVE_CHANCE = 0.15
+
+
+def _val_acc_at(run: Run, step: float) -> float | None:
+    """The validation accuracy logged at `step` (as a fraction: a percentage is divided by 100), None when none is."""
+    acc = run.metric("val_accuracy")
+    if acc is None or not len(acc):
+        return None
+    hit = np.flatnonzero(acc.steps == step)
+    if not hit.size:
+        return None
+    v = float(acc.values[hit[0]])
+    return v / 100.0 if v > 1.0 else v
 
 
 def _memorizing_from_start(tv: np.ndarray, va: Series, vi: np.ndarray, vv: np.ndarray, chance: float | None,
@@ -1748,7 +1771,7 @@ def _val_acc_gap(run: Run, q: Quoter) -> list[Signal]:
     near_chance = k is not None and first <= 1.5 / k
     if not (near_chance or t_end - v_end >= VAL_ACC_FAR_BELOW):
         return []
-    if not near_chance and first >= float(t[0]) - VAL_ACC_IMPROVED and v_end < first - VAL_ACC_IMPROVED:
+    if not near_chance and first >= float(t[0]) - VAL_ACC_LEVEL and v_end < first - VAL_ACC_IMPROVED:
         return []     # level with training at first, then worse as training climbs: overfitting's shape
     txt = (f"validation accuracy is {first:.3f} at its first evaluation (step {int(va.steps[vi[0]])}) and never "
            f"improves" + (f" (chance 1/{k} = {1 / k:.3f})" if k else "") + f" while train accuracy climbs to {t_end:.3f}")
@@ -2659,16 +2682,20 @@ def _loss_scale(s: Series, q: Quoter) -> list[Signal]:
 def _timing(run: Run, q: Quoter) -> list[Signal]:
     d = run.metric("data_time")
     t = run.metric("step_time")
-    if d is None or t is None or len(d) < 3 or len(t) < 3:
+    if d is None or t is None or not len(d) or not len(t):
         return []
     dm = float(np.nanmedian(d.values))
     tm = float(np.nanmedian(t.values))
-    if tm <= 0:
+    if not tm > 0:
         return []
     share = dm / tm if dm <= tm else dm / (dm + tm)   # step_time may or may not include data time
     if share > 0.4:
         txt = f"data loading takes {share*100:.0f}% of each step (median data_time {_fmt(dm)} vs step_time {_fmt(tm)})"
-        return [Signal("data_time_high", min(1.0, share / 0.7), txt, [q.ev(d, len(d) // 2, txt)], {"share": share})]
+        # (a line or two of a post: mmdetection's and timm's lines are averages over their logging interval, read
+        # a little weaker than a run's whole log)
+        few = TIMING_FEW if len(d) < 3 else 1.0
+        return [Signal("data_time_high", min(1.0, share / 0.7) * few, txt, [q.ev(d, len(d) // 2, txt)],
+                       {"share": share, "points": int(len(d))})]
     return []
 
 

@@ -1083,32 +1083,49 @@ SAME_OUTPUT_SCAN_CHARS = 200_000
 _PATHLIKE = re.compile(r"^(?:[\w.~-]*[/\\][^\s]*|\w+://\S+)$")
 
 
-# Generations printed bare, one repr() per line ('::::::::::::::', "the the the the ..."): REPEATED_MIN or more
-# lines in a row, each one short unit over and over (_collapse_data).
+# Generations printed bare, one repr() per line ('::::::::::::::', "the the the the ..."), or as a chat prints them
+# under each prompt (">>> 1+1等于几" then "！！！！！！..."): REPEATED_MIN or more such lines, each one short unit over
+# and over (_collapse_data), with at most REPEATED_GAP other lines (the prompts) between one and the next.
 REPEATED_MIN = 3
-_QUOTED_LINE = re.compile(r"^[ \t]*(?:\d{1,3}[:.)][ \t]*)?(?P<q>['\"])(?P<s>[^\n]{10,}?)(?P=q),?[ \t]*\r?$")
+REPEATED_MIN_BARE = 2      # ... unquoted lines: a prompt between each (a log prints no such line twice)
+REPEATED_GAP = 2
+_QUOTED_LINE = re.compile(r"^[ \t]*(?:\d{1,3}[:.)][ \t]*)?(?P<q>['\"]?)(?P<s>[^\n]{10,}?)(?P=q),?[ \t]*\r?$")
+
+
+_NUMBERISH = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+|nan|inf)(?:e[-+]?\d+)?[,.;]?", re.I)
+
+
+def _bar_like(unit: str) -> bool:
+    """A unit of box-drawing / block characters (tqdm's bars) or of ASCII punctuation only."""
+    return all("\u2500" <= c <= "\u259f" or (c.isascii() and not c.isalnum()) for c in unit)
 
 
 def repeated_strings(art: TextArtifact) -> Signal | None:
-    """`log:collapse_output` from REPEATED_MIN lines in a row of printed strings that each repeat one unit."""
+    """`log:collapse_output` from printed outputs that each repeat one unit (see REPEATED_MIN)."""
     head = art.text[:SAME_OUTPUT_SCAN_CHARS]
-    if "'" not in head and '"' not in head:
-        return None
-    run_: list[tuple[int, str]] = []
     lines = head.split("\n")
-    for i, ln in enumerate(lines + [""], 1):
-        m = _QUOTED_LINE.match(ln)
+    group: list[tuple[int, str, bool]] = []         # (line, unit, quoted)
+    for i, ln in enumerate(lines + [""] * (REPEATED_GAP + 1), 1):
+        m = _QUOTED_LINE.match(ln) if i <= len(lines) else None
         d = _collapse_data(m.group("s")) if m else None
+        if d is not None and m is not None and ((not m.group("q") and _bar_like(d["repeated"]))
+                                                or _NUMBERISH.fullmatch(d["repeated"])
+                                                or m.group("s").lstrip("[( ").startswith(("tensor", "array"))):
+            d = None        # (a progress bar's blocks, a rule of ASCII punctuation, a tensor of zeros: no model output)
         if d is not None:
-            run_.append((i, d["repeated"]))
+            if group and i - group[-1][0] > REPEATED_GAP + 1:
+                group = []
+            group.append((i, d["repeated"], bool(m.group("q")) if m else False))
             continue
-        if len(run_) >= REPEATED_MIN:
-            i0, unit = run_[0]
-            txt = f"{len(run_)} printed outputs in a row are {unit!r} repeated: the model emits one token over and over"
-            return Signal("log:collapse_output", 0.7, txt,
-                          [Evidence(text=txt, source=art.path, line=i0, quote=lines[i0 - 1].strip()[:300])],
-                          {"repeated": unit, "count": len(run_), "outputs": len(run_)})
-        run_ = []
+        if group and i - group[-1][0] > REPEATED_GAP:
+            quoted = sum(q for _, _, q in group)
+            if quoted >= REPEATED_MIN or len(group) >= max(REPEATED_MIN_BARE, REPEATED_MIN if quoted else 0):
+                i0, unit, _ = group[0]
+                txt = (f"{len(group)} printed outputs are {unit!r} repeated: the model emits one token over and over")
+                return Signal("log:collapse_output", 0.7, txt,
+                              [Evidence(text=txt, source=art.path, line=i0, quote=lines[i0 - 1].strip()[:300])],
+                              {"repeated": unit, "count": len(group), "outputs": len(group)})
+            group = []
     return None
 
 

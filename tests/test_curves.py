@@ -766,3 +766,31 @@ def test_a_regression_loss_off_any_sane_scale_at_the_start_is_a_huge_start():
     s = kinds(_run(loss=[3.5e18, 1.1e24, 3.6e23, 6.4e23, 2.0e23]))["loss_huge_at_start"]
     assert s.data["first"] == 1.1e24 and s.evidence[0].step == 10
     assert "loss_huge_at_start" not in kinds(_run(loss=[5e5, 4e5, 3e5, 2e5, 1e5]))
+
+
+def test_data_time_from_two_printed_lines_is_read_a_little_weaker():
+    """Two mmdetection lines (each an average over 50 iterations): data_time 1.91 of time 2.10 is the loader's
+    wait. Read from fewer than three points it weighs TIMING_FEW of a whole log's."""
+    from mltdbg.analyzers.curves import TIMING_FEW
+    got = kinds(_run(data_time=[1.912, 1.907], step_time=[2.104, 2.098]))["data_time_high"]
+    assert got.data["points"] == 2 and got.strength == TIMING_FEW
+    assert "data_time_high" not in kinds(_run(data_time=[0.01, 0.012], step_time=[2.104, 2.098]))
+
+
+def test_a_first_validation_level_with_training_then_worse_is_no_gap_from_the_start(tmp_path):
+    """Keras epochs 5, 20 and 50 of a 3-class model: val accuracy 0.717 beside train 0.746 at the first logged epoch,
+    then 0.683 and 0.650 while train reaches 1.0; val_loss 0.683 (ln 2 within 5 %, but 0.717 accuracy is no
+    two-class chance). Overfitting's shape, not validation that never learned; validation at 1/3 from the start is."""
+    from mltdbg.analyzers.analyze import analyze
+    from mltdbg.analyzers.ingest import ingest
+    bar = "15/15 [==============================] - 2s 121ms/step - loss: {} - accuracy: {} - val_loss: {} - val_accuracy: {}\n"
+
+    def got(rows):
+        (tmp_path / "train.log").write_text("".join(f"Epoch {e}/50\n" + bar.format(*r) for e, r in rows))
+        return {s.kind for s in analyze(ingest([tmp_path]))}
+    level = got([(5, (0.6120, 0.7458, 0.6833, 0.7167)), (20, (0.0914, 0.9750, 1.2410, 0.6833)),
+                 (50, (0.0031, 1.0000, 2.7782, 0.6500))])
+    assert "val_gap_from_start" not in level and "train_val_gap_end" in level
+    chance = got([(5, (0.6120, 0.7458, 1.0990, 0.3400)), (20, (0.0914, 0.9750, 1.1010, 0.3300)),
+                  (50, (0.0031, 1.0000, 1.1050, 0.3350))])
+    assert "val_gap_from_start" in chance

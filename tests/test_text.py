@@ -353,6 +353,13 @@ def test_generations_printed_bare_that_repeat_one_token_are_a_collapse():
     other = "```\n'Paris is the capital of France.'\n'Your order can be returned within 30 days.'\n'Hello there!!'\n```\n"
     assert "log:collapse_output" not in signals(run_of(("q.md", other)))
     assert "log:collapse_output" not in signals(run_of(("q.md", ("'" + "=" * 40 + "'\n") * 3)))
+    # a chat's answers under each prompt, unquoted; a progress bar's blocks are no answer
+    chat = ">>> 你好，介绍一下你自己\n" + "！" * 30 + "\n>>> 1+1等于几\n" + "！" * 30 + "\n"
+    assert signals(run_of(("q.md", chat)))["log:collapse_output"].data["repeated"] == "！"
+    bars = ("Epoch 1\n" + "█" * 60 + " 782/782\n") * 3
+    assert "log:collapse_output" not in signals(run_of(("x.log", bars)))
+    zeros = ("print(layer.bias)\ntensor([" + "0., " * 30 + "0.])\n") * 3
+    assert "log:collapse_output" not in signals(run_of(("x.log", zeros)))
 
 
 def test_a_printout_of_a_few_dead_units_is_no_dead_relu_finding():
