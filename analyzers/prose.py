@@ -274,7 +274,26 @@ def _prose_of(t: TextArtifact) -> str:
         or sum(_cjk_length(k) for k in keep) >= MIN_PARAGRAPH_CJK
     if keep and enough and misses <= most:
         return " ".join(keep)[:MAX_CHARS]
+    # ... or a terse post: a title line of its own words, then code and log lines labelled in its shorthand ("Old
+    # code: ...", "New env: ..."), and a sentence that asks (a program's log asks nothing)
+    asks = [ln.strip() for ln in lines if _ASKS.search(ln) and is_sentence(ln)]
+    title = head.lstrip().split("\n", 1)[0].strip()
+    if asks and _title_like(title):
+        return " ".join(dict.fromkeys([title] + keep + asks))[:MAX_CHARS]
     return _short_note(head, t.path)
+
+
+def _title_like(line: str) -> bool:
+    """A post's first line as a title: TITLE_WORDS words or more, most of them words of letters, not a log's
+    progress line, a traceback's or a command."""
+    words = line.split()
+    return len(words) >= TITLE_WORDS and sum(w.strip(",.:;()").isalpha() for w in words) >= len(words) / 2 \
+        and not _STATUS.match(line) and len(_METRIC.findall(line)) < 2 and not _TRACE.match(line) \
+        and not _COMMAND.match(line)
+
+
+TITLE_WORDS = 5
+_ASKS = re.compile(r"[?？](?:\s|$)")
 
 
 # The user's own sentence: first person, or a question (a program's log prints neither); looked for in a file's

@@ -300,3 +300,22 @@ def test_a_post_that_pastes_a_command_and_a_results_table_between_its_sentences_
     log.write_text("".join(f"       {e}/99     6.21G   0.{9 + e}812   0.04411   0.02871       121       640\n"
                            for e in range(6)))
     assert prose_sentences(ingest([log]).texts) == []
+
+
+def test_a_terse_post_with_a_title_labelled_lines_and_a_question_is_the_users_words():
+    """A title of its own words, code and log lines labelled in shorthand ("Old code:", "New env:"), and one
+    sentence that asks: too few sentences for the share rule, yet a post, so its words are read (an empty ranking
+    before). A log whose first line is a progress line, with the same question, is not."""
+    from pathlib import Path
+
+    from mltdbg.analyzers.model import TextArtifact
+
+    body = ("Old code: self.val_acc = torchmetrics.Accuracy()\nNew code: self.val_acc = torchmetrics.Accuracy(task='multiclass')\n"
+            "Old env: Validation DataLoader 0: 100%|##########| 79/79 [00:04<00:00] val_loss=0.2113, val_acc=0.9412\n"
+            "New env: Validation DataLoader 0: 100%|##########| 79/79 [00:04<00:00] val_loss=0.2113, val_acc=0.8836\n"
+            "Dataset is skin lesion images. Does torchmetrics 1.x sync differently? Single GPU here though.\n")
+    post = "Lightning: val_acc went from 0.94 to 0.88 after upgrading torchmetrics, same checkpoint\n" + body
+    said = prose_sentences([TextArtifact("q.txt", Path("q.txt"), "text", post)])
+    assert said and "after upgrading torchmetrics" in said[0] and "sync differently?" in said[0]
+    log = "Epoch 3: 100%|##########| 79/79 [00:04<00:00] val_loss=0.2113, val_acc=0.9412\n" + body
+    assert prose_sentences([TextArtifact("x.log", Path("x.log"), "log", log)]) == []
