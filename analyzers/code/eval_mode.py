@@ -121,6 +121,12 @@ def _eval_before(f: PyFile, scope, cls, m: str, line: int, evals: list[ast.Call]
             return True
         if cls is not None and f.class_of(e) is cls:
             return True
+    # a module-level model the function reads (not its own local): put in eval mode at module level
+    # (`model.load_state_dict(...); model.eval()`, then `def predict(path): ... model(x)`)
+    if isinstance(scope, FUNCS) and m.split(".")[0] not in f.assigns(scope) \
+            and not any(a.arg == m.split(".")[0] for a in scope.args.args) \
+            and any(f.scope_of(e) is f.tree and _same_model(_module_of(e), m) for e in evals):
+        return True
     # the function is called after an eval() in its caller
     if isinstance(scope, FUNCS):
         for c in f.calls_named(scope.name):

@@ -151,7 +151,34 @@ def _scaled_in_place(f: PyFile, name: str) -> bool:
 
 
 def check_preprocess_pair(f: PyFile) -> list[Finding]:
-    return (_transform_pairs(f) + _array_pairs(f) + _scaler_fit_at_inference(f) + _rescale_vs_preprocess_input(f))[:1]
+    return (_transform_pairs(f) + _array_pairs(f) + _scaler_fit_at_inference(f) + _rescale_vs_preprocess_input(f)
+            + _bgr_as_rgb(f))[:1]
+
+
+# ImageNet's channel means in RGB order, as code writes them (0-1 or 0-255 scale)
+_RGB_MEANS = ((0.485, 0.456, 0.406), (123.675, 116.28, 103.53), (124, 116, 104))
+_BGR_FIXES = re.compile(r"cvtColor|COLOR_BGR2RGB|BGR2RGB|::\s*-1\]|\.flip\(|\[\s*2\s*,\s*1\s*,\s*0\s*\]|to_rgb|rgb=True", re.I)
+
+
+def _bgr_as_rgb(f: PyFile) -> list[Finding]:
+    """Images read with cv2.imread (blue, green, red order) fed on without a conversion to RGB, in a file that
+    normalizes with ImageNet's RGB-ordered means: the model, trained on RGB, sees red and blue swapped."""
+    reads = [c for c in f.calls if last(c) == "imread" and src(c.func).startswith(("cv2.", "cv."))]
+    if not reads or _BGR_FIXES.search(f.t.text):
+        return []
+    def triple(n: ast.AST) -> list[float] | None:
+        if not isinstance(n, (ast.List, ast.Tuple)) or len(n.elts) != 3:
+            return None
+        vals = [e.value for e in n.elts if isinstance(e, ast.Constant) and isinstance(e.value, (int, float))]
+        return [float(v) for v in vals] if len(vals) == 3 else None
+    means = [n for n in f.of_type(ast.List, ast.Tuple) if isinstance(n, (ast.List, ast.Tuple)) and (t := triple(n)) is not None
+             and any(all(abs(v - m) <= 0.01 * max(1.0, m) for v, m in zip(t, ms)) for ms in _RGB_MEANS)]
+    if not means:
+        return []
+    return [Finding("code:eval_preprocessing_differs", STRONG, reads[0].lineno,
+                    "cv2.imread gives blue-green-red channels and nothing turns them to RGB, while the inputs are "
+                    "normalized with ImageNet's RGB-ordered means: red and blue are swapped for the model "
+                    "(cv2.cvtColor(img, cv2.COLOR_BGR2RGB))", [(means[0].lineno, "RGB-ordered means")])]
 
 
 # ---- in one file: a serving path that prepares its input its own way
