@@ -152,7 +152,42 @@ def _scaled_in_place(f: PyFile, name: str) -> bool:
 
 def check_preprocess_pair(f: PyFile) -> list[Finding]:
     return (_transform_pairs(f) + _array_pairs(f) + _scaler_fit_at_inference(f) + _rescale_vs_preprocess_input(f)
-            + _bgr_as_rgb(f))[:1]
+            + _bgr_as_rgb(f) + _mapped_scale_then_raw_predict(f))[:1]
+
+
+_SCALE_TEXT = re.compile(r"/\s*255|\*\s*\(?1\.?0?\s*/\s*255|Rescaling|Normali[sz]ation|preprocess_input|normali[sz]e|standardi[sz]e")
+
+
+def _mapped_scale_then_raw_predict(f: PyFile) -> list[Finding]:
+    """Keras: the training dataset scaled in the input pipeline (`train_ds.map(lambda x, y: (rescale(x), y))` with
+    a Rescaling layer, or a `/ 255` in the lambda), not in the model; an image loaded for prediction
+    (`img_to_array(load_img(...))`) and given to predict() with no scaling on its way: 255 times the inputs."""
+    rescalers = {d for d, v in f.all_assigns() if isinstance(v, ast.Call) and last(v) in ("Rescaling", "Normalization")}
+    mapped = None
+    for c in f.calls:
+        if last(c) == "map" and c.args and isinstance(c.args[0], ast.Lambda):
+            body = src(c.args[0].body)
+            if re.search(r"/\s*255", body) or any(re.search(rf"\b{re.escape(r)}\(", body) for r in rescalers):
+                mapped = c
+                break
+    if mapped is None:
+        return []
+    for c in f.calls:
+        if last(c) not in ("predict", "predict_on_batch") or c.lineno < mapped.lineno:
+            continue
+        scope = f.scope_of(c)
+        reads = [r for r in f.calls_in(scope) if last(r) in ("img_to_array", "load_img", "imread", "decode_image",
+                                                              "decode_jpeg") and r.lineno <= c.lineno]
+        if not reads:
+            continue
+        lo = min(r.lineno for r in reads)
+        between = "\n".join(f.t.line(i) for i in range(lo, c.lineno + 1))
+        if not _SCALE_TEXT.search(between):
+            return [Finding("code:eval_preprocessing_differs", STRONG, c.lineno,
+                            f"training images are scaled in the input pipeline ({src(mapped)[:50]}), not in the model; "
+                            "the image given to predict() here is not scaled: the model sees values 255 times larger",
+                            [(mapped.lineno, "the training pipeline's scaling"), (lo, "the image read for prediction")])]
+    return []
 
 
 # ImageNet's channel means in RGB order, as code writes them (0-1 or 0-255 scale)
@@ -206,11 +241,23 @@ def _scaler_fit_at_inference(f: PyFile) -> list[Finding]:
         ctor = core(c.func.value)
         if not (isinstance(ctor, ast.Call) and last(ctor) in _SCALERS):
             continue
-        if _serving(f, f.scope_of(c)):
+        if _serving(f, f.scope_of(c)) or _predicted_on(f, c):
             return [Finding("code:eval_preprocessing_differs", STRONG, c.lineno,
                             f"{src(c)[:60]} fits a new {last(ctor)} on the input being served: it is scaled by its own "
                             "statistics, not the training set's (save the fitted scaler and call transform)")]
     return []
+
+
+def _predicted_on(f: PyFile, c: ast.Call) -> bool:
+    """Whether what a fit_transform call returns (the name it is assigned to) is handed to a predict() later in its
+    scope, and to no fit(): the statistics of the data being predicted on, not the training set's."""
+    parent = next((a for a in f.of_type(ast.Assign) if isinstance(a, ast.Assign) and a.value is c), None)
+    if parent is None or len(parent.targets) != 1 or not isinstance(parent.targets[0], ast.Name):
+        return False
+    name = parent.targets[0].id
+    scope = f.scope_of(c)
+    later = [k for k in f.calls_in(scope) if k.lineno >= c.lineno and any(dotted(a) == name for a in k.args)]
+    return any(last(k) in ("predict", "predict_proba") for k in later) and not any(last(k) == "fit" for k in later)
 
 
 def _rescale_vs_preprocess_input(f: PyFile) -> list[Finding]:
