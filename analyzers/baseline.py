@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from mltdbg.analyzers.common.gitrepo import file_at, find_repo_root, resolve_commit, run_git
-from mltdbg.analyzers.model import Evidence, Fact, Run, Series, Signal
+from mltdbg.analyzers.model import Evidence, Fact, Run, Series, Signal, TextArtifact
 
 # A validation loss this much above the baseline (relative) at the shared steps counts as a drop;
 # a bounded metric (accuracy, F1) this many points (absolute, on a 0-1 scale) below it.
@@ -241,6 +241,8 @@ _CODE_RULES: list[tuple[str, re.Pattern]] = [
                                           r"n_val|num_val|val_frac|test_frac", re.I)),
     ("baseline:seed_changed", re.compile(r"\bseed\b|manual_seed|random_state|set_seed|PYTHONHASHSEED", re.I)),
     ("baseline:metric_changed", re.compile(r"average\s*=|ignore_index|threshold|f1_score|accuracy_score|"
+                                           r"evaluate\.load|\.compute\(\s*predictions|jiwer|\bwer\b|sacrebleu|rouge|"
+                                           r"seqeval|torchmetrics|F1Score|\bAccuracy\(|mean_?iou|average_precision|"
                                            r"precision_score|recall_score|roc_auc|top_k_accuracy|"
                                            r"\bzero_division\b|[<>]=?\s*0\.\d+\s*\)?\s*$", re.I)),
     ("baseline:preprocessing_changed", re.compile(r"normali[sz]|Normalize|\bmean\b|\bstd\b|transforms?\b|Resize|resize|"
@@ -273,7 +275,8 @@ def _in_metric_function(kind: str | None, fn: str | None) -> str | None:
     return kind
 
 
-_METRIC_FUNC = re.compile(r"acc|f1|metric|score|precision|recall|auc|bleu|rouge|iou|dice|compute_metrics|mAP|evaluat", re.I)
+_METRIC_FUNC = re.compile(r"acc|f1|metric|score|precision|recall|auc|bleu|rouge|iou|dice|compute_metrics|mAP|evaluat"
+                          r"|(?:^|_)eval(?:_|\d|\.|$)|\bwer\b", re.I)
 _CODE_STRENGTH = {"baseline:tokenizer_changed": 0.7, "baseline:split_changed": 0.7, "baseline:seed_changed": 0.6,
                   "baseline:metric_changed": 0.7, "baseline:checkpoint_changed": 0.6,
                   "baseline:preprocessing_changed": 0.7, "baseline:lr_changed": 0.6,
@@ -490,8 +493,7 @@ def posted_diff_signals(run: Run) -> list[Signal]:
     lines. Marked as the user's narration (data "narrated"): which side of a posted diff fails (a change made, or
     a fix tried), the post may not say, so it weighs a cause and meets its requirement but never makes it a
     finding alone."""
-    found: dict[str, list[Evidence]] = {}
-    files: dict[str, set[str]] = {}
+    items: list[tuple[str, str, Evidence]] = []     # (kind, side, where)
     for t in run.texts:
         if len(t.text) > MAX_DIFF_BYTES:
             continue
@@ -506,10 +508,33 @@ def posted_diff_signals(run: Run) -> list[Signal]:
             if kind is None:
                 continue
             what = kind.split(":")[1].replace("_changed", "").replace("_", " ")
-            found.setdefault(kind, []).append(Evidence(
+            items.append((kind, side, Evidence(
                 text=f"{'added' if side == '+' else 'removed'} in the posted diff of {p or 'the code'} ({what})",
-                source=t.path, line=i, quote=lines[i - 1].rstrip("\r")))
-            files.setdefault(kind, set()).add(t.path)
+                source=t.path, line=i, quote=lines[i - 1].rstrip("\r"))))
+    for t, i, side, fn in _file_pair_changes(run):
+        body = t.line(i).strip()
+        if not body or body.startswith("#"):
+            continue
+        kind = _in_metric_function(_rule_of(body, False), fn or t.path.rsplit("/", 1)[-1])
+        if kind is None:
+            continue
+        what = kind.split(":")[1].replace("_changed", "").replace("_", " ")
+        items.append((kind, side, Evidence(
+            text=f"{'only in the old' if side == '-' else 'only in the new'} version {t.path} ({what})",
+            source=t.path, line=i, quote=t.line(i).rstrip("\r"))))
+    # a checkpoint named alike on both sides (`from_pretrained(args.ckpt)` and `pipeline(model=args.ckpt)`) is the
+    # same checkpoint loaded another way, no change of weights
+    refs = {side: {r for k, sd, e in items if sd == side and k == "baseline:checkpoint_changed"
+                   for r in _CKPT_REF.findall(e.quote or "")} for side in ("+", "-")}
+    found: dict[str, list[Evidence]] = {}
+    files: dict[str, set[str]] = {}
+    for kind, side, e in items:
+        if kind == "baseline:checkpoint_changed":
+            mine = set(_CKPT_REF.findall(e.quote or ""))
+            if mine and mine <= refs["+" if side == "-" else "-"]:
+                continue
+        found.setdefault(kind, []).append(e)
+        files.setdefault(kind, set()).add(e.source or "")
     out = []
     for kind, evs in found.items():
         what = kind.split(":")[1].replace("_", " ")
@@ -518,6 +543,56 @@ def posted_diff_signals(run: Run) -> list[Signal]:
                           f"{what} in the posted diff: {n} changed line{'s' if n > 1 else ''} in"
                           f" {', '.join(sorted(files[kind]))}", evs[:MAX_EVIDENCE],
                           {"files": sorted(files[kind]), "lines": n, "posted": True, "narrated": True}))
+    return out
+
+
+_CKPT_REF = re.compile(r"[\w.]*(?:ckpt|checkpoint|weights|model_path|model_dir|model_name)[\w.]*(?![\w.]*\()"
+                       r"|['\"][^'\"\n]*\.(?:pt|pth|bin|ckpt|safetensors|h5|keras)['\"]", re.I)
+
+
+# Two versions of one script attached side by side (eval_v1.py and eval_new.py, train_old.py and train.py): names
+# that are the same once a version word is taken out. The older is the one named old / v1 / orig / before / prev
+# (or the lower version number); the other is the newer.
+_VERSION_WORD = re.compile(r"(?:^|[_\-.])(old|new|v\d+|orig|original|before|after|bak|backup|prev|previous|fixed|"
+                           r"broken|working|current|refactor(?:ed)?)(?=[_\-.]|$)", re.I)
+_OLDER = re.compile(r"^(?:old|orig|original|before|bak|backup|prev|previous|working)$", re.I)
+MAX_PAIR_LINES = 3000
+
+
+def _file_pair_changes(run: Run) -> list[tuple[TextArtifact, int, str, str]]:
+    """The lines only one of two versions of a script has: (text, line, '-' for the older's / '+' for the
+    newer's, the function it sits in)."""
+    code = [t for t in run.texts if t.kind == "code" and t.path.endswith(".py") and t.text.count("\n") < MAX_PAIR_LINES]
+    if len(code) < 2:
+        return []
+    by: dict[str, list[tuple[TextArtifact, str]]] = {}
+    for t in code:
+        stem = t.path.rsplit("/", 1)[-1][:-3]
+        words = [m.group(1) for m in _VERSION_WORD.finditer(stem)]
+        by.setdefault(_VERSION_WORD.sub("", stem), []).append((t, words[0] if words else ""))
+    out: list[tuple[TextArtifact, int, str, str]] = []
+    for pair in by.values():
+        if len(pair) != 2 or not (pair[0][1] or pair[1][1]):
+            continue
+        (a, wa), (b, wb) = pair
+
+        def age(w: str) -> float:
+            if _OLDER.match(w):
+                return 0.0
+            v = re.fullmatch(r"v(\d+)", w, re.I)
+            return 1.0 + int(v.group(1)) / 1000 if v else 9.0
+        old, new = (a, b) if age(wa) <= age(wb) else (b, a)
+        lo = {ln.strip() for ln in old.text.split("\n")}
+        ln_new = {ln.strip() for ln in new.text.split("\n")}
+        if len(lo & ln_new) < 3:
+            continue        # two different scripts, not two versions of one
+        for t, side, other in ((old, "-", ln_new), (new, "+", lo)):
+            fn = ""
+            for i, ln in enumerate(t.text.split("\n"), 1):
+                if (m := _DEF.match(ln)) is not None:
+                    fn = m.group(1)
+                if ln.strip() and ln.strip() not in other:
+                    out.append((t, i, side, fn))
     return out
 
 

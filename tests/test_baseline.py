@@ -335,3 +335,26 @@ def test_a_posts_hand_made_diff_and_its_old_and_new_blocks_are_read_as_a_diff(tm
     unrelated = pair.replace("def compute_metrics(p):\n    preds = np.argmax(p.predictions, axis=-1)\n    return",
                              "model = load()\n    print(model)\n    return")
     assert "baseline:metric_changed" not in kinds(unrelated)
+
+
+def test_two_versions_of_a_script_attached_side_by_side_are_read_as_a_diff(tmp_path):
+    """eval_v1.py and eval_new.py, the same WER evaluation before and after a rewrite: the lines only one has are
+    the change (the text normalizer and jiwer gone, evaluate's wer in), a metric change in an evaluation script.
+    Both load `args.ckpt`, in two ways: the same checkpoint, no checkpoint change. Two unrelated scripts under
+    such names are no diff."""
+    from mltdbg.analyzers.analyze import analyze
+    from mltdbg.analyzers.ingest import ingest
+
+    common = "import argparse\np = argparse.ArgumentParser()\np.add_argument('--ckpt')\nargs = p.parse_args()\n"
+    (tmp_path / "eval_v1.py").write_text(
+        common + "model = WhisperForConditionalGeneration.from_pretrained(args.ckpt).eval()\n"
+        "normalizer = EnglishTextNormalizer()\nrefs = [normalizer(r) for r in refs]\nprint(jiwer.wer(refs, hyps))\n")
+    (tmp_path / "eval_new.py").write_text(
+        common + "asr = pipeline('automatic-speech-recognition', model=args.ckpt)\n"
+        "wer_metric = evaluate.load('wer')\nprint(wer_metric.compute(predictions=hyps, references=refs))\n")
+    sig = {s.kind: s for s in analyze(ingest([tmp_path])) if s.kind.startswith("baseline:")}
+    m = sig["baseline:metric_changed"]
+    assert {e.source for e in m.evidence} == {"eval_v1.py", "eval_new.py"} and m.data["narrated"] is True
+    assert "baseline:checkpoint_changed" not in sig
+    (tmp_path / "eval_new.py").write_text("import os\nprint(os.listdir('.'))\n")
+    assert not {s.kind for s in analyze(ingest([tmp_path]))} & {"baseline:metric_changed"}
