@@ -1,5 +1,6 @@
 """`code:separate_shuffle`: inputs and targets shuffled, permuted or sliced independently, so
-pairs break.
+pairs break (also an image and its segmentation mask augmented by two transform calls, the image's with a random
+crop or flip).
 
 In:  one parsed file (PyFile, from code/index.py).
 Out: `check_separate_shuffle(f)` -> Findings.
@@ -33,7 +34,55 @@ _READ = (ast.Call, ast.Subscript, ast.Tuple, ast.Name, *LOOPS)
 _STARTS = frozenset({"shuffle", "randperm", "permutation", "zip"})
 
 
+# random geometric augmentations (torchvision's, albumentations', kornia's): they move the pixels, so an image and
+# its mask must be moved by one draw
+_GEOMETRIC = re.compile(r"^(?:Random(?:Resized)?Crop|RandomHorizontalFlip|RandomVerticalFlip|RandomRotation|RandomAffine|"
+                        r"RandomPerspective|HorizontalFlip|VerticalFlip|Rotate|ShiftScaleRotate|Affine|RandomRotate90|"
+                        r"ElasticTransform|GridDistortion|RandomScale|RandomSizedCrop|Flip|Transpose|OpticalDistortion)$")
+_MASK_NAME = re.compile(r"mask|label|target|seg|gt\b|annotation", re.I)
+
+
+def _unsynced_augmentation(f: PyFile) -> list[Finding]:
+    """An image and its mask (segmentation targets) passed through two transform pipelines, one call each
+    (`img = self.img_tf(image=img)`, `mask = self.mask_tf(image=mask)`), where the image's holds a random geometric
+    augmentation: flipped or cropped alone (or by a draw of its own), the mask no longer covers the image."""
+    pipes: dict[str, list[ast.Call]] = {}      # (a pipeline assigned per branch: train and eval)
+    for d, v in f.all_assigns():
+        if isinstance(v, ast.Call) and last(v) == "Compose":
+            pipes.setdefault(d, []).append(v)
+    if len(pipes) < 2:
+        return []
+
+    def geometric(vs: list[ast.Call]) -> tuple[list[str], ast.Call | None]:
+        for v in vs:
+            g = [last(c) for c in f.subtree(v) if isinstance(c, ast.Call) and _GEOMETRIC.match(last(c) or "")]
+            if g:
+                return g, v
+        return [], None
+    img: list[tuple[str, list[str], ast.Call]] = []
+    for d, vs in pipes.items():
+        geo, first = geometric(vs)
+        if geo and first is not None and not _MASK_NAME.search(d):
+            img.append((d, geo, first))
+    masks = [d for d in pipes if _MASK_NAME.search(d)]
+    if not img or not masks:
+        return []
+    applied = {dotted(c.func) for c in f.calls}
+    for d, g, v in img:
+        m = next((m for m in masks if m in applied and d in applied), None)
+        if m is not None:
+            call = next(c for c in f.calls if dotted(c.func) == m)
+            return [Finding("code:separate_shuffle", STRONG, call.lineno,
+                            f"the mask goes through {m} and the image through {d}, which holds {', '.join(g[:3])}: a "
+                            "random crop or flip of the image alone (or by a draw of its own) leaves the mask "
+                            "covering other pixels; one transform call on image and mask together keeps them paired",
+                            [(v.lineno, "the image's random geometric augmentation")])]
+    return []
+
+
 def check_separate_shuffle(f: PyFile) -> list[Finding]:
+    if aug := _unsynced_augmentation(f):
+        return aug
     out = []
     # a scope without a call this check starts from can only hold sliced loops: only those are read
     # (both found from the file's name and type indexes, then placed in their scopes)
