@@ -342,3 +342,26 @@ def test_a_resume_line_without_a_step_still_dates_the_loss_jump_after_it(tmp_pat
     assert jump.data["step"] == 3100 and [e.line for e in jump.evidence] == [3, 5]   # the lines around it
     d = diagnose_paths([str(tmp_path)], [])
     assert d.hypotheses[0].id == "resume_mismatch"
+
+
+def test_a_scheduler_stepped_at_the_wrong_interval_is_the_cause_of_its_tiny_lr_not_a_low_setting(tmp_path):
+    """Lightning steps a bare-returned OneCycleLR once per epoch: the lr sits at its start, max_lr / 25, for the
+    whole run while the loss falls. The run is not healthy, and its tiny lr is the schedule's doing:
+    lr_schedule_bug ranks above lr_too_low."""
+    from mltdbg.analyzers.analyze import analyze
+    from mltdbg.analyzers.ingest import ingest
+    from mltdbg.playbooks.diagnose import diagnose
+
+    (tmp_path / "train.py").write_text(
+        "import lightning as L\nimport torch\nimport torch.nn.functional as F\n\n\nclass Lit(L.LightningModule):\n"
+        "    def training_step(self, batch, batch_idx):\n        x, y = batch\n"
+        "        return F.cross_entropy(self.net(x), y)\n\n    def configure_optimizers(self):\n"
+        "        opt = torch.optim.AdamW(self.parameters(), lr=self.hparams.lr)\n"
+        "        sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=self.hparams.lr, total_steps=9000)\n"
+        "        return [opt], [sched]\n")
+    rows = "".join(f"{e},{450 * e + 449},{4e-05 * (1 + 1e-5 * e):.9g},{0.55 + 0.97 * 0.8 ** e:.4f},"
+                   f"{0.60 + 0.87 * 0.8 ** e:.4f}\n" for e in range(20))
+    (tmp_path / "metrics.csv").write_text("epoch,step,lr-AdamW,train_loss,val_loss\n" + rows)
+    assert "healthy" not in {s.kind for s in analyze(ingest([tmp_path]))}
+    ranked = [h.id for h in diagnose([str(tmp_path)], []).hypotheses]
+    assert ranked[0] == "lr_schedule_bug" and ("lr_too_low" not in ranked or ranked.index("lr_too_low") > 0)
