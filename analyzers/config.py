@@ -39,7 +39,9 @@ for _fact, _names in {
     "lr": "lr learning_rate learning-rate base_lr max_lr lr_max peak_lr init_lr initial_lr lr0 optimizer.lr optim.lr "
           "optimizer.params.lr optimizer.learning_rate",
     "batch_size": "batch_size train_batch_size per_device_train_batch_size per_gpu_train_batch_size "
-                  "micro_batch_size train_micro_batch_size_per_gpu bs batchsize data.batch_size",
+                  "micro_batch_size train_micro_batch_size_per_gpu bs batchsize data.batch_size "
+                  # (OpenMMLab's data = dict(samples_per_gpu=2), its older imgs_per_gpu)
+                  "samples_per_gpu imgs_per_gpu batch_size_per_gpu batch_size_per_device",
     "grad_clip": "max_grad_norm gradient_clip_val clip_grad_norm grad_clip clip_grad gradient_clipping clip_norm "
                  "max_norm grad_norm_clip clip_grad_norm_ clip_gradient",
     "optimizer": "optimizer optim optimizer_name optimizer.name optimizer.type optimizer._target_ opt optimizer_type",
@@ -108,7 +110,10 @@ _SCHEDULERS = {"OneCycleLR", "CosineAnnealingLR", "CosineAnnealingWarmRestarts",
                "get_inverse_sqrt_schedule", "create_lr_scheduler_with_warmup", "WarmupLR", "WarmupDecayLR"}
 _SEED_CALLS = {"manual_seed", "seed_everything", "set_seed", "manual_seed_all"}
 _CONFIG_CALLS = {"TrainingArguments", "Seq2SeqTrainingArguments", "Trainer", "DataLoader", "SFTConfig",
-                 "TrainerConfig", "Accelerator", "GPTConfig", "Config", "dict"}
+                 "TrainerConfig", "Accelerator", "GPTConfig", "Config", "dict",
+                 # Keras' loaders take the batch size and the shuffle switch
+                 "image_dataset_from_directory", "text_dataset_from_directory", "flow_from_directory",
+                 "flow_from_dataframe", "timeseries_dataset_from_array"}
 
 # Optimisers whose `momentum` argument defaults to 0 in torch (a call without it runs without momentum).
 _MOMENTUM_OPTIMIZERS = {"sgd", "rmsprop"}
@@ -278,6 +283,7 @@ class _Facts:
         self.seen: set[tuple[str, int | None, str]] = set()
         self.defaults: list[Fact] = []   # a library's default, kept only where nothing names the setting
         self.custom_optimizer = False    # Trainer(optimizers=...): the HF default optimizer is not used
+        self.consts: dict[str, Any] = {}  # module-level NAME = literal of the code being read (a keyword's value)
 
     def add(self, name: str, value: Any, line: int | None, quote: str | None = None) -> None:
         key = (name, line, repr(value))
@@ -445,7 +451,23 @@ def _code_facts(art: TextArtifact, fx: _Facts, run: Run) -> None:
         run.warnings.append(f"{art.path}:{line}: code does not parse ({type(e).__name__}); read with regexes")
         _regex_facts(art, fx, art.text, 0)
         return
+    fx.consts = _module_consts(f.tree)
     _tree_facts(f.walk_order(ast.Call, ast.Assign, ast.AnnAssign, ast.Dict), fx)
+
+
+def _module_consts(tree: ast.AST) -> dict[str, Any]:
+    """Names assigned a literal once at module level (`BATCH = 2`, `LR = 1e-3`)."""
+    out: dict[str, Any] = {}
+    twice: set[str] = set()
+    for n in getattr(tree, "body", []):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            name = n.targets[0].id
+            v = _value_of(n.value)
+            if name in out:
+                twice.add(name)
+            elif v is not _NOT_LITERAL:
+                out[name] = v
+    return {k: v for k, v in out.items() if k not in twice}
 
 
 def _notebook_facts(art: TextArtifact, fx: _Facts) -> None:
@@ -612,6 +634,9 @@ def _code_call(node: ast.Call, fx: _Facts) -> None:
 
 def _kw_fact(fx: _Facts, key: str, value: ast.expr, line: int) -> None:
     v = _value_of(value)
+    if v is _NOT_LITERAL and isinstance(value, ast.Name) and value.id in fx.consts \
+            and _lookup(value.id) != _lookup(key):     # (BATCH_SIZE = 128 is a fact of its own already)
+        v = fx.consts[value.id]     # `batch_size=BATCH` with `BATCH = 2` at the file's top
     if v is not _NOT_LITERAL:
         fx.key_value(key, v, line)
 
@@ -890,6 +915,7 @@ def extract_facts(run: Run) -> None:
             else:
                 _log_facts(art, fx)
                 if (quoted := post_code(art)) is not None:      # the code a post quotes, read as code
+                    fx.consts = _module_consts(quoted.tree)
                     _tree_facts(quoted.walk_order(ast.Call, ast.Assign, ast.AnnAssign, ast.Dict), fx)
             if art.kind != "code":
                 _env_facts(art, fx)
@@ -1011,7 +1037,10 @@ def _setup_signals(by: dict[str, list[Fact]]) -> list[Signal]:
                           {"rate": noise.value}))
     for name, kind, strength, what in (("shuffle", "config:shuffle_off", 0.6, "shuffling of the training data is off"),
                                        ("normalize", "config:normalize_off", 0.6, "input normalisation is off")):
-        f = next((x for x in reversed(by.get(name, []))), None)
+        facts = by.get(name, [])
+        if name == "shuffle":       # an evaluation loader is not shuffled, and need not be
+            facts = [x for x in facts if not (x.quote and _EVAL_LINE.search(x.quote))]
+        f = next((x for x in reversed(facts)), None)
         if f is not None and f.value is False:
             out.append(Signal(kind, strength, f"{what} ({f.source}:{f.line})", [_ev(f, f"{name}: false")], {name: False}))
     f = next((x for x in reversed(by.get("freeze", []))), None)
@@ -1151,6 +1180,9 @@ def _optimizer_signals(by: dict[str, list[Fact]]) -> list[Signal]:
 _BATCHNORM = re.compile(r"\bBatchNorm[123]d\b|\bSyncBatchNorm\b|\bbatch_norm\(|\bBatchNormalization\("
                         r"|\btype\s*=\s*['\"](?:BN|BN[123]d|SyncBN)['\"]")
 # A batch-size fact whose line names an evaluation loader (an OpenMMLab config's val_dataloader = dict(batch_size=1)).
+# a line that builds an evaluation loader: `val_loader = DataLoader(val_ds, shuffle=False)`, `"data/test", shuffle=False`
+_EVAL_LINE = re.compile(r"\b(?:val|valid|validation|test|eval|evaluation|dev)\b|\b(?:val|valid|test|eval)_\w+|"
+                        r"\w+_(?:val|valid|test|eval)\b", re.I)
 _EVAL_LOADER = re.compile(r"\b(?:val|valid|validation|test|eval|evaluation|inference|predict)\w*\s*=\s*dict\(", re.I)
 
 

@@ -447,3 +447,23 @@ def test_a_launch_script_with_every_flag_on_continued_lines_and_pasted_trainer_d
     post.write_text("My NLI fine-tune diverges.\n```\n{'loss': 1.1012, 'grad_norm': 2.87, 'learning_rate': 0.000987, "
                     "'epoch': 0.04}\n{'loss': 1.0874, 'grad_norm': 3.44, 'learning_rate': 0.000974, 'epoch': 0.08}\n```\n")
     assert "lr" not in facts(run_of(post))
+
+
+def test_batch_size_from_openmmlab_data_dicts_module_constants_and_keras_loaders(tmp_path):
+    """OpenMMLab's `data = dict(samples_per_gpu=1)` is the batch per GPU; `batch_size=BATCH` with `BATCH = 2` at the
+    file's top is 2; Keras' image_dataset_from_directory takes the batch size. A validation loader's shuffle=False
+    is no training data left unshuffled."""
+    mm = tmp_path / "deeplab_mine.py"
+    mm.write_text("norm_cfg = dict(type='BN', requires_grad=True)\ndata = dict(\n    samples_per_gpu=1,\n"
+                  "    workers_per_gpu=2)\n")
+    assert facts(run_of(mm))["batch_size"] == [1]
+    k = tmp_path / "train.py"
+    k.write_text("import tensorflow as tf\nBATCH = 2\n"
+                 "train_ds = tf.keras.utils.image_dataset_from_directory('data/train', batch_size=BATCH, seed=42)\n"
+                 "val_ds = tf.keras.utils.image_dataset_from_directory('data/val', batch_size=BATCH, shuffle=False)\n")
+    run = run_of(k)
+    assert facts(run)["batch_size"][0] == 2
+    assert "config:shuffle_off" not in {s.kind for s in config_signals(run)}
+    k.write_text("from torch.utils.data import DataLoader\n"
+                 "train_loader = DataLoader(train_set, batch_size=64, shuffle=False)\n")
+    assert "config:shuffle_off" in {s.kind for s in config_signals(run_of(k))}
