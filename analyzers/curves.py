@@ -218,6 +218,8 @@ def _curve_signals(run: Run) -> list[Signal]:
     val = run.metric("val_loss")
     if loss is not None and val is not None and val is not loss and len(val) >= 3:
         out += _train_val(run, *_on_train_axis(ordered(loss), ordered(val)), quote)
+    elif loss is None and val is None:
+        out += _term_train_val(run, quote)
     if loss is not None and val is not None and val is not loss:
         out += _val_nonfinite_only(ordered(loss), ordered(val), quote)
     if not any(x.kind in ("val_gap_from_start", "memorizing_from_start") for x in out):
@@ -1494,6 +1496,27 @@ def resume_lr_jump(lr: Series, step: int, q: "Quoter") -> Signal | None:
 
 
 # ---------------------------------------------------------------- train vs val
+
+def _term_train_val(run: Run, q: Quoter) -> list[Signal]:
+    """A run that logs its loss by terms only, each with its validation twin (ultralytics' train/box_loss and
+    val/box_loss, cls, dfl): the train/validation reading of each pair, the term whose validation rises most
+    kept (overfitting shows in every term; one is enough to cite)."""
+    names = {s.name for s in run.series}
+    best: list[Signal] = []
+    for s in run.series:
+        if not s.name.endswith("loss") or s.name.startswith("val_") or f"val_{s.name}" not in names or len(s) < 3:
+            continue
+        va = run.metric(f"val_{s.name}")
+        if va is None or va is s or len(va) < 3:
+            continue
+        got = [x for x in _train_val(run, *_on_train_axis(ordered(s), ordered(va)), q) if x.kind == "train_val_divergence"]
+        for x in got:
+            x.summary = x.summary.replace("val_loss", va.raw_name, 1).replace("train loss", s.raw_name, 1)
+            x.data["term"] = s.name
+        if got and (not best or got[0].strength > best[0].strength):
+            best = got
+    return best
+
 
 def _train_val(run: Run, tr: Series, va: Series, q: Quoter) -> list[Signal]:
     v = va.values

@@ -59,7 +59,7 @@ class CausePlaybook:
     lesson: str = ""
     described_as: list[str] = field(default_factory=list)
     # requires_any kinds that are settings, not symptoms (fp16 on): they meet the requirement only where the
-    # failure the user or the artifacts describe is one this cause makes (its class), or none is described
+    # failure the user or the artifacts describe is one this cause makes (its class)
     requires_in_class: list[str] = field(default_factory=list)
     symptoms_unless: list[re.Pattern] = field(default_factory=list)
     check_command: str | None = None

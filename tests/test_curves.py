@@ -794,3 +794,19 @@ def test_a_first_validation_level_with_training_then_worse_is_no_gap_from_the_st
     chance = got([(5, (0.6120, 0.7458, 1.0990, 0.3400)), (20, (0.0914, 0.9750, 1.1010, 0.3300)),
                   (50, (0.0031, 1.0000, 1.1050, 0.3350))])
     assert "val_gap_from_start" in chance
+
+
+def test_a_loss_logged_by_terms_with_validation_twins_is_read_for_overfitting(tmp_path):
+    """ultralytics' results.csv logs train/box_loss, train/cls_loss and their val/ twins, no total: each term's
+    validation falls to epoch 45 and then rises while training keeps falling. The term is named in the reading."""
+    from mltdbg.analyzers.analyze import analyze
+    from mltdbg.analyzers.ingest import ingest
+    rows = []
+    for e in range(1, 121):
+        tr = 1.3 * 0.985 ** e
+        va = 1.25 * 0.99 ** e if e <= 45 else 1.25 * 0.99 ** 45 * (1 + 0.004 * (e - 45))
+        rows.append(f"{e},{tr:.4f},{tr * 2:.4f},{va:.4f},{va * 2:.4f}")
+    (tmp_path / "results.csv").write_text("epoch,train/box_loss,train/cls_loss,val/box_loss,val/cls_loss\n"
+                                          + "\n".join(rows) + "\n")
+    sig = {s.kind: s for s in analyze(ingest([tmp_path]))}["train_val_divergence"]
+    assert sig.data["term"] in ("box_loss", "cls_loss") and "val/" in sig.summary
