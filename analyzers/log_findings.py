@@ -1028,6 +1028,8 @@ def param_imbalance(art: TextArtifact) -> Signal | None:
     if "param" not in head.lower():     # (a case-blind regex search is ~10x slower than lower + find)
         return None
     rows = [(m.group("name"), _count(m.group("count")), None, m.start()) for m in _LIGHTNING_ROW.finditer(head)]
+    if len(rows) < 3 and (summary := _summary_rows(head)):
+        return _summary_imbalance(art, summary)
     for m in ([] if len(rows) >= 3 else _PARAM_ROW.finditer(head)):
         name = m.group("name")
         if _TOTAL_ROW.match(name) or name.lower() in ("step", "epoch", "iter", "loss", "lr"):
@@ -1064,6 +1066,53 @@ def param_imbalance(art: TextArtifact) -> Signal | None:
     ev = Evidence(text=txt, source=art.path, line=line, quote=art.line(line).strip()[:300])
     return Signal("log:param_imbalance", min(1.0, 0.5 + (vocab - VOCAB_SHARE_HIGH) * 2), txt, [ev],
                   {"share": round(vocab, 4), "part": big[0][0]})
+
+
+# A model summary's rows: Keras' `embedding (Embedding)  (None, 20, 512)  25600000` (Keras 3 between │ bars) and
+# torchinfo's `├─Embedding: 1-1  [16, 512, 256]  64,000,512`: a layer, its output shape, its parameter count.
+_SUMMARY_ROW = re.compile(
+    r"^[ \t│|]*(?:[├└│─ \t]*)(?P<name>[A-Za-z_][\w.]*)(?:\s*\((?P<type>[A-Za-z_]\w*)\)|:\s*[\d-]+)?[ \t│|]+"
+    r"(?P<shape>\[[^\]\n]*\]|\([^)\n]*\)|--)[ \t│|]+(?P<count>\d{1,3}(?:,\d{3})+|\d+)[ \t│|]*$", re.M)
+# an output this wide is a vocabulary's (a Dense(50000) / Linear(256, 250002) head)
+VOCAB_WIDE = 10_000
+
+
+def _summary_rows(head: str) -> list[tuple[str, int, bool, int]]:
+    """(layer, parameters, vocabulary-sized, offset) of a printed model summary's rows with parameters: a layer is
+    vocabulary-sized by its name or type (embedding, lm_head ...), by an output VOCAB_WIDE or wider, or by a count
+    equal to an embedding's (an untied output projection)."""
+    if "Param #" not in head:
+        return []
+    rows = []
+    for m in _SUMMARY_ROW.finditer(head):
+        n = int(m.group("count").replace(",", ""))
+        if n <= 0:
+            continue
+        dims = [int(d) for d in re.findall(r"\d+", m.group("shape"))]
+        label = f"{m.group('name')} {m.group('type') or ''}"
+        vocab = bool(_VOCAB_PART.search(label) and re.search(r"emb|wte|vocab|lm_head|tok", label, re.I)) \
+            or bool(dims and dims[-1] >= VOCAB_WIDE)
+        rows.append((m.group("name"), n, vocab, m.start()))
+    embeds = {n for name, n, v, _ in rows if v and re.search(r"emb", name, re.I)}
+    return [(name, n, v or any(abs(n - e) <= 0.01 * e for e in embeds), at) for name, n, v, at in rows]
+
+
+def _summary_imbalance(art: TextArtifact, rows: list[tuple[str, int, bool, int]]) -> Signal | None:
+    """log:param_imbalance from a model summary (see _summary_rows): the vocabulary-sized layers hold
+    VOCAB_SHARE_HIGH or more of the parameters."""
+    total = sum(n for _, n, _, _ in rows)
+    if len(rows) < 3 or total <= 0:
+        return None
+    vocab = sum(n for _, n, v, _ in rows if v) / total
+    if vocab < VOCAB_SHARE_HIGH or vocab > 0.999:
+        return None
+    big = max(rows, key=lambda r: r[1])
+    line = art.line_of(big[3]) + (1 if art.text[big[3]:big[3] + 1] == "\n" else 0)
+    txt = (f"embeddings/output head hold {vocab * 100:.1f}% of the parameters; the rest of the model "
+           f"{(1 - vocab) * 100:.1f}% (largest: {big[0]} {big[1] / total * 100:.1f}%)")
+    ev = Evidence(text=txt, source=art.path, line=line, quote=art.line(line).strip()[:300])
+    return Signal("log:param_imbalance", min(1.0, 0.5 + (vocab - VOCAB_SHARE_HIGH) * 2), txt, [ev],
+                  {"share": round(vocab, 4), "part": big[0]})
 
 
 # --------------------------------------------------------------------------- one output for every input

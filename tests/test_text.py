@@ -527,3 +527,31 @@ def test_a_resume_the_user_narrates_is_their_words(tmp_path):
                  "I tensorflow/core/util/resume.cc:12] Resuming training from checkpoint-500"):
         sigs = signals(run_of(("x.log", line + "\n")))
         assert "narrated" not in sigs["log:resume"].data, line
+
+
+def test_model_summaries_of_keras_and_torchinfo_are_read_for_the_parameter_split():
+    """Keras' model.summary() (an Embedding(50000, 512) and a Dense(50000) around an LSTM(32)) and torchinfo's
+    (two 64M vocabulary layers, the output one a Linear named by its width and its count equal to the embedding's,
+    around four 0.8M transformer layers): the vocabulary holds almost every parameter. A summary of a CNN does not."""
+    keras = ("Model: \"sequential\"\n Layer (type)                Output Shape              Param #\n"
+             "=================================================================\n"
+             " embedding_2 (Embedding)     (None, 20, 512)           25600000\n\n"
+             " lstm_2 (LSTM)               (None, 32)                69760\n\n"
+             " dense_2 (Dense)             (None, 50000)             1650000\n\n"
+             "=================================================================\nTotal params: 27319760\n")
+    s = signals(run_of(("q.txt", keras)))["log:param_imbalance"]
+    assert s.data["part"] == "embedding_2" and s.data["share"] > 0.99
+    torchinfo = ("Layer (type:depth-idx)                        Output Shape              Param #\n"
+                 "├─Embedding: 1-1                              [16, 512, 256]            64,000,512\n"
+                 + "".join(f"│    │    └─TransformerEncoderLayer: 3-{i}      [16, 512, 256]            789,760\n"
+                           for i in range(1, 5))
+                 + "├─Linear: 1-5                                 [16, 512, 250002]         64,000,512\n"
+                 "Total params: 131,291,648\n")
+    assert signals(run_of(("q.txt", torchinfo)))["log:param_imbalance"].data["share"] > 0.97
+    cnn = ("Layer (type)                Output Shape              Param #\n"
+           " conv2d (Conv2D)             (None, 62, 62, 32)        896\n"
+           " conv2d_1 (Conv2D)           (None, 29, 29, 64)        18496\n"
+           " flatten (Flatten)           (None, 53824)             0\n"
+           " dense (Dense)               (None, 128)               6889600\n"
+           " dense_1 (Dense)             (None, 10)                1290\n")
+    assert "log:param_imbalance" not in signals(run_of(("q.txt", cnn)))
