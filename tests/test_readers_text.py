@@ -934,6 +934,11 @@ def test_a_table_of_numbered_layers_gradients_is_read_by_layer_not_by_step(tmp_p
     assert "grad_norm" not in {s.name for s in run.series}
     (tmp_path / "q.txt").write_text("Parameter count per block:\n" + rows.replace("grad_norm", "params"))
     assert not any(s.name.startswith("grad_norm/") for s in ingest([tmp_path]).series)
+    # more columns after the gradient: the number "grad" names is the row's
+    wide = "".join(f"layer {i:2d}  Linear(128->128)   grad {3.2e-13 * 8 ** i:.3e}   out std 0.07\n" for i in range(15))
+    (tmp_path / "q.txt").write_text("I printed the gradient norm of every Linear weight:\n" + wide)
+    layers = {s.name: s for s in ingest([tmp_path]).series if s.name.startswith("grad_norm/")}
+    assert len(layers) == 15 and layers["grad_norm/layer0"].values.tolist() == [3.2e-13]
 
 
 def test_a_list_that_never_closes_is_given_up_in_linear_time():

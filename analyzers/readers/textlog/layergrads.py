@@ -262,7 +262,10 @@ def table_lines(rows: list) -> set[int]:
 NUMBERED_MAX_CHARS = 1024 * 1024
 _NUMBERED_ROW = re.compile(
     r"^[ \t|]*(?P<name>(?:layer|block|stage|level)[ \t_#]*(?P<idx>\d{1,3}))\b(?P<mid>[^\n]{0,60}?)[ \t]*[:=|]?[ \t]*"
-    r"(?P<val>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf)[ \t]*\|?[ \t]*\r?$", re.I | re.M)
+    r"(?P<val>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf)[ \t]*\|?[ \t]*(?P<more>[^\n]*?)\r?$", re.I | re.M)
+# ... and where the row goes on past its gradient ("grad 3.2e-13   out std 0.136"), the number "grad" labels
+_GRAD_VALUE = re.compile(r"\bgrad(?:ient)?s?(?:[_ ]?norm)?[ \t]*[:=]?[ \t]*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf)\b",
+                         re.I)
 
 
 def numbered_layer_series(text: str, line_of, rel: str) -> list[Series]:
@@ -274,9 +277,12 @@ def numbered_layer_series(text: str, line_of, rel: str) -> list[Series]:
     last = -2
     for m in _NUMBERED_ROW.finditer(text):
         line = line_of(m.start())
+        labelled = _GRAD_VALUE.search(m.group(0))
+        if m.group("more").strip() and labelled is None:
+            continue        # (a row of several numbers, none of them named a gradient)
         if line != last + 1:
             runs.append([])
-        runs[-1].append((f"layer{int(m.group('idx'))}", float(m.group("val")), line, m))
+        runs[-1].append((f"layer{int(m.group('idx'))}", float(labelled.group(1) if labelled else m.group("val")), line, m))
         last = line
     out: list[Series] = []
     for rows in runs:
