@@ -335,6 +335,11 @@ DETECTORS: list[_Det] = [
             r"[^.\n]{0,40}?\b(?:outputs?|are|were|is|stay|stays|gives?|returns?)\s+(?:always\s+|exactly\s+|all\s+)?"
             r"(?:0(?![.\d])|zeros?\b|dead\b|inactive\b)", re.I),
          0.8, lambda m: "a printout says most units output zero (dead ReLUs)", lambda m: _dead_share(m)),
+    # ... and as hooks print it per layer: "units never active: 251/256", "always_zero_units=126/128"
+    _Det("dead_units",
+         _P(r"\b(?:units?|neurons?|relus?)[ _](?:never[ _](?:active|fire[sd]?)|always[ _]zero|dead)\s*[:=]?\s*(\d+)\s*/\s*(\d+)"
+            r"|\b(?:always[ _]zero|never[ _](?:active|fired?)|dead)[ _](?:units?|neurons?|relus?)\s*[:=]?\s*(\d+)\s*/\s*(\d+)", re.I),
+         0.8, lambda m: "a printout says most units output zero (dead ReLUs)", lambda m: _dead_count(m)),
     _Det("log:collapse_output",
          _P(r"\b(?:pred(?:iction)?s?|class(?:es)?|output|label)[_ ]?(?:counts?|hist(?:ogram)?|distribution|freq(?:uenc(?:y|ies))?)"
             r"\s*[:=]\s*(\[[^\]\n]{0,2000}\]|\{[^}\n]{0,2000}\}|\([^)\n]{0,2000}\))", re.I),
@@ -367,7 +372,7 @@ GATES = (
     "nable to allocate", "inimum loss scale", "nput tensor", "Half without", "compiled with CUDA", "NVIDIA driver",
     "driver version", "kernel image",
     "std", "255",     # input statistics (log:inputs_unscaled): a std beside the mean, or a raw 8-bit max
-    "dead", "units", "neurons",    # a printout of dead units (dead_units)
+    "dead", "units", "neurons", "_zero", "never_active",    # a printout of dead units (dead_units)
     "'module.", '"module.',          # a checkpoint's keys under DDP's prefix (log:ddp_prefixed_keys)
 )
 
@@ -484,6 +489,14 @@ def _dead_share(m: re.Match) -> dict | None:
             share = float(v.rstrip("% ")) / (100.0 if v.endswith("%") or float(v.rstrip("% ")) > 1 else 1.0)
     except ValueError:
         return None
+    return {"share": share} if share >= 0.5 else None
+
+
+def _dead_count(m: re.Match) -> dict | None:
+    """The share of n/m units a hook's printout says never fire; None under half."""
+    g = [x for x in m.groups() if x is not None]
+    n, tot = int(g[0]), int(g[1])
+    share = n / tot if tot else 0.0
     return {"share": share} if share >= 0.5 else None
 
 

@@ -302,6 +302,8 @@ def test_clean_training_log_gives_nothing():
     ("dead neurons: 87%", "dead_units"),
     ("['module.conv1.weight', 'module.block1.layer.0.bn1.weight', 'module.block1.layer.0.bn1.bias']", "log:ddp_prefixed_keys"),
     ("in layers 3-6, 94% of the units output exactly 0 for every single sample", "dead_units"),
+    ("net.3 (ReLU)  units never active: 256/256  (100.0%)  mean frac of zeros per sample: 1.000", "dead_units"),
+    ("dense_13 (3000, 64) max=0.0000 zero_ratio=1.0000 always_zero_units=64/64", "dead_units"),
     ("UserWarning: The 'train_dataloader' does not have many workers which may be a bottleneck. Consider increasing the value of the `num_workers` argument", "log:dataloader_slow"),
     ("Token indices sequence length is longer than the specified maximum sequence length for this model (1024 > 512). Running this sequence through the model will result in indexing errors", "log:tokenizer_warning"),
     ("sample 3: : : : : : : : : : : : : : : : : : : :", "log:collapse_output"),
@@ -365,7 +367,8 @@ def test_generations_printed_bare_that_repeat_one_token_are_a_collapse():
 def test_a_printout_of_a_few_dead_units_is_no_dead_relu_finding():
     """12 of 64 units dead, or 30 %, is no finding (half or more is)."""
     for line in ("12/64 units dead", "dead neurons: 30%", "fraction of outputs == 0 -> 0.2",
-                 "30% of the units output 0", "94% of the units output 0.25 on average"):
+                 "30% of the units output 0", "94% of the units output 0.25 on average",
+                 "net.1 (ReLU)  units never active: 12/256  (4.7%)"):
         assert "dead_units" not in signals(run_of(("x.log", "step 1 loss 2.0\n" + line + "\n")))
 
 
