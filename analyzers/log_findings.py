@@ -189,6 +189,15 @@ DETECTORS: list[_Det] = [
                            # batch norm over one sample (a last batch of 1): its variance is undefined
                            r"|Expected more than 1 value per channel when training"),
          1.0, lambda m: "variance/std over a single element (degrees of freedom <= 0)"),
+    # numpy's RuntimeWarnings from data preparation: a 0/0 or x/0 (standardising by a std of 0, a ratio feature
+    # over a zero count) and a log or sqrt of 0 or less put inf/NaN into the arrays the model is fed
+    _Det("log:numpy_divide_invalid",
+         _P(r"RuntimeWarning: (?:invalid value|divide by zero) encountered in (?:true_divide|divide|double_scalars|"
+            r"scalar divide|reciprocal|remainder)"),
+         0.8, lambda m: "numpy divided by zero while preparing arrays (inf/NaN produced)"),
+    _Det("log:numpy_log_invalid",
+         _P(r"RuntimeWarning: (?:invalid value|divide by zero) encountered in (?:log|log2|log10|log1p|sqrt|power|arccos|arcsin)"),
+         0.8, lambda m: "numpy took a log or a root of 0 or a negative value (inf/NaN produced)"),
     # a framework stopping (or warning) because the loss went non-finite: the curve's NaN, said in
     # words (a post may quote only this line)
     _Det("log:loss_nonfinite", _P(r"Loss became infinite or NaN at iteration=?\s*(\d+)"
@@ -373,6 +382,7 @@ GATES = (
     "driver version", "kernel image",
     "std", "255",     # input statistics (log:inputs_unscaled): a std beside the mean, or a raw 8-bit max
     "dead", "units", "neurons", "_zero", "never_active",    # a printout of dead units (dead_units)
+    "encountered in",  # numpy's RuntimeWarnings (log:numpy_divide_invalid, log:numpy_log_invalid)
     "'module.", '"module.',          # a checkpoint's keys under DDP's prefix (log:ddp_prefixed_keys)
 )
 

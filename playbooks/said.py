@@ -145,7 +145,11 @@ _PATTERNS: dict[str, tuple[str, str]] = {
 # (re.A: a word boundary also falls between Latin letters and CJK characters, "变成nan了", "用了fp16训练")
 _COMPILED = {k: re.compile(p, re.I | re.A) for k, (p, _) in _PATTERNS.items()}
 # A statement of fact ("shuffle=True") right after a negation says the opposite: "does not pass shuffle=True".
-_NEGATED = re.compile(r"(?:\bnot|n't|\bno|\bnever|\bwithout|\bforg[eo]t\w*|\bmissing|\bdon'?t|\bisn'?t)\W+(?:\w+\W+){0,3}$", re.I)
+_NEGATED = re.compile(r"(?:\bnot|n't|\bno|\bnever|\bwithout|\bforg[eo]t\w*|\bmissing|\bdon'?t|\bisn'?t"
+                      # ... and the negations of the other languages posts come in (Portuguese/Spanish, French,
+                      # German, Russian): "não estou usando mixed precision", "sin fp16", "ohne AMP", "без amp"
+                      r"|\bnão|\bnao|\bsin|\bsem|\bnunca|\bpas|\bsans|\bnicht|\bkein\w*|\bohne|\bне|\bнет|\bбез)"
+                      r"\W+(?:\w+\W+){0,3}$", re.I)
 # missing values the user already dealt with ("I replaced the NA values using the median", "dropped the rows with
 # NaN"): what they say is that the data is clean now
 _HANDLED = re.compile(r"\b(?:replac|fill|drop|remov|imput|handl|clean|interpolat)\w*\W+(?:\w+\W+){0,3}$", re.I)

@@ -94,6 +94,14 @@ def test_a_run_that_works_in_fp32_puts_mixed_precision_first(tmp_path):
     assert ranked("loss becomes nan after the second epoch")[0] != "mixed_precision_overflow"
 
 
+@pytest.mark.parametrize("text,on", [("não estou usando mixed precision (a policy é float32)", False),
+                                     ("ohne AMP trainiert es genauso", False), ("обучаю без amp", False),
+                                     ("sin fp16 funciona igual", False), ("je n'utilise pas amp", False),
+                                     ("treino com fp16 e a loss vira nan", True)])
+def test_half_precision_denied_in_other_languages_is_not_said(text, on):
+    assert ("said:fp16" in said.ruled_out([text])) is on
+
+
 def test_fp16_on_explains_a_nan_but_not_a_slow_loader_or_a_lower_score(tmp_path):
     """fp16 being on is a setting: it meets mixed precision's requirement where the failure is a NaN (its class),
     not where the user describes a starved GPU or an evaluation score that dropped after a change (the words

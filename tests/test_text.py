@@ -304,6 +304,8 @@ def test_clean_training_log_gives_nothing():
     ("in layers 3-6, 94% of the units output exactly 0 for every single sample", "dead_units"),
     ("net.3 (ReLU)  units never active: 256/256  (100.0%)  mean frac of zeros per sample: 1.000", "dead_units"),
     ("dense_13 (3000, 64) max=0.0000 zero_ratio=1.0000 always_zero_units=64/64", "dead_units"),
+    ("/tmp/ipykernel_71/3771.py:4: RuntimeWarning: invalid value encountered in divide", "log:numpy_divide_invalid"),
+    ("pandas/core/arraylike.py:399: RuntimeWarning: divide by zero encountered in log", "log:numpy_log_invalid"),
     ("UserWarning: The 'train_dataloader' does not have many workers which may be a bottleneck. Consider increasing the value of the `num_workers` argument", "log:dataloader_slow"),
     ("Token indices sequence length is longer than the specified maximum sequence length for this model (1024 > 512). Running this sequence through the model will result in indexing errors", "log:tokenizer_warning"),
     ("sample 3: : : : : : : : : : : : : : : : : : : :", "log:collapse_output"),
