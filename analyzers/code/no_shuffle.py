@@ -1,4 +1,5 @@
-"""`code:no_shuffle`: a training DataLoader without shuffle=True or a sampler.
+"""`code:no_shuffle`: a training DataLoader without shuffle=True or a sampler (or a tf.data pipeline from
+in-memory data batched without .shuffle()).
 
 In:  one parsed file (PyFile, from code/index.py).
 Out: `check_no_shuffle(f)` -> Findings.
@@ -48,4 +49,34 @@ def check_no_shuffle(f: PyFile) -> list[Finding]:
         out.append(Finding("code:no_shuffle", strength, c.lineno,
                            "training DataLoader without shuffle=True or a sampler: every epoch sees the same order"
                            " (class-sorted data gives an epoch-periodic saw-tooth)"))
-    return out
+    return out or _tf_data_unshuffled(f)
+
+
+# labels built class by class: `[0] * len(neg) + [1] * len(pos)` (the data in class order)
+_CLASS_BLOCKS = re.compile(r"\[\s*\d+\s*\]\s*\*\s*[^+\n]+\+\s*\[\s*\d+\s*\]\s*\*")
+
+
+def _tf_data_unshuffled(f: PyFile) -> list[Finding]:
+    """A training tf.data pipeline built from in-memory data (`from_tensor_slices(...)...batch(64)`) with no
+    `.shuffle(` in its chain, nor later on its name: every epoch runs the same order; clear where the labels
+    were built class by class."""
+    for c in f.calls:
+        if last(c) != "batch" or not isinstance(c.func, ast.Attribute):
+            continue
+        chain = src(c)
+        if "from_tensor_slices" not in chain or ".shuffle(" in chain:
+            continue
+        p = f.parent.get(c)
+        while p is not None and not isinstance(p, ast.Assign) and isinstance(p, (ast.Attribute, ast.Call)):
+            p = f.parent.get(p)
+        target = " ".join(dotted(t) or "" for t in p.targets) if isinstance(p, ast.Assign) else ""
+        if not target or re.search(r"val|test|eval|dev\b|holdout|pred|infer", target.lower()):
+            continue
+        if any(last(k) == "shuffle" and (dotted(k.func) or "").startswith(target + ".") for k in f.calls):
+            continue
+        sorted_labels = bool(_CLASS_BLOCKS.search(f.t.text))
+        return [Finding("code:no_shuffle", 0.7 if sorted_labels else MEDIUM, c.lineno,
+                        f"{target} is batched from in-memory data with no .shuffle(): every epoch sees the same order"
+                        + (" (the labels were built class by class, so each batch holds one class)" if sorted_labels
+                           else ""))]
+    return []
