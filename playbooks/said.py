@@ -68,7 +68,11 @@ _PATTERNS: dict[str, tuple[str, str]] = {
         r"|(?:fp32|float32|full\s+precision|precision\s*=\s*[\"']?32|(?:disabl\w*|turn\w*\s+off|remov\w*|without)\s+(?:the\s+)?"
         r"(?:amp|fp16|mixed\s+precision|autocast|half\s+precision))[^.;!?\n]{0,30}?\b(?:works?|worked|is\s+fine|trains?\s+fine"
         r"|no\s+(?:nan|problem|issue)s?|goes\s+away|disappears?|fixe[sd]\s+it|solve[sd]\s+it)"
-        r"|only\s+(?:happens\s+)?(?:with|in|when\s+using|under)\s+(?:fp16|amp|mixed\s+precision|half\s+precision|precision\s*=\s*16)",
+        r"|only\s+(?:happens\s+)?(?:with|in|when\s+using|under)\s+(?:fp16|amp|mixed\s+precision|half\s+precision|precision\s*=\s*16)"
+        # ... in the other languages posts come in: "precision=32 にすると普通に学習でき", "fp32 就正常了", "con fp32 funciona",
+        # "mit fp32 funktioniert es", "в fp32 всё работает", "en fp32 ça marche"
+        r"|(?:fp32|float32|precision\s*=\s*[\"']?32|32\s*bit)[^.;!?\n。！？]{0,24}?(?:普通に|問題なく|学習でき|正常|没(?:有)?问题|可以|"
+        r"funciona|funktioniert|klappt|работает|нормально|marche|fonctionne)",
         "the same run works in fp32 / without AMP"),
     "said:fp16": (
         # the user says the run trains in half precision ("with --half (amp)", "model = model.half()",
@@ -157,7 +161,9 @@ _FACTS = ("said:shuffled", "said:zero_grad_called", "said:eval_called", "said:fp
 # Where a clause ends (a negation before it denies nothing after it); not the point of "0.01".
 _CLAUSE_END = re.compile(r"[;!?\n。；！？]|\.(?=\s|$)")
 # said:fp32_works denied inside or right after the match ("works in fp32 either", "no longer works in fp32")
-_FP32_DENIED = re.compile(r"\beither\b|n'?t\b|\bnot\b|\bno\s+longer\b", re.I)
+_FP32_DENIED = re.compile(r"\beither\b|n'?t\b|\bnot\b|\bno\s+longer\b"
+                          r"|\bno\s+(?:funciona|anda|va)\b|\bnão\b|\btampoco\b|\bnicht\b|\bне\b|也不|不行|还是|できない|しない|ダメ",
+                          re.I)
 
 
 # A learning rate the user names: extreme values are evidence even in words (lr >= 1 for SGD/Adam-family

@@ -102,6 +102,13 @@ def test_half_precision_denied_in_other_languages_is_not_said(text, on):
     assert ("said:fp16" in said.ruled_out([text])) is on
 
 
+@pytest.mark.parametrize("text,works", [("`precision=32` にすると 512x512 でも普通に学習でき", True), ("换成 fp32 就正常了", True),
+                                        ("con fp32 funciona bien", True), ("в fp32 всё работает", True),
+                                        ("fp32 no funciona tampoco", False), ("mit fp32 funktioniert es auch nicht", False)])
+def test_a_run_that_works_in_fp32_said_in_other_languages(text, works):
+    assert ("said:fp32_works" in said.ruled_out([text])) is works
+
+
 def test_fp16_on_explains_a_nan_but_not_a_slow_loader_or_a_lower_score(tmp_path):
     """fp16 being on is a setting: it meets mixed precision's requirement where the failure is a NaN (its class),
     not where the user describes a starved GPU or an evaluation score that dropped after a change (the words
