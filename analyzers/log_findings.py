@@ -1161,6 +1161,7 @@ _PATHLIKE = re.compile(r"^(?:[\w.~-]*[/\\][^\s]*|\w+://\S+)$")
 REPEATED_MIN = 3
 REPEATED_MIN_BARE = 2      # ... unquoted lines: a prompt between each (a log prints no such line twice)
 REPEATED_GAP = 2
+REPEATED_CHARS = 16        # distinct characters in such a line at most (a unit of up to 12, quotes, spaces, a comma)
 _QUOTED_LINE = re.compile(r"^[ \t]*(?:\d{1,3}[:.)][ \t]*)?(?P<q>['\"]?)(?P<s>[^\n]{10,}?)(?P=q),?[ \t]*\r?$")
 
 
@@ -1178,7 +1179,8 @@ def repeated_strings(art: TextArtifact) -> Signal | None:
     lines = head.split("\n")
     group: list[tuple[int, str, bool]] = []         # (line, unit, quoted)
     for i, ln in enumerate(lines + [""] * (REPEATED_GAP + 1), 1):
-        m = _QUOTED_LINE.match(ln) if i <= len(lines) else None
+        # (a line of one unit over and over has few distinct characters: most lines are passed over before any regex)
+        m = _QUOTED_LINE.match(ln) if i <= len(lines) and len(ln) >= 10 and len(set(ln)) <= REPEATED_CHARS else None
         d = _collapse_data(m.group("s")) if m else None
         if d is not None and m is not None and ((not m.group("q") and _bar_like(d["repeated"]))
                                                 or _NUMBERISH.fullmatch(d["repeated"])
