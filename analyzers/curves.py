@@ -1743,6 +1743,11 @@ def _accuracies(run: Run, n_train: int = 3, n_val: int = 3) -> tuple[Series, Ser
     with n_train and n_val points at least; on one axis where a text log printed them without steps
     (_on_train_axis)."""
     acc, vacc = run.metric("accuracy"), run.metric("val_accuracy")
+    # (Lightning logs train_acc_step and train_acc_epoch: the epoch's mean is the level, a batch's is noise)
+    per_epoch = [s for s in run.series if s.name == "accuracy" and s.raw_name.lower().endswith("epoch")
+                 and len(s) >= n_train]
+    if per_epoch and acc is not None and not acc.raw_name.lower().endswith("epoch"):
+        acc = per_epoch[0]
     if acc is None or vacc is None or acc is vacc or len(acc) < n_train or len(vacc) < n_val:
         return None
     return _on_train_axis(ordered(acc), ordered(vacc))

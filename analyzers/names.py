@@ -190,7 +190,8 @@ def normalize(raw: str) -> str:
     for p in _TRAIN_PREFIXES:
         if n.startswith(p):
             rest = n[len(p):]
-            return _ALIASES.get(rest, rest)
+            # (Lightning's "train_acc_epoch": the name logged with when it was taken, as for val_)
+            return _ALIASES.get(rest) or _when_alias(rest) or rest
     if (alias := _when_alias(n)) is not None:
         return alias
     # "running_loss", "epoch_acc", "loss_avg", "avg_train_loss": an averaging word before or after a

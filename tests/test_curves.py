@@ -810,3 +810,24 @@ def test_a_loss_logged_by_terms_with_validation_twins_is_read_for_overfitting(tm
                                           + "\n".join(rows) + "\n")
     sig = {s.kind: s for s in analyze(ingest([tmp_path]))}["train_val_divergence"]
     assert sig.data["term"] in ("box_loss", "cls_loss") and "val/" in sig.summary
+
+
+def test_lightning_per_epoch_train_accuracy_is_the_level_read_for_memorisation(tmp_path):
+    """Lightning's metrics.csv logs train_acc_step (a batch's, noisy) and train_acc_epoch (the epoch's mean): the
+    names read as the accuracy, the epoch's mean is the level. Train accuracy holds ~0.745 for 40 epochs, climbs to
+    0.99 after the lr drop while validation falls from 0.76 to 0.70: labels memorised (label noise's shape)."""
+    from mltdbg.analyzers.analyze import analyze
+    from mltdbg.analyzers.ingest import ingest
+    from mltdbg.analyzers.names import normalize
+    assert normalize("train_acc_epoch") == normalize("train_acc_step") == "accuracy"
+    rng = np.random.default_rng(1)
+    rows = ["epoch,lr-SGD,step,train_acc_epoch,train_acc_step,train_loss_epoch,train_loss_step,val_acc,val_loss"]
+    for e in range(60):
+        acc = min(0.745, 0.3 + 0.1 * e) if e < 40 else min(0.99, 0.745 + 0.013 * (e - 39))
+        lr = 0.05 if e < 40 else 0.005
+        val = min(0.76, 0.3 + 0.1 * e) if e < 40 else 0.76 - 0.003 * (e - 39)
+        for k in range(3):
+            rows.append(f"{e},{lr},{e * 150 + 50 * k + 49},,{acc + rng.normal(0, 0.08):.4f},,{2.3 * (1 - acc):.4f},,")
+        rows.append(f"{e},,{e * 150 + 149},{acc:.4f},,{2.2 * (1 - acc):.4f},,{val:.4f},{1.0 + (0.8 - val):.4f}")
+    (tmp_path / "metrics.csv").write_text("\n".join(rows) + "\n")
+    assert "memorized_after_plateau" in {s.kind for s in analyze(ingest([tmp_path]))}
