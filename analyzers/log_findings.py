@@ -935,7 +935,7 @@ def printed_input_stats(art: TextArtifact) -> Signal | None:
     for m in _PRINT_CALL.finditer(text):
         try:
             call = ast.parse("f(" + m.group("args") + ")", mode="eval").body
-        except (SyntaxError, ValueError):
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
         if not isinstance(call, ast.Call) or call.keywords:
             continue
@@ -983,10 +983,11 @@ def printed_input_stats(art: TextArtifact) -> Signal | None:
 # are zero for EVERY sample", "dead ReLU share per layer"). Read in texts up to DEAD_TABLE_CHARS.
 DEAD_TABLE_CHARS = 200_000
 DEAD_HEADER_LINES = 8
-_DEAD_HEADER = re.compile(r"(?=.*\b(?:dead|zeros?|inactive|never\s+(?:fire|activ)\w*)\b)"
-                          r"(?=.*(?:fraction|share|ratio|proportion|percent|%|rate))", re.I)
-_DEAD_ROW = re.compile(r"^[ \t|]*(?P<name>[A-Za-z_][\w.]*\d[\w.]*|[A-Za-z_]\w*\.[\w.]+)[ \t]*[:=|]?[ \t]*"
+_DEAD_HEADER = re.compile(r"^(?=[^\n]*\b(?:dead|zeros?|inactive|never\s+(?:fire|activ)\w*)\b)"
+                          r"(?=[^\n]*(?:fraction|share|ratio|proportion|percent|%|rate))", re.I)
+_DEAD_ROW = re.compile(r"^[ \t|]*(?P<name>[A-Za-z_][\w.]{0,60}?\d[\w.]{0,20}|[A-Za-z_]\w{0,40}\.[\w.]{1,40})[ \t]*[:=|]?[ \t]*"
                        r"(?P<v>0?\.\d+|1\.0*|[01]|\d{1,3}(?:\.\d+)?[ \t]*%)[ \t]*\|?[ \t]*\r?$", re.M)
+DEAD_LINE_CHARS = 200      # a table row or its header is a short line; longer ones are not tried
 
 
 def dead_table(art: TextArtifact) -> Signal | None:
@@ -995,7 +996,7 @@ def dead_table(art: TextArtifact) -> Signal | None:
     text = art.text
     if len(text) > DEAD_TABLE_CHARS or not any(w in text for w in ("zero", "dead", "Zero", "Dead", "inactive")):
         return None
-    rows = [(art.line_of(m.start()), m) for m in _DEAD_ROW.finditer(text)]
+    rows = [(art.line_of(m.start()), m) for m in _DEAD_ROW.finditer(text) if len(m.group(0)) <= DEAD_LINE_CHARS]
     runs: list[list[tuple[int, re.Match]]] = []
     for line, m in rows:
         if runs and line == runs[-1][-1][0] + 1:
@@ -1006,7 +1007,7 @@ def dead_table(art: TextArtifact) -> Signal | None:
         if len(run_) < 2 or len({m.group("name") for _, m in run_}) < len(run_):
             continue
         first = run_[0][0]
-        if not any(_DEAD_HEADER.search(art.line(n)) for n in range(max(1, first - DEAD_HEADER_LINES), first)):
+        if not any(_DEAD_HEADER.match(art.line(n)[:DEAD_LINE_CHARS]) for n in range(max(1, first - DEAD_HEADER_LINES), first)):
             continue
         shares = [(float(m.group("v").rstrip("% \t")) / (100.0 if "%" in m.group("v") else 1.0), line, m)
                   for line, m in run_]
@@ -1051,8 +1052,8 @@ def param_imbalance(art: TextArtifact) -> Signal | None:
     if "param" not in head.lower():     # (a case-blind regex search is ~10x slower than lower + find)
         return None
     rows = [(m.group("name"), _count(m.group("count")), None, m.start()) for m in _LIGHTNING_ROW.finditer(head)]
-    if len(rows) < 3 and (summary := _summary_rows(head)):
-        return _summary_imbalance(art, summary)
+    if len(rows) < 3 and (summary := _summary_rows(head)) and (found := _summary_imbalance(art, summary)) is not None:
+        return found
     for m in ([] if len(rows) >= 3 else _PARAM_ROW.finditer(head)):
         name = m.group("name")
         if _TOTAL_ROW.match(name) or name.lower() in ("step", "epoch", "iter", "loss", "lr"):
@@ -1184,16 +1185,18 @@ def repeated_strings(art: TextArtifact) -> Signal | None:
         d = _collapse_data(m.group("s")) if m else None
         if d is not None and m is not None and ((not m.group("q") and _bar_like(d["repeated"]))
                                                 or _NUMBERISH.fullmatch(d["repeated"])
+                                                or d["repeated"].strip("[],") in ("True", "False", "None")
                                                 or m.group("s").lstrip("[( ").startswith(("tensor", "array"))):
             d = None        # (a progress bar's blocks, a rule of ASCII punctuation, a tensor of zeros: no model output)
         if d is not None:
-            if group and i - group[-1][0] > REPEATED_GAP + 1:
-                group = []
-            group.append((i, d["repeated"], bool(m.group("q")) if m else False))
+            quoted = bool(m.group("q")) if m else False
+            if group and (i - group[-1][0] > REPEATED_GAP + 1 or (not quoted and i - group[-1][0] == 1)):
+                group = []      # (bare lines with a prompt between each: one array printed over lines is no chat)
+            group.append((i, d["repeated"], quoted))
             continue
         if group and i - group[-1][0] > REPEATED_GAP:
-            quoted = sum(q for _, _, q in group)
-            if quoted >= REPEATED_MIN or len(group) >= max(REPEATED_MIN_BARE, REPEATED_MIN if quoted else 0):
+            n_quoted = sum(q for _, _, q in group)
+            if n_quoted >= REPEATED_MIN or len(group) >= max(REPEATED_MIN_BARE, REPEATED_MIN if n_quoted else 0):
                 i0, unit, _ = group[0]
                 txt = (f"{len(group)} printed outputs are {unit!r} repeated: the model emits one token over and over")
                 return Signal("log:collapse_output", 0.7, txt,

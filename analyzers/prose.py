@@ -180,6 +180,8 @@ def _statement(s: str) -> int:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return 0
+    if not tree.body:
+        return 0        # (a comment, `# TODO: fix; later`)
     if len(tree.body) != 1 and not (";" in s and len(tree.body) <= 4):
         return 0        # (statements joined by ';' on one line, `loss = crit(out, y); loss.backward()`, are each read)
     kinds = []
@@ -191,7 +193,7 @@ def _statement(s: str) -> int:
             return 0
         else:
             kinds.append(2 if any(isinstance(n, ast.Call) for n in ast.walk(node)) else 1)
-    return max(kinds)
+    return max(kinds, default=0)
 
 
 def quoted_code(lines: list[str]) -> list[range]:

@@ -319,3 +319,14 @@ def test_a_terse_post_with_a_title_labelled_lines_and_a_question_is_the_users_wo
     assert said and "after upgrading torchmetrics" in said[0] and "sync differently?" in said[0]
     log = "Epoch 3: 100%|##########| 79/79 [00:04<00:00] val_loss=0.2113, val_acc=0.9412\n" + body
     assert prose_sentences([TextArtifact("x.log", Path("x.log"), "log", log)]) == []
+
+
+def test_a_comment_with_a_semicolon_in_a_short_post_is_no_statement_and_no_crash(tmp_path):
+    """`# TODO: fix; later` parses to nothing (a comment): it had made the ';' rule take the max of no statements
+    and the whole diagnosis exit with an internal error."""
+    from mltdbg.analyzers.prose import _statement
+    assert _statement("# TODO: fix; later") == 0
+    assert _statement("loss = crit(out, y); loss.backward()") == 2
+    (tmp_path / "q.txt").write_text("loss goes nan, why?\nfor x, y in loader:\n    # TODO: fix; later\n"
+                                    "    loss = crit(model(x), y); loss.backward()\n    opt.step()\n")
+    assert diagnose([str(tmp_path)], []).hypotheses

@@ -939,6 +939,11 @@ def test_a_table_of_numbered_layers_gradients_is_read_by_layer_not_by_step(tmp_p
     (tmp_path / "q.txt").write_text("I printed the gradient norm of every Linear weight:\n" + wide)
     layers = {s.name: s for s in ingest([tmp_path]).series if s.name.startswith("grad_norm/")}
     assert len(layers) == 15 and layers["grad_norm/layer0"].values.tolist() == [3.2e-13]
+    # printed again and again through a log: the first table is read, not one series per printing
+    (tmp_path / "q.txt").write_text("gradient norms per layer\n" + "\n".join(
+        f"step {k}\n" + wide for k in range(50)))
+    layers = [s for s in ingest([tmp_path]).series if s.name.startswith("grad_norm/")]
+    assert len(layers) == 15
 
 
 def test_a_list_that_never_closes_is_given_up_in_linear_time():

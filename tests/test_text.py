@@ -364,6 +364,11 @@ def test_generations_printed_bare_that_repeat_one_token_are_a_collapse():
     assert "log:collapse_output" not in signals(run_of(("x.log", bars)))
     zeros = ("print(layer.bias)\ntensor([" + "0., " * 30 + "0.])\n") * 3
     assert "log:collapse_output" not in signals(run_of(("x.log", zeros)))
+    mask = "print(mask)\n" + ("[ True  True  True  True  True  True  True  True  True  True  True]\n" * 4)
+    assert "log:collapse_output" not in signals(run_of(("x.log", mask)))
+    # a long line in front of a two-row table is passed over, not searched from every position
+    long = "x" * 20_000 + "\n# fraction of units that are zero for every sample\nfc1 0.9\nfc2 1.0\n"
+    assert signals(run_of(("q.txt", long)))["dead_units"].data["share"] == 1.0
 
 
 def test_a_printout_of_a_few_dead_units_is_no_dead_relu_finding():

@@ -257,9 +257,10 @@ def table_lines(rows: list) -> set[int]:
 
 
 # A table whose rows name a layer by its number ("layer  0 (Linear 40->128)   grad_norm 2.7e-11", "block 3: grad
-# 1.2e-05", "Layer 12 | grad norm = 4e-9"), as a post prints one from a loop over its layers: read in small texts
-# (a post), MIN_ROWS + 1 rows at least with distinct numbers, "grad" in each row or in the lines above the table.
-NUMBERED_MAX_CHARS = 1024 * 1024
+# 1.2e-05", "Layer 12 | grad norm = 4e-9"), as a post prints one from a loop over its layers: read in texts up to
+# NUMBERED_MAX_CHARS (a post), its first table of MIN_ROWS + 1 rows at least with distinct numbers, "grad" in each
+# row or in the lines above the table.
+NUMBERED_MAX_CHARS = 256 * 1024
 _NUMBERED_ROW = re.compile(
     r"^[ \t|]*(?P<name>(?:layer|block|stage|level)[ \t_#]*(?P<idx>\d{1,3}))\b(?P<mid>[^\n]{0,60}?)[ \t]*[:=|]?[ \t]*"
     r"(?P<val>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf)[ \t]*\|?[ \t]*(?P<more>[^\n]*?)\r?$", re.I | re.M)
@@ -289,10 +290,11 @@ def numbered_layer_series(text: str, line_of, rel: str) -> list[Series]:
         if len(rows) <= MIN_ROWS or len({r[0] for r in rows}) < len(rows):
             continue
         first = rows[0][3].start()
-        head = "\n".join(text[:first].split("\n")[-HEADER_LINES - 1:])
+        head = "\n".join(text[max(0, first - 4000):first].split("\n")[-HEADER_LINES - 1:])
         if not ("grad" in head.lower() or all("grad" in r[3].group("mid").lower() for r in rows)):
             continue
-        out += [Series(name="grad_norm/" + name, raw_name=m.group("name").strip(), steps=np.array([0], np.int64),
+        # (the first table only: a post prints one; a log that prints one every N steps is read by the block scanner)
+        return [Series(name="grad_norm/" + name, raw_name=m.group("name").strip(), steps=np.array([0], np.int64),
                        values=np.array([v], float), source=rel, locs=np.array([line], np.int64), loc_kind=LOC_LINE,
                        step_is_index=True) for name, v, line, m in rows]
     return out

@@ -72,7 +72,8 @@ _CAPTION_WORD = re.compile(r"[A-Za-z_][\w]*")
 def captioned_series(art: TextArtifact) -> list[Series]:
     """The histories printed as a bare list under a line that names them (see _CAPTIONED)."""
     text = art.text
-    if len(text) > MAX_CHARS or "\n[" not in text.replace(" ", "").replace("\t", "").replace("]:", "]:\n"):
+    if len(text) > MAX_CHARS or not ("\n[" in text.replace(" ", "").replace("\t", "").replace("]:", "]:\n")
+                                     or "array(" in text or "tensor(" in text):
         return []
     out = []
     for m in _CAPTIONED.finditer(text):
