@@ -780,3 +780,14 @@ def test_a_session_pasted_without_its_continuation_prompts_keeps_its_statements_
     assert got is not None
     assert got[:6] == ["text = [", "    'a sentence',", "    'another one'", "]", "for x in text:", "    print(len(x))"]
     assert got[7] == "" and got[8] == "scorer = LM('gpt2')" and got[9] == ""
+
+
+def test_a_checkpoint_taken_in_text_order_does_not_hide_a_loose_load(tmp_path):
+    """sorted(glob("checkpoint-*"))[-1] and load_state_dict(strict=False) in one file: both are reported."""
+    from mltdbg.analyzers.ingest import ingest
+
+    (tmp_path / "evaluate.py").write_text(
+        "import glob\nimport torch\n\nckpts = sorted(glob.glob('out/checkpoint-*'))\npath = ckpts[-1]\n"
+        "model.load_state_dict(torch.load(path), strict=False)\n")
+    kinds = {s.kind for s in code_signals(ingest([tmp_path]))}
+    assert {"code:checkpoint_sorted_as_text", "code:load_not_strict"} <= kinds

@@ -121,12 +121,17 @@ def _eval_before(f: PyFile, scope, cls, m: str, line: int, evals: list[ast.Call]
             return True
         if cls is not None and f.class_of(e) is cls:
             return True
-    # a module-level model the function reads (not its own local): put in eval mode at module level
-    # (`model.load_state_dict(...); model.eval()`, then `def predict(path): ... model(x)`)
+    # a module-level model the function reads (not its own local): put in eval mode at module level before the
+    # function is first called there, and not back in train mode in between (`model.eval()`, then
+    # `def predict(path): ... model(x)` serving requests)
     if isinstance(scope, FUNCS) and m.split(".")[0] not in f.assigns(scope) \
-            and not any(a.arg == m.split(".")[0] for a in scope.args.args) \
-            and any(f.scope_of(e) is f.tree and _same_model(_module_of(e), m) for e in evals):
-        return True
+            and not any(a.arg == m.split(".")[0] for a in scope.args.args):
+        calls = [c.lineno for c in f.calls_named(scope.name) if f.scope_of(c) is f.tree]
+        first = min(calls) if calls else 10**9
+        top = [e.lineno for e in evals if f.scope_of(e) is f.tree and _same_model(_module_of(e), m) and e.lineno < first]
+        trains = [c.lineno for c in f.calls_named("train") if f.scope_of(c) is f.tree and _same_model(_module_of(c), m)]
+        if top and not any(max(top) < t < first for t in trains):
+            return True
     # the function is called after an eval() in its caller
     if isinstance(scope, FUNCS):
         for c in f.calls_named(scope.name):

@@ -74,6 +74,13 @@ def _tf_data_unshuffled(f: PyFile) -> list[Finding]:
             continue
         if any(last(k) == "shuffle" and (dotted(k.func) or "").startswith(target + ".") for k in f.calls):
             continue
+        # ... that trains: handed to fit(), iterated under a GradientTape, or named for training
+        fitted = any(last(k) == "fit" and k.args and dotted(k.args[0]) == target for k in f.calls)
+        looped = any(isinstance(L, (ast.For, ast.AsyncFor)) and dotted(L.iter) == target
+                     and any(last(k) == "GradientTape" for k in f.within(L) if isinstance(k, ast.Call))
+                     for L in f.of_type(ast.For, ast.AsyncFor))
+        if not (fitted or looped or "train" in target.lower()):
+            continue
         sorted_labels = bool(_CLASS_BLOCKS.search(f.t.text))
         return [Finding("code:no_shuffle", 0.7 if sorted_labels else MEDIUM, c.lineno,
                         f"{target} is batched from in-memory data with no .shuffle(): every epoch sees the same order"

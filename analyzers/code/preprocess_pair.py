@@ -220,16 +220,16 @@ def _bgr_as_rgb(f: PyFile) -> list[Finding]:
 
 _SCALERS = ("StandardScaler", "MinMaxScaler", "RobustScaler", "MaxAbsScaler", "Normalizer", "QuantileTransformer",
             "PowerTransformer")
-# a function that serves or predicts: by its name, by a web route's decorator, or by a no_grad / predict in it
-_SERVE_NAME = re.compile(r"predict|infer|serve|handler|score|classify|api|endpoint", re.I)
+# a function that serves or predicts: by a word of its name, or by a web route's decorator
+_SERVE_WORDS = frozenset({"predict", "prediction", "infer", "inference", "serve", "serving", "handler", "handle",
+                          "classify", "endpoint", "api"})
 
 
 def _serving(f: PyFile, fn: ast.AST) -> bool:
     if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
-    if _SERVE_NAME.search(fn.name) or any(re.search(r"\.(?:post|get|route|put)\b", src(d)) for d in fn.decorator_list):
-        return True
-    return any(isinstance(c, ast.Call) and last(c) in ("no_grad", "inference_mode", "predict") for c in f.subtree(fn))
+    return bool(set(fn.name.lower().split("_")) & _SERVE_WORDS) \
+        or any(re.search(r"\.(?:post|get|route|put)\b", src(d)) for d in fn.decorator_list)
 
 
 def _scaler_fit_at_inference(f: PyFile) -> list[Finding]:

@@ -29,9 +29,16 @@ def _hf_weights_only(f: PyFile) -> list[Finding]:
                 or any(k.arg == "resume_from_checkpoint" for k in c.keywords) \
                 or "trainer" not in (dotted(recv(c)) or "").lower():
             continue
+        handed = {dotted(k.value) for t in f.calls if last(t) == "Trainer" for k in t.keywords if k.arg == "model"} \
+            | {dotted(t.args[0]) for t in f.calls if last(t) == "Trainer" and t.args}
         for p in f.calls:
-            if last(p) != "from_pretrained" or not p.args or p.lineno > c.lineno:
+            if last(p) != "from_pretrained" or not p.args or p.lineno > c.lineno \
+                    or re.search(r"Tokenizer|Processor|Config|FeatureExtractor", src(p.func)):
                 continue
+            parent = f.parent.get(p)
+            target = dotted(parent.targets[0]) if isinstance(parent, ast.Assign) and len(parent.targets) == 1 else None
+            if target is None or target not in handed:
+                continue        # (weights loaded for another use than this Trainer's model)
             a = core(p.args[0])
             v = f.value_near(a.id, p) if isinstance(a, ast.Name) else a
             path = const(v) if v is not None else None

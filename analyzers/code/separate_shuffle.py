@@ -39,7 +39,7 @@ _STARTS = frozenset({"shuffle", "randperm", "permutation", "zip"})
 _GEOMETRIC = re.compile(r"^(?:Random(?:Resized)?Crop|RandomHorizontalFlip|RandomVerticalFlip|RandomRotation|RandomAffine|"
                         r"RandomPerspective|HorizontalFlip|VerticalFlip|Rotate|ShiftScaleRotate|Affine|RandomRotate90|"
                         r"ElasticTransform|GridDistortion|RandomScale|RandomSizedCrop|Flip|Transpose|OpticalDistortion)$")
-_MASK_NAME = re.compile(r"mask|label|target|seg|gt\b|annotation", re.I)
+_MASK_NAME = re.compile(r"mask|seg|gt\b", re.I)   # (not torchvision's target_transform: a class label's)
 
 
 def _unsynced_augmentation(f: PyFile) -> list[Finding]:

@@ -78,12 +78,13 @@ def _sorted_as_text(f: PyFile) -> list[Finding]:
 
 
 def check_strict_load(f: PyFile) -> list[Finding]:
-    if found := _load_result_discarded(f) + _sorted_as_text(f):
+    if found := _load_result_discarded(f):
         return found
+    in_order = _sorted_as_text(f)       # (a kind of its own: reported beside a loose load, not instead of it)
     loose = {id(c): c for c in f.calls_named("load_state_dict") if const(kwarg(c, "strict"), True) is False}
     loose |= {id(c): c for c in f.calls_named("load_weights") if const(kwarg(c, "skip_mismatch"), False) is True}
     if not loose:
-        return []
+        return in_order
     dropped = {id(n.value) for n in f.of_type(ast.Expr) if isinstance(n, ast.Expr) and id(n.value) in loose}
     out = []
     for key, c in loose.items():
@@ -96,4 +97,4 @@ def check_strict_load(f: PyFile) -> list[Finding]:
             out.append(Finding("code:load_not_strict", WEAK, c.lineno,
                                "weights are loaded with strict=False (or skip_mismatch): keys that do not match are"
                                " skipped; check the missing/unexpected keys it returns"))
-    return out[:1]
+    return out[:1] + in_order
