@@ -582,8 +582,8 @@ def _file_pair_changes(run: Run) -> list[tuple[TextArtifact, int, str, str]]:
             v = re.fullmatch(r"v(\d+)", w, re.I)
             return 1.0 + int(v.group(1)) / 1000 if v else 9.0
         old, new = (a, b) if age(wa) <= age(wb) else (b, a)
-        lo = {ln.strip() for ln in old.text.split("\n")}
-        ln_new = {ln.strip() for ln in new.text.split("\n")}
+        lo = {ln.strip() for ln in old.text.split("\n")} - {""}
+        ln_new = {ln.strip() for ln in new.text.split("\n")} - {""}
         if len(lo & ln_new) < 3:
             continue        # two different scripts, not two versions of one
         for t, side, other in ((old, "-", ln_new), (new, "+", lo)):
@@ -605,7 +605,7 @@ def _hunk_changes(text: str, lines: list[str]) -> tuple[list[tuple[int, str, str
     (line, side, file, the function it sits in), and the files that gain an eval() call."""
     if not ("@@" in text and _HUNK_HEAD.search(text)) and not (("```" in text or "~~~" in text) and _DIFF_FENCE.search(text)):
         return [], set()
-    path, hunk, func, fence = None, False, "", False
+    path, hunk, func, fence, bare = None, False, "", False, False
     gained_eval: set[str | None] = set()
     changes: list[tuple[int, str, str | None, str]] = []
     for i, ln in enumerate(lines, 1):
@@ -619,7 +619,9 @@ def _hunk_changes(text: str, lines: list[str]) -> tuple[list[tuple[int, str, str
             path, hunk = ln[4:].strip().removeprefix("b/"), fence
         elif (h := _HUNK_HEAD.match(ln)) is not None:
             # git names the function a hunk sits in after its header ("@@ -128,14 +123,12 @@ def evaluation(")
-            hunk, func = True, ln[h.end():]
+            hunk, func, bare = True, ln[h.end():], not re.match(r"@@[ \t]+-", ln)
+        elif hunk and bare and not fence and ln[:1] not in (" ", "+", "-", "\\", ""):
+            hunk = False        # (a hand-typed bare @@ gives no length: its hunk ends where the diff's shape does)
         elif hunk and (m := _DEF.match(ln[1:])) is not None:
             func = m.group(1)
             if ln[:1] in ("+", "-"):
@@ -663,8 +665,8 @@ def _paired_block_changes(text: str, lines: list[str]) -> list[tuple[int, str, s
         if not (_OLD_CAPTION.search(ca) and _NEW_CAPTION.search(cb)) or _NEW_CAPTION.search(ca) and not \
                 _OLD_CAPTION.search(ca[-40:]):
             continue
-        old = {lines[i - 1].strip() for i in range(a[0], a[1] + 1)}
-        new = {lines[i - 1].strip() for i in range(b[0], b[1] + 1)}
+        old = {lines[i - 1].strip() for i in range(a[0], a[1] + 1)} - {""}
+        new = {lines[i - 1].strip() for i in range(b[0], b[1] + 1)} - {""}
         if not old & new:       # two unrelated snippets, not two versions of one
             continue
         for (lo, hi), side, other in ((a, "-", new), (b, "+", old)):

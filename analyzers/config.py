@@ -283,7 +283,7 @@ class _Facts:
         self.seen: set[tuple[str, int | None, str]] = set()
         self.defaults: list[Fact] = []   # a library's default, kept only where nothing names the setting
         self.custom_optimizer = False    # Trainer(optimizers=...): the HF default optimizer is not used
-        self.consts: dict[str, Any] = {}  # module-level NAME = literal of the code being read (a keyword's value)
+        self.pyfile: Any = None           # the parsed code being read (a keyword's name resolved in its scope)
 
     def add(self, name: str, value: Any, line: int | None, quote: str | None = None) -> None:
         key = (name, line, repr(value))
@@ -355,13 +355,14 @@ def _config_facts(art: TextArtifact, fx: _Facts, run: Run) -> None:
 # is a key no code asks for, so the optimizer runs with its default (0 momentum, no weight decay).
 _OPTIMIZER_KEYS = ("momentum", "weight_decay", "nesterov", "betas", "beta1", "beta2", "epsilon", "amsgrad",
                    "dampening")
+_KNOWN_KEYS = frozenset(_OPTIMIZER_KEYS) | {"beta_1", "beta_2", "b1", "b2", "decay", "weightdecay"}
 MISSPELLED_RATIO = 0.85
 
 
 def _misspelled(path: str) -> str | None:
     """The optimizer key a config key misspells (difflib ratio >= MISSPELLED_RATIO, not itself a known key)."""
     last = path.rsplit(".", 1)[-1].lower().replace("-", "_")
-    if len(last) < 5 or last in _OPTIMIZER_KEYS or _lookup(path) is not None:
+    if len(last) < 5 or last in _KNOWN_KEYS or _lookup(path) is not None:
         return None
     hit = difflib.get_close_matches(last, _OPTIMIZER_KEYS, n=1, cutoff=MISSPELLED_RATIO)
     return hit[0] if hit else None
@@ -451,23 +452,8 @@ def _code_facts(art: TextArtifact, fx: _Facts, run: Run) -> None:
         run.warnings.append(f"{art.path}:{line}: code does not parse ({type(e).__name__}); read with regexes")
         _regex_facts(art, fx, art.text, 0)
         return
-    fx.consts = _module_consts(f.tree)
+    fx.pyfile = f
     _tree_facts(f.walk_order(ast.Call, ast.Assign, ast.AnnAssign, ast.Dict), fx)
-
-
-def _module_consts(tree: ast.AST) -> dict[str, Any]:
-    """Names assigned a literal once at module level (`BATCH = 2`, `LR = 1e-3`)."""
-    out: dict[str, Any] = {}
-    twice: set[str] = set()
-    for n in getattr(tree, "body", []):
-        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
-            name = n.targets[0].id
-            v = _value_of(n.value)
-            if name in out:
-                twice.add(name)
-            elif v is not _NOT_LITERAL:
-                out[name] = v
-    return {k: v for k, v in out.items() if k not in twice}
 
 
 def _notebook_facts(art: TextArtifact, fx: _Facts) -> None:
@@ -504,8 +490,8 @@ def _tree_facts(nodes: Iterable[ast.AST], fx: _Facts) -> None:
                 if name:
                     fx.key_value(name, v, node.lineno)
         elif isinstance(node, ast.Dict):
-            keys = {k.value for k in node.keys if isinstance(k, ast.Constant)}
-            if keys & _LOGGED_KEYS:
+            logged = [v for k, v in zip(node.keys, node.values) if isinstance(k, ast.Constant) and k.value in _LOGGED_KEYS]
+            if logged and all(isinstance(v, ast.Constant) and isinstance(v.value, (int, float)) for v in logged):
                 continue    # a logged step ({'loss': 1.1, 'learning_rate': 9.8e-4, 'epoch': 0.04}): the schedule's value
             for k, v in zip(node.keys, node.values):
                 if isinstance(k, ast.Constant) and isinstance(k.value, str):
@@ -634,9 +620,10 @@ def _code_call(node: ast.Call, fx: _Facts) -> None:
 
 def _kw_fact(fx: _Facts, key: str, value: ast.expr, line: int) -> None:
     v = _value_of(value)
-    if v is _NOT_LITERAL and isinstance(value, ast.Name) and value.id in fx.consts \
+    if v is _NOT_LITERAL and isinstance(value, ast.Name) and fx.pyfile is not None \
             and _lookup(value.id) != _lookup(key):     # (BATCH_SIZE = 128 is a fact of its own already)
-        v = fx.consts[value.id]     # `batch_size=BATCH` with `BATCH = 2` at the file's top
+        bound = fx.pyfile.value_near(value.id, value)   # `batch_size=BATCH` with `BATCH = 2` in its scope or the file's
+        v = _value_of(bound) if bound is not None else _NOT_LITERAL
     if v is not _NOT_LITERAL:
         fx.key_value(key, v, line)
 
@@ -802,10 +789,10 @@ def _said(line: str) -> bool:
     return len(line) >= 40 and line.count(" ") >= 7 and not _PROGRESS_START.match(line) and is_sentence(line)
 
 
-# a line a training loop prints in words ("epoch 2 step 200 the loss is 0.43 and lr=0.00029"): progress still
 # A line that is a call with keyword arguments (`model.compile(optimizer=Adam(learning_rate=1e-6), loss=...)`,
 # `opt = SGD(model.parameters(), lr=0.1)`): its lr is the setting's, though the line names the loss.
 _CALL_START = re.compile(r"[ \t]*(?:[\w.]+[ \t]*=[ \t]*)?(?!tensor\()[A-Za-z_][\w.]*\((?:[^\n]*?)\b\w+[ \t]*=")
+# a line a training loop prints in words ("epoch 2 step 200 the loss is 0.43 and lr=0.00029"): progress still
 _PROGRESS_START = re.compile(r"\s*[\[(]?(?:epoch|step|iter\w*|batch|it)\b\W*\d", re.I)
 
 
@@ -915,7 +902,7 @@ def extract_facts(run: Run) -> None:
             else:
                 _log_facts(art, fx)
                 if (quoted := post_code(art)) is not None:      # the code a post quotes, read as code
-                    fx.consts = _module_consts(quoted.tree)
+                    fx.pyfile = quoted
                     _tree_facts(quoted.walk_order(ast.Call, ast.Assign, ast.AnnAssign, ast.Dict), fx)
             if art.kind != "code":
                 _env_facts(art, fx)
@@ -1002,8 +989,11 @@ def config_signals(run: Run) -> list[Signal]:
                           [_ev(lr, f"lr {lr.value:g} and no warm-up setting")], {"warmup": None, "lr": lr.value}))
     out += _warmup_past_run(by)
     out += _optimizer_signals(by)
+    code = [t.text for t in run.texts if t.kind == "code"]
     for f in by.get("key_misspelled", [])[:1]:
         key, meant = str(f.value).split("->")
+        if any(f"'{key}'" in c or f'"{key}"' in c or f".{key}" in c for c in code):
+            continue        # (the code asks for the key as it is spelt: no setting is lost)
         out.append(Signal("config:key_misspelled", 0.8,
                           f"config key '{key}' ({f.source}:{f.line}) looks like a misspelling of '{meant}': no code asks "
                           f"for it, so the optimizer runs with its default {meant}",
@@ -1179,10 +1169,10 @@ def _optimizer_signals(by: dict[str, list[Fact]]) -> list[Signal]:
 # Batch norm in the model: torch's layers, Keras' layer, and an OpenMMLab config's norm_cfg=dict(type='BN')
 _BATCHNORM = re.compile(r"\bBatchNorm[123]d\b|\bSyncBatchNorm\b|\bbatch_norm\(|\bBatchNormalization\("
                         r"|\btype\s*=\s*['\"](?:BN|BN[123]d|SyncBN)['\"]")
-# A batch-size fact whose line names an evaluation loader (an OpenMMLab config's val_dataloader = dict(batch_size=1)).
 # a line that builds an evaluation loader: `val_loader = DataLoader(val_ds, shuffle=False)`, `"data/test", shuffle=False`
 _EVAL_LINE = re.compile(r"\b(?:val|valid|validation|test|eval|evaluation|dev)\b|\b(?:val|valid|test|eval)_\w+|"
                         r"\w+_(?:val|valid|test|eval)\b", re.I)
+# A batch-size fact whose line names an evaluation loader (an OpenMMLab config's val_dataloader = dict(batch_size=1)).
 _EVAL_LOADER = re.compile(r"\b(?:val|valid|validation|test|eval|evaluation|inference|predict)\w*\s*=\s*dict\(", re.I)
 
 

@@ -162,7 +162,8 @@ _FACTS = ("said:shuffled", "said:zero_grad_called", "said:eval_called", "said:fp
 _CLAUSE_END = re.compile(r"[;!?\n。；！？]|\.(?=\s|$)")
 # said:fp32_works denied inside or right after the match ("works in fp32 either", "no longer works in fp32")
 _FP32_DENIED = re.compile(r"\beither\b|n'?t\b|\bnot\b|\bno\s+longer\b"
-                          r"|\bno\s+(?:funciona|anda|va)\b|\bnão\b|\btampoco\b|\bnicht\b|\bне\b|也不|不行|还是|できない|しない|ダメ",
+                          r"|\bno\s+(?:funciona|anda|va)\b|\bnão\b|\btampoco\b|\bnicht\b|\bне\b|\bpas\b|也不|不行|还是|できない|"
+                          r"しない|ダメ|ません",
                           re.I)
 
 

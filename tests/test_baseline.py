@@ -358,3 +358,17 @@ def test_two_versions_of_a_script_attached_side_by_side_are_read_as_a_diff(tmp_p
     assert "baseline:checkpoint_changed" not in sig
     (tmp_path / "eval_new.py").write_text("import os\nprint(os.listdir('.'))\n")
     assert not {s.kind for s in analyze(ingest([tmp_path]))} & {"baseline:metric_changed"}
+
+
+def test_blank_lines_and_a_bare_hunk_header_make_no_diff_of_what_follows(tmp_path):
+    """Two unrelated logs under "Before" and "Now" captions share only blank lines: no diff. A hand-typed `@@`
+    hunk ends where the diff's shape does: a markdown list after it is no removed line."""
+    from mltdbg.analyzers.analyze import analyze
+    from mltdbg.analyzers.ingest import ingest
+
+    def kinds(text: str) -> set:
+        (tmp_path / "q.md").write_text(text)
+        return {s.kind for s in analyze(ingest([tmp_path])) if s.kind.startswith("baseline:")}
+    assert not kinds("Before the upgrade:\n\n```\nepoch 1 acc 0.91\n\nseed=1\n```\n\nNow it prints:\n\n```\n"
+                     "threshold=0.5 f1\n\nrandom_state=3\n```\n")
+    assert not kinds("My change:\n@@\n+x = load()\n\nWhat I tried:\n- fixed the random seed to 42\n- set test_size=0.1\n")

@@ -467,3 +467,22 @@ def test_batch_size_from_openmmlab_data_dicts_module_constants_and_keras_loaders
     k.write_text("from torch.utils.data import DataLoader\n"
                  "train_loader = DataLoader(train_set, batch_size=64, shuffle=False)\n")
     assert "config:shuffle_off" in {s.kind for s in config_signals(run_of(k))}
+
+
+def test_review_mends_of_the_config_readers(tmp_path):
+    """A config dict with a "loss" key (a setting, not a logged step) keeps its facts; a name bound anew in the
+    function that uses it is read there (BATCH = 256 inside main() over BATCH = 2 at the top); Keras' beta_1 is
+    no misspelling, nor is a key the code asks for as it is spelt."""
+    p = tmp_path / "train.py"
+    p.write_text("config = {'loss': 'mse', 'lr': 0.5, 'batch_size': 2}\n")
+    got = facts(run_of(p))
+    assert got["lr"] == [0.5] and got["batch_size"] == [2]
+    p.write_text("from torch.utils.data import DataLoader\nBATCH = 2\n\n\ndef main(ds):\n    BATCH = 256\n"
+                 "    return DataLoader(ds, batch_size=BATCH, shuffle=True)\n")
+    assert 2 not in facts(run_of(p)).get("batch_size", [])
+    y = tmp_path / "config.yaml"
+    y.write_text("optimizer:\n  beta_1: 0.9\n  momemtum: 0.9\n")
+    assert [s.data["key"] for s in config_signals(run_of(y)) if s.kind == "config:key_misspelled"] == ["momemtum"]
+    c = tmp_path / "opt.py"
+    c.write_text("opt = SGD(params, lr=0.1, momentum=cfg['momemtum'])\n")
+    assert "config:key_misspelled" not in {s.kind for s in config_signals(run_of(y, c))}

@@ -104,7 +104,8 @@ def test_half_precision_denied_in_other_languages_is_not_said(text, on):
 
 @pytest.mark.parametrize("text,works", [("`precision=32` にすると 512x512 でも普通に学習でき", True), ("换成 fp32 就正常了", True),
                                         ("con fp32 funciona bien", True), ("в fp32 всё работает", True),
-                                        ("fp32 no funciona tampoco", False), ("mit fp32 funktioniert es auch nicht", False)])
+                                        ("fp32 no funciona tampoco", False), ("mit fp32 funktioniert es auch nicht", False),
+                                        ("En fp32 ça ne marche pas non plus", False), ("fp32 でも学習できません", False)])
 def test_a_run_that_works_in_fp32_said_in_other_languages(text, works):
     assert ("said:fp32_works" in said.ruled_out([text])) is works
 
