@@ -2588,7 +2588,7 @@ def _lr_signals(run: Run, lr: Series | None, q: Quoter) -> list[Signal]:
             except (TypeError, ValueError):
                 conf = None
             if cf is not None and conf is not None and conf > 0 and len(fv) >= LR_COLLAPSE_POINTS \
-                    and 0 < peak <= conf / LR_NEVER_CONFIGURED:
+                    and 0 < peak <= conf / LR_NEVER_CONFIGURED and not _lr_scaled_in_code(run, cf):
                 txt = (f"logged lr is at most {_fmt(peak)} from its first point on, {conf / peak:.0f}x below the "
                        f"configured lr {cf.value}")
                 out.append(Signal("lr_schedule_odd", 0.7, txt, [q.ev(lr, k, txt), Evidence(
@@ -2660,6 +2660,19 @@ def _lr_signals(run: Run, lr: Series | None, q: Quoter) -> list[Signal]:
                 out.append(Signal("lr_tiny", low, f"configured lr {f.value} is low for {opt_named or 'the optimizer'}",
                                   [ev], {"lr": val}))
     return out
+
+
+def _lr_scaled_in_code(run: Run, f) -> bool:
+    """Whether the configured lr's name is scaled into the lr the optimizer gets (`lr = base_lr * bs / 256`, the
+    linear scaling rule): then the logged lr is not the configured value's, by design."""
+    key = re.match(r"\s*[\"']?([A-Za-z_][\w.]*)", f.quote or "")
+    if key is None:
+        return False
+    name = key.group(1).rsplit(".", 1)[-1]
+    if name in ("lr", "learning_rate"):
+        return False
+    rx = re.compile(r"^[ \t]*(?:lr|learning_rate)\s*=(?=[^\n]*\b" + re.escape(name) + r"\b)(?=[^\n]*[*/])", re.M)
+    return any(rx.search(t.text) for t in run.texts if len(t.text) < 2_000_000 and name in t.text)
 
 
 def _momentum_gain(run: Run, opt: str, sgd: bool) -> tuple[float, str]:

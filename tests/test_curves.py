@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 
 from mltdbg.analyzers.curves import curve_signals
-from mltdbg.analyzers.model import Fact, Run, Series
+from mltdbg.analyzers.model import Fact, Run, Series, TextArtifact
 
 
 def _run(**series) -> Run:
@@ -193,6 +193,12 @@ def test_a_logged_lr_that_never_comes_near_the_configured_one_is_an_odd_schedule
     warm.facts.append(Fact("lr", 0.1, "train.py", 7, "lr=0.1"))
     assert "lr_schedule_odd" not in kinds(warm)
     assert "lr_schedule_odd" not in kinds(_run(loss=loss, lr=np.full(40, 0.0008)))
+    # the linear scaling rule: the configured base lr is scaled in code, so the logged lr is meant to sit below it
+    scaled = _run(loss=loss, lr=np.full(40, 6.25e-7))
+    scaled.facts.append(Fact("lr", 2e-5, "question.txt", 3, "base_lr = 2e-5"))
+    scaled.texts.append(TextArtifact("question.txt", Path("question.txt"), "text",
+                                     "I use the linear scaling rule:\n\nbase_lr = 2e-5\nbs = 8\nlr = base_lr * bs / 256\n"))
+    assert "lr_schedule_odd" not in kinds(scaled)
 
 
 def test_an_lr_decay_across_epochs_a_post_left_out_is_no_jump():
