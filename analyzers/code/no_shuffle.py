@@ -60,8 +60,10 @@ def _tf_data_unshuffled(f: PyFile) -> list[Finding]:
     """A training tf.data pipeline built from in-memory data (`from_tensor_slices(...)...batch(64)`) with no
     `.shuffle(` in its chain, nor later on its name: every epoch runs the same order; clear where the labels
     were built class by class."""
-    for c in f.calls:
-        if last(c) != "batch" or not isinstance(c.func, ast.Attribute):
+    shuffled = {(dotted(k.func) or "").rsplit(".", 1)[0] for k in f.calls_named("shuffle")}
+    fits = {dotted(k.args[0]) for k in f.calls_named("fit") if k.args}
+    for c in f.calls_named("batch"):
+        if not isinstance(c.func, ast.Attribute):
             continue
         chain = src(c)
         if "from_tensor_slices" not in chain or ".shuffle(" in chain:
@@ -72,10 +74,10 @@ def _tf_data_unshuffled(f: PyFile) -> list[Finding]:
         target = " ".join(dotted(t) or "" for t in p.targets) if isinstance(p, ast.Assign) else ""
         if not target or re.search(r"val|test|eval|dev\b|holdout|pred|infer", target.lower()):
             continue
-        if any(last(k) == "shuffle" and (dotted(k.func) or "").startswith(target + ".") for k in f.calls):
+        if target in shuffled:
             continue
         # ... that trains: handed to fit(), iterated under a GradientTape, or named for training
-        fitted = any(last(k) == "fit" and k.args and dotted(k.args[0]) == target for k in f.calls)
+        fitted = target in fits
         looped = any(isinstance(L, (ast.For, ast.AsyncFor)) and dotted(L.iter) == target
                      and any(last(k) == "GradientTape" for k in f.within(L) if isinstance(k, ast.Call))
                      for L in f.of_type(ast.For, ast.AsyncFor))

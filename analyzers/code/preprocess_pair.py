@@ -155,6 +155,7 @@ def check_preprocess_pair(f: PyFile) -> list[Finding]:
             + _bgr_as_rgb(f) + _mapped_scale_then_raw_predict(f))[:1]
 
 
+PREDICT_READ_LINES = 40
 _SCALE_TEXT = re.compile(r"/\s*255|\*\s*\(?1\.?0?\s*/\s*255|Rescaling|Normali[sz]ation|preprocess_input|normali[sz]e|standardi[sz]e")
 
 
@@ -164,23 +165,25 @@ def _mapped_scale_then_raw_predict(f: PyFile) -> list[Finding]:
     (`img_to_array(load_img(...))`) and given to predict() with no scaling on its way: 255 times the inputs."""
     rescalers = {d for d, v in f.all_assigns() if isinstance(v, ast.Call) and last(v) in ("Rescaling", "Normalization")}
     mapped = None
-    for c in f.calls:
-        if last(c) == "map" and c.args and isinstance(c.args[0], ast.Lambda):
+    for c in f.calls_named("map"):
+        if c.args and isinstance(c.args[0], ast.Lambda):
             body = src(c.args[0].body)
             if re.search(r"/\s*255", body) or any(re.search(rf"\b{re.escape(r)}\(", body) for r in rescalers):
                 mapped = c
                 break
     if mapped is None:
         return []
-    for c in f.calls:
-        if last(c) not in ("predict", "predict_on_batch") or c.lineno < mapped.lineno:
+    reads_by: dict[int, list[ast.Call]] = {}        # image reads per scope, gathered once
+    for r in f.calls_named("img_to_array", "load_img", "imread", "decode_image", "decode_jpeg"):
+        reads_by.setdefault(id(f.scope_of(r)), []).append(r)
+    for c in f.calls_named("predict", "predict_on_batch"):
+        if c.lineno < mapped.lineno:
             continue
-        scope = f.scope_of(c)
-        reads = [r for r in f.calls_in(scope) if last(r) in ("img_to_array", "load_img", "imread", "decode_image",
-                                                              "decode_jpeg") and r.lineno <= c.lineno]
+        # (the read nearest before the predict, a few lines up: an image's way to the model)
+        reads = [r for r in reads_by.get(id(f.scope_of(c)), []) if c.lineno - PREDICT_READ_LINES <= r.lineno <= c.lineno]
         if not reads:
             continue
-        lo = min(r.lineno for r in reads)
+        lo = max(r.lineno for r in reads)
         between = "\n".join(f.t.line(i) for i in range(lo, c.lineno + 1))
         if not _SCALE_TEXT.search(between):
             return [Finding("code:eval_preprocessing_differs", STRONG, c.lineno,
@@ -235,8 +238,8 @@ def _serving(f: PyFile, fn: ast.AST) -> bool:
 def _scaler_fit_at_inference(f: PyFile) -> list[Finding]:
     """A scaler built and fit on the input inside a serving function (`StandardScaler().fit_transform(x)` on one
     request): the statistics are the request's own, not the training set's. One row comes out all zeros."""
-    for c in f.calls:
-        if last(c) not in ("fit_transform", "fit") or not isinstance(c.func, ast.Attribute):
+    for c in f.calls_named("fit_transform", "fit"):
+        if not isinstance(c.func, ast.Attribute):
             continue
         ctor = core(c.func.value)
         if not (isinstance(ctor, ast.Call) and last(ctor) in _SCALERS):
@@ -251,8 +254,8 @@ def _scaler_fit_at_inference(f: PyFile) -> list[Finding]:
 def _predicted_on(f: PyFile, c: ast.Call) -> bool:
     """Whether what a fit_transform call returns (the name it is assigned to) is handed to a predict() later in its
     scope, and to no fit(): the statistics of the data being predicted on, not the training set's."""
-    parent = next((a for a in f.of_type(ast.Assign) if isinstance(a, ast.Assign) and a.value is c), None)
-    if parent is None or len(parent.targets) != 1 or not isinstance(parent.targets[0], ast.Name):
+    parent = f.parent.get(c)
+    if not isinstance(parent, ast.Assign) or len(parent.targets) != 1 or not isinstance(parent.targets[0], ast.Name):
         return False
     name = parent.targets[0].id
     scope = f.scope_of(c)

@@ -24,15 +24,19 @@ _HF_CKPT = re.compile(r"checkpoint-\d+")
 def _hf_weights_only(f: PyFile) -> list[Finding]:
     """`model = X.from_pretrained("out/checkpoint-6000")` then `trainer.train()` with no resume_from_checkpoint:
     the Trainer starts at step 0 with a new optimizer and a new warm-up, from those weights only."""
-    for c in f.calls:
-        if last(c) != "train" or not isinstance(c.func, ast.Attribute) or c.args \
+    trainers = f.calls_named("Trainer")
+    loads = f.calls_named("from_pretrained")
+    if not trainers or not loads:
+        return []
+    handed = {dotted(k.value) for t in trainers for k in t.keywords if k.arg == "model"} \
+        | {dotted(t.args[0]) for t in trainers if t.args}
+    for c in f.calls_named("train"):
+        if not isinstance(c.func, ast.Attribute) or c.args \
                 or any(k.arg == "resume_from_checkpoint" for k in c.keywords) \
                 or "trainer" not in (dotted(recv(c)) or "").lower():
             continue
-        handed = {dotted(k.value) for t in f.calls if last(t) == "Trainer" for k in t.keywords if k.arg == "model"} \
-            | {dotted(t.args[0]) for t in f.calls if last(t) == "Trainer" and t.args}
-        for p in f.calls:
-            if last(p) != "from_pretrained" or not p.args or p.lineno > c.lineno \
+        for p in loads:
+            if not p.args or p.lineno > c.lineno \
                     or re.search(r"Tokenizer|Processor|Config|FeatureExtractor", src(p.func)):
                 continue
             parent = f.parent.get(p)
