@@ -156,7 +156,8 @@ def _check_opt_vs_forward(f: PyFile, opt: ast.Call, scope: ast.AST, paths: list[
     # the optimizer's model rebuilt after the optimizer: the optimizer holds the old tensors
     for r in roots:
         for line, v in f.assigns_between(scope, r, opt.lineno, b.lineno):
-            if isinstance(v, ast.Call) and r not in src(v) and last(v)[:1].isupper():
+            if isinstance(v, ast.Call) and r not in src(v) and (last(v)[:1].isupper()
+                                                                  or last(v) in ("from_pretrained", "load_model")):
                 return [Finding("code:params_not_in_optimizer", CLEAR, line,
                                 f"{r} is rebuilt after the optimizer was created: the optimizer updates the old"
                                 " parameters, the loop trains the new ones", [(opt.lineno, "optimizer built here")])]
