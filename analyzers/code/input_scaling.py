@@ -41,11 +41,13 @@ IMAGE_READERS = {"imread", "open_image", "read_image", "decode_image", "imdecode
                   "decode_png", "imread_collection", "PILToTensor", "pil_to_tensor"}
 # a cast of what an image reader returns ("np.array([cv2.imread(p) for p in paths]).astype('float32')")
 _READ_IN = re.compile(r"\b(?:%s)\(" % "|".join(sorted(IMAGE_READERS)))
+# sklearn's scalers (also what preprocess_pair looks for refit at serving time)
+SKLEARN_SCALERS = frozenset({"StandardScaler", "MinMaxScaler", "RobustScaler", "MaxAbsScaler", "Normalizer",
+                             "QuantileTransformer", "PowerTransformer"})
 _SCALERS = {"Normalize", "ToTensor", "to_tensor", "ConvertImageDtype", "convert_image_dtype", "rescale",
-            "StandardScaler", "MinMaxScaler", "RobustScaler", "normalize", "Rescaling", "Normalization",
-            "ToDtype", "ToImage", "image_processor", "feature_extractor", "AutoImageProcessor", "standardize",
-            "BatchNorm2d_input", "ImageProcessor", "zscore", "MaxAbsScaler", "Normalizer",
-            "QuantileTransformer", "PowerTransformer", "minmax_scale", "robust_scale", "maxabs_scale"}
+            "normalize", "Rescaling", "Normalization", "ToDtype", "ToImage", "image_processor", "feature_extractor",
+            "AutoImageProcessor", "standardize", "BatchNorm2d_input", "ImageProcessor", "zscore", "minmax_scale",
+            "robust_scale", "maxabs_scale"} | SKLEARN_SCALERS
 _SCALE_CONSTS = {255, 127.5, 256, 128}
 _FLOAT_DTYPES = re.compile(r"float(16|32|64)?\b|double|half|FloatTensor", re.IGNORECASE)
 

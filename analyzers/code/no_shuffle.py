@@ -12,6 +12,10 @@ import re
 from mltdbg.analyzers.code.index import FUNCS, MEDIUM, Finding, PyFile, arg, const, dotted, kwarg, last, src
 
 
+# a loader or dataset named for evaluation, not training (the DataLoader branch also passes over "calib")
+_NOT_TRAIN = re.compile(r"val|test|eval|dev\b|holdout|pred|infer")
+
+
 def check_no_shuffle(f: PyFile) -> list[Finding]:
     out = []
     train_iters = set()
@@ -34,7 +38,7 @@ def check_no_shuffle(f: PyFile) -> list[Finding]:
         fn = f.scope_of(c)
         fn_name = fn.name if isinstance(fn, FUNCS) else ""
         words = f"{target} {src(ds) if ds is not None else ''}".lower()
-        if re.search(r"val|test|eval|dev\b|holdout|calib|pred|infer", words):
+        if _NOT_TRAIN.search(words) or "calib" in words:
             continue
         if "train" in words:
             strength = 0.6
@@ -62,6 +66,7 @@ def _tf_data_unshuffled(f: PyFile) -> list[Finding]:
     were built class by class."""
     shuffled = {(dotted(k.func) or "").rsplit(".", 1)[0] for k in f.calls_named("shuffle")}
     fits = {dotted(k.args[0]) for k in f.calls_named("fit") if k.args}
+    taped: set[str | None] | None = None
     for c in f.calls_named("batch"):
         if not isinstance(c.func, ast.Attribute):
             continue
@@ -69,19 +74,19 @@ def _tf_data_unshuffled(f: PyFile) -> list[Finding]:
         if "from_tensor_slices" not in chain or ".shuffle(" in chain:
             continue
         p = f.parent.get(c)
-        while p is not None and not isinstance(p, ast.Assign) and isinstance(p, (ast.Attribute, ast.Call)):
+        while isinstance(p, (ast.Attribute, ast.Call)):
             p = f.parent.get(p)
         target = " ".join(dotted(t) or "" for t in p.targets) if isinstance(p, ast.Assign) else ""
-        if not target or re.search(r"val|test|eval|dev\b|holdout|pred|infer", target.lower()):
+        if not target or _NOT_TRAIN.search(target.lower()):
             continue
         if target in shuffled:
             continue
         # ... that trains: handed to fit(), iterated under a GradientTape, or named for training
         fitted = target in fits
-        looped = any(isinstance(L, (ast.For, ast.AsyncFor)) and dotted(L.iter) == target
-                     and any(last(k) == "GradientTape" for k in f.within(L) if isinstance(k, ast.Call))
-                     for L in f.of_type(ast.For, ast.AsyncFor))
-        if not (fitted or looped or "train" in target.lower()):
+        if taped is None:       # loops whose body records a GradientTape: what they iterate (found once)
+            taped = {dotted(L.iter) for L in f.of_type(ast.For, ast.AsyncFor) if isinstance(L, (ast.For, ast.AsyncFor))
+                     and any(isinstance(k, ast.Call) and last(k) == "GradientTape" for k in f.within(L))}
+        if not (fitted or target in taped or "train" in target.lower()):
             continue
         sorted_labels = bool(_CLASS_BLOCKS.search(f.t.text))
         return [Finding("code:no_shuffle", 0.7 if sorted_labels else MEDIUM, c.lineno,

@@ -18,7 +18,7 @@ import ast
 import re
 
 from mltdbg.analyzers.code.index import STRONG, Finding, PyFile, core, dotted, last, src
-from mltdbg.analyzers.code.input_scaling import IMAGE_READERS, UINT8_TENSOR_SOURCES
+from mltdbg.analyzers.code.input_scaling import IMAGE_READERS, SKLEARN_SCALERS, UINT8_TENSOR_SOURCES
 
 _TRAIN = re.compile(r"train(?:ing)?", re.I)
 _EVAL_WORDS = ("test", "val", "valid", "validation", "eval", "inference", "infer")
@@ -151,8 +151,12 @@ def _scaled_in_place(f: PyFile, name: str) -> bool:
 
 
 def check_preprocess_pair(f: PyFile) -> list[Finding]:
-    return (_transform_pairs(f) + _array_pairs(f) + _scaler_fit_at_inference(f) + _rescale_vs_preprocess_input(f)
-            + _bgr_as_rgb(f) + _mapped_scale_then_raw_predict(f))[:1]
+    """The first of the pair checks that finds something (one finding a file: each names the same cause)."""
+    for check in (_transform_pairs, _array_pairs, _scaler_fit_at_inference, _rescale_vs_preprocess_input,
+                  _bgr_as_rgb, _mapped_scale_then_raw_predict):
+        if got := check(f):
+            return got[:1]
+    return []
 
 
 PREDICT_READ_LINES = 40
@@ -201,7 +205,7 @@ _BGR_FIXES = re.compile(r"cvtColor|COLOR_BGR2RGB|BGR2RGB|::\s*-1\]|\.flip\(|\[\s
 def _bgr_as_rgb(f: PyFile) -> list[Finding]:
     """Images read with cv2.imread (blue, green, red order) fed on without a conversion to RGB, in a file that
     normalizes with ImageNet's RGB-ordered means: the model, trained on RGB, sees red and blue swapped."""
-    reads = [c for c in f.calls if last(c) == "imread" and src(c.func).startswith(("cv2.", "cv."))]
+    reads = [c for c in f.calls_named("imread") if src(c.func).startswith(("cv2.", "cv."))]
     if not reads or _BGR_FIXES.search(f.t.text):
         return []
     def triple(n: ast.AST) -> list[float] | None:
@@ -221,14 +225,12 @@ def _bgr_as_rgb(f: PyFile) -> list[Finding]:
 
 # ---- in one file: a serving path that prepares its input its own way
 
-_SCALERS = ("StandardScaler", "MinMaxScaler", "RobustScaler", "MaxAbsScaler", "Normalizer", "QuantileTransformer",
-            "PowerTransformer")
 # a function that serves or predicts: by a word of its name, or by a web route's decorator
 _SERVE_WORDS = frozenset({"predict", "prediction", "infer", "inference", "serve", "serving", "handler", "handle",
                           "classify", "endpoint", "api"})
 
 
-def _serving(f: PyFile, fn: ast.AST) -> bool:
+def _serving(fn: ast.AST) -> bool:
     if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
     return bool(set(fn.name.lower().split("_")) & _SERVE_WORDS) \
@@ -242,9 +244,9 @@ def _scaler_fit_at_inference(f: PyFile) -> list[Finding]:
         if not isinstance(c.func, ast.Attribute):
             continue
         ctor = core(c.func.value)
-        if not (isinstance(ctor, ast.Call) and last(ctor) in _SCALERS):
+        if not (isinstance(ctor, ast.Call) and last(ctor) in SKLEARN_SCALERS):
             continue
-        if _serving(f, f.scope_of(c)) or _predicted_on(f, c):
+        if _serving(f.scope_of(c)) or _predicted_on(f, c):
             return [Finding("code:eval_preprocessing_differs", STRONG, c.lineno,
                             f"{src(c)[:60]} fits a new {last(ctor)} on the input being served: it is scaled by its own "
                             "statistics, not the training set's (save the fitted scaler and call transform)")]
@@ -267,12 +269,12 @@ def _rescale_vs_preprocess_input(f: PyFile) -> list[Finding]:
     """Training images rescaled by ImageDataGenerator(rescale=1/255) with no preprocessing_function, and a
     prediction path that calls a Keras application's preprocess_input instead: two different input scales
     (preprocess_input maps to [-1, 1], to mean-subtracted 0-255, or leaves 0-255 as it is, by the model)."""
-    gens = [c for c in f.calls if last(c) == "ImageDataGenerator" and any(k.arg == "rescale" for k in c.keywords)
+    gens = [c for c in f.calls_named("ImageDataGenerator") if any(k.arg == "rescale" for k in c.keywords)
             and not any(k.arg == "preprocessing_function" for k in c.keywords)]
     if not gens:
         return []
-    for c in f.calls:
-        if last(c) == "preprocess_input" and _serving(f, f.scope_of(c)):
+    for c in f.calls_named("preprocess_input"):
+        if _serving(f.scope_of(c)):
             return [Finding("code:eval_preprocessing_differs", STRONG, c.lineno,
                             "training rescales images by ImageDataGenerator(rescale=...) and prediction prepares them "
                             "with preprocess_input: the model sees inputs on another scale than it learned on",

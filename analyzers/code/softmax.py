@@ -67,19 +67,21 @@ def _exp_normalised(f: PyFile, scope: ast.AST, x: ast.AST) -> bool:
     x = core(x)
     if not (isinstance(x, ast.BinOp) and isinstance(x.op, ast.Div)):
         return False
+    d = core(x.right)
+    if not (isinstance(d, ast.Call) and last(d) == "sum"):
+        return False
+
     def exp_call(n: ast.AST) -> bool:
         c = core(n)
         if not (isinstance(c, ast.Call) and last(c) == "exp"):
             return False
         a = core(c.args[0]) if c.args else None      # exp(z - z.max()): stabilised, nothing overflows
         return not (isinstance(a, ast.BinOp) and isinstance(a.op, ast.Sub) and "max" in src(a.right))
+    # (the scope's names bound to an exp(), read only once a division by a sum is in hand)
     exps = {n for n, lst in f.assigns(scope).items() if any(exp_call(v) for _, v in lst)}
 
     def is_exp(n: ast.AST) -> bool:
         return exp_call(n) or (dotted(core(n)) or "") in exps
-    d = core(x.right)
-    if not (isinstance(d, ast.Call) and last(d) == "sum"):
-        return False
     if isinstance(d.func, ast.Attribute) and is_exp(d.func.value):
         return True
     return bool(d.args) and is_exp(d.args[0])

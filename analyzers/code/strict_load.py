@@ -58,8 +58,7 @@ def _sorted_as_text(f: PyFile) -> list[Finding]:
                 continue
             inner: ast.AST = n.value
             if isinstance(inner, ast.Name):     # ckpts = sorted(glob(...)); ... ckpts[-1]
-                bound = f.assigns(f.scope_of(n)).get(inner.id) or f.assigns(f.tree).get(inner.id) or []
-                inner = next((v for line, v in reversed(bound) if line <= n.lineno), inner)
+                inner = f.value_near(inner.id, n) or inner
             if not (isinstance(inner, ast.Call) and last(inner) == "sorted" and inner.args):
                 continue
             call, lst = inner, inner.args[0]
