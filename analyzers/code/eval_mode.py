@@ -54,7 +54,8 @@ def check_eval(f: PyFile, idx: RunIndex) -> list[Finding]:
             m = dotted(c.func)
             if isinstance(c.func, ast.Attribute) and c.func.attr in ("generate", "forward"):
                 m = dotted(c.func.value)
-            elif all(isinstance(a, ast.Constant) for a in c.args) and (c.keywords or c.args):
+            elif all(isinstance(a, ast.Constant) for a in c.args) and (c.keywords or c.args) \
+                    and all(isinstance(k.value, ast.Constant) for k in c.keywords):
                 continue    # a constructor (`resnet18(num_classes=10)`, `Net(3)`): a forward is handed data
             handed = None
             if not is_model_name(m) or (m == dotted(c.func) and not f.is_forward(c)):
@@ -107,7 +108,9 @@ def _module_of(e: ast.Call) -> str:
     """The module an eval()/train() call puts in its mode: its receiver, through calls that return the
     module itself (`model.cuda().eval()`, `net.to(device).eval()`)."""
     r = recv(e)
-    while isinstance(r, ast.Call) and last(r) in MODULE_MOVES:
+    # (and calls that leave the module as it is: requires_grad_ and share_memory return it too; params keeps
+    # them out, a frozen layer is no layer merely used)
+    while isinstance(r, ast.Call) and (last(r) in MODULE_MOVES or last(r) in ("requires_grad_", "share_memory")):
         r = recv(r)
     return (dotted(r) if r is not None else None) or ""
 

@@ -103,8 +103,7 @@ def last(call: ast.Call) -> str:
 
 # A module's calls that move it or set its mode and return the module itself (`model.cuda().eval()`,
 # `head.to(device)`): the module's own name, not a use of its output.
-MODULE_MOVES = frozenset({"to", "cuda", "cpu", "train", "float", "double", "half", "bfloat16", "requires_grad_",
-                          "share_memory"})
+MODULE_MOVES = frozenset({"to", "cuda", "cpu", "train", "float", "double", "half", "bfloat16"})
 
 
 def recv(call: ast.Call) -> ast.expr | None:
