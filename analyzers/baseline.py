@@ -495,8 +495,8 @@ def posted_diff_signals(run: Run) -> list[Signal]:
     finding alone."""
     items: list[tuple[str, str, Evidence]] = []     # (kind, side, where)
     for t in run.texts:
-        if len(t.text) > MAX_DIFF_BYTES:
-            continue
+        if len(t.text) > MAX_DIFF_BYTES or not ("@@" in t.text or "```" in t.text or "~~~" in t.text):
+            continue        # (no hunk, no fence: no diff to read, and no split of the text)
         lines = t.text.split("\n")
         changes, gained_eval = _hunk_changes(t.text, lines)
         changes += _paired_block_changes(t.text, lines)

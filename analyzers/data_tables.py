@@ -20,6 +20,8 @@ from __future__ import annotations
 import csv
 import re
 from collections import Counter
+from functools import cache, partial
+from typing import Callable
 
 from mltdbg.analyzers.model import ArrayScan, Evidence, Run, Signal
 from mltdbg.analyzers.readers.npdata import row_label
@@ -61,13 +63,14 @@ def data_table_signals(run: Run) -> list[Signal]:
             if s is not None:
                 out.append(s)
                 continue
+        rows = cache(partial(_transposed_rows, art.text))     # (read by both, searched once)
         if art.kind != "code" and ("non-null" in art.text or ("count" in art.text and "std" in art.text)):
-            s = _summary_counts(art.path, art.text)
+            s = _summary_counts(art.path, art.text, rows)
             if s is not None:
                 out.append(s)
                 continue
         if art.kind != "code" and "std" in art.text and "mean" in art.text:
-            s = _scale_spread(art.path, art.text)
+            s = _scale_spread(art.path, art.text, rows)
             if s is not None:
                 out.append(s)
         if not art.path.lower().removesuffix(".gz").endswith((".csv", ".tsv")):
@@ -128,7 +131,13 @@ SUMMARY_ROWS = 400     # columns read from one summary
 
 
 def _lines_after(text: str, pos: int) -> list[str]:
-    return text[pos:].split("\n", SUMMARY_ROWS + 1)[1:SUMMARY_ROWS + 1]
+    end = pos - 1
+    for _ in range(SUMMARY_ROWS + 1):       # (the lines' end found first: no copy of the text's whole tail)
+        end = text.find("\n", end + 1)
+        if end < 0:
+            end = len(text)
+            break
+    return text[pos:end].split("\n", SUMMARY_ROWS + 1)[1:SUMMARY_ROWS + 1]
 
 
 def _transposed_rows(text: str) -> list[tuple[int, re.Match, str]] | None:
@@ -146,14 +155,14 @@ def _transposed_rows(text: str) -> list[tuple[int, re.Match, str]] | None:
     return out
 
 
-def _summary_counts(path: str, text: str) -> Signal | None:
+def _summary_counts(path: str, text: str, transposed: Callable[[], list | None]) -> Signal | None:
     """data:missing_values from a printed describe() / info(): the columns that count fewer values
     than the most any column counts (or than the frame's entries), cited at the first one's line.
     Each form is found by one search over the text; only the lines after it are split."""
     found: list[tuple[int, str, int, str]] = []      # (1-based line, column, count, the line)
     most = 0
     described = "mean" in text
-    rows = _transposed_rows(text) if described else None
+    rows = transposed() if described else None
     if rows is not None:
         found = [(ln, m.group(1), int(float(m.group(2))), row) for ln, m, row in rows]
     elif described and (c := _COUNT_LINE.search(text)) is not None:
@@ -190,13 +199,16 @@ SPREAD_MIN_STD = 100.0
 _STD_ROW = re.compile(r"\nstd((?:[ \t]+[-+]?[\d.]+(?:e[-+]?\d+)?)+)[ \t]*\r?(?=\n|$)")
 
 
-def _scale_spread(path: str, text: str) -> Signal | None:
+def _scale_spread(path: str, text: str, transposed: Callable[[], list | None]) -> Signal | None:
     """data:scale_spread from the `std` row of a printed describe() (the wide form; describe().T gives each
     column's std third on its row) whose columns differ in scale by SPREAD_RATIO or more."""
     stds: list[tuple[str, float]] = []
     line, quote = 0, ""
     if (m := _STD_ROW.search(text)) is not None:
-        vals = [float(v) for v in m.group(1).split()]
+        try:
+            vals = [float(v) for v in m.group(1).split()]
+        except ValueError:
+            return None     # (pandas' truncated row: "std  0.3  ...  0.2")
         # the column names: the nearest line above with as many names as the row has numbers
         for above in reversed(text[max(0, m.start() - 4096):m.start()].split("\n")[-6:]):
             names = above.split()
@@ -204,7 +216,7 @@ def _scale_spread(path: str, text: str) -> Signal | None:
                 stds = list(zip(names, vals))
                 break
         line, quote = text.count("\n", 0, m.start()) + 2, m.group(0).strip("\n")
-    elif (rows := _transposed_rows(text)) is not None:
+    elif (rows := transposed()) is not None:
         for ln, _, row in rows:
             parts = row.split()
             try:

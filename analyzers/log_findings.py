@@ -1080,16 +1080,21 @@ def param_imbalance(art: TextArtifact) -> Signal | None:
         return None
     shares = [r[1] / total for r in block]
     vocab = sum(sh for r, sh in zip(block, shares) if _VOCAB_PART.search(r[0]))
+    big = max(zip(block, shares), key=lambda t: t[1])
+    return _imbalance_signal(art, vocab, block[0][3], big[0][0], big[1])
+
+
+def _imbalance_signal(art: TextArtifact, vocab: float, at: int, part: str, part_share: float) -> Signal | None:
+    """log:param_imbalance where the vocabulary-sized parts hold VOCAB_SHARE_HIGH of the parameters or more (and
+    not all of them), cited at the line of offset `at`; `part` the largest, holding `part_share`."""
     if vocab < VOCAB_SHARE_HIGH or vocab > 0.999:
         return None
-    first = block[0]
-    line = art.line_of(first[3]) + (1 if art.text[first[3]:first[3] + 1] == "\n" else 0)
-    big = max(zip(block, shares), key=lambda t: t[1])
+    line = art.line_of(at) + (1 if art.text[at:at + 1] == "\n" else 0)
     txt = (f"embeddings/output head hold {vocab * 100:.1f}% of the parameters; the rest of the model "
-           f"{(1 - vocab) * 100:.1f}% (largest: {big[0][0]} {big[1] * 100:.1f}%)")
+           f"{(1 - vocab) * 100:.1f}% (largest: {part} {part_share * 100:.1f}%)")
     ev = Evidence(text=txt, source=art.path, line=line, quote=art.line(line).strip()[:300])
     return Signal("log:param_imbalance", min(1.0, 0.5 + (vocab - VOCAB_SHARE_HIGH) * 2), txt, [ev],
-                  {"share": round(vocab, 4), "part": big[0][0]})
+                  {"share": round(vocab, 4), "part": part})
 
 
 # A model summary's rows: Keras' `embedding (Embedding)  (None, 20, 512)  25600000` (Keras 3 between │ bars) and
@@ -1128,15 +1133,8 @@ def _summary_imbalance(art: TextArtifact, rows: list[tuple[str, int, bool, int]]
     if len(rows) < 3 or total <= 0:
         return None
     vocab = sum(n for _, n, v, _ in rows if v) / total
-    if vocab < VOCAB_SHARE_HIGH or vocab > 0.999:
-        return None
     big = max(rows, key=lambda r: r[1])
-    line = art.line_of(big[3]) + (1 if art.text[big[3]:big[3] + 1] == "\n" else 0)
-    txt = (f"embeddings/output head hold {vocab * 100:.1f}% of the parameters; the rest of the model "
-           f"{(1 - vocab) * 100:.1f}% (largest: {big[0]} {big[1] / total * 100:.1f}%)")
-    ev = Evidence(text=txt, source=art.path, line=line, quote=art.line(line).strip()[:300])
-    return Signal("log:param_imbalance", min(1.0, 0.5 + (vocab - VOCAB_SHARE_HIGH) * 2), txt, [ev],
-                  {"share": round(vocab, 4), "part": big[0]})
+    return _imbalance_signal(art, vocab, big[3], big[0], big[1] / total)
 
 
 # --------------------------------------------------------------------------- one output for every input
@@ -1181,15 +1179,15 @@ def repeated_strings(art: TextArtifact) -> Signal | None:
     group: list[tuple[int, str, bool]] = []         # (line, unit, quoted)
     for i, ln in enumerate(lines + [""] * (REPEATED_GAP + 1), 1):
         # (a line of one unit over and over has few distinct characters: most lines are passed over before any regex)
-        m = _QUOTED_LINE.match(ln) if i <= len(lines) and len(ln) >= 10 and len(set(ln)) <= REPEATED_CHARS else None
+        m = _QUOTED_LINE.match(ln) if len(ln) >= 10 and len(set(ln)) <= REPEATED_CHARS else None
         d = _collapse_data(m.group("s")) if m else None
-        if d is not None and m is not None and ((not m.group("q") and _bar_like(d["repeated"]))
+        if m is not None and d is not None and ((not m.group("q") and _bar_like(d["repeated"]))
                                                 or _NUMBERISH.fullmatch(d["repeated"])
                                                 or d["repeated"].strip("[],") in ("True", "False", "None")
                                                 or m.group("s").lstrip("[( ").startswith(("tensor", "array"))):
             d = None        # (a progress bar's blocks, a rule of ASCII punctuation, a tensor of zeros: no model output)
-        if d is not None:
-            quoted = bool(m.group("q")) if m else False
+        if m is not None and d is not None:
+            quoted = bool(m.group("q"))
             if group and (i - group[-1][0] > REPEATED_GAP + 1 or (not quoted and i - group[-1][0] == 1)):
                 group = []      # (bare lines with a prompt between each: one array printed over lines is no chat)
             group.append((i, d["repeated"], quoted))

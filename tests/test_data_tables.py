@@ -191,3 +191,15 @@ def test_a_printed_describe_whose_columns_differ_in_scale_a_thousandfold_is_scal
         assert lines[s.evidence[0].line - 1].strip() == s.evidence[0].quote.strip(), name
     (tmp_path / "output.txt").write_text(">>> df.describe()\n" + (df / df.std()).describe().to_string() + "\n")
     assert "data:scale_spread" not in {x.kind for x in analyze(ingest([tmp_path]))}
+
+
+def test_a_truncated_describe_row_is_no_crash(tmp_path):
+    """pandas prints a wide describe() with '...' between its first and last columns: that std row holds no
+    number to read, and reading it had raised ValueError and lost every data-table signal of the run."""
+    from mltdbg.analyzers.data_tables import data_table_signals
+    from mltdbg.analyzers.ingest import ingest
+
+    (tmp_path / "out.txt").write_text("df.describe()\n       a    ...    z\nmean   0.5  ...  0.4\n"
+                                      "std    0.3  ...  0.2\nmin    0.0  ...  0.0\n")
+    run = ingest([tmp_path])
+    assert data_table_signals(run) == [] and not any("data tables" in w for w in run.warnings)

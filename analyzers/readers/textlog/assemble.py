@@ -38,7 +38,7 @@ from mltdbg.analyzers.readers.textlog.scan import (BACK, EVAL_KEY_PREFIX, FWD, L
                                                    held_out_marks, line_ranks,
                                                    progress_counters, read_anchors)
 from mltdbg.analyzers.readers.textlog.layergrads import layer_series, scan_layer_tables, table_lines
-from mltdbg.analyzers.readers.textlog.settle import StepContext, pass_ends
+from mltdbg.analyzers.readers.textlog.settle import StepContext, counter_restarts, pass_ends
 from mltdbg.analyzers.readers.textlog.settle import ffill as _ffill
 from mltdbg.analyzers.readers.textlog.darknet import darknet_series, scan_darknet
 from mltdbg.analyzers.readers.textlog.tables import has_trigger, scan_tables, tables_series
@@ -1047,7 +1047,7 @@ def _segment_steps(S, S_tot, P, P_tot, E, seg_rank, n: int | None = None, ctx: S
         out = X.copy()
         x, e = X[idx], Ec[idx]
         # the counter falls back (or stays: each epoch shows only its last bar, "40000/40000") as the epoch moves on
-        if not np.any((np.diff(x) <= 0) & (np.diff(e) > 0)):
+        if not counter_restarts(x, e):
             return out
         tot = X_tot[idx]
         per = int(tot.max()) if (tot > 0).any() else int(x.max() + (1 if x.min() == 0 else 0))

@@ -285,7 +285,6 @@ def numbered_layer_series(text: str, line_of, rel: str) -> list[Series]:
             runs.append([])
         runs[-1].append((f"layer{int(m.group('idx'))}", float(labelled.group(1) if labelled else m.group("val")), line, m))
         last = line
-    out: list[Series] = []
     for rows in runs:
         if len(rows) <= MIN_ROWS or len({r[0] for r in rows}) < len(rows):
             continue
@@ -297,4 +296,4 @@ def numbered_layer_series(text: str, line_of, rel: str) -> list[Series]:
         return [Series(name="grad_norm/" + name, raw_name=m.group("name").strip(), steps=np.array([0], np.int64),
                        values=np.array([v], float), source=rel, locs=np.array([line], np.int64), loc_kind=LOC_LINE,
                        step_is_index=True) for name, v, line, m in rows]
-    return out
+    return []

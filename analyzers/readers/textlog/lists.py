@@ -67,13 +67,15 @@ _CAPTIONED = re.compile(
     r"^(?P<cap>[^\n]{1,80})\r?\n[ \t]*(?:Out\[\d+\]:[ \t]*)?(?:array\(|tensor\()?\[\s*(?P<nums>" + _NUM
     + r"(?:(?:[ \t]*,\s*|\s+)" + _NUM + r")+)\s*,?\s*\]", re.IGNORECASE | re.MULTILINE)
 _CAPTION_WORD = re.compile(r"[A-Za-z_][\w]*")
+# (what every _CAPTIONED match holds: a line opening a list of two numbers; one search, no copy of the text)
+_CAPTION_ANY = re.compile(r"\n[ \t]*(?:Out\[\d+\]:[ \t]*)?(?:array\(|tensor\()?\[\s*" + _NUM
+                          + r"(?:[ \t]*,\s*|\s+)" + _NUM, re.IGNORECASE)
 
 
 def captioned_series(art: TextArtifact) -> list[Series]:
     """The histories printed as a bare list under a line that names them (see _CAPTIONED)."""
     text = art.text
-    if len(text) > MAX_CHARS or not ("\n[" in text.replace(" ", "").replace("\t", "").replace("]:", "]:\n")
-                                     or "array(" in text or "tensor(" in text):
+    if len(text) > MAX_CHARS or not _CAPTION_ANY.search(text):
         return []
     out = []
     for m in _CAPTIONED.finditer(text):

@@ -48,6 +48,12 @@ def ffill(valid: np.ndarray, group: np.ndarray | None) -> np.ndarray:
     return out
 
 
+
+def counter_restarts(x: np.ndarray, e: np.ndarray) -> bool:
+    """Whether a batch counter falls back or stays while the epoch advances (it counts within each epoch; a
+    counter staying at its total is the next epoch's restart as well). Shared with assemble.globalise."""
+    return bool(np.any((np.diff(x) <= 0) & (np.diff(e) > 0)))
+
 class _Global:
     """What assemble._segment_steps' globalise reads of one kind of counter (explicit steps, or
     progress counters) over the segments that have it and an epoch: how many, whether one goes
@@ -66,7 +72,7 @@ class _Global:
             return
         if not self.back:
             xs, es = (x, e) if self.last is None else (np.r_[self.last[0], x], np.r_[self.last[1], e])
-            self.back = bool(np.any((np.diff(xs) <= 0) & (np.diff(es) > 0)))   # (as assemble.globalise)
+            self.back = counter_restarts(xs, es)
         self.n += len(x)
         self.tot_max = max(self.tot_max, int(tot.max()))
         self.x_max = max(self.x_max, int(x.max()))
