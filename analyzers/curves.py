@@ -1509,16 +1509,17 @@ def _term_train_val(run: Run, q: Quoter) -> list[Signal]:
         va = run.metric(f"val_{s.name}")
         if va is None or va is s or len(va) < 3:
             continue
-        got = [x for x in _train_val(run, *_on_train_axis(ordered(s), ordered(va)), q) if x.kind == "train_val_divergence"]
+        got = [x for x in _train_val(run, *_on_train_axis(ordered(s), ordered(va)), q, (s.raw_name, va.raw_name))
+               if x.kind == "train_val_divergence"]
         for x in got:
-            x.summary = x.summary.replace("val_loss", va.raw_name, 1).replace("train loss", s.raw_name, 1)
             x.data["term"] = s.name
         if got and (not best or got[0].strength > best[0].strength):
             best = got
     return best
 
 
-def _train_val(run: Run, tr: Series, va: Series, q: Quoter) -> list[Signal]:
+def _train_val(run: Run, tr: Series, va: Series, q: Quoter, labels: tuple[str, str] = ("train loss", "val_loss")
+               ) -> list[Signal]:
     v = va.values
     ok = np.isfinite(v)
     if ok.sum() < 3:
@@ -1556,8 +1557,8 @@ def _train_val(run: Run, tr: Series, va: Series, q: Quoter) -> list[Signal]:
         # an unstable run's swings, not a trend (dropout alone keeps a training loss above val's best, and
         # then validation climbs steadily to its end)
         return []
-    txt = (f"val_loss rises {rise*100:.0f}% from its minimum {_fmt(vmin)} at step {int(va.steps[imin])} "
-           f"while train loss keeps falling ({_fmt(t_at)} -> {_fmt(t_end)})")
+    txt = (f"{labels[1]} rises {rise*100:.0f}% from its minimum {_fmt(vmin)} at step {int(va.steps[imin])} "
+           f"while {labels[0]} keeps falling ({_fmt(t_at)} -> {_fmt(t_end)})")
     unfitted = _unfitted_at_divergence(run, q)
     # (beside a training set far from fitted the rise says less of overfitting: below the strength that
     # separates it from label noise, scoring.SEPARATING_MIN, so it is no finding until the labels are checked)
