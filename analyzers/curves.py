@@ -72,6 +72,8 @@ HUGE_START_FALL = 20.0
 LR_NEVER_CONFIGURED = 20.0
 # An lr step between logged points more than this many times the log's usual step apart is no jump (curves._lr_signals)
 JUMP_GAP = 4.0
+# ... and a jump moves the lr more than this many times its median move between neighbours
+JUMP_STEP_X = 3.0
 # A data_time share read from fewer than 3 logged points weighs this much of a whole log's (curves._timing)
 TIMING_FEW = 0.8
 # A loss of any other kind (MSE, L1, a sum over pixels) starting at this or more: no target on a sane scale
@@ -1559,7 +1561,7 @@ def _train_val(run: Run, tr: Series, va: Series, q: Quoter, labels: tuple[str, s
         return []
     txt = (f"{labels[1]} rises {rise*100:.0f}% from its minimum {_fmt(vmin)} at step {int(va.steps[imin])} "
            f"while {labels[0]} keeps falling ({_fmt(t_at)} -> {_fmt(t_end)})")
-    unfitted = _unfitted_at_divergence(run, q)
+    unfitted = _unfitted_at_divergence(run, q) or _loss_memorized(run, tr, q)
     # (beside a training set far from fitted the rise says less of overfitting: below the strength that
     # separates it from label noise, scoring.SEPARATING_MIN, so it is no finding until the labels are checked)
     strength = min(1.0, rise / 0.3) if not unfitted else min(UNFITTED_DIVERGENCE, rise / 0.3)
@@ -1567,6 +1569,40 @@ def _train_val(run: Run, tr: Series, va: Series, q: Quoter, labels: tuple[str, s
                    [q.ev(va, imin, "val_loss minimum"), q.ev(va, len(v) - 1, "val_loss at the end"),
                     q.ev(tr, len(tr.values) - 1, "train loss at the end")],
                    {"step": int(va.steps[imin]), "train_drop": drop, "val_rise": rise})] + unfitted
+
+
+def _loss_memorized(run: Run, tr: Series, q: Quoter) -> list[Signal]:
+    """memorized_after_plateau read from the train loss alone (no train accuracy logged), beside a val loss
+    that worsens: the train loss falls MEMO_LOSS_ACCEL times faster per point in the run's second half than
+    in its first, and by MEMO_LOSS_DROP of its midpoint value. Training on clean labels falls fastest
+    first and slows down; on noisy labels the loss floors high while the clean share is learned, then
+    drops late as the wrong labels are memorised (and validation pays for it). A step decay of the lr
+    makes a late drop too: a logged lr that halves from one point to the next before the run's last
+    fifth rules it out. The first point is left out: an untrained model's loss falls fast anywhere."""
+    fi = np.flatnonzero(np.isfinite(tr.values))[1:]
+    tv = tr.values[fi]
+    n = len(tv)
+    if n < MEMO_LOSS_POINTS:
+        return []
+    h = n // 2
+    first = (float(tv[0]) - float(tv[h])) / h
+    second = (float(tv[h]) - float(tv[-1])) / (n - 1 - h)
+    mid = float(tv[h])
+    if mid <= 0 or second <= 0 or (mid - float(tv[-1])) < MEMO_LOSS_DROP * mid or second < MEMO_LOSS_ACCEL * max(first, 0.0):
+        return []
+    lr = run.metric("lr")
+    if lr is not None and len(lr) >= 3:
+        lo = ordered(lr)
+        lv = lo.values[np.isfinite(lo.values)]
+        cut = max(1, int(0.8 * len(lv)))
+        if len(lv) >= 3 and bool(np.any(lv[1:cut] <= lv[:cut - 1] / 2)):
+            return []
+    txt = (f"train loss falls {second / max(first, 1e-12):.1f}x faster in the run's second half "
+           f"({_fmt(mid)} -> {_fmt(float(tv[-1]))}) than in its first ({_fmt(float(tv[0]))} -> {_fmt(mid)}) while "
+           f"validation worsens: a late drop that memorises labels the model could not learn")
+    return [Signal("memorized_after_plateau", 0.6, txt,
+                   [q.ev(tr, int(fi[h]), "train loss at mid-run"), q.ev(tr, int(fi[-1]), "train loss at the end")],
+                   {"first": first, "second": second, "step": int(tr.steps[fi[h]])})]
 
 
 def _unfitted_at_divergence(run: Run, q: Quoter) -> list[Signal]:
@@ -2033,6 +2069,11 @@ ACC_FALL_FROM_BEST = 0.1
 TRAIN_UNFITTED = 0.9
 # ... beside which train_val_divergence is held to this strength
 UNFITTED_DIVERGENCE = 0.25
+# _loss_memorized: train-loss points at least, second-half fall over first-half fall per point, and the
+# second half's drop as a share of the midpoint value
+MEMO_LOSS_POINTS = 6
+MEMO_LOSS_ACCEL = 1.5
+MEMO_LOSS_DROP = 0.3
 
 
 def _accuracy_signals(run: Run, q: Quoter) -> list[Signal]:
@@ -2626,6 +2667,14 @@ def _lr_signals(run: Run, lr: Series | None, q: Quoter) -> list[Signal]:
                     jumps = jumps[gap[jumps] <= JUMP_GAP * usual]
             if len(jumps) and jumps[-1] == len(fv) - 2 and fv[-1] == 0:
                 jumps = jumps[:-1]      # a decay that ends at exactly 0 at the last logged step (linear to 0)
+            if len(jumps):
+                # ... and a fall further than the schedule moves each point: a linear decay's last steps
+                # (2.7e-06, 1.3e-06, 1.1e-08) are 5x apart in ratio but one usual step apart (a rise from
+                # near 0 back up is a restart however small the step)
+                step = np.diff(fv)
+                usual_step = float(np.median(np.abs(step)))
+                if usual_step > 0:
+                    jumps = jumps[(step[jumps] > 0) | (-step[jumps] > JUMP_STEP_X * usual_step)]
             if len(jumps):
                 j = int(jumps[0]) + 1
                 txt = f"lr jumps from {_fmt(float(fv[j-1]))} to {_fmt(float(fv[j]))} at step {int(lr.steps[fi[j]])}"

@@ -603,3 +603,35 @@ def test_a_fine_tune_lr_of_a_named_pretrained_model_is_not_low(tmp_path):
                                                                    "'num_epochs': 3}\n"})
     (tmp_path / "c").mkdir()
     assert "lr_tiny" in signals(tmp_path / "c", {"config.yaml": "model: resnet18\noptimizer: adam\nlr: 2.0e-6\n"})
+
+
+def _hf_loss_log(train: list[float], val: list[float]) -> str:
+    """Trainer-style dict lines: two train losses an epoch, then the epoch's eval; lr linear to ~0."""
+    lines, n = [], len(train)
+    for i, t in enumerate(train):
+        lr = 2e-5 * (1 - (i + 1) / n) + 1e-8
+        lines.append(f"{{'loss': {t:.4f}, 'grad_norm': 6.1, 'learning_rate': {lr:.4g}, 'epoch': {0.5 * (i + 1):.2f}}}")
+        if i % 2 == 1:
+            lines.append(f"{{'eval_loss': {val[i // 2]:.4f}, 'eval_accuracy': 0.64, 'epoch': {0.5 * (i + 1):.1f}}}")
+    return "\n".join(lines) + "\n"
+
+
+def test_a_train_loss_that_floors_then_drops_late_as_validation_worsens_is_memorisation(tmp_path):
+    # labels from a noisy source: the train loss floors near 0.88 for three epochs, then falls fast
+    # while the val loss climbs from its best (no train accuracy logged)
+    train = [1.03, 0.94, 0.90, 0.89, 0.88, 0.87, 0.86, 0.80, 0.74, 0.65, 0.56, 0.49, 0.42, 0.38, 0.35, 0.34]
+    val = [0.83, 0.81, 0.82, 0.86, 0.95, 1.08, 1.22, 1.26]
+    sig = signals(tmp_path, {"trainer.log": _hf_loss_log(train, val)})
+    m = sig["memorized_after_plateau"]
+    assert m.data["second"] > 1.5 * m.data["first"] and m.evidence[0].line is not None
+    # (the val rise beside an unfitted train set stays below a finding's strength)
+    assert sig["train_val_divergence"].strength <= 0.25
+    # the linear decay's last points (ratio 5x, one usual step apart) are no lr jump
+    assert "lr_jump" not in sig
+
+
+def test_a_train_loss_that_falls_fastest_first_is_overfitting_not_memorisation(tmp_path):
+    train = [1.03, 0.70, 0.52, 0.41, 0.33, 0.27, 0.22, 0.18, 0.15, 0.12, 0.10, 0.085, 0.07, 0.06, 0.05, 0.045]
+    val = [0.60, 0.55, 0.57, 0.62, 0.70, 0.78, 0.85, 0.90]
+    sig = signals(tmp_path, {"trainer.log": _hf_loss_log(train, val)})
+    assert "memorized_after_plateau" not in sig and sig["train_val_divergence"].strength > 0.25
