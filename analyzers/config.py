@@ -612,8 +612,10 @@ def _code_call(node: ast.Call, fx: _Facts) -> None:
     if name in _CONFIG_CALLS or name.endswith(("Config", "Arguments", "Args")) or name == "Trainer":
         for k, v in kw.items():
             _kw_fact(fx, k, v, v.lineno)   # the keyword's own line, for a call over many lines
-        if name.endswith("TrainingArguments") and "optim" not in kw and all(k.arg for k in node.keywords):
-            fx.trainer_default_optimizer(line)      # not passed (nor hidden in **kwargs)
+        if name.endswith("TrainingArguments") and "optim" not in kw:
+            # not passed: adamw, the Trainer's default (arguments spread from a config, `**cfg["training"]`,
+            # name another where the config is posted: a default gives way to any fact that names one)
+            fx.trainer_default_optimizer(line)
         if name == "Trainer" and "optimizers" in kw:
             fx.custom_optimizer = True
 

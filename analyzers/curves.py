@@ -51,6 +51,10 @@ SGD_LR_HIGH = 1.0
 # (the classic BERT fine-tune at 1e-3 or 5e-3 that predicts one class at ln 2; the bar was 1e-3,
 # which let that 1e-3 pass). LoRA/adapters (peft) train few new weights at 1e-4..1e-3 and keep ADAM_LR_HIGH.
 FINETUNE_LR_HIGH = 5e-4
+# A transformer trained from scratch with an Adam-family optimizer (GPT / BERT recipes: 6e-4 for 124M
+# parameters, 1e-3 for small char models, lower as they grow): above this it diverges, mostly late.
+# (LoRA/adapters keep ADAM_LR_HIGH: their few new weights train at 1e-4..5e-3.)
+TRANSFORMER_LR_HIGH = 3e-3
 # With no optimizer named, an lr up to this is within some common optimizer's usual range (SGD on an
 # LSTM, Adadelta and L-BFGS default to 1.0): lr_high's strength is capped at UNKNOWN_OPT_LR_CAP.
 UNKNOWN_OPT_LR_NORMAL = 1.0
@@ -2567,6 +2571,8 @@ def _lr_signals(run: Run, lr: Series | None, q: Quoter) -> list[Signal]:
     fine_tuning = not sgd and _fine_tuning(run)
     if fine_tuning and "adam" in opt:
         high = FINETUNE_LR_HIGH
+    elif "adam" in opt and (is_transformerish(run.facts) or _pretrained_lm_named(run)) and not _uses_adapters(run):
+        high = TRANSFORMER_LR_HIGH
     gain, opt_named = _momentum_gain(run, opt, sgd)
     if fine_tuning:
         gain *= FINETUNE_LR_SCALE      # (gain is read for lowness only: lr_tiny)

@@ -837,3 +837,26 @@ def test_lightning_per_epoch_train_accuracy_is_the_level_read_for_memorisation(t
         rows.append(f"{e},,{e * 150 + 149},{acc:.4f},,{2.2 * (1 - acc):.4f},,{val:.4f},{1.0 + (0.8 - val):.4f}")
     (tmp_path / "metrics.csv").write_text("\n".join(rows) + "\n")
     assert "memorized_after_plateau" in {s.kind for s in analyze(ingest([tmp_path]))}
+
+
+def test_arguments_spread_from_a_config_still_mean_the_trainers_adamw(tmp_path):
+    """TrainingArguments(**cfg["training"]) with a posted config that names no optim: the Trainer's
+    AdamW runs, and a fine-tune at 1e-2 is high for it; a config that names one wins."""
+    (tmp_path / "config.yaml").write_text("training:\n  learning_rate: 1.0e-2\n  warmup_ratio: 0.0\n")
+    run = _code_run(tmp_path, "model = AutoModelForSequenceClassification.from_pretrained('roberta-base')\n"
+                              "args = TrainingArguments(output_dir='out', **cfg['training'])\n")
+    assert run.fact("optimizer").value == "adamw" and kinds(run)["lr_high"].data["lr"] == 1e-2
+    (tmp_path / "config.yaml").write_text("training:\n  learning_rate: 1.0e-2\n  optim: sgd\n")
+    assert _code_run(tmp_path, (tmp_path / "train.py").read_text()).fact("optimizer").value == "sgd"
+
+
+def test_a_transformer_trained_from_scratch_at_adamw_3e2_is_high(tmp_path):
+    """A GPT trained from scratch (no pretrained weights) with optax.adamw at 3e-2: ten times what such
+    recipes use (6e-4 to 1e-3), though not above Adam's general 1e-2 mark by much; 2e-3 is not high."""
+    def run(lr: str):
+        return _code_run(tmp_path, "# gpt350m, 24 layers\nmodel = GPT(GPTConfig(n_layer=24))\n"
+                                   "tok = AutoTokenizer.from_pretrained('gpt2')\n"
+                                   f"tx = optax.adamw(learning_rate={lr}, weight_decay=0.1)\n")
+    s = kinds(run("3e-2"))["lr_high"]
+    assert s.data["lr"] == 3e-2 and s.strength > 0.7
+    assert "lr_high" not in kinds(run("2e-3"))

@@ -365,3 +365,20 @@ def test_a_scheduler_stepped_at_the_wrong_interval_is_the_cause_of_its_tiny_lr_n
     assert "healthy" not in {s.kind for s in analyze(ingest([tmp_path]))}
     ranked = [h.id for h in diagnose([str(tmp_path)], []).hypotheses]
     assert ranked[0] == "lr_schedule_bug" and ("lr_too_low" not in ranked or ranked.index("lr_too_low") > 0)
+
+
+def test_gradients_that_blow_up_under_an_lr_far_too_high_point_at_the_lr(tmp_path):
+    """A RoBERTa fine-tune at AdamW 1e-2 (the Trainer's default optimizer): loss falls, then climbs while
+    grad_norm grows by orders of magnitude into NaN. The gradient growth is what the lr does; the lr
+    outranks exploding gradients (clipping would only hide it)."""
+    rows = [(1.0712, 4.87), (0.9634, 6.12), (0.9921, 21.5), (1.3817, 87.4), (2.9104, 1408.2), (7.5512, 25190.7),
+            ("nan", "nan"), ("nan", "nan")]
+    (tmp_path / "train.log").write_text("".join(
+        f"{{'loss': {lo}, 'grad_norm': {g}, 'learning_rate': {0.01 * (1 - i / 90):.6g}, 'epoch': {0.03 * (i + 1):.2f}}}\n"
+        for i, (lo, g) in enumerate(rows)))
+    (tmp_path / "train.py").write_text(
+        "model = AutoModelForSequenceClassification.from_pretrained('roberta-base', num_labels=3)\n"
+        "args = TrainingArguments(output_dir='out', learning_rate=1e-2, warmup_ratio=0.0)\n"
+        "Trainer(model=model, args=args, train_dataset=ds).train()\n")
+    ids = [h.id for h in diagnose_paths([str(tmp_path)], []).hypotheses]
+    assert ids[0] == "lr_too_high" and "exploding_gradients" in ids
