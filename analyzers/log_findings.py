@@ -59,7 +59,18 @@ _P = re.compile
 # log:vocab_size_mismatch, and kept out of log:shape_mismatch)
 _VOCAB_SIZE = _P(r"size mismatch for [\w.]*(?:embed_tokens|word_embeddings|wte|embed_out|lm_head|output_projection"
                  r"|tok_embeddings|token_embedding|embeddings?\.weight|shared\.weight)[\w.]*\b")
-_INPUT_WEIGHT = re.compile(r"Input type \((?:torch\.)?(cuda\.)?(\w+)\) and weight type \((?:torch\.)?(cuda\.)?(\w+)\)")
+_INPUT_WEIGHT = re.compile(r"Input type \(([\w.]+)\) and weight type \(([\w.]+)\)")
+
+
+def _tensor_type(name: str) -> tuple[str, str]:
+    """(device, scalar type) of a legacy tensor type name: torch.cuda.HalfTensor -> (cuda, Half),
+    torch.FloatTensor -> (cpu, Float), MPSFloatType -> (mps, Float), torch.xpu.FloatTensor -> (xpu, Float)."""
+    parts = name.split(".")
+    last = parts[-1]
+    device = parts[-2] if len(parts) >= 2 and parts[-2] != "torch" else "cpu"
+    if last.startswith("MPS"):
+        device, last = "mps", last[3:]
+    return device, re.sub(r"(?:Tensor|Type)$", "", last)
 
 # Accelerator memory exhausted, in the wordings of torch (CUDA, HIP, MPS), cuBLAS/cuDNN and TF/XLA;
 # also read by the cross-rank view (crossrank.py) to say which rank ran out.
@@ -130,12 +141,13 @@ DETECTORS: list[_Det] = [
                                    r"|is on (?:CPU|cpu|cuda:\d+), (?:but|different from)|indices should be either on cpu or on the same device"
                                    r"|Attempting to deserialize object on a CUDA device but torch\.cuda\.is_available\(\) is False"),
          1.0, lambda m: "tensors on different devices"),
-    # "Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor)": device when
-    # only one side is cuda, dtype when the tensor types differ (both can hold).
+    # "Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor)" or (MPSFloatType): device
+    # when the sides' devices differ, dtype when their scalar types do (both can hold).
     _Det("log:device_mismatch", _INPUT_WEIGHT, 1.0, lambda m: "input and weights on different devices",
-         lambda m: {} if bool(m.group(1)) != bool(m.group(3)) else None),
+         lambda m: {} if _tensor_type(m.group(1))[0] != _tensor_type(m.group(2))[0] else None),
     _Det("log:dtype_mismatch", _INPUT_WEIGHT, 1.0, lambda m: "input and weights of different dtypes",
-         lambda m: {"input": m.group(2), "weight": m.group(4)} if m.group(2) != m.group(4) else None),
+         lambda m: {"input": _tensor_type(m.group(1))[1], "weight": _tensor_type(m.group(2))[1]}
+         if _tensor_type(m.group(1))[1] != _tensor_type(m.group(2))[1] else None),
     # --- dtypes
     _Det("log:dtype_mismatch", _P(r"expected scalar type \w+ but found \w+|\"[\w\s]+\" not implemented for '\w+'"
                                   r"|expected dtype \w+|result type \w+ can't be cast to the desired output type \w+"

@@ -268,6 +268,8 @@ def test_clean_training_log_gives_nothing():
     ("RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!", "log:device_mismatch"),
     ("RuntimeError: Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the same or input should be a MKLDNN tensor and weight is a dense tensor", "log:device_mismatch"),
     ("RuntimeError: Input type (torch.cuda.HalfTensor) and weight type (torch.cuda.FloatTensor) should be the same", "log:dtype_mismatch"),
+    ("RuntimeError: Input type (torch.FloatTensor) and weight type (MPSFloatType) should be the same", "log:device_mismatch"),
+    ("RuntimeError: Input type (MPSFloatType) and weight type (torch.FloatTensor) should be the same", "log:device_mismatch"),
     ("RuntimeError: expected scalar type Float but found Half", "log:dtype_mismatch"),
     ("RuntimeError: \"addmm_impl_cpu_\" not implemented for 'Half'", "log:dtype_mismatch"),
     ("RuntimeError: result type Float can't be cast to the desired output type Long", "log:dtype_mismatch"),
