@@ -336,6 +336,18 @@ def test_a_per_layer_gradient_table_is_layers_not_steps(tmp_path):
     assert "grad_vanish_layers" in kinds and "grad_growth" not in kinds
 
 
+def test_a_printed_table_with_a_grad_norm_label_and_no_separator_is_layers(tmp_path):
+    """A notebook cell's `print(f"{name:<16}grad norm {norm:.3e}")` over a deep sigmoid net: layers from
+    input to output, not seventeen steps of a grad_norm that grows 1e13x."""
+    (tmp_path / "question.txt").write_text("# per-parameter gradient norm after one backward\n" + "".join(
+        f"net.{2 * i}.weight{' ' * (8 - len(str(2 * i)))}grad norm {3.9 * 10.0 ** (i - 15):.3e}\n" for i in range(17)))
+    run = ingest([tmp_path])
+    assert [s.name for s in run.series][:2] == ["grad_norm/net.0.weight", "grad_norm/net.2.weight"]
+    from mltdbg.analyzers.curves import curve_signals
+    kinds = {s.kind for s in curve_signals(run)}
+    assert "grad_vanish_layers" in kinds and "grad_growth" not in kinds
+
+
 def test_per_layer_tables_over_steps_and_without_gradients(tmp_path):
     p = tmp_path / "hook.csv"
     p.write_text("step,name,grad_norm\n" + "".join(f"{s},fc{i},{0.1 * (i + 1) / (s + 1):.4f}\n"

@@ -11,6 +11,7 @@ Styles read (written the way posts and hooks print them):
     layer1.weight 0.0001              name | grad_norm           conv1.weight: grad norm = 1e-8
     layer2.weight 1e-05               conv1.weight | 1e-08       encoder.layers.0.fc  3.2e-4
     layers.0.weight grad_norm: 1e-9   (a label between the name and the number)
+    net.0.weight    grad norm 3.9e-15 (a gradient label without a separator)
 Also several layers printed side by side on one line, one printing per line (its other metrics,
 the loss and the epoch, are still the line's own):
     epoch 3 loss 2.30 | conv1.weight grad 1.2e-08 | conv2.weight grad 3.1e-06 | fc.weight grad 4e-03
@@ -33,7 +34,8 @@ from mltdbg.analyzers.readers.textlog.vocabulary import classify_key
 # ("conv1", "layer_3"); then a separator and one number.
 _ROW = re.compile(
     rb"^[ \t|]*(?P<name>[A-Za-z_][\w\-]*(?:\.[\w\-]+)+|\d+\.[A-Za-z_][\w\-]*(?:\.[\w\-]+)*|[A-Za-z_][A-Za-z_\-]*\d+)['\"]?[ \t]*"
-    rb"(?:[|:=,][ \t]*(?:[A-Za-z_ ]{0,24}[:=][ \t]*)?|[ \t]+(?:[A-Za-z_][A-Za-z_ ]{0,23}[:=][ \t]*)?)"
+    rb"(?:[|:=,][ \t]*(?:[A-Za-z_ ]{0,24}[:=][ \t]*)?|[ \t]+(?:[A-Za-z_][A-Za-z_ ]{0,23}[:=][ \t]*"
+    rb"|grad(?:ient)?s?(?:[_ ]?norm)?[ \t]+)?)"
     rb"(?P<t>tensor\([ \t]*)?(?P<val>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf|None)"
     rb"(?(t)(?:,[^)\r\n]*)?\))[ \t]*\|?[ \t]*\r?$", re.M)
 # Lines above a table searched for its header ("name | grad_norm", "Gradient norms per layer:").
