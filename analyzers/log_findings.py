@@ -1000,6 +1000,13 @@ _DEAD_HEADER = re.compile(r"^(?=[^\n]*\b(?:dead|zeros?|inactive|never\s+(?:fire|
 _DEAD_ROW = re.compile(r"^[ \t|]*(?P<name>[A-Za-z_][\w.]{0,60}?\d[\w.]{0,20}|[A-Za-z_]\w{0,40}\.[\w.]{1,40})[ \t]*[:=|]?[ \t]*"
                        r"(?P<v>0?\.\d+|1\.0*|[01]|\d{1,3}(?:\.\d+)?[ \t]*%)[ \t]*\|?[ \t]*\r?$", re.M)
 DEAD_LINE_CHARS = 200      # a table row or its header is a short line; longer ones are not tried
+# ... or a wider table, a row per layer with its unit count and how many of them are dead (a share in brackets and
+# other columns may follow): "relu_1   256   249 (97.3%)   0.0041", under a header that names dead or zero units
+# ("layer  units  zero for all inputs  mean activation")
+_DEAD_WIDE_ROW = re.compile(r"^[ \t|]*(?P<name>[A-Za-z_][\w.]{0,60}?\d[\w.]{0,20}|[A-Za-z_]\w{0,40}\.[\w.]{1,40})[ \t|]+"
+                            r"(?P<units>\d+)[ \t|]+(?P<n>\d+)[ \t]*(?:\([ \t]*\d{1,3}(?:\.\d+)?[ \t]*%[ \t]*\))?"
+                            r"(?:[ \t|]+[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?%?)*[ \t|]*\r?$", re.M)
+_DEAD_WIDE_HEADER = re.compile(r"\b(?:dead|zeros?|inactive|never\s+(?:fire|activ)\w*)\b", re.I)
 
 
 def dead_table(art: TextArtifact) -> Signal | None:
@@ -1026,10 +1033,39 @@ def dead_table(art: TextArtifact) -> Signal | None:
         share, line, m = max(shares, key=lambda x: x[0])
         if share < 0.5 or share > 1.0:
             continue
-        words = f"a per-layer table says {share:.0%} of {m.group('name')}'s units never fire (dead ReLUs)"
-        return Signal("dead_units", 0.8, words, [Evidence(text=words, source=art.path, line=line,
-                                                          quote=art.line(line).strip())],
-                      {"share": share, "layer": m.group("name"), "layers": len(run_)})
+        return _dead_signal(art, share, line, m.group("name"), len(run_))
+    return _dead_wide_table(art)
+
+
+def _dead_signal(art: TextArtifact, share: float, line: int, layer: str, layers: int) -> Signal:
+    words = f"a per-layer table says {share:.0%} of {layer}'s units never fire (dead ReLUs)"
+    return Signal("dead_units", 0.8, words, [Evidence(text=words, source=art.path, line=line, quote=art.line(line).strip())],
+                  {"share": share, "layer": layer, "layers": layers})
+
+
+def _dead_wide_table(art: TextArtifact) -> Signal | None:
+    """dead_units from a table of unit counts and dead counts per layer (_DEAD_WIDE_ROW): two rows at least, under
+    a header that names dead or zero units; the largest share, where it is half or more."""
+    rows = [(art.line_of(m.start()), m) for m in _DEAD_WIDE_ROW.finditer(art.text) if len(m.group(0)) <= DEAD_LINE_CHARS]
+    runs: list[list[tuple[int, re.Match]]] = []
+    for line, m in rows:
+        if runs and line == runs[-1][-1][0] + 1:
+            runs[-1].append((line, m))
+        else:
+            runs.append([(line, m)])
+    for run_ in runs:
+        if len(run_) < 2 or len({m.group("name") for _, m in run_}) < len(run_):
+            continue
+        first = run_[0][0]
+        if not any(_DEAD_WIDE_HEADER.search(art.line(n)[:DEAD_LINE_CHARS]) for n in range(max(1, first - 2), first)):
+            continue
+        shares = [(int(m.group("n")) / int(m.group("units")), line, m) for line, m in run_
+                  if 0 < int(m.group("units")) and int(m.group("n")) <= int(m.group("units"))]
+        if len(shares) < len(run_):
+            continue
+        share, line, m = max(shares, key=lambda x: x[0])
+        if share >= 0.5:
+            return _dead_signal(art, share, line, m.group("name"), len(run_))
     return None
 
 

@@ -337,6 +337,21 @@ def test_a_per_layer_table_of_never_firing_shares_under_its_header_is_dead_units
     assert "dead_units" not in signals(run_of(("q.txt", "# weight norm per layer\nfc1 0.873\nfc2 0.99\nfc3 1.0\n")))
 
 
+def test_a_wide_table_of_unit_counts_and_dead_counts_per_layer_is_dead_units():
+    """A forward hook's table: each layer's units, how many are zero for every input (with a share in brackets)
+    and a mean activation. 256 of 256 is the largest share; the same table with few dead units, or under a
+    header about something else, is not."""
+    table = ("layer        units   zero for all inputs   mean activation\n"
+             "relu_1       256     {} ({:.1f}%)           0.0041\n"
+             "relu_2       256     256 (100.0%)          0.0000\n"
+             "relu_3       128     128 (100.0%)          0.0000\n")
+    s = signals(run_of(("q.txt", table.format(249, 97.3))))["dead_units"]
+    assert s.data["share"] == 1.0 and s.data["layer"] == "relu_2" and s.evidence[0].line == 3
+    few = table.format(3, 1.2).replace("256     256 (100.0%)", "256     4 (1.6%)").replace("128     128 (100.0%)", "128     2 (1.6%)")
+    assert "dead_units" not in signals(run_of(("q.txt", few)))
+    assert "dead_units" not in signals(run_of(("q.txt", table.format(249, 97.3).replace("zero for all inputs", "params (k)"))))
+
+
 def test_input_statistics_printed_bare_are_paired_with_the_print_that_names_them():
     """A notebook cell prints the shape, dtype, min, max and mean of X_train, then a class count; its output comes
     after "Out[2]:". The first output line is the first print's: max 255.0 is raw pixels. Scaled inputs, or the
