@@ -750,6 +750,23 @@ def test_an_epochs_last_bar_only_still_makes_a_global_step(tmp_path):
     assert series(run, "val_loss").steps.tolist() == [80000, 120000, 160000]
 
 
+def test_an_epochs_bar_with_its_validation_bar_in_between_still_makes_a_global_step(tmp_path):
+    """Lightning prints the validation bar (9 batches) after each epoch's training bar (68): the training
+    bar's counter still restarts with every epoch and sits at epoch * 68 + its counter; the eval bar's
+    own counter does not stop it."""
+    p = tmp_path / "train.log"
+    lines = []
+    for e in range(4):
+        lines += [f"Epoch {e}:  50%|#####     | 34/68 [00:11<00:13,  2.77it/s, v_num=3, train_loss_step={1.5 - 0.1 * e:.4f}]",
+                  f"Epoch {e}: 100%|##########| 68/68 [00:26<00:00,  2.75it/s, v_num=3, train_loss_step={1.4 - 0.1 * e:.4f}, "
+                  f"val_loss=0.9{e}, train_loss_epoch={1.45 - 0.1 * e:.4f}]",
+                  "Validation DataLoader 0: 100%|##########| 9/9 [00:01<00:00,  6.41it/s]"]
+    p.write_text("\n".join(lines) + "\n")
+    run = read(p)
+    assert [s.steps.tolist() for s in run.series if s.name == "loss"][0] == [34, 68, 102, 136, 170, 204, 238, 272]
+    assert series(run, "val_loss").steps.tolist() == [68, 136, 204, 272]
+
+
 def test_lightnings_version_number_is_no_metric(tmp_path):
     p = tmp_path / "train.log"
     p.write_text("".join(f"Epoch {e}: 100%|##########| 100/100 [00:05<00:00, 19.6it/s, loss=0.{9 - e}, v_num=3, val_acc=0.{5 + e}]\n"

@@ -1044,6 +1044,15 @@ def _segment_steps(S, S_tot, P, P_tot, E, seg_rank, n: int | None = None, ctx: S
             return out
         if idx.size < 2:
             return X
+        tots = X_tot[idx]
+        pos = tots[tots > 0]
+        if pos.size and (pos != pos[0]).any():
+            # bars of several totals under one epoch (Lightning's training bar, 68 batches, with its validation
+            # bar, 9, in between): the training bar, the total printed most, is the one whose passes are steps
+            vals, counts = np.unique(pos, return_counts=True)
+            idx = idx[tots == vals[int(np.argmax(counts))]]
+            if idx.size < 2:
+                return X
         out = X.copy()
         x, e = X[idx], Ec[idx]
         # the counter falls back (or stays: each epoch shows only its last bar, "40000/40000") as the epoch moves on
