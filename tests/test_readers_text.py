@@ -1480,3 +1480,18 @@ def test_an_attached_archive_says_to_unpack_it(tmp_path):
     for name, kind in (("logs.zip", "zip"), ("run.tar", "tar"), ("run.tar.gz", "tar")):
         assert f"{name}: a {kind} archive, not read; unpack it and pass the folder" in w, w
     assert "weights.bin: binary file, skipped" in w
+
+
+def test_a_metric_named_before_is_is_read_and_a_last_words_nan_is_not_a_point(tmp_path):
+    """MindSpore's LossMonitor prints "epoch: 3 step: 38, loss is 1.1734": the word before the verb is the
+    key. MAE's "Loss is nan, stopping training" is the run's last message, not a point of a curve."""
+    p = tmp_path / "train.log"
+    p.write_text("".join(f"epoch: {e} step: 38, loss is {1.45 - 0.12 * e:.4f}\n"
+                         f"epoch {e} | eval acc: 0.{40 + e} | eval loss: 1.{40 - e}\n" for e in range(1, 6)))
+    run = read(p)
+    loss = series(run, "loss")
+    assert loss.values.tolist() == [1.33, 1.21, 1.09, 0.97, 0.85] and loss.steps.tolist() == [38, 76, 114, 152, 190]
+    q = tmp_path / "mae" / "log.txt"
+    q.parent.mkdir()
+    q.write_text("[10:41:36.508034] Loss is nan, stopping training\n")
+    assert not [s for s in read(q).series if s.name == "loss"]

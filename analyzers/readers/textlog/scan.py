@@ -56,6 +56,8 @@ _PROG_FWD = re.compile(rb"/[ \t]*(?P<m>0+)(?P<after>[ \t]*)")
 _RANK = re.compile(rb"\[?(?:[rR][aA][nN][kK]|[dD][eE][fF][aA][uU][lL][tT])[ \t]?(?P<r>0+)(?:\]|:| )")
 _WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 _SPECIAL = (b"nan", b"inf", b"infinity")
+_COPULAS = frozenset((b"is", b"was", b"are", b"were"))
+_COPULA_END = re.compile(rb"(?<![A-Za-z])(?:is|was|are|were)[ \t]*\Z", re.I)
 _CONT = frozenset(b".:/-,")
 _ALPHA = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 
@@ -90,6 +92,9 @@ def _key_shape(masked: bytes):
     if start == 0 and masked[0] not in (0, 10, 13):
         return 2, 0, 0, False, 0, False
     pre = m.group("pre")
+    if pre and key.lower() in _COPULAS and not m.group("q"):
+        # "loss is 1.4503" (MindSpore's LossMonitor), "accuracy was 0.91": the word before the verb is the key
+        return 1, m.start("pre"), m.end("pre"), False, 0, False
     if pre == b"s" and start == 1 and masked[:1] == b"'":    # "...'s key": a set's name runs past the window
         return 2, 0, 0, False, 0, False
     pre_len = 0
@@ -209,6 +214,10 @@ def read_anchors(b: np.ndarray, masked: Masked, pos: np.ndarray, back: int, fwd:
     for c in range(len(reps)):
         lay = _value_shape(mk[c, back:].tobytes())
         k = _key_shape(mk[c, :back].tobytes()) if lay is not None else (0, 0, 0, False, 0, False)
+        if k[0] and isinstance(lay, dict) and lay["spec"] is not None and _COPULA_END.search(mk[c, :back].tobytes()):
+            # "Loss is nan, stopping training": a run's last words, not a logged point (a value of a curve is
+            # printed as a number; the message itself is the log's finding)
+            k = (0, 0, 0, False, 0, False)
         kinfo.append(k)
         lays.append(lay)
         if k[0] and lay is not None:
