@@ -302,6 +302,22 @@ def test_tokens_added_in_training_and_a_base_tokenizer_at_serving(tmp_path):
     assert "code:tokenizer_model_differ" not in signals(run_of(tmp_path, {"train.py": no_tokens, "serve.py": serve}))
 
 
+def test_a_post_that_says_which_checkpoint_it_trained_from_beside_a_tokenizer_of_another_family(tmp_path):
+    """The post says it fine-tuned roberta-base; its serving code loads the model from the Trainer's folder
+    (no family in "ckpt/final") and a tokenizer from bert-base-cased. The same code in a script, or a post
+    that names the tokenizer's own family, says nothing."""
+    code = ("tok = AutoTokenizer.from_pretrained('bert-base-cased')\n"
+            "model = AutoModelForSequenceClassification.from_pretrained('ckpt/final').eval()\n")
+    post = "fine-tuned roberta-base on 3-class sentiment w/ Trainer, eval f1 was 0.89. in the service I do:\n```py\n" + code + "```\n"
+    s = signals(run_of(tmp_path, {"question.txt": post}))["code:tokenizer_model_differ"]
+    assert s.evidence[0].line == 3 and "roberta" in s.summary
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    assert "code:tokenizer_model_differ" not in signals(run_of(tmp_path / "a", {"serve.py": code}))
+    same = post.replace("roberta-base", "bert-base-cased")
+    assert "code:tokenizer_model_differ" not in signals(run_of(tmp_path / "b", {"question.txt": same}))
+
+
 def test_an_inference_script_that_leaves_out_the_training_normalization(tmp_path):
     """train.py normalizes with ImageNet's mean/std; infer_onnx.py reads images with cv2, divides by 255
     and feeds them to an ONNX session: the mean/std is missing at inference. An inference script that

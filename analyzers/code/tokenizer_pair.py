@@ -14,13 +14,17 @@ resize_token_embeddings) and a file loads its tokenizer from one checkpoint and 
 (`AutoTokenizer.from_pretrained("roberta-base")` beside the fine-tuned "/models/router-v3"): the added
 tokens exist only in the tokenizer training saved, and the base one splits them into pieces the model's
 new embeddings never saw. A name may be a module-level constant (MODEL_DIR = "...").
+
+`check_model_named_in_post(files, run)`: a post's code loads its model from a folder that names no family and a
+tokenizer of one family, while the post says the model was fine-tuned from another ("fine-tuned roberta-base").
 """
 from __future__ import annotations
 
 import ast
 import re
 
-from mltdbg.analyzers.code.index import CLEAR, Finding, PyFile, const, dotted, last
+from mltdbg.analyzers.code.index import CLEAR, MEDIUM, Finding, PyFile, const, dotted, last
+from mltdbg.analyzers.model import Run
 
 # Families, longest first where one name holds another (distilbert before bert, roberta before bert).
 _FAMILIES = ("distilbert", "roberta", "deberta", "albert", "electra", "xlnet", "camembert", "bert", "gpt2", "gpt-neo",
@@ -71,6 +75,37 @@ def check_tokenizer_pair(files: list[PyFile]) -> list[tuple[PyFile, Finding]]:
                                         "the token ids do not mean what the model learned", data={"tokenizer": tok,
                                                                                                   "model": model}))]
     return _added_tokens_lost(files, loads)
+
+
+# A sentence of the post that says which checkpoint the model was trained from ("fine-tuned roberta-base on ...",
+# "a deberta-v3 model trained with Trainer"): read where the model itself is loaded from a local folder.
+_TRAINED_FROM = re.compile(r"(?:fine[- ]?tun\w*|train\w*|finetun\w*)\s+(?:an?\s+|the\s+|my\s+|our\s+)?"
+                           r"(?P<name>[A-Za-z][\w./-]{2,60})", re.I)
+
+
+def check_model_named_in_post(files: list[PyFile], run: Run) -> list[tuple[PyFile, Finding]]:
+    """The model is loaded from a folder that names no family ("ckpt/final"), and the post the code came in
+    says it was trained from a checkpoint of another family than the tokenizer's: the Trainer's save_model
+    folder holds no tokenizer, and a tokenizer named from memory is the wrong one. (Read per run, not with
+    the code-only checks: the finding depends on the words around the code, not on the code alone.)"""
+    posts = {id(t.memo["post_code"]): t for t in run.texts if t.memo.get("post_code") is not None}
+    for f in files:
+        post = posts.get(id(f))
+        if post is None:       # (a script alone says nothing of what its model was trained from)
+            continue
+        toks, models = _loads(f)
+        if not toks or not models or any(_identity(m)[0] for _, m in models):
+            continue
+        fams = {_identity(m.group("name"))[0] for m in _TRAINED_FROM.finditer(post.text)} - {None}
+        for line, tok in toks:
+            tf, _ = _identity(tok)
+            if tf is not None and len(fams) == 1 and tf not in fams:
+                (mf,) = fams
+                return [(f, Finding("code:tokenizer_model_differ", MEDIUM, line,
+                                    f"the tokenizer is loaded from {tok!r} ({tf}) while the post says the model was "
+                                    f"trained from a {mf} checkpoint: the token ids do not mean what the model learned",
+                                    data={"tokenizer": tok, "model": models[0][1]}))]
+    return []
 
 
 def _added_tokens_lost(files: list[PyFile], loads: list) -> list[tuple[PyFile, Finding]]:

@@ -18,7 +18,7 @@ from mltdbg.analyzers.code.input_scaling import check_input_scaling, check_tabul
 from mltdbg.analyzers.code.leakage import check_leakage
 from mltdbg.analyzers.code.optimizer_args import check_optimizer_args
 from mltdbg.analyzers.code.preprocess_pair import check_inference_unnormalized
-from mltdbg.analyzers.code.tokenizer_pair import check_tokenizer_pair
+from mltdbg.analyzers.code.tokenizer_pair import check_model_named_in_post, check_tokenizer_pair
 from mltdbg.analyzers.model import Run
 
 
@@ -26,6 +26,8 @@ def setup_findings(files: list[PyFile], run: Run) -> list[tuple[PyFile, Finding]
     """Every training-setup finding over the run's code files."""
     conf = ConfigValues(run, files)
     per_file, scaling = _code_only(files)
+    if not any(x.kind == "code:tokenizer_model_differ" for _, x in scaling):
+        scaling = scaling + check_model_named_in_post(files, run)
     out: list[tuple[PyFile, Finding]] = []
     for f, rest in zip(files, per_file):
         out += [(f, x) for x in check_init_scale(f, files, conf)]
