@@ -232,6 +232,8 @@ def _curve_signals(run: Run) -> list[Signal]:
         out += _val_acc_gap(run, quote)
     out += _val_vs_train(run, quote)
     out += _val_at_chance(run, quote)
+    if not any(x.kind == "loss_at_chance" for x in out):
+        out += _val_loss_at_chance(run, quote)
     out += _held_out_at_chance(run, quote)
     out += _accuracy_signals(run, quote)
     out += _memorized_after_plateau(run, quote)
@@ -1902,6 +1904,47 @@ def _val_at_chance(run: Run, q: Quoter) -> list[Signal]:
     return [Signal("val_at_chance", 0.8, txt, [q.ev(va, int(vi[0]), "validation accuracy at the first evaluation"),
                                                q.ev(va, int(vi[-1]), "validation accuracy at the end")],
                    {"classes": k, "val_max": float(np.max(v)), "train_end": t_end})]
+
+
+# _val_loss_at_chance: every validation loss within this share of ln K; the training loss's last fifth within
+# VAL_CHANCE_TRAIN_TOL of it
+VAL_LOSS_CHANCE_TOL = 0.015
+VAL_CHANCE_TRAIN_TOL = 0.05
+
+
+def _val_loss_at_chance(run: Run, q: Quoter) -> list[Signal]:
+    """loss_at_chance read from the validation side: every validation loss sits at ln K (three evaluations at
+    least; K configured or the usual class count that level names) beside a validation accuracy at 1/K where one
+    is logged, and the training loss ends near ln K too (a few percent below it is the model memorising a
+    training set whose targets say nothing: 0.6987 to 0.6776 over three epochs at ln 2). Nothing that carries
+    to unseen inputs was learned: the flat-loss-at-chance question (pairing, frozen, dead, too low an lr)."""
+    vl, tl = run.metric("val_loss"), run.metric("loss")
+    if vl is None or tl is None or vl is tl:
+        return []
+    vi = np.flatnonzero(np.isfinite(vl.values))
+    tv = ordered(tl).values
+    tv = tv[np.isfinite(tv)]
+    if len(vi) < 3 or len(tv) < 3:
+        return []
+    vv = vl.values[vi]
+    level = float(np.median(vv))
+    k = _num_classes(run) or implied_classes(level)
+    if not k or k < 2:
+        return []
+    c = math.log(k)
+    t_end = float(np.median(tv[-max(1, len(tv) // 5):]))
+    if float(np.max(np.abs(vv - c))) > VAL_LOSS_CHANCE_TOL * c or abs(t_end - c) > VAL_CHANCE_TRAIN_TOL * c:
+        return []
+    va = run.metric("val_accuracy")
+    if va is not None:
+        a = va.values[np.isfinite(va.values)]
+        if len(a) and float(np.max(a / _percent_scale(a))) > VAL_CHANCE_BAND / k:
+            return []
+    txt = (f"validation loss stays at {_fmt(level)} over {len(vi)} evaluations (ln({k}) = {c:.4f} is chance) and the "
+           f"training loss ends at {_fmt(t_end)}: nothing that carries to unseen inputs was learned")
+    return [Signal("loss_at_chance", 0.9, txt, [q.ev(vl, int(vi[0]), "validation loss at the first evaluation"),
+                                                q.ev(vl, int(vi[-1]), "validation loss at the end")],
+                   {"level": level, "k": k, "chance": c, "rel_drop": 0.0, "val": True})]
 
 
 # held_out_at_chance: a training loss whose last fifth sits at most this share of its first fifth

@@ -860,3 +860,18 @@ def test_a_transformer_trained_from_scratch_at_adamw_3e2_is_high(tmp_path):
     s = kinds(run("3e-2"))["lr_high"]
     assert s.data["lr"] == 3e-2 and s.strength > 0.7
     assert "lr_high" not in kinds(run("2e-3"))
+
+
+def test_a_validation_loss_at_ln2_beside_a_training_loss_near_it_is_a_loss_at_chance():
+    """A binary fine-tune whose labels are not the texts' own: eval_loss 0.6932, 0.6937, 0.6981 and
+    eval_accuracy 0.50 while the training loss creeps from 0.6987 to 0.6776 (memorising, 3 %). A run whose
+    validation learned (accuracy 0.81) or whose training loss fell far below ln 2 is no such case."""
+    loss = [0.6987, 0.6951, 0.6940, 0.6936, 0.6934, 0.6929, 0.6925, 0.6871, 0.6819, 0.6776]
+    val = [np.nan] * 3 + [0.6932] + [np.nan] * 3 + [0.6937] + [np.nan, 0.6981]
+    acc = [np.nan] * 3 + [0.4996] + [np.nan] * 3 + [0.5028] + [np.nan, 0.4952]
+    s = kinds(_run(loss=loss, val_loss=val, val_accuracy=acc))["loss_at_chance"]
+    assert s.data["k"] == 2 and s.data["val"]
+    learned = [np.nan] * 3 + [0.61] + [np.nan] * 3 + [0.78] + [np.nan, 0.81]
+    assert "loss_at_chance" not in kinds(_run(loss=loss, val_loss=val, val_accuracy=learned))
+    fell = [0.69, 0.6, 0.5, 0.4, 0.3, 0.25, 0.2, 0.15, 0.12, 0.1]
+    assert "loss_at_chance" not in kinds(_run(loss=fell, val_loss=val, val_accuracy=acc))
