@@ -884,6 +884,22 @@ def _env_facts(art: TextArtifact, fx: _Facts) -> None:
 _ORDER = {"config": 0, "code": 1}
 
 
+# A post's own count of classes ("5 classes", "a 3-class sentiment model", "12 categories"), read from its head;
+# one count only (a post that names two, "100 classes, then a 10-class subset", says nothing by this)
+_PROSE_CLASSES = re.compile(r"(?<![\w.])(\d{1,5})[ -](?:classes|class|categories|category)\b", re.I)
+PROSE_HEAD = 65536
+
+
+def _prose_classes(art: TextArtifact, fx: _Facts) -> None:
+    """num_classes from a post's words, as a default: any count its code or config names wins."""
+    found = [(m.group(1), m.start()) for m in _PROSE_CLASSES.finditer(art.text, 0, PROSE_HEAD)]
+    if len({int(v) for v, _ in found}) != 1 or int(found[0][0]) < 2:
+        return
+    line = art.line_of(found[0][1])
+    fx.defaults.append(Fact(name="num_classes", value=int(found[0][0]), source=art.path, line=line,
+                            quote=(art.line(line) or "")[:QUOTE_MAX] or None))
+
+
 def extract_facts(run: Run) -> None:
     """Append typed facts from every text artifact to run.facts, config < code < log."""
     found: list[tuple[int, int, Fact]] = []
@@ -903,6 +919,7 @@ def extract_facts(run: Run) -> None:
                 _code_facts(art, fx, run)
             else:
                 _log_facts(art, fx)
+                _prose_classes(art, fx)
                 if (quoted := post_code(art)) is not None:      # the code a post quotes, read as code
                     fx.pyfile = quoted
                     _tree_facts(quoted.walk_order(ast.Call, ast.Assign, ast.AnnAssign, ast.Dict), fx)

@@ -486,3 +486,16 @@ def test_review_mends_of_the_config_readers(tmp_path):
     c = tmp_path / "opt.py"
     c.write_text("opt = SGD(params, lr=0.1, momentum=cfg['momemtum'])\n")
     assert "config:key_misspelled" not in {s.kind for s in config_signals(run_of(y, c))}
+
+
+def test_a_posts_own_count_of_classes_is_a_default_num_classes(tmp_path):
+    """"error_rate ~0.79 (5 classes)" in a post's title: num_classes 5, where no code or config names one.
+    A post that names two counts, or code that passes num_classes, decides otherwise."""
+    p = tmp_path / "question.txt"
+    p.write_text("fastai resnet34 on knee X-rays: error_rate ~0.79 (5 classes), valid_loss goes UP\n\nI'm at chance.\n")
+    run = run_of(p)
+    assert facts(run)["num_classes"] == [5] and run.fact("num_classes").line == 1
+    p.write_text("CIFAR-100 has 100 classes; I train on a 10-class subset\n")
+    assert "num_classes" not in facts(run_of(p))
+    p.write_text("a 3-class model\n```python\nmodel = make(num_classes=4)\n```\n")
+    assert facts(run_of(p))["num_classes"] == [4]
