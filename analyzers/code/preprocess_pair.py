@@ -153,7 +153,7 @@ def _scaled_in_place(f: PyFile, name: str) -> bool:
 def check_preprocess_pair(f: PyFile) -> list[Finding]:
     """The first of the pair checks that finds something (one finding a file: each names the same cause)."""
     for check in (_transform_pairs, _array_pairs, _scaler_fit_at_inference, _rescale_vs_preprocess_input,
-                  _bgr_as_rgb, _mapped_scale_then_raw_predict):
+                  _preprocess_input_vs_rescale, _bgr_as_rgb, _mapped_scale_then_raw_predict):
         if got := check(f):
             return got[:1]
     return []
@@ -279,6 +279,35 @@ def _rescale_vs_preprocess_input(f: PyFile) -> list[Finding]:
                             "training rescales images by ImageDataGenerator(rescale=...) and prediction prepares them "
                             "with preprocess_input: the model sees inputs on another scale than it learned on",
                             [(gens[0].lineno, "the training rescale")])]
+    return []
+
+
+_DIV255 = re.compile(r"/\s*255(?:\.0*)?(?![\d.])")
+PREDICT_SCALE_LINES = 6
+
+
+def _preprocess_input_vs_rescale(f: PyFile) -> list[Finding]:
+    """The other way round: training images prepared by a Keras application's preprocess_input (an
+    ImageDataGenerator's preprocessing_function, or a dataset's map), and an image read for prediction
+    (load_img / img_to_array / imread) divided by 255 a few lines on, in a function that never calls
+    preprocess_input: MobileNetV2 learned on [-1, 1] and is served [0, 1]."""
+    trains = [c for c in f.calls_named("ImageDataGenerator")
+              if any(k.arg == "preprocessing_function" and "preprocess_input" in src(k.value) for k in c.keywords)]
+    trains += [c for c in f.calls_named("map") if c.args and "preprocess_input" in src(c.args[0])]
+    if not trains or not f.calls_named("predict", "predict_on_batch"):
+        return []
+    for r in f.calls_named("img_to_array", "load_img", "imread", "decode_image", "decode_jpeg"):
+        if r.lineno < trains[0].lineno:
+            continue
+        scope = f.scope_of(r)
+        if any(last(c) == "preprocess_input" for c in f.calls_in(scope)):
+            continue
+        for i in range(r.lineno, r.lineno + PREDICT_SCALE_LINES):
+            if _DIV255.search(f.t.line(i) or ""):
+                return [Finding("code:eval_preprocessing_differs", STRONG, i,
+                                "training prepares images with preprocess_input, and the image read for prediction here "
+                                "is divided by 255 instead: the model sees inputs on another scale than it learned on",
+                                [(trains[0].lineno, "the training preprocess_input")])]
     return []
 
 
