@@ -153,7 +153,7 @@ def _scaled_in_place(f: PyFile, name: str) -> bool:
 def check_preprocess_pair(f: PyFile) -> list[Finding]:
     """The first of the pair checks that finds something (one finding a file: each names the same cause)."""
     for check in (_transform_pairs, _array_pairs, _scaler_fit_at_inference, _rescale_vs_preprocess_input,
-                  _preprocess_input_vs_rescale, _bgr_as_rgb, _mapped_scale_then_raw_predict):
+                  _preprocess_input_vs_rescale, _bgr_as_rgb, _mapped_scale_then_raw_predict, _sample_rates_differ):
         if got := check(f):
             return got[:1]
     return []
@@ -309,6 +309,37 @@ def _preprocess_input_vs_rescale(f: PyFile) -> list[Finding]:
                                 "is divided by 255 instead: the model sees inputs on another scale than it learned on",
                                 [(trains[0].lineno, "the training preprocess_input")])]
     return []
+
+
+# librosa.load resamples to 22,050 Hz unless told otherwise (sr=None keeps the file's own rate)
+LIBROSA_DEFAULT_SR = 22050
+
+
+def _sample_rates_differ(f: PyFile) -> list[Finding]:
+    """Audio loaded by librosa.load at two different rates in one file (features made at sr=16000, the
+    inference path's load left at its default 22,050 Hz): the same frame and hop sizes then cover other
+    stretches of time and other frequencies, and the model sees spectrograms unlike its training ones."""
+    rates: dict[object, ast.Call] = {}
+    for c in f.calls_named("load"):
+        if not src(c.func).startswith(("librosa.", "librosa.core.")):
+            continue
+        k = next((kw.value for kw in c.keywords if kw.arg == "sr"), c.args[1] if len(c.args) > 1 else None)
+        if k is None:
+            sr: object = LIBROSA_DEFAULT_SR
+        elif isinstance(k, ast.Constant):
+            sr = k.value
+        else:
+            continue        # a rate from a variable: unknown, not compared
+        rates.setdefault(sr, c)
+    if len(rates) < 2:
+        return []
+    (a, ca), (b, cb) = sorted(rates.items(), key=lambda kv: kv[1].lineno)[:2]
+    def say(v: object) -> str:
+        return "its own rate (sr=None)" if v is None else f"{v} Hz" + (" (the default)" if v == LIBROSA_DEFAULT_SR else "")
+    return [Finding("code:eval_preprocessing_differs", STRONG, cb.lineno,
+                    f"audio is loaded at {say(a)} here and at {say(b)} there: the same n_fft and hop cover other "
+                    "times and frequencies, so the features differ from the ones the model learned on",
+                    [(ca.lineno, "the other load's rate")])]
 
 
 # ---- across files: a training pipeline that normalizes, an inference script that does not
