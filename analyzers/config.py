@@ -1118,10 +1118,17 @@ def _warmup_past_run(by: dict[str, list[Fact]]) -> list[Signal]:
     return []
 
 
+def _names_optimizer(value: str) -> bool:
+    low = value.lower()
+    return low in _OPTIMIZERS or any(w in low for w in ("adam", "sgd", "rmsprop", "adagrad", "lamb", "lion", "adafactor"))
+
+
 def _optimizer_signals(by: dict[str, list[Fact]]) -> list[Signal]:
     """Optimizer settings other than the lr that are off by themselves: weight decay, momentum, betas, eps."""
     out: list[Signal] = []
-    opt_f = next((f for f in reversed(by.get("optimizer", [])) if f.value), None)
+    # (the last that names an optimizer: `model.compile(optimizer=opt)` after `opt = Adam(...)` names a variable)
+    named = [f for f in by.get("optimizer", []) if f.value]
+    opt_f = next((f for f in reversed(named) if _names_optimizer(str(f.value))), named[-1] if named else None)
     opt = str(opt_f.value).lower() if opt_f is not None else ""
     adam_like = not opt or "adam" in opt or opt in ("lamb", "fusedlamb", "radam", "nadam", "adamax")
 

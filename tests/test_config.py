@@ -499,3 +499,20 @@ def test_a_posts_own_count_of_classes_is_a_default_num_classes(tmp_path):
     assert "num_classes" not in facts(run_of(p))
     p.write_text("a 3-class model\n```python\nmodel = make(num_classes=4)\n```\n")
     assert facts(run_of(p))["num_classes"] == [4]
+
+
+def test_a_notebook_pasted_with_bare_cell_markers_is_read_as_code_and_its_optimizer_named(tmp_path):
+    """A post pastes a notebook as text: "In [2]:" alone on a line, the cell's code under it, then what it
+    printed (a tuple, a model summary). The code is read; `model.compile(optimizer=opt)` names a variable,
+    not another optimizer, so Adam's epsilon=1.0 stays Adam's."""
+    p = tmp_path / "question.txt"
+    p.write_text("slow training, need BatchNorm?\n\n```\nIn [1]:\nimport tensorflow as tf\n"
+                 "x_train = x_train / 255.0\nprint(x_train.shape, x_train.max())\n\n(60000, 28, 28, 1) 1.0\n\n"
+                 "In [2]:\nopt = keras.optimizers.Adam(learning_rate=1e-3, epsilon=1.0)\n"
+                 "model.compile(optimizer=opt,\n              loss='sparse_categorical_crossentropy')\nmodel.summary()\n\n"
+                 "Model: \"sequential\"\n_________________\n Layer (type)   Output Shape   Param #\n"
+                 "=================\nTotal params: 421642 (1.61 MB)\n```\n")
+    run = run_of(p)
+    assert facts(run)["eps"] == [1.0] and run.fact("eps").line == 12
+    eps = next(s for s in config_signals(run) if s.kind == "config:eps_large")
+    assert eps.data["optimizer"] == "adam"

@@ -1068,8 +1068,19 @@ def _repl_code(lines: list[str], min_prompts: int = 2) -> list[str] | None:
     own lines; what the session printed is blank. None when `lines` are no such session."""
     out = [""] * len(lines)
     prompts, inside, depth, block = 0, False, 0, False
+    body_to = -1        # a bare cell marker's body runs to this line (exclusive)
     for i, ln in enumerate(lines):
+        if i < body_to:
+            continue
         m = _PROMPT.match(ln)
+        if m and not ln[m.end():].strip() and "In [" in ln:
+            # "In [3]:" alone on its line (a notebook pasted as text): the cell's code is on the lines under it,
+            # its output after them; chunk by chunk (blank lines apart) while the code so far still parses
+            prompts += 1
+            body_to = _cell_body(lines, i + 1)
+            out[i + 1:body_to] = lines[i + 1:body_to]
+            inside = False
+            continue
         if m:
             prompts += 1
             out[i], inside = ln[m.end():], True
@@ -1083,6 +1094,26 @@ def _repl_code(lines: list[str], min_prompts: int = 2) -> list[str] | None:
         else:
             inside = False
     return out if prompts >= min_prompts and _parses("\n".join(out)) else None
+
+
+def _cell_body(lines: list[str], start: int) -> int:
+    """The end (exclusive) of the code under a bare cell marker at start - 1: its chunks of lines (blank lines
+    apart, up to the next marker) as long as they parse together; the first chunk that does not (a printed
+    tuple, a model summary, an epoch line) starts the cell's output."""
+    end = start
+    code: list[str] = []
+    j = start
+    while j < len(lines) and not _PROMPT.match(lines[j]):
+        k = j
+        while k < len(lines) and lines[k].strip() and not _PROMPT.match(lines[k]):
+            k += 1
+        if k > j:
+            trial = code + lines[j:k]
+            if not _parses("\n".join(trial)):
+                break
+            code, end = trial, k
+        j = k + 1 if k < len(lines) and not lines[k].strip() else k
+    return end
 
 
 _BRACKETS = str.maketrans("", "", "\"'")
