@@ -1145,7 +1145,8 @@ def _optimizer_signals(by: dict[str, list[Fact]]) -> list[Signal]:
 
     moms = [f for f in by.get("momentum", []) if isinstance(f.value, (int, float)) and not isinstance(f.value, bool)]
     if moms and (not opt or "sgd" in opt or "rmsprop" in opt or "momentum" in opt):
-        set_ = [f for f in moms if not (f.source.endswith(".py") and f.value == 0.0 and "momentum" not in (f.quote or ""))]
+        # (torch's default, read from an optimizer call without the argument, in a script or a post's snippet)
+        set_ = [f for f in moms if not (f.value == 0.0 and "momentum" not in (f.quote or ""))]
         implicit = [f for f in moms if f not in set_]
         bad = next((f for f in set_ if f.value >= 1.0 or f.value < 0), None)
         if bad is not None:
@@ -1155,7 +1156,7 @@ def _optimizer_signals(by: dict[str, list[Fact]]) -> list[Signal]:
         elif implicit and any(f.value > 0 for f in set_):
             want = next(f for f in set_ if f.value > 0)
             f = implicit[-1]
-            out.append(Signal("config:momentum_odd", 0.7,
+            out.append(Signal("config:momentum_odd", 0.8,
                               f"momentum {want.value:g} is set in {want.source}:{want.line} but the {opt or 'SGD'} call at "
                               f"{f.source}:{f.line} does not pass it (torch's default is 0: no momentum)",
                               [_ev(want, f"momentum = {want.value:g} configured"), _ev(f, "the optimizer is built without momentum")],

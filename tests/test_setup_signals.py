@@ -105,6 +105,18 @@ def test_configured_momentum_the_sgd_call_does_not_pass(tmp_path):
     assert {e.source for e in s.evidence} == {"config.yaml", "train.py"}
 
 
+def test_configured_momentum_a_posts_sgd_call_does_not_pass(tmp_path):
+    """The same in a post: its LightningModule's configure_optimizers builds SGD without momentum (torch's
+    default 0) while the attached config says 0.9; the optimizer's printed repr says momentum 0 too."""
+    post = ("Lightning port trains slower than the old script\n\n```python\n"
+            "def configure_optimizers(self):\n    o = self.cfg['optim']\n"
+            "    return torch.optim.SGD(self.parameters(), lr=o['lr'], weight_decay=o['weight_decay'])\n```\n\n"
+            "```\nSGD (\nParameter Group 0\n    lr: 0.1\n    momentum: 0\n    weight_decay: 0.0005\n)\n```\n")
+    run = run_of(tmp_path, {"config.yaml": "optim:\n  name: sgd\n  lr: 0.1\n  momentum: 0.9\n", "question.txt": post})
+    s = signals(run)["config:momentum_odd"]
+    assert s.data["detail"] == "not_passed" and s.strength >= 0.8 and {e.source for e in s.evidence} == {"config.yaml", "question.txt"}
+
+
 def test_swapped_betas(tmp_path):
     run = run_of(tmp_path, {"config.yaml": "optimizer: adam\nbetas: [0.999, 0.9]\n"})
     assert "swapped" in signals(run)["config:betas_odd"].summary
