@@ -382,3 +382,15 @@ def test_gradients_that_blow_up_under_an_lr_far_too_high_point_at_the_lr(tmp_pat
         "Trainer(model=model, args=args, train_dataset=ds).train()\n")
     ids = [h.id for h in diagnose_paths([str(tmp_path)], []).hypotheses]
     assert ids[0] == "lr_too_high" and "exploding_gradients" in ids
+
+
+def test_an_optimizer_setting_in_the_wrong_slot_outranks_a_loss_that_still_falls(tmp_path):
+    """optax.adamw(sched, cfg.beta2, cfg.beta1, ...) swaps the betas; the loss still falls by half, in waves.
+    A run that learns can learn badly under a wrong optimizer setting: the finding leads the ranking."""
+    (tmp_path / "train.py").write_text(
+        "import optax\n\ndef make_tx(cfg, sched):\n"
+        "    return optax.adamw(sched, cfg.beta2, cfg.beta1, cfg.eps, weight_decay=cfg.weight_decay)\n")
+    loss = [9.01, 6.56, 5.18, 4.46, 4.11, 3.83, 3.81, 3.91, 3.39, 3.27, 3.24, 3.32, 3.49, 3.97, 3.49, 3.28, 3.22]
+    (tmp_path / "train.log").write_text("".join(f"step {250 * i:6d} | loss {v:.4f}\n" for i, v in enumerate(loss)))
+    said = ["loss goes down then comes back up in slow waves every ~1.5k steps, never settles"]
+    assert diagnose_paths([str(tmp_path)], said).hypotheses[0].id == "optimizer_misconfigured"
