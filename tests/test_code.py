@@ -635,6 +635,18 @@ def test_an_amp_scalers_scale_is_no_input_scaling(tmp_path):
         "    scaler.step(opt)\n"))
 
 
+def test_a_layer_size_written_as_a_product_is_no_input_scaling(tmp_path):
+    """`nn.Linear(128 * 16 * 16, 256)` multiplies constants for a size: 128 is no pixel scale there, and a PIL
+    image cast to float with no /255 anywhere is still unscaled. A real `/ 255` or `* (1 / 255)` is scaling."""
+    code = ("import numpy as np\nimport torch\nfrom PIL import Image\n\n"
+            "def load(p):\n    img = Image.open(p).convert('RGB')\n"
+            "    return torch.tensor(np.array(img), dtype=torch.float32).permute(2, 0, 1){}\n\n"
+            "fc1 = torch.nn.Linear(128 * 16 * 16, 256)\n")
+    assert "code:raw_pixels_unscaled" in _kinds_in(tmp_path, "train.py", code.format(""))
+    assert "code:raw_pixels_unscaled" not in _kinds_in(tmp_path, "train.py", code.format(" / 255.0"))
+    assert "code:raw_pixels_unscaled" not in _kinds_in(tmp_path, "train.py", code.format(" * (1.0 / 255)"))
+
+
 def _kinds_in(folder, name: str, text: str) -> set[str]:
     """The code signals' kinds of a folder holding one file `name` with `text`."""
     (folder / name).write_text(text)

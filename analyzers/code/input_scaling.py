@@ -52,14 +52,30 @@ _SCALE_CONSTS = {255, 127.5, 256, 128}
 _FLOAT_DTYPES = re.compile(r"float(16|32|64)?\b|double|half|FloatTensor", re.IGNORECASE)
 
 
+def _num(e: ast.AST):
+    """A number an expression is: a constant, or a product / quotient of constants (1.0 / 255, 128 * 16 * 16)."""
+    v = const(e)
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return v
+    if isinstance(e, ast.BinOp) and isinstance(e.op, (ast.Mult, ast.Div)):
+        a, b = _num(e.left), _num(e.right)
+        if a is not None and b is not None:
+            return a * b if isinstance(e.op, ast.Mult) else (a / b if b else None)
+    return None
+
+
 def _scaling_anywhere(files: list[PyFile]) -> bool:
     for f in files:
         for n in f.of_type(ast.BinOp, ast.AugAssign, ast.Call):
             if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Div, ast.Mult, ast.FloorDiv, ast.Sub)):
-                for side in (n.left, n.right):
-                    v = const(side)
+                sides = (n.left, n.right)
+                # (a product of constants is a size, `128 * 16 * 16`; only a division or a subtraction by 255, 128 ...
+                # scales, a product only by 1/255)
+                for side in sides if not all(_num(x) is not None for x in sides) else ():
+                    v = _num(side)
                     if isinstance(v, (int, float)) and not isinstance(v, bool) and (
-                            v in _SCALE_CONSTS or (0 < v < 0.01 and abs(v * 255 - 1) < 0.05)):
+                            (v in _SCALE_CONSTS and not isinstance(n.op, ast.Mult))
+                            or (0 < v < 0.01 and abs(v * 255 - 1) < 0.05)):
                         return True
                 if isinstance(n.op, ast.Div) and re.search(r"std|sigma|scale|max\(|norm", src(n.right), re.IGNORECASE):
                     return True
