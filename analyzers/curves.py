@@ -232,6 +232,7 @@ def _curve_signals(run: Run) -> list[Signal]:
         out += _val_acc_gap(run, quote)
     out += _val_vs_train(run, quote)
     out += _val_at_chance(run, quote)
+    out += _val_unstable(run, quote)
     if not any(x.kind == "loss_at_chance" for x in out):
         out += _val_loss_at_chance(run, quote)
     out += _held_out_at_chance(run, quote)
@@ -365,7 +366,7 @@ NOT_HEALTHY_BESIDE = frozenset({"loss_huge_at_start", "train_acc_capped", "val_g
                                 "grad_zero_below_head", "grad_died", "memorized_after_plateau",
                                 "memorizing_from_start", "train_acc_falls", "collapsed_to_chance", "fell_back_to_chance",
                                 "grad_pinned", "val_above_train_early", "held_out_at_chance", "val_nonfinite_only",
-                                "lr_schedule_odd"})
+                                "lr_schedule_odd", "val_unstable"})
 
 
 def without(signals: list[Signal], kind: str, beside: frozenset[str] | set[str] | Callable[[Signal], bool],
@@ -1945,6 +1946,48 @@ def _val_loss_at_chance(run: Run, q: Quoter) -> list[Signal]:
     return [Signal("loss_at_chance", 0.9, txt, [q.ev(vl, int(vi[0]), "validation loss at the first evaluation"),
                                                 q.ev(vl, int(vi[-1]), "validation loss at the end")],
                    {"level": level, "k": k, "chance": c, "rel_drop": 0.0, "val": True})]
+
+
+# val_unstable: evaluations at least; the share of turns (a rise after a fall or a fall after a rise) among the
+# steps between them; their median step as a share of the median level
+VAL_UNSTABLE_POINTS = 6
+VAL_UNSTABLE_TURNS = 0.6
+VAL_UNSTABLE_STEP = 0.25
+
+
+def _val_unstable(run: Run, q: Quoter) -> list[Signal]:
+    """val_unstable: a validation metric that zig-zags from one evaluation to the next by a quarter of its level or
+    more (Dice 0.41, 0.14, 0.53, 0.30, 0.09, 0.57 ...; a val loss 1.90, 3.05, 2.12, 4.77, 1.68) while it is read
+    on the same held-out set each time: the weights change too much between evaluations (a tiny batch, batch
+    statistics of two samples, an lr too large for the batch). The validation metric with the widest swings."""
+    best = None
+    for s in run.series:
+        if not s.name.startswith("val_") or len(s) < VAL_UNSTABLE_POINTS:
+            continue
+        v = s.values[np.isfinite(s.values)]
+        if len(v) < VAL_UNSTABLE_POINTS:
+            continue
+        d = np.diff(v)
+        nz = d[d != 0]
+        if len(nz) < VAL_UNSTABLE_POINTS - 1:
+            continue
+        turns = float(np.mean(np.sign(nz[1:]) != np.sign(nz[:-1])))
+        level = float(np.median(np.abs(v)))
+        if level <= 0:
+            continue
+        step = float(np.median(np.abs(d))) / level
+        if turns >= VAL_UNSTABLE_TURNS and step >= VAL_UNSTABLE_STEP and (best is None or step > best[0]):
+            best = (step, turns, s)
+    if best is None:
+        return []
+    step, turns, s = best
+    fi = np.flatnonzero(np.isfinite(s.values))
+    lo, hi = int(fi[int(np.argmin(s.values[fi]))]), int(fi[int(np.argmax(s.values[fi]))])
+    txt = (f"{s.name} swings from one evaluation to the next by {step:.0%} of its level ({_fmt(float(s.values[lo]))} to "
+           f"{_fmt(float(s.values[hi]))}; {turns:.0%} of its moves turn back): the weights change too much between evaluations")
+    return [Signal("val_unstable", min(1.0, 0.5 + step), txt,
+                   [q.ev(s, lo, f"{s.name} at its lowest"), q.ev(s, hi, f"{s.name} at its highest")],
+                   {"metric": s.name, "step": step, "turns": turns})]
 
 
 # held_out_at_chance: a training loss whose last fifth sits at most this share of its first fifth

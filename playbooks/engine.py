@@ -50,7 +50,7 @@ FAILURE_KINDS = ("nonfinite", "val_nonfinite_only", "divergence", "train_val_div
                  "log:device_mismatch", "log:dtype_mismatch", "log:nccl_timeout", "log:nccl_error", "log:ddp_unused_params",
                  "log:child_failed", "log:anomaly_nan", "log:loss_nonfinite", "log:nan_input", "log:exception", "log:import_error",
                  "log:collapse_output", "log:var_dof", "log:missing_keys", "dead_units", "loss_jump_at_resume",
-                 "sawtooth_epoch", "grad_vanish_layers", "grad_steady_climb", "log:param_imbalance", "ranks:",
+                 "sawtooth_epoch", "grad_vanish_layers", "grad_steady_climb", "log:param_imbalance", "ranks:", "val_unstable",
                  "probe:param_imbalance", "probe:grad_", "probe:dead_units", "probe:no_grad_params", "probe:nonfinite",
                  "probe:cuda_oom", "probe:host_oom", "probe:ckpt_", "probe:data_", "probe:label_out_of_range", "probe:gpu_errors",
                  "loss_huge_at_start", "metric_frozen", "train_acc_capped", "val_gap_from_start", "memorizing_from_start",

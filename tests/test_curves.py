@@ -875,3 +875,15 @@ def test_a_validation_loss_at_ln2_beside_a_training_loss_near_it_is_a_loss_at_ch
     assert "loss_at_chance" not in kinds(_run(loss=loss, val_loss=val, val_accuracy=learned))
     fell = [0.69, 0.6, 0.5, 0.4, 0.3, 0.25, 0.2, 0.15, 0.12, 0.1]
     assert "loss_at_chance" not in kinds(_run(loss=fell, val_loss=val, val_accuracy=acc))
+
+
+def test_a_validation_metric_that_zig_zags_between_evaluations_is_unstable():
+    """A UNet at batch size 2: train loss falls smoothly, validation Dice jumps 0.41, 0.14, 0.53, 0.30, 0.09 ...
+    from one epoch to the next. A validation curve that improves with small wobbles is not unstable."""
+    loss = [1.28, 1.17, 1.01, 0.95, 0.85, 0.80, 0.72, 0.67, 0.61, 0.59, 0.56, 0.48]
+    dice = [0.412, 0.138, 0.527, 0.301, 0.089, 0.566, 0.247, 0.604, 0.151, 0.489, 0.622, 0.203]
+    k = kinds(_run(loss=loss, val_dice=dice))
+    s = k["val_unstable"]
+    assert s.data["metric"] == "val_dice" and s.data["turns"] >= 0.6 and "healthy" not in k
+    smooth = [0.41, 0.45, 0.44, 0.50, 0.52, 0.51, 0.55, 0.57, 0.56, 0.59, 0.60, 0.61]
+    assert "val_unstable" not in kinds(_run(loss=loss, val_dice=smooth))
