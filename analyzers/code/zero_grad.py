@@ -10,7 +10,7 @@ import ast
 from bisect import bisect_left, bisect_right
 
 from mltdbg.analyzers.code.index import (CLEAR, MEDIUM, STRONG, WEAK, Finding, PyFile, RunIndex, dotted, is_backward,
-                                         is_model_name, last, recv)
+                                         is_model_name, last, recv, src)
 
 
 def check_zero_grad(f: PyFile, idx: RunIndex) -> list[Finding]:
@@ -67,6 +67,11 @@ def check_zero_grad(f: PyFile, idx: RunIndex) -> list[Finding]:
                 out.append(Finding("code:missing_zero_grad", CLEAR, bad.lineno,
                                    "zero_grad() runs after backward() and before step(): the step sees zero gradients",
                                    [(b.lineno, "backward()"), (step.lineno, "optimizer step")]))
+            elif loop is not None and (cond := _only_under_if(f, zeros, loop, step)) is not None:
+                out.append(Finding("code:missing_zero_grad", STRONG, zeros[0].lineno,
+                                   f"zero_grad() runs only when `{src(cond.test)[:60]}` holds, while backward() and step() "
+                                   "run every iteration: between those iterations the gradients accumulate",
+                                   [(b.lineno, "backward()"), (step.lineno, "optimizer step, every iteration")]))
             continue
         if loop is None and file_has_zero:
             continue    # a step function; the caller may zero the gradients
@@ -87,6 +92,23 @@ def check_zero_grad(f: PyFile, idx: RunIndex) -> list[Finding]:
                            "backward() and step() run every iteration but gradients are never zeroed inside the loop:"
                            " they accumulate across steps", more))
     return out
+
+
+def _only_under_if(f: PyFile, zeros: list[ast.AST], loop: ast.AST, step: ast.AST) -> ast.If | None:
+    """The `if` (inside `loop`) that every zero_grad of the loop sits under while the optimizer step does not:
+    an eval block's `if iter_num % eval_interval == 0: ... optimizer.zero_grad()`. (Gradient accumulation puts
+    the step under the same `if` as its zero_grad: no finding.)"""
+    first: ast.If | None = None
+    for z in zeros:
+        node, cond = f.parent.get(z), None
+        while node is not None and node is not loop:
+            if isinstance(node, ast.If) and not f.inside(step, node):
+                cond = node
+            node = f.parent.get(node)
+        if cond is None:
+            return None
+        first = first or cond
+    return first
 
 
 def _snippet_strength(f: PyFile, scope: ast.AST) -> float:
