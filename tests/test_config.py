@@ -516,3 +516,11 @@ def test_a_notebook_pasted_with_bare_cell_markers_is_read_as_code_and_its_optimi
     assert facts(run)["eps"] == [1.0] and run.fact("eps").line == 12
     eps = next(s for s in config_signals(run) if s.kind == "config:eps_large")
     assert eps.data["optimizer"] == "adam"
+
+
+def test_a_class_count_given_to_any_call_is_num_classes(tmp_path):
+    """timm's reset_classifier(num_classes=37) or create_model(..., num_classes=5): the model's output size."""
+    p = tmp_path / "train.py"
+    p.write_text("import timm\nmodel = timm.create_model('resnet50', pretrained=True)\nmodel.reset_classifier(num_classes=37)\n")
+    run = run_of(p)
+    assert facts(run)["num_classes"] == [37] and run.fact("num_classes").line == 3

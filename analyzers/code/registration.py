@@ -25,7 +25,8 @@ _LAYERS = {"Linear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTrans
            "BatchNorm3d", "LayerNorm", "GroupNorm", "MultiheadAttention", "TransformerEncoderLayer",
            "TransformerDecoderLayer", "Bilinear", "Sequential", "PReLU", "InstanceNorm2d", "RMSNorm"}
 # Calls that add parameters to an existing model after the fact.
-_ADDERS = {"add_module", "register_module", "add_adapter", "resize_token_embeddings", "register_parameter"}
+_ADDERS = {"add_module", "register_module", "add_adapter", "resize_token_embeddings", "register_parameter",
+           "reset_classifier", "reset_head"}   # (timm: a new classifier head)
 
 
 def _module_classes(f: PyFile) -> set[str]:
@@ -103,7 +104,9 @@ def _added_after_optimizer(f: PyFile) -> list[Finding]:
             elif isinstance(n, ast.Call) and dotted(recv(n)) in models:
                 hit = src(n)[:80]
             if hit:
-                out.append(Finding("code:params_added_after_optimizer", MEDIUM, line,
+                # (CLEAR where no param group is added to an optimizer anywhere: nothing hands it the new layer)
+                sure = CLEAR if not f.calls_named("add_param_group") else MEDIUM
+                out.append(Finding("code:params_added_after_optimizer", sure, line,
                                    f"{hit} adds parameters after the optimizer was built from "
                                    f"{', '.join(sorted(m for m in models if m))}.parameters(): it never updates them",
                                    [(c.lineno, "the optimizer is built here")]))
