@@ -88,6 +88,7 @@ DETECTORS: list[_Det] = [
     # --- host memory / SIGKILL
     _Det("log:host_oom", _P(r"DefaultCPUAllocator: can't allocate memory|Cannot allocate memory|std::bad_alloc"
                             r"|RayOutOfMemoryError|running low on memory|java\.lang\.OutOfMemoryError"
+                            r"|killed due to memory pressure"  # Ray's memory monitor: "Workers ... killed due to memory pressure (OOM)"
                             r"|OutOfMemoryError: Java heap"
                             r"|\bMemoryError\b|Out of memory: Kill(?:ed)? process|oom[-_ ]kill|OOMKilled"
                             r"|cgroup out-of-memory|is killed by signal: Killed|Signal 9 \(SIGKILL\)"
@@ -123,6 +124,7 @@ DETECTORS: list[_Det] = [
          0.9, lambda m: "a checkpoint's token embedding (vocabulary) has another size than the model's"),
     # --- shapes
     _Det("log:shape_mismatch", _P(r"stack expects each tensor to be equal size|size mismatch for [\w.]+|size mismatch"
+                                  r"|fields number not same among samples in a batch"     # PaddlePaddle's collate
                                   r"|mat1 and mat2 shapes cannot be multiplied|The size of tensor a \(\d+\) must match the size of tensor b"
                                   r"|shape '\[[^\]]*\]' is invalid for input of size|Sizes of tensors must match"
                                   r"|Expected input batch_size \(\d+\) to match target batch_size|Target size \(.*?\) must be the same as input size"
@@ -157,6 +159,7 @@ DETECTORS: list[_Det] = [
                                   r"|expected m1 and m2 to have the same dtype"
                                   r"|expected (?:target|input|weight|index|mask|src|self) dtype to be \w+"
                                   r"|must have the same dtype|dtype mismatch|should be the same dtype"
+                                  r"|Unexpected input data type\. Actual: \(tensor\(\w+\)\)"      # ONNX Runtime
                                   r"|Expected \w+ to be of (?:scalar )?type \w+"),
          1.0, lambda m: "incompatible dtypes in one op"),
     # GradScaler refuses gradients of fp16 parameters: the trainable weights were cast to half

@@ -270,6 +270,11 @@ def test_clean_training_log_gives_nothing():
     ("RuntimeError: Input type (torch.cuda.HalfTensor) and weight type (torch.cuda.FloatTensor) should be the same", "log:dtype_mismatch"),
     ("RuntimeError: Input type (torch.FloatTensor) and weight type (MPSFloatType) should be the same", "log:device_mismatch"),
     ("RuntimeError: Input type (MPSFloatType) and weight type (torch.FloatTensor) should be the same", "log:device_mismatch"),
+    ("onnxruntime.capi.onnxruntime_pybind11_state.InvalidArgument: [ONNXRuntimeError] : 2 : INVALID_ARGUMENT : Unexpected "
+     "input data type. Actual: (tensor(double)) , expected: (tensor(float))", "log:dtype_mismatch"),
+    ("RuntimeError: fields number not same among samples in a batch", "log:shape_mismatch"),
+    ("(raylet) node_manager.cc:3064: 1 Workers (tasks / actors) killed due to memory pressure (OOM), 0 Workers crashed "
+     "due to other reasons at node", "log:host_oom"),
     ("RuntimeError: expected scalar type Float but found Half", "log:dtype_mismatch"),
     ("RuntimeError: \"addmm_impl_cpu_\" not implemented for 'Half'", "log:dtype_mismatch"),
     ("RuntimeError: result type Float can't be cast to the desired output type Long", "log:dtype_mismatch"),
