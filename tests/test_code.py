@@ -803,3 +803,15 @@ def test_a_checkpoint_taken_in_text_order_does_not_hide_a_loose_load(tmp_path):
         "model.load_state_dict(torch.load(path), strict=False)\n")
     kinds = {s.kind for s in code_signals(ingest([tmp_path]))}
     assert {"code:checkpoint_sorted_as_text", "code:load_not_strict"} <= kinds
+
+
+def test_colab_cells_copied_as_text_are_read_as_code(tmp_path):
+    """Colab's "[4]  model = Net()" cells pasted into a post, each cell's lines indented to the code's column and
+    its output under it: the inference cell that loads weights and predicts with no model.eval() is read."""
+    post = ("Modelo dá previsões diferentes a cada execução\n\n```\n"
+            "[2]  import torch, torch.nn as nn\n     device = 'cpu'\n\n"
+            "[4]  model = PneumoNet().to(device)\n"
+            "     model.load_state_dict(torch.load('best.pt', map_location=device))\n\n     <All keys matched successfully>\n\n"
+            "[5]  with torch.no_grad():\n         for _ in range(5):\n             print(model(img).softmax(1))\n\n"
+            "     [[0.712 0.288]]\n     [[0.455 0.545]]\n```\n")
+    assert "code:no_eval_at_inference" in _kinds_in(tmp_path, "question.txt", post)

@@ -1072,6 +1072,17 @@ def _repl_code(lines: list[str], min_prompts: int = 2) -> list[str] | None:
     for i, ln in enumerate(lines):
         if i < body_to:
             continue
+        bc = _BRACKET_CELL.match(ln)
+        if bc:
+            # "[4]  model = Net()" (Colab's cells copied as text): the code starts on the marker's line, its other
+            # lines indented to the same column, then the cell's output
+            prompts += 1
+            w = bc.end()
+            body = [ln[w:]] + [x[w:] if not x[:w].strip() else x for x in lines[i + 1:]]
+            n = _cell_body([""] + body, 1, _BRACKET_CELL) - 1
+            out[i:i + n] = body[:n]
+            body_to, inside = i + max(n, 1), False
+            continue
         m = _PROMPT.match(ln)
         if m and not ln[m.end():].strip() and "In [" in ln:
             # "In [3]:" alone on its line (a notebook pasted as text): the cell's code is on the lines under it,
@@ -1096,16 +1107,19 @@ def _repl_code(lines: list[str], min_prompts: int = 2) -> list[str] | None:
     return out if prompts >= min_prompts and _parses("\n".join(out)) else None
 
 
-def _cell_body(lines: list[str], start: int) -> int:
+_BRACKET_CELL = re.compile(r"^\[\d+\][ \t]{1,6}(?=\S)", re.M)
+
+
+def _cell_body(lines: list[str], start: int, marker: re.Pattern = _PROMPT) -> int:
     """The end (exclusive) of the code under a bare cell marker at start - 1: its chunks of lines (blank lines
     apart, up to the next marker) as long as they parse together; the first chunk that does not (a printed
     tuple, a model summary, an epoch line) starts the cell's output."""
     end = start
     code: list[str] = []
     j = start
-    while j < len(lines) and not _PROMPT.match(lines[j]):
+    while j < len(lines) and not marker.match(lines[j]):
         k = j
-        while k < len(lines) and lines[k].strip() and not _PROMPT.match(lines[k]):
+        while k < len(lines) and lines[k].strip() and not marker.match(lines[k]):
             k += 1
         if k > j:
             trial = code + lines[j:k]
@@ -1153,7 +1167,7 @@ def fenced_code(t: TextArtifact) -> TextArtifact | None:
         return None
     lines = t.text.split("\n")
     fenced = "```" in t.text or "~~~" in t.text
-    sessions = ">>> " in t.text or "In [" in t.text     # (a fenced block's session: read in the loop below)
+    sessions = ">>> " in t.text or "In [" in t.text or _BRACKET_CELL.search(t.text) is not None  # (read in the loop below)
     if sessions and not fenced and (repl := _repl_code(lines)) is not None:
         return TextArtifact(path=t.path, abspath=t.abspath, kind="code", text="\n".join(repl))
     out = [""] * len(lines)
