@@ -127,6 +127,7 @@ _DESCRIBE_ROW = re.compile(r"^(\S+)\s+(\d+(?:\.0+)?)\s+[-+\d.eE]+\s")
 _COUNT_LINE = re.compile(r"\ncount((?:[ \t]+\d+(?:\.0+)?)+)[ \t]*\r?(?=\n|$)")
 _INFO_ROW = re.compile(r"^\s*(?:\d+\s+)?(\S+)\s+(\d+)\s+non-null\s+\w+")
 _INFO_ENTRIES = re.compile(r"Index:\s*(\d+)\s+entries")     # RangeIndex / Int64Index / Index
+_INFO_HEAD = re.compile(r"^[ \t]*#?[ \t]*Column[ \t]+Non-Null Count[ \t]+Dtype", re.M)
 SUMMARY_ROWS = 400     # columns read from one summary
 
 
@@ -171,11 +172,12 @@ def _summary_counts(path: str, text: str, transposed: Callable[[], list | None])
         counts = [int(float(x)) for x in c.group(1).split()]
         if len(head) == len(counts):
             found = [(line0, n, k, c.group(0).strip("\n")) for n, k in zip(head, counts)]
-    elif "non-null" in text and (e := _INFO_ENTRIES.search(text)) is not None:
+    elif "non-null" in text and (e := _INFO_ENTRIES.search(text) or _INFO_HEAD.search(text)) is not None:
+        # (info()'s "RangeIndex: N entries" line, or, where a post pasted only the column rows, their header)
         line0 = text.count("\n", 0, e.start()) + 1
         found = [(line0 + 1 + j, r.group(1), int(r.group(2)), row) for j, row in enumerate(_lines_after(text, e.start()))
                  if (r := _INFO_ROW.match(row))]
-        most = int(e.group(1))
+        most = int(e.group(1)) if e.re is _INFO_ENTRIES else 0
     if len(found) < 2:
         return None
     most = max([most] + [r[2] for r in found])

@@ -162,8 +162,12 @@ def test_a_printed_describe_or_info_that_counts_fewer_values_in_a_column_is_miss
         frame.info(buf=buf)
         return buf.getvalue()
 
+    def info_rows(frame):       # a post that pastes only info()'s column rows, under their header
+        text = info(frame)
+        return text[text.index(" #   Column"):text.index("dtypes:")]
+
     for name, show in (("T", lambda f: f.describe().T.to_string()), ("wide", lambda f: f.describe().to_string()),
-                       ("info", info)):
+                       ("info", info), ("info rows", info_rows)):
         (tmp_path / "notes.txt").write_text(f"In [3]: df.describe()\n{show(df)}\n")
         s = {x.kind: x for x in analyze(ingest([tmp_path]))}.get("data:missing_values")
         assert s is not None, name
