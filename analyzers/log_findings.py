@@ -909,7 +909,44 @@ def text_signals(run: Run) -> list[Signal]:
             if art.kind in LOG_KINDS and ((sig := same_output(art)) is not None or (sig := repeated_strings(art))):
                 out.append(sig)
                 break
+    if not any(s.kind == "log:anomaly_math" for s in out):
+        for art in run.texts:
+            if art.kind in LOG_KINDS and (sig := nan_at_math_line(art)) is not None:
+                out.append(sig)
+                break
     return out
+
+
+# --------------------------------------------------------------------------- a NaN check's traceback, at a math op
+
+# A NaN checker's error (JAX's jax_debug_nans, numpy's seterr(all="raise"), torch's anomaly mode) and, within
+# NAN_FRAME_CHARS of it, a traceback frame whose source line takes a log, a square root, a power or a reciprocal:
+# where the NaN starts (log(0) of a saturated sigmoid, sqrt of 0's gradient)
+_NAN_CHECK = re.compile(r"FloatingPointError: invalid value \(nan\) encountered|FloatingPointError: (?:invalid value|divide by zero)"
+                        r" encountered in|RuntimeError: Function '\w+' returned nan values")
+_FRAME_LINE = re.compile(r"File \"[^\"\n]+\", line \d+, in [^\n]+\n[ \t]+(?P<code>[^\n]+)")
+_MATH_CALL = re.compile(r"\b(?:log|log1p|log2|log10|sqrt|rsqrt|reciprocal|arccos|arcsin|acos|asin|power|pow)\(")
+NAN_FRAME_CHARS = 4000
+
+
+def nan_at_math_line(art: TextArtifact) -> Signal | None:
+    """log:anomaly_math from a NaN checker's traceback whose frame's source line calls log / sqrt / pow / a
+    reciprocal (see _NAN_CHECK): `return -jnp.mean(y * jnp.log(p) + ...)` under "FloatingPointError: invalid
+    value (nan) encountered in mul"."""
+    text = art.text
+    m = _NAN_CHECK.search(text)
+    if m is None:
+        return None
+    lo, hi = max(0, m.start() - NAN_FRAME_CHARS), min(len(text), m.end() + NAN_FRAME_CHARS)
+    for fr in _FRAME_LINE.finditer(text, lo, hi):
+        code = fr.group("code")
+        if (op := _MATH_CALL.search(code)) is not None:
+            line = art.line_of(fr.start("code"))
+            fn = op.group(0)[:-1]
+            words = f"the NaN check stops in a frame that takes {fn}(): `{code.strip()[:80]}`"
+            return Signal("log:anomaly_math", 0.8, words, [Evidence(text=words, source=art.path, line=line,
+                                                                    quote=art.line(line).strip())], {"function": fn})
+    return None
 
 
 # --------------------------------------------------------------------------- input statistics, printed bare

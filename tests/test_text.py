@@ -587,3 +587,14 @@ def test_model_summaries_of_keras_and_torchinfo_are_read_for_the_parameter_split
            " dense (Dense)               (None, 128)               6889600\n"
            " dense_1 (Dense)             (None, 10)                1290\n")
     assert "log:param_imbalance" not in signals(run_of(("q.txt", cnn)))
+
+
+def test_a_nan_checks_traceback_at_a_log_is_a_math_op_anomaly():
+    """JAX's jax_debug_nans stops in the frame that takes jnp.log of a sigmoid's output: the NaN starts at log(0).
+    The same check stopping at a plain matmul names no math op."""
+    tb = ("FloatingPointError: invalid value (nan) encountered in mul\n...\n"
+          '  File "train.py", line 41, in loss_fn\n    return -jnp.mean(y * jnp.log(p) + (1 - y) * jnp.log(1 - p))\n')
+    s = signals(run_of(("q.txt", tb)))["log:anomaly_math"]
+    assert s.data["function"] == "log" and s.evidence[0].line == 4
+    plain = tb.replace("jnp.log(p) + (1 - y) * jnp.log(1 - p)", "(x @ w)")
+    assert "log:anomaly_math" not in signals(run_of(("q.txt", plain)))
