@@ -65,6 +65,7 @@ for _fact, _names in {
     "grad_accum": "gradient_accumulation_steps accumulate_grad_batches grad_accum_steps grad_accum accum_iter "
                   "accumulation_steps update_freq gradient_accumulation grad_accumulation_steps",
     "num_classes": "num_classes n_classes num_labels nclasses num_class n_labels",
+    "vocab_size": "vocab_size n_vocab vocabulary_size ntokens",
     "dropout": "dropout dropout_rate drop_rate hidden_dropout_prob dropout_prob p_dropout dropout_p",
     "num_workers": "num_workers workers dataloader_num_workers n_workers data.num_workers",
     "tokenizer": "tokenizer tokenizer_name tokenizer_name_or_path tokenizer_path vocab_file tokenizer.name",
@@ -118,7 +119,7 @@ _CONFIG_CALLS = {"TrainingArguments", "Seq2SeqTrainingArguments", "Trainer", "Da
 # Optimisers whose `momentum` argument defaults to 0 in torch (a call without it runs without momentum).
 _MOMENTUM_OPTIMIZERS = {"sgd", "rmsprop"}
 _INT_FACTS = {"batch_size", "warmup_steps", "seed", "epochs", "max_steps", "num_classes", "num_workers", "grad_accum",
-              "global_batch_size", "num_layers"}
+              "global_batch_size", "num_layers", "vocab_size"}
 _FLOAT_FACTS = {"lr", "warmup_ratio", "weight_decay", "dropout", "grad_clip", "momentum", "beta1", "beta2", "eps",
                 "init_std", "bias_init"}
 _BOOL_FACTS = {"shuffle", "normalize"}

@@ -1209,9 +1209,13 @@ def _huge_start(run: Run, s: Series, q: Quoter) -> list[Signal]:
     if bits:      # fairseq prints losses in base 2: in nats for the bars below
         first, later = first * math.log(2), later * math.log(2)
     chance = _chance_level(run)
-    if chance is not None:
+    vocab = _vocab_size(run) if chance is None else None
+    if chance is not None or vocab is not None:
+        # (a language model's configured vocabulary V: its untrained cross-entropy sits near ln V)
+        chance = chance if chance is not None else math.log(vocab or 2)
         bar = max(INIT_LOSS_CHANCE_X * chance, chance + INIT_LOSS_CHANCE_PLUS)
-        ref = f"ln K = {chance:.3f} is where a standard init starts"
+        ref = f"ln K = {chance:.3f} is where a standard init starts" if vocab is None else \
+            f"ln V = {chance:.3f} (vocab_size {vocab}) is where a standard init starts"
     else:
         ce = bool(_CE_NAME.search(s.raw_name)) or any(
             m in run.metric_names() for m in ("accuracy", "val_accuracy", "perplexity", "val_perplexity"))
@@ -1349,6 +1353,15 @@ def _num_classes(run: Run) -> int | None:
     except (TypeError, ValueError):
         k = None
     return k if k and k >= 2 else None
+
+
+def _vocab_size(run: Run) -> int | None:
+    f = run.fact("vocab_size")
+    try:
+        v = int(f.value) if f is not None else None
+    except (TypeError, ValueError):
+        v = None
+    return v if v and v >= 2 else None
 
 
 def _chance_level(run: Run) -> float | None:

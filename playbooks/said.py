@@ -78,6 +78,7 @@ _PATTERNS: dict[str, tuple[str, str]] = {
         # the user says the run trains in half precision ("with --half (amp)", "model = model.half()",
         # "fp16 training", "AMP"): what config:fp16 says in a config; "without amp" / "no fp16" is denied
         r"(?<![\w-])(?:fp16|float16|amp|apex|mixed[\s_-]precision|half[\s_-]precision|--half|--fp16|autocast|gradscaler)\b"
+        r"(?!\s*[=:]\s*[\"']?(?:False|false|0|no|off|none|None)\b)"     # ("fp16=False": off, said so)
         r"|\.half\(\)|\bprecision\s*=\s*[\"']?16\b|torch\.float16\b|混合精度|半精度",
         "the run trains in half precision (fp16 / AMP)"),
     "said:clip_no_help": (

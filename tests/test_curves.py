@@ -887,3 +887,22 @@ def test_a_validation_metric_that_zig_zags_between_evaluations_is_unstable():
     assert s.data["metric"] == "val_dice" and s.data["turns"] >= 0.6 and "healthy" not in k
     smooth = [0.41, 0.45, 0.44, 0.50, 0.52, 0.51, 0.55, 0.57, 0.56, 0.59, 0.60, 0.61]
     assert "val_unstable" not in kinds(_run(loss=loss, val_dice=smooth))
+
+
+def test_a_language_models_first_loss_far_above_ln_vocab_is_a_huge_start(tmp_path):
+    """A GPT-2 config with vocab_size 32000 and initializer_range 1.0: the first logged loss is 117.9, eleven
+    times ln V = 10.37 (the untrained model's cross-entropy). The same run starting at 10.5 is a normal start."""
+    (tmp_path / "config.json").write_text('{"model_type": "gpt2", "vocab_size": 32000, "initializer_range": 1.0}\n')
+
+    def run(first: float):
+        (tmp_path / "trainer.log").write_text("".join(
+            f"{{'loss': {v}, 'grad_norm': 3.1, 'learning_rate': {3e-6 * (i + 1):.1e}, 'epoch': 0.0{i}}}\n"
+            for i, v in enumerate([first, first * 0.9, first * 0.8, first * 0.75, first * 0.7])))
+        from mltdbg.analyzers.config import extract_facts
+        from mltdbg.analyzers.ingest import ingest
+        r = ingest([tmp_path])
+        extract_facts(r)
+        return kinds(r)
+    s = run(117.9)["loss_huge_at_start"]
+    assert "vocab_size 32000" in s.summary and s.data["first"] == 117.9
+    assert "loss_huge_at_start" not in run(10.5)

@@ -97,7 +97,9 @@ def test_a_run_that_works_in_fp32_puts_mixed_precision_first(tmp_path):
 @pytest.mark.parametrize("text,on", [("não estou usando mixed precision (a policy é float32)", False),
                                      ("ohne AMP trainiert es genauso", False), ("обучаю без amp", False),
                                      ("sin fp16 funciona igual", False), ("je n'utilise pas amp", False),
-                                     ("treino com fp16 e a loss vira nan", True)])
+                                     ("treino com fp16 e a loss vira nan", True),
+                                     ("TrainingArguments: lr 6e-4, bf16=False, fp16=False (I turned both off)", False),
+                                     ("with fp16=True the loss is nan", True)])
 def test_half_precision_denied_in_other_languages_is_not_said(text, on):
     assert ("said:fp16" in said.ruled_out([text])) is on
 
