@@ -78,7 +78,14 @@ def _tensor_type(name: str) -> tuple[str, str]:
 CUDA_OOM = _P(r"CUDA out of memory|(?<!Ray)(?<!java\.lang\.)OutOfMemoryError(?!: Java heap)"
               r"|CUDA error: out of memory|HIP out of memory"
               r"|CUBLAS_STATUS_ALLOC_FAILED|CUDNN_STATUS_ALLOC_FAILED|cudaErrorMemoryAllocation"
-              r"|MPS backend out of memory|RESOURCE_EXHAUSTED: Out of memory|OOM when allocating tensor")
+              r"|MPS backend out of memory|RESOURCE_EXHAUSTED: Out of memory|OOM when allocating tensor"
+              # other frameworks' and runtimes' wordings: TF's BFC allocator, XLA (GPU/TPU), the CUDA driver,
+              # PaddlePaddle, MindSpore, MXNet, TensorRT
+              r"|ran out of memory trying to allocate|RESOURCE_EXHAUSTED: Failed to allocate request"
+              r"|RESOURCE_EXHAUSTED:[^\n]{0,60}Ran out of memory in memory space|CUDA_ERROR_OUT_OF_MEMORY"
+              r"|Out of memory error on GPU \d+|Memory not enough: current free memory size|memory isn't enough and alloc failed"
+              r"|cudaMalloc(?:Async)? failed: out of memory|Requested amount of GPU memory \(\d+ bytes\) could not be allocated"
+              r"|\[TRT\][^\n]{0,120}(?:Error Code 2: OutOfMemory|\(out of memory\))")
 
 DETECTORS: list[_Det] = [
     # --- CUDA memory
@@ -89,6 +96,7 @@ DETECTORS: list[_Det] = [
     _Det("log:host_oom", _P(r"DefaultCPUAllocator: can't allocate memory|Cannot allocate memory|std::bad_alloc"
                             r"|RayOutOfMemoryError|running low on memory|java\.lang\.OutOfMemoryError"
                             r"|killed due to memory pressure"  # Ray's memory monitor: "Workers ... killed due to memory pressure (OOM)"
+                            r"|\binvoked oom-killer|srun: error: [^\n]{0,80}task \d+: Out Of Memory"
                             r"|OutOfMemoryError: Java heap"
                             r"|\bMemoryError\b|Out of memory: Kill(?:ed)? process|oom[-_ ]kill|OOMKilled"
                             r"|cgroup out-of-memory|is killed by signal: Killed|Signal 9 \(SIGKILL\)"
@@ -109,7 +117,10 @@ DETECTORS: list[_Det] = [
                                       r"|all elements of target should be between 0 and 1|cur_target >= 0 && cur_target < n_classes"
                                       r"|Assertion `cur_target"
                                       # TensorFlow / Keras sparse cross-entropy
-                                      r"|Received a label value of -?\d+ which is outside the valid range of"),
+                                      r"|Received a label value of -?\d+ which is outside the valid range of"
+                                      # PaddlePaddle, ultralytics, sklearn's encoders
+                                      r"|expected >= 0 and < \d+, but got -?\d+|The value of label expected >= 0 and < \d+"
+                                      r"|Label class \d+ exceeds dataset class count \d+|y contains previously unseen labels"),
          1.0, lambda m: "a target label is outside [0, num_classes)"),
     _Det("log:label_out_of_range", _P(r"device-side assert(?:ion)? triggered"),
          0.8, lambda m: "an index (label or token id) out of range on the device"),
@@ -125,6 +136,14 @@ DETECTORS: list[_Det] = [
     # --- shapes
     _Det("log:shape_mismatch", _P(r"stack expects each tensor to be equal size|size mismatch for [\w.]+|size mismatch"
                                   r"|fields number not same among samples in a batch"     # PaddlePaddle's collate
+                                  # JAX, Keras, Horovod, MXNet, ONNX Runtime, MindSpore, Triton, TF Lite, Flax, sklearn
+                                  r"|got incompatible shapes for broadcasting|is incompatible with the layer: expected axis"
+                                  r"|Mismatched \w+ tensor shapes|Shape inconsistent, Provided = |Got invalid dimensions for input"
+                                  r"|For '\w+', the input dimensions must be equal|unexpected shape for input '"
+                                  r"|specifies invalid shape for input '|the model expects \d+ dimensions \(shape"
+                                  r"|Cannot set tensor: Dimension mismatch|Inconsistent shapes between value and initializer"
+                                  r"|Initializer expected to generate shape|X has \d+ features, but \w+ is expecting \d+ features"
+                                  r"|Arguments `target` and `output` must have the same shape"
                                   r"|mat1 and mat2 shapes cannot be multiplied|The size of tensor a \(\d+\) must match the size of tensor b"
                                   r"|shape '\[[^\]]*\]' is invalid for input of size|Sizes of tensors must match"
                                   r"|Expected input batch_size \(\d+\) to match target batch_size|Target size \(.*?\) must be the same as input size"
@@ -141,7 +160,11 @@ DETECTORS: list[_Det] = [
     # --- devices (the Input type/weight type message is a device one only when cuda is on one side)
     _Det("log:device_mismatch", _P(r"Expected all tensors to be on the same device|Expected object of device type"
                                    r"|is on (?:CPU|cpu|cuda:\d+), (?:but|different from)|indices should be either on cpu or on the same device"
-                                   r"|Attempting to deserialize object on a CUDA device but torch\.cuda\.is_available\(\) is False"),
+                                   r"|Attempting to deserialize object on a CUDA device but torch\.cuda\.is_available\(\) is False"
+                                   # JAX, torch.compile's fake tensors, PyTorch/XLA, MXNet, Horovod, FSDP
+                                   r"|Received incompatible devices for jitted computation|found two different devices (?:cuda:\d+, cpu|cpu, cuda:\d+)"
+                                   r"|Input tensor is not an XLA tensor|was not initiali[sz]ed on context \w+\(\d+\)\. It was only initiali[sz]ed on"
+                                   r"|Mismatched \w+ CPU/GPU device selection|Inconsistent compute device and `device_id`"),
          1.0, lambda m: "tensors on different devices"),
     # "Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor)" or (MPSFloatType): device
     # when the sides' devices differ, dtype when their scalar types do (both can hold).
@@ -160,6 +183,12 @@ DETECTORS: list[_Det] = [
                                   r"|expected (?:target|input|weight|index|mask|src|self) dtype to be \w+"
                                   r"|must have the same dtype|dtype mismatch|should be the same dtype"
                                   r"|Unexpected input data type\. Actual: \(tensor\(\w+\)\)"      # ONNX Runtime
+                                  # PaddlePaddle, Triton, TF Lite, JAX
+                                  r"|Tensor holds the wrong type, it holds \w+, but desires to be \w+"
+                                  r"|The type of data we are trying to retrieve \(\w+\) does not match the type of data"
+                                  r"|unexpected datatype TYPE_\w+ for inference input|data-type is '\w+', but model '[^'\n]+' expects"
+                                  r"|Cannot set tensor: Got value of type \w+ but expected type|requires arguments to have the same dtypes"
+                                  r"|Mismatched data types: One rank had type"
                                   r"|Expected \w+ to be of (?:scalar )?type \w+"),
          1.0, lambda m: "incompatible dtypes in one op"),
     # GradScaler refuses gradients of fp16 parameters: the trainable weights were cast to half
@@ -185,7 +214,12 @@ DETECTORS: list[_Det] = [
     _Det("log:nccl_timeout", _P(r"Watchdog caught collective operation timeout|WorkNCCL\(.*?Timeout\(ms\)=\d+"
                                 r"|ProcessGroupNCCL.*?[Tt]imeout|NCCL.*?[Tt]imed? ?out|Some NCCL operations have failed or timed out"
                                 r"|DistStoreError: .*?[Tt]imed? ?out|RendezvousTimeoutError|Socket Timeout|collective operation timeout"
-                                r"|mismatch between collectives|[Cc]ollective.{0,40}desync"),
+                                r"|mismatch between collectives|[Cc]ollective.{0,40}desync"
+                                # JAX's multi-host barrier, TF's collectives
+                                r"|DEADLINE_EXCEEDED: Barrier timed out|Barrier timed out\. Barrier_id|Collective ops is aborted by"
+                                # Horovod's stall inspector (gloo's "Timed out waiting ...ms for recv" is left to the
+                                # cross-rank view, which names the rank that stopped: crossrank.py)
+                                r"|submitted to be reduced, gathered or broadcasted by subset of ranks and are waiting"),
          1.0, lambda m: "a collective operation timed out (a rank stalled or crashed)",
          lambda m: _nccl_data(m.string)),
     _Det("log:nccl_error", _P(r"NCCL error|nccl(?:Internal|UnhandledCuda|System|InvalidUsage|InvalidArgument|Remote)Error"
@@ -220,7 +254,9 @@ DETECTORS: list[_Det] = [
                                   r"|non-finite loss, ending training|Loss is NaN, stopping training|Non-finite loss (?:detected|encountered)"
                                   r"|The (?:total )?loss is (?:NaN|nan|inf|Inf)(?:,| and| \()"
                                   # TensorFlow: clip_by_global_norm / check_numerics meeting a NaN gradient or tensor
-                                  r"|Found Inf or NaN global norm|Tensor had (?:NaN|Inf) values"),
+                                  r"|Found Inf or NaN global norm|Tensor had (?:NaN|Inf) values"
+                                  # PaddlePaddle's check_nan_inf, JAX's jax_debug_nans
+                                  r"|There are NAN or INF \(num_nan=|FloatingPointError: invalid value \(nan\) encountered"),
          0.9, lambda m: "the framework reports the loss (or weights) went non-finite",
          lambda m: {"step": int(m.group(1))} if m.group(1) else {}),
     # torch.distributions refusing a NaN parameter: the network's output (a policy's mean, a VAE's
@@ -294,7 +330,16 @@ DETECTORS: list[_Det] = [
             r"|missing_keys=\[[^\]]|unexpected_keys=\[[^\]]"
             r"|Some weights of \S+ were not initiali[sz]ed from the model checkpoint"
             r"|weights? (?:was|were) not (?:loaded|used|initiali[sz]ed)|were newly initiali[sz]ed"
-            r"|were not used when initiali[sz]ing"),
+            r"|were not used when initiali[sz]ing"
+            # timm, mmcv, detectron2/fvcore, PaddlePaddle, MXNet, HF Trainer, PEFT, Keras 2 and 3
+            r"|Missing keys \(.*?\) discovered while loading pretrained weights|Unexpected keys \(.*?\) found while loading"
+            r"|The model and loaded state dict do not match exactly|(?:unexpected|missing) keys? in source state_dict"
+            r"|Skip loading parameter '[^'\n]+' to the model due to incompatible shapes"
+            r"|Some model parameters or buffers are not found in the checkpoint|Skip loading for [\w.]+\. [\w.]+ (?:is not found|receives a shape)"
+            r"|Parameter '[^'\n]+' is missing in file|There were missing keys in the checkpoint model loaded"
+            r"|Found missing adapter keys while loading the checkpoint"
+            r"|You are trying to load a weight file containing \d+ layers into a model with \d+ layers"
+            r"|expected \d+ variables, but received \d+ variables during loading"),
          0.8, lambda m: "weights missing or unused when loading a state dict",
          lambda m: _keys_data(m.string)),
     # a printed list of a checkpoint's keys, every one under DDP's / DataParallel's "module." prefix: loaded into the
@@ -338,13 +383,15 @@ DETECTORS: list[_Det] = [
     _Det("log:dataloader_slow",
          _P(r"This DataLoader will create (\d+) worker processes in total\. Our suggested max number of worker in current system is (\d+)"
             r"|does not have many workers which may be a bottleneck|data ?loading (?:is|was|may be) (?:the |a )?(?:main )?bottleneck"
-            r"|[Dd]ata[Ll]oader[^\n]{0,80}\bbottleneck|DataLoader timed out after \d+ seconds", re.I),
+            r"|[Dd]ata[Ll]oader[^\n]{0,80}\bbottleneck|DataLoader timed out after \d+ seconds"
+            r"|Your program is (?:HIGHLY|MODERATELY) input-bound", re.I),      # TensorFlow's profiler
          0.5, lambda m: "the DataLoader warns about its workers / throughput",
          lambda m: {"workers": int(m.group(1)), "suggested_max": int(m.group(2))} if m.group(1) else {}),
     _Det("log:tokenizer_warning",
          _P(r"Token indices sequence length is longer than the specified maximum sequence length"
             r"|The tokenizer class you load from this checkpoint is not the same type"
-            r"|Asking to (?:truncate|pad) .*? but (?:no maximum length|the tokenizer does not have)"
+            r"|Asking to (?:truncate|pad)\b.*? but (?:no maximum length|the tokenizer does not have)"
+            r"|A decoder-only architecture is being used, but right-padding was detected"
             r"|Special tokens have been added in the vocabulary|vocab(?:ulary)? size mismatch"),
          0.5, lambda m: "the tokenizer warns (length / class / vocabulary)"),
     # dead ReLUs as a debugging printout says it: "64/64 units dead", "fraction of outputs == 0 -> 1.000", "dead

@@ -598,3 +598,17 @@ def test_a_nan_checks_traceback_at_a_log_is_a_math_op_anomaly():
     assert s.data["function"] == "log" and s.evidence[0].line == 4
     plain = tb.replace("jnp.log(p) + (1 - y) * jnp.log(1 - p)", "(x @ w)")
     assert "log:anomaly_math" not in signals(run_of(("q.txt", plain)))
+
+
+def _framework_messages() -> list[tuple[str, str, str]]:
+    rows = Path(__file__).with_name("framework_messages.tsv").read_text(encoding="utf-8").splitlines()
+    return [tuple(r.split("\t", 2)) for r in rows if r and not r.startswith("#")]   # type: ignore[misc]
+
+
+@pytest.mark.parametrize("kind,framework,line", _framework_messages(), ids=lambda v: v[:40] if isinstance(v, str) else v)
+def test_other_frameworks_messages_are_read_as_their_failure(kind, framework, line):
+    """Error and warning lines as TensorFlow/Keras, JAX/XLA, PaddlePaddle, MindSpore, MXNet, ONNX Runtime, TensorRT,
+    Triton, DeepSpeed, Horovod, Ray, HF, Lightning, timm, mmcv, detectron2, Slurm and the kernel print them
+    (tests/framework_messages.tsv; each checked against the framework's source or a pasted log): each one alone,
+    as a post's one pasted line, is read as its failure."""
+    assert kind in signals(run_of(("err.log", line + "\n"))), (framework, line)
