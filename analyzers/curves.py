@@ -233,6 +233,8 @@ def _curve_signals(run: Run) -> list[Signal]:
     out += _val_vs_train(run, quote)
     out += _val_at_chance(run, quote)
     out += _val_unstable(run, quote)
+    if any(x.kind == "plateau" for x in out):
+        out += _no_gap_unfitted(run, quote)
     if not any(x.kind == "loss_at_chance" for x in out):
         out += _val_loss_at_chance(run, quote)
     out += _held_out_at_chance(run, quote)
@@ -812,6 +814,16 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
             lvl = float(np.median(tail))
             txt = (f"{s.name} falls from {_fmt(float(pre[0]))} to {_fmt(lvl)} by step {int(s.steps[flat_from])} and stays "
                    f"there over the last {n - flat_from} logged points (steps {int(s.steps[flat_from])} to {int(s.steps[n - 1])})")
+            out.append(Signal("plateau", 0.5, txt,
+                              [q.ev(s, flat_from, f"{s.name} where it stops falling"), q.ev(s, n - 1, f"{s.name} at the end")],
+                              {"level": lvl, "rel_drop": float((pre[0] - lvl) / lvl), "short": True}))
+        elif (flat_from := _sparse_tail_flat(s, pre)) is not None:
+            # ... or printed at sparse steps (epochs 0-5, then 10, 20, 40): flat over most of the run's steps
+            lvl = float(pre[-1])
+            txt = (f"{s.name} falls from {_fmt(float(pre[0]))} to {_fmt(float(pre[flat_from]))} by step {int(s.steps[flat_from])}, "
+                   f"then moves {float(pre[flat_from] - pre[-1]) / float(pre[flat_from]) * 100:.1f}% over the last "
+                   f"{(int(s.steps[-1]) - int(s.steps[flat_from])) / max(1, int(s.steps[-1]) - int(s.steps[0])) * 100:.0f}% "
+                   f"of the run's steps (to {_fmt(lvl)} at step {int(s.steps[-1])})")
             out.append(Signal("plateau", 0.5, txt,
                               [q.ev(s, flat_from, f"{s.name} where it stops falling"), q.ev(s, n - 1, f"{s.name} at the end")],
                               {"level": lvl, "rel_drop": float((pre[0] - lvl) / lvl), "short": True}))
@@ -1751,6 +1763,35 @@ def _memorizing_from_start(tv: np.ndarray, va: Series, vi: np.ndarray, vv: np.nd
                    {"first_val": first, "train_end": float(tv[-1]), "chance": chance})]
 
 
+# _sparse_tail_flat: the share of the run's steps the flat tail spans at least, and how far it may still fall
+SPARSE_FLAT_SPAN = 0.6
+SPARSE_FLAT_MOVE = 0.03
+# ... read only where the printed points are uneven: the widest gap between them this many times the narrowest
+SPARSE_GAP_X = 3.0
+
+
+def _sparse_tail_flat(s: Series, pre: np.ndarray) -> int | None:
+    """Where a few points printed at uneven steps stop falling (epochs 0, 1, ... 5, then 10, 20, 40): the point
+    from which the loss moves SPARSE_FLAT_MOVE of its level or less to the end while the steps from it to the end
+    are SPARSE_FLAT_SPAN of the run's or more, after a first point SHORT_FELL above it. Read on the steps, not
+    on the points (a point per epoch late in the run stands for many)."""
+    n = len(pre)
+    if s.step_is_index or n < SHORT_FLAT_POINTS or not np.all(np.isfinite(pre)) or pre[-1] <= 0:
+        return None
+    st = s.steps[:n].astype(float)
+    span = float(st[-1] - st[0])
+    gaps = np.diff(st)
+    if span <= 0 or float(np.min(gaps)) <= 0 or float(np.max(gaps)) < SPARSE_GAP_X * float(np.min(gaps)):
+        return None     # (evenly printed points are read as points: a running mean's slow fall is still a fall)
+    for i in range(1, n - 1):
+        if (st[-1] - st[i]) < SPARSE_FLAT_SPAN * span:
+            break
+        seg = pre[i:]
+        if float(np.max(seg) - np.min(seg)) <= SPARSE_FLAT_MOVE * float(pre[i]) and float(pre[0]) >= SHORT_FELL * float(pre[i]):
+            return i
+    return None
+
+
 def _short_tail_flat(pre: np.ndarray) -> int | None:
     """Where a few points' fall stops: the start of a tail of SHORT_FLAT_POINTS - 1 points or more (half the
     points at least) within SHORT_FLAT_SPREAD of each other that does not keep falling at every point (a
@@ -1959,6 +2000,38 @@ def _val_loss_at_chance(run: Run, q: Quoter) -> list[Signal]:
     return [Signal("loss_at_chance", 0.9, txt, [q.ev(vl, int(vi[0]), "validation loss at the first evaluation"),
                                                 q.ev(vl, int(vi[-1]), "validation loss at the end")],
                    {"level": level, "k": k, "chance": c, "rel_drop": 0.0, "val": True})]
+
+
+# no_gap_unfitted: train and validation loss this close at the end (a share of the train loss), with train
+# accuracy below UNFIT_TRAIN_ACC
+NO_GAP_CLOSE = 0.05
+UNFIT_TRAIN_ACC = 0.6
+
+
+def _no_gap_unfitted(run: Run, q: Quoter) -> list[Signal]:
+    """no_gap_unfitted: beside a plateau, the training set is not fitted (train accuracy below UNFIT_TRAIN_ACC at the
+    end) and validation scores as well as training (their losses within NO_GAP_CLOSE of each other): no gap to
+    close, a model that cannot fit even its training data (too small, or regularised too hard), not one that
+    memorises."""
+    tl, vl = run.metric("loss"), run.metric("val_loss")
+    got = _train_accuracy(run, 3)
+    if tl is None or vl is None or tl is vl or got is None:
+        return []
+    a, fi, av = got
+    tv = ordered(tl).values
+    tv = tv[np.isfinite(tv)]
+    vi = np.flatnonzero(np.isfinite(vl.values))
+    if len(tv) < 3 or len(vi) < 3:
+        return []
+    t_end, v_end = float(np.median(tv[-max(1, len(tv) // 5):])), float(vl.values[vi[-1]])
+    acc_end = float(np.median(av[-max(1, len(av) // 5):]))
+    if t_end <= 0 or abs(v_end - t_end) > NO_GAP_CLOSE * t_end or acc_end >= UNFIT_TRAIN_ACC:
+        return []
+    txt = (f"train accuracy ends at {acc_end:.3f} with train loss {_fmt(t_end)} and validation loss {_fmt(v_end)} within "
+           f"{abs(v_end - t_end) / t_end * 100:.0f}% of it: the model cannot fit even its training data (no gap to close)")
+    return [Signal("no_gap_unfitted", 0.7, txt, [q.ev(a, int(fi[-1]), "train accuracy at the end"),
+                                                 q.ev(vl, int(vi[-1]), "validation loss at the end")],
+                   {"train_acc": acc_end, "train_loss": t_end, "val_loss": v_end})]
 
 
 # val_unstable: evaluations at least; the share of turns (a rise after a fall or a fall after a rise) among the

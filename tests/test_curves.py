@@ -906,3 +906,25 @@ def test_a_language_models_first_loss_far_above_ln_vocab_is_a_huge_start(tmp_pat
     s = run(117.9)["loss_huge_at_start"]
     assert "vocab_size 32000" in s.summary and s.data["first"] == 117.9
     assert "loss_huge_at_start" not in run(10.5)
+
+
+def _run_at(steps, **series) -> Run:
+    run = Run(root=Path("."))
+    for name, vals in series.items():
+        v = np.asarray(vals, dtype=float)
+        run.series.append(Series(name, name, np.asarray(steps, np.int64), v, "m.csv", np.arange(len(v)) + 2, "line"))
+    return run
+
+
+def test_a_loss_printed_at_sparse_epochs_that_stops_falling_is_a_plateau_and_unfitted_without_a_gap():
+    """Epochs 0-5, then 10, 20, 40 of a 16-unit MLP on CIFAR-100: the loss falls to 3.6 by epoch 4 and moves 3 % over
+    the last 90 % of the steps; train accuracy 0.18 and val loss within 2 % of train's: a model that cannot fit
+    its training data. The same points still falling by a fifth over those steps are no plateau."""
+    steps = [196, 392, 588, 784, 980, 1176, 2156, 4116, 8036]
+    loss = [4.05, 3.79, 3.68, 3.63, 3.60, 3.58, 3.54, 3.51, 3.50]
+    acc = [0.087, 0.133, 0.149, 0.157, 0.162, 0.166, 0.172, 0.178, 0.180]
+    val = [3.88, 3.72, 3.66, 3.63, 3.61, 3.60, 3.58, 3.57, 3.57]
+    k = kinds(_run_at(steps, loss=loss, accuracy=acc, val_loss=val))
+    assert k["plateau"].data["short"] and k["no_gap_unfitted"].data["train_acc"] < 0.2
+    falling = [4.05, 3.79, 3.68, 3.63, 3.60, 3.40, 3.20, 3.00, 2.80]
+    assert "plateau" not in kinds(_run_at(steps, loss=falling, accuracy=acc, val_loss=val))
