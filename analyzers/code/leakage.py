@@ -52,15 +52,16 @@ def check_leakage(f: PyFile) -> list[Finding]:
     return out
 
 
-# Resamplers that copy rows (imblearn's oversamplers and SMOTE family, sklearn's resample with replace=True)
-_OVERSAMPLERS = re.compile(r"fit_resample|fit_sample|^resample$|^upsample")
+# Resamplers that copy rows (imblearn's oversamplers and SMOTE family, sklearn's resample with replace=True), and
+# the user's own helpers that multiply rows (`augment_dataset(X, y, n_copies=5)`: flipped copies of each image)
+_OVERSAMPLERS = re.compile(r"fit_resample|fit_sample|^resample$|^upsample|oversampl|augment", re.I)
 
 
 def _oversampled_before_split(f: PyFile) -> list[Finding]:
-    """Rows oversampled (copied or synthesised from their neighbours) before the train/validation split: copies of
-    one row land on both sides, and validation scores rows training has seen (AUC 0.99 locally, 0.61 on the
-    leaderboard). The resampler's output must reach the split: the split call's first argument is a name the
-    resample call assigned."""
+    """Rows oversampled or augmented (copied, flipped, synthesised from their neighbours) before the train/validation
+    split: copies of one row land on both sides, and validation scores rows training has seen (AUC 0.99 locally,
+    0.61 on the leaderboard). The resampler's output must reach the split: the split call's first argument is a
+    name the resample call assigned."""
     out = []
     for c in f.calls:
         if not _OVERSAMPLERS.search(last(c)):
