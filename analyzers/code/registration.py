@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 from bisect import bisect_right
 
-from mltdbg.analyzers.code.index import CLEAR, MEDIUM, Finding, PyFile, arg, dotted, last, recv, src
+from mltdbg.analyzers.code.index import CLEAR, MEDIUM, Finding, PyFile, arg, const, dotted, last, recv, src
 
 # Layer constructors of torch.nn that hold parameters (a plain list of these is the classic bug).
 _LAYERS = {"Linear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
@@ -111,7 +111,38 @@ def _added_after_optimizer(f: PyFile) -> list[Finding]:
                                    f"{', '.join(sorted(m for m in models if m))}.parameters(): it never updates them",
                                    [(c.lineno, "the optimizer is built here")]))
                 break
-    return out or _added_through_helpers(f)
+    return out or _added_through_helpers(f) or _unfrozen_after_taken(f)
+
+
+_TRAINABLE_LISTS = ("trainable_variables", "trainable_weights")
+
+
+def _unfrozen_after_taken(f: PyFile) -> list[Finding]:
+    """Keras/TF: the trainable variables taken once (`train_vars = model.trainable_variables`), the gradients
+    computed and applied for that list, then layers unfrozen later (`base.trainable = True`) with the list never
+    taken again: the unfrozen weights get no gradient and stay as they were (the fine-tuning phase that changes
+    nothing)."""
+    taken: dict[str, int] = {}
+    for d, v in f.all_assigns():
+        if isinstance(v, ast.Attribute) and v.attr in _TRAINABLE_LISTS:
+            taken.setdefault(d, v.lineno)
+    if not taken:
+        return []
+    used = {d for c in f.calls if last(c) in ("gradient", "apply_gradients")
+            for n in f.subtree(c) if isinstance(n, ast.Name) and (d := n.id) in taken}
+    for n in f.of_type(ast.Assign):
+        if not (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Attribute)
+                and n.targets[0].attr == "trainable" and const(n.value) is True):
+            continue
+        for name in used:
+            line = taken[name]
+            again = [ln for d, v in f.all_assigns() if d == name and (ln := getattr(v, "lineno", 0)) > n.lineno]
+            if line < n.lineno and not again:
+                return [Finding("code:params_added_after_optimizer", CLEAR, n.lineno,
+                                f"{src(n)[:60]} unfreezes layers after `{name}` took the trainable variables (line {line}); "
+                                f"the gradients are computed and applied for `{name}` only, so the unfrozen weights never change",
+                                [(line, f"{name} taken here, once")])]
+    return []
 
 
 def _bound(call: ast.Call, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
