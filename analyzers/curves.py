@@ -1475,6 +1475,11 @@ def resume_jump(s: Series, step: int, q: "Quoter") -> Signal | None:
     return None
 
 
+# A new attempt whose first loss is this many times the earlier attempt's own first loss is another run (a deeper
+# model, another init), posted beside it: no resume of that attempt
+RESTART_OTHER_RUN = 10.0
+
+
 def restart_jump(s: Series, q: Quoter) -> Signal | None:
     """The loss right after the first restart of `s` (its step going back in the artifact's
     order, see ordered) against what the attempt before it logged at the same steps: a resume
@@ -1499,6 +1504,9 @@ def restart_jump(s: Series, q: Quoter) -> Signal | None:
     a = float(v[j])
     if not (b > 0 and a > b * 1.2):
         return None
+    first = v[earlier][np.isfinite(v[earlier])]
+    if len(first) and float(first[0]) > 0 and a >= RESTART_OTHER_RUN * float(first[0]):
+        return None     # (far above where the earlier attempt itself started: another model or setting, not a resume)
     same = "at the same steps" if len(redone) else "before it"
     txt = (f"{s.name} jumps from {_fmt(b)} ({same}, before the restart) to {_fmt(a)} when the steps "
            f"restart at {int(st[k])} (+{(a / b - 1) * 100:.0f}%)")

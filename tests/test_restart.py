@@ -95,3 +95,16 @@ def test_a_resumed_run_that_diverged_after_the_resume_is_not_also_healthy(tmp_pa
     _write(tmp_path / "train.log", rows)
     sig = {x.kind: x for x in analyze(ingest([tmp_path]))}
     assert "divergence" in sig and "healthy" not in sig
+
+
+def test_a_second_run_posted_after_the_first_that_starts_far_above_it_is_no_resume(tmp_path):
+    """A post shows two runs one after the other, depth 2 then depth 12: the second starts at step 0 with a loss of
+    1.1e16, a million-million times where the first run itself started (1.2e4). Another model, not a resume of the
+    first (a resume that lost its weights starts near the first run's own start)."""
+    first = [(0, 1.2284e4), (1, 1.0931e4), (2, 9.8816e3), (3, 8.1e3), (468, 0.891)]
+    second = [(0, 1.1384e16), (1, float("nan")), (2, float("nan"))]
+    _write(tmp_path / "train.log", first + second)
+    assert "loss_jump_at_resume" not in {x.kind for x in analyze(ingest([tmp_path]))}
+    # (a resume that jumps a few times above where it was, as above, is still one)
+    _write(tmp_path / "train.log", first + [(3, 2.4e4), (4, 2.2e4), (5, 2.0e4)])
+    assert "loss_jump_at_resume" in {x.kind for x in analyze(ingest([tmp_path]))}
