@@ -961,7 +961,57 @@ def text_signals(run: Run) -> list[Signal]:
             if art.kind in LOG_KINDS and (sig := nan_at_math_line(art)) is not None:
                 out.append(sig)
                 break
+    for art in run.texts:
+        if art.kind in LOG_KINDS and (sig := metric_disagrees(art)) is not None:
+            out.append(sig)
+            break
     return out
+
+
+# --------------------------------------------------------------------------- one model, two scores
+
+# Two result lines of one evaluation printed the same way ("accuracy: 0.8841   f1: 0.8841" by the old script,
+# "accuracy: 0.8841   f1: 0.7012" by the new one): the same predictions (one metric equal to its last digit) and
+# another metric that moved. Read in the head of a text (a post), on lines of two to six "name: number" pairs.
+_SCORE_PAIR = re.compile(r"\b(acc(?:uracy)?|f1(?:[_-]?(?:score|macro|micro|weighted))?|precision|recall|auc|roc_auc|map(?:50)?"
+                         r"|bleu|rouge\w*|wer|cer|iou|miou|dice|top1|top5|exact_match|em)\s*[:=]\s*(\d*\.\d+|\d+)(%?)", re.I)
+METRIC_PAIR_HEAD = 65536
+METRIC_MOVED = 0.02
+
+
+def metric_disagrees(art: TextArtifact) -> Signal | None:
+    """log:metric_disagrees: two lines scoring one model with the same metrics, where one metric is equal to its
+    last printed digit and another differs by METRIC_MOVED or more: the predictions are the same, so the
+    difference is in how the other metric is computed (its averaging, threshold or ignored labels)."""
+    seen: dict[tuple[str, ...], tuple[int, dict[str, str]]] = {}
+    text = art.text[:METRIC_PAIR_HEAD]
+    for ln_no, line in enumerate(text.split("\n"), start=1):
+        pairs = _SCORE_PAIR.findall(line)
+        if not 2 <= len(pairs) <= 6:
+            continue
+        vals = {k.lower(): v + pct for k, v, pct in pairs}
+        if len(vals) < len(pairs):
+            continue
+        key = tuple(sorted(vals))
+        if key in seen:
+            line0, before = seen[key]
+            same = [k for k in key if before[k] == vals[k]]
+            moved = [k for k in key if k not in same and abs(_score_value(before[k]) - _score_value(vals[k])) >= METRIC_MOVED]
+            if same and moved:
+                k = moved[0]
+                words = (f"{same[0]} is {vals[same[0]]} on both lines while {k} goes from {before[k]} to {vals[k]}: the same "
+                         f"predictions scored two ways (the metric's computation changed)")
+                return Signal("log:metric_disagrees", 0.8, words,
+                              [Evidence(text=f"{k} = {before[k]}", source=art.path, line=line0, quote=art.line(line0).strip()),
+                               Evidence(text=words, source=art.path, line=ln_no, quote=art.line(ln_no).strip())],
+                              {"same": same[0], "moved": k, "before": before[k], "after": vals[k]})
+        else:
+            seen[key] = (ln_no, vals)
+    return None
+
+
+def _score_value(v: str) -> float:
+    return float(v.rstrip("%")) / (100.0 if v.endswith("%") else 1.0)
 
 
 # --------------------------------------------------------------------------- a NaN check's traceback, at a math op

@@ -612,3 +612,13 @@ def test_other_frameworks_messages_are_read_as_their_failure(kind, framework, li
     (tests/framework_messages.tsv; each checked against the framework's source or a pasted log): each one alone,
     as a post's one pasted line, is read as its failure."""
     assert kind in signals(run_of(("err.log", line + "\n"))), (framework, line)
+
+
+def test_one_models_two_scores_with_an_equal_accuracy_and_a_moved_f1_is_a_metric_disagreement():
+    """The old script and the new one on the same checkpoint: accuracy 0.8841 on both lines, f1 0.8841 then 0.7012.
+    Two runs whose accuracy also moved are two models, not one scored two ways."""
+    post = ("$ python legacy/eval.py --ckpt e14\naccuracy: 0.8841   f1: 0.8841\n\n"
+            "$ python eval.py --ckpt e14\naccuracy: 0.8841   f1: 0.7012\n")
+    s = signals(run_of(("q.txt", post)))["log:metric_disagrees"]
+    assert (s.data["same"], s.data["moved"]) == ("accuracy", "f1") and [e.line for e in s.evidence] == [2, 5]
+    assert "log:metric_disagrees" not in signals(run_of(("q.txt", post.replace("0.8841   f1: 0.7012", "0.8012   f1: 0.7012"))))
