@@ -153,7 +153,8 @@ def _scaled_in_place(f: PyFile, name: str) -> bool:
 def check_preprocess_pair(f: PyFile) -> list[Finding]:
     """The first of the pair checks that finds something (one finding a file: each names the same cause)."""
     for check in (_transform_pairs, _array_pairs, _scaler_fit_at_inference, _rescale_vs_preprocess_input,
-                  _preprocess_input_vs_rescale, _bgr_as_rgb, _mapped_scale_then_raw_predict, _sample_rates_differ):
+                  _preprocess_input_vs_rescale, _bgr_as_rgb, _mapped_scale_then_raw_predict, _sample_rates_differ,
+                  _pretrained_fed_unnormalized):
         if got := check(f):
             return got[:1]
     return []
@@ -308,6 +309,30 @@ def _preprocess_input_vs_rescale(f: PyFile) -> list[Finding]:
                                 "training prepares images with preprocess_input, and the image read for prediction here "
                                 "is divided by 255 instead: the model sees inputs on another scale than it learned on",
                                 [(trains[0].lineno, "the training preprocess_input")])]
+    return []
+
+
+# An ImageNet-pretrained image model built here: timm's create_model, torchvision's constructors with weights
+_IMAGE_MODEL = re.compile(r"(?:^|\.)create_model$|^(?:torchvision\.)?models\.\w+$")
+_MEAN_STD = re.compile(r"Normalize|normalize|\bmean\b|\bstd\b|IMAGENET_DEFAULT|imagenet_mean|resolve_data_config|create_transform"
+                       r"|preprocess|processor|transforms\(\)|\.transforms\b", re.I)
+
+
+def _pretrained_fed_unnormalized(f: PyFile) -> list[Finding]:
+    """An ImageNet-trained image model (timm.create_model, a torchvision model) fed images read by hand (cv2.imread,
+    Image.open) and only divided by 255, with no mean/std anywhere in the file: the network learned on inputs
+    normalised by ImageNet's mean and std (timm's train.py and validate.py apply them) and sees a shifted input."""
+    models = [c for c in f.calls if _IMAGE_MODEL.search(dotted(c.func) or "")]
+    if not models or _MEAN_STD.search(re.sub(r"#[^\n]*", "", f.t.text)):      # (the code, not its comments)
+        return []
+    reads = [c for c in f.calls if last(c) in ("imread", "open") and ("cv2" in src(c.func) or "Image" in src(c.func))]
+    for r in reads:
+        for i in range(r.lineno, r.lineno + PREDICT_SCALE_LINES):
+            if _DIV255.search(f.t.line(i) or ""):
+                return [Finding("code:eval_preprocessing_differs", STRONG, i,
+                                f"images read here are only divided by 255 and fed to {src(models[0].func)}(...), a model "
+                                "trained on inputs normalised with ImageNet's mean and std: nothing in this file normalises them",
+                                [(models[0].lineno, "the pretrained model")])]
     return []
 
 
