@@ -898,7 +898,10 @@ PROSE_HEAD = 65536
 
 def _prose_classes(art: TextArtifact, fx: _Facts) -> None:
     """num_classes from a post's words, as a default: any count its code or config names wins."""
-    found = [(m.group(1), m.start()) for m in _PROSE_CLASSES.finditer(art.text, 0, PROSE_HEAD)]
+    head = art.text[:PROSE_HEAD]
+    if "class" not in head and "Class" not in head and "categor" not in head and "CLASS" not in head:
+        return          # (a find in C first: most texts name no class count)
+    found = [(m.group(1), m.start()) for m in _PROSE_CLASSES.finditer(head)]
     if len({int(v) for v, _ in found}) != 1 or int(found[0][0]) < 2:
         return
     line = art.line_of(found[0][1])

@@ -984,9 +984,15 @@ def metric_disagrees(art: TextArtifact) -> Signal | None:
     last printed digit and another differs by METRIC_MOVED or more: the predictions are the same, so the
     difference is in how the other metric is computed (its averaging, threshold or ignored labels)."""
     seen: dict[tuple[str, ...], tuple[int, dict[str, str]]] = {}
-    text = art.text[:METRIC_PAIR_HEAD]
-    for ln_no, line in enumerate(text.split("\n"), start=1):
-        pairs = _SCORE_PAIR.findall(line)
+    # (one search over the head, then the lines that hold two pairs or more: a log of many small files pays one
+    # regex call each, not one a line)
+    found = list(_SCORE_PAIR.finditer(art.text, 0, METRIC_PAIR_HEAD))
+    if len(found) < 4:
+        return None
+    by_line: dict[int, list[tuple[str, str, str]]] = {}
+    for m in found:
+        by_line.setdefault(art.line_of(m.start()), []).append((m.group(1), m.group(2), m.group(3)))
+    for ln_no, pairs in sorted(by_line.items()):
         if not 2 <= len(pairs) <= 6:
             continue
         vals = {k.lower(): v + pct for k, v, pct in pairs}
