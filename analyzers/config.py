@@ -525,8 +525,8 @@ def _code_call(node: ast.Call, fx: _Facts) -> None:
     kw = {k.arg: k.value for k in node.keywords if k.arg}
     # a class count given to any call (timm's create_model / reset_classifier, a from_pretrained head, a model's
     # own constructor): what the model's output layer has
-    for k in ("num_classes", "num_labels", "n_classes"):
-        if k in kw and isinstance(_lit(kw[k]), int) and not isinstance(_lit(kw[k]), bool):
+    for k in ("num_classes", "num_labels", "n_classes"):      # (0: timm's "no head", no class count)
+        if k in kw and isinstance(v := _lit(kw[k]), int) and not isinstance(v, bool) and v >= 2:
             _kw_fact(fx, k, kw[k], kw[k].lineno)
     if name in _FASTAI_FITS and isinstance(node.func, ast.Attribute):
         v = next((kw[k] for k in ("lr_max", "base_lr", "lr") if k in kw), node.args[1] if len(node.args) >= 2 else None)

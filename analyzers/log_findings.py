@@ -68,8 +68,8 @@ def _tensor_type(name: str) -> tuple[str, str]:
     parts = name.split(".")
     last = parts[-1]
     device = parts[-2] if len(parts) >= 2 and parts[-2] != "torch" else "cpu"
-    if last.startswith("MPS"):
-        device, last = "mps", last[3:]
+    if (m := re.match(r"(CUDA|CPU|MPS|XPU|HIP)(?=[A-Z])", last)) is not None:      # CUDABFloat16Type, MPSFloatType
+        device, last = m.group(1).lower(), last[m.end():]
     return device, re.sub(r"(?:Tensor|Type)$", "", last)
 
 # Accelerator memory exhausted, in the wordings of torch (CUDA, HIP, MPS), cuBLAS/cuDNN and TF/XLA;
@@ -81,7 +81,7 @@ CUDA_OOM = _P(r"CUDA out of memory|(?<!Ray)(?<!java\.lang\.)OutOfMemoryError(?!:
               r"|MPS backend out of memory|RESOURCE_EXHAUSTED: Out of memory|OOM when allocating tensor"
               # other frameworks' and runtimes' wordings: TF's BFC allocator, XLA (GPU/TPU), the CUDA driver,
               # PaddlePaddle, MindSpore, MXNet, TensorRT
-              r"|ran out of memory trying to allocate|RESOURCE_EXHAUSTED: Failed to allocate request"
+              r"|ran out of memory trying to allocate(?![^\n]*is not a failure)|RESOURCE_EXHAUSTED: Failed to allocate request"
               r"|RESOURCE_EXHAUSTED:[^\n]{0,60}Ran out of memory in memory space|CUDA_ERROR_OUT_OF_MEMORY"
               r"|Out of memory error on GPU \d+|Memory not enough: current free memory size|memory isn't enough and alloc failed"
               r"|cudaMalloc(?:Async)? failed: out of memory|Requested amount of GPU memory \(\d+ bytes\) could not be allocated"
@@ -976,6 +976,8 @@ def text_signals(run: Run) -> list[Signal]:
 _SCORE_PAIR = re.compile(r"\b(acc(?:uracy)?|f1(?:[_-]?(?:score|macro|micro|weighted))?|precision|recall|auc|roc_auc|map(?:50)?"
                          r"|bleu|rouge\w*|wer|cer|iou|miou|dice|top1|top5|exact_match|em)\s*[:=]\s*(\d*\.\d+|\d+)(%?)", re.I)
 METRIC_PAIR_HEAD = 65536
+# lines of a training log (an epoch's or a step's scores, a class's row of a report) are no two evaluations of one model
+_PROGRESS_WORDS = re.compile(r"\b(?:epoch|ep|step|iter(?:ation)?|batch|class|fold|round)\b", re.I)
 METRIC_MOVED = 0.02
 
 
@@ -993,7 +995,7 @@ def metric_disagrees(art: TextArtifact) -> Signal | None:
     for m in found:
         by_line.setdefault(art.line_of(m.start()), []).append((m.group(1), m.group(2), m.group(3)))
     for ln_no, pairs in sorted(by_line.items()):
-        if not 2 <= len(pairs) <= 6:
+        if not 2 <= len(pairs) <= 6 or _PROGRESS_WORDS.search(art.line(ln_no)):
             continue
         vals = {k.lower(): v + pct for k, v, pct in pairs}
         if len(vals) < len(pairs):
@@ -1001,7 +1003,7 @@ def metric_disagrees(art: TextArtifact) -> Signal | None:
         key = tuple(sorted(vals))
         if key in seen:
             line0, before = seen[key]
-            same = [k for k in key if before[k] == vals[k]]
+            same = [k for k in key if before[k] == vals[k] and len(before[k].rstrip("%").partition(".")[2]) >= 3]
             moved = [k for k in key if k not in same and abs(_score_value(before[k]) - _score_value(vals[k])) >= METRIC_MOVED]
             if same and moved:
                 k = moved[0]
@@ -1028,7 +1030,8 @@ def _score_value(v: str) -> float:
 _NAN_CHECK = re.compile(r"FloatingPointError: invalid value \(nan\) encountered|FloatingPointError: (?:invalid value|divide by zero)"
                         r" encountered in|RuntimeError: Function '\w+' returned nan values")
 _FRAME_LINE = re.compile(r"File \"[^\"\n]+\", line \d+, in [^\n]+\n[ \t]+(?P<code>[^\n]+)")
-_MATH_CALL = re.compile(r"\b(?:log|log1p|log2|log10|sqrt|rsqrt|reciprocal|arccos|arcsin|acos|asin|power|pow)\(")
+_MATH_CALL = re.compile(r"\b(?:torch|jnp|np|numpy|tf|tf\.math|math|F|jax\.numpy|mx\.nd|paddle|ops)\."
+                        r"(?:log|log1p|log2|log10|sqrt|rsqrt|reciprocal|arccos|arcsin|acos|asin|power|pow)\(")
 NAN_FRAME_CHARS = 4000
 
 
@@ -1045,7 +1048,7 @@ def nan_at_math_line(art: TextArtifact) -> Signal | None:
         code = fr.group("code")
         if (op := _MATH_CALL.search(code)) is not None:
             line = art.line_of(fr.start("code"))
-            fn = op.group(0)[:-1]
+            fn = op.group(0)[:-1].rsplit(".", 1)[-1]
             words = f"the NaN check stops in a frame that takes {fn}(): `{code.strip()[:80]}`"
             return Signal("log:anomaly_math", 0.8, words, [Evidence(text=words, source=art.path, line=line,
                                                                     quote=art.line(line).strip())], {"function": fn})
@@ -1148,7 +1151,7 @@ DEAD_LINE_CHARS = 200      # a table row or its header is a short line; longer o
 # ("layer  units  zero for all inputs  mean activation")
 _DEAD_WIDE_ROW = re.compile(r"^[ \t|]*(?P<name>[A-Za-z_][\w.]{0,60}?\d[\w.]{0,20}|[A-Za-z_]\w{0,40}\.[\w.]{1,40})[ \t|]+"
                             r"(?P<units>\d+)[ \t|]+(?P<n>\d+)[ \t]*(?:\([ \t]*\d{1,3}(?:\.\d+)?[ \t]*%[ \t]*\))?"
-                            r"(?:[ \t|]+[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?%?)*[ \t|]*\r?$", re.M)
+                            r"(?:[ \t|]+[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?%?)*[ \t|]*\r?$", re.M)
 _DEAD_WIDE_HEADER = re.compile(r"\b(?:dead|zeros?|inactive|never\s+(?:fire|activ)\w*)\b", re.I)
 
 

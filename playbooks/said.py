@@ -339,8 +339,7 @@ _SAME_PLACE = re.compile(
     r"|\balways\s+(?:at|on|in)\s+(?:the\s+)?(?:same\s+)?(?:iteration|step|batch)\s*\d+"
     r"|\balways\s+(?:at\s+)?(?:ep(?:och)?\s*\d+\s*,?\s+)?(?:iteration|iter|it|step|batch)\s*\d+"
     r"|\b(?:at|around|near)\s+(?:exactly\s+|precisely\s+)?(?:iteration|iter|step|batch)\s*[~#]?\s*\d+[^.;!?\n]{0,20}?"
-    r"\b(?:every|each)\s+(?:single\s+)?(?:time|run)\b"
-    r"|\b(?:regardless\s+of|whatever|independent\s+of|no\s+matter)\s+(?:the\s+|which\s+)?(?:random\s+)?seeds?\b", re.I)
+    r"\b(?:every|each)\s+(?:single\s+)?(?:time|run)\b", re.I)
 _MATH_CALL = re.compile(r"\b(?:torch|tf(?:\.math)?|K|jnp|F)\.(?:log|log2|log10|sqrt|rsqrt|exp|pow)\s*\(")
 _GRAD_LIST = re.compile(r"\bgrad(?:ient)?s?[\s_-]*norms?\b[^.;!?\n\d]{0,40}?"
                         r"((?:\d[\d.]*(?:e[-+]?\d+)?\s*(?:,|->|→|then|to)\s*(?:and\s+)?){2,}\d[\d.]*(?:e[-+]?\d+)?)", re.I)

@@ -1495,3 +1495,13 @@ def test_a_metric_named_before_is_is_read_and_a_last_words_nan_is_not_a_point(tm
     q.parent.mkdir()
     q.write_text("[10:41:36.508034] Loss is nan, stopping training\n")
     assert not [s for s in read(q).series if s.name == "loss"]
+
+
+def test_mindspores_loss_is_nan_at_a_step_is_a_point_of_the_curve(tmp_path):
+    """MindSpore prints "loss is nan" at the step where the run went non-finite: that is a point of the loss curve
+    (the NaN the diagnosis must cite); only "Loss is nan, stopping training" is a message."""
+    p = tmp_path / "train.log"
+    p.write_text("".join(f"epoch: 1 step: {s}, loss is {0.9 - s / 1000:.4f}\n" for s in range(10, 300, 10))
+                 + "epoch: 1 step: 300, loss is nan\n")
+    loss = series(read(p), "loss")
+    assert np.isnan(loss.values[-1]) and loss.steps[-1] == 300

@@ -524,7 +524,6 @@ def test_a_named_lr_beside_a_curve_at_chance_is_chance_under_a_high_lr(tmp_path)
     ("loss goes nan at step ~400 on every run with different seeds too", "said:nan_same_batch"),
     ("loss becomes nan at exactly iteration 137 every single run", "said:nan_same_batch"),
     ("I tried seeds 0/1/42 and the first nan is always ep 0 it 137", "said:nan_same_batch"),
-    ("the loss turns nan at the same point regardless of the seed", "said:nan_same_batch"),
     ("I added loss = ce + 0.1 * torch.log(pred_var). Since then the loss turns nan", "code:unsafe_log"),
     ("I printed the gradient norm: it goes 2.1, 5.7, 40, 900, 1e5, 3e8 and then nan.", "grad_growth"),
 ])

@@ -622,3 +622,20 @@ def test_one_models_two_scores_with_an_equal_accuracy_and_a_moved_f1_is_a_metric
     s = signals(run_of(("q.txt", post)))["log:metric_disagrees"]
     assert (s.data["same"], s.data["moved"]) == ("accuracy", "f1") and [e.line for e in s.evidence] == [2, 5]
     assert "log:metric_disagrees" not in signals(run_of(("q.txt", post.replace("0.8841   f1: 0.7012", "0.8012   f1: 0.7012"))))
+
+
+def test_warnings_and_training_lines_that_look_like_failures_are_not_read_as_them():
+    """TensorFlow's BFC allocator warning that says it is not a failure; two epochs' scores of one training run;
+    a bf16 weight on the GPU beside a float input on the GPU (no device differs); self.log(...) in a NaN traceback."""
+    bfc = ("W tensorflow/core/common_runtime/bfc_allocator.cc:243] Allocator (GPU_0_bfc) ran out of memory trying to "
+           "allocate 2.20GiB with freed_by_count=0. The caller indicates that this is not a failure, but may mean that "
+           "there could be performance gains if more memory were available.\n")
+    assert "log:cuda_oom" not in signals(run_of(("err.log", bfc)))
+    epochs = "epoch 1 acc: 0.5000 f1: 0.3312\nepoch 2 acc: 0.5000 f1: 0.4517\n"
+    assert "log:metric_disagrees" not in signals(run_of(("train.log", epochs)))
+    bf16 = "RuntimeError: Input type (torch.cuda.FloatTensor) and weight type (CUDABFloat16Type) should be the same\n"
+    sig = signals(run_of(("err.log", bf16)))
+    assert "log:dtype_mismatch" in sig and "log:device_mismatch" not in sig
+    tb = ("FloatingPointError: invalid value (nan) encountered in mul\n"
+          '  File "train.py", line 9, in training_step\n    self.log("loss", loss)\n')
+    assert "log:anomaly_math" not in signals(run_of(("q.txt", tb)))

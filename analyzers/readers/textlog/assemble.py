@@ -1050,7 +1050,7 @@ def _segment_steps(S, S_tot, P, P_tot, E, seg_rank, n: int | None = None, ctx: S
             # bars of several totals under one epoch (Lightning's training bar, 68 batches, with its validation
             # bar, 9, in between): the training bar, the total printed most, is the one whose passes are steps
             vals, counts = np.unique(pos, return_counts=True)
-            idx = idx[tots == vals[int(np.argmax(counts))]]
+            idx = idx[tots == vals[np.flatnonzero(counts == counts.max())[-1]]]     # (a tie: the larger total)
             if idx.size < 2:
                 return X
         out = X.copy()

@@ -58,6 +58,7 @@ _WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01234567
 _SPECIAL = (b"nan", b"inf", b"infinity")
 _COPULAS = frozenset((b"is", b"was", b"are", b"were"))
 _COPULA_END = re.compile(rb"(?<![A-Za-z])(?:is|was|are|were)[ \t]*\Z", re.I)
+_STOPPING = re.compile(rb"stop|termin|abort|exit", re.I)
 _CONT = frozenset(b".:/-,")
 _ALPHA = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 
@@ -214,9 +215,10 @@ def read_anchors(b: np.ndarray, masked: Masked, pos: np.ndarray, back: int, fwd:
     for c in range(len(reps)):
         lay = _value_shape(mk[c, back:].tobytes())
         k = _key_shape(mk[c, :back].tobytes()) if lay is not None else (0, 0, 0, False, 0, False)
-        if k[0] and isinstance(lay, dict) and lay["spec"] is not None and _COPULA_END.search(mk[c, :back].tobytes()):
-            # "Loss is nan, stopping training": a run's last words, not a logged point (a value of a curve is
-            # printed as a number; the message itself is the log's finding)
+        if k[0] and isinstance(lay, dict) and lay["spec"] is not None and _COPULA_END.search(mk[c, :back].tobytes()) \
+                and _STOPPING.search(mk[c, back:].tobytes()):
+            # "Loss is nan, stopping training": a run's last words, not a logged point (MindSpore's "loss is nan"
+            # at a step is one, and stays)
             k = (0, 0, 0, False, 0, False)
         kinfo.append(k)
         lays.append(lay)
