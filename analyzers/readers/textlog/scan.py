@@ -59,6 +59,13 @@ _SPECIAL = (b"nan", b"inf", b"infinity")
 _COPULAS = frozenset((b"is", b"was", b"are", b"were"))
 _COPULA_END = re.compile(rb"(?<![A-Za-z])(?:is|was|are|were)[ \t]*\Z", re.I)
 _STOPPING = re.compile(rb"stop|termin|abort|exit", re.I)
+
+
+def _this_line(before: bytes) -> bytes:
+    """The part of the bytes before an anchor on the anchor's own line (a window may reach into the line, or the
+    file, before it: read together or apart, a line reads the same)."""
+    cut = max(before.rfind(b"\n"), before.rfind(b"\r"), before.rfind(b"\x00"))
+    return before[cut + 1:]
 _CONT = frozenset(b".:/-,")
 _ALPHA = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 
@@ -216,9 +223,9 @@ def read_anchors(b: np.ndarray, masked: Masked, pos: np.ndarray, back: int, fwd:
         lay = _value_shape(mk[c, back:].tobytes())
         k = _key_shape(mk[c, :back].tobytes()) if lay is not None else (0, 0, 0, False, 0, False)
         if k[0] and isinstance(lay, dict) and lay["spec"] is not None and _COPULA_END.search(mk[c, :back].tobytes()) \
-                and _STOPPING.search(mk[c, back:].tobytes()):
-            # "Loss is nan, stopping training": a run's last words, not a logged point (MindSpore's "loss is nan"
-            # at a step is one, and stays)
+                and (_STOPPING.search(mk[c, back:].tobytes()) or b"0" not in _this_line(mk[c, :back].tobytes())):
+            # "Loss is nan, stopping training" (a run's last words) or a sentence's "the loss is nan": no logged
+            # point (MindSpore's "step: 300, loss is nan", a step's number right before it, is one, and stays)
             k = (0, 0, 0, False, 0, False)
         kinfo.append(k)
         lays.append(lay)
