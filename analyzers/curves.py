@@ -1224,7 +1224,7 @@ def _huge_start(run: Run, s: Series, q: Quoter) -> list[Signal]:
     vocab = _vocab_size(run) if chance is None else None
     if chance is not None or vocab is not None:
         # (a language model's configured vocabulary V: its untrained cross-entropy sits near ln V)
-        chance = chance if chance is not None else math.log(vocab or 2)
+        chance = chance if chance is not None else math.log(vocab)  # type: ignore[arg-type]
         bar = max(INIT_LOSS_CHANCE_X * chance, chance + INIT_LOSS_CHANCE_PLUS)
         ref = f"ln K = {chance:.3f} is where a standard init starts" if vocab is None else \
             f"ln V = {chance:.3f} (vocab_size {vocab}) is where a standard init starts"
@@ -1475,8 +1475,8 @@ def resume_jump(s: Series, step: int, q: "Quoter") -> Signal | None:
     return None
 
 
-# A new attempt whose first loss is this many times the earlier attempt's own first loss is another run (a deeper
-# model, another init), posted beside it: no resume of that attempt
+# A new attempt whose first loss is this many times the highest the earlier attempt logged is another run (a
+# deeper model, another init), posted beside it: no resume of that attempt
 RESTART_OTHER_RUN = 10.0
 
 
@@ -1504,9 +1504,9 @@ def restart_jump(s: Series, q: Quoter) -> Signal | None:
     a = float(v[j])
     if not (b > 0 and a > b * 1.2):
         return None
-    first = v[earlier][np.isfinite(v[earlier])]
-    if len(first) and float(first[0]) > 0 and a >= RESTART_OTHER_RUN * float(first[0]):
-        return None     # (far above where the earlier attempt itself started: another model or setting, not a resume)
+    seen = v[earlier][np.isfinite(v[earlier])]
+    if len(seen) and float(np.max(seen)) > 0 and a >= RESTART_OTHER_RUN * float(np.max(seen)):
+        return None     # (far above anything the earlier attempt logged: another model or setting, not a resume)
     same = "at the same steps" if len(redone) else "before it"
     txt = (f"{s.name} jumps from {_fmt(b)} ({same}, before the restart) to {_fmt(a)} when the steps "
            f"restart at {int(st[k])} (+{(a / b - 1) * 100:.0f}%)")
@@ -1619,6 +1619,13 @@ def _loss_memorized(run: Run, tr: Series, q: Quoter) -> list[Signal]:
     drops late as the wrong labels are memorised (and validation pays for it). A step decay of the lr
     makes a late drop too: a logged lr that halves from one point to the next before the run's last
     fifth rules it out. The first point is left out: an untrained model's loss falls fast anywhere."""
+    got = _train_accuracy(run, 3)
+    if got is not None:
+        # a logged train accuracy must show the stop too: flat through the first half (a clean run's accuracy
+        # climbs from its start, 0.60 to 0.84 over the same stretch; a noisy set's holds at the clean share)
+        early = got[2][1:max(2, len(got[2]) // 2)]
+        if len(early) < 2 or float(np.ptp(early)) > TRAIN_ACC_FLAT:
+            return []
     fi = np.flatnonzero(np.isfinite(tr.values))[1:]
     tv = tr.values[fi]
     n = len(tv)
@@ -1776,6 +1783,8 @@ SPARSE_FLAT_SPAN = 0.6
 SPARSE_FLAT_MOVE = 0.03
 # ... read only where the printed points are uneven: the widest gap between them this many times the narrowest
 SPARSE_GAP_X = 3.0
+# ... and stuck high: at this share of the first point or more (2.3 to 0.02 by epoch 5 is a run that learned)
+SPARSE_FLAT_LEVEL = 0.3
 
 
 def _sparse_tail_flat(s: Series, pre: np.ndarray) -> int | None:
@@ -1795,7 +1804,8 @@ def _sparse_tail_flat(s: Series, pre: np.ndarray) -> int | None:
         if (st[-1] - st[i]) < SPARSE_FLAT_SPAN * span:
             break
         seg = pre[i:]
-        if float(np.max(seg) - np.min(seg)) <= SPARSE_FLAT_MOVE * float(pre[i]) and float(pre[0]) >= SHORT_FELL * float(pre[i]):
+        if float(np.max(seg) - np.min(seg)) <= SPARSE_FLAT_MOVE * float(pre[i]) and float(pre[0]) >= SHORT_FELL * float(pre[i]) \
+                and float(pre[i]) >= SPARSE_FLAT_LEVEL * float(pre[0]):
             return i
     return None
 
@@ -2045,6 +2055,8 @@ def _no_gap_unfitted(run: Run, q: Quoter) -> list[Signal]:
 # val_unstable: evaluations at least; the share of turns (a rise after a fall or a fall after a rise) among the
 # steps between them; their median step as a share of the median level
 VAL_UNSTABLE_POINTS = 6
+# the validation series read: losses and quality scores, not runtimes or throughputs
+_QUALITY = re.compile(r"loss|acc|dice|iou|f1|auc|map|precision|recall|error|bleu|rouge|wer|cer|psnr|ssim|score|top", re.I)
 VAL_UNSTABLE_TURNS = 0.6
 VAL_UNSTABLE_STEP = 0.25
 
@@ -2056,7 +2068,7 @@ def _val_unstable(run: Run, q: Quoter) -> list[Signal]:
     statistics of two samples, an lr too large for the batch). The validation metric with the widest swings."""
     best = None
     for s in run.series:
-        if not s.name.startswith("val_") or len(s) < VAL_UNSTABLE_POINTS:
+        if not s.name.startswith("val_") or len(s) < VAL_UNSTABLE_POINTS or not _QUALITY.search(s.name):
             continue
         v = s.values[np.isfinite(s.values)]
         if len(v) < VAL_UNSTABLE_POINTS:
@@ -2070,7 +2082,11 @@ def _val_unstable(run: Run, q: Quoter) -> list[Signal]:
         if level <= 0:
             continue
         step = float(np.median(np.abs(d))) / level
-        if turns >= VAL_UNSTABLE_TURNS and step >= VAL_UNSTABLE_STEP and (best is None or step > best[0]):
+        # (against the run's own range too: a converged val loss jittering 0.025-0.039 after falling from 0.7 moves
+        # a third of its level but a fiftieth of its range)
+        of_range = float(np.median(np.abs(d))) / max(float(np.ptp(v)), 1e-12)
+        if turns >= VAL_UNSTABLE_TURNS and step >= VAL_UNSTABLE_STEP and of_range >= VAL_UNSTABLE_STEP \
+                and (best is None or step > best[0]):
             best = (step, turns, s)
     if best is None:
         return []

@@ -928,3 +928,22 @@ def test_a_loss_printed_at_sparse_epochs_that_stops_falling_is_a_plateau_and_unf
     assert k["plateau"].data["short"] and k["no_gap_unfitted"].data["train_acc"] < 0.2
     falling = [4.05, 3.79, 3.68, 3.63, 3.60, 3.40, 3.20, 3.00, 2.80]
     assert "plateau" not in kinds(_run_at(steps, loss=falling, accuracy=acc, val_loss=val))
+
+
+def test_review_cases_of_the_curve_readers_that_are_no_failure():
+    """A converged val loss jittering 0.025-0.039 after falling from 0.7; a validation runtime that varies; a loss
+    at sparse epochs that fell to 1 % of its start; a late train-loss drop beside a logged train accuracy that
+    reaches 1.0 (clean overfitting: no memorisation read from the loss)."""
+    loss = [0.9, 0.5, 0.3, 0.2, 0.15, 0.1, 0.08, 0.06, 0.05, 0.04, 0.035, 0.03]
+    val = [0.7, 0.3, 0.1, 0.05, 0.035, 0.026, 0.038, 0.027, 0.039, 0.025, 0.037, 0.026]
+    k = kinds(_run(loss=loss, val_loss=val))
+    assert "val_unstable" not in k
+    runtime = [21.4, 30.2, 19.8, 33.1, 20.5, 31.9, 19.9, 32.2, 20.1, 30.8, 21.0, 33.0]
+    assert "val_unstable" not in kinds(_run(loss=loss, val_runtime=runtime))
+    steps = [196, 392, 588, 784, 980, 1176, 2156, 4116, 8036]
+    learned = [2.3, 0.4, 0.1, 0.05, 0.03, 0.022, 0.021, 0.021, 0.0205]
+    assert "plateau" not in kinds(_run_at(steps, loss=learned))
+    tr = [1.03, 0.94, 0.90, 0.89, 0.88, 0.87, 0.86, 0.80, 0.74, 0.65, 0.56, 0.49, 0.42, 0.38, 0.35, 0.34]
+    acc = [0.6, 0.65, 0.7, 0.72, 0.74, 0.76, 0.8, 0.84, 0.88, 0.91, 0.94, 0.96, 0.98, 0.99, 1.0, 1.0]
+    vl = [0.83, np.nan, 0.81, np.nan, 0.82, np.nan, 0.86, np.nan, 0.95, np.nan, 1.08, np.nan, 1.22, np.nan, 1.26, np.nan]
+    assert "memorized_after_plateau" not in kinds(_run(loss=tr, accuracy=acc, val_loss=vl))
