@@ -815,3 +815,30 @@ def test_colab_cells_copied_as_text_are_read_as_code(tmp_path):
             "[5]  with torch.no_grad():\n         for _ in range(5):\n             print(model(img).softmax(1))\n\n"
             "     [[0.712 0.288]]\n     [[0.455 0.545]]\n```\n")
     assert "code:no_eval_at_inference" in _kinds_in(tmp_path, "question.txt", post)
+
+
+@pytest.mark.parametrize("name,code", [
+    ("accumulation zeroed at the window's start", "import torch\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+     "for i, (x, y) in enumerate(loader):\n    if i % acc == 0:\n        opt.zero_grad()\n"
+     "    loss = model(x).sum()\n    loss.backward()\n    if (i + 1) % acc == 0:\n        opt.step()\n"),
+    ("zero_grad in both branches", "import torch\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+     "for x, y in loader:\n    if args.set_grads_to_none:\n        opt.zero_grad(set_to_none=True)\n"
+     "    else:\n        opt.zero_grad()\n    loss = model(x).sum()\n    loss.backward()\n    opt.step()\n"),
+    ("an under-sampler before the split", "from imblearn.under_sampling import RandomUnderSampler\n"
+     "X2, y2 = RandomUnderSampler().fit_resample(X, y)\nXtr, Xva, ytr, yva = train_test_split(X2, y2)\n"),
+    ("librosa at the file's own rate", "import librosa\na, _ = librosa.load(p, sr=16000)\nb, sr = librosa.load(q, sr=None)\n"),
+    ("Keras SGD's lr and momentum in their slots", "import tensorflow as tf\nopt = tf.keras.optimizers.SGD(cfg.lr, cfg.momentum)\n"),
+    ("a torchvision net trained from scratch on /255", "import cv2\nimport torch\nimport torchvision\n"
+     "model = torchvision.models.resnet18(weights=None)\nimg = cv2.imread(p)\nx = torch.from_numpy(img).float() / 255.0\n"
+     "print(model(x[None]))\n"),
+    ("trainable variables taken in the step", "import tensorflow as tf\n\n@tf.function\ndef train_step(x, y):\n"
+     "    tvars = model.trainable_variables\n    with tf.GradientTape() as tape:\n        loss = loss_fn(y, model(x))\n"
+     "    opt.apply_gradients(zip(tape.gradient(loss, tvars), tvars))\n\nfor epoch in range(10):\n    if epoch == 5:\n"
+     "        base.trainable = True\n    train_step(x, y)\n"),
+])
+def test_correct_code_the_new_checks_leave_alone(tmp_path, name, code):
+    """Review cases (stop 53): each is correct code one of this stop's checks first read as a bug."""
+    strong = {k for k in _kinds_in(tmp_path, "train.py", code)} & {
+        "code:missing_zero_grad", "code:val_overlaps_train", "code:eval_preprocessing_differs",
+        "code:optimizer_arg_mismatch", "code:params_added_after_optimizer"}
+    assert not strong, (name, strong)

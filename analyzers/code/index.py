@@ -1078,7 +1078,9 @@ def _repl_code(lines: list[str], min_prompts: int = 2) -> list[str] | None:
             # lines indented to the same column, then the cell's output
             prompts += 1
             w = bc.end()
-            body = [ln[w:]] + [x[w:] if not x[:w].strip() else x for x in lines[i + 1:]]
+            nxt = next((j for j in range(i + 1, min(len(lines), i + 1 + CELL_MAX_LINES))
+                        if _BRACKET_CELL.match(lines[j]) or _PROMPT.match(lines[j])), min(len(lines), i + 1 + CELL_MAX_LINES))
+            body = [ln[w:]] + [x[w:] if not x[:w].strip() else x for x in lines[i + 1:nxt]]
             n = _cell_body([""] + body, 1, _BRACKET_CELL) - 1
             out[i:i + n] = body[:n]
             body_to, inside = i + max(n, 1), False
@@ -1104,10 +1106,12 @@ def _repl_code(lines: list[str], min_prompts: int = 2) -> list[str] | None:
             depth += _opened(ln)
         else:
             inside = False
-    return out if prompts >= min_prompts and _parses("\n".join(out)) else None
+    # (cells whose lines parse as no code at all, "[1] https://..." references, are no session: None)
+    return out if prompts >= min_prompts and any(x.strip() for x in out) and _parses("\n".join(out)) else None
 
 
 _BRACKET_CELL = re.compile(r"^\[\d+\][ \t]{1,6}(?=\S)", re.M)
+CELL_MAX_LINES = 300
 
 
 def _cell_body(lines: list[str], start: int, marker: re.Pattern = _PROMPT) -> int:
@@ -1117,9 +1121,10 @@ def _cell_body(lines: list[str], start: int, marker: re.Pattern = _PROMPT) -> in
     end = start
     code: list[str] = []
     j = start
-    while j < len(lines) and not marker.match(lines[j]):
+    stop = min(len(lines), start + CELL_MAX_LINES)      # (a cell's code is parsed chunk by chunk: bounded)
+    while j < stop and not marker.match(lines[j]):
         k = j
-        while k < len(lines) and lines[k].strip() and not marker.match(lines[k]):
+        while k < stop and lines[k].strip() and not marker.match(lines[k]):
             k += 1
         if k > j:
             trial = code + lines[j:k]

@@ -55,6 +55,8 @@ def check_leakage(f: PyFile) -> list[Finding]:
 # Resamplers that copy rows (imblearn's oversamplers and SMOTE family, sklearn's resample with replace=True), and
 # the user's own helpers that multiply rows (`augment_dataset(X, y, n_copies=5)`: flipped copies of each image)
 _OVERSAMPLERS = re.compile(r"fit_resample|fit_sample|^resample$|^upsample|oversampl|augment", re.I)
+# ... not those that drop rows (imblearn's under-samplers, sklearn's resample without replacement)
+_UNDERSAMPLERS = re.compile(r"Under|NearMiss|Tomek|EditedNearest|ClusterCentroids|OneSided|replace\s*=\s*False")
 
 
 def _oversampled_before_split(f: PyFile) -> list[Finding]:
@@ -64,7 +66,7 @@ def _oversampled_before_split(f: PyFile) -> list[Finding]:
     name the resample call assigned."""
     out = []
     for c in f.calls:
-        if not _OVERSAMPLERS.search(last(c)):
+        if not _OVERSAMPLERS.search(last(c)) or _UNDERSAMPLERS.search(src(c)):
             continue
         parent = f.parent.get(c)
         if not isinstance(parent, ast.Assign):

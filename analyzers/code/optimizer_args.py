@@ -88,8 +88,8 @@ def check_optimizer_args(f: PyFile) -> list[Finding]:
             slots = _SLOTS.get(name or "")
             if slots is not None and not (isinstance(c.func, ast.Attribute) and isinstance(c.func.value, ast.Call)):
                 args = args[1:]    # Base.__init__(self, params, ...)
-        elif slots is not None and not f.is_optimizer_ctor(c):
-            continue
+        elif slots is not None and (not f.is_optimizer_ctor(c) or re.search(r"keras|optax|tf\.", dotted(c.func) or "")):
+            continue        # (Keras' and optax's constructors take the lr first: read below)
         if slots is None:
             continue
         out += _mismatches(c, name, slots, args[1:], 2)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 import re
 
-from mltdbg.analyzers.code.index import STRONG, Finding, PyFile, core, dotted, last, src
+from mltdbg.analyzers.code.index import STRONG, Finding, PyFile, const, core, dotted, last, src
 from mltdbg.analyzers.code.input_scaling import IMAGE_READERS, SKLEARN_SCALERS, UINT8_TENSOR_SOURCES
 
 _TRAIN = re.compile(r"train(?:ing)?", re.I)
@@ -313,16 +313,25 @@ def _preprocess_input_vs_rescale(f: PyFile) -> list[Finding]:
 
 
 # An ImageNet-pretrained image model built here: timm's create_model, torchvision's constructors with weights
-_IMAGE_MODEL = re.compile(r"(?:^|\.)create_model$|^(?:torchvision\.)?models\.\w+$")
+_IMAGE_MODEL = re.compile(r"^timm\.create_model$|^(?:torchvision\.)?models\.\w+$")
 _MEAN_STD = re.compile(r"Normalize|normalize|\bmean\b|\bstd\b|IMAGENET_DEFAULT|imagenet_mean|resolve_data_config|create_transform"
                        r"|preprocess|processor|transforms\(\)|\.transforms\b", re.I)
+
+
+def _pretrained(c: ast.Call) -> bool:
+    """timm.create_model(...) (a checkpoint of timm's own training, or its pretrained weights), or a torchvision
+    constructor given weights / pretrained=True (weights=None is a net trained from scratch, on whatever scale)."""
+    kw = {k.arg: k.value for k in c.keywords if k.arg}
+    if "weights" in kw or "pretrained" in kw:
+        return const(kw.get("weights", kw.get("pretrained"))) not in (None, False)
+    return (dotted(c.func) or "").startswith("timm.")
 
 
 def _pretrained_fed_unnormalized(f: PyFile) -> list[Finding]:
     """An ImageNet-trained image model (timm.create_model, a torchvision model) fed images read by hand (cv2.imread,
     Image.open) and only divided by 255, with no mean/std anywhere in the file: the network learned on inputs
     normalised by ImageNet's mean and std (timm's train.py and validate.py apply them) and sees a shifted input."""
-    models = [c for c in f.calls if _IMAGE_MODEL.search(dotted(c.func) or "")]
+    models = [c for c in f.calls if _IMAGE_MODEL.search(dotted(c.func) or "") and _pretrained(c)]
     if not models or _MEAN_STD.search(re.sub(r"#[^\n]*", "", f.t.text)):      # (the code, not its comments)
         return []
     reads = [c for c in f.calls if last(c) in ("imread", "open") and ("cv2" in src(c.func) or "Image" in src(c.func))]
@@ -346,12 +355,12 @@ def _sample_rates_differ(f: PyFile) -> list[Finding]:
     stretches of time and other frequencies, and the model sees spectrograms unlike its training ones."""
     rates: dict[object, ast.Call] = {}
     for c in f.calls_named("load"):
-        if not src(c.func).startswith(("librosa.", "librosa.core.")):
+        if not src(c.func).startswith("librosa."):
             continue
         k = next((kw.value for kw in c.keywords if kw.arg == "sr"), c.args[1] if len(c.args) > 1 else None)
         if k is None:
             sr: object = LIBROSA_DEFAULT_SR
-        elif isinstance(k, ast.Constant):
+        elif isinstance(k, ast.Constant) and k.value is not None:       # (sr=None: the file's own rate, not compared)
             sr = k.value
         else:
             continue        # a rate from a variable: unknown, not compared

@@ -124,7 +124,8 @@ def _unfrozen_after_taken(f: PyFile) -> list[Finding]:
     nothing)."""
     taken: dict[str, int] = {}
     for d, v in f.all_assigns():
-        if isinstance(v, ast.Attribute) and v.attr in _TRAINABLE_LISTS:
+        # (taken at the module's level: a list taken inside the step function is taken again at every call)
+        if isinstance(v, ast.Attribute) and v.attr in _TRAINABLE_LISTS and f.scope_of(v) is f.tree:
             taken.setdefault(d, v.lineno)
     if not taken:
         return []

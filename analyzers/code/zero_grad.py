@@ -98,11 +98,19 @@ def _only_under_if(f: PyFile, zeros: list[ast.AST], loop: ast.AST, step: ast.AST
     """The `if` (inside `loop`) that every zero_grad of the loop sits under while the optimizer step does not:
     an eval block's `if iter_num % eval_interval == 0: ... optimizer.zero_grad()`. (Gradient accumulation puts
     the step under the same `if` as its zero_grad: no finding.)"""
+    node = f.parent.get(step)
+    while node is not None and node is not loop:
+        if isinstance(node, ast.If):
+            return None         # (the step is conditional too: accumulation, whatever its if)
+        node = f.parent.get(node)
     first: ast.If | None = None
     for z in zeros:
         node, cond = f.parent.get(z), None
         while node is not None and node is not loop:
             if isinstance(node, ast.If) and not f.inside(step, node):
+                if any(f.inside(o, node) and any(f.inside(o, e) for e in node.orelse) for o in zeros if o is not z) \
+                        or any(f.inside(z, e) for e in node.orelse) and any(f.inside(o, b) for o in zeros for b in node.body):
+                    return None   # (zero_grad in both branches of an if / else: it runs every iteration)
                 cond = node
             node = f.parent.get(node)
         if cond is None:
