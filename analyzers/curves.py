@@ -1358,8 +1358,9 @@ def _noisy(s: Series, pre: np.ndarray, q: Quoter) -> list[Signal]:
     return out
 
 
-def _num_classes(run: Run) -> int | None:
-    f = run.fact("num_classes")
+def _count_fact(run: Run, name: str) -> int | None:
+    """An integer fact of 2 or more (a class count, a vocabulary size), None otherwise."""
+    f = run.fact(name)
     try:
         k = int(f.value) if f is not None else None
     except (TypeError, ValueError):
@@ -1367,13 +1368,12 @@ def _num_classes(run: Run) -> int | None:
     return k if k and k >= 2 else None
 
 
+def _num_classes(run: Run) -> int | None:
+    return _count_fact(run, "num_classes")
+
+
 def _vocab_size(run: Run) -> int | None:
-    f = run.fact("vocab_size")
-    try:
-        v = int(f.value) if f is not None else None
-    except (TypeError, ValueError):
-        v = None
-    return v if v and v >= 2 else None
+    return _count_fact(run, "vocab_size")
 
 
 def _chance_level(run: Run) -> float | None:

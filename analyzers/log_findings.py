@@ -1161,16 +1161,7 @@ def dead_table(art: TextArtifact) -> Signal | None:
     text = art.text
     if len(text) > DEAD_TABLE_CHARS or not any(w in text for w in ("zero", "dead", "Zero", "Dead", "inactive")):
         return None
-    rows = [(art.line_of(m.start()), m) for m in _DEAD_ROW.finditer(text) if len(m.group(0)) <= DEAD_LINE_CHARS]
-    runs: list[list[tuple[int, re.Match]]] = []
-    for line, m in rows:
-        if runs and line == runs[-1][-1][0] + 1:
-            runs[-1].append((line, m))
-        else:
-            runs.append([(line, m)])
-    for run_ in runs:
-        if len(run_) < 2 or len({m.group("name") for _, m in run_}) < len(run_):
-            continue
+    for run_ in _row_runs(art, _DEAD_ROW):
         first = run_[0][0]
         if not any(_DEAD_HEADER.match(art.line(n)[:DEAD_LINE_CHARS]) for n in range(max(1, first - DEAD_HEADER_LINES), first)):
             continue
@@ -1183,6 +1174,21 @@ def dead_table(art: TextArtifact) -> Signal | None:
     return _dead_wide_table(art)
 
 
+def _row_runs(art: TextArtifact, row: re.Pattern) -> list[list[tuple[int, re.Match]]]:
+    """The runs of consecutive lines `row` matches in a text (two rows at least, each naming another layer), as
+    (1-based line, match) lists: a printed per-layer table."""
+    runs: list[list[tuple[int, re.Match]]] = []
+    for m in row.finditer(art.text):
+        if len(m.group(0)) > DEAD_LINE_CHARS:
+            continue
+        line = art.line_of(m.start())
+        if runs and line == runs[-1][-1][0] + 1:
+            runs[-1].append((line, m))
+        else:
+            runs.append([(line, m)])
+    return [r for r in runs if len(r) >= 2 and len({m.group("name") for _, m in r}) == len(r)]
+
+
 def _dead_signal(art: TextArtifact, share: float, line: int, layer: str, layers: int) -> Signal:
     words = f"a per-layer table says {share:.0%} of {layer}'s units never fire (dead ReLUs)"
     return Signal("dead_units", 0.8, words, [Evidence(text=words, source=art.path, line=line, quote=art.line(line).strip())],
@@ -1192,16 +1198,7 @@ def _dead_signal(art: TextArtifact, share: float, line: int, layer: str, layers:
 def _dead_wide_table(art: TextArtifact) -> Signal | None:
     """dead_units from a table of unit counts and dead counts per layer (_DEAD_WIDE_ROW): two rows at least, under
     a header that names dead or zero units; the largest share, where it is half or more."""
-    rows = [(art.line_of(m.start()), m) for m in _DEAD_WIDE_ROW.finditer(art.text) if len(m.group(0)) <= DEAD_LINE_CHARS]
-    runs: list[list[tuple[int, re.Match]]] = []
-    for line, m in rows:
-        if runs and line == runs[-1][-1][0] + 1:
-            runs[-1].append((line, m))
-        else:
-            runs.append([(line, m)])
-    for run_ in runs:
-        if len(run_) < 2 or len({m.group("name") for _, m in run_}) < len(run_):
-            continue
+    for run_ in _row_runs(art, _DEAD_WIDE_ROW):
         first = run_[0][0]
         if not any(_DEAD_WIDE_HEADER.search(art.line(n)[:DEAD_LINE_CHARS]) for n in range(max(1, first - 2), first)):
             continue
