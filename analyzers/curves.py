@@ -1092,6 +1092,10 @@ def _softmax_floor(run: Run, s: Series, pre: np.ndarray, end_lvl: float, q: Quot
     band = SOFTMAX_FLOOR_BAND if len(pre) >= 100 else SOFTMAX_FLOOR_BAND / 3   # few (epoch-mean) points: closer
     if not floor <= end_lvl <= floor * (1 + band) or float(np.min(pre)) < 0.97 * floor:
         return []
+    got = _train_accuracy(run, 3)
+    if got is not None and float(np.median(got[2][-max(1, len(got[2]) // 5):])) < UNFIT_TRAIN_ACC:
+        return []       # (the floor is where a model that ranks its classes well stops: a train accuracy of 0.39 is
+        # a model that cannot fit, whose loss passes near that level on its way)
     txt = (f"{s.name} flattens at {_fmt(end_lvl)} and never goes below {_fmt(float(np.min(pre)))}: the floor of "
            f"cross-entropy over probabilities for {k} classes is log(e + {k - 1}) - 1 = {floor:.3f}")
     return [Signal("loss_at_softmax_floor", 0.8, txt, [q.ev(s, int(np.argmin(pre)), f"{s.name} at its lowest"),

@@ -947,3 +947,18 @@ def test_review_cases_of_the_curve_readers_that_are_no_failure():
     acc = [0.6, 0.65, 0.7, 0.72, 0.74, 0.76, 0.8, 0.84, 0.88, 0.91, 0.94, 0.96, 0.98, 0.99, 1.0, 1.0]
     vl = [0.83, np.nan, 0.81, np.nan, 0.82, np.nan, 0.86, np.nan, 0.95, np.nan, 1.08, np.nan, 1.22, np.nan, 1.26, np.nan]
     assert "memorized_after_plateau" not in kinds(_run(loss=tr, accuracy=acc, val_loss=vl))
+
+
+def test_a_loss_near_the_double_softmax_floor_beside_a_low_train_accuracy_is_no_floor():
+    """10 classes (a metric's num_classes): a 1.6K-parameter CNN's loss flattens at 1.64, within the band above
+    log(e + 9) - 1 = 1.461, but its train accuracy is 0.39: a model that cannot fit, passing that level, not one
+    whose probabilities went into the loss (that model ranks well: its accuracy is high)."""
+    from mltdbg.analyzers.model import Fact
+    loss = [2.3 - 0.66 * (1 - math.exp(-i / 8)) for i in range(120)]
+    acc = [0.1 + 0.29 * (1 - math.exp(-i / 8)) for i in range(120)]
+    run = _run(loss=loss, accuracy=acc)
+    run.facts.append(Fact(name="num_classes", value=10, source="model.py", line=18))
+    assert "loss_at_softmax_floor" not in kinds(run)
+    run2 = _run(loss=loss, accuracy=[min(0.95, a * 2.4) for a in acc])
+    run2.facts.append(Fact(name="num_classes", value=10, source="model.py", line=18))
+    assert "loss_at_softmax_floor" in kinds(run2)
