@@ -232,7 +232,8 @@ def _curve_signals(run: Run) -> list[Signal]:
         out += _val_acc_gap(run, quote)
     out += _val_vs_train(run, quote)
     out += _val_at_chance(run, quote)
-    out += _val_unstable(run, quote)
+    if not any(x.kind in ("divergence", "nonfinite") for x in out):
+        out += _val_unstable(run, quote)     # (beside a training loss that runs away, validation swings with it)
     if any(x.kind == "plateau" for x in out):
         out += _no_gap_unfitted(run, quote)
     if not any(x.kind == "loss_at_chance" for x in out):
