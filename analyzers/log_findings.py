@@ -975,7 +975,11 @@ def text_signals(run: Run) -> list[Signal]:
 # another metric that moved. Read in the head of a text (a post), on lines of two to six "name: number" pairs.
 _SCORE_PAIR = re.compile(r"\b(acc(?:uracy)?|f1(?:[_-]?(?:score|macro|micro|weighted))?|precision|recall|auc|roc_auc|map(?:50)?"
                          r"|bleu|rouge\w*|wer|cer|iou|miou|dice|top1|top5|exact_match|em)\s*[:=]\s*(\d*\.\d+|\d+)(%?)", re.I)
+_TWO_SCORES = re.compile(_SCORE_PAIR.pattern + r"[^\n]{0,200}?" + _SCORE_PAIR.pattern.replace("(", "(?:").replace("(?:?", "(?"),
+                         re.I)
 METRIC_PAIR_HEAD = 65536
+_SCORE_WORDS = ("acc", "f1", "precision", "recall", "auc", "map", "bleu", "rouge", "wer", "cer", "iou", "dice", "top1",
+                "top5", "exact_match")
 # lines of a training log (an epoch's or a step's scores, a class's row of a report) are no two evaluations of one model
 _PROGRESS_WORDS = re.compile(r"\b(?:epoch|ep|step|iter(?:ation)?|batch|class|fold|round)\b", re.I)
 METRIC_MOVED = 0.02
@@ -988,6 +992,9 @@ def metric_disagrees(art: TextArtifact) -> Signal | None:
     seen: dict[tuple[str, ...], tuple[int, dict[str, str]]] = {}
     # (one search over the head, then the lines that hold two pairs or more: a log of many small files pays one
     # regex call each, not one a line)
+    head = art.text[:METRIC_PAIR_HEAD].lower()
+    if sum(w in head for w in _SCORE_WORDS) < 2 or _TWO_SCORES.search(head) is None:
+        return None     # (two metrics' names somewhere first, by finds in C: most logs stop there)
     found = list(_SCORE_PAIR.finditer(art.text, 0, METRIC_PAIR_HEAD))
     if len(found) < 4:
         return None
