@@ -188,7 +188,7 @@ DETECTORS: list[_Det] = [
                                   r"|The type of data we are trying to retrieve \(\w+\) does not match the type of data"
                                   r"|unexpected datatype TYPE_\w+ for inference input|data-type is '\w+', but model '[^'\n]+' expects"
                                   r"|Cannot set tensor: Got value of type \w+ but expected type|requires arguments to have the same dtypes"
-                                  r"|Mismatched data types: One rank had type"
+                                  r"|Mismatched data types: One rank had type|was expected to be a \w+ tensor but is a \w+ tensor"
                                   r"|Expected \w+ to be of (?:scalar )?type \w+"),
          1.0, lambda m: "incompatible dtypes in one op"),
     # GradScaler refuses gradients of fp16 parameters: the trainable weights were cast to half
@@ -217,6 +217,8 @@ DETECTORS: list[_Det] = [
                                 r"|mismatch between collectives|[Cc]ollective.{0,40}desync"
                                 # JAX's multi-host barrier, TF's collectives
                                 r"|DEADLINE_EXCEEDED: Barrier timed out|Barrier timed out\. Barrier_id|Collective ops is aborted by"
+                                r"|Timed out initializing process group in store based barrier"
+                                r"|BaseCollectiveExecutor::StartAbort DEADLINE_EXCEEDED"
                                 # Horovod's stall inspector (gloo's "Timed out waiting ...ms for recv" is left to the
                                 # cross-rank view, which names the rank that stopped: crossrank.py)
                                 r"|submitted to be reduced, gathered or broadcasted by subset of ranks and are waiting"),
@@ -256,7 +258,9 @@ DETECTORS: list[_Det] = [
                                   # TensorFlow: clip_by_global_norm / check_numerics meeting a NaN gradient or tensor
                                   r"|Found Inf or NaN global norm|Tensor had (?:NaN|Inf) values"
                                   # PaddlePaddle's check_nan_inf, JAX's jax_debug_nans
-                                  r"|There are NAN or INF \(num_nan=|FloatingPointError: invalid value \(nan\) encountered"),
+                                  r"|There are NAN or INF \(num_nan=|FloatingPointError: invalid value \(nan\) encountered"
+                                  # MindSpore's and Keras' TerminateOnNaN, TF Estimator's NanTensorHook
+                                  r"|Invalid loss, terminating training|NanLossDuringTrainingError"),
          0.9, lambda m: "the framework reports the loss (or weights) went non-finite",
          lambda m: {"step": int(m.group(1))} if m.group(1) else {}),
     # torch.distributions refusing a NaN parameter: the network's output (a policy's mean, a VAE's
