@@ -182,8 +182,9 @@ def _curve_signals(run: Run) -> list[Signal]:
     quote = Quoter(run)
     loss = primary(run, "loss")
     if loss is None:
-        # A run may only log eval loss (or a single loss under another name): use it.
-        loss = run.metric("val_loss")
+        # A run may only log eval loss (or a single loss under another name): use it; or only the terms of its
+        # training loss, on the same rows (YOLO's box/cls/dfl, detectron2's loss_*): their sum is the total
+        loss = run.metric("val_loss") or _summed_terms(run)
     g, lr = primary(run, "grad_norm"), run.metric("lr")
 
     def grad_and_lr() -> tuple[list[Signal], list[Signal]]:
@@ -224,7 +225,7 @@ def _curve_signals(run: Run) -> list[Signal]:
     val = run.metric("val_loss")
     if loss is not None and val is not None and val is not loss and len(val) >= 3:
         out += _train_val(run, *_on_train_axis(ordered(loss), ordered(val)), quote)
-    elif loss is None and val is None:
+    elif val is None and (loss is None or _SUMMED in loss.raw_name):
         out += _term_train_val(run, quote)
     if loss is not None and val is not None and val is not loss:
         out += _val_nonfinite_only(ordered(loss), ordered(val), quote)
@@ -388,6 +389,27 @@ def without_healthy(signals: list[Signal], beside: frozenset[str] | set[str] = N
 
 
 # ---------------------------------------------------------------- helpers
+
+_SUMMED = " + "      # the raw name of a total summed from its terms (_summed_terms)
+_ADVERSARIAL = re.compile(r"(?:^|_)(?:g|d|gen|disc|generator|discriminator|adv|critic)(?:_|$)", re.I)
+
+
+def _summed_terms(run: Run) -> Series | None:
+    """The total of a loss printed only as its terms: two or more training-loss terms logged on the same rows (same
+    file, same steps, same lines), none of them a GAN's generator or discriminator loss (those pull against each
+    other: their sum is no curve). Cited at the first term's lines."""
+    terms = [x for x in loss_terms(run) if len(x) >= 3]
+    if len(terms) < 2 or any(_ADVERSARIAL.search(x.raw_name or x.name) for x in terms):
+        return None
+    first = terms[0]
+    same = [x for x in terms if x.source == first.source and len(x) == len(first) and np.array_equal(x.steps, first.steps)
+            and np.array_equal(x.locs, first.locs)]
+    if len(same) < 2:
+        return None
+    total = np.sum([x.values for x in same], axis=0)
+    return Series("loss", _SUMMED.join(x.raw_name or x.name for x in same), first.steps, total, first.source, first.locs,
+                  first.loc_kind, first.step_is_index)
+
 
 def loss_terms(run: Run) -> list[Series]:
     """The training loss and the terms of a multi-term loss (`contrastive_loss`, a GAN's `g_loss`),
@@ -1208,8 +1230,8 @@ def _huge_start(run: Run, s: Series, q: Quoter) -> list[Signal]:
     """loss_huge_at_start: the first logged loss far above where a standard init puts it (ln K),
     or non-finite at the very first point."""
     v = s.values
-    if len(v) < 4:
-        return []
+    if len(v) < 4 or _SUMMED in s.raw_name:
+        return []       # (a sum of a detector's terms is no cross-entropy: ln K says nothing of its start)
     if not np.isfinite(v[0]):
         txt = f"{s.name} is {value_for_json(v[0])} at the first logged step {int(s.steps[0])}"
         out = [Signal("loss_huge_at_start", 0.8, txt, [q.ev(s, 0, txt)], {"first": value_for_json(v[0]), "nonfinite": True})]

@@ -962,3 +962,16 @@ def test_a_loss_near_the_double_softmax_floor_beside_a_low_train_accuracy_is_no_
     run2 = _run(loss=loss, accuracy=[min(0.95, a * 2.4) for a in acc])
     run2.facts.append(Fact(name="num_classes", value=10, source="model.py", line=18))
     assert "loss_at_softmax_floor" in kinds(run2)
+
+
+def test_a_loss_printed_only_as_its_terms_is_read_as_their_sum():
+    """YOLO's box/cls/dfl losses on the same rows, flat over 50 epochs (2.874 / 5.417 / 1.962 to 2.872 / 5.413 /
+    1.961): their sum is the training loss, and it is a plateau. No ln K is read for that sum's start; a GAN's
+    g_loss and d_loss (which pull against each other) are not summed."""
+    steps = [1, 2, 3, 50]
+    run = _run_at(steps, box_loss=[2.874, 2.869, 2.881, 2.872], cls_loss=[5.417, 5.409, 5.421, 5.413],
+                  dfl_loss=[1.962, 1.958, 1.966, 1.961])
+    k = kinds(run)
+    assert "plateau" in k and "loss_huge_at_start" not in k
+    gan = _run_at(steps, g_loss=[2.0, 3.0, 1.0, 4.0], d_loss=[0.5, 0.2, 0.9, 0.1])
+    assert "plateau" not in kinds(gan) and "divergence" not in kinds(gan)
