@@ -198,6 +198,9 @@ def _summary_counts(path: str, text: str, transposed: Callable[[], list | None])
 # largest at least SPREAD_MIN_STD (income in yen beside a 0-1 ratio): features in their raw units
 SPREAD_RATIO = 1e3
 SPREAD_MIN_STD = 100.0
+# a summary's header naming its columns, std among them, and nothing else on the line ("  mean  std  min  max")
+_STD_HEAD = re.compile(r"^[ \t]*(?:(?:count|mean|min|max|25%|50%|75%|median)[ \t]+)*std(?:[ \t]+(?:count|mean|min|max|25%|50%|75%|median))*[ \t]*\r?$",
+                       re.M)
 _STD_ROW = re.compile(r"\nstd((?:[ \t]+[-+]?[\d.]+(?:e[-+]?\d+)?)+)[ \t]*\r?(?=\n|$)")
 
 
@@ -227,6 +230,21 @@ def _scale_spread(path: str, text: str, transposed: Callable[[], list | None]) -
                 break
             if not line:
                 line, quote = ln, row
+    elif (h := _STD_HEAD.search(text)) is not None:
+        # describe().T with a subset of its columns ('[["mean", "std", "min", "max"]]'): std where the header says
+        names = h.group(0).split()
+        k = names.index("std")
+        line0 = text.count("\n", 0, h.start()) + 1
+        for j, row in enumerate(_lines_after(text, h.start())):
+            parts = row.split()
+            if len(parts) != len(names) + 1 or _number(parts[0]):
+                break
+            try:
+                stds.append((parts[0], float(parts[k + 1])))
+            except ValueError:
+                break
+            if not line:
+                line, quote = line0 + 1 + j, row
     pos = [(n, v) for n, v in stds if v > 0]
     if len(pos) < 2:
         return None

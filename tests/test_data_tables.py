@@ -187,7 +187,8 @@ def test_a_printed_describe_whose_columns_differ_in_scale_a_thousandfold_is_scal
     df = pd.DataFrame({"income": rng.normal(4.8e6, 2e6, 300), "age": rng.normal(41, 12, 300),
                        "dti": rng.uniform(0, 1, 300)})
     for name, shown in (("rows", df.describe().loc[["mean", "std", "min", "max"]].to_string()),
-                        ("T", df.describe().T.to_string())):
+                        ("T", df.describe().T.to_string()),
+                        ("T, some columns", df.describe().T[["mean", "std", "min", "max"]].to_string())):
         (tmp_path / "output.txt").write_text(">>> df.describe()\n" + shown + "\n")
         s = {x.kind: x for x in analyze(ingest([tmp_path]))}.get("data:scale_spread")
         assert s is not None and s.data["largest"] == "income" and s.data["smallest"] == "dti", name
