@@ -977,10 +977,11 @@ def text_signals(run: Run) -> list[Signal]:
 # Two result lines of one evaluation printed the same way ("accuracy: 0.8841   f1: 0.8841" by the old script,
 # "accuracy: 0.8841   f1: 0.7012" by the new one): the same predictions (one metric equal to its last digit) and
 # another metric that moved. Read in the head of a text (a post), on lines of two to six "name: number" pairs.
-_SCORE_PAIR = re.compile(r"\b(acc(?:uracy)?|f1(?:[_-]?(?:score|macro|micro|weighted))?|precision|recall|auc|roc_auc|map(?:50)?"
-                         r"|bleu|rouge\w*|wer|cer|iou|miou|dice|top1|top5|exact_match|em)\s*[:=]\s*(\d*\.\d+|\d+)(%?)", re.I)
-_TWO_SCORES = re.compile(_SCORE_PAIR.pattern + r"[^\n]{0,200}?" + _SCORE_PAIR.pattern.replace("(", "(?:").replace("(?:?", "(?"),
-                         re.I)
+_SCORE_NAME = (r"acc(?:uracy)?|f1(?:[_-]?(?:score|macro|micro|weighted))?|precision|recall|auc|roc_auc|map(?:50)?"
+               r"|bleu|rouge\w*|wer|cer|iou|miou|dice|top1|top5|exact_match|em")
+_SCORE_VALUE = r"\s*[:=]\s*(?:\d*\.\d+|\d+)"
+_SCORE_PAIR = re.compile(rf"\b({_SCORE_NAME})\s*[:=]\s*(\d*\.\d+|\d+)(%?)", re.I)
+_TWO_SCORES = re.compile(rf"\b(?:{_SCORE_NAME}){_SCORE_VALUE}[^\n]{{0,200}}?\b(?:{_SCORE_NAME}){_SCORE_VALUE}", re.I)
 METRIC_PAIR_HEAD = 65536
 _SCORE_WORDS = ("acc", "f1", "precision", "recall", "auc", "map", "bleu", "rouge", "wer", "cer", "iou", "dice", "top1",
                 "top5", "exact_match")
