@@ -161,6 +161,9 @@ def check_preprocess_pair(f: PyFile) -> list[Finding]:
 
 
 PREDICT_READ_LINES = 40
+# An image read on its way to predict(), and a division by 255 on that way
+_PREDICT_READERS = ("img_to_array", "load_img", "imread", "decode_image", "decode_jpeg")
+_DIV255 = re.compile(r"/\s*255(?:\.0*)?(?![\d.])")
 _SCALE_TEXT = re.compile(r"/\s*255|\*\s*\(?1\.?0?\s*/\s*255|Rescaling|Normali[sz]ation|preprocess_input|normali[sz]e|standardi[sz]e")
 
 
@@ -173,13 +176,13 @@ def _mapped_scale_then_raw_predict(f: PyFile) -> list[Finding]:
     for c in f.calls_named("map"):
         if c.args and isinstance(c.args[0], ast.Lambda):
             body = src(c.args[0].body)
-            if re.search(r"/\s*255", body) or any(re.search(rf"\b{re.escape(r)}\(", body) for r in rescalers):
+            if _DIV255.search(body) or any(re.search(rf"\b{re.escape(r)}\(", body) for r in rescalers):
                 mapped = c
                 break
     if mapped is None:
         return []
     reads_by: dict[int, list[ast.Call]] = {}        # image reads per scope, gathered once
-    for r in f.calls_named("img_to_array", "load_img", "imread", "decode_image", "decode_jpeg"):
+    for r in f.calls_named(*_PREDICT_READERS):
         reads_by.setdefault(id(f.scope_of(r)), []).append(r)
     for c in f.calls_named("predict", "predict_on_batch"):
         if c.lineno < mapped.lineno:
@@ -283,8 +286,13 @@ def _rescale_vs_preprocess_input(f: PyFile) -> list[Finding]:
     return []
 
 
-_DIV255 = re.compile(r"/\s*255(?:\.0*)?(?![\d.])")
 PREDICT_SCALE_LINES = 6
+
+
+def _div255_after(f: PyFile, read: ast.Call) -> int | None:
+    """The line, within PREDICT_SCALE_LINES of an image read, that divides by 255 (the image's way to the model)."""
+    return next((i for i in range(read.lineno, read.lineno + PREDICT_SCALE_LINES) if _DIV255.search(f.t.line(i) or "")),
+                None)
 
 
 def _preprocess_input_vs_rescale(f: PyFile) -> list[Finding]:
@@ -297,18 +305,14 @@ def _preprocess_input_vs_rescale(f: PyFile) -> list[Finding]:
     trains += [c for c in f.calls_named("map") if c.args and "preprocess_input" in src(c.args[0])]
     if not trains or not f.calls_named("predict", "predict_on_batch"):
         return []
-    for r in f.calls_named("img_to_array", "load_img", "imread", "decode_image", "decode_jpeg"):
-        if r.lineno < trains[0].lineno:
+    for r in f.calls_named(*_PREDICT_READERS):
+        if r.lineno < trains[0].lineno or any(last(c) == "preprocess_input" for c in f.calls_in(f.scope_of(r))):
             continue
-        scope = f.scope_of(r)
-        if any(last(c) == "preprocess_input" for c in f.calls_in(scope)):
-            continue
-        for i in range(r.lineno, r.lineno + PREDICT_SCALE_LINES):
-            if _DIV255.search(f.t.line(i) or ""):
-                return [Finding("code:eval_preprocessing_differs", STRONG, i,
-                                "training prepares images with preprocess_input, and the image read for prediction here "
-                                "is divided by 255 instead: the model sees inputs on another scale than it learned on",
-                                [(trains[0].lineno, "the training preprocess_input")])]
+        if (i := _div255_after(f, r)) is not None:
+            return [Finding("code:eval_preprocessing_differs", STRONG, i,
+                            "training prepares images with preprocess_input, and the image read for prediction here "
+                            "is divided by 255 instead: the model sees inputs on another scale than it learned on",
+                            [(trains[0].lineno, "the training preprocess_input")])]
     return []
 
 
@@ -336,12 +340,11 @@ def _pretrained_fed_unnormalized(f: PyFile) -> list[Finding]:
         return []
     reads = [c for c in f.calls if last(c) in ("imread", "open") and ("cv2" in src(c.func) or "Image" in src(c.func))]
     for r in reads:
-        for i in range(r.lineno, r.lineno + PREDICT_SCALE_LINES):
-            if _DIV255.search(f.t.line(i) or ""):
-                return [Finding("code:eval_preprocessing_differs", STRONG, i,
-                                f"images read here are only divided by 255 and fed to {src(models[0].func)}(...), a model "
-                                "trained on inputs normalised with ImageNet's mean and std: nothing in this file normalises them",
-                                [(models[0].lineno, "the pretrained model")])]
+        if (i := _div255_after(f, r)) is not None:
+            return [Finding("code:eval_preprocessing_differs", STRONG, i,
+                            f"images read here are only divided by 255 and fed to {src(models[0].func)}(...), a model "
+                            "trained on inputs normalised with ImageNet's mean and std: nothing in this file normalises them",
+                            [(models[0].lineno, "the pretrained model")])]
     return []
 
 
@@ -369,7 +372,7 @@ def _sample_rates_differ(f: PyFile) -> list[Finding]:
         return []
     (a, ca), (b, cb) = sorted(rates.items(), key=lambda kv: kv[1].lineno)[:2]
     def say(v: object) -> str:
-        return "its own rate (sr=None)" if v is None else f"{v} Hz" + (" (the default)" if v == LIBROSA_DEFAULT_SR else "")
+        return f"{v} Hz" + (" (the default)" if v == LIBROSA_DEFAULT_SR else "")
     return [Finding("code:eval_preprocessing_differs", STRONG, cb.lineno,
                     f"audio is loaded at {say(a)} here and at {say(b)} there: the same n_fft and hop cover other "
                     "times and frequencies, so the features differ from the ones the model learned on",
