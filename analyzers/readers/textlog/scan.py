@@ -57,8 +57,11 @@ _RANK = re.compile(rb"\[?(?:[rR][aA][nN][kK]|[dD][eE][fF][aA][uU][lL][tT])[ \t]?
 _WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 _SPECIAL = (b"nan", b"inf", b"infinity")
 _COPULAS = frozenset((b"is", b"was", b"are", b"were"))
-_COPULA_END = re.compile(rb"(?<![A-Za-z])(?:is|was|are|were)[ \t]*\Z", re.I)
+_COPULA_END = re.compile(rb"(?<![A-Za-z])(?:" + b"|".join(sorted(_COPULAS)) + rb")[ \t]*\Z", re.I)
 _STOPPING = re.compile(rb"stop|termin|abort|exit", re.I)
+_CONT = frozenset(b".:/-,")
+_ALPHA = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
+
 
 
 def _this_line(before: bytes) -> bytes:
@@ -66,9 +69,6 @@ def _this_line(before: bytes) -> bytes:
     file, before it: read together or apart, a line reads the same)."""
     cut = max(before.rfind(b"\n"), before.rfind(b"\r"), before.rfind(b"\x00"))
     return before[cut + 1:]
-_CONT = frozenset(b".:/-,")
-_ALPHA = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
-
 
 # What a metric was measured on, named last: "Accuracy of the network on the 10000 test images: 54 %"
 # (the PyTorch tutorials' line). The key is then the whole phrase from the metric's name (_METRIC_ON);
@@ -220,10 +220,11 @@ def read_anchors(b: np.ndarray, masked: Masked, pos: np.ndarray, back: int, fwd:
     # read each distinct shape once
     kinfo, lays, status = [], [], np.zeros(len(reps), np.int8)  # 0 no, 1 yes, 2 read again
     for c in range(len(reps)):
-        lay = _value_shape(mk[c, back:].tobytes())
-        k = _key_shape(mk[c, :back].tobytes()) if lay is not None else (0, 0, 0, False, 0, False)
-        if k[0] and isinstance(lay, dict) and lay["spec"] is not None and _COPULA_END.search(mk[c, :back].tobytes()) \
-                and (_STOPPING.search(mk[c, back:].tobytes()) or b"0" not in _this_line(mk[c, :back].tobytes())):
+        before, after = mk[c, :back].tobytes(), mk[c, back:].tobytes()
+        lay = _value_shape(after)
+        k = _key_shape(before) if lay is not None else (0, 0, 0, False, 0, False)
+        if k[0] and isinstance(lay, dict) and lay["spec"] is not None and _COPULA_END.search(before) \
+                and (_STOPPING.search(after) or b"0" not in _this_line(before)):
             # "Loss is nan, stopping training" (a run's last words) or a sentence's "the loss is nan": no logged
             # point (MindSpore's "step: 300, loss is nan", a step's number right before it, is one, and stays)
             k = (0, 0, 0, False, 0, False)
