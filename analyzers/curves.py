@@ -2724,12 +2724,13 @@ def _optimizer(run: Run) -> str:
     return str(f.value).lower() if f is not None and f.value else ""
 
 
-def _fine_tuning(run: Run) -> bool:
+def _fine_tuning(run: Run, adapters: bool | None = None) -> bool:
     """The code (or a post's snippet) loads a pretrained model and trains all of it (no LoRA/adapters in sight); or a launch
     command or config hands an HF script a pretrained checkpoint (`--model_name_or_path bert-base-uncased`);
     or the log's head says transformers loaded one ("Some weights of BertForSequenceClassification were not
-    initialized from the model checkpoint at bert-base-uncased"); and nothing mentions adapters."""
-    if _uses_adapters(run):
+    initialized from the model checkpoint at bert-base-uncased"); and nothing mentions adapters (`adapters`: that
+    answer, where the caller has it)."""
+    if _uses_adapters(run) if adapters is None else adapters:
         return False
     code = [t.text for t in run.texts if t.kind == "code"]
     # (a post quotes its code: `BertForSequenceClassification.from_pretrained(...)` in a question's snippet)
@@ -2791,10 +2792,11 @@ def _lr_signals(run: Run, lr: Series | None, q: Quoter) -> list[Signal]:
     opt = _optimizer(run)
     sgd = "sgd" in opt or "momentum" in opt
     high = SGD_LR_HIGH if sgd else ADAM_LR_HIGH
-    fine_tuning = not sgd and _fine_tuning(run)
+    adapters = _uses_adapters(run)
+    fine_tuning = not sgd and _fine_tuning(run, adapters)
     if fine_tuning and "adam" in opt:
         high = FINETUNE_LR_HIGH
-    elif "adam" in opt and (is_transformerish(run.facts) or _pretrained_lm_named(run)) and not _uses_adapters(run):
+    elif "adam" in opt and not adapters and (is_transformerish(run.facts) or _pretrained_lm_named(run)):
         high = TRANSFORMER_LR_HIGH
     gain, opt_named = _momentum_gain(run, opt, sgd)
     if fine_tuning:

@@ -193,7 +193,7 @@ def _statement(s: str) -> int:
             return 0
         else:
             kinds.append(2 if any(isinstance(n, ast.Call) for n in ast.walk(node)) else 1)
-    return max(kinds, default=0)
+    return max(kinds)      # (the body is not empty: checked above)
 
 
 def quoted_code(lines: list[str]) -> list[range]:
