@@ -1042,7 +1042,7 @@ def _score_value(v: str) -> float:
 _NAN_CHECK = re.compile(r"FloatingPointError: invalid value \(nan\) encountered|FloatingPointError: (?:invalid value|divide by zero)"
                         r" encountered in|RuntimeError: Function '\w+' returned nan values")
 _FRAME_LINE = re.compile(r"File \"[^\"\n]+\", line \d+, in [^\n]+\n[ \t]+(?P<code>[^\n]+)")
-_MATH_CALL = re.compile(r"\b(?:torch|jnp|np|numpy|tf|tf\.math|math|F|jax\.numpy|mx\.nd|paddle|ops)\."
+_FRAME_MATH_CALL = re.compile(r"\b(?:torch|jnp|np|numpy|tf|tf\.math|math|F|jax\.numpy|mx\.nd|paddle|ops)\."
                         r"(?:log|log1p|log2|log10|sqrt|rsqrt|reciprocal|arccos|arcsin|acos|asin|power|pow)\(")
 NAN_FRAME_CHARS = 4000
 
@@ -1052,13 +1052,15 @@ def nan_at_math_line(art: TextArtifact) -> Signal | None:
     reciprocal (see _NAN_CHECK): `return -jnp.mean(y * jnp.log(p) + ...)` under "FloatingPointError: invalid
     value (nan) encountered in mul"."""
     text = art.text
+    if "FloatingPointError" not in text and "returned nan values" not in text:
+        return None     # (what _NAN_CHECK needs, by finds in C: most logs stop here)
     m = _NAN_CHECK.search(text)
     if m is None:
         return None
     lo, hi = max(0, m.start() - NAN_FRAME_CHARS), min(len(text), m.end() + NAN_FRAME_CHARS)
     for fr in _FRAME_LINE.finditer(text, lo, hi):
         code = fr.group("code")
-        if (op := _MATH_CALL.search(code)) is not None:
+        if (op := _FRAME_MATH_CALL.search(code)) is not None:
             line = art.line_of(fr.start("code"))
             fn = op.group(0)[:-1].rsplit(".", 1)[-1]
             words = f"the NaN check stops in a frame that takes {fn}(): `{code.strip()[:80]}`"
