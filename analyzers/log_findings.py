@@ -1155,18 +1155,21 @@ def printed_input_stats(art: TextArtifact) -> Signal | None:
 # are zero for EVERY sample", "dead ReLU share per layer"). Read in texts up to DEAD_TABLE_CHARS.
 DEAD_TABLE_CHARS = 200_000
 DEAD_HEADER_LINES = 8
-_DEAD_HEADER = re.compile(r"^(?=[^\n]*\b(?:dead|zeros?|inactive|never\s+(?:fire|activ)\w*)\b)"
+# the words a dead-unit table's header uses, and a layer's name in its rows (conv1, relu_2, encoder.layer.3)
+_DEAD_WORDS = r"\b(?:dead|zeros?|inactive|never\s+(?:fire|activ)\w*)\b"
+_LAYER_NAME = r"(?P<name>[A-Za-z_][\w.]{0,60}?\d[\w.]{0,20}|[A-Za-z_]\w{0,40}\.[\w.]{1,40})"
+_DEAD_HEADER = re.compile(rf"^(?=[^\n]*{_DEAD_WORDS})"
                           r"(?=[^\n]*(?:fraction|share|ratio|proportion|percent|%|rate))", re.I)
-_DEAD_ROW = re.compile(r"^[ \t|]*(?P<name>[A-Za-z_][\w.]{0,60}?\d[\w.]{0,20}|[A-Za-z_]\w{0,40}\.[\w.]{1,40})[ \t]*[:=|]?[ \t]*"
+_DEAD_ROW = re.compile(rf"^[ \t|]*{_LAYER_NAME}[ \t]*[:=|]?[ \t]*"
                        r"(?P<v>0?\.\d+|1\.0*|[01]|\d{1,3}(?:\.\d+)?[ \t]*%)[ \t]*\|?[ \t]*\r?$", re.M)
 DEAD_LINE_CHARS = 200      # a table row or its header is a short line; longer ones are not tried
 # ... or a wider table, a row per layer with its unit count and how many of them are dead (a share in brackets and
 # other columns may follow): "relu_1   256   249 (97.3%)   0.0041", under a header that names dead or zero units
 # ("layer  units  zero for all inputs  mean activation")
-_DEAD_WIDE_ROW = re.compile(r"^[ \t|]*(?P<name>[A-Za-z_][\w.]{0,60}?\d[\w.]{0,20}|[A-Za-z_]\w{0,40}\.[\w.]{1,40})[ \t|]+"
+_DEAD_WIDE_ROW = re.compile(rf"^[ \t|]*{_LAYER_NAME}[ \t|]+"
                             r"(?P<units>\d+)[ \t|]+(?P<n>\d+)[ \t]*(?:\([ \t]*\d{1,3}(?:\.\d+)?[ \t]*%[ \t]*\))?"
                             r"(?:[ \t|]+[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?%?)*[ \t|]*\r?$", re.M)
-_DEAD_WIDE_HEADER = re.compile(r"\b(?:dead|zeros?|inactive|never\s+(?:fire|activ)\w*)\b", re.I)
+_DEAD_WIDE_HEADER = re.compile(_DEAD_WORDS, re.I)
 
 
 def dead_table(art: TextArtifact) -> Signal | None:
