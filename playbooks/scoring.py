@@ -332,8 +332,12 @@ SEPARATING_MIN = 0.3
 # Signals that show a confusable group's shared symptom (taxonomy.yaml's `confusable`): they say the
 # group is in play, never which member, however the fitted weights lean. A train/val gap at the end
 # (one epoch line) is what every member of train_val_gap shows; overfitting's separating evidence is
-# the trajectory (val falling, then rising: train_val_divergence).
-GROUP_SYMPTOMS = {"train_val_gap": frozenset({"train_val_gap_end"}), "flat_loss_at_chance": frozenset({"loss_at_chance"})}
+# the trajectory (val falling, then rising: train_val_divergence). Validation near perfect from the start is
+# "too good to be true": a leak most often, but a metric that compares the targets with themselves or targets
+# that are all one class draw the same curve; only the leak itself (an overlap found in the code, the target
+# among the features, the probe's hash check) makes data_leakage a finding, whatever weight a refit gives the curve.
+GROUP_SYMPTOMS = {"train_val_gap": frozenset({"train_val_gap_end", "val_near_perfect"}),
+                  "flat_loss_at_chance": frozenset({"loss_at_chance"})}
 
 
 @lru_cache(maxsize=1)
