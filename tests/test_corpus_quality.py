@@ -7,7 +7,8 @@ engine that never learned from them and are often harder than the older ones, so
 the part's numbers with no change to the engine (batch 27: 0.559 / 0.754 -> 0.550 / 0.747); the
 floors then move down with the data (the new cases, and the refit on the tune part that the fixed
 procedure makes with them: batch 42, 0.539 -> 0.533 from its 21 held-aside cases, 0.533 -> 0.526 after
-its refit), never to cover a change to the engine's rules or readings."""
+its refit; batch 52, 0.542 -> 0.535 from its 42 held-aside cases, 0.535 -> 0.522 after its refit), never to
+cover a change to the engine's rules or readings."""
 import sys
 from pathlib import Path
 
@@ -37,7 +38,7 @@ def test_tune_part_floor(results):
 
 def test_held_aside_part_floor(results):
     r = results["corpus-heldaside"]
-    assert r["top1"] >= 0.52 and r["top3"] >= 0.72
+    assert r["top1"] >= 0.51 and r["top3"] >= 0.71
 
 
 def test_confident_answers_are_mostly_right(results):
