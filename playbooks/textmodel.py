@@ -81,10 +81,13 @@ def tokens(text: str) -> list[str]:
     return out
 
 
+_ENV_FILE = re.compile(r"(?i)(?:env|environment|system[_-]?info|versions?|pip[_-]?(?:freeze|list)|requirements|conda[_-]?list)\b")
+
+
 def artifact_text(texts) -> str:
     """Bounded head and tail of the run's text artifacts (TextArtifact-like: `.text`)."""
     parts = []
-    for t in list(texts)[:MAX_FILES]:
+    for t in [t for t in texts if not _ENV_FILE.match(t.path.rsplit("/", 1)[-1])][:MAX_FILES]:
         s = t.text
         parts.append(s if len(s) <= HEAD_CHARS + TAIL_CHARS else s[:HEAD_CHARS] + "\n" + s[-TAIL_CHARS:])
     return "\n".join(parts)

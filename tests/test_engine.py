@@ -141,6 +141,21 @@ def test_the_word_model_reads_chinese_japanese_and_korean_text_by_character_pair
     assert s["lr_too_high"] > s["cuda_oom"]
 
 
+def test_an_environment_listing_is_no_text_for_the_word_model():
+    """environment.txt / env.txt / pip freeze say which GPU and versions the run had, not what went wrong:
+    their words ("CUDA 10.0", "RTX 2080Ti") read as cuda_oom to the word model, so they are left out of the
+    artifact text it scores; a log beside them is kept."""
+    from mltdbg.analyzers.model import TextArtifact  # noqa: PLC0415 - the word model's input type
+    from mltdbg.playbooks import textmodel as T  # noqa: PLC0415 - the word model's own helpers
+
+    def art(name, text):
+        return TextArtifact(path=name, abspath=Path(name), kind="text", text=text)
+    texts = [art("environment.txt", "RTX 2080Ti CUDA 10.0"), art("run/env.txt", "torch 2.1 cuda 12.1"),
+             art("pip_freeze.txt", "numpy==1.26"), art("train.log", "mAP 0.41 after loading the same weights")]
+    assert T.artifact_text(texts) == "mAP 0.41 after loading the same weights"
+    assert T.artifact_text([art("environmental_sound.log", "epoch 1 loss 2.3")]) == "epoch 1 loss 2.3"
+
+
 def test_the_word_models_scores_keep_its_order_past_the_clip():
     """Causes the words speak against are all clipped to the same floor; the dict keeps the model's
     own order, which is what completes a short ranking (engine.FILL_TO)."""
