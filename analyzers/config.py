@@ -719,15 +719,23 @@ def _module_print_facts(art: TextArtifact, fx: _Facts, text: str) -> None:
 
 
 # A launch command echoed into a log: `python train.py --batch_size 2`, `torchrun ... --lr=0.1` (or its first line
-# `python train.py \` with every flag on the lines it continues onto).
-_CLI_LINE = re.compile(r"^[ \t]*(?:[$+#>!%]\s*)?(?:\S*/)?(?:python[\d.]*(?:\s+-m)?|torchrun|accelerate\s+launch|deepspeed"
-                       r"|srun|mpirun|horovodrun)\b(?:[^\n]*--[A-Za-z][^\n]*|[^\n]*\\[ \t]*)$", re.MULTILINE)
-_CLI_FLAG = re.compile(r"(?<!\S)--([A-Za-z][\w.-]*)(?:=|[ \t]+)(?!--)([^\s\\]+)")
-# A switch with no value (`--fp16`, `--bf16`): on. Only the switches that name a setting by themselves.
-_CLI_SWITCH = re.compile(r"(?<!\S)--(fp16|bf16|half|amp|use_amp|use_fp16|use_bf16)(?=\s*(?:\\\s*$|--|$|[;&|]))",
-                         re.MULTILINE)
+# `python train.py \` with every flag on the lines it continues onto); or one a post quotes inside a sentence
+# ("When I run `python train.py --lr 0.01` I get", "using the command torchrun ... --use-amp", "nohup python ...",
+# "CUDA_VISIBLE_DEVICES=0 python ..."): there a script or module must follow `python` ("python 3.8" is no command).
+_CLI_LINE = re.compile(r"(?:^[ \t]*(?:[$+#>!%]\s*)?(?:\S*/)?(?:python[\d.]*(?:\s+-m)?|torchrun|accelerate\s+launch|deepspeed"
+                       r"|srun|mpirun|horovodrun)\b"
+                       r"|(?<=[\s`\"'：:/])(?:python[\d.]*\s+(?:-m\s+[\w.]+|\S+\.py)|torchrun|accelerate\s+launch"
+                       r"|deepspeed|mpirun|horovodrun)(?=\s))"
+                       r"(?:[^\n]*--[A-Za-z][^\n]*|[^\n]*\\[ \t]*)$", re.MULTILINE)
+# A flag's value ends at a space, a backslash, or the quote or backtick that closes a command quoted in prose.
+_CLI_FLAG = re.compile(r"(?<!\S)--([A-Za-z][\w.-]*)(?:=|[ \t]+)(?!--)([^\s\\`\"']+)")
+# A switch with no value (`--fp16`, `--bf16`, `--use-amp`): on. Only the switches that name a setting by themselves.
+_CLI_SWITCH = re.compile(r"(?<!\S)--(fp16|bf16|half|amp|use[_-]amp|use[_-]fp16|use[_-]bf16)"
+                         r"(?=\s*(?:\\\s*$|--|$|[;&|`\"',]))", re.MULTILINE)
 # `python train.py \` + indented `--lr 10 \` lines: one command over several lines.
 _CONTINUED = re.compile(r"\\[ \t]*\r?\n")
+# The words _CLI_LINE starts a command with (a find in C first: most logs hold none, and the regex tries each position).
+_LAUNCHERS = ("python", "torchrun", "accelerate", "deepspeed", "srun", "mpirun", "horovodrun")
 _SHELL_EXT = (".sh", ".bash", ".zsh")
 _CLI_COMMANDS = 20   # launch commands read per file (a sweep script repeats one command per setting)
 
@@ -745,7 +753,7 @@ def _cli_facts(art: TextArtifact, fx: _Facts, text: str, line_of=None) -> None:
     passed them; a command continued over lines with `\\` is read whole, each flag cited at
     its own line). `line_of`: offset in `text` -> line, when `text` is not the artifact's own."""
     line_of = line_of or art.line_of
-    if "--" not in text:     # every command and switch matched below holds a `--flag`
+    if "--" not in text or not contains_any(text, _LAUNCHERS):   # every command holds a `--flag` and a launcher
         return
     for m in list(_CLI_LINE.finditer(text))[:_CLI_COMMANDS]:
         end = m.end()
@@ -754,7 +762,7 @@ def _cli_facts(art: TextArtifact, fx: _Facts, text: str, line_of=None) -> None:
             end = len(text) if nxt < 0 else nxt
         cmd = text[m.start():end]
         for f in _CLI_FLAG.finditer(cmd):
-            fx.key_value(f.group(1), _scalar(f.group(2)), line_of(m.start() + f.start()))
+            fx.key_value(f.group(1), _scalar(f.group(2).rstrip(",;:)。，")), line_of(m.start() + f.start()))
         for f in _CLI_SWITCH.finditer(cmd):
             fx.key_value(f.group(1), True, line_of(m.start() + f.start()))
         hf = _HF_ARGS_FLAG.search(cmd)

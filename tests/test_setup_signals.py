@@ -59,6 +59,21 @@ def test_launch_command_in_a_log_gives_facts(tmp_path):
     assert f.line == 1 and "--batch_size 2" in f.quote
 
 
+@pytest.mark.parametrize("post, want", [
+    ("I am tuning with the command torchrun --master_port=7777 --nproc_per_node=1 train.py -c x.yml --use-amp\n",
+     {"amp": [True]}),
+    ("When I run `python train.py --gpu=0 --lr 0.5 --batch_size 3`, the loss is nan\n", {"lr": [0.5], "batch_size": [3]}),
+    ("训练指令：CUDA_VISIBLE_DEVICES=0 python src/train_bash.py --stage sft --learning_rate 5e-3 --fp16\n",
+     {"lr": [0.005], "precision": ["fp16"], "amp": [True]}),
+    ("nohup python train.py --lr=0.1, --batch-size 2 &\n", {"lr": [0.1], "batch_size": [2]}),
+    ('I ran "python -m torch.distributed.launch --nproc_per_node 4 main.py --lr 1e-3" and got\n', {"lr": [0.001]}),
+    ("I use python 3.10 and I pass --lr 0.1 to it\n", {}),     # no script after python: no command
+])
+def test_a_launch_command_quoted_inside_a_sentence_gives_facts(tmp_path, post, want):
+    """Posts quote their command mid-sentence, in backticks or quotes, after `nohup` or an env variable."""
+    assert facts(run_of(tmp_path, {"question.txt": post})) == want
+
+
 def test_adam_eps_of_one_is_flagged(tmp_path):
     run = run_of(tmp_path, {"config.yaml": "lr: 0.001\nadam_eps: 1.0\n",
                             "train.py": "import torch\nopt = torch.optim.Adam(m.parameters(), lr=cfg['lr'], eps=cfg['adam_eps'])\n"})
