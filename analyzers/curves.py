@@ -250,6 +250,9 @@ def _curve_signals(run: Run) -> list[Signal]:
     out += _layer_signals(run, quote)
     out += lr_sig
     out += _chance_under_high_lr(out)
+    if stall := _stall_under_lr_collapse(out):
+        # the plateau is the lr's: read once, as the collapse's stall (not a model too small, nor one that cannot fit)
+        out = [x for x in out if x.kind not in _STALL_KINDS] + stall
     ls = run.metric("loss_scale")
     if ls is not None and len(ls) >= 3:
         out += _loss_scale(ordered(ls), quote)
@@ -287,6 +290,26 @@ def _chance_under_high_lr(out: list[Signal]) -> list[Signal]:
     txt = f"{at.summary}, under {hi.summary}"
     return [Signal("chance_under_high_lr", min(at.strength, hi.strength), txt, at.evidence[:1] + hi.evidence[:1],
                    {"lr": hi.data.get("lr"), "level": at.data.get("level")})]
+
+
+# Readings of a loss that stopped moving, which an lr that fell to (nearly) 0 explains.
+_STALL_KINDS = frozenset({"plateau", "below_chance_stuck", "no_gap_unfitted"})
+
+
+def _stall_under_lr_collapse(out: list[Signal]) -> list[Signal]:
+    """stall_under_lr_collapse: the loss stops moving while the logged lr has fallen 1000x in the run's first
+    quarter, or sits at 0 (lr_schedule_odd's collapse and zero readings, 0.8): a per-epoch schedule stepped per
+    batch, a decay over the wrong number of steps. The stall is what an lr of ~0 does to any model; read alone,
+    it reads as a model too small (plateau) or one that cannot fit its data (no_gap_unfitted)."""
+    lr = next((x for x in out if x.kind == "lr_schedule_odd" and x.strength >= 0.8
+               and x.data.get("detail") in ("collapse", "zero")), None)
+    stall = [x for x in out if x.kind in _STALL_KINDS]
+    if lr is None or not stall:
+        return []
+    first = next((x for x in stall if x.kind == "plateau"), stall[0])
+    txt = f"{first.summary}, after {lr.summary}"
+    return [Signal("stall_under_lr_collapse", min(lr.strength, max(x.strength for x in stall)), txt,
+                   first.evidence[:1] + lr.evidence[-1:], {"level": first.data.get("level"), "lr_step": lr.data.get("step")})]
 
 
 # A post's few loss points (SHORT_FLAT_POINTS to 9) that move less than this share of their level in all
@@ -2851,7 +2874,7 @@ def _lr_signals(run: Run, lr: Series | None, q: Quoter) -> list[Signal]:
                     f"with {100 - 100 * int(below[0]) // len(fv)}% of the logged run still to go"
                 txt = f"lr falls from {_fmt(peak)} to {_fmt(float(fv[below[0]]))} {where} (step {int(lr.steps[j])})"
                 out.append(Signal("lr_schedule_odd", 0.8 if early else 0.7, txt, [q.ev(lr, k, "lr peak"), q.ev(lr, j, txt)],
-                                  {"detail": "collapse"}))
+                                  {"detail": "collapse", "step": int(lr.steps[j])}))
             # The logged lr never comes near the configured one (LR_NEVER_CONFIGURED times below it at its peak, from
             # the first point on): a schedule that decays before the first log (MultiStepLR's epoch milestones counted
             # in steps). A warm-up reaches the configured lr; a decay starts at it.

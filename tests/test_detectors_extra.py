@@ -635,3 +635,27 @@ def test_a_train_loss_that_falls_fastest_first_is_overfitting_not_memorisation(t
     val = [0.60, 0.55, 0.57, 0.62, 0.70, 0.78, 0.85, 0.90]
     sig = signals(tmp_path, {"trainer.log": _hf_loss_log(train, val)})
     assert "memorized_after_plateau" not in sig and sig["train_val_divergence"].strength > 0.25
+
+
+def _stall_jsonl(lr_of) -> str:
+    """146 records every 10 steps: a loss that falls for 20 records, then sits at 2.04 (10 classes)."""
+    return "".join(json.dumps({"step": 10 * i, "loss": round(2.29 - 0.0125 * min(i, 20) + 0.0005 * (i % 3), 5),
+                               "lr": lr_of(i)}) + "\n" for i in range(1, 147))
+
+
+def test_a_loss_that_stops_when_the_lr_collapses_is_the_schedule(tmp_path):
+    """A StepLR meant per epoch (step_size 10) stepped per batch: the lr halves every 10 steps (1e-40 by the
+    end) and the loss stops moving at 2.04: the stall is what an lr of ~0 does to any model. Read before as a
+    plateau too (here lr_schedule_bug 0.56, plateau_underfitting 0.27; a benchmark-style run with its accuracy
+    frozen as well: plateau_underfitting 0.50 first, lr_schedule_bug 5th)."""
+    sigs = signals(tmp_path, {"metrics.jsonl": _stall_jsonl(lambda i: 0.05 * 0.5 ** (i // 1)),
+                              "config.yaml": "optimizer: sgd\nlr: 0.05\nscheduler: {name: step, step_size: 10}\n"})
+    assert "stall_under_lr_collapse" in sigs and not {"plateau", "below_chance_stuck", "no_gap_unfitted"} & set(sigs)
+    from mltdbg.playbooks.diagnose import diagnose
+    d = diagnose([str(tmp_path)], ["training loss stops improving at about 2.04 and sits flat"])
+    assert d.hypotheses[0].id == "lr_schedule_bug" and all(h.confidence < 0.1 for h in d.hypotheses[1:])
+
+
+def test_a_plateau_under_a_steady_lr_stays_a_plateau(tmp_path):
+    sigs = signals(tmp_path, {"metrics.jsonl": _stall_jsonl(lambda i: 0.05)})
+    assert "plateau" in sigs and "stall_under_lr_collapse" not in sigs
