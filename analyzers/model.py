@@ -220,14 +220,20 @@ class Run:
     arrays: list[ArrayScan] = field(default_factory=list)  # numpy data arrays with NaN/inf rows
 
     def metric(self, name: str) -> Series | None:
-        """The primary series for a normalised name: the one with the most points."""
+        """The primary series for a normalised name: the one with the most points; of two as long, one
+        with the run's own step numbers over one numbered by its position (a Keras history.json's 20 epochs
+        beside train.log's 20 epoch lines at steps 63, 126, ...): the training loss it is read against is
+        on the steps (the longer progress-bar series), and points by position would all sit at its start."""
+        def better(s: Series, best: Series | None) -> bool:
+            return best is None or len(s) > len(best) or (len(s) == len(best) and best.step_is_index
+                                                         and not s.step_is_index)
         best = None
         for s in self.series:
-            if s.name == name and s.rank in (None, 0) and (best is None or len(s) > len(best)):
+            if s.name == name and s.rank in (None, 0) and better(s, best):
                 best = s
         if best is None:
             for s in self.series:
-                if s.name == name and (best is None or len(s) > len(best)):
+                if s.name == name and better(s, best):
                     best = s
         return best
 

@@ -975,3 +975,27 @@ def test_a_loss_printed_only_as_its_terms_is_read_as_their_sum():
     assert "plateau" in k and "loss_huge_at_start" not in k
     gan = _run_at(steps, g_loss=[2.0, 3.0, 1.0, 4.0], d_loss=[0.5, 0.2, 0.9, 0.1])
     assert "plateau" not in kinds(gan) and "divergence" not in kinds(gan)
+
+
+def test_a_keras_history_beside_its_log_gives_the_same_reading_in_either_order(tmp_path):
+    """history.json (20 epochs numbered by position) beside train.log (progress lines every 8 steps and the
+    epoch lines with val_loss at steps 63, 126, ...): both hold 20 val_loss points. The first file given used
+    to win the tie, so a folder read history.json's val_loss against train.log's step-numbered loss: every
+    validation point sat at the run's start, and the reading changed with the order the files were named in."""
+    import json
+    from mltdbg.analyzers.analyze import analyze
+    from mltdbg.analyzers.ingest import ingest
+    val = [1.454, 1.443] + [1.6 + 0.1 * i for i in range(18)]
+    train = [1.3 * 0.9 ** i for i in range(20)]
+    (tmp_path / "history.json").write_text(json.dumps({"loss": train, "val_loss": val}))
+    lines = []
+    for e in range(20):
+        lines.append(f"Epoch {e + 1}/20")
+        lines += [f"{k * 8}/63 [====>....] - ETA: 1s - loss: {train[e] * (1.1 - 0.01 * k):.4f}" for k in range(1, 8)]
+        lines.append(f"63/63 [==============================] - 1s 9ms/step - loss: {train[e]:.4f} - val_loss: {val[e]:.4f}")
+    (tmp_path / "train.log").write_text("\n".join(lines) + "\n")
+    kinds = [sorted({s.kind for s in analyze(ingest([str(tmp_path / a), str(tmp_path / b)]))})
+             for a, b in (("history.json", "train.log"), ("train.log", "history.json"))]
+    assert kinds[0] == kinds[1] and "val_gap_from_start" in kinds[0]
+    run = ingest([str(tmp_path / "history.json"), str(tmp_path / "train.log")])
+    assert run.metric("val_loss").source == "train.log"
