@@ -84,10 +84,19 @@ def tokens(text: str) -> list[str]:
 _ENV_FILE = re.compile(r"(?i)(?:env|environment|system[_-]?info|versions?|pip[_-]?(?:freeze|list)|requirements|conda[_-]?list)\b")
 
 
+# Which artifacts the word model reads first when a run has more than MAX_FILES: what people write (a post, a
+# traceback), then logs, configs, code; each kind by path. Sorted, so the choice does not depend on the order the
+# files were named in (an MLflow folder's many small files once pushed the post out when named first).
+_KIND_ORDER = {"text": 0, "traceback": 1, "log": 2, "config": 3, "code": 4}
+
+
 def artifact_text(texts) -> str:
-    """Bounded head and tail of the run's text artifacts (TextArtifact-like: `.text`)."""
+    """Bounded head and tail of the run's text artifacts (TextArtifact-like: `.text`), environment listings left
+    out (_ENV_FILE), at most MAX_FILES of them in _KIND_ORDER."""
     parts = []
-    for t in [t for t in texts if not _ENV_FILE.match(t.path.rsplit("/", 1)[-1])][:MAX_FILES]:
+    kept = sorted((t for t in texts if not _ENV_FILE.match(t.path.rsplit("/", 1)[-1])),
+                  key=lambda t: (_KIND_ORDER.get(t.kind, 5), t.path))
+    for t in kept[:MAX_FILES]:
         s = t.text
         parts.append(s if len(s) <= HEAD_CHARS + TAIL_CHARS else s[:HEAD_CHARS] + "\n" + s[-TAIL_CHARS:])
     return "\n".join(parts)

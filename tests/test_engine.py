@@ -409,3 +409,17 @@ def test_an_optimizer_setting_in_the_wrong_slot_outranks_a_loss_that_still_falls
     (tmp_path / "train.log").write_text("".join(f"step {250 * i:6d} | loss {v:.4f}\n" for i, v in enumerate(loss)))
     said = ["loss goes down then comes back up in slow waves every ~1.5k steps, never settles"]
     assert diagnose_paths([str(tmp_path)], said).hypotheses[0].id == "optimizer_misconfigured"
+
+
+def test_the_word_model_reads_the_same_artifacts_whatever_order_they_were_named_in():
+    """More than MAX_FILES text artifacts (an MLflow folder's many small files beside a post): the ones read
+    are chosen by kind and path, so naming the files in another order gives the same text."""
+    from mltdbg.analyzers.model import TextArtifact  # noqa: PLC0415 - the word model's input type
+    from mltdbg.playbooks import textmodel as T  # noqa: PLC0415 - the word model's own helpers
+
+    def art(name, kind, text):
+        return TextArtifact(path=name, abspath=Path(name), kind=kind, text=text)
+    texts = [art(f"mlruns/0/abc/params/p{i:02d}", "config", f"value {i}") for i in range(T.MAX_FILES + 3)]
+    texts += [art("question.txt", "text", "after resuming the loss went back up"), art("train.py", "code", "x = 1")]
+    one, other = T.artifact_text(texts), T.artifact_text(texts[::-1])
+    assert one == other and "after resuming the loss went back up" in one and "x = 1" not in one
