@@ -70,7 +70,7 @@ _MEASURED_ON = re.compile(r"(?P<m>(?:[a-z]+_)?(?:accuracy|acc|loss|error))_of_th
                           r"(?:(?P<set>val|valid|validation|eval|test|dev|holdout)_)?[a-z_]+")
 # A namespace of per-layer gradient norms: "grad_norm", "grads", "gradients", "gradnorm", "layer_grad_norms",
 # "per_layer_grads", "grad_norms_per_layer".
-_WHOLE_MODEL = frozenset({"total", "total_norm", "global", "global_norm", "norm", "all", "overall", "l2", "l2_norm",
+WHOLE_MODEL = frozenset({"total", "total_norm", "global", "global_norm", "norm", "all", "overall", "l2", "l2_norm",
                           "grad_norm", "model", "whole"})
 _LAYER_GRAD_HEAD = re.compile(r"(?:per_)?(?:layer_?)?grad(?:ient)?s?(?:_?norms?)?(?:_per_layer|_by_layer|_layers?)?")
 # A metric named after its data set: XGBoost's sklearn API joins a numbered set and the metric with '-'
@@ -208,7 +208,7 @@ def normalize(raw: str) -> str:
     head, sep, tail = n.partition("/")
     if sep and tail and _LAYER_GRAD_HEAD.fullmatch(head):
         # (the whole model's under the same namespace: "Gradients/total_norm", "grad/global_norm")
-        return "grad_norm" if tail in _WHOLE_MODEL else "grad_norm/" + tail
+        return "grad_norm" if tail in WHOLE_MODEL else "grad_norm/" + tail
     # (not the settings and counters named after gradients: grad_accum, grad_clip_norm, grad_steps)
     for p in ("grad_norm_", "grad_norm.", "grad_"):
         if n.startswith(p) and len(n) > len(p):

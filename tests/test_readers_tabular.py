@@ -579,6 +579,22 @@ def test_a_gradient_file_with_one_column_per_layer(tmp_path):
     assert {s.name for s in read(q).series} == {"conv1", "conv2"}
 
 
+def test_a_gradient_file_s_plain_word_columns_are_layers_and_its_total_the_whole_model(tmp_path):
+    """`step,epoch,fc1,fc2,fc3,head,total`: once the file is a table of layers (fc1..fc3), `head` is one
+    more layer and `total` the whole model's norm. `head` was read as a metric of its own, so three hidden
+    layers with no gradient below a live head read as 3 of 3 layers at 0: frozen_parameters 0.88
+    (diagnosis_complete) for ReLU units a -2.5 bias kept off."""
+    p = tmp_path / "grad_norms.csv"
+    p.write_text("step,epoch,fc1,fc2,fc3,head,total\n" + "".join(f"{25 * i},{i // 5 + 1},0,0,0,{0.12 + 0.01 * (i % 3)},"
+                                                                 f"{0.12 + 0.01 * (i % 3)}\n" for i in range(40)))
+    run = read(p)
+    assert {s.name for s in run.series} == {"epoch", "grad_norm/fc1", "grad_norm/fc2", "grad_norm/fc3",
+                                            "grad_norm/head", "grad_norm"}
+    from mltdbg.analyzers.curves import curve_signals
+    kinds = {s.kind for s in curve_signals(run)}
+    assert "grad_zero_below_head" in kinds and "grad_zero" not in kinds
+
+
 def test_per_layer_lists_one_level_down_take_the_run_s_epochs(tmp_path):
     p = tmp_path / "grad_norms.json"
     p.write_text(json.dumps({"epoch": [1, 2, 3], "layers": {"encoder.0": [1e-8, 1e-8, 1e-8], "encoder.1": [1e-6] * 3,

@@ -26,7 +26,7 @@ import numpy as np
 from mltdbg.analyzers.ingest import (HEAD_BYTES, MAX_TEXT_BYTES, WIDE_HEAD_BYTES, has_holes, decode_utf8, head_bytes,
                                      is_binary, read_bytes, read_text)
 from mltdbg.analyzers.model import LOC_LINE, Run, Series, TextArtifact
-from mltdbg.analyzers.names import CANONICAL, LAYER_NAME, normalize, rename_by_layout
+from mltdbg.analyzers.names import CANONICAL, LAYER_NAME, WHOLE_MODEL, normalize, rename_by_layout
 from mltdbg.analyzers.readers.textlog.kind import table_name
 from mltdbg.analyzers.readers.textlog.layergrads import layer_series
 
@@ -340,6 +340,8 @@ def read(path: Path, rel: str, run: Run) -> None:
     for s in mine:      # a gradient file's column per layer: what its bare name cannot say
         if s.raw_name in layers:
             s.name = "grad_norm/" + s.raw_name.strip()
+        elif layers and s.raw_name.strip().lower() in WHOLE_MODEL and not any(x.name == "grad_norm" for x in mine):
+            s.name = "grad_norm"        # beside the layers' columns, `total` / `global` is the whole model's norm
 
 
 def _read(path: Path, rel: str, run: Run) -> None:
@@ -1219,7 +1221,17 @@ def _wide_layer_columns(path: Path, metric_cols: list[str]) -> set[str]:
     if "grad" not in path.name.lower():
         return set()
     layers = {h for h in metric_cols if LAYER_NAME.fullmatch(h.strip()) and normalize(h) not in CANONICAL}
-    return layers if len(layers) >= 2 and 2 * len(layers) >= len(metric_cols) else set()
+    if len(layers) < 2 or 2 * len(layers) < len(metric_cols):
+        return set()
+    # ... and then its columns of plain words too (`head`, `classifier`, `embed`: `fc1,fc2,fc3,head,total`),
+    # not a whole-model column (`total`, `global`) nor a step, epoch or time column
+    return layers | {h for h in metric_cols if _PLAIN_LAYER.fullmatch(h.strip()) and h.strip().lower() not in WHOLE_MODEL
+                     and normalize(h) not in CANONICAL and h.strip().lower() not in _NOT_LAYERS}
+
+
+_PLAIN_LAYER = re.compile(r"[A-Za-z_][A-Za-z_\-]*")
+_NOT_LAYERS = frozenset({"step", "steps", "epoch", "epochs", "iter", "iteration", "time", "wall_time", "timestamp",
+                         "batch", "global_step"})
 
 
 # A "long" table names its metric in a column of its own (tbparse's `step,tag,value`, a melted
