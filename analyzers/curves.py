@@ -243,6 +243,7 @@ def _curve_signals(run: Run) -> list[Signal]:
     out += _accuracy_signals(run, quote)
     out += _memorized_after_plateau(run, quote)
     out += _val_above_train_early(run, quote)
+    out += _train_at_chance_val_learned(run, quote)
     grad_sig, lr_sig = side.result() if side is not None else grad_and_lr()
     out += grad_sig
     if not any(x.kind == "nonfinite" for x in out) and (hidden := _nan_logged_as_zero(run, quote)):
@@ -393,7 +394,7 @@ NOT_HEALTHY_BESIDE = frozenset({"loss_huge_at_start", "train_acc_capped", "val_g
                                 "grad_zero_below_head", "grad_died", "memorized_after_plateau",
                                 "memorizing_from_start", "train_acc_falls", "collapsed_to_chance", "fell_back_to_chance",
                                 "grad_pinned", "val_above_train_early", "held_out_at_chance", "val_nonfinite_only",
-                                "lr_schedule_odd", "val_unstable"})
+                                "lr_schedule_odd", "val_unstable", "train_at_chance_val_learned"})
 
 
 def without(signals: list[Signal], kind: str, beside: frozenset[str] | set[str] | Callable[[Signal], bool],
@@ -2214,9 +2215,10 @@ def _epoch_train_level(tr: Series, steps: np.ndarray) -> np.ndarray:
     return out
 
 
-def _aligned(tr: Series | None, va: Series | None) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """(val index, train level, val value) over the later half of the evaluations (>= 2), when the
-    two series share a step axis, or were printed without steps in one text log (a Trainer's dict
+def _aligned(tr: Series | None, va: Series | None, early: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """(val index, train level, val value) over the later half of the evaluations (>= 2), or with `early` over
+    the first half (its first evaluation left out: a training mean taken while the first epoch still learned),
+    when the two series share a step axis, or were printed without steps in one text log (a Trainer's dict
     lines): there the lines' order is the time axis."""
     if tr is None or va is None or tr is va or len(tr) < 3 or len(va) < 2:
         return None
@@ -2227,8 +2229,8 @@ def _aligned(tr: Series | None, va: Series | None) -> tuple[np.ndarray, np.ndarr
     if len(vi) < 2 or va.steps[vi[-1]] < tr.steps[0]:
         return None
     t = _epoch_train_level(tr, va.steps[vi])
-    late = slice(len(vi) // 2, None)
-    t, v, idx = t[late], va.values[vi][late], vi[late]
+    part = slice(1, max(2, len(vi) // 2)) if early else slice(len(vi) // 2, None)
+    t, v, idx = t[part], va.values[vi][part], vi[part]
     ok = np.isfinite(t)
     if ok.sum() < 1:
         return None
@@ -2384,6 +2386,43 @@ def _accuracy_signals(run: Run, q: Quoter) -> list[Signal]:
 # Validation accuracy above training accuracy by this much (median) over the first third of the
 # evaluations, its first left out, before training overtakes it: training scored against wrong labels.
 VAL_ABOVE_EARLY = 0.08
+
+
+# Training loss still this share of chance (ln K) or more, over the first half of the evaluations, while
+# validation accuracy is this far above chance (1/K): _train_at_chance_val_learned.
+TRAIN_NEAR_CHANCE = 0.75
+# ... and not above it: a training loss worse than a uniform guess is confident wrong answers (an lr that
+# throws the weights about, with validation taken between the throws), which noisy labels do not give
+TRAIN_ABOVE_CHANCE = 1.05
+VAL_LEARNED_ABOVE_CHANCE = 0.4
+# Training-time mixing that keeps the training loss high by design (soft or mixed targets).
+_MIXED_TARGETS = re.compile(r"(?i)(?<![a-z])(?:mix_?up|cut_?mix|label_?smooth|manifold_?mix)")
+
+
+def _train_at_chance_val_learned(run: Run, q: Quoter) -> list[Signal]:
+    """train_at_chance_val_learned: over the first half of the evaluations the training loss stays near the
+    chance level ln K (TRAIN_NEAR_CHANCE to TRAIN_ABOVE_CHANCE of it) while validation accuracy is already well above 1/K
+    (VAL_LEARNED_ABOVE_CHANCE). A model that classifies held-out data that well fits the training data as well,
+    unless the training labels disagree with the inputs (a share of them wrong) or training mixes its targets
+    (mixup, cutmix, label smoothing: left out when the config or code names one). What a table with the
+    training loss and only validation metrics shows of noisy labels (fastai's `train_loss valid_loss accuracy`)."""
+    k, vacc = _num_classes(run), run.metric("val_accuracy")
+    if not k or k < 2 or vacc is None:
+        return []
+    al = _aligned(run.metric("loss"), vacc, early=True)
+    if al is None or len(al[0]) < 3 or any(_MIXED_TARGETS.search(t.text[:200_000]) for t in run.texts):
+        return []
+    idx, t, v = al
+    v = v / _percent_scale(v)
+    chance = math.log(k)
+    tl, va = float(np.median(t)), float(np.median(v))
+    if not TRAIN_NEAR_CHANCE * chance <= tl <= TRAIN_ABOVE_CHANCE * chance or va < 1.0 / k + VAL_LEARNED_ABOVE_CHANCE:
+        return []
+    s = ordered(vacc)
+    txt = (f"training loss {_fmt(tl)} ({tl / chance * 100:.0f}% of chance ln K = {chance:.3f}) while validation "
+           f"accuracy is {va:.3f} (chance {1 / k:.2f}) over the first half of the evaluations")
+    return [Signal("train_at_chance_val_learned", 0.7, txt, [q.ev(s, int(idx[0]), txt)],
+                   {"train_loss": tl, "val_accuracy": va, "classes": k})]
 
 
 def _val_above_train_early(run: Run, q: Quoter) -> list[Signal]:
