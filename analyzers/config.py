@@ -721,17 +721,21 @@ def _module_print_facts(art: TextArtifact, fx: _Facts, text: str) -> None:
 # A launch command echoed into a log: `python train.py --batch_size 2`, `torchrun ... --lr=0.1` (or its first line
 # `python train.py \` with every flag on the lines it continues onto); or one a post quotes inside a sentence
 # ("When I run `python train.py --lr 0.01` I get", "using the command torchrun ... --use-amp", "nohup python ...",
-# "CUDA_VISIBLE_DEVICES=0 python ..."): there a script or module must follow `python` ("python 3.8" is no command).
-_CLI_LINE = re.compile(r"(?:^[ \t]*(?:[$+#>!%]\s*)?(?:\S*/)?(?:python[\d.]*(?:\s+-m)?|torchrun|accelerate\s+launch|deepspeed"
-                       r"|srun|mpirun|horovodrun)\b"
-                       r"|(?<=[\s`\"'：:/])(?:python[\d.]*\s+(?:-m\s+[\w.]+|\S+\.py)|torchrun|accelerate\s+launch"
-                       r"|deepspeed|mpirun|horovodrun)(?=\s))"
-                       r"(?:[^\n]*--[A-Za-z][^\n]*|[^\n]*\\[ \t]*)$", re.MULTILINE)
-# A flag's value ends at a space, a backslash, or the quote or backtick that closes a command quoted in prose.
-_CLI_FLAG = re.compile(r"(?<!\S)--([A-Za-z][\w.-]*)(?:=|[ \t]+)(?!--)([^\s\\`\"']+)")
+# "CUDA_VISIBLE_DEVICES=0 python ..."). Read line by line, linearly: a line that can hold one (_CLI_CANDIDATE: a
+# `--flag` on it, or a `\` that continues it), then the first place on it where a command starts (_CLI_START).
+_CLI_CANDIDATE = re.compile(r"^(?=[^\n]*(?:--[A-Za-z]|\\[ \t]*$))[^\n]*", re.MULTILINE)
+_CLI_START = re.compile(r"^[ \t]*(?:[$+#>!%]\s*)?(?:\S*/)?(?:python[\d.]*(?:\s+-m)?|torchrun|accelerate\s+launch|deepspeed"
+                        r"|srun|mpirun|horovodrun)\b"
+                        r"|(?<=[\s`\"'：:/])(?:python[\d.]*(?=\s+(?:-m\s+[\w.]|\S+\.py\b))|torchrun|accelerate\s+launch"
+                        r"|deepspeed|mpirun|horovodrun)(?=\s)")
+# ... inside a sentence it runs a script or a module ("I tried deepspeed but with --lr 0.5 it diverges" runs none)
+_CLI_RUNS = re.compile(r"\S\.py\b|\s-m\s+[\w.]")
+_QUOTES = "`\"'"
+# A flag's value ends at a space, a backslash, or a quote or backtick (one that opens it is left out).
+_CLI_FLAG = re.compile(r"(?<!\S)--([A-Za-z][\w.-]*)(?:=|[ \t]+)(?!--)[\"'`]?([^\s\\`\"']+)")
 # A switch with no value (`--fp16`, `--bf16`, `--use-amp`): on. Only the switches that name a setting by themselves.
 _CLI_SWITCH = re.compile(r"(?<!\S)--(fp16|bf16|half|amp|use[_-]amp|use[_-]fp16|use[_-]bf16)"
-                         r"(?=\s*(?:\\\s*$|--|$|[;&|`\"',]))", re.MULTILINE)
+                         r"(?=\s*(?:\\\s*$|--|$|[;&|`\"',])|[.)](?:\s|$))", re.MULTILINE)
 # `python train.py \` + indented `--lr 10 \` lines: one command over several lines.
 _CONTINUED = re.compile(r"\\[ \t]*\r?\n")
 # The words _CLI_LINE starts a command with (a find in C first: most logs hold none, and the regex tries each position).
@@ -755,19 +759,34 @@ def _cli_facts(art: TextArtifact, fx: _Facts, text: str, line_of=None) -> None:
     line_of = line_of or art.line_of
     if "--" not in text or not contains_any(text, _LAUNCHERS):   # every command holds a `--flag` and a launcher
         return
-    for m in list(_CLI_LINE.finditer(text))[:_CLI_COMMANDS]:
-        end = m.end()
-        while text[:end].rstrip(" \t").endswith("\\"):   # the command goes on on the next line
-            nxt = text.find("\n", end + 1)
-            end = len(text) if nxt < 0 else nxt
-        cmd = text[m.start():end]
+    found = 0
+    for line in _CLI_CANDIDATE.finditer(text):
+        m = _CLI_START.search(line.group())
+        if m is None:
+            continue
+        begin = line.start() + m.start()
+        end = line.end()
+        if m.start() and (text[begin - 1] in _QUOTES):
+            close = text.find(text[begin - 1], begin, end)      # a command quoted in a sentence ends at its quote
+            end = close if close >= 0 else end
+        cmd = text[begin:end]
+        if m.start() and not _CLI_RUNS.search(cmd):
+            continue
+        if end == line.end():
+            while text[begin:end].rstrip(" \t").endswith("\\"):   # the command goes on on the next line
+                nxt = text.find("\n", end + 1)
+                end = len(text) if nxt < 0 else nxt
+            cmd = text[begin:end]
+        found += 1
+        if found > _CLI_COMMANDS:
+            break
         for f in _CLI_FLAG.finditer(cmd):
-            fx.key_value(f.group(1), _scalar(f.group(2).rstrip(",;:)。，")), line_of(m.start() + f.start()))
+            fx.key_value(f.group(1), _scalar(f.group(2).rstrip(",;:)。，")), line_of(begin + f.start()))
         for f in _CLI_SWITCH.finditer(cmd):
-            fx.key_value(f.group(1), True, line_of(m.start() + f.start()))
+            fx.key_value(f.group(1), True, line_of(begin + f.start()))
         hf = _HF_ARGS_FLAG.search(cmd)
         if hf and "--optim" not in cmd:     # an HF example script (or its TrainingArguments flags) without --optim
-            fx.trainer_default_optimizer(line_of(m.start() + hf.start()))
+            fx.trainer_default_optimizer(line_of(begin + hf.start()))
 
 
 def _shell_facts(art: TextArtifact, fx: _Facts, text: str) -> None:

@@ -68,6 +68,11 @@ def test_launch_command_in_a_log_gives_facts(tmp_path):
     ("nohup python train.py --lr=0.1, --batch-size 2 &\n", {"lr": [0.1], "batch_size": [2]}),
     ('I ran "python -m torch.distributed.launch --nproc_per_node 4 main.py --lr 1e-3" and got\n', {"lr": [0.001]}),
     ("I use python 3.10 and I pass --lr 0.1 to it\n", {}),     # no script after python: no command
+    ("I tried deepspeed but with --lr 0.5 it diverges\n", {}),    # no script or module run: no command
+    ("When I run `python train.py --lr 0.5` the loss explodes; with --lr 0.001 it trains fine\n", {"lr": [0.5]}),
+    ("I launch with torchrun x.py --use-amp.\n", {"amp": [True]}),
+    ('python train.py --lr "0.1" --optimizer "sgd" --weight_decay=\'0.01\'\n',
+     {"lr": [0.1], "optimizer": ["sgd"], "weight_decay": [0.01]}),
 ])
 def test_a_launch_command_quoted_inside_a_sentence_gives_facts(tmp_path, post, want):
     """Posts quote their command mid-sentence, in backticks or quotes, after `nohup` or an env variable."""
