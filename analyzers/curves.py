@@ -308,6 +308,11 @@ def _stall_under_lr_collapse(out: list[Signal]) -> list[Signal]:
     if lr is None or not stall:
         return []
     first = next((x for x in stall if x.kind == "plateau"), stall[0])
+    # ... the lr at ~0 by the time the loss is flat (the plateau's first cited point): a loss that stopped long
+    # before an lr cut to 0 late in the run stopped on its own
+    at, stopped = lr.data.get("step"), first.evidence[0].step if first.evidence else None
+    if at is None or stopped is None or at > stopped:
+        return []
     txt = f"{first.summary}, after {lr.summary}"
     return [Signal("stall_under_lr_collapse", min(lr.strength, max(x.strength for x in stall)), txt,
                    first.evidence[:1] + lr.evidence[-1:], {"level": first.data.get("level"), "lr_step": lr.data.get("step")})]
@@ -2396,7 +2401,7 @@ TRAIN_NEAR_CHANCE = 0.75
 TRAIN_ABOVE_CHANCE = 1.05
 VAL_LEARNED_ABOVE_CHANCE = 0.4
 # Training-time mixing that keeps the training loss high by design (soft or mixed targets).
-_MIXED_TARGETS = re.compile(r"(?i)(?<![a-z])(?:mix_?up|cut_?mix|label_?smooth|manifold_?mix)")
+_MIXED_TARGETS = re.compile(r"(?i)(?<![a-z])(?:mix[_\- ]?up|cut[_\- ]?mix|(?:label[_\- ]?)?smoothing|manifold[_\- ]?mix)")
 
 
 def _train_at_chance_val_learned(run: Run, q: Quoter) -> list[Signal]:
@@ -2417,6 +2422,11 @@ def _train_at_chance_val_learned(run: Run, q: Quoter) -> list[Signal]:
     chance = math.log(k)
     tl, va = float(np.median(t)), float(np.median(v))
     if not TRAIN_NEAR_CHANCE * chance <= tl <= TRAIN_ABOVE_CHANCE * chance or va < 1.0 / k + VAL_LEARNED_ABOVE_CHANCE:
+        return []
+    # ... and, where a validation loss is logged, it is low too: a majority class (imbalanced data, a weighted
+    # or Dice loss) scores that accuracy with a validation loss near chance, clean labels do not
+    vl = _aligned(run.metric("loss"), run.metric("val_loss"), early=True)
+    if vl is not None and float(np.median(vl[2])) > TRAIN_NEAR_CHANCE * chance:
         return []
     s = ordered(vacc)
     txt = (f"training loss {_fmt(tl)} ({tl / chance * 100:.0f}% of chance ln K = {chance:.3f}) while validation "

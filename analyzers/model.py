@@ -220,21 +220,31 @@ class Run:
     arrays: list[ArrayScan] = field(default_factory=list)  # numpy data arrays with NaN/inf rows
 
     def metric(self, name: str) -> Series | None:
-        """The primary series for a normalised name: the one with the most points; of two as long, one
-        with the run's own step numbers over one numbered by its position (a Keras history.json's 20 epochs
-        beside train.log's 20 epoch lines at steps 63, 126, ...): the training loss it is read against is
-        on the steps (the longer progress-bar series), and points by position would all sit at its start."""
-        def better(s: Series, best: Series | None) -> bool:
-            return best is None or len(s) > len(best) or (len(s) == len(best) and best.step_is_index
-                                                         and not s.step_is_index)
+        """The primary series for a normalised name: the one with the most points. Of two as long, the one on
+        the training loss's axis: from the loss's own file, else numbered the way the loss is (by step or by
+        position), else by step: a Keras history.json's 20 epochs (by position) beside train.log's 20 epoch
+        lines at steps 63, 126, ... tie on val_loss, and the loss they are read against is the log's longer
+        step-numbered series; points on another axis all sit at its start."""
+        loss = self._longest("loss") if name != "loss" else None
+
+        def key(s: Series) -> tuple:
+            same_file = loss is not None and s.source == loss.source
+            same_axis = loss is not None and s.step_is_index == loss.step_is_index
+            return (len(s), same_file, same_axis, not s.step_is_index)
+        best = None
+        for ranked in (True, False):
+            for s in self.series:
+                if s.name == name and (not ranked or s.rank in (None, 0)) and (best is None or key(s) > key(best)):
+                    best = s
+            if best is not None:
+                return best
+        return best
+
+    def _longest(self, name: str) -> Series | None:
         best = None
         for s in self.series:
-            if s.name == name and s.rank in (None, 0) and better(s, best):
+            if s.name == name and s.rank in (None, 0) and (best is None or len(s) > len(best)):
                 best = s
-        if best is None:
-            for s in self.series:
-                if s.name == name and better(s, best):
-                    best = s
         return best
 
     def metric_names(self) -> list[str]:

@@ -3,6 +3,7 @@ import math
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from mltdbg.analyzers.curves import curve_signals
 from mltdbg.analyzers.model import Fact, Run, Series, TextArtifact
@@ -1036,8 +1037,35 @@ def test_a_training_loss_near_chance_while_validation_learns_is_noisy_labels_not
     assert d.status == "needs_more_data" and d.hypotheses[0].confidence < 0.8
 
 
-def test_a_mixup_run_s_high_training_loss_is_no_sign_of_noisy_labels(tmp_path):
+@pytest.mark.parametrize("mix", [', "mixup_alpha": 0.4', ', "cut-mix": true', ', "label-smoothing": 0.1'])
+def test_a_mixup_run_s_high_training_loss_is_no_sign_of_noisy_labels(tmp_path, mix):
     from mltdbg.analyzers.analyze import analyze
     from mltdbg.analyzers.ingest import ingest
-    _fastai_noisy(tmp_path, ', "mixup_alpha": 0.4')
+    _fastai_noisy(tmp_path, mix)
     assert "train_at_chance_val_learned" not in {s.kind for s in analyze(ingest([str(tmp_path)]))}
+
+
+def test_a_majority_class_s_accuracy_beside_a_loss_near_chance_is_no_sign_of_noisy_labels(tmp_path):
+    """2 classes, 92 % of them one: always predicting it scores 0.92 while a class-weighted loss stays near
+    ln 2 on train and on validation alike. Clean validation under noisy labels has a low validation loss."""
+    from mltdbg.analyzers.analyze import analyze
+    from mltdbg.analyzers.ingest import ingest
+    (tmp_path / "log.txt").write_text("epoch     train_loss  valid_loss  accuracy  time\n" + "".join(
+        f"{e:<10d}{0.68 - 0.004 * e:<12.6f}{0.67 - 0.003 * e:<12.6f}{0.92:<10.6f}00:00\n" for e in range(20)))
+    (tmp_path / "config.json").write_text('{"n_classes": 2}\n')
+    assert "train_at_chance_val_learned" not in {s.kind for s in analyze(ingest([str(tmp_path)]))}
+
+
+def test_of_two_series_as_long_the_one_on_the_training_loss_s_axis_is_read():
+    """A Trainer's dict lines (no step: numbered by position) beside an eval_results.csv at steps 500, 1000, ...
+    both hold 8 val_loss points: the log's own is the one its loss is read against, whatever the file order."""
+    def ser(name, src, idx):
+        n = 8 if name == "val_loss" else 40
+        steps = np.arange(n) if idx else np.arange(1, n + 1) * 500
+        return Series(name, name, steps, np.linspace(1.0, 0.5, n), src, np.arange(n) + 1, "line", step_is_index=idx)
+    for order in ((False, True), (True, False)):
+        run = Run(root=Path("."))
+        run.series.append(ser("loss", "trainer.log", True))
+        run.series += [ser("val_loss", "eval_results.csv", False) if not o else ser("val_loss", "trainer.log", True)
+                       for o in order]
+        assert run.metric("val_loss").source == "trainer.log"

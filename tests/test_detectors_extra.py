@@ -659,3 +659,6 @@ def test_a_loss_that_stops_when_the_lr_collapses_is_the_schedule(tmp_path):
 def test_a_plateau_under_a_steady_lr_stays_a_plateau(tmp_path):
     sigs = signals(tmp_path, {"metrics.jsonl": _stall_jsonl(lambda i: 0.05)})
     assert "plateau" in sigs and "stall_under_lr_collapse" not in sigs
+    # ... and one long flat before the lr is cut to 0 late in the run stopped on its own
+    sigs = signals(tmp_path, {"metrics.jsonl": _stall_jsonl(lambda i: 0.05 if i < 110 else 0.0)})
+    assert "plateau" in sigs and "stall_under_lr_collapse" not in sigs
