@@ -593,6 +593,8 @@ def test_a_gradient_file_s_plain_word_columns_are_layers_and_its_total_the_whole
     from mltdbg.analyzers.curves import curve_signals
     kinds = {s.kind for s in curve_signals(run)}
     assert "grad_zero_below_head" in kinds and "grad_zero" not in kinds
+    p.write_text("step,fc1,fc2,fc3,time_s,clip_coef\n" + "".join(f"{i},0.5,0.4,0.3,{88 + i},1.0\n" for i in range(5)))
+    assert [s.name for s in read(p).series] == ["grad_norm/fc1", "grad_norm/fc2", "grad_norm/fc3", "time_s", "clip_coef"]
 
 
 def test_per_layer_lists_one_level_down_take_the_run_s_epochs(tmp_path):

@@ -1223,15 +1223,14 @@ def _wide_layer_columns(path: Path, metric_cols: list[str]) -> set[str]:
     layers = {h for h in metric_cols if LAYER_NAME.fullmatch(h.strip()) and normalize(h) not in CANONICAL}
     if len(layers) < 2 or 2 * len(layers) < len(metric_cols):
         return set()
-    # ... and then its columns of plain words too (`head`, `classifier`, `embed`: `fc1,fc2,fc3,head,total`),
-    # not a whole-model column (`total`, `global`) nor a step, epoch or time column
-    return layers | {h for h in metric_cols if _PLAIN_LAYER.fullmatch(h.strip()) and h.strip().lower() not in WHOLE_MODEL
-                     and normalize(h) not in CANONICAL and h.strip().lower() not in _NOT_LAYERS}
+    # ... and then its columns that name a layer in a plain word (`fc1,fc2,fc3,head,total`: `head`), never a
+    # whole-model column (`total`, `global`) nor a clock, a counter or a clipping figure (`time_s`, `clip_coef`)
+    return layers | {h for h in metric_cols if _PLAIN_LAYER.fullmatch(h.strip())}
 
 
-_PLAIN_LAYER = re.compile(r"[A-Za-z_][A-Za-z_\-]*")
-_NOT_LAYERS = frozenset({"step", "steps", "epoch", "epochs", "iter", "iteration", "time", "wall_time", "timestamp",
-                         "batch", "global_step"})
+# The plain words that name a network's part (a module's usual attribute name).
+_PLAIN_LAYER = re.compile(r"(?i)(?:lm_|cls_|output_|final_)?(?:head|classifier|embed(?:ding)?s?|encoder|decoder|backbone|"
+                          r"neck|stem|pooler|proj(?:ection)?|out(?:put)?|fc|linear|conv|attn|attention|mlp|rnn|lstm|gru)")
 
 
 # A "long" table names its metric in a column of its own (tbparse's `step,tag,value`, a melted
