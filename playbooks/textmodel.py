@@ -81,7 +81,10 @@ def tokens(text: str) -> list[str]:
     return out
 
 
-_ENV_FILE = re.compile(r"(?i)(?:env|environment|system[_-]?info|versions?|pip[_-]?(?:freeze|list)|requirements|conda[_-]?list)\b")
+# An environment listing: a text or YAML file named for one (environment.txt, env.txt, collect_env.txt, pip_freeze.txt,
+# requirements.txt, conda_list.txt, sysinfo.txt), never a script, a config the run reads or a log (env.py, env.yaml).
+_ENV_FILE = re.compile(r"(?i)(?:[\w-]*[_-])?(?:env|environment|envinfo|sys(?:tem)?[_-]?info|versions?|pip[_-]?(?:freeze|list)"
+                       r"|requirements|conda[_-]?(?:list|env))\.(?:txt|yml|yaml)")
 
 
 # Which artifacts the word model reads first when a run has more than MAX_FILES: what people write (a post, a
@@ -94,7 +97,7 @@ def artifact_text(texts) -> str:
     """Bounded head and tail of the run's text artifacts (TextArtifact-like: `.text`), environment listings left
     out (_ENV_FILE), at most MAX_FILES of them in _KIND_ORDER."""
     parts = []
-    kept = sorted((t for t in texts if not _ENV_FILE.match(t.path.rsplit("/", 1)[-1])),
+    kept = sorted((t for t in texts if not (t.kind != "code" and _ENV_FILE.fullmatch(t.path.rsplit("/", 1)[-1]))),
                   key=lambda t: (_KIND_ORDER.get(t.kind, 5), t.path))
     for t in kept[:MAX_FILES]:
         s = t.text

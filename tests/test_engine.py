@@ -154,6 +154,10 @@ def test_an_environment_listing_is_no_text_for_the_word_model():
              art("pip_freeze.txt", "numpy==1.26"), art("train.log", "mAP 0.41 after loading the same weights")]
     assert T.artifact_text(texts) == "mAP 0.41 after loading the same weights"
     assert T.artifact_text([art("environmental_sound.log", "epoch 1 loss 2.3")]) == "epoch 1 loss 2.3"
+    assert T.artifact_text([art("collect_env.txt", "PyTorch version: 2.1"), art("sysinfo.txt", "RTX 4090")]) == ""
+    kept = [TextArtifact(path="env.py", abspath=Path("env.py"), kind="code", text="class CartPole: pass"),
+            art("env-train.log", "step 1 loss 2.3")]    # an RL environment's code, a log named after it
+    assert T.artifact_text(kept) == "step 1 loss 2.3\nclass CartPole: pass"
 
 
 def test_the_word_models_scores_keep_its_order_past_the_clip():
