@@ -595,6 +595,10 @@ def test_a_gradient_file_s_plain_word_columns_are_layers_and_its_total_the_whole
     assert "grad_zero_below_head" in kinds and "grad_zero" not in kinds
     p.write_text("step,fc1,fc2,fc3,time_s,clip_coef\n" + "".join(f"{i},0.5,0.4,0.3,{88 + i},1.0\n" for i in range(5)))
     assert [s.name for s in read(p).series] == ["grad_norm/fc1", "grad_norm/fc2", "grad_norm/fc3", "time_s", "clip_coef"]
+    # two layers, a head and the total beside the epoch: the head and the layers make half of the columns
+    p.write_text("step,epoch,rnn.l0,rnn.l1,head,total\n" + "".join(f"{i},1,{1 + i},{2 + i},0.5,{3 + i}\n" for i in range(5)))
+    assert [s.name for s in read(p).series] == ["epoch", "grad_norm/rnn.l0", "grad_norm/rnn.l1", "grad_norm/head",
+                                                "grad_norm"]
 
 
 def test_per_layer_lists_one_level_down_take_the_run_s_epochs(tmp_path):

@@ -1221,11 +1221,14 @@ def _wide_layer_columns(path: Path, metric_cols: list[str]) -> set[str]:
     if "grad" not in path.name.lower():
         return set()
     layers = {h for h in metric_cols if LAYER_NAME.fullmatch(h.strip()) and normalize(h) not in CANONICAL}
-    if len(layers) < 2 or 2 * len(layers) < len(metric_cols):
+    # ... with its columns that name a layer in a plain word (`fc1,fc2,fc3,head,total`: `head`), never a
+    # whole-model column (`total`, `global`) nor a clock, a counter or a clipping figure (`time_s`, `clip_coef`);
+    # the epoch and the whole-model columns are no metric columns for the half below
+    plain = {h for h in metric_cols if _PLAIN_LAYER.fullmatch(h.strip())}
+    counted = [h for h in metric_cols if h.strip().lower() not in WHOLE_MODEL and h.strip().lower() not in EPOCH_COLUMNS]
+    if len(layers) < 2 or 2 * len(layers | plain) < len(counted):
         return set()
-    # ... and then its columns that name a layer in a plain word (`fc1,fc2,fc3,head,total`: `head`), never a
-    # whole-model column (`total`, `global`) nor a clock, a counter or a clipping figure (`time_s`, `clip_coef`)
-    return layers | {h for h in metric_cols if _PLAIN_LAYER.fullmatch(h.strip())}
+    return layers | plain
 
 
 # The plain words that name a network's part (a module's usual attribute name).
