@@ -225,20 +225,19 @@ class Run:
         position), else by step: a Keras history.json's 20 epochs (by position) beside train.log's 20 epoch
         lines at steps 63, 126, ... tie on val_loss, and the loss they are read against is the log's longer
         step-numbered series; points on another axis all sit at its start."""
-        loss = self._longest("loss") if name != "loss" else None
-
-        def key(s: Series) -> tuple:
-            same_file = loss is not None and s.source == loss.source
-            same_axis = loss is not None and s.step_is_index == loss.step_is_index
-            return (len(s), same_file, same_axis, not s.step_is_index)
-        best = None
         for ranked in (True, False):
-            for s in self.series:
-                if s.name == name and (not ranked or s.rank in (None, 0)) and (best is None or key(s) > key(best)):
-                    best = s
-            if best is not None:
-                return best
-        return best
+            cands = [s for s in self.series if s.name == name and (not ranked or s.rank in (None, 0))]
+            if not cands:
+                continue
+            n = max(len(s) for s in cands)
+            tied = [s for s in cands if len(s) == n]
+            if len(tied) == 1:
+                return tied[0]
+            loss = self._longest("loss") if name != "loss" else None
+            return max(tied, key=lambda s: (loss is not None and s.source == loss.source,
+                                            loss is not None and s.step_is_index == loss.step_is_index,
+                                            not s.step_is_index))
+        return None
 
     def _longest(self, name: str) -> Series | None:
         best = None
