@@ -244,6 +244,7 @@ def _curve_signals(run: Run) -> list[Signal]:
     out += _memorized_after_plateau(run, quote)
     out += _val_above_train_early(run, quote)
     out += _train_at_chance_val_learned(run, quote)
+    out += _loss_above_chance(run, quote)
     grad_sig, lr_sig = side.result() if side is not None else grad_and_lr()
     out += grad_sig
     if not any(x.kind == "nonfinite" for x in out) and (hidden := _nan_logged_as_zero(run, quote)):
@@ -399,7 +400,8 @@ NOT_HEALTHY_BESIDE = frozenset({"loss_huge_at_start", "train_acc_capped", "val_g
                                 "grad_zero_below_head", "grad_died", "memorized_after_plateau",
                                 "memorizing_from_start", "train_acc_falls", "collapsed_to_chance", "fell_back_to_chance",
                                 "grad_pinned", "val_above_train_early", "held_out_at_chance", "val_nonfinite_only",
-                                "lr_schedule_odd", "val_unstable", "train_at_chance_val_learned"})
+                                "lr_schedule_odd", "val_unstable", "train_at_chance_val_learned",
+                                "loss_above_chance"})
 
 
 def without(signals: list[Signal], kind: str, beside: frozenset[str] | set[str] | Callable[[Signal], bool],
@@ -2433,6 +2435,41 @@ def _train_at_chance_val_learned(run: Run, q: Quoter) -> list[Signal]:
            f"accuracy is {va:.3f} (chance {1 / k:.2f}) over the first half of the evaluations")
     return [Signal("train_at_chance_val_learned", 0.7, txt, [q.ev(s, int(idx[0]), txt)],
                    {"train_loss": tl, "val_accuracy": va, "classes": k})]
+
+
+# A training loss that climbed to at least this share of ln K above it, over the later half of the run
+# (_loss_above_chance).
+LOSS_ABOVE_CHANCE = 1.2
+
+
+def _loss_above_chance(run: Run, q: Quoter) -> list[Signal]:
+    """loss_above_chance: the training loss rose from its first logged point to LOSS_ABOVE_CHANCE x ln K or more and
+    stays there over the later half of the run (median), while the model does classify (an accuracy, train or
+    validation, 0.2 or more above 1/K). Worse than a uniform guess with the classes learned is confident wrong
+    answers, batch after batch: weights an update throws about (an lr far too large for the model, or gradients
+    that blow up). Noisy labels keep the loss at or below ln K; a broken start (a bad init, raw inputs) is high
+    first and falls, not a rise."""
+    k = _num_classes(run)
+    loss = run.metric("loss")
+    if not k or k < 2 or loss is None or len(loss) < 6:
+        return []
+    cur = ordered(loss)
+    v = cur.values[np.isfinite(cur.values)]
+    if len(v) < 6:
+        return []
+    chance = math.log(k)
+    late = float(np.median(v[len(v) // 2:]))
+    if late < LOSS_ABOVE_CHANCE * chance or late <= float(v[0]):
+        return []
+    accs = [a for a in (run.metric("accuracy"), run.metric("val_accuracy")) if a is not None and len(a) >= 3]
+    learned = [float(np.nanmedian(a.values / _percent_scale(a.values))) for a in accs]
+    if not learned or max(learned) < 1.0 / k + 0.2:
+        return []
+    i = len(cur) - 1
+    txt = (f"training loss rises from {_fmt(float(v[0]))} to a median {_fmt(late)} over the later half, {late / chance:.1f}x "
+           f"the chance level ln K = {chance:.3f}, while accuracy is {max(learned):.2f} (chance {1 / k:.2f})")
+    return [Signal("loss_above_chance", 0.7, txt, [q.ev(cur, 0, "loss at the first point"), q.ev(cur, i, txt)],
+                   {"level": late, "chance": chance})]
 
 
 def _val_above_train_early(run: Run, q: Quoter) -> list[Signal]:

@@ -1069,3 +1069,23 @@ def test_of_two_series_as_long_the_one_on_the_training_loss_s_axis_is_read():
         run.series += [ser("val_loss", "eval_results.csv", False) if not o else ser("val_loss", "trainer.log", True)
                        for o in order]
         assert run.metric("val_loss").source == "trainer.log"
+
+
+def test_a_training_loss_that_climbs_above_chance_while_the_classes_are_learned_is_the_lr(tmp_path):
+    """A tanh MLP at SGD lr 0.5 (a real CPU run's numbers): 5 classes, the loss climbs from 2.37 to ~3.2 (2x ln 5)
+    and stays while accuracy is ~0.7: confident wrong answers, update after update. Read before as label_noise
+    0.70 (its training accuracy capped); noisy labels keep the loss at or below ln K."""
+    from mltdbg.analyzers.analyze import analyze
+    from mltdbg.analyzers.ingest import ingest
+    from mltdbg.playbooks.diagnose import diagnose
+    loss = [2.373, 2.880, 3.223, 3.172, 3.301, 3.150, 3.280, 3.190, 3.350, 3.120, 3.240, 3.300]
+    acc = [0.596, 0.669, 0.676, 0.681, 0.690, 0.700, 0.695, 0.711, 0.705, 0.709, 0.712, 0.711]
+    (tmp_path / "metrics.csv").write_text("epoch,train_loss,train_acc,val_loss,val_acc\n" + "".join(
+        f"{e + 1},{a},{b},{a * 0.95:.3f},{b + 0.02:.3f}\n" for e, (a, b) in enumerate(zip(loss, acc))))
+    (tmp_path / "config.json").write_text('{"num_classes": 5}\n')
+    assert "loss_above_chance" in {s.kind for s in analyze(ingest([str(tmp_path)]))}
+    assert diagnose([str(tmp_path)], []).hypotheses[0].id == "lr_too_high"
+    # the same run's start read alone: a high first loss that falls is a broken start, not this reading
+    (tmp_path / "metrics.csv").write_text("epoch,train_loss,train_acc\n" + "".join(
+        f"{e + 1},{9.0 - 0.5 * e:.2f},{0.3 + 0.03 * e:.2f}\n" for e in range(12)))
+    assert "loss_above_chance" not in {s.kind for s in analyze(ingest([str(tmp_path)]))}
