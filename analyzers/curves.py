@@ -2403,7 +2403,9 @@ TRAIN_NEAR_CHANCE = 0.75
 TRAIN_ABOVE_CHANCE = 1.05
 VAL_LEARNED_ABOVE_CHANCE = 0.4
 # Training-time mixing that keeps the training loss high by design (soft or mixed targets).
-_MIXED_TARGETS = re.compile(r"(?i)(?<![a-z])(?:mix[_\- ]?up|cut[_\- ]?mix|(?:label[_\- ]?)?smoothing|manifold[_\- ]?mix)")
+_MIXED_TARGETS = re.compile(r"(?i)(?<![a-z])(?:mix[_\- ]?up|cut[_\- ]?mix|(?:label[_\- ]?)?smoothing|manifold[_\- ]?mix)"
+                            # ... not where a config sets it off (`label_smoothing: 0.0`, `mixup=False`, `cutmix: null`)
+                            r"(?![\w\-]*[\"']?\s*[:=]\s*[\"']?(?:0(?:\.0+)?(?![\w.])|(?:false|none|null|off|no)\b))")
 
 
 def _train_at_chance_val_learned(run: Run, q: Quoter) -> list[Signal]:

@@ -1089,3 +1089,11 @@ def test_a_training_loss_that_climbs_above_chance_while_the_classes_are_learned_
     (tmp_path / "metrics.csv").write_text("epoch,train_loss,train_acc\n" + "".join(
         f"{e + 1},{9.0 - 0.5 * e:.2f},{0.3 + 0.03 * e:.2f}\n" for e in range(12)))
     assert "loss_above_chance" not in {s.kind for s in analyze(ingest([str(tmp_path)]))}
+
+
+def test_mixing_set_off_in_a_config_does_not_hide_noisy_labels(tmp_path):
+    """`label_smoothing: 0.0` / `mixup: false` name the setting and turn it off: the training loss is not kept high."""
+    from mltdbg.analyzers.analyze import analyze
+    from mltdbg.analyzers.ingest import ingest
+    _fastai_noisy(tmp_path, ', "label_smoothing": 0.0, "mixup": false')
+    assert "train_at_chance_val_learned" in {s.kind for s in analyze(ingest([str(tmp_path)]))}
