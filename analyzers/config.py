@@ -96,6 +96,9 @@ for _fact, _names in {
                   "non_linearity model.activation",
     "num_layers": "num_layers n_layers num_hidden_layers n_hidden_layers hidden_layers depth model.num_layers "
                   "model.depth",
+    # the width of the hidden layers (a list gives each layer's; sklearn's MLP takes hidden_layer_sizes)
+    "hidden_width": "hidden hidden_size hidden_sizes hidden_dim hidden_dims hidden_units hidden_layer_sizes layer_sizes "
+                    "model.hidden model.hidden_size model.hidden_dim",
 }.items():
     for _n in _names.split():
         _SYN[_n] = _fact
@@ -119,7 +122,7 @@ _CONFIG_CALLS = {"TrainingArguments", "Seq2SeqTrainingArguments", "Trainer", "Da
 # Optimisers whose `momentum` argument defaults to 0 in torch (a call without it runs without momentum).
 _MOMENTUM_OPTIMIZERS = {"sgd", "rmsprop"}
 _INT_FACTS = {"batch_size", "warmup_steps", "seed", "epochs", "max_steps", "num_classes", "num_workers", "grad_accum",
-              "global_batch_size", "num_layers", "vocab_size"}
+              "global_batch_size", "num_layers", "vocab_size", "hidden_width"}
 _FLOAT_FACTS = {"lr", "warmup_ratio", "weight_decay", "dropout", "grad_clip", "momentum", "beta1", "beta2", "eps",
                 "init_std", "bias_init"}
 _BOOL_FACTS = {"shuffle", "normalize"}
@@ -160,10 +163,13 @@ def _scalar(raw: str) -> Any:
 def _typed(name: str, key: str, value: Any) -> list[tuple[str, Any]]:
     """(fact name, value) pairs for one synonym hit; [] when the value does not fit the fact."""
     v = _num(value)
-    if name == "num_layers" and isinstance(v, (list, tuple)):
-        # hidden_layers: [64, 64, 64] gives the widths, one per layer
-        ok = bool(v) and all(isinstance(_num(x), int) and not isinstance(x, bool) for x in v)
-        return [(name, len(v))] if ok else []
+    if name in ("num_layers", "hidden_width") and isinstance(v, (list, tuple)):
+        # hidden_layers: [64, 64, 64] gives the widths, one per layer: the count, and the narrowest
+        ok = bool(v) and all(isinstance(_num(x), int) and not isinstance(x, bool) and _num(x) > 0 for x in v)
+        return ([("num_layers", len(v))] if name == "num_layers" else []) + [("hidden_width", min(_num(x) for x in v))] \
+            if ok else []
+    if name == "hidden_width":
+        return [(name, v)] if isinstance(v, int) and not isinstance(v, bool) and v > 0 else []
     if name == "_betas":
         if isinstance(v, str):   # "(0.9, 0.999)" as printed in a log
             v = _scalar(v)
@@ -1105,11 +1111,22 @@ def _setup_signals(by: dict[str, list[Fact]]) -> list[Signal]:
                           f"passes back (a {act.value}'s slope is at most {SATURATING[act.value]:g})",
                           [_ev(act, f"activation {act.value}"), _ev(depth, f"{depth.value} layers")],
                           {"activation": act.value, "layers": depth.value}))
+    width, k = _last_number(by.get("hidden_width", [])), _last_number(by.get("num_classes", []))
+    if width is not None and (width.value <= HIDDEN_NARROW or (k is not None and k.value >= 3 and width.value < k.value)):
+        why = f"fewer than its {k.value} classes" if k is not None and k.value >= 3 and width.value < k.value \
+            else f"{HIDDEN_NARROW} units or fewer"
+        out.append(Signal("config:hidden_narrow", 0.7, f"a hidden layer {width.value} units wide ({width.source}:{width.line}), "
+                          f"{why}: too narrow to carry what the output needs", [_ev(width, f"hidden width {width.value}")],
+                          {"width": width.value, "classes": k.value if k is not None else None}))
     bias = _last_number(by.get("bias_init", []))
     if bias is not None and bias.value <= BIAS_INIT_NEGATIVE:
         out.append(Signal("config:bias_init_negative", 0.7, f"biases initialised at {bias.value:g} ({bias.source}:{bias.line}): "
                           "ReLU units start (and may stay) off", [_ev(bias, f"bias init {bias.value:g}")], {"bias": bias.value}))
     return out
+
+
+# A hidden layer this narrow (or narrower than the classes it feeds) is a bottleneck: XOR on 2 units sticks.
+HIDDEN_NARROW = 2
 
 
 # Weight decay. Coupled L2 (SGD, Adam, RMSprop) is normally 1e-5..5e-4 (torchvision ImageNet recipes

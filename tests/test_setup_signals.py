@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+import json
 import math
 from pathlib import Path
 
@@ -699,3 +700,27 @@ def test_a_kept_loss_explains_an_out_of_memory_and_offers_nothing_alone(tmp_path
     (tmp_path / "err.txt").write_text("RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 7.79 GiB total capacity)\n")
     h = diagnose([str(tmp_path)], []).hypotheses[0]
     assert h.id == "cuda_oom" and any(e.source == "train.py" and e.line == 8 for e in h.evidence)
+
+
+@pytest.mark.parametrize("cfg, narrow", [
+    ("data:\n  num_classes: 5\nmodel:\n  hidden:\n  - 2\n", True),           # 2 units before 5 classes
+    ("num_classes: 10\nhidden_layer_sizes: [64, 8]\n", True),              # sklearn's MLP: 8 < 10 classes
+    ("hidden_size: 2\n", True),
+    ("num_classes: 10\nhidden_dim: 16\n", False),
+    ("hidden_size: 768\nnum_hidden_layers: 2\n", False),                  # a count of layers is no width
+])
+def test_a_hidden_layer_narrower_than_its_output_needs_is_read(tmp_path, cfg, narrow):
+    sigs = signals(run_of(tmp_path, {"config.yaml": cfg}))
+    assert ("config:hidden_narrow" in sigs) is narrow
+
+
+def test_a_plateau_under_a_two_unit_hidden_layer_is_a_model_too_small(tmp_path):
+    """A 5-class MLP with one hidden layer of 2 units (a real CPU run's numbers): train accuracy stops at 0.62, val
+    at 0.59, loss at 0.9. Read before as label_noise 0.45 (its training accuracy capped)."""
+    acc = [0.278, 0.578, 0.604, 0.612, 0.617, 0.62, 0.619, 0.622, 0.621, 0.616]
+    loss = [1.529, 1.11, 1.003, 0.959, 0.939, 0.925, 0.917, 0.911, 0.906, 0.9]
+    (tmp_path / "history.json").write_text(json.dumps({
+        "loss": loss, "accuracy": acc, "val_loss": [x + 0.04 for x in loss], "val_accuracy": [a - 0.03 for a in acc]}))
+    (tmp_path / "config.yaml").write_text("data:\n  num_classes: 5\nmodel:\n  hidden:\n  - 2\n  activation: tanh\n"
+                                          "train:\n  optimizer: adam\n  lr: 0.003\n")
+    assert diagnose([str(tmp_path)], []).hypotheses[0].id == "plateau_underfitting"
