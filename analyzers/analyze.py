@@ -86,7 +86,21 @@ def analyze(run: Run, baseline: Run | None = None, repo_root: Path | None = None
     # a validation accuracy of exactly 0 where the validation loss is NaN: NaN outputs score 0, one failure
     # (the accuracy is not a metric that measures something else)
     out = without(out, "accuracy_zero", {"val_nonfinite_only"}, lambda s: is_held_out(str(s.data.get("metric", ""))))
+    out += _batchnorm_train_behind(out)
     return [s for s in out if s.strength > 0]
+
+
+def _batchnorm_train_behind(out: list[Signal]) -> list[Signal]:
+    """batchnorm_train_behind: training accuracy below validation's (val_above_train, by accuracy) in a run whose
+    batch of 1-4 goes through batch norm (config:batch_size_tiny with batch norm in the code). Training scores
+    with each batch's own mean and variance, noisy at that size; evaluation with the running averages: the gap is
+    the batch size's, not wrong training labels (which val_above_train alone reads as)."""
+    tiny = next((s for s in out if s.kind == "config:batch_size_tiny" and s.data.get("batchnorm")), None)
+    above = next((s for s in out if s.kind == "val_above_train" and s.data.get("by") == "accuracy"), None)
+    if tiny is None or above is None:
+        return []
+    return [Signal("batchnorm_train_behind", min(tiny.strength, above.strength), f"{above.summary}, with {tiny.summary}",
+                   above.evidence[:1] + tiny.evidence[:1], {"batch_size": tiny.data.get("batch_size"), "gap": above.data.get("gap")})]
 
 
 def _step_after_line(s: Series, sig: Signal) -> int | None:

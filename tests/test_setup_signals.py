@@ -724,3 +724,24 @@ def test_a_plateau_under_a_two_unit_hidden_layer_is_a_model_too_small(tmp_path):
     (tmp_path / "config.yaml").write_text("data:\n  num_classes: 5\nmodel:\n  hidden:\n  - 2\n  activation: tanh\n"
                                           "train:\n  optimizer: adam\n  lr: 0.003\n")
     assert diagnose([str(tmp_path)], []).hypotheses[0].id == "plateau_underfitting"
+
+
+def test_training_behind_validation_through_batch_norm_on_a_batch_of_two_is_the_batch(tmp_path):
+    """Batch 2 with BatchNorm1d (a real CPU run's numbers): train accuracy 0.41-0.45 while validation is 0.56-0.62,
+    and the input layer's gradients spike. Read before as unnormalized_inputs 0.39 first; the gap is the batch
+    statistics' (training uses each batch's own, evaluation the running ones), not wrong training labels."""
+    from mltdbg.analyzers.analyze import analyze
+    from mltdbg.analyzers.ingest import ingest
+    tr = [0.41, 0.43, 0.44, 0.45, 0.44, 0.45, 0.43, 0.45, 0.44, 0.45, 0.44, 0.45]
+    va = [0.56, 0.58, 0.60, 0.59, 0.61, 0.62, 0.57, 0.60, 0.62, 0.58, 0.61, 0.62]
+    (tmp_path / "metrics.csv").write_text("epoch,train_loss,train_acc,val_loss,val_acc\n" + "".join(
+        f"{e + 1},{1.45 - 0.01 * e:.3f},{a},{1.10 - 0.01 * e:.3f},{b}\n" for e, (a, b) in enumerate(zip(tr, va))))
+    (tmp_path / "config.json").write_text('{"batch_size": 2, "num_classes": 5, "lr": 0.001, "optimizer": "adam"}\n')
+    (tmp_path / "train.py").write_text("import torch.nn as nn\nnet = nn.Sequential(nn.Linear(16, 64), nn.BatchNorm1d(64), "
+                                       "nn.ReLU(), nn.Linear(64, 5))\n")
+    kinds = {s.kind for s in analyze(ingest([str(tmp_path)]))}
+    assert "batchnorm_train_behind" in kinds
+    assert diagnose([str(tmp_path)], []).hypotheses[0].id == "batch_size_too_small"
+    (tmp_path / "train.py").write_text("import torch.nn as nn\nnet = nn.Sequential(nn.Linear(16, 64), nn.ReLU(), "
+                                       "nn.Linear(64, 5))\n")     # no batch norm: nothing to blame the batch for
+    assert "batchnorm_train_behind" not in {s.kind for s in analyze(ingest([str(tmp_path)]))}
