@@ -233,18 +233,11 @@ class Run:
             tied = [s for s in cands if len(s) == n]
             if len(tied) == 1:
                 return tied[0]
-            loss = self._longest("loss") if name != "loss" else None
+            loss = self.metric("loss") if name != "loss" else None
             return max(tied, key=lambda s: (loss is not None and s.source == loss.source,
                                             loss is not None and s.step_is_index == loss.step_is_index,
                                             not s.step_is_index))
         return None
-
-    def _longest(self, name: str) -> Series | None:
-        best = None
-        for s in self.series:
-            if s.name == name and s.rank in (None, 0) and (best is None or len(s) > len(best)):
-                best = s
-        return best
 
     def metric_names(self) -> list[str]:
         return sorted({s.name for s in self.series})
