@@ -165,9 +165,10 @@ def _typed(name: str, key: str, value: Any) -> list[tuple[str, Any]]:
     v = _num(value)
     if name in ("num_layers", "hidden_width") and isinstance(v, (list, tuple)):
         # hidden_layers: [64, 64, 64] gives the widths, one per layer: the count, and the narrowest
-        ok = bool(v) and all(isinstance(_num(x), int) and not isinstance(x, bool) and _num(x) > 0 for x in v)
-        return ([("num_layers", len(v))] if name == "num_layers" else []) + [("hidden_width", min(_num(x) for x in v))] \
-            if ok else []
+        if not v or not all(isinstance(_num(x), int) and not isinstance(x, bool) and _num(x) > 0 for x in v):
+            return []
+        width = [("hidden_width", min(_num(x) for x in v))]
+        return [("num_layers", len(v))] + width if name == "num_layers" else width
     if name == "hidden_width":
         return [(name, v)] if isinstance(v, int) and not isinstance(v, bool) and v > 0 else []
     if name == "_betas":
@@ -744,7 +745,7 @@ _CLI_SWITCH = re.compile(r"(?<!\S)--(fp16|bf16|half|amp|use[_-]amp|use[_-]fp16|u
                          r"(?=\s*(?:\\\s*$|--|$|[;&|`\"',])|[.)](?:\s|$))", re.MULTILINE)
 # `python train.py \` + indented `--lr 10 \` lines: one command over several lines.
 _CONTINUED = re.compile(r"\\[ \t]*\r?\n")
-# The words _CLI_LINE starts a command with (a find in C first: most logs hold none, and the regex tries each position).
+# The words _CLI_START starts a command with (a find in C first: most logs hold none, and the regex tries each position).
 _LAUNCHERS = ("python", "torchrun", "accelerate", "deepspeed", "srun", "mpirun", "horovodrun")
 _SHELL_EXT = (".sh", ".bash", ".zsh")
 _CLI_COMMANDS = 20   # launch commands read per file (a sweep script repeats one command per setting)
@@ -1112,9 +1113,9 @@ def _setup_signals(by: dict[str, list[Fact]]) -> list[Signal]:
                           [_ev(act, f"activation {act.value}"), _ev(depth, f"{depth.value} layers")],
                           {"activation": act.value, "layers": depth.value}))
     width, k = _last_number(by.get("hidden_width", [])), _last_number(by.get("num_classes", []))
-    if width is not None and (width.value <= HIDDEN_NARROW or (k is not None and k.value >= 3 and width.value < k.value)):
-        why = f"fewer than its {k.value} classes" if k is not None and k.value >= 3 and width.value < k.value \
-            else f"{HIDDEN_NARROW} units or fewer"
+    below_classes = width is not None and k is not None and k.value >= 3 and width.value < k.value
+    if width is not None and (width.value <= HIDDEN_NARROW or below_classes):
+        why = f"fewer than its {k.value} classes" if below_classes and k is not None else f"{HIDDEN_NARROW} units or fewer"
         out.append(Signal("config:hidden_narrow", 0.7, f"a hidden layer {width.value} units wide ({width.source}:{width.line}), "
                           f"{why}: too narrow to carry what the output needs", [_ev(width, f"hidden width {width.value}")],
                           {"width": width.value, "classes": k.value if k is not None else None}))
