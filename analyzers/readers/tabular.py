@@ -337,11 +337,12 @@ def read(path: Path, rel: str, run: Run) -> None:
     mine = run.series[n_series:]
     rename_by_layout(mine)
     layers = _wide_layer_columns(path, [s.raw_name for s in mine])
+    has_total = any(x.name == "grad_norm" for x in mine)
     for s in mine:      # a gradient file's column per layer: what its bare name cannot say
         if s.raw_name in layers:
             s.name = "grad_norm/" + s.raw_name.strip()
-        elif layers and s.raw_name.strip().lower() in WHOLE_MODEL and not any(x.name == "grad_norm" for x in mine):
-            s.name = "grad_norm"        # beside the layers' columns, `total` / `global` is the whole model's norm
+        elif layers and not has_total and s.raw_name.strip().lower() in WHOLE_MODEL:
+            s.name, has_total = "grad_norm", True        # beside the layers' columns, `total` / `global` is the whole model's norm
 
 
 def _read(path: Path, rel: str, run: Run) -> None:
