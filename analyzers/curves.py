@@ -316,7 +316,7 @@ def _stall_under_lr_collapse(out: list[Signal]) -> list[Signal]:
         return []
     txt = f"{first.summary}, after {lr.summary}"
     return [Signal("stall_under_lr_collapse", min(lr.strength, max(x.strength for x in stall)), txt,
-                   first.evidence[:1] + lr.evidence[-1:], {"level": first.data.get("level"), "lr_step": lr.data.get("step")})]
+                   first.evidence[:1] + lr.evidence[-1:], {"level": first.data.get("level"), "lr_step": at})]
 
 
 # A post's few loss points (SHORT_FLAT_POINTS to 9) that move less than this share of their level in all
@@ -2415,10 +2415,10 @@ def _train_at_chance_val_learned(run: Run, q: Quoter) -> list[Signal]:
     unless the training labels disagree with the inputs (a share of them wrong) or training mixes its targets
     (mixup, cutmix, label smoothing: left out when the config or code names one). What a table with the
     training loss and only validation metrics shows of noisy labels (fastai's `train_loss valid_loss accuracy`)."""
-    k, vacc = _num_classes(run), run.metric("val_accuracy")
+    k, loss, vacc = _num_classes(run), run.metric("loss"), run.metric("val_accuracy")
     if not k or k < 2 or vacc is None:
         return []
-    al = _aligned(run.metric("loss"), vacc, early=True)
+    al = _aligned(loss, vacc, early=True)
     if al is None or len(al[0]) < 3 or any(_MIXED_TARGETS.search(t.text[:200_000]) for t in run.texts):
         return []
     idx, t, v = al
@@ -2429,7 +2429,7 @@ def _train_at_chance_val_learned(run: Run, q: Quoter) -> list[Signal]:
         return []
     # ... and, where a validation loss is logged, it is low too: a majority class (imbalanced data, a weighted
     # or Dice loss) scores that accuracy with a validation loss near chance, clean labels do not
-    vl = _aligned(run.metric("loss"), run.metric("val_loss"), early=True)
+    vl = _aligned(loss, run.metric("val_loss"), early=True)
     if vl is not None and float(np.median(vl[2])) > TRAIN_NEAR_CHANCE * chance:
         return []
     s = ordered(vacc)
