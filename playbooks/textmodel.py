@@ -82,7 +82,7 @@ def tokens(text: str) -> list[str]:
 
 
 # An environment listing: a text or YAML file named for one (environment.txt, env.txt, collect_env.txt, pip_freeze.txt,
-# requirements.txt, conda_list.txt, sysinfo.txt), never a script, a config the run reads or a log (env.py, env.yaml).
+# requirements.txt, conda_list.txt, sysinfo.txt, a conda environment.yml), never code or a log (env.py, env-train.log).
 _ENV_FILE = re.compile(r"(?i)(?:[\w-]*[_-])?(?:env|environment|envinfo|sys(?:tem)?[_-]?info|versions?|pip[_-]?(?:freeze|list)"
                        r"|requirements|conda[_-]?(?:list|env))\.(?:txt|yml|yaml)")
 
