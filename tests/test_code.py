@@ -842,3 +842,18 @@ def test_correct_code_the_new_checks_leave_alone(tmp_path, name, code):
         "code:missing_zero_grad", "code:val_overlaps_train", "code:eval_preprocessing_differs",
         "code:optimizer_arg_mismatch", "code:params_added_after_optimizer"}
     assert not strong, (name, strong)
+
+
+def test_numpy_standardization_is_no_single_element_variance():
+    """`X.std(0) + eps` in a script that imports no torch is numpy's population std (ddof 0): no division
+    by zero for one row, so no code:var_single_element, not even as a hint; the same line in a torch
+    script stays a hint (a batch of one)."""
+    body = ("def standardize(X):\n"
+            "    mu = X.mean(0)\n"
+            "    sd = X.std(0) + 1e-8\n"
+            "    return (X - mu) / sd\n")
+    numpy_only = TextArtifact(path="prep.py", abspath=None, kind="code", text="import numpy as np\n\n\n" + body)
+    with_torch = TextArtifact(path="prep.py", abspath=None, kind="code", text="import torch\n\n\n" + body)
+    assert not [s for s in code_signals(Run(root=Path("."), texts=[numpy_only])) if s.kind == "code:var_single_element"]
+    hints = [s for s in code_signals(Run(root=Path("."), texts=[with_torch])) if s.kind == "code:var_single_element"]
+    assert [s.evidence[0].line for s in hints] == [6]

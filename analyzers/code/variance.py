@@ -12,6 +12,9 @@ from mltdbg.analyzers.code.index import HINT, PASSTHRU, Finding, PyFile, arg, co
 
 def check_var(f: PyFile) -> list[Finding]:
     out = []
+    # a file that imports no torch calls numpy's or pandas' .std()/.var(): numpy's default ddof is 0
+    # (no division by zero), and a pandas frame of one row is no batch of one
+    torch_file = any(v.split(".")[0] == "torch" for v in f.imports.values())
     for c in f.calls_named("var", "std"):
         fn = fname(c)
         is_np = fn.split(".")[0] in ("np", "numpy")
@@ -23,6 +26,8 @@ def check_var(f: PyFile) -> list[Finding]:
         if const(kwarg(c, "unbiased"), True) is False or const(kwarg(c, "correction"), 1) == 0:
             continue
         is_method = fn not in ("torch.var", "torch.std", "th.var", "th.std")
+        if is_method and not torch_file:
+            continue
         x = recv(c) if is_method else arg(c, 0, "input")
         dim = arg(c, 0 if is_method else 1, "dim")
         if x is None or dim is None:
