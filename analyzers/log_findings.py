@@ -92,6 +92,14 @@ DETECTORS: list[_Det] = [
     _Det("log:cuda_oom", CUDA_OOM,
          1.0, lambda m: "GPU memory exhausted",
          None),
+    # cuDNN could not start or find a kernel for a convolution: most often the GPU memory is already full (TF's
+    # "Could not create cudnn handle" and "Failed to get convolution algorithm", fixed by memory growth or a
+    # smaller batch; darknet's "cuDNN isn't found FWD algo"), less often a CUDA/cuDNN version mismatch.
+    # Weaker than the allocator's own out-of-memory words: it names no memory
+    _Det("log:cudnn_init_failed", _P(r"CUDNN_STATUS_NOT_INITIALIZED|Could not create cudnn handle"
+                                     r"|Failed to get convolution algorithm|cuDNN isn't found FWD algo"
+                                     r"|Unable to find a valid cuDNN algorithm to run convolution"),
+         0.8, lambda m: "cuDNN failed to initialise (usually the GPU memory is already full)"),
     # --- host memory / SIGKILL
     _Det("log:host_oom", _P(r"DefaultCPUAllocator: can't allocate memory|Cannot allocate memory|std::bad_alloc"
                             r"|RayOutOfMemoryError|running low on memory|java\.lang\.OutOfMemoryError"
@@ -902,7 +910,7 @@ MESSAGE_KINDS = frozenset({
     "log:shape_mismatch", "log:device_mismatch", "log:dtype_mismatch", "log:no_grad_fn", "log:optimizer_state_mismatch",
     "log:nccl_timeout", "log:nccl_error", "log:ddp_unused_params", "log:var_dof", "log:half_overflow",
     "log:vars_without_grad", "log:scheduler_overrun", "log:anomaly_nan", "log:anomaly_math", "log:missing_keys",
-    "log:import_error"})
+    "log:import_error", "log:cudnn_init_failed"})
 
 
 def quoted_messages(texts: list[str]) -> dict[str, tuple[float, str]]:

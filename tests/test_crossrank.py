@@ -536,7 +536,8 @@ def test_a_warm_up_schedule_run_past_its_t_total_is_a_schedule_bug(tmp_path):
     ("AssertionError: Torch not compiled with CUDA enabled", "log:import_error", "ci_environment_drift"),
     ("FloatingPointError: Minimum loss scale reached (0.0001). Your loss is probably exploding.", "log:loss_scale_overflow",
      "mixed_precision_overflow"),
-    ("WARNING:tensorflow:NaN or Inf found in input tensor.", "log:loss_nonfinite", None)])
+    ("WARNING:tensorflow:NaN or Inf found in input tensor.", "log:loss_nonfinite", None),
+    ("RuntimeError: cuDNN error: CUDNN_STATUS_NOT_INITIALIZED", "log:cudnn_init_failed", "cuda_oom")])
 def test_framework_messages_that_had_no_reading_rank_their_cause(tmp_path, line, kind, top):
     """Each of these lines alone had an empty ranking (no detector read it). TensorBoard's does not say
     which scalar went NaN: the non-finite family, in whatever order."""
