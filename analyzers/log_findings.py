@@ -132,6 +132,12 @@ DETECTORS: list[_Det] = [
          1.0, lambda m: "a target label is outside [0, num_classes)"),
     _Det("log:label_out_of_range", _P(r"device-side assert(?:ion)? triggered"),
          0.8, lambda m: "an index (label or token id) out of range on the device"),
+    # CUDA's illegal memory access: a kernel read or wrote out of bounds; in training most often an index past its
+    # table (a label past num_classes, a class count changed in the config), less often a custom kernel or a
+    # driver. No memory exhaustion (cuda_oom's words "memory" + "cuda" are not read from it)
+    _Det("log:illegal_memory_access", _P(r"an illegal memory access was encountered|cudaErrorIllegalAddress"
+                                         r"|CUDA_ERROR_ILLEGAL_ADDRESS"),
+         0.6, lambda m: "a CUDA kernel accessed memory out of bounds (often an index past its table)"),
     # nn.Embedding's lookup (index_select: "index out of range in self" on the CPU, srcIndex on CUDA):
     # a token id past the vocabulary or a position past the model's maximum length, not a target
     _Det("log:embedding_index", _P(r"index out of range in self|Assertion `srcIndex < srcSelectDimSize` failed"),
@@ -910,7 +916,7 @@ MESSAGE_KINDS = frozenset({
     "log:shape_mismatch", "log:device_mismatch", "log:dtype_mismatch", "log:no_grad_fn", "log:optimizer_state_mismatch",
     "log:nccl_timeout", "log:nccl_error", "log:ddp_unused_params", "log:var_dof", "log:half_overflow",
     "log:vars_without_grad", "log:scheduler_overrun", "log:anomaly_nan", "log:anomaly_math", "log:missing_keys",
-    "log:import_error", "log:cudnn_init_failed"})
+    "log:import_error", "log:cudnn_init_failed", "log:illegal_memory_access"})
 
 
 def quoted_messages(texts: list[str]) -> dict[str, tuple[float, str]]:

@@ -537,7 +537,9 @@ def test_a_warm_up_schedule_run_past_its_t_total_is_a_schedule_bug(tmp_path):
     ("FloatingPointError: Minimum loss scale reached (0.0001). Your loss is probably exploding.", "log:loss_scale_overflow",
      "mixed_precision_overflow"),
     ("WARNING:tensorflow:NaN or Inf found in input tensor.", "log:loss_nonfinite", None),
-    ("RuntimeError: cuDNN error: CUDNN_STATUS_NOT_INITIALIZED", "log:cudnn_init_failed", "cuda_oom")])
+    ("RuntimeError: cuDNN error: CUDNN_STATUS_NOT_INITIALIZED", "log:cudnn_init_failed", "cuda_oom"),
+    ("RuntimeError: CUDA error: an illegal memory access was encountered", "log:illegal_memory_access",
+     "label_out_of_range")])
 def test_framework_messages_that_had_no_reading_rank_their_cause(tmp_path, line, kind, top):
     """Each of these lines alone had an empty ranking (no detector read it). TensorBoard's does not say
     which scalar went NaN: the non-finite family, in whatever order."""
