@@ -1,0 +1,21 @@
+python offline_test.py \
+	--root_path ~/ \
+	--video_path /home/ps/NewDisk1/Public_open/Jester/20bn-jester-v1 \
+	--annotation_path ~/Codes/Real-time-GesRec/annotation_Jester/jester.json\
+	--result_path ~/Codes/Real-time-GesRec/results \
+	--pretrain_path Codes/Real-time-GesRec/pretrained_models/jester_resnext_101_RGB_32.pth \
+	--dataset jester \
+	--sample_duration 32 \
+    --learning_rate 0.01 \
+    --model resnext \
+	--model_depth 101 \
+	--batch_size 1 \
+	--n_classes 27 \
+	--n_finetune_classes 27 \
+	--modality RGB
+	--n_threads 8 \
+	--checkpoint 1 \
+	--train_crop random \
+	--n_val_samples 1 \
+	--test_subset val \
+    --n_epochs 100 
