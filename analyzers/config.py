@@ -263,7 +263,7 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
 @lru_cache(maxsize=4096)  # a log repeats the same few keys on every line
-def _lookup(key: str) -> str | None:
+def key_name(key: str) -> str | None:
     """Fact name for a (possibly dotted) key: the full path first, then its last part. camelCase keys
     (`learningRate`, `batchSize`, `weightDecay`: JavaScript, Java and Julia configs, TF Playground's URL
     state) are read as their snake_case spelling."""
@@ -311,7 +311,7 @@ class _Facts:
                                   quote=(self.art.line(line) or "")[:QUOTE_MAX] or None))
 
     def key_value(self, key: str, value: Any, line: int | None, quote: str | None = None) -> None:
-        name = _lookup(key)
+        name = key_name(key)
         if name is None:
             return
         for fact, v in _typed(name, key.lower().rsplit(".", 1)[-1], value):
@@ -370,7 +370,7 @@ MISSPELLED_RATIO = 0.85
 def _misspelled(path: str) -> str | None:
     """The optimizer key a config key misspells (difflib ratio >= MISSPELLED_RATIO, not itself a known key)."""
     last = path.rsplit(".", 1)[-1].lower().replace("-", "_")
-    if len(last) < 5 or last in _KNOWN_KEYS or _lookup(path) is not None:
+    if len(last) < 5 or last in _KNOWN_KEYS or key_name(path) is not None:
         return None
     hit = difflib.get_close_matches(last, _OPTIMIZER_KEYS, n=1, cutoff=MISSPELLED_RATIO)
     return hit[0] if hit else None
@@ -636,7 +636,7 @@ def _code_call(node: ast.Call, fx: _Facts) -> None:
 def _kw_fact(fx: _Facts, key: str, value: ast.expr, line: int) -> None:
     v = _value_of(value)
     if v is _NOT_LITERAL and isinstance(value, ast.Name) and fx.pyfile is not None \
-            and _lookup(value.id) != _lookup(key):     # (BATCH_SIZE = 128 is a fact of its own already)
+            and key_name(value.id) != key_name(key):     # (BATCH_SIZE = 128 is a fact of its own already)
         bound = fx.pyfile.value_near(value.id, value)   # `batch_size=BATCH` with `BATCH = 2` in its scope or the file's
         v = _value_of(bound) if bound is not None else _NOT_LITERAL
     if v is not _NOT_LITERAL:
@@ -874,7 +874,7 @@ def _regex_facts(art: TextArtifact, fx: _Facts, text: str, base: int, line_of=No
     metric_line: dict[int, bool] = {}   # line start -> is a progress line (a line has many keys)
     for m in (m for a, b in _kv_spans(text) for m in _KV_ANY.finditer(text, a, b)):
         key = m.group(2)
-        name = _lookup(key)
+        name = key_name(key)
         if name is None or key.lower() in taken:
             continue
         a = text.rfind("\n", 0, m.start()) + 1

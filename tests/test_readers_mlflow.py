@@ -45,7 +45,7 @@ def _check_two_runs(run: Run, loc_kind: str) -> None:
     lrs = sorted(f.value for f in run.facts if f.name == "lr")
     assert lrs == [3e-4, 3e-2]
     names = {f.name for f in run.facts}
-    assert {"lr", "batch_size", "seed", "optimizer", "epochs", "model.hidden_dim", "git_sha"} <= names
+    assert {"lr", "batch_size", "seed", "optimizer", "epochs", "hidden_width", "git_sha"} <= names
     assert {f.value for f in run.facts if f.name == "optimizer"} == {"adamw"}
     assert {f.value for f in run.facts if f.name == "batch_size"} == {64}
 
@@ -148,5 +148,8 @@ def test_fact_names():
     assert mlr.fact_name("learning_rate") == "lr"
     assert mlr.fact_name("optimizer.lr") == "lr"
     assert mlr.fact_name("train/batch_size") == "batch_size"
-    assert mlr.fact_name("hidden_dim") == "hidden_dim"
+    # the config reader's synonyms too (one table of setting names): a tracker's n_classes is the class count
+    assert mlr.fact_name("hidden_dim") == "hidden_width" and mlr.fact_name("n_classes") == "num_classes"
+    assert mlr.fact_name("model/num_labels") == "num_classes" and mlr.fact_name("my_knob") == "my_knob"
+    assert mlr.fact_name("betas") == "betas"      # (a raw form the config reader types further stays raw)
     assert mlr.parse_value("1e-4") == 1e-4 and mlr.parse_value("8") == 8 and mlr.parse_value("adam") == "adam"

@@ -74,7 +74,7 @@ def test_config_and_environment_facts(kind):
     facts = {f.name: f for f in run.facts}
     assert facts["lr"].value == 0.05 and facts["lr"].quote == "learning_rate: 0.05"
     assert facts["batch_size"].value == 32 and facts["seed"].value == 1
-    assert facts["optimizer"].value == "sgd" and facts["model.depth"].value == 4
+    assert facts["optimizer"].value == "sgd" and facts["num_layers"].value == 4
     assert facts["python_version"].value == "3.11.7"
     assert len(facts["git_sha"].value) == 40 and facts["git_remote"].value == "https://github.com/example/demo.git"
     assert facts["exit_code"].value == 1
@@ -203,3 +203,32 @@ def test_summary_values_are_read_only_without_a_datastore(tmp_path):
     before = [(s.name, len(s)) for s in ingest([str(d)]).series]
     (d / "files" / "wandb-summary.json").write_text('{"_step": 9, "loss": NaN}\n')
     assert [(s.name, len(s)) for s in ingest([str(d)]).series] == before
+
+
+def test_a_class_count_in_the_config_under_another_name_is_read(tmp_path):
+    """files/config.yaml names the class count `n_classes` (the config reader's synonym of num_classes). A loss
+    that flattens at log(e + 9) - 1 = 1.46 while the training accuracy reaches 0.999 is then cross-entropy fed
+    probabilities for 10 classes: double_softmax, a finding. The first epoch's mean (2.15) is too far below
+    ln 10 to give K by itself: without the config's count only the user's words point there (0.20, beside
+    plateau_underfitting 0.19)."""
+    from mltdbg.playbooks.diagnose import diagnose
+    files = tmp_path / "wandb" / "run-20240506_093027-gr3thd9j" / "files"
+    files.mkdir(parents=True)
+    floor = math.log(math.e + 9) - 1
+    rows = []
+    for i in range(60):
+        loss = floor + 0.0004 + (2.1538 - floor) * math.exp(-i / 2.5)
+        acc = 0.999 - 0.474 * math.exp(-i / 2.0)
+        rows.append(json.dumps({"_step": i, "train/loss": loss, "train/accuracy": acc, "val/loss": loss + 0.02,
+                                "val/accuracy": acc - 0.02, "epoch": i + 1}))
+    (files / "wandb-history.jsonl").write_text("\n".join(rows) + "\n")
+    config = "wandb_version: 1\n\nepochs:\n  desc: null\n  value: 60\nlr:\n  desc: null\n  value: 0.001\n" \
+             "n_classes:\n  desc: null\n  value: 10\n"
+    (files / "config.yaml").write_text(config)
+    symptom = ["Accuracy looks great but the cross-entropy loss won't go below ~1.46 no matter how long it trains"]
+    run = ingest([str(tmp_path)])
+    assert run.fact("num_classes").value == 10
+    top = diagnose([str(tmp_path)], symptom).hypotheses[0]
+    assert top.id == "double_softmax" and top.confidence >= 0.8
+    (files / "config.yaml").write_text(config.replace("n_classes", "n_colours"))
+    assert diagnose([str(tmp_path)], symptom).hypotheses[0].confidence < 0.5

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from mltdbg.analyzers.config import key_name as config_key_name
 from mltdbg.analyzers.ingest import read_text
 from mltdbg.analyzers.model import LOC_LINE, LOC_RECORD, Fact, Run, Series
 from mltdbg.analyzers.names import normalize
@@ -47,12 +48,17 @@ _PARAM_NAMES = {
 
 def fact_name(raw: str) -> str:
     """Config key (possibly dotted/nested, e.g. 'optimizer.lr', 'training/batch_size')
-    -> the normalised fact name for well-known settings, else the raw key."""
+    -> the normalised fact name for well-known settings (the trackers' own spellings here, then the
+    config reader's synonyms: n_classes, num_labels, hidden_dim, ...), else the raw key."""
     k = raw.strip().lower()
     if k in _PARAM_NAMES:
         return _PARAM_NAMES[k]
     leaf = re.split(r"[./]", k)[-1]
-    return _PARAM_NAMES.get(leaf, raw)
+    if leaf in _PARAM_NAMES:
+        return _PARAM_NAMES[leaf]
+    name = config_key_name(k.replace("/", "."))
+    # (names with a leading `_` are raw forms the config reader types further, e.g. `_betas`)
+    return name if name is not None and not name.startswith("_") else raw
 
 
 def parse_value(text: str) -> Any:
