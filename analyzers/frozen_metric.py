@@ -37,7 +37,7 @@ import math
 import numpy as np
 
 from mltdbg.analyzers.curves import FLOOR_LOSS, Quoter, ordered
-from mltdbg.analyzers.model import Run, Signal
+from mltdbg.analyzers.model import Run, Series, Signal
 from mltdbg.analyzers.names import is_held_out
 
 # Identical values at this many consecutive points start the signal; FULL_AT points give full strength.
@@ -96,7 +96,7 @@ def frozen_metric_signals(run: Run) -> list[Signal]:
         strength = min(1.0, 0.5 + 0.5 * (length - MIN_RUN) / max(1, FULL_AT - MIN_RUN))
         # (the training accuracy only: a validation accuracy scores other inputs, which a collapsed model
         # can map to one class while its training loss falls)
-        fell = _loss_fell(run, int(s.steps[start]), int(s.steps[end])) \
+        fell = _loss_fell(run, int(s.steps[start]), int(s.steps[end]), s) \
             if _is_accuracy(s.name) and not is_held_out(s.name) else None
         if fell is not None and fell[1] < LOSS_BELOW_CONSTANT * _constant_floor(float(v[start])):
             # the loss moves, so the predictions do: the accuracy is not computed from them (or against
@@ -138,10 +138,15 @@ def _constant_floor(acc: float) -> float:
     return -k * a * math.log(a) - (r * math.log(r) if r > 1e-12 else 0.0)
 
 
-def _loss_fell(run: Run, lo: int, hi: int) -> tuple[float, float] | None:
+def _loss_fell(run: Run, lo: int, hi: int, acc: Series) -> tuple[float, float] | None:
     """(the training loss at the start and at the end of steps lo..hi: medians of 3 points) when it fell by
-    LOSS_FELL or more over them, else None."""
-    loss = next((x for x in run.series if x.name in _TRAIN_LOSS), None)
+    LOSS_FELL or more over them, else None. The loss is the one logged beside the accuracy `acc` (on its lines
+    or records) where there is one: a log of two phases (pre-training, then fine-tuning) restarts its steps,
+    and the first phase's falling loss says nothing of the second phase's outputs."""
+    losses = [x for x in run.series if x.name in _TRAIN_LOSS]
+    beside = [x for x in losses if x.source == acc.source and x.loc_kind == acc.loc_kind
+              and np.intersect1d(x.locs, acc.locs).size]
+    loss = beside[0] if beside else losses[0] if losses else None
     if loss is None:
         return None
     loss = ordered(loss)

@@ -23,6 +23,22 @@ def test_an_accuracy_printed_identically_every_epoch_is_frozen_and_cited(tmp_pat
     assert d.status == "needs_more_data"        # which of them needs a check (per-layer grads, dead units)
 
 
+def test_a_fine_tuning_phase_frozen_after_a_pretraining_phase_that_learned_is_a_frozen_model(tmp_path):
+    """A log of two phases that each count their epochs from 1: pre-training's loss falls (1.29 -> 0.14), then the
+    fine-tuning's loss and accuracy repeat to the last digit. The frozen accuracy is weighed against the loss
+    printed on its own lines, which did not move: the model is not updated (a new head left out of the
+    optimizer), not an accuracy computed from other predictions (accuracy_stuck_loss_falls, which the
+    pre-training's falling loss had made of it)."""
+    pre = "".join(f"pretrain epoch {i}/4  loss {v}  acc {a}\n" for i, (v, a) in
+                  enumerate([(1.2876, 0.508), (0.8644, 0.926), (0.3673, 0.987), (0.1404, 0.993)], 1))
+    ft = "".join(f"ft epoch {i}/9  train_loss 1.1792  train_acc 0.196  val_loss 1.1847  val_acc 0.203\n"
+                 for i in range(1, 10))
+    sigs, run = _signals(tmp_path, pre + ft)
+    kinds = {s.kind for s in analyze(run)}
+    assert sigs and "accuracy_stuck_loss_falls" not in kinds
+    assert diagnose([str(tmp_path)], []).hypotheses[0].id != "metric_changed"
+
+
 def test_a_stalled_curve_that_still_moves_and_a_perfect_score_are_not_frozen(tmp_path):
     moving = "".join(f"step={i} loss={2.3026 - 0.0001 * i:.4f} accuracy={0.1 + 0.0001 * i:.4f}\n" for i in range(40))
     assert _signals(tmp_path, moving)[0] == []
