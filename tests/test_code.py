@@ -857,3 +857,20 @@ def test_numpy_standardization_is_no_single_element_variance():
     assert not [s for s in code_signals(Run(root=Path("."), texts=[numpy_only])) if s.kind == "code:var_single_element"]
     hints = [s for s in code_signals(Run(root=Path("."), texts=[with_torch])) if s.kind == "code:var_single_element"]
     assert [s.evidence[0].line for s in hints] == [6]
+
+
+def test_images_divided_by_their_own_range_are_scaled():
+    """sklearn's 8x8 digits hold 0..16: `images.astype(np.float32) / 16.0` scales them as /255 scales 8-bit
+    photos; a 16-bit scan over 65535 likewise. Without the division the float cast is still flagged."""
+    scaled = ("import numpy as np\nimport torch\nfrom sklearn.datasets import load_digits\n\n"
+              "digits = load_digits()\n"
+              "imgs = digits.images.astype(np.uint8).astype(np.float32) / 16.0\n"
+              "x = torch.tensor(imgs).unsqueeze(1)\n")
+    raw = scaled.replace(" / 16.0", "")
+    def kinds(text):
+        art = TextArtifact(path="data.py", abspath=None, kind="code", text=text)
+        return {s.kind for s in code_signals(Run(root=Path("."), texts=[art]))}
+    assert "code:raw_pixels_unscaled" not in kinds(scaled)
+    assert "code:raw_pixels_unscaled" not in kinds(raw.replace("imgs = digits.images.astype(np.uint8).astype(np.float32)",
+                                                               "imgs = digits.images.astype(np.float32) / 65535"))
+    assert "code:raw_pixels_unscaled" in kinds(raw)

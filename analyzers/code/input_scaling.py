@@ -79,6 +79,12 @@ def _scaling_anywhere(files: list[PyFile]) -> bool:
                         return True
                 if isinstance(n.op, ast.Div) and re.search(r"std|sigma|scale|max\(|norm", src(n.right), re.IGNORECASE):
                     return True
+                # images divided by their own range, whatever it is (sklearn's 8x8 digits are 0..16, 16-bit scans
+                # 0..65535): a float cast or an image-named value over a constant of 2 or more
+                v = _num(n.right)
+                if isinstance(n.op, ast.Div) and isinstance(v, (int, float)) and v >= 2 and (
+                        _IMAGE_NAME.search(src(n.left)) or _FLOAT_DTYPES.search(src(n.left))):
+                    return True
             elif isinstance(n, ast.AugAssign) and isinstance(n.op, (ast.Div, ast.Mult)):
                 v = const(n.value)
                 if isinstance(v, (int, float)) and v in _SCALE_CONSTS:
