@@ -50,10 +50,32 @@ def check_no_shuffle(f: PyFile) -> list[Finding]:
             continue
         if sh is not None:
             strength -= 0.15       # an explicit shuffle=False is sometimes deliberate (time series, curricula)
-        out.append(Finding("code:no_shuffle", strength, c.lineno,
+        blocks = _class_ordered(f)
+        out.append(Finding("code:no_shuffle", max(strength, 0.7) if blocks else strength, c.lineno,
                            "training DataLoader without shuffle=True or a sampler: every epoch sees the same order"
-                           " (class-sorted data gives an epoch-periodic saw-tooth)"))
+                           + (" and the labels were built class by class, so the batches run one class after another"
+                              if blocks else " (class-sorted data gives an epoch-periodic saw-tooth)")))
     return out or _tf_data_unshuffled(f)
+
+
+def _class_ordered(f: PyFile) -> bool:
+    """The labels are built class by class: `[0] * n + [1] * m`, or a loop over the classes whose body repeats the
+    loop's class as labels (`ys += [cls] * len(imgs)`, `np.full(n, cls)`)."""
+    if _CLASS_BLOCKS.search(f.t.text):
+        return True
+    for L in f.of_type(ast.For):
+        if not isinstance(L, ast.For) or not isinstance(L.target, ast.Name):
+            continue
+        v = L.target.id
+        for n in f.within(L):
+            if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult) and any(
+                    isinstance(x, ast.List) and len(x.elts) == 1 and isinstance(x.elts[0], ast.Name) and x.elts[0].id == v
+                    for x in (n.left, n.right)):
+                return True
+            if isinstance(n, ast.Call) and last(n) in ("full", "full_like") and any(
+                    isinstance(a, ast.Name) and a.id == v for a in [*n.args[1:], *(k.value for k in n.keywords)]):
+                return True
+    return False
 
 
 # labels built class by class: `[0] * len(neg) + [1] * len(pos)` (the data in class order)
