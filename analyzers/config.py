@@ -501,11 +501,16 @@ def _tree_facts(nodes: Iterable[ast.AST], fx: _Facts) -> None:
             logged = [v for k, v in zip(node.keys, node.values) if isinstance(k, ast.Constant) and k.value in _LOGGED_KEYS]
             if logged and all(isinstance(v, ast.Constant) and isinstance(v.value, (int, float)) for v in logged):
                 continue    # a logged step ({'loss': 1.1, 'learning_rate': 9.8e-4, 'epoch': 0.04}): the schedule's value
+            # a dict nested under a key names its settings by that key ({"optimizer": {"eps": 1.0}}: the optimizer's
+            # epsilon, where a bare `eps` is as often a norm layer's)
+            up = fx.pyfile.parent.get(node) if fx.pyfile is not None else None
+            under = next((pk.value for pk, pv in zip(up.keys, up.values) if pv is node and isinstance(pk, ast.Constant)
+                          and isinstance(pk.value, str)), None) if isinstance(up, ast.Dict) else None
             for k, v in zip(node.keys, node.values):
                 if isinstance(k, ast.Constant) and isinstance(k.value, str):
                     val = _value_of(v)
                     if val is not _NOT_LITERAL:
-                        fx.key_value(k.value, val, k.lineno)
+                        fx.key_value(f"{under}.{k.value}" if under else k.value, val, k.lineno)
 
 
 _MEANINGFUL_NAME = re.compile(r"float16|bfloat16|float32|optim\.\w+|lr_scheduler\.\w+")

@@ -524,3 +524,18 @@ def test_a_class_count_given_to_any_call_is_num_classes(tmp_path):
     p.write_text("import timm\nmodel = timm.create_model('resnet50', pretrained=True)\nmodel.reset_classifier(num_classes=37)\n")
     run = run_of(p)
     assert facts(run)["num_classes"] == [37] and run.fact("num_classes").line == 3
+
+
+def test_a_dict_nested_under_a_key_names_its_settings_by_that_key(tmp_path):
+    """CONFIG = {"optimizer": {"name": "adam", "lr": 1e-3, "eps": 1.0}} in a script: the nested dict's `eps` is
+    the optimizer's epsilon (a bare `eps` key is as often a norm layer's, so it is not read alone), and `name` the
+    optimizer. Adam with eps 1.0 divides every step by ~1: config:eps_large."""
+    p = tmp_path / "train.py"
+    p.write_text('CONFIG = {\n    "seed": 1,\n'
+                 '    "optimizer": {"name": "adam", "lr": 1e-3, "betas": [0.9, 0.999], "eps": 1.0},\n'
+                 '    "model": {"norm": {"eps": 1e-5}},\n}\n')
+    run = run_of(p)
+    got = facts(run)
+    assert got["eps"] == [1.0] and got["optimizer"] == ["adam"] and got["lr"] == [1e-3]
+    check_citations(run)
+    assert "config:eps_large" in {s.kind for s in config_signals(run)}
