@@ -136,7 +136,7 @@ def check_softmax(f: PyFile, idx: RunIndex) -> list[Finding]:
                 out.append(Finding("code:log_softmax_unstable", STRONG, c.lineno,
                                    "log of softmax underflows to log(0) = -inf; use log_softmax",
                                    [(where[1], "softmax here", where[0])] if where != (f, c.lineno) else []))
-            elif isinstance(core(x), ast.Call) and last(core(x)) == "sigmoid":
+            elif _of_sigmoid(f, scope, x, c.lineno):
                 out.append(Finding("code:log_softmax_unstable", 0.6, c.lineno,
                                    "log of sigmoid underflows to -inf; use F.logsigmoid or BCEWithLogits"))
             elif not safe_from_zero(f, scope, x, c.lineno, 0):
@@ -147,6 +147,20 @@ def check_softmax(f: PyFile, idx: RunIndex) -> list[Finding]:
     out += _activation_before_logits_loss(f)
     out += _softmax_one_unit(f)
     return out
+
+
+def _of_sigmoid(f: PyFile, scope: ast.AST, x: ast.AST, line: int, depth: int = 0) -> bool:
+    """Whether `x` is a sigmoid's output or one minus it: `torch.sigmoid(z)`, or a name bound to one in its scope
+    (`p = torch.sigmoid(logits).squeeze(1)` then `log(p)`, `log(1 - p)`): a hand-written binary cross-entropy."""
+    e = core(x)
+    if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Sub) and const(e.left) in (1, 1.0):
+        e = core(e.right)
+    if isinstance(e, ast.Call):
+        return last(e) == "sigmoid"
+    if isinstance(e, ast.Name) and depth < 2:
+        v = f.value_of(e.id, scope, line)
+        return v is not None and _of_sigmoid(f, scope, v, line, depth + 1)
+    return False
 
 
 def _one_unit(c: ast.AST) -> bool:
