@@ -895,3 +895,22 @@ def test_a_loader_without_shuffle_over_labels_built_class_by_class_says_so():
     blocks, bare = finding(loop), finding(plain)
     assert blocks[0].strength >= 0.7 and "class by class" in blocks[0].summary and blocks[0].evidence[0].line == 11
     assert bare[0].strength == 0.6 and "class by class" not in bare[0].summary
+
+
+def test_table_columns_fed_to_a_net_in_a_posted_setup_without_its_loop_are_unscaled():
+    """A post's excerpt of the setup: columns read with read_csv, a Linear net, an optimizer built, and no training
+    loop shown. The optimizer says the net is trained; with no scaler anywhere the columns (income, balance in the
+    thousands) reach it raw. A StandardScaler in the excerpt clears it."""
+    setup = ("import pandas as pd\nimport torch\nimport torch.nn as nn\n\n"
+             "df = pd.read_csv('customers.csv')\n"
+             "X = torch.tensor(df[['age', 'income', 'balance']].values, dtype=torch.float32)\n"
+             "model = nn.Sequential(nn.Linear(3, 32), nn.ReLU(), nn.Linear(32, 1))\n"
+             "optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)\n")
+    scaled = setup.replace("X = torch.tensor(df[['age', 'income', 'balance']].values",
+                           "from sklearn.preprocessing import StandardScaler\n"
+                           "X = torch.tensor(StandardScaler().fit_transform(df[['age', 'income', 'balance']].values)")
+    def kinds(text):
+        art = TextArtifact(path="post.py", abspath=None, kind="code", text=text)
+        return {s.kind for s in code_signals(Run(root=Path("."), texts=[art]))}
+    assert "code:features_unscaled" in kinds(setup)
+    assert "code:features_unscaled" not in kinds(scaled)

@@ -265,7 +265,9 @@ def check_tabular_scaling(files: list[PyFile]) -> list[tuple[PyFile, Finding]]:
                             f"anywhere in the code: a net initialised for unit-scale inputs fits it slowly or not at all",
                             data={"learner": "", "reader": last(c)}))]
     learner = next(((f, c) for f in files for c in f.calls if last(c) in _SENSITIVE), None)
-    if learner is None or not any(last(c) in _TRAINS for f in files for c in f.calls) or _scaling_anywhere(files) \
+    # (trained: a fit / backward call, or an optimizer built, as a post's excerpt of the setup shows it)
+    trained = any(last(c) in _TRAINS for f in files for c in f.calls) or any(f.optimizer_ctors() for f in files)
+    if learner is None or not trained or _scaling_anywhere(files) \
             or any(last(c) in ("log", "log1p", "log10") for f in files for c in f.calls):
         return []
     f, c = learner
