@@ -2117,6 +2117,7 @@ VAL_UNSTABLE_POINTS = 6
 _QUALITY = re.compile(r"loss|acc|dice|iou|f1|auc|map|precision|recall|error|bleu|rouge|wer|cer|psnr|ssim|score|top", re.I)
 VAL_UNSTABLE_TURNS = 0.6
 VAL_UNSTABLE_STEP = 0.25
+VAL_UNSTABLE_RANGE = 0.1
 
 
 def _val_unstable(run: Run, q: Quoter) -> list[Signal]:
@@ -2143,7 +2144,7 @@ def _val_unstable(run: Run, q: Quoter) -> list[Signal]:
         # (against the run's own range too: a converged val loss jittering 0.025-0.039 after falling from 0.7 moves
         # a third of its level but a fiftieth of its range)
         of_range = float(np.median(np.abs(d))) / max(float(np.ptp(v)), 1e-12)
-        if turns >= VAL_UNSTABLE_TURNS and step >= VAL_UNSTABLE_STEP and of_range >= VAL_UNSTABLE_STEP \
+        if turns >= VAL_UNSTABLE_TURNS and step >= VAL_UNSTABLE_STEP and of_range >= VAL_UNSTABLE_RANGE \
                 and (best is None or step > best[0]):
             best = (step, turns, s)
     if best is None:

@@ -42,14 +42,32 @@ def _per(train: Series, val: Series) -> int:
     return max(1, len(train) // max(1, len(val))) if len(train) >= 2 * len(val) else 1
 
 
+def _settled(s: Series) -> tuple[float, int] | None:
+    """(the median of a swinging validation series' last SETTLED points, the index of the point nearest that
+    median among them): where it sits at the end, not the one evaluation it happened to end on."""
+    ok = np.flatnonzero(np.isfinite(s.values))[-SETTLED:]
+    if not len(ok):
+        return None
+    v = s.values[ok]
+    m = float(np.median(v))
+    return m, int(ok[int(np.argmin(np.abs(v - m)))])
+
+
+# evaluations read when the validation metric swings from one to the next (curves.py: val_unstable)
+SETTLED = 3
+
+
 def gap_signals(run: Run, already: set[str] | None = None) -> list[Signal]:
     if already and already & {"train_val_divergence", "val_gap_from_start", "memorizing_from_start", "val_above_train"}:
         return []
+    # a validation metric that swings by a quarter of its level between evaluations is read at its settled level
+    # (a val loss of 0.59, 2.19, 1.34, 9.64 under a large lr ends 6x the train loss at one point, not at its level)
+    val_end = _settled if already and "val_unstable" in already else _last
     q = Quoter(run)
     acc, vacc = run.metric("accuracy"), run.metric("val_accuracy")
     if acc is not None and vacc is not None:
         acc, vacc = ordered(acc), ordered(vacc)
-        a, b = _last(acc, _per(acc, vacc)), _last(vacc)
+        a, b = _last(acc, _per(acc, vacc)), val_end(vacc)
         if a and b:
             scale = 100.0 if max(a[0], b[0]) > 1.0 else 1.0
             ta, va = a[0] / scale, b[0] / scale
@@ -61,7 +79,7 @@ def gap_signals(run: Run, already: set[str] | None = None) -> list[Signal]:
     loss, vloss = run.metric("loss"), run.metric("val_loss")
     if loss is not None and vloss is not None:
         loss, vloss = ordered(loss), ordered(vloss)
-        a, b = _last(loss, _per(loss, vloss)), _last(vloss)
+        a, b = _last(loss, _per(loss, vloss)), val_end(vloss)
         if a and b and a[0] > 0 and b[0] >= LOSS_RATIO * a[0]:
             ratio = b[0] / a[0]
             txt = f"at the end val loss is {b[0]:g}, {ratio:.1f}x the train loss {a[0]:g}"
