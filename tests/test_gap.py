@@ -51,3 +51,15 @@ def test_a_validation_loss_that_swings_is_read_at_its_settled_level_not_its_last
     (tmp_path / "train.log").write_text("".join(
         f"Epoch {i}/15 - loss: {t:.4f} - val_loss: {v:.4f}\n" for i, (t, v) in enumerate(zip(train, steady), 1)))
     assert {s.kind for s in analyze(ingest([str(tmp_path)]))} & {"train_val_gap_end", "train_val_divergence"}
+
+
+def test_two_tiny_losses_far_apart_in_ratio_are_no_gap(tmp_path):
+    """A CNN that fits both sets: train loss 0.0032 and val loss 0.028 at the end (a ratio of 9) with val accuracy
+    0.987. The ratio alone made a full-strength train_val_gap_end (overfitting 0.71 on a healthy run); the val loss
+    must also sit LOSS_GAP_MIN above the train loss. A val loss of 0.9 beside 0.05 still is a gap."""
+    lines = "".join(f"Epoch {i}/20 - loss: {0.9 * 0.7 ** i + 0.0032:.4f} - val_loss: {0.8 * 0.75 ** i + 0.026:.4f}\n"
+                    for i in range(1, 21))
+    (tmp_path / "train.log").write_text(lines)
+    assert "train_val_gap_end" not in {s.kind for s in analyze(ingest([str(tmp_path)]))}
+    (tmp_path / "train.log").write_text("Epoch 20/20 - loss: 0.0500 - val_loss: 0.9000\n")
+    assert "train_val_gap_end" in {s.kind for s in analyze(ingest([str(tmp_path)]))}
