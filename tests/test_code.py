@@ -914,3 +914,21 @@ def test_table_columns_fed_to_a_net_in_a_posted_setup_without_its_loop_are_unsca
         return {s.kind for s in code_signals(Run(root=Path("."), texts=[art]))}
     assert "code:features_unscaled" in kinds(setup)
     assert "code:features_unscaled" not in kinds(scaled)
+
+
+def test_a_frames_columns_named_by_a_list_fed_to_a_torch_net_are_unscaled():
+    """`df[feature_cols].values` with feature_cols a list of column names, fed to a torch Linear net that an
+    optimizer trains, no read_csv in sight (the frame built in the script) and no scaler: the columns reach the
+    net in their raw units. A scaler clears it."""
+    text = ("import pandas as pd\nimport torch\nimport torch.nn as nn\n\n"
+            "df = make_frame()\n"
+            "feature_cols = ['income', 'loan_amount', 'age']\n"
+            "X = torch.tensor(df[feature_cols].values, dtype=torch.float32)\n"
+            "model = nn.Sequential(nn.Linear(3, 16), nn.ReLU(), nn.Linear(16, 1))\n"
+            "opt = torch.optim.Adam(model.parameters(), lr=1e-3)\n")
+    def kinds(t):
+        art = TextArtifact(path="train.py", abspath=None, kind="code", text=t)
+        return {s.kind for s in code_signals(Run(root=Path("."), texts=[art]))}
+    assert "code:features_unscaled" in kinds(text)
+    assert "code:features_unscaled" not in kinds(text.replace("df[feature_cols].values", "scaler.fit_transform(df[feature_cols])")
+                                                 .replace("import pandas as pd\n", "import pandas as pd\nfrom sklearn.preprocessing import StandardScaler\nscaler = StandardScaler()\n"))

@@ -245,16 +245,20 @@ def _columns_taken(files: list[PyFile]) -> tuple[PyFile, ast.AST] | None:
     table in its raw units, wherever the frame came from (a snippet often leaves out its read_csv)."""
     for f in files:
         for n in f.of_type(ast.Subscript):
-            if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.List) and len(n.slice.elts) >= 2 \
-                    and isinstance(n.value, ast.Name) and all(isinstance(const(e), str) for e in n.slice.elts):
+            if not isinstance(n, ast.Subscript) or not isinstance(n.value, ast.Name):
+                continue
+            cols = n.slice
+            if isinstance(cols, ast.Name):      # df[feature_cols], feature_cols = ["income", "age", ...]
+                cols = f.value_of(cols.id, f.scope_of(n), n.lineno)
+            if isinstance(cols, ast.List) and len(cols.elts) >= 2 and all(isinstance(const(e), str) for e in cols.elts):
                 return f, n
     return None
 
 
 def check_tabular_scaling(files: list[PyFile]) -> list[tuple[PyFile, Finding]]:
     reader: tuple[PyFile, ast.AST] | None = next(((f, c) for f in files for c in f.calls if last(c) in _TABLE_READERS), None)
-    if reader is None and any(last(c) in ("MLPRegressor", "MLPClassifier") for f in files for c in f.calls):
-        reader = _columns_taken(files)     # (the learners that need scaled columns most: sklearn's MLPs)
+    if reader is None and any(last(c) in ("MLPRegressor", "MLPClassifier", "Linear", "Dense") for f in files for c in f.calls):
+        reader = _columns_taken(files)     # (the learners that need scaled columns most: MLPs, sklearn's or a net's)
     if reader is None:
         made = _wide_range(files)
         if made is None or _scaling_anywhere(files):
