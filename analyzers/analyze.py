@@ -27,6 +27,7 @@ _STEPS = (("curves", "curves", "curve_signals"), ("log text", "log_findings", "t
           ("frozen metric", "frozen_metric", "frozen_metric_signals"),
           ("zero accuracy", "frozen_metric", "zero_accuracy_signals"),
           ("zero loss", "frozen_metric", "zero_loss_signals"),
+          ("zero recall", "frozen_metric", "zero_recall_signals"),
           ("data tables", "data_tables", "data_table_signals"), ("probes", "probes.results", "probe_signals"),
           ("ranks", "crossrank", "rank_signals"), ("posted diff", "baseline", "posted_diff_signals"))
 _BASELINE = ("baseline", "baseline", "compare")

@@ -217,6 +217,49 @@ def zero_accuracy_signals(run: Run) -> list[Signal]:
     return _zero_signal(run, "accuracy_zero", (0.6, 0.8)[n - 1] if n < 3 else 1.0, s, fin, txt)
 
 
+# A recall at exactly 0 for its last this many logged points (and half of them at least) ...
+RECALL_ZERO_POINTS = 3
+# ... beside an accuracy this high at the end: right on most samples, yet never on a positive one
+RECALL_ZERO_ACC = 0.5
+
+
+def zero_recall_signals(run: Run) -> list[Signal]:
+    """`recall_zero`: a recall series exactly 0 at its last RECALL_ZERO_POINTS logged points or more (half the
+    series at least) while an accuracy ends at RECALL_ZERO_ACC or more. A model that finds no positive at all and
+    is still right on most samples predicts the majority class for every input (92 % accuracy on data that is
+    92 % negative): one output regardless of the input. Cited at the first zero of the run and at the accuracy's
+    end."""
+    accs = [ordered(x) for x in run.series if _is_accuracy(x.name) and len(x)]
+    for s in run.series:
+        if "recall" not in s.name.lower() or len(s) < RECALL_ZERO_POINTS:
+            continue
+        s = ordered(s)
+        v = np.asarray(s.values, dtype=float)
+        fin = np.flatnonzero(np.isfinite(v))
+        nz = fin[v[fin] != 0.0]
+        tail = fin[fin > nz[-1]] if len(nz) else fin
+        if len(tail) < max(RECALL_ZERO_POINTS, len(fin) / 2):
+            continue
+        held = is_held_out(s.name)
+        acc = next((a for a in accs if is_held_out(a.name) == held), None) or (accs[0] if accs else None)
+        if acc is None:
+            continue
+        af = np.flatnonzero(np.isfinite(acc.values))
+        if not len(af):
+            continue
+        end = float(acc.values[af[-1]])
+        end = end / 100.0 if end > 1.0 else end
+        if end < RECALL_ZERO_ACC:
+            continue
+        q = Quoter(run)
+        first = int(tail[0])
+        txt = (f"{s.name} is exactly 0 at its last {len(tail)} logged points (from step {int(s.steps[first])}) while "
+               f"{acc.name} ends at {end:.3g}: the model predicts no positive at all, the majority class for every input")
+        return [Signal("recall_zero", 0.8, txt, [q.ev(s, first, txt), q.ev(acc, int(af[-1]), f"{acc.name} at the end")],
+                       {"metric": s.name, "points": len(tail), "accuracy": end})]
+    return []
+
+
 # The training loss as names.py normalises it (component losses such as a box loss are 0 by design
 # in some detectors until a stage starts, so only the main loss is read).
 _TRAIN_LOSS = ("loss", "train_loss")

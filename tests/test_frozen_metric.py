@@ -222,3 +222,23 @@ def test_an_accuracy_frozen_at_the_majority_share_or_on_validation_is_still_a_fr
     (tmp_path / "v").mkdir()
     sigs = _kinds(tmp_path / "v", _epochs("val_acc 0.1000", 0.34))
     assert "accuracy_stuck_loss_falls" not in sigs and "metric_frozen" in sigs
+
+
+def test_a_recall_of_exactly_zero_beside_a_high_accuracy_is_one_class_for_every_input(tmp_path):
+    """A CSVLogger file of an imbalanced binary model: accuracy 0.919 (the negative share) and recall and precision
+    exactly 0 from the second epoch on, while the loss still falls. The model predicts the majority class for every
+    input: recall_zero, mode_collapse first. A recall that rises from 0 is no such signal."""
+    rows = ["epoch,accuracy,loss,precision,recall,val_accuracy,val_loss,val_precision,val_recall"]
+    for e in range(12):
+        rec = 0.005 if e == 0 else 0.0
+        rows.append(f"{e},0.919,{0.35 - 0.012 * e:.4f},{0.125 if e == 0 else 0.0},{rec},0.91,{0.285 - 0.01 * e:.4f},0.0,0.0")
+    (tmp_path / "training.log").write_text("\n".join(rows) + "\n")
+    run = ingest([str(tmp_path)])
+    sig = [s for s in analyze(run) if s.kind == "recall_zero"]
+    assert sig and sig[0].data["points"] >= 3 and sig[0].data["accuracy"] > 0.9
+    d = diagnose([str(tmp_path)], ["92% accuracy from the first epoch but precision and recall are 0"])
+    assert d.hypotheses[0].id == "mode_collapse"
+    learning = "\n".join([rows[0]] + [f"{e},{0.7 + 0.02 * e:.3f},{0.6 - 0.03 * e:.3f},0.5,{0.05 * e:.2f},0.7,0.6,0.5,{0.05 * e:.2f}"
+                                      for e in range(12)]) + "\n"
+    (tmp_path / "training.log").write_text(learning)
+    assert not [s for s in analyze(ingest([str(tmp_path)])) if s.kind == "recall_zero"]
