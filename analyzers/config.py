@@ -44,7 +44,8 @@ for _fact, _names in {
                   "samples_per_gpu imgs_per_gpu batch_size_per_gpu batch_size_per_device",
     "grad_clip": "max_grad_norm gradient_clip_val clip_grad_norm grad_clip clip_grad gradient_clipping clip_norm "
                  "max_norm grad_norm_clip clip_grad_norm_ clip_gradient",
-    "optimizer": "optimizer optim optimizer_name optimizer.name optimizer.type optimizer._target_ opt optimizer_type",
+    "optimizer": "optimizer optim optimizer_name optimizer.name optimizer.type optimizer._target_ opt optimizer_type "
+                 "optim.name optim.type optim._target_",
     "scheduler": "scheduler lr_scheduler lr_scheduler_type scheduler.name scheduler.type lr_schedule "
                  "scheduler._target_ lr_scheduler.name lr_scheduler.type lr_decay_style",
     "warmup_steps": "warmup_steps num_warmup_steps warmup lr_warmup_steps warmup_iters warmup_num_steps "

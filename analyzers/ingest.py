@@ -34,6 +34,10 @@ from mltdbg.analyzers.model import Run
 # Directories that never hold run artifacts and can be huge.
 SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "env", "node_modules", "__pycache__",
              ".mltdbg", ".mypy_cache", ".pytest_cache", ".tox", "site-packages", ".idea", ".ipynb_checkpoints"}
+# Hidden folders are skipped, except these a training run writes its own settings to: Hydra's `.hydra/` (the
+# composed config.yaml and the command line's overrides.yaml; its hydra.yaml is Hydra's own settings, not the run's)
+RUN_DOT_DIRS = {".hydra"}
+SKIP_FILES = {(".hydra", "hydra.yaml")}
 # Beyond this many files in one ingest we stop and say so (a folder of thousands of files).
 MAX_FILES = 5000
 # At most this much of one text file is held (after gunzip): the first half and the last half,
@@ -195,7 +199,8 @@ def _collect(p: Path, out: list[Path], run: Run, seen: set) -> None:
             run.warnings.append(f"{p}: cannot list ({e.strerror or e})")
             return
         for e in entries:
-            if e.name in SKIP_DIRS or (e.name.startswith(".") and e.is_dir(follow_symlinks=False)):
+            if e.name in SKIP_DIRS or (e.name.startswith(".") and e.name not in RUN_DOT_DIRS
+                                       and e.is_dir(follow_symlinks=False)) or (p.name, e.name) in SKIP_FILES:
                 continue
             _collect(Path(e.path), out, run, seen)
             if len(out) > MAX_FILES:

@@ -539,3 +539,24 @@ def test_a_dict_nested_under_a_key_names_its_settings_by_that_key(tmp_path):
     assert got["eps"] == [1.0] and got["optimizer"] == ["adam"] and got["lr"] == [1e-3]
     check_citations(run)
     assert "config:eps_large" in {s.kind for s in config_signals(run)}
+
+
+def test_a_hydra_output_folders_composed_config_is_read(tmp_path):
+    """Hydra writes the run's composed settings to `.hydra/config.yaml` (and the command line's to overrides.yaml)
+    in the run's output folder. Hidden folders are skipped, but not this one: its optim.name / optim.betas are the
+    run's optimizer and betas (swapped here: config:betas_odd). Hydra's own hydra.yaml is not read."""
+    from mltdbg.analyzers.ingest import ingest
+    hy = tmp_path / "outputs" / "2024-05-01" / "12-00-00" / ".hydra"
+    hy.mkdir(parents=True)
+    (hy / "config.yaml").write_text("seed: 17\noptim:\n  name: adam\n  lr: 0.001\n  betas:\n  - 0.999\n  - 0.9\n"
+                                    "data:\n  batch_size: 64\n")
+    (hy / "overrides.yaml").write_text("- optim.betas=[0.999,0.9]\n")
+    (hy / "hydra.yaml").write_text("hydra:\n  job:\n    name: train\n  runtime:\n    version: 1.3.2\nseed: 99\n")
+    (hy.parent / "train.log").write_text("step 10 loss 1.2\nstep 20 loss 0.9\n")
+    run = ingest([str(tmp_path)])
+    assert {t.path.rsplit("/", 1)[-1] for t in run.texts} >= {"config.yaml", "overrides.yaml", "train.log"}
+    assert not any(t.path.endswith("hydra.yaml") for t in run.texts)
+    extract_facts(run)
+    got = facts(run)
+    assert got["optimizer"] == ["adam"] and got["beta1"] == [0.999] and got["seed"] == [17] and got["batch_size"] == [64]
+    assert "config:betas_odd" in {s.kind for s in config_signals(run)}
