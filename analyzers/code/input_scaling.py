@@ -247,7 +247,7 @@ def _columns_taken(files: list[PyFile]) -> tuple[PyFile, ast.AST] | None:
         for n in f.of_type(ast.Subscript):
             if not isinstance(n, ast.Subscript) or not isinstance(n.value, ast.Name):
                 continue
-            cols = n.slice
+            cols: ast.AST | None = n.slice
             if isinstance(cols, ast.Name):      # df[feature_cols], feature_cols = ["income", "age", ...]
                 cols = f.value_of(cols.id, f.scope_of(n), n.lineno)
             if isinstance(cols, ast.List) and len(cols.elts) >= 2 and all(isinstance(const(e), str) for e in cols.elts):
