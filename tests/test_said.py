@@ -186,6 +186,9 @@ def test_a_post_whose_results_change_with_the_inference_batch_ranks_eval_mode_fi
     ("is this ok? no errors, the loss goes down", False),
     ("no nan, no error, looks fine?", False),
     ("no error, but the accuracy is bad", True),
+    ("Loss is extremely noisy and val accuracy swings all over the place between evals.", True),
+    ("the validation accuracy fluctuates wildly", True),
+    ("Is this run OK? The loss is really noisy.", False),
 ])
 def test_words_that_name_a_failure(text, failure):
     """A result below a reference, a constant or all-zero output, a discrepancy: failure words (with them,
