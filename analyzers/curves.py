@@ -816,6 +816,13 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
             out.append(Signal("nonfinite_sudden", min(1.0, i / SUDDEN_FULL_AT),
                               f"{s.name} was finite and not rising right before step {int(s.steps[i])}: a sudden NaN/inf",
                               evs, {"step": int(s.steps[i])}))
+            ep = _epoch_at(run, s, int(s.steps[i]))
+            if ep is not None and ep[1]:
+                out.append(Signal("nonfinite_first_pass", 0.7,
+                                  f"{s.name} turned non-finite at step {int(s.steps[i])}, in the first epoch (epoch {ep[0]:g}), "
+                                  "with no rise before: the first pass over the data, where a bad sample shows at its "
+                                  "first visit (unstable loss math takes a model grown confident)",
+                                  evs, {"step": int(s.steps[i]), "epoch": ep[0]}))
         if rising > DIVERGENCE_RISE:
             # from a short history (i < 8) at most SHORT_DIVERGENCE: a few points say less
             cap = 0.8 if i >= 8 else SHORT_DIVERGENCE
@@ -1424,6 +1431,27 @@ def _count_fact(run: Run, name: str) -> int | None:
     except (TypeError, ValueError):
         k = None
     return k if k and k >= 2 else None
+
+
+def _epoch_at(run: Run, s: Series, step: int) -> tuple[float, bool] | None:
+    """(the epoch logged at `step` beside series `s`, whether it is the run's first epoch) from an `epoch` series of
+    the same file, None without one. Fractional epochs (HF's 0.70: the share of epochs done) are the first below 1;
+    whole ones (Keras' 0.., Lightning's 0.., a log's 1..) the first at their lowest value, once a later one shows."""
+    e = next((x for x in run.series if x.name == "epoch" and x.source == s.source and len(x)), None)
+    if e is None:
+        return None
+    ev = np.asarray(e.values, dtype=float)
+    fin = np.isfinite(ev)
+    if not fin.any():
+        return None
+    before = np.flatnonzero(fin & (e.steps <= step))
+    if not len(before):
+        return None
+    at = float(ev[before[np.argmax(e.steps[before])]])
+    vals = ev[fin]
+    if np.any(vals != np.round(vals)):
+        return at, at < 1.0
+    return at, at == float(vals.min()) and float(vals.max()) > at
 
 
 def _num_classes(run: Run) -> int | None:

@@ -1097,3 +1097,27 @@ def test_mixing_set_off_in_a_config_does_not_hide_noisy_labels(tmp_path):
     from mltdbg.analyzers.ingest import ingest
     _fastai_noisy(tmp_path, ', "label_smoothing": 0.0, "mixup": false')
     assert "train_at_chance_val_learned" in {s.kind for s in analyze(ingest([str(tmp_path)]))}
+
+
+def test_a_sudden_nan_in_the_first_epoch_is_a_first_pass_nan(tmp_path):
+    """HF trainer_state.json: the loss falls 0.73 -> 0.40, then NaN at step 110, epoch 0.70: the first pass over the
+    data, where a bad row shows at its first visit (nonfinite_first_pass, nan_in_data first). The same NaN at
+    epoch 3.2 is no first-pass NaN."""
+    import json as _json
+    from mltdbg.analyzers.analyze import analyze
+    from mltdbg.analyzers.ingest import ingest
+    from mltdbg.playbooks.diagnose import diagnose
+
+    def state(epoch_per_step):
+        hist = []
+        for k in range(1, 16):
+            loss = 0.73 - 0.033 * k if k < 11 else float("nan")
+            hist.append({"epoch": round(epoch_per_step * 10 * k, 4), "grad_norm": 0.4 if k < 11 else float("nan"),
+                         "learning_rate": 5e-4, "loss": loss, "step": 10 * k})
+        return _json.dumps({"global_step": 150, "log_history": hist})
+    (tmp_path / "trainer_state.json").write_text(state(0.00637))
+    kinds = {s.kind for s in analyze(ingest([str(tmp_path)]))}
+    assert {"nonfinite_sudden", "nonfinite_first_pass"} <= kinds
+    assert diagnose([str(tmp_path)], ["the loss turns into nan partway through"]).hypotheses[0].id == "nan_in_data"
+    (tmp_path / "trainer_state.json").write_text(state(0.029))
+    assert "nonfinite_first_pass" not in {s.kind for s in analyze(ingest([str(tmp_path)]))}
