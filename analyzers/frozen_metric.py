@@ -109,6 +109,19 @@ def frozen_metric_signals(run: Run) -> list[Signal]:
                               [q.ev(s, start, txt), q.ev(s, end, f"{s.name} still {v[end]:g}")],
                               {"metric": s.name, "value": float(v[start]), "points": length, "loss_from": a, "loss_to": b}))
             continue
+        if is_held_out(s.name) and _is_accuracy(s.name):
+            moved = _loss_fell(run, int(s.steps[start]), int(s.steps[end]), s)
+            if moved is not None:
+                # the training loss falls, so the weights move; the held-out predictions do not: the model maps
+                # every validation input to the same output (one class)
+                a, b = moved
+                txt = (f"{s.name} is exactly {v[start]:g} at {length} consecutive evaluations (step {int(s.steps[start])} "
+                       f"to {int(s.steps[end])}) while the training loss falls from {a:.4g} to {b:.4g}: the model is "
+                       "updated, yet its validation predictions never change")
+                out.append(Signal("val_frozen_loss_falls", strength, txt,
+                                  [q.ev(s, start, txt), q.ev(s, end, f"{s.name} still {v[end]:g}")],
+                                  {"metric": s.name, "value": float(v[start]), "points": length}))
+                continue
         txt = (f"{s.name} is exactly {v[start]:g} at {length} consecutive logged points "
                f"(step {int(s.steps[start])} to {int(s.steps[end])}): the model's outputs do not change")
         evs = [q.ev(s, start, txt), q.ev(s, end, f"{s.name} still {v[end]:g}")]

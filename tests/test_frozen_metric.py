@@ -242,3 +242,21 @@ def test_a_recall_of_exactly_zero_beside_a_high_accuracy_is_one_class_for_every_
                                       for e in range(12)]) + "\n"
     (tmp_path / "training.log").write_text(learning)
     assert not [s for s in analyze(ingest([str(tmp_path)])) if s.kind == "recall_zero"]
+
+
+def test_a_validation_accuracy_frozen_while_the_training_loss_falls_is_one_output_for_every_input(tmp_path):
+    """Lightning's metrics.csv: val_acc exactly 0.815 at all 12 epochs while train_loss falls 0.46 -> 0.05. The model
+    is updated (its loss falls), yet its validation predictions never change: val_frozen_loss_falls, mode_collapse
+    ahead of frozen_parameters. With the training loss flat too it stays metric_frozen (nothing is updated)."""
+    rows = ["epoch,step,train_loss,val_acc,val_loss"]
+    for e in range(12):
+        rows.append(f"{e},{10 * e + 9},{0.46 * 0.82 ** e:.4f},0.815,{0.5 + 0.02 * e:.4f}")
+    (tmp_path / "metrics.csv").write_text("\n".join(rows) + "\n")
+    kinds = {s.kind for s in analyze(ingest([str(tmp_path)]))}
+    assert "val_frozen_loss_falls" in kinds and "metric_frozen" not in kinds
+    ids = [h.id for h in diagnose([str(tmp_path)], []).hypotheses]
+    assert "mode_collapse" in ids and ("frozen_parameters" not in ids or ids.index("mode_collapse") < ids.index("frozen_parameters"))
+    flat = [rows[0]] + [f"{e},{10 * e + 9},0.4600,0.815,0.5000" for e in range(12)]
+    (tmp_path / "metrics.csv").write_text("\n".join(flat) + "\n")
+    kinds = {s.kind for s in analyze(ingest([str(tmp_path)]))}
+    assert "metric_frozen" in kinds and "val_frozen_loss_falls" not in kinds
