@@ -219,9 +219,10 @@ def test_an_accuracy_frozen_at_the_majority_share_or_on_validation_is_still_a_fr
     # the majority class's 90 %: a model that learned the prior lowers its loss to ~0.33, not below
     assert "accuracy_stuck_loss_falls" not in _kinds(tmp_path, _epochs("train_acc 0.9000", 0.40))
     # a validation accuracy scores other inputs: a collapsed model maps them to one class as its loss falls
+    # (val_frozen_loss_falls, the frozen reading that says the weights still move)
     (tmp_path / "v").mkdir()
     sigs = _kinds(tmp_path / "v", _epochs("val_acc 0.1000", 0.34))
-    assert "accuracy_stuck_loss_falls" not in sigs and "metric_frozen" in sigs
+    assert "accuracy_stuck_loss_falls" not in sigs and "val_frozen_loss_falls" in sigs
 
 
 def test_a_recall_of_exactly_zero_beside_a_high_accuracy_is_one_class_for_every_input(tmp_path):
