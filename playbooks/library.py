@@ -61,6 +61,9 @@ class CausePlaybook:
     # requires_any kinds that are settings, not symptoms (fp16 on): they meet the requirement only where the
     # failure the user or the artifacts describe is one this cause makes (its class)
     requires_in_class: list[str] = field(default_factory=list)
+    # requires_any kinds that are the cause's usual reading but not proof (cuDNN that cannot start: most often a
+    # full GPU, sometimes a version mismatch): they rank the cause, and alone hold it below the bar as words do
+    requires_held: list[str] = field(default_factory=list)
     symptoms_unless: list[re.Pattern] = field(default_factory=list)
     check_command: str | None = None
     instrumentation: str | None = None
@@ -124,6 +127,7 @@ def causes() -> dict[str, CausePlaybook]:
             check=(d.get("check") or "").strip(), fix=(d.get("fix") or "").strip(), lesson=(d.get("lesson") or "").strip(),
             described_as=[str(x) for x in d.get("described_as") or []],
             requires_in_class=list(d.get("requires_in_class") or []),
+            requires_held=list(d.get("requires_held") or []),
             symptoms_unless=_rx(d.get("symptoms_unless")), check_command=d.get("check_command"), instrumentation=d.get("instrumentation"),
             codemod=d.get("codemod"), test_template=d.get("test_template"), raw=d)
     return out

@@ -213,11 +213,13 @@ def requirement_met(pb: library.CausePlaybook, feat: Features, words: bool = Tru
     0.693"), nor in a log kind read from their narration (data "narrated": "When I resume training ...",
     log_findings' `told` kinds). A setting (`requires_in_class`: fp16 on) meets it only when the failure
     described (in words or by the artifacts) is of the cause's class: fp16 on beside no failure is a setting. The user's words may meet a requirement, so their weight counts (score_causes),
-    but they alone never make the cause a finding (the engine holds such a cause below the bar)."""
+    but they alone never make the cause a finding (the engine holds such a cause below the bar); so do the
+    playbook's `requires_held` kinds (a reading that usually, not always, means the cause)."""
     out_of_class = pb.id not in feat.class_causes
     return not pb.requires_any or any(
         feat.strengths.get(k, 0.0) >= MIN_REQUIRED_STRENGTH for k in pb.requires_any
-        if (words or not (k.startswith("said:") or (k in feat.strongest and feat.strongest[k].data.get("narrated"))))
+        if (words or not (k.startswith("said:") or k in pb.requires_held
+                          or (k in feat.strongest and feat.strongest[k].data.get("narrated"))))
         and not (out_of_class and k in pb.requires_in_class))
 
 

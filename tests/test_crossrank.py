@@ -552,3 +552,15 @@ def test_framework_messages_that_had_no_reading_rank_their_cause(tmp_path, line,
         assert {h.id for h in d.hypotheses[:3]} <= {"numerical_instability", "nan_in_data", "lr_too_high",
                                                      "exploding_gradients", "mixed_precision_overflow"}
 
+
+
+@pytest.mark.parametrize("line, top", [
+    ("RuntimeError: cuDNN error: CUDNN_STATUS_NOT_INITIALIZED", "cuda_oom"),
+    ("RuntimeError: CUDA error: an illegal memory access was encountered", "label_out_of_range")])
+def test_a_message_that_usually_means_a_cause_ranks_it_but_never_makes_it_a_finding(tmp_path, line, top):
+    """cuDNN that cannot start is most often a full GPU, sometimes a CUDA/cuDNN mismatch; an illegal memory access
+    most often an index past its table, sometimes a kernel or driver bug: the playbooks' requires_held. Alone, each
+    ranks its cause first below the bar (0.96, diagnosis_complete, before)."""
+    (tmp_path / "err.txt").write_text(line + "\n")
+    d = diagnose([str(tmp_path)], [])
+    assert d.hypotheses[0].id == top and d.hypotheses[0].confidence < 0.8 and d.status == "needs_more_data"
