@@ -2146,6 +2146,8 @@ _QUALITY = re.compile(r"loss|acc|dice|iou|f1|auc|map|precision|recall|error|bleu
 VAL_UNSTABLE_TURNS = 0.6
 VAL_UNSTABLE_STEP = 0.25
 VAL_UNSTABLE_RANGE = 0.1
+# ... which holds where the first and last thirds of the series differ by less than this share of its range
+VAL_UNSTABLE_TREND = 0.25
 
 
 def _val_unstable(run: Run, q: Quoter) -> list[Signal]:
@@ -2172,7 +2174,12 @@ def _val_unstable(run: Run, q: Quoter) -> list[Signal]:
         # (against the run's own range too: a converged val loss jittering 0.025-0.039 after falling from 0.7 moves
         # a third of its level but a fiftieth of its range)
         of_range = float(np.median(np.abs(d))) / max(float(np.ptp(v)), 1e-12)
-        if turns >= VAL_UNSTABLE_TURNS and step >= VAL_UNSTABLE_STEP and of_range >= VAL_UNSTABLE_RANGE \
+        # the looser range test only where the series holds no trend (its first and last thirds' medians within a quarter of
+        # its range: VAL_UNSTABLE_TREND): swings around a level, not the wobble of a curve still improving
+        third = max(1, len(v) // 3)
+        trend = abs(float(np.median(v[-third:])) - float(np.median(v[:third]))) / max(float(np.ptp(v)), 1e-12)
+        need = VAL_UNSTABLE_RANGE if trend < VAL_UNSTABLE_TREND else VAL_UNSTABLE_STEP
+        if turns >= VAL_UNSTABLE_TURNS and step >= VAL_UNSTABLE_STEP and of_range >= need \
                 and (best is None or step > best[0]):
             best = (step, turns, s)
     if best is None:

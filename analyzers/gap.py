@@ -22,8 +22,9 @@ from mltdbg.analyzers.model import Run, Series, Signal
 ACC_GAP = 0.15
 TRAIN_ACC_MIN = 0.8
 LOSS_RATIO = 2.5
-# ... and the val loss at least this far above the train loss (nats): 0.028 against 0.003 is a ratio of 9 between
-# two losses of a model that fits both sets (val accuracy 0.987), no gap to explain
+# ... and, where the accuracies are logged and close, the val loss at least this far above the train loss (nats):
+# 0.028 against 0.003 is a ratio of 9 between two losses of a model that fits both sets (val accuracy 0.987), no gap
+# to explain. (Without accuracies the ratio alone counts: an MSE of 0.006 against 0.06 is a regression's gap.)
 LOSS_GAP_MIN = 0.1
 
 
@@ -68,12 +69,14 @@ def gap_signals(run: Run, already: set[str] | None = None) -> list[Signal]:
     val_end = _settled if already and "val_unstable" in already else _last
     q = Quoter(run)
     acc, vacc = run.metric("accuracy"), run.metric("val_accuracy")
+    acc_close = False       # accuracies logged and no gap between them
     if acc is not None and vacc is not None:
         acc, vacc = ordered(acc), ordered(vacc)
         a, b = _last(acc, _per(acc, vacc)), val_end(vacc)
         if a and b:
             scale = 100.0 if max(a[0], b[0]) > 1.0 else 1.0
             ta, va = a[0] / scale, b[0] / scale
+            acc_close = ta - va < ACC_GAP
             if ta >= TRAIN_ACC_MIN and ta - va >= ACC_GAP:
                 txt = f"at the end train accuracy is {a[0]:g} and val accuracy {b[0]:g} (a gap of {(ta - va) * 100:.0f} points)"
                 return [Signal("train_val_gap_end", min(1.0, (ta - va) / 0.3), txt,
@@ -83,7 +86,7 @@ def gap_signals(run: Run, already: set[str] | None = None) -> list[Signal]:
     if loss is not None and vloss is not None:
         loss, vloss = ordered(loss), ordered(vloss)
         a, b = _last(loss, _per(loss, vloss)), val_end(vloss)
-        if a and b and a[0] > 0 and b[0] >= LOSS_RATIO * a[0] and b[0] - a[0] >= LOSS_GAP_MIN:
+        if a and b and a[0] > 0 and b[0] >= LOSS_RATIO * a[0] and (b[0] - a[0] >= LOSS_GAP_MIN or not acc_close):
             ratio = b[0] / a[0]
             txt = f"at the end val loss is {b[0]:g}, {ratio:.1f}x the train loss {a[0]:g}"
             return [Signal("train_val_gap_end", min(1.0, 0.5 + 0.5 * min(1.0, (ratio - LOSS_RATIO) / 5)), txt,

@@ -57,9 +57,27 @@ def test_two_tiny_losses_far_apart_in_ratio_are_no_gap(tmp_path):
     """A CNN that fits both sets: train loss 0.0032 and val loss 0.028 at the end (a ratio of 9) with val accuracy
     0.987. The ratio alone made a full-strength train_val_gap_end (overfitting 0.71 on a healthy run); the val loss
     must also sit LOSS_GAP_MIN above the train loss. A val loss of 0.9 beside 0.05 still is a gap."""
-    lines = "".join(f"Epoch {i}/20 - loss: {0.9 * 0.7 ** i + 0.0032:.4f} - val_loss: {0.8 * 0.75 ** i + 0.026:.4f}\n"
+    lines = "".join(f"Epoch {i}/20 - loss: {0.9 * 0.7 ** i + 0.0032:.4f} - accuracy: {min(1.0, 0.6 + 0.03 * i):.4f} - "
+                    f"val_loss: {0.8 * 0.75 ** i + 0.026:.4f} - val_accuracy: {min(0.987, 0.6 + 0.03 * i):.4f}\n"
                     for i in range(1, 21))
     (tmp_path / "train.log").write_text(lines)
     assert "train_val_gap_end" not in {s.kind for s in analyze(ingest([str(tmp_path)]))}
     (tmp_path / "train.log").write_text("Epoch 20/20 - loss: 0.0500 - val_loss: 0.9000\n")
     assert "train_val_gap_end" in {s.kind for s in analyze(ingest([str(tmp_path)]))}
+    # without accuracies the ratio alone is the gap: a regression's MSE of 0.0058 against 0.060
+    (tmp_path / "train.log").write_text("".join(f"epoch {i} mse: {0.5 * 0.8 ** i + 0.0058:.5f} val_mse: "
+                                                f"{0.4 * 0.85 ** i + 0.06:.5f}\n" for i in range(1, 31))
+                                        .replace("mse:", "loss:").replace("val_loss:", "val_loss:").replace("val_mse:", "val_loss:"))
+    assert "train_val_gap_end" in {s.kind for s in analyze(ingest([str(tmp_path)]))}
+
+
+def test_a_validation_loss_that_wobbles_while_it_falls_is_not_unstable(tmp_path):
+    """0.40, 0.25, 0.17, 0.13, 0.155, 0.11, ... 0.078 beside a val accuracy rising 0.90 -> 0.97: each move turns back,
+    but the curve is still improving (its last third sits well below its first). The looser range test of
+    val_unstable is for swings around a level; here the run is healthy."""
+    val = [0.40, 0.25, 0.17, 0.13, 0.155, 0.11, 0.135, 0.095, 0.12, 0.085, 0.105, 0.078]
+    rows = ["epoch,loss,val_loss,val_accuracy"] + [
+        f"{e},{0.6 * 0.78 ** e + 0.03:.4f},{x:.4f},{0.9 + 0.006 * e:.4f}" for e, x in enumerate(val)]
+    (tmp_path / "metrics.csv").write_text("\n".join(rows) + "\n")
+    kinds = {s.kind for s in analyze(ingest([str(tmp_path)]))}
+    assert "val_unstable" not in kinds and "healthy" in kinds

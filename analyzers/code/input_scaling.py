@@ -49,6 +49,8 @@ _SCALERS = {"Normalize", "ToTensor", "to_tensor", "ConvertImageDtype", "convert_
             "AutoImageProcessor", "standardize", "BatchNorm2d_input", "ImageProcessor", "zscore", "minmax_scale",
             "robust_scale", "maxabs_scale"} | SKLEARN_SCALERS
 _SCALE_CONSTS = {255, 127.5, 256, 128}
+# the ranges images other than 8-bit ones come in: 4-bit (sklearn's digits), 10-, 12- and 16-bit
+_RANGE_CONSTS = {15, 16, 1023, 1024, 4095, 4096, 65535, 65536}
 _FLOAT_DTYPES = re.compile(r"float(16|32|64)?\b|double|half|FloatTensor", re.IGNORECASE)
 
 
@@ -79,11 +81,16 @@ def _scaling_anywhere(files: list[PyFile]) -> bool:
                         return True
                 if isinstance(n.op, ast.Div) and re.search(r"std|sigma|scale|max\(|norm", src(n.right), re.IGNORECASE):
                     return True
-                # images divided by their own range, whatever it is (sklearn's 8x8 digits are 0..16, 16-bit scans
-                # 0..65535): a float cast or an image-named value over a constant of 2 or more
+                # images divided by their own range, whatever it is (sklearn's 8x8 digits are 0..16, 12- and 16-bit
+                # scans 0..4095 / 0..65535): an image array over such a range, or a float cast over any constant of 2
+                # or more (`images.astype(np.float32) / 16.0`); not a size (`imgs.shape[2] / 2`, `len(frames) / 2`)
                 v = _num(n.right)
-                if isinstance(n.op, ast.Div) and isinstance(v, (int, float)) and v >= 2 and (
-                        _IMAGE_NAME.search(src(n.left)) or _FLOAT_DTYPES.search(src(n.left))):
+                left = src(n.left)
+                if isinstance(n.op, ast.Div) and isinstance(v, (int, float)) and not isinstance(v, bool) \
+                        and not re.search(r"\.shape\b|\blen\(|\.size\(|\bfloat\(|\bint\(", left) and (
+                            (v in _RANGE_CONSTS and _IMAGE_NAME.search(left))
+                            or (v >= 2 and isinstance(n.left, ast.Call) and last(n.left) in ("astype", "float", "double", "type")
+                                and (last(n.left) in ("float", "double") or _FLOAT_DTYPES.search(left)))):
                     return True
             elif isinstance(n, ast.AugAssign) and isinstance(n.op, (ast.Div, ast.Mult)):
                 v = const(n.value)
@@ -92,6 +99,10 @@ def _scaling_anywhere(files: list[PyFile]) -> bool:
             elif isinstance(n, ast.Call):
                 name = last(n)
                 if name in _SCALERS or "normaliz" in name.lower() or "standardi" in name.lower():
+                    return True
+                # Keras' ImageDataGenerator(rescale=1./255), Rescaling(scale=1/255)
+                if any(k.arg in ("rescale", "scale") and isinstance(_num(k.value), (int, float))
+                       and 0 < _num(k.value) < 0.01 for k in n.keywords):
                     return True
                 if name in ("div", "div_", "true_divide", "mul", "mul_") and n.args:
                     v = const(n.args[0])
@@ -240,7 +251,7 @@ def _wide_range(files: list[PyFile]) -> tuple[PyFile, ast.Call, str] | None:
     return None
 
 
-def _columns_taken(files: list[PyFile]) -> tuple[PyFile, ast.AST] | None:
+def _columns_taken(files: list[PyFile], net: bool = False) -> tuple[PyFile, ast.AST] | None:
     """A frame's named columns taken as the features, `df[["income", "age", ...]]` (two names or more): a
     table in its raw units, wherever the frame came from (a snippet often leaves out its read_csv)."""
     for f in files:
@@ -249,16 +260,37 @@ def _columns_taken(files: list[PyFile]) -> tuple[PyFile, ast.AST] | None:
                 continue
             cols: ast.AST | None = n.slice
             if isinstance(cols, ast.Name):      # df[feature_cols], feature_cols = ["income", "age", ...]
-                cols = f.value_of(cols.id, f.scope_of(n), n.lineno)
-            if isinstance(cols, ast.List) and len(cols.elts) >= 2 and all(isinstance(const(e), str) for e in cols.elts):
-                return f, n
+                if not net:
+                    continue
+                cols = f.value_near(cols.id, n)
+            if not (isinstance(cols, ast.List) and len(cols.elts) >= 2 and all(isinstance(const(e), str) for e in cols.elts)):
+                continue
+            # for a torch / Keras net: numeric columns (no text, file or image column) that become its input array
+            if net and (any(_TEXT_COLUMN.search(str(const(e))) for e in cols.elts) or not _to_array(f, n)):
+                continue
+            return f, n
     return None
+
+
+# a column of text, file names or images: not a numeric feature a scaler would touch
+_TEXT_COLUMN = re.compile(r"text|review|sentence|comment|title|descr|caption|file|path|image|img|url|token|word|name", re.I)
+
+
+def _to_array(f: PyFile, n: ast.AST) -> bool:
+    """The taken columns become an array: `.values` / `.to_numpy()` on them, or handed to torch.tensor / np.array /
+    a fit call."""
+    p = f.parent.get(n)
+    if isinstance(p, ast.Attribute) and p.attr in ("values", "to_numpy"):
+        return True
+    return isinstance(p, ast.Call) and last(p) in ("tensor", "Tensor", "FloatTensor", "array", "asarray", "from_numpy", "fit")
 
 
 def check_tabular_scaling(files: list[PyFile]) -> list[tuple[PyFile, Finding]]:
     reader: tuple[PyFile, ast.AST] | None = next(((f, c) for f in files for c in f.calls if last(c) in _TABLE_READERS), None)
-    if reader is None and any(last(c) in ("MLPRegressor", "MLPClassifier", "Linear", "Dense") for f in files for c in f.calls):
-        reader = _columns_taken(files)     # (the learners that need scaled columns most: MLPs, sklearn's or a net's)
+    if reader is None and any(last(c) in ("MLPRegressor", "MLPClassifier") for f in files for c in f.calls):
+        reader = _columns_taken(files)     # (the learners that need scaled columns most: sklearn's MLPs)
+    if reader is None and any(last(c) in ("Linear", "Dense") for f in files for c in f.calls):
+        reader = _columns_taken(files, net=True)    # (a net's: numeric columns made its input array)
     if reader is None:
         made = _wide_range(files)
         if made is None or _scaling_anywhere(files):

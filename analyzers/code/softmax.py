@@ -136,7 +136,7 @@ def check_softmax(f: PyFile, idx: RunIndex) -> list[Finding]:
                 out.append(Finding("code:log_softmax_unstable", STRONG, c.lineno,
                                    "log of softmax underflows to log(0) = -inf; use log_softmax",
                                    [(where[1], "softmax here", where[0])] if where != (f, c.lineno) else []))
-            elif _of_sigmoid(f, scope, x, c.lineno):
+            elif _of_sigmoid(f, scope, x, c.lineno) and not safe_from_zero(f, scope, x, c.lineno, 0):
                 out.append(Finding("code:log_softmax_unstable", 0.6, c.lineno,
                                    "log of sigmoid underflows to -inf; use F.logsigmoid or BCEWithLogits"))
             elif not safe_from_zero(f, scope, x, c.lineno, 0):

@@ -12,9 +12,10 @@ from mltdbg.analyzers.code.index import HINT, PASSTHRU, Finding, PyFile, arg, co
 
 def check_var(f: PyFile) -> list[Finding]:
     out = []
-    # a file that imports no torch calls numpy's or pandas' .std()/.var(): numpy's default ddof is 0
-    # (no division by zero), and a pandas frame of one row is no batch of one
-    torch_file = any(v.split(".")[0] == "torch" for v in f.imports.values())
+    # a file whose imports hold no torch library calls numpy's or pandas' .std()/.var(): numpy's default ddof is 0
+    # (no division by zero), and a pandas frame of one row is no batch of one (a snippet without its imports is
+    # not known to be numpy: its hint stays)
+    torch_file = f.uses_torch or not f.imports
     for c in f.calls_named("var", "std"):
         fn = fname(c)
         is_np = fn.split(".")[0] in ("np", "numpy")
