@@ -485,7 +485,9 @@ _LOGGED_KEYS = frozenset({"loss", "eval_loss", "train_loss", "grad_norm", "train
 
 
 def _tree_facts(nodes: Iterable[ast.AST], fx: _Facts) -> None:
-    """Facts of a file's calls, assignments and dict literals, taken in `ast.walk` order."""
+    """Facts of a file's calls, assignments and dict literals, taken in `ast.walk` order (a dict before the dicts
+    nested in it: each nested dict's keys are named by the path of keys above it, `optimizer.params.eps`)."""
+    under: dict[int, str] = {}      # id of a nested dict literal -> the dotted keys above it
     for node in nodes:
         if isinstance(node, ast.Call):
             _code_call(node, fx)
@@ -504,14 +506,15 @@ def _tree_facts(nodes: Iterable[ast.AST], fx: _Facts) -> None:
                 continue    # a logged step ({'loss': 1.1, 'learning_rate': 9.8e-4, 'epoch': 0.04}): the schedule's value
             # a dict nested under a key names its settings by that key ({"optimizer": {"eps": 1.0}}: the optimizer's
             # epsilon, where a bare `eps` is as often a norm layer's)
-            up = fx.pyfile.parent.get(node) if fx.pyfile is not None else None
-            under = next((pk.value for pk, pv in zip(up.keys, up.values) if pv is node and isinstance(pk, ast.Constant)
-                          and isinstance(pk.value, str)), None) if isinstance(up, ast.Dict) else None
+            pre = under.pop(id(node), "")
             for k, v in zip(node.keys, node.values):
                 if isinstance(k, ast.Constant) and isinstance(k.value, str):
+                    if isinstance(v, ast.Dict):
+                        under[id(v)] = f"{pre}{k.value}."
+                        continue
                     val = _value_of(v)
                     if val is not _NOT_LITERAL:
-                        fx.key_value(f"{under}.{k.value}" if under else k.value, val, k.lineno)
+                        fx.key_value(pre + k.value, val, k.lineno)
 
 
 _MEANINGFUL_NAME = re.compile(r"float16|bfloat16|float32|optim\.\w+|lr_scheduler\.\w+")

@@ -33,6 +33,7 @@ Cost: O(n) numpy per series.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
@@ -230,6 +231,8 @@ def zero_accuracy_signals(run: Run) -> list[Signal]:
     return _zero_signal(run, "accuracy_zero", (0.6, 0.8)[n - 1] if n < 3 else 1.0, s, fin, txt)
 
 
+# A recall named for one class or index (val_recall_class_9, recall_c3, recall/7) is that class's
+_PER_CLASS = re.compile(r"(?:class|cls|_c|[/_.-])\d+$|class[_-]?\w+$", re.I)
 # A recall at exactly 0 for its last this many logged points (and half of them at least) ...
 RECALL_ZERO_POINTS = 3
 # ... beside an accuracy this high at the end: right on most samples, yet never on a positive one
@@ -240,12 +243,12 @@ def zero_recall_signals(run: Run) -> list[Signal]:
     """`recall_zero`: a recall series exactly 0 at its last RECALL_ZERO_POINTS logged points or more (half the
     series at least) while an accuracy ends at RECALL_ZERO_ACC or more. A model that finds no positive at all and
     is still right on most samples predicts the majority class for every input (92 % accuracy on data that is
-    92 % negative): one output regardless of the input. Cited at the first zero of the run and at the accuracy's
-    end."""
+    92 % negative): one output regardless of the input. Cited at the first of the trailing zeros and at the
+    accuracy's end."""
     accs = [ordered(x) for x in run.series if _is_accuracy(x.name) and len(x)]
     for s in run.series:
-        if "recall" not in s.name.lower() or len(s) < RECALL_ZERO_POINTS:
-            continue
+        if "recall" not in s.name.lower() or len(s) < RECALL_ZERO_POINTS or _PER_CLASS.search(s.name):
+            continue          # (one class's recall at 0 beside a good accuracy is that class, not the model)
         s = ordered(s)
         v = np.asarray(s.values, dtype=float)
         fin = np.flatnonzero(np.isfinite(v))

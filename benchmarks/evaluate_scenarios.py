@@ -7,7 +7,7 @@ forum post with pasted log lines and code) and `truth.json` ({name: {truth, symp
 script that produced the runs by really training small torch models on CPU with one planted fault each (or
 none: truth "healthy"). A fault run is right when its first hypothesis is the truth and the status is not
 no_issue_found; a healthy run when nothing critical is ranked above 0.5 (evaluate.py's false-alarm rule).
-Also counted: the answers given at 0.8 or more, and how many of them are right.
+Also counted: the answers given at 0.8 or more, and how many of them are right (on a healthy run, none is).
 """
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ def score_set(folder: Path, verbose: bool = False) -> dict:
         ranked = [(h.id, h.confidence, h.severity) for h in d.hypotheses]
         if t["truth"] == "healthy":
             ok = not any(sev == "critical" and c > 0.5 for _, c, sev in ranked)
+            confident += sum(1 for _, c, _ in ranked if c >= 0.8)      # any confident cause of a healthy run is wrong
         else:
             ok = bool(ranked) and ranked[0][0] == t["truth"] and d.status != "no_issue_found"
             for i, c, _ in ranked:

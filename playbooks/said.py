@@ -413,9 +413,11 @@ _FAILURE_WORDS = re.compile(
     r"|improv|converg|train|chang|go\w*\s+down|fit)\w*|stops?|stopped|should|expected|instead|too\s+(?:low|high|slow|big|small)"
     r"|spikes?|jumps?|slow\w*|same\s+(?:class|output|value|prediction|result)s?|always|bad|poor\w*|problem\w*|issues?|bug\w*"
     r"|broken|unstable|oscillat\w*|overfit\w*|underfit\w*|collaps\w*|blow\w*\s+up"
-    # a curve the user calls unsteady: "swings all over the place", "fluctuates wildly", "erratic" (not "noisy": a
-    # minibatch loss is, and "is this OK? the loss is noisy" asks about a healthy run)
-    r"|swing\w*|all\s+over\s+the\s+place|fluctuat\w*|erratic\w*|bounc\w*\s+around"
+    # a curve the user calls wildly unsteady: "swings all over the place", "fluctuates wildly", "erratic" (not "noisy"
+    # or a bare "fluctuates": a minibatch loss does, and "it fluctuates a little, is this normal?" asks about a
+    # healthy run)
+    r"|all\s+over\s+the\s+place|(?:swing|fluctuat|bounc|jump)\w*\s+(?:wildly|a\s+lot|hugely|massively|heavily|like\s+crazy)"
+    r"|erratic\w*"
     # results that fall short of (or oddly beat) a reference: "much lower than the paper", "mAP 0.66 vs 0.71"
     r"|(?:lower|higher|worse|better)\s+than\s+(?:\w+\s+){0,3}(?:paper|reported|expected|readme|official|claimed"
     r"|published|original|baseline)\w*|(?:much|far|very|significantly|way)\s+(?:lower|higher|worse|low|less)"

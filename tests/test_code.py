@@ -932,3 +932,15 @@ def test_a_frames_columns_named_by_a_list_fed_to_a_torch_net_are_unscaled():
     assert "code:features_unscaled" in kinds(text)
     assert "code:features_unscaled" not in kinds(text.replace("df[feature_cols].values", "scaler.fit_transform(df[feature_cols])")
                                                  .replace("import pandas as pd\n", "import pandas as pd\nfrom sklearn.preprocessing import StandardScaler\nscaler = StandardScaler()\n"))
+
+
+def test_a_loop_that_repeats_its_index_is_not_labels_built_class_by_class():
+    """A detection collate repeats each image's index once per box (`idx += [i] * len(boxes)`): no class loop. The
+    training loader without shuffle stays a plain 0.6 finding, without the class-by-class claim."""
+    text = ("import torch\nfrom torch.utils.data import DataLoader\n\n"
+            "def collate(batch):\n    idx = []\n"
+            "    for i in range(len(batch)):\n        idx += [i] * len(batch[i][1])\n    return idx\n\n"
+            "train_loader = DataLoader(train_ds, batch_size=8, collate_fn=collate)\n")
+    art = TextArtifact(path="train.py", abspath=None, kind="code", text=text)
+    hits = [s for s in code_signals(Run(root=Path("."), texts=[art])) if s.kind == "code:no_shuffle"]
+    assert hits and hits[0].strength == 0.6 and "class by class" not in hits[0].summary

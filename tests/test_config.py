@@ -560,3 +560,13 @@ def test_a_hydra_output_folders_composed_config_is_read(tmp_path):
     got = facts(run)
     assert got["optimizer"] == ["adam"] and got["beta1"] == [0.999] and got["seed"] == [17] and got["batch_size"] == [64]
     assert "config:betas_odd" in {s.kind for s in config_signals(run)}
+
+
+def test_settings_nested_two_levels_deep_are_named_by_their_whole_path(tmp_path):
+    """A DeepSpeed-style dict in a script: {"optimizer": {"type": "AdamW", "params": {"eps": 1.0}}} holds the
+    optimizer's epsilon two levels down, as the same JSON file does."""
+    p = tmp_path / "train.py"
+    p.write_text('ds_config = {\n    "optimizer": {\n        "type": "AdamW",\n        "params": {"lr": 1e-3, "eps": 1.0},\n'
+                 '    },\n}\n')
+    got = facts(run_of(p))
+    assert got["eps"] == [1.0] and got["lr"] == [1e-3]

@@ -261,3 +261,12 @@ def test_a_validation_accuracy_frozen_while_the_training_loss_falls_is_one_outpu
     (tmp_path / "metrics.csv").write_text("\n".join(flat) + "\n")
     kinds = {s.kind for s in analyze(ingest([str(tmp_path)]))}
     assert "metric_frozen" in kinds and "val_frozen_loss_falls" not in kinds
+
+
+def test_one_classes_recall_at_zero_is_not_one_output_for_every_input(tmp_path):
+    """A 10-class run that learns (accuracy 0.95) logs val_recall_class_9 at 0: that class is missed, the model does
+    not predict one class for everything."""
+    rows = ["epoch,loss,accuracy,val_loss,val_accuracy,val_recall_class_9"]
+    rows += [f"{e},{1.0 * 0.8 ** e:.4f},{0.6 + 0.03 * e:.3f},{1.1 * 0.8 ** e:.4f},{0.6 + 0.03 * e:.3f},0.0" for e in range(12)]
+    (tmp_path / "metrics.csv").write_text("\n".join(rows) + "\n")
+    assert "recall_zero" not in {s.kind for s in analyze(ingest([str(tmp_path)]))}

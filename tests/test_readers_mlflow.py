@@ -152,4 +152,7 @@ def test_fact_names():
     assert mlr.fact_name("hidden_dim") == "hidden_width" and mlr.fact_name("n_classes") == "num_classes"
     assert mlr.fact_name("model/num_labels") == "num_classes" and mlr.fact_name("my_knob") == "my_knob"
     assert mlr.fact_name("betas") == "betas"      # (a raw form the config reader types further stays raw)
+    # only numeric settings by synonym: class weights are no checkpoint, an eval section's shuffle is not training's
+    assert mlr.fact_name("weights") == "weights" and mlr.fact_name("pretrained") == "pretrained"
+    assert mlr.fact_name("eval/shuffle") == "eval/shuffle" and mlr.fact_name("eval.n_classes") == "eval.n_classes"
     assert mlr.parse_value("1e-4") == 1e-4 and mlr.parse_value("8") == 8 and mlr.parse_value("adam") == "adam"

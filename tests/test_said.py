@@ -189,6 +189,8 @@ def test_a_post_whose_results_change_with_the_inference_batch_ranks_eval_mode_fi
     ("Loss is extremely noisy and val accuracy swings all over the place between evals.", True),
     ("the validation accuracy fluctuates wildly", True),
     ("Is this run OK? The loss is really noisy.", False),
+    ("The training loss fluctuates a little, is this normal?", False),
+    ("My val accuracy bounces around 96-97%, is this fine?", False),
 ])
 def test_words_that_name_a_failure(text, failure):
     """A result below a reference, a constant or all-zero output, a discrepancy: failure words (with them,

@@ -59,14 +59,17 @@ def check_no_shuffle(f: PyFile) -> list[Finding]:
 
 
 def _class_ordered(f: PyFile) -> bool:
-    """The labels are built class by class: `[0] * n + [1] * m`, or a loop over the classes whose body repeats the
-    loop's class as labels (`ys += [cls] * len(imgs)`, `np.full(n, cls)`)."""
-    if _CLASS_BLOCKS.search(f.t.text):
-        return True
+    """The labels are built class by class: a loop over the classes (its variable named for a class or label, or
+    iterating range(num_classes), the classes, enumerate(classes)) whose body repeats the loop's class as labels
+    (`ys += [cls] * len(imgs)`, `np.full(n, cls)`). Not any loop that repeats its index (a collate's
+    `idx += [i] * len(boxes)`)."""
     for L in f.of_type(ast.For):
-        if not isinstance(L, ast.For) or not isinstance(L.target, ast.Name):
+        if not isinstance(L, ast.For):
             continue
-        v = L.target.id
+        target = L.target.elts[0] if isinstance(L.target, ast.Tuple) and L.target.elts else L.target
+        if not isinstance(target, ast.Name) or not (_CLASS_VAR.fullmatch(target.id) or _CLASS_ITER.search(src(L.iter))):
+            continue
+        v = target.id
         for n in f.within(L):
             if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult) and any(
                     isinstance(x, ast.List) and len(x.elts) == 1 and isinstance(x.elts[0], ast.Name) and x.elts[0].id == v
@@ -79,7 +82,10 @@ def _class_ordered(f: PyFile) -> bool:
 
 
 # labels built class by class: `[0] * len(neg) + [1] * len(pos)` (the data in class order)
-_CLASS_BLOCKS = re.compile(r"\[\s*\d+\s*\]\s*\*\s*[^+\n]+\+\s*\[\s*\d+\s*\]\s*\*")
+_CLASS_BLOCKS = re.compile(r"\[\s*\d+\s*\]\s*\*\s*[^+\n]{1,120}\+\s*\[\s*\d+\s*\]\s*\*")
+# a loop over the classes: its variable (cls, c, k, label, class_id, digit, y) or what it iterates
+_CLASS_VAR = re.compile(r"cls|c|k|y|label\w*|lbl|class\w*|cat\w*|digit|target")
+_CLASS_ITER = re.compile(r"class|label|categor|num_cls|n_cls|range\(\s*(?:10|100)\s*\)", re.I)
 
 
 def _tf_data_unshuffled(f: PyFile) -> list[Finding]:
@@ -110,7 +116,7 @@ def _tf_data_unshuffled(f: PyFile) -> list[Finding]:
                      and any(isinstance(k, ast.Call) and last(k) == "GradientTape" for k in f.within(L))}
         if not (fitted or target in taped or "train" in target.lower()):
             continue
-        sorted_labels = bool(_CLASS_BLOCKS.search(f.t.text))
+        sorted_labels = bool(_CLASS_BLOCKS.search(f.t.text)) or _class_ordered(f)
         return [Finding("code:no_shuffle", 0.7 if sorted_labels else MEDIUM, c.lineno,
                         f"{target} is batched from in-memory data with no .shuffle(): every epoch sees the same order"
                         + (" (the labels were built class by class, so each batch holds one class)" if sorted_labels

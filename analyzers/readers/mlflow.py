@@ -49,7 +49,7 @@ _PARAM_NAMES = {
 def fact_name(raw: str) -> str:
     """Config key (possibly dotted/nested, e.g. 'optimizer.lr', 'training/batch_size')
     -> the normalised fact name for well-known settings (the trackers' own spellings here, then the
-    config reader's synonyms: n_classes, num_labels, hidden_dim, ...), else the raw key."""
+    config reader's synonyms of numeric settings: n_classes, num_labels, hidden_dim, ...), else the raw key."""
     k = raw.strip().lower()
     if k in _PARAM_NAMES:
         return _PARAM_NAMES[k]
@@ -57,8 +57,18 @@ def fact_name(raw: str) -> str:
     if leaf in _PARAM_NAMES:
         return _PARAM_NAMES[leaf]
     name = config_key_name(k.replace("/", "."))
-    # (names with a leading `_` are raw forms the config reader types further, e.g. `_betas`)
-    return name if name is not None and not name.startswith("_") else raw
+    # only the numeric settings the config reader needs no context or typing for (a `weights: [1.0, 5.0]` of class
+    # weights is no checkpoint, `pretrained: False` no path), and not those of an evaluation section (eval.shuffle)
+    if name in _NUMERIC_SYNONYMS and not _EVAL_PARENT.search(k):
+        return name
+    return raw
+
+
+# the config reader's settings a tracker's key may name by another spelling (n_classes, hidden_dim, model.depth)
+_NUMERIC_SYNONYMS = frozenset({"num_classes", "hidden_width", "num_layers", "momentum", "beta1", "beta2", "eps",
+                               "warmup_steps", "warmup_ratio", "max_steps", "grad_accum", "vocab_size", "label_noise",
+                               "init_std", "global_batch_size"})
+_EVAL_PARENT = re.compile(r"(?:^|[./])(?:eval\w*|val\w*|valid\w*|test\w*|predict\w*|infer\w*)[./]")
 
 
 def parse_value(text: str) -> Any:
