@@ -97,32 +97,20 @@ def frozen_metric_signals(run: Run) -> list[Signal]:
         strength = min(1.0, 0.5 + 0.5 * (length - MIN_RUN) / max(1, FULL_AT - MIN_RUN))
         # (the training accuracy only: a validation accuracy scores other inputs, which a collapsed model
         # can map to one class while its training loss falls)
-        fell = _loss_fell(run, int(s.steps[start]), int(s.steps[end]), s) \
-            if _is_accuracy(s.name) and not is_held_out(s.name) else None
-        if fell is not None and fell[1] < LOSS_BELOW_CONSTANT * _constant_floor(float(v[start])):
-            # the loss moves, so the predictions do: the accuracy is not computed from them (or against
-            # these targets), as accuracy_zero's exact 0 is not
+        # the training loss printed beside the accuracy falls, so the weights move: a training accuracy that stays
+        # is not computed from the predictions (as accuracy_zero's exact 0 is not); a validation accuracy that stays
+        # is a model that maps every validation input to the same output (one class)
+        held = is_held_out(s.name)
+        fell = _loss_fell(run, int(s.steps[start]), int(s.steps[end]), s) if _is_accuracy(s.name) else None
+        if fell is not None and (held or fell[1] < LOSS_BELOW_CONSTANT * _constant_floor(float(v[start]))):
             a, b = fell
+            kind, what = (("val_frozen_loss_falls", "the model is updated, yet its validation predictions never change")
+                          if held else ("accuracy_stuck_loss_falls", "the accuracy is not computed from these predictions"))
             txt = (f"{s.name} is exactly {v[start]:g} at {length} consecutive logged points (step {int(s.steps[start])} to "
-                   f"{int(s.steps[end])}) while the training loss falls from {a:.4g} to {b:.4g}: the accuracy is not "
-                   "computed from these predictions")
-            out.append(Signal("accuracy_stuck_loss_falls", strength, txt,
-                              [q.ev(s, start, txt), q.ev(s, end, f"{s.name} still {v[end]:g}")],
+                   f"{int(s.steps[end])}) while the training loss falls from {a:.4g} to {b:.4g}: {what}")
+            out.append(Signal(kind, strength, txt, [q.ev(s, start, txt), q.ev(s, end, f"{s.name} still {v[end]:g}")],
                               {"metric": s.name, "value": float(v[start]), "points": length, "loss_from": a, "loss_to": b}))
             continue
-        if is_held_out(s.name) and _is_accuracy(s.name):
-            moved = _loss_fell(run, int(s.steps[start]), int(s.steps[end]), s)
-            if moved is not None:
-                # the training loss falls, so the weights move; the held-out predictions do not: the model maps
-                # every validation input to the same output (one class)
-                a, b = moved
-                txt = (f"{s.name} is exactly {v[start]:g} at {length} consecutive evaluations (step {int(s.steps[start])} "
-                       f"to {int(s.steps[end])}) while the training loss falls from {a:.4g} to {b:.4g}: the model is "
-                       "updated, yet its validation predictions never change")
-                out.append(Signal("val_frozen_loss_falls", strength, txt,
-                                  [q.ev(s, start, txt), q.ev(s, end, f"{s.name} still {v[end]:g}")],
-                                  {"metric": s.name, "value": float(v[start]), "points": length}))
-                continue
         txt = (f"{s.name} is exactly {v[start]:g} at {length} consecutive logged points "
                f"(step {int(s.steps[start])} to {int(s.steps[end])}): the model's outputs do not change")
         evs = [q.ev(s, start, txt), q.ev(s, end, f"{s.name} still {v[end]:g}")]

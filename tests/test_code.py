@@ -30,6 +30,15 @@ def marks(p: Path) -> list[tuple[str, int]]:
     return [(m.group(1), i) for i, line in enumerate(p.read_text().splitlines(), 1) for m in MARK.finditer(line)]
 
 
+def signals_of(text: str, path: str = "train.py") -> list:
+    """The code signals of one file given as text (a post's snippet or a script)."""
+    return code_signals(Run(root=Path("."), texts=[TextArtifact(path=path, abspath=None, kind="code", text=text)]))
+
+
+def kinds_of(text: str, path: str = "train.py") -> set[str]:
+    return {s.kind for s in signals_of(text, path)}
+
+
 @pytest.mark.parametrize("path", GOOD, ids=lambda p: p.name)
 def test_correct_script_raises_nothing(path):
     sigs = [s for s in code_signals(run_of(path)) if s.strength > 0.3]
@@ -854,8 +863,8 @@ def test_numpy_standardization_is_no_single_element_variance():
             "    return (X - mu) / sd\n")
     numpy_only = TextArtifact(path="prep.py", abspath=None, kind="code", text="import numpy as np\n\n\n" + body)
     with_torch = TextArtifact(path="prep.py", abspath=None, kind="code", text="import torch\n\n\n" + body)
-    assert not [s for s in code_signals(Run(root=Path("."), texts=[numpy_only])) if s.kind == "code:var_single_element"]
-    hints = [s for s in code_signals(Run(root=Path("."), texts=[with_torch])) if s.kind == "code:var_single_element"]
+    assert not [s for s in signals_of(numpy_only.text, "prep.py") if s.kind == "code:var_single_element"]
+    hints = [s for s in signals_of(with_torch.text, "prep.py") if s.kind == "code:var_single_element"]
     assert [s.evidence[0].line for s in hints] == [6]
 
 
@@ -867,9 +876,8 @@ def test_images_divided_by_their_own_range_are_scaled():
               "imgs = digits.images.astype(np.uint8).astype(np.float32) / 16.0\n"
               "x = torch.tensor(imgs).unsqueeze(1)\n")
     raw = scaled.replace(" / 16.0", "")
-    def kinds(text):
-        art = TextArtifact(path="data.py", abspath=None, kind="code", text=text)
-        return {s.kind for s in code_signals(Run(root=Path("."), texts=[art]))}
+    def kinds(t):
+        return kinds_of(t, "data.py")
     assert "code:raw_pixels_unscaled" not in kinds(scaled)
     assert "code:raw_pixels_unscaled" not in kinds(raw.replace("imgs = digits.images.astype(np.uint8).astype(np.float32)",
                                                                "imgs = digits.images.astype(np.float32) / 65535"))
@@ -889,9 +897,8 @@ def test_a_loader_without_shuffle_over_labels_built_class_by_class_says_so():
             "train_ds = TensorDataset(torch.tensor(np.concatenate(train_x)), torch.tensor(train_y))\n"
             "train_loader = DataLoader(train_ds, batch_size=8)\n")
     plain = loop.replace("    train_y += [cls] * len(imgs)\n", "    train_y.append(labels[target == cls])\n")
-    def finding(text):
-        art = TextArtifact(path="data.py", abspath=None, kind="code", text=text)
-        return [s for s in code_signals(Run(root=Path("."), texts=[art])) if s.kind == "code:no_shuffle"]
+    def finding(t):
+        return [s for s in signals_of(t, "data.py") if s.kind == "code:no_shuffle"]
     blocks, bare = finding(loop), finding(plain)
     assert blocks[0].strength >= 0.7 and "class by class" in blocks[0].summary and blocks[0].evidence[0].line == 11
     assert bare[0].strength == 0.6 and "class by class" not in bare[0].summary
@@ -909,9 +916,8 @@ def test_table_columns_fed_to_a_net_in_a_posted_setup_without_its_loop_are_unsca
     scaled = setup.replace("X = torch.tensor(df[['age', 'income', 'balance']].values",
                            "from sklearn.preprocessing import StandardScaler\n"
                            "X = torch.tensor(StandardScaler().fit_transform(df[['age', 'income', 'balance']].values)")
-    def kinds(text):
-        art = TextArtifact(path="post.py", abspath=None, kind="code", text=text)
-        return {s.kind for s in code_signals(Run(root=Path("."), texts=[art]))}
+    def kinds(t):
+        return kinds_of(t, "post.py")
     assert "code:features_unscaled" in kinds(setup)
     assert "code:features_unscaled" not in kinds(scaled)
 
@@ -927,8 +933,7 @@ def test_a_frames_columns_named_by_a_list_fed_to_a_torch_net_are_unscaled():
             "model = nn.Sequential(nn.Linear(3, 16), nn.ReLU(), nn.Linear(16, 1))\n"
             "opt = torch.optim.Adam(model.parameters(), lr=1e-3)\n")
     def kinds(t):
-        art = TextArtifact(path="train.py", abspath=None, kind="code", text=t)
-        return {s.kind for s in code_signals(Run(root=Path("."), texts=[art]))}
+        return kinds_of(t, "train.py")
     assert "code:features_unscaled" in kinds(text)
     assert "code:features_unscaled" not in kinds(text.replace("df[feature_cols].values", "scaler.fit_transform(df[feature_cols])")
                                                  .replace("import pandas as pd\n", "import pandas as pd\nfrom sklearn.preprocessing import StandardScaler\nscaler = StandardScaler()\n"))
@@ -941,6 +946,5 @@ def test_a_loop_that_repeats_its_index_is_not_labels_built_class_by_class():
             "def collate(batch):\n    idx = []\n"
             "    for i in range(len(batch)):\n        idx += [i] * len(batch[i][1])\n    return idx\n\n"
             "train_loader = DataLoader(train_ds, batch_size=8, collate_fn=collate)\n")
-    art = TextArtifact(path="train.py", abspath=None, kind="code", text=text)
-    hits = [s for s in code_signals(Run(root=Path("."), texts=[art])) if s.kind == "code:no_shuffle"]
+    hits = [s for s in signals_of(text) if s.kind == "code:no_shuffle"]
     assert hits and hits[0].strength == 0.6 and "class by class" not in hits[0].summary
