@@ -1056,7 +1056,11 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
         resid = float(np.std(hs - _smooth(half, max(3, len(half) // 5), ch)))
         amp = resid / (abs(_level(half)) + 1e-8)
         hw = max(2, len(half) // 50)
-        if amp > 0.15 and flips > 0.2 and resid > 2.0 * sigma / math.sqrt(hw):
+        # a second half that still falls to under half its own starting level is a descent with batch noise on it
+        # (the slow smoother lags a sharp drop and reads the drop as swing), not a loss bouncing around a level
+        fifth = max(2, len(half) // 5)
+        descending = abs(_level(half[-fifth:])) < OSC_STILL_FALLING * abs(_level(half[:fifth]))
+        if amp > 0.15 and flips > 0.2 and resid > 2.0 * sigma / math.sqrt(hw) and not descending:
             txt = f"{s.name} oscillates in the second half (relative amplitude {amp:.2f})"
             out.append(Signal("oscillation", min(1.0, amp / 0.4), txt, [q.ev(s, n // 2 + int(np.argmax(half)), txt)],
                               {"amplitude": amp}))
@@ -1079,6 +1083,8 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
 TRANSIENT_EXACT_MAX = 50_000
 
 
+# A second half whose last fifth sits below this share of its first fifth is still descending: no oscillation.
+OSC_STILL_FALLING = 0.5
 # Finite points before a NaN needed before "it came out of nowhere" is full-strength evidence.
 SUDDEN_FULL_AT = 20
 # Strongest "divergence before the NaN" read from fewer than 8 finite points.

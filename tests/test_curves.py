@@ -1121,3 +1121,22 @@ def test_a_sudden_nan_in_the_first_epoch_is_a_first_pass_nan(tmp_path):
     assert diagnose([str(tmp_path)], ["the loss turns into nan partway through"]).hypotheses[0].id == "nan_in_data"
     (tmp_path / "trainer_state.json").write_text(state(0.029))
     assert "nonfinite_first_pass" not in {s.kind for s in analyze(ingest([str(tmp_path)]))}
+
+
+def test_batch_noise_on_a_loss_still_falling_in_the_second_half_is_no_oscillation(tmp_path):
+    """A GRU that sits at ln 3 for 500 steps, then drops to ~0.05 with jumpy batch losses (0.04 .. 0.5): the second
+    half's slow smoother lags the drop and read it as swing (oscillation 1.0, lr_too_high 0.93, diagnosis_complete
+    on a healthy run ending at val_acc 0.98). A loss bouncing around one level in its second half still oscillates."""
+    from mltdbg.analyzers.analyze import analyze
+    from mltdbg.analyzers.ingest import ingest
+    rng = np.random.default_rng(3)
+    steps = np.arange(5, 1005, 5)
+    level = np.where(steps < 560, 1.1, 1.1 * np.exp(-(steps - 560) / 60.0) + 0.02)
+    loss = level * (1 + 0.6 * np.abs(rng.standard_normal(len(steps)))) * np.where(steps < 560, 0.05, 1.0) + \
+        np.where(steps < 560, 1.05, 0.0)
+    (tmp_path / "train.log").write_text("".join(f"step {s:5d} | loss {v:.4f}\n" for s, v in zip(steps, loss)))
+    assert "oscillation" not in {s.kind for s in analyze(ingest([str(tmp_path)]))}
+    swing = np.convolve(rng.standard_normal(len(steps) + 4), np.ones(5) / 5, "valid")
+    bounce = np.where(steps < 500, 1.1 * np.exp(-steps / 150.0) + 0.6, 0.6 + 0.4 * swing)
+    (tmp_path / "train.log").write_text("".join(f"step {s:5d} | loss {v:.4f}\n" for s, v in zip(steps, bounce)))
+    assert "oscillation" in {s.kind for s in analyze(ingest([str(tmp_path)]))}
