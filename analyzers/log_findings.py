@@ -429,6 +429,12 @@ DETECTORS: list[_Det] = [
          _P(r"\b(?:units?|neurons?|relus?)[ _](?:never[ _](?:active|fire[sd]?)|always[ _]zero|dead)\s*[:=]?\s*(\d+)\s*/\s*(\d+)"
             r"|\b(?:always[ _]zero|never[ _](?:active|fired?)|dead)[ _](?:units?|neurons?|relus?)\s*[:=]?\s*(\d+)\s*/\s*(\d+)", re.I),
          0.8, lambda m: "a printout says most units output zero (dead ReLUs)", lambda m: _dead_count(m)),
+    # ... and per layer, named: "relu zero frac: features.1=0.99 features.3=1.00", "units never active: fc1=30/256
+    # fc2=233/256" (the most dead layer counts)
+    _Det("dead_units",
+         _P(r"\b(?:relu[ _]|act(?:ivation)?s?[ _])zero[ _]frac(?:tion)?s?\s*[:=]\s*((?:[\w./-]+\s*=\s*\d*\.?\d+,?\s*){1,32})"
+            r"|\b(?:units?|neurons?)[ _]never[ _]active\s*[:=]\s*((?:[\w./-]+\s*=\s*\d+\s*/\s*\d+,?\s*){1,32})", re.I),
+         0.8, lambda m: "a printout says most units of a layer output zero (dead ReLUs)", lambda m: _dead_layers(m)),
     _Det("log:collapse_output",
          _P(r"\b(?:pred(?:iction)?s?|class(?:es)?|output|label)[_ ]?(?:counts?|hist(?:ogram)?|distribution|freq(?:uenc(?:y|ies))?)"
             r"\s*[:=]\s*(\[[^\]\n]{0,2000}\]|\{[^}\n]{0,2000}\}|\([^)\n]{0,2000}\))", re.I),
@@ -587,6 +593,23 @@ def _dead_count(m: re.Match) -> dict | None:
     g = [x for x in m.groups() if x is not None]
     n, tot = int(g[0]), int(g[1])
     share = n / tot if tot else 0.0
+    return {"share": share} if share >= 0.5 else None
+
+
+# A layer whose ReLU outputs are zero this often is dead (half the outputs of a live ReLU layer are zero).
+DEAD_ZERO_FRAC = 0.95
+
+
+def _dead_layers(m: re.Match) -> dict | None:
+    """The most dead layer of a per-layer printout: zero fractions (0.99, DEAD_ZERO_FRAC at least) or never-active
+    counts (n/m, half at least); None when no layer is that dead."""
+    fracs, counts = m.groups()
+    if fracs:
+        shares = [float(x) for x in re.findall(r"=\s*(\d*\.?\d+)", fracs)]
+        share = max(shares, default=0.0)
+        return {"share": share} if share >= DEAD_ZERO_FRAC else None
+    pairs = [(int(a), int(b)) for a, b in re.findall(r"=\s*(\d+)\s*/\s*(\d+)", counts or "")]
+    share = max((a / b for a, b in pairs if b), default=0.0)
     return {"share": share} if share >= 0.5 else None
 
 

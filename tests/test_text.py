@@ -311,6 +311,9 @@ def test_clean_training_log_gives_nothing():
     ("in layers 3-6, 94% of the units output exactly 0 for every single sample", "dead_units"),
     ("net.3 (ReLU)  units never active: 256/256  (100.0%)  mean frac of zeros per sample: 1.000", "dead_units"),
     ("dense_13 (3000, 64) max=0.0000 zero_ratio=1.0000 always_zero_units=64/64", "dead_units"),
+    ("INFO - act stats (val) | relu zero frac: features.1=0.99 features.3=1.00 features.5=1.00 | units never active: "
+     "features.1=30/256 features.3=233/256 features.5=128/128", "dead_units"),
+    ("units never active: fc1=12/256 fc2=240/256", "dead_units"),
     ("/tmp/ipykernel_71/3771.py:4: RuntimeWarning: invalid value encountered in divide", "log:numpy_divide_invalid"),
     ("pandas/core/arraylike.py:399: RuntimeWarning: divide by zero encountered in log", "log:numpy_log_invalid"),
     ("UserWarning: The 'train_dataloader' does not have many workers which may be a bottleneck. Consider increasing the value of the `num_workers` argument", "log:dataloader_slow"),
@@ -397,7 +400,8 @@ def test_a_printout_of_a_few_dead_units_is_no_dead_relu_finding():
     """12 of 64 units dead, or 30 %, is no finding (half or more is)."""
     for line in ("12/64 units dead", "dead neurons: 30%", "fraction of outputs == 0 -> 0.2",
                  "30% of the units output 0", "94% of the units output 0.25 on average",
-                 "net.1 (ReLU)  units never active: 12/256  (4.7%)"):
+                 "net.1 (ReLU)  units never active: 12/256  (4.7%)",
+                 "relu zero frac: fc1=0.52 fc2=0.47", "units never active: fc1=3/256 fc2=5/128"):
         assert "dead_units" not in signals(run_of(("x.log", "step 1 loss 2.0\n" + line + "\n")))
 
 
