@@ -136,10 +136,11 @@ def check_softmax(f: PyFile, idx: RunIndex) -> list[Finding]:
                 out.append(Finding("code:log_softmax_unstable", STRONG, c.lineno,
                                    "log of softmax underflows to log(0) = -inf; use log_softmax",
                                    [(where[1], "softmax here", where[0])] if where != (f, c.lineno) else []))
-            elif _of_sigmoid(f, scope, x, c.lineno) and not safe_from_zero(f, scope, x, c.lineno, 0):
+            elif _of_sigmoid(f, scope, x, c.lineno) and not safe_from_zero(f, scope, x, c.lineno, 0) \
+                    and not _made_safe_in_place(f, scope, x, c.lineno):
                 out.append(Finding("code:log_softmax_unstable", 0.6, c.lineno,
                                    "log of sigmoid underflows to -inf; use F.logsigmoid or BCEWithLogits"))
-            elif not safe_from_zero(f, scope, x, c.lineno, 0):
+            elif not safe_from_zero(f, scope, x, c.lineno, 0) and not _made_safe_in_place(f, scope, x, c.lineno):
                 out.append(Finding("code:unsafe_log", WEAK, c.lineno,
                                    f"log({src(x)}) without an epsilon or clamp: -inf when the value is 0"))
     if ce_ctors and not ce_called:      # a criterion built but its call not quoted (a post's model class + criterion)
@@ -160,6 +161,26 @@ def _of_sigmoid(f: PyFile, scope: ast.AST, x: ast.AST, line: int, depth: int = 0
     if isinstance(e, ast.Name) and depth < 2:
         v = f.value_of(e.id, scope, line)
         return v is not None and _of_sigmoid(f, scope, v, line, depth + 1)
+    return False
+
+
+def _made_safe_in_place(f: PyFile, scope: ast.AST, x: ast.AST, line: int) -> bool:
+    """`x` (or the name inside `1 - x`) is kept off 0 in place before `line`: `p.clamp_(1e-7, 1 - 1e-7)`,
+    `p.clip_(...)`, `p.add_(eps)`, `p += 1e-7`."""
+    e = core(x)
+    if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Sub):
+        e = core(e.right)
+    if not isinstance(e, ast.Name):
+        return False
+    for n in f.scope_nodes_of(scope, ast.Call, ast.AugAssign):
+        if getattr(n, "lineno", line) >= line:
+            continue
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) \
+                and n.func.value.id == e.id and n.func.attr in ("clamp_", "clip_", "clamp_min_", "add_"):
+            return True
+        if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.target.id == e.id \
+                and isinstance(n.op, ast.Add):
+            return True
     return False
 
 
