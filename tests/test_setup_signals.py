@@ -116,6 +116,11 @@ def test_weight_decay_threshold_depends_on_coupling(tmp_path):
     assert signals(sgd)["config:weight_decay_high"].data["weight_decay"] == 0.5
     adamw = run_of(tmp_path, {"config.yaml": "optimizer: adamw\nweight_decay: 0.5\n"})
     assert "config:weight_decay_high" not in signals(adamw)
+    # coupled L2 100x the usual 5e-4 (SGD at 0.05 floors a digits MLP at ~80 %): flagged; the recipes' 5e-4 and a
+    # small-data 5e-3 are not
+    assert "config:weight_decay_high" in signals(run_of(tmp_path, {"config.yaml": "optimizer: sgd\nweight_decay: 0.05\n"}))
+    for usual in ("0.0005", "0.005"):
+        assert "config:weight_decay_high" not in signals(run_of(tmp_path, {"config.yaml": f"optimizer: sgd\nweight_decay: {usual}\n"}))
 
 
 def test_configured_momentum_the_sgd_call_does_not_pass(tmp_path):
