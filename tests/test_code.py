@@ -948,3 +948,17 @@ def test_a_loop_that_repeats_its_index_is_not_labels_built_class_by_class():
             "train_loader = DataLoader(train_ds, batch_size=8, collate_fn=collate)\n")
     hits = [s for s in signals_of(text) if s.kind == "code:no_shuffle"]
     assert hits and hits[0].strength == 0.6 and "class by class" not in hits[0].summary
+
+
+def test_a_distributed_sampler_without_shuffle_is_an_unshuffled_loader():
+    """DDP: `DistributedSampler(train_set, ..., shuffle=False)` handed to the training DataLoader reads every rank's
+    shard in the stored order (here class by class). A loader with a sampler was passed over; a DistributedSampler
+    left to shuffle still is."""
+    text = ("import torch\nfrom torch.utils.data import DataLoader, DistributedSampler\n\n"
+            "xs, ys = [], []\nfor c in range(n_classes):\n    xs.append(make(c))\n    ys += [c] * 100\n"
+            "sampler = DistributedSampler(train_set, num_replicas=2, rank=rank, shuffle=False)\n"
+            "loader = DataLoader(train_set, batch_size=16, sampler=sampler)\n"
+            "for x, y in loader:\n    loss = model(x).sum()\n    loss.backward()\n")
+    hits = [s for s in signals_of(text) if s.kind == "code:no_shuffle"]
+    assert hits and hits[0].strength >= 0.7 and hits[0].evidence[0].line == 9
+    assert not [s for s in signals_of(text.replace(", shuffle=False", "")) if s.kind == "code:no_shuffle"]

@@ -26,11 +26,15 @@ def check_no_shuffle(f: PyFile) -> list[Finding]:
     for c in f.calls:
         if last(c) != "DataLoader":
             continue
-        if any(k.arg is None for k in c.keywords) or kwarg(c, "sampler") is not None \
+        smp = kwarg(c, "sampler")
+        unshuffled_sampler = smp is not None and _sampler_unshuffled(f, smp)
+        if any(k.arg is None for k in c.keywords) or (smp is not None and not unshuffled_sampler) \
                 or kwarg(c, "batch_sampler") is not None:
             continue
         sh = kwarg(c, "shuffle")
-        if sh is not None and const(sh, "?") is not False:
+        if unshuffled_sampler:
+            sh = smp      # (the sampler's own shuffle=False: said explicitly, as a loader's would be)
+        elif sh is not None and const(sh, "?") is not False:
             continue
         ds = arg(c, 0, "dataset")
         p = f.parent.get(c)
@@ -56,6 +60,14 @@ def check_no_shuffle(f: PyFile) -> list[Finding]:
                            + (" and the labels were built class by class, so the batches run one class after another"
                               if blocks else " (class-sorted data gives an epoch-periodic saw-tooth)")))
     return out or _tf_data_unshuffled(f)
+
+
+def _sampler_unshuffled(f: PyFile, smp: ast.AST) -> bool:
+    """A DistributedSampler built with shuffle=False (inline, or a name bound to one): every rank reads its shard
+    in the stored order, every epoch."""
+    if isinstance(smp, ast.Name):
+        smp = f.value_near(smp.id, smp) or smp
+    return isinstance(smp, ast.Call) and last(smp) == "DistributedSampler" and const(kwarg(smp, "shuffle"), True) is False
 
 
 def _class_ordered(f: PyFile) -> bool:
