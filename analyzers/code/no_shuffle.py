@@ -74,7 +74,14 @@ def _class_ordered(f: PyFile) -> bool:
     """The labels are built class by class: a loop over the classes (its variable named for a class or label, or
     iterating range(num_classes), the classes, enumerate(classes)) whose body repeats the loop's class as labels
     (`ys += [cls] * len(imgs)`, `np.full(n, cls)`). Not any loop that repeats its index (a collate's
-    `idx += [i] * len(boxes)`)."""
+    `idx += [i] * len(boxes)`). Read once per file (every training loader of the file asks)."""
+    hit = f.memo.get("class_ordered")
+    if hit is None:
+        hit = f.memo["class_ordered"] = _class_loop(f)
+    return bool(hit)
+
+
+def _class_loop(f: PyFile) -> bool:
     for L in f.of_type(ast.For):
         if not isinstance(L, ast.For):
             continue

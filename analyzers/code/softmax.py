@@ -136,12 +136,11 @@ def check_softmax(f: PyFile, idx: RunIndex) -> list[Finding]:
                 out.append(Finding("code:log_softmax_unstable", STRONG, c.lineno,
                                    "log of softmax underflows to log(0) = -inf; use log_softmax",
                                    [(where[1], "softmax here", where[0])] if where != (f, c.lineno) else []))
-            elif _of_sigmoid(f, scope, x, c.lineno) and not safe_from_zero(f, scope, x, c.lineno, 0) \
-                    and not _made_safe_in_place(f, scope, x, c.lineno):
+            elif not (safe_from_zero(f, scope, x, c.lineno, 0) or _made_safe_in_place(f, scope, x, c.lineno)):
                 out.append(Finding("code:log_softmax_unstable", 0.6, c.lineno,
-                                   "log of sigmoid underflows to -inf; use F.logsigmoid or BCEWithLogits"))
-            elif not safe_from_zero(f, scope, x, c.lineno, 0) and not _made_safe_in_place(f, scope, x, c.lineno):
-                out.append(Finding("code:unsafe_log", WEAK, c.lineno,
+                                   "log of sigmoid underflows to -inf; use F.logsigmoid or BCEWithLogits")
+                           if _of_sigmoid(f, scope, x, c.lineno) else
+                           Finding("code:unsafe_log", WEAK, c.lineno,
                                    f"log({src(x)}) without an epsilon or clamp: -inf when the value is 0"))
     if ce_ctors and not ce_called:      # a criterion built but its call not quoted (a post's model class + criterion)
         idx.ce_built.append((f, ce_ctors[0][1].lineno))
