@@ -25,7 +25,7 @@ import numpy as np
 from mltdbg.analyzers.config import key_name as config_key_name
 from mltdbg.analyzers.ingest import read_text
 from mltdbg.analyzers.model import LOC_LINE, LOC_RECORD, Fact, Run, Series
-from mltdbg.analyzers.names import normalize
+from mltdbg.analyzers.names import is_held_out, normalize
 
 # ---------------------------------------------------------------- config facts (shared with wandb)
 
@@ -59,7 +59,8 @@ def fact_name(raw: str) -> str:
     name = config_key_name(k.replace("/", "."))
     # only the numeric settings the config reader needs no context or typing for (a `weights: [1.0, 5.0]` of class
     # weights is no checkpoint, `pretrained: False` no path), and not those of an evaluation section (eval.shuffle)
-    if name in _NUMERIC_SYNONYMS and not _EVAL_PARENT.search(k):
+    parent = re.split(r"[./](?=[^./]*$)", k)[0] if re.search(r"[./]", k) else ""
+    if name in _NUMERIC_SYNONYMS and not (is_held_out(parent) or _INFER_PARENT.search(parent)):
         return name
     return raw
 
@@ -68,7 +69,8 @@ def fact_name(raw: str) -> str:
 _NUMERIC_SYNONYMS = frozenset({"num_classes", "hidden_width", "num_layers", "momentum", "beta1", "beta2", "eps",
                                "warmup_steps", "warmup_ratio", "max_steps", "grad_accum", "vocab_size", "label_noise",
                                "init_std", "global_batch_size"})
-_EVAL_PARENT = re.compile(r"(?:^|[./])(?:eval\w*|val\w*|valid\w*|test\w*|predict\w*|infer\w*)[./]")
+# (a held-out set's section is names.is_held_out's; a prediction or inference section is no training either)
+_INFER_PARENT = re.compile(r"(?:^|[./_-])(?:predict\w*|infer\w*)(?:$|[./_-])")
 
 
 def parse_value(text: str) -> Any:
