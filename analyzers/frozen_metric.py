@@ -128,11 +128,16 @@ LOSS_FELL = 0.3
 LOSS_BELOW_CONSTANT = 0.8
 
 
+def _as_share(acc: float) -> float:
+    """An accuracy as a share: one printed in percent (92.5) as 0.925."""
+    return acc / 100.0 if acc > 1.0 else acc
+
+
 def _constant_floor(acc: float) -> float:
     """The least cross-entropy (nats) of a constant prediction whose accuracy is `acc` (a share, or a
     percent): the labels' entropy when the majority class holds `acc` and the rest is as concentrated as
     it can be (floor(1/acc) classes of that share and one of the remainder)."""
-    a = acc / 100.0 if acc > 1.0 else acc
+    a = _as_share(acc)
     if not 0.0 < a < 1.0:
         return 0.0
     k = math.floor(1.0 / a)
@@ -251,8 +256,7 @@ def zero_recall_signals(run: Run) -> list[Signal]:
         af = np.flatnonzero(np.isfinite(acc.values))
         if not len(af):
             continue
-        end = float(acc.values[af[-1]])
-        end = end / 100.0 if end > 1.0 else end
+        end = _as_share(float(acc.values[af[-1]]))
         if end < RECALL_ZERO_ACC:
             continue
         q = Quoter(run)
