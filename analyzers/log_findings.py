@@ -109,7 +109,7 @@ DETECTORS: list[_Det] = [
                             r"|\bMemoryError\b|Out of memory: Kill(?:ed)? process|oom[-_ ]kill|OOMKilled"
                             r"|cgroup out-of-memory|is killed by signal: Killed|Signal 9 \(SIGKILL\)"
                             r"|exit ?code\s*[:=]?\s*(?:-9|137)\b|exit status\s*[:=]?\s*137\b|exitcode\s*:\s*-9\b"
-                            r"|Signals\.SIGKILL|(?:^|\s)Killed(?:\s+[\w./-]+.*)?\s*$|\d+\s+Killed\s"
+                            r"|Signals\.SIGKILL|(?:^|\s)Killed(?:\s+[\w./-]+.*)?\s*$|(?<!\d)\d+\s+Killed\s"
                             r"|out of shared memory|killed by signal: Bus error"
                             # numpy asking for one array bigger than the host's memory
                             r"|_ArrayMemoryError|Unable to allocate [\d.]+ ?[KMGTP]i?B for an array"
