@@ -1,0 +1,1 @@
+python lora.py --model mlx_model --train --iters 100
