@@ -2349,15 +2349,16 @@ def _val_vs_train(run: Run, q: Quoter) -> list[Signal]:
                        f"{NEAR_ZERO_LOSS_SHARE * 100:g}% of " + (f"chance (ln K = {chance:.3f})" if chance else "its start"))
                 out.append(Signal("val_near_perfect", 0.8 if early else 0.6, txt, [q.ev(va, j, txt)],
                                   {"step": int(va.steps[j]), "early": bool(early), "by": "loss"}))
-    # A training loss of ~1e-6 within the first tenth of the run: too good to be true.
+    # A training loss of ~1e-6 within the first tenth of the run: too good to be true. Near 0 in size: a loss
+    # printed at -2475 (binary cross-entropy on 0-255 masks; a flow's negative log-likelihood) is far from it.
     if loss is not None and len(loss) >= 10 and not any(x.kind == "val_near_perfect" for x in out):
         tr = ordered(loss)
-        v = tr.values
+        v = np.abs(tr.values)
         n10 = max(2, len(v) // 10)
         head = v[:n10][np.isfinite(v[:n10])]
         if len(head) and float(np.min(head)) < FLOOR_LOSS and float(np.nanmedian(v[n10:])) < 1e-4:
             j = int(np.nanargmin(v[:n10]))
-            txt = f"{tr.name} is {_fmt(float(v[j]))} already at step {int(tr.steps[j])} and stays near 0"
+            txt = f"{tr.name} is {_fmt(float(tr.values[j]))} already at step {int(tr.steps[j])} and stays near 0"
             out.append(Signal("val_near_perfect", 0.7, txt, [q.ev(tr, j, txt)],
                               {"step": int(tr.steps[j]), "early": True, "by": "train_loss"}))
     return out

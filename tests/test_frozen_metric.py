@@ -173,6 +173,17 @@ def test_a_loss_of_1e9_from_the_first_epoch_is_too_good_to_be_true(tmp_path):
     assert "loss_near_zero_from_start" not in {s.kind for s in analyze(ingest([tmp_path]))}
 
 
+def test_a_loss_far_below_zero_is_not_near_zero(tmp_path):
+    # Pytorch-UNet's BCE on 0-255 masks prints -1087, -2475, ...: large in size, so nothing "too good to be true"
+    vals = [-1086.89, -2474.71, -2207.03, -1271.2, -2474.71, -1237.98, -1086.89, -1271.2, -2196.36, -2196.36,
+            -2207.03, -1695.58, -3084.04, -3084.04, -1925.2, -1605.03, -1695.58, -1237.98, -1605.03]
+    (tmp_path / "train.log").write_text("".join(f"{i / 19:.4f} --- loss: {v:.6f}\n" for i, v in enumerate(vals)))
+    assert "val_near_perfect" not in {s.kind for s in analyze(ingest([tmp_path]))}
+    # ... while a loss of 1e-7 from its first points still is
+    (tmp_path / "train.log").write_text("".join(f"{i / 19:.4f} --- loss: {1e-7:.2e}\n" for i in range(19)))
+    assert "val_near_perfect" in {s.kind for s in analyze(ingest([tmp_path]))}
+
+
 # A Keras run (batch size 1, an easy task) whose loss came down to Keras' fourth decimal within two
 # epochs: the numbers of a real CPU run of tests' probe, as Keras prints them.
 _CONVERGED = [0.0858, 0.0005, 0.0003, 0.0002, 0.0001, 0.0001, 0.0001, 0.0001, 0.0001, 0.0001]
