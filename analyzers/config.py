@@ -1187,6 +1187,11 @@ def _names_optimizer(value: str) -> bool:
     return low in _OPTIMIZERS or any(w in low for w in ("adam", "sgd", "rmsprop", "adagrad", "lamb", "lion", "adafactor"))
 
 
+# SGD momentum from this value on (below 1) is far past every recipe: 0.9 for most, 0.99 for nnU-Net's. Only where an
+# SGD-like optimizer is named: a bare `momentum` key is as often a Keras BatchNormalization's (0.99 by default).
+MOMENTUM_NEAR_ONE = 0.995
+
+
 def _optimizer_signals(by: dict[str, list[Fact]]) -> list[Signal]:
     """Optimizer settings other than the lr that are off by themselves: weight decay, momentum, betas, eps."""
     out: list[Signal] = []
@@ -1217,6 +1222,12 @@ def _optimizer_signals(by: dict[str, list[Fact]]) -> list[Signal]:
             out.append(Signal("config:momentum_odd", 0.8, f"momentum {bad.value:g} ({bad.source}:{bad.line}) is outside "
                               f"[0, 1): every step adds more than the last", [_ev(bad, f"momentum = {bad.value:g}")],
                               {"momentum": bad.value, "detail": "out_of_range"}))
+        elif (near := next((f for f in set_ if MOMENTUM_NEAR_ONE <= f.value < 1.0), None)) is not None and \
+                ("sgd" in opt or "momentum" in opt):
+            out.append(Signal("config:momentum_odd", 0.8, f"momentum {near.value:g} for {opt} ({near.source}:{near.line}): each "
+                              f"step carries the last ~{1 / (1 - near.value):.0f} gradients, {1 / (1 - near.value):.0f}x the lr "
+                              f"in all; SGD recipes use 0.9 (0.99 at most)", [_ev(near, f"momentum = {near.value:g}")],
+                              {"momentum": near.value, "detail": "near_one"}))
         elif implicit and any(f.value > 0 for f in set_):
             want = next(f for f in set_ if f.value > 0)
             f = implicit[-1]

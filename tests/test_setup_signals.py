@@ -131,6 +131,15 @@ def test_configured_momentum_the_sgd_call_does_not_pass(tmp_path):
     assert {e.source for e in s.evidence} == {"config.yaml", "train.py"}
 
 
+def test_sgd_momentum_next_to_one(tmp_path):
+    # Ray Tune's params.json with SGD at momentum 0.999: ~1000 gradients in every step; the loss climbs back up
+    s = signals(run_of(tmp_path, {"params.json": '{"lr": 0.01, "momentum": 0.999, "optimizer": "sgd"}'}))["config:momentum_odd"]
+    assert s.data["detail"] == "near_one" and s.strength == 0.8 and s.evidence[0].source == "params.json"
+    # nnU-Net's SGD at 0.99 is a recipe; a bare 0.999 with no SGD named is as often a Keras BatchNormalization's
+    assert "config:momentum_odd" not in signals(run_of(tmp_path, {"params.json": '{"momentum": 0.99, "optimizer": "sgd"}'}))
+    assert "config:momentum_odd" not in signals(run_of(tmp_path, {"params.json": '{"momentum": 0.999, "optimizer": "adam"}'}))
+
+
 def test_configured_momentum_a_posts_sgd_call_does_not_pass(tmp_path):
     """The same in a post: its LightningModule's configure_optimizers builds SGD without momentum (torch's
     default 0) while the attached config says 0.9; the optimizer's printed repr says momentum 0 too."""
