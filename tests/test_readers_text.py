@@ -358,6 +358,24 @@ def test_whitespace_tables_fastai_and_pandas(tmp_path):
     assert pdl and pdl[0].values.tolist() == [0.435641, 0.237202, 0.171016]
 
 
+def test_a_table_with_a_rule_of_dashes_under_its_header(tmp_path):
+    """skorch (and tabulate's "simple" format) print a run of dashes per column under the header: a rule, not the
+    end of the table."""
+    p = tmp_path / "train.log"
+    p.write_text("  epoch    train_loss    valid_acc    valid_loss     dur\n"
+                 "-------  ------------  -----------  ------------  ------\n"
+                 "      1       43.3391       0.6800       10.1882  0.0552\n"
+                 "      2       16.9783       0.7550        3.5820  0.0493\n"
+                 "      3       17.1124       0.6683       14.2340  0.0496\n")
+    run = read(p)
+    vl = series(run, "val_loss")
+    assert vl.steps.tolist() == [1, 2, 3] and vl.values.tolist() == [10.1882, 3.582, 14.234] and vl.locs.tolist() == [3, 4, 5]
+    assert series(run, "loss").values.tolist() == [43.3391, 16.9783, 17.1124]
+    # a row of dashes after rows have been read ends the table, as any line that is not a row
+    p.write_text(p.read_text() + "-------  ------------\n      4       12.5344       0.6733       22.7174  0.0485\n")
+    assert series(read(p), "val_loss").values.tolist() == [10.1882, 3.582, 14.234]
+
+
 def test_a_table_whose_header_is_one_space_apart_when_its_step_column_leads(tmp_path):
     """fastai 0.7 printed `epoch trn_loss val_loss accuracy` with single spaces; prose led by
     "epoch" with lines that are not rows of as many numbers is no table."""

@@ -1,7 +1,8 @@
 """Metric tables inside a log: whitespace-aligned (fastai's per-epoch table, a printed DataFrame,
 YOLOv5's `Epoch gpu_mem box obj cls` rows) and, in a log of at most EXTRA_TABLES_BYTES, delimited
 by '|' or tabs with headers of several words (HF Trainer's table as pasted from a notebook,
-`| Epoch | Training Loss | Validation Loss |`, markdown's `|---|` rule skipped).
+`| Epoch | Training Loss | Validation Loss |`, markdown's `|---|` rule skipped; skorch's and tabulate's
+rule of dashes under a whitespace-aligned header skipped too).
 
 In:  the bytes of a log and the offsets of its newlines.
 Out: `read_tables(data, rel, nl)` -> one Series per numeric column (step = the epoch column,
@@ -41,6 +42,9 @@ _SPACED_HEADER = re.compile(rb"(?im)^[ \t]*(?:epochs?|steps?|iters?|iterations?|
 SPACED_HEADER_BYTES = 65536
 _DELIMITED_HEADER = re.compile(rb"[ \t|]*[A-Za-z_][\w/.\- ]*(?:[ \t]*[|\t][ \t]*[A-Za-z_][\w/.\- ]*)+[ \t|]*\Z")
 _RULE = re.compile(rb"[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*\Z")
+# ... and the rule of dashes that skorch, tabulate's "simple" format and R print under a whitespace-aligned header,
+# one run of dashes per column ("-------  ------------  -----------")
+_WS_RULE = re.compile(rb"[ \t]*-{3,}(?:[ \t]+-{3,})*[ \t]*\Z")
 _EPOCH_OF = re.compile(rb"(\d+)/\d+\Z")     # "3/299": the epoch counter of YOLOv5's rows
 # A progress bar after a row's cells: YOLOv5/v8 end each epoch's row with its tqdm bar
 # ("640: 100%|##########| 229/229 [01:10<00:00, 3.25it/s]"); the row is the part before it.
@@ -173,7 +177,8 @@ def _rows(data: bytes, pos: int, names: list[str], rows: list, line: int,
             raw = raw.rsplit(b"\r", 1)[1]
         if delim is None and b"%|" in raw:
             raw = _TQDM_TAIL.sub(b"", raw)
-        if delim == b"|" and not rows and _RULE.match(raw):    # markdown's rule under the header
+        rule = _RULE if delim == b"|" else _WS_RULE if delim is None else None
+        if not rows and rule is not None and rule.match(raw):    # the rule under the header (markdown's, skorch's)
             line += 1
             pos = e + 1
             continue
