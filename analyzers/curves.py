@@ -184,7 +184,7 @@ def _curve_signals(run: Run) -> list[Signal]:
     if loss is None:
         # A run may only log eval loss (or a single loss under another name): use it; or only the terms of its
         # training loss, on the same rows (YOLO's box/cls/dfl, detectron2's loss_*): their sum is the total
-        loss = run.metric("val_loss") or _summed_terms(run)
+        loss = run.metric("val_loss") or _summed_terms(run) or _error_curve(run)
     g, lr = primary(run, "grad_norm"), run.metric("lr")
 
     def grad_and_lr() -> tuple[list[Signal], list[Signal]]:
@@ -440,6 +440,17 @@ def _summed_terms(run: Run) -> Series | None:
     total = np.sum([x.values for x in same], axis=0)
     return Series("loss", _SUMMED.join(x.raw_name or x.name for x in same), first.steps, total, first.source, first.locs,
                   first.loc_kind, first.step_is_index)
+
+
+# A regression objective logged under its error's name with no `loss` beside it (Ray Tune's "train_mse", XGBoost's
+# "train-rmse"): that curve is the run's loss, the training set's first, else the held-out one's.
+_ERROR_NAMES = ("mse", "rmse", "mae", "l1", "l2", "nll", "huber", "smooth_l1", "mape")
+
+
+def _error_curve(run: Run) -> Series | None:
+    """The training (else validation) error curve of a run that logs no loss, 3 points at least."""
+    return next((s for pre in ("", "val_") for n in _ERROR_NAMES
+                 if (s := run.metric(pre + n)) is not None and len(s) >= 3), None)
 
 
 def loss_terms(run: Run) -> list[Series]:

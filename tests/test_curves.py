@@ -1140,3 +1140,19 @@ def test_batch_noise_on_a_loss_still_falling_in_the_second_half_is_no_oscillatio
     bounce = np.where(steps < 500, 1.1 * np.exp(-steps / 150.0) + 0.6, 0.6 + 0.4 * swing)
     (tmp_path / "train.log").write_text("".join(f"step {s:5d} | loss {v:.4f}\n" for s, v in zip(steps, bounce)))
     assert "oscillation" in {s.kind for s in analyze(ingest([str(tmp_path)]))}
+
+
+def test_a_regression_that_logs_its_mse_and_no_loss_is_read_by_its_error(tmp_path):
+    """Ray Tune's progress.csv of a regression trial: train_mse and val_mse, no `loss` column. The MSE is the
+    loss: its NaN from report 8 on is found and cited (it was read as no loss at all)."""
+    from mltdbg.analyzers.analyze import analyze
+    from mltdbg.analyzers.ingest import ingest
+    mse = [4.96, 2.1, 1.4, 1.0, 0.8, 0.7, 0.67] + [float("nan")] * 8
+    rows = "".join(f"{m},{m * 0.9},{i + 1}\n" for i, m in enumerate(mse))
+    (tmp_path / "progress.csv").write_text("train_mse,val_mse,training_iteration\n" + rows)
+    s = {x.kind: x for x in analyze(ingest([str(tmp_path)]))}["nonfinite"]
+    assert s.evidence[0].source == "progress.csv" and s.evidence[0].line == 9      # the first NaN row
+    # a run that logs a loss too is read by its loss, not by an error metric beside it
+    (tmp_path / "progress.csv").write_text("loss,train_mse,training_iteration\n" + "".join(
+        f"{1.0 / (i + 1)},{m},{i + 1}\n" for i, m in enumerate(mse)))
+    assert "nonfinite" not in {x.kind for x in analyze(ingest([str(tmp_path)]))}
