@@ -15,7 +15,7 @@ from mltdbg.analyzers.model import Run, TextArtifact
 FIX = Path(__file__).parent / "fixtures" / "code"
 GOOD = sorted((FIX / "good").glob("*.py"))
 BAD = sorted(p for p in (FIX / "bad").glob("*.py") if p.name != "broken_syntax.py")
-WEAK_KINDS = {"code:no_grad_clip", "code:unsafe_log", "code:unsafe_div_std", "code:unsafe_sqrt"}
+WEAK_KINDS = {"code:no_grad_clip", "code:unsafe_log", "code:unsafe_div_std", "code:unsafe_sqrt", "code:missing_unhandled"}
 MARK = re.compile(r"#\s*BUG:\s*(code:\w+)")
 
 
@@ -962,3 +962,30 @@ def test_a_distributed_sampler_without_shuffle_is_an_unshuffled_loader():
     hits = [s for s in signals_of(text) if s.kind == "code:no_shuffle"]
     assert hits and hits[0].strength >= 0.7 and hits[0].evidence[0].line == 9
     assert not [s for s in signals_of(text.replace(", shuffle=False", "")) if s.kind == "code:no_shuffle"]
+
+
+_CSV_TRAIN = '''import pandas as pd
+import torch
+
+df = pd.read_csv("housing.csv")
+cols = ["rooms", "total_bedrooms", "income"]
+X = torch.tensor(((df[cols] - df[cols].mean()) / df[cols].std()).values, dtype=torch.float32)
+y = torch.tensor(df["value"].values, dtype=torch.float32)
+{clean}model = torch.nn.Linear(3, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+for xb, yb in zip(X.split(32), y.split(32)):
+    opt.zero_grad()
+    loss = torch.nn.functional.mse_loss(model(xb).squeeze(1), yb)
+    loss.backward()
+    opt.step()
+'''
+
+
+def test_a_table_read_and_trained_on_with_its_missing_cells_left_alone():
+    # pandas' mean and std skip NaN, so an empty cell of the CSV reaches the model as NaN
+    s = next(s for s in signals_of(_CSV_TRAIN.format(clean="")) if s.kind == "code:missing_unhandled")
+    assert s.evidence[0].line == 4 and "read_csv" in s.evidence[0].text
+    for clean in ("df = df.dropna()\n", "df = df.fillna(df.median())\n", "assert not df.isnull().values.any()\n"):
+        assert "code:missing_unhandled" not in kinds_of(_CSV_TRAIN.format(clean=clean))
+    # reading a table without training on it (an analysis script) is nothing
+    assert "code:missing_unhandled" not in kinds_of("import pandas as pd\ndf = pd.read_csv('a.csv')\nprint(df.describe())\n")

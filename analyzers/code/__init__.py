@@ -28,6 +28,7 @@ Where things live:
   strict_load.py       code:load_not_strict
   preprocess_pair.py   code:eval_preprocessing_differs
   graph_kept.py        code:loss_kept_with_graph
+  missing_values.py    code:missing_unhandled
   eval_mode.py         code:no_eval_at_inference, code:dropout_always_on
   detached.py          code:detached_graph
   params.py            code:frozen_params, code:params_not_in_optimizer
@@ -71,6 +72,7 @@ from mltdbg.analyzers.code.softmax import check_softmax
 from mltdbg.analyzers.code.strict_load import check_strict_load
 from mltdbg.analyzers.code.training_setup import setup_findings
 from mltdbg.analyzers.code.variance import check_var
+from mltdbg.analyzers.code.missing_values import check_missing_unhandled
 from mltdbg.analyzers.code.registration import check_registration
 from mltdbg.analyzers.code.zero_grad import check_zero_grad
 from mltdbg.analyzers.model import Evidence, Run, Signal
@@ -87,7 +89,8 @@ __all__ = ["AMBIG_SCHED", "CLEAR", "EPOCH_SCHED", "FUNCS", "Finding", "HINT", "I
 _FILE_CHECKS = (check_zero_grad, check_fp16, check_scheduler, check_eval, check_frameworks)
 _PLAIN_CHECKS = (check_div_std, check_sqrt, check_var, check_resume, check_detached, check_params, check_no_shuffle,
                  check_separate_shuffle, check_registration, check_relu_output,
-                 check_strict_load, check_preprocess_pair, check_functional_dropout, check_graph_kept)
+                 check_strict_load, check_preprocess_pair, check_functional_dropout, check_graph_kept,
+                 check_missing_unhandled)
 
 
 def code_signals(run: Run, files: list[PyFile] | None = None) -> list[Signal]:
