@@ -435,6 +435,11 @@ DETECTORS: list[_Det] = [
          _P(r"\b(?:relu[ _]|act(?:ivation)?s?[ _])zero[ _]frac(?:tion)?s?\s*[:=]\s*((?:[\w./-]+\s*=\s*\d*\.?\d+,?\s*){1,32})"
             r"|\b(?:units?|neurons?)[ _]never[ _]active\s*[:=]\s*((?:[\w./-]+\s*=\s*\d+\s*/\s*\d+,?\s*){1,32})", re.I),
          0.8, lambda m: "a printout says most units of a layer output zero (dead ReLUs)", lambda m: _dead_layers(m)),
+    # ... and as a count of the units that still fire, per layer: "active_units=[128, 117, 0]" (a layer at 0 is dead)
+    _Det("dead_units",
+         _P(r"\b(?:active|alive|live|firing|nonzero|non_zero)[ _](?:units|neurons|relus)\s*[:=]\s*[\[(]\s*((?:\d+\s*,\s*){0,63}\d+)\s*[\])]",
+            re.I),
+         0.8, lambda m: "a printout says a layer has no unit that fires (dead ReLUs)", lambda m: _dead_active(m)),
     _Det("log:collapse_output",
          _P(r"\b(?:pred(?:iction)?s?|class(?:es)?|output|label)[_ ]?(?:counts?|hist(?:ogram)?|distribution|freq(?:uenc(?:y|ies))?)"
             r"\s*[:=]\s*(\[[^\]\n]{0,2000}\]|\{[^}\n]{0,2000}\}|\([^)\n]{0,2000}\))", re.I),
@@ -611,6 +616,13 @@ def _dead_layers(m: re.Match) -> dict | None:
     pairs = [(int(a), int(b)) for a, b in re.findall(r"=\s*(\d+)\s*/\s*(\d+)", counts or "")]
     share = max((a / b for a, b in pairs if b), default=0.0)
     return {"share": share} if share >= 0.5 else None
+
+
+def _dead_active(m: re.Match) -> dict | None:
+    """A layer whose count of firing units is 0 in a per-layer printout of them; None when every layer has one."""
+    counts = [int(x) for x in re.findall(r"\d+", m.group(1))]
+    dead = [i for i, c in enumerate(counts) if c == 0]
+    return {"share": 1.0, "layer": dead[0]} if dead and len(counts) >= 2 else None
 
 
 def _import_data(m: re.Match) -> dict:

@@ -314,6 +314,7 @@ def test_clean_training_log_gives_nothing():
     ("INFO - act stats (val) | relu zero frac: features.1=0.99 features.3=1.00 features.5=1.00 | units never active: "
      "features.1=30/256 features.3=233/256 features.5=128/128", "dead_units"),
     ("units never active: fc1=12/256 fc2=240/256", "dead_units"),
+    ("epoch   1  train_loss=1.7918  train_acc=0.1620  val_loss=1.7915  val_acc=0.1611  active_units=[128, 117, 0]", "dead_units"),
     ("/tmp/ipykernel_71/3771.py:4: RuntimeWarning: invalid value encountered in divide", "log:numpy_divide_invalid"),
     ("pandas/core/arraylike.py:399: RuntimeWarning: divide by zero encountered in log", "log:numpy_log_invalid"),
     ("UserWarning: The 'train_dataloader' does not have many workers which may be a bottleneck. Consider increasing the value of the `num_workers` argument", "log:dataloader_slow"),
@@ -401,7 +402,8 @@ def test_a_printout_of_a_few_dead_units_is_no_dead_relu_finding():
     for line in ("12/64 units dead", "dead neurons: 30%", "fraction of outputs == 0 -> 0.2",
                  "30% of the units output 0", "94% of the units output 0.25 on average",
                  "net.1 (ReLU)  units never active: 12/256  (4.7%)",
-                 "relu zero frac: fc1=0.52 fc2=0.47", "units never active: fc1=3/256 fc2=5/128"):
+                 "relu zero frac: fc1=0.52 fc2=0.47", "units never active: fc1=3/256 fc2=5/128",
+                 "active_units=[128, 117, 3]", "active_units=[0]"):
         assert "dead_units" not in signals(run_of(("x.log", "step 1 loss 2.0\n" + line + "\n")))
 
 
