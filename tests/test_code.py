@@ -989,3 +989,16 @@ def test_a_table_read_and_trained_on_with_its_missing_cells_left_alone():
         assert "code:missing_unhandled" not in kinds_of(_CSV_TRAIN.format(clean=clean))
     # reading a table without training on it (an analysis script) is nothing
     assert "code:missing_unhandled" not in kinds_of("import pandas as pd\ndf = pd.read_csv('a.csv')\nprint(df.describe())\n")
+
+
+def test_inputs_and_targets_cut_by_two_different_slices():
+    # a DDP shard by hand: images by stride, labels as a block: every rank trains on unpaired targets
+    shard = ("import torch\nper_rank = len(X_train) // world_size\nX_train = X_train[rank::world_size]\n"
+             "y_train = y_train[rank * per_rank:(rank + 1) * per_rank]\n")
+    s = next(s for s in signals_of(shard) if s.kind == "code:separate_shuffle")
+    assert s.evidence[0].line == 4 and "rank::world_size" in s.evidence[0].text
+    # the same slice on both, or one series cut twice for next-step prediction, is a pairing kept
+    assert "code:separate_shuffle" not in kinds_of(shard.replace("rank * per_rank:(rank + 1) * per_rank", "rank::world_size"))
+    assert "code:separate_shuffle" not in kinds_of("x_train = series[:-1]\ny_train = series[1:]\n")
+    # a train and a validation cut are no pair
+    assert "code:separate_shuffle" not in kinds_of("X_train = X[:800]\ny_val = y[800:]\n")

@@ -80,10 +80,48 @@ def _unsynced_augmentation(f: PyFile) -> list[Finding]:
     return []
 
 
+# Two assignments this many lines apart or less are one split of inputs and targets.
+_PAIR_LINES = 5
+
+
+def _pair_key(name: str) -> tuple[str, str] | None:
+    """(category, the rest of the name): X_train -> ("x", "_train"), y_train -> ("y", "_train"), labels -> ("y", "")."""
+    cat = _category(name)
+    if cat is None:
+        return None
+    m = re.match(r"(?i)(x|y|inputs?|images?|labels?|targets?|features|data_[xy]|train_[xy])(.*)$", name)
+    return cat, (m.group(2).lower() if m else "")
+
+
+def _unpaired_slices(f: PyFile) -> list[Finding]:
+    """Inputs and targets cut from their arrays by two different slices next to each other (`X_train =
+    X_train[rank::world]`, `y_train = y_train[rank * n:(rank + 1) * n]`): each input keeps another sample's target.
+    Only from two different arrays: one series cut twice (`x = s[:-1]`, `y = s[1:]`) is next-step prediction."""
+    cuts: list[tuple[int, ast.AST | None, str, str, str, str]] = []
+    for n in f.of_type(ast.Assign):
+        if not (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+                and isinstance(n.value, ast.Subscript) and isinstance(n.value.slice, ast.Slice)):
+            continue
+        base, key = dotted(n.value.value), _pair_key(n.targets[0].id)
+        if base and key:
+            cuts.append((n.lineno, f.home(n), n.targets[0].id, base, key[0] + "|" + key[1], _slice_sig(n.value)))
+    for i, (l1, h1, t1, b1, k1, s1) in enumerate(cuts):
+        for l2, h2, t2, b2, k2, s2 in cuts[i + 1:]:
+            if l2 - l1 > _PAIR_LINES or h1 is not h2 or b1 == b2 or s1 == s2:
+                continue
+            c1, r1 = k1.split("|")
+            c2, r2 = k2.split("|")
+            if {c1, c2} == {"x", "y"} and r1 == r2:
+                return [Finding("code:separate_shuffle", 0.6, l2,
+                                f"{t1} is cut as {b1}[{s1}] and {t2} as {b2}[{s2}]: two different slices, so each input "
+                                f"keeps another sample's target", [(l1, f"{t1} cut here")])]
+    return []
+
+
 def check_separate_shuffle(f: PyFile) -> list[Finding]:
     if aug := _unsynced_augmentation(f):
         return aug
-    out = []
+    out = _unpaired_slices(f)
     # a scope without a call this check starts from can only hold sliced loops: only those are read
     # (both found from the file's name and type indexes, then placed in their scopes)
     started = {id(f.home(c)) for c in f.calls_named(*_STARTS)}
