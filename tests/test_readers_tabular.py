@@ -455,6 +455,18 @@ def test_a_wandb_chart_export_keeps_one_curve_per_metric(tmp_path):
     assert run.series[0].steps.tolist() == [0, 50, 100, 150] and math.isnan(run.series[0].values[-1])
 
 
+def test_a_wandb_chart_export_names_its_metrics_without_the_run(tmp_path):
+    """The run's name before " - " is no part of the metric: `enc-warmup - grad_norm/encoder` is the encoder's
+    gradient norm, `enc-warmup - val/loss` the validation loss. Two runs in one export keep their names."""
+    p = tmp_path / "wandb_export_2024-03-17T14_05_38.csv"
+    p.write_text('"Step","enc-warmup - grad_norm/encoder","enc-warmup - grad_norm/encoder__MIN",'
+                 '"enc-warmup - grad_norm/encoder__MAX","enc-warmup - val/loss"\n'
+                 + "".join(f'"{s}","{v}","{v}","{v}","{1.0 / (s + 1)}"\n' for s, v in [(0, 0.0), (5, 0.5), (10, 0.7)]))
+    assert sorted(s.name for s in read(p).series) == ["grad_norm/encoder", "val_loss"]
+    p.write_text('"Step","run-a - train/loss","run-b - train/loss"\n"0","1.0","2.0"\n"5","0.9","1.9"\n')
+    assert sorted(s.raw_name for s in read(p).series) == ["run-a - train/loss", "run-b - train/loss"]
+
+
 def test_a_json_dump_of_per_parameter_gradients(tmp_path):
     """{"encoder.layer.0.weight": 1e-11, ...} in grad_norms.json: per-layer series at their key's line;
     a dotted config ({"optimizer.lr": 0.1}) is no such table."""

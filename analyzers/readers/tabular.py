@@ -335,6 +335,7 @@ def read(path: Path, rel: str, run: Run) -> None:
     n_series = len(run.series)
     _read(path, rel, run)
     mine = run.series[n_series:]
+    _strip_run_prefix(mine)
     rename_by_layout(mine)
     layers = _wide_layer_columns(path, [s.raw_name for s in mine])
     has_total = any(x.name == "grad_norm" for x in mine)
@@ -343,6 +344,22 @@ def read(path: Path, rel: str, run: Run) -> None:
             s.name = "grad_norm/" + s.raw_name.strip()
         elif layers and not has_total and s.raw_name.strip().lower() in WHOLE_MODEL:
             s.name, has_total = "grad_norm", True        # beside the layers' columns, `total` / `global` is the whole model's norm
+
+
+# A W&B chart export names each column `<run name> - <metric>` ("enc-warmup - grad_norm/encoder")
+_RUN_PREFIX = re.compile(r"(.+?) - (\S.*)")
+
+
+def _strip_run_prefix(series: list[Series]) -> None:
+    """The metric's own name for the columns of a W&B chart export of one run (every column `<run> - <metric>`,
+    one run name): the run's name is no part of what was measured."""
+    ms = [_RUN_PREFIX.fullmatch(s.raw_name or "") for s in series]
+    if not series or not all(ms) or len({m.group(1) for m in ms if m}) != 1:
+        return
+    for s, m in zip(series, ms):
+        if m:
+            s.raw_name = m.group(2)
+            s.name = normalize(s.raw_name)
 
 
 def _read(path: Path, rel: str, run: Run) -> None:
