@@ -260,6 +260,7 @@ def _curve_signals(run: Run) -> list[Signal]:
         out += _loss_scale(ordered(ls), quote)
     out += _timing(run, quote)
     out += _dead_units(run, quote)
+    out += _params_unchanged(run, quote)
     # Readings of the same points by a more specific signal: the huge first loss is a collapse's own start
     # (an epoch's mean, no init's loss); a jump back each epoch is the data order's first block; the
     # rise back to the start is the reset, not a divergence.
@@ -3190,7 +3191,7 @@ def _dead_units(run: Run, q: Quoter) -> list[Signal]:
     out = []
     for s in run.series:
         n = s.name
-        if any(k in n for k in ("dead", "zero_frac", "frac_zero", "act_zero", "zero_act", "sparsity")) and len(s):
+        if any(k in n for k in ("dead", "zero_frac", "frac_zero", "act_zero", "zero_act", "sparsity", "inactive")) and len(s):
             v = s.values[np.isfinite(s.values)]
             if not len(v):
                 continue
@@ -3202,3 +3203,41 @@ def _dead_units(run: Run, q: Quoter) -> list[Signal]:
                 out.append(Signal("dead_units", min(1.0, share), txt, [q.ev(s, len(s) - 1, txt)], {"share": share, "metric": n}))
                 break
     return out
+
+
+# A logged parameter norm ("param_norm/encoder", "weight_norm") read as unchanged: at least this many points ...
+PARAMS_UNCHANGED_POINTS = 5
+# ... moving no more than this share of its level in all (an update of lr 1e-5 moves a norm of 10 by ~1e-4 a step)
+PARAMS_UNCHANGED_REL = 1e-7
+_PARAM_NORM = re.compile(r"(?:param(?:eter)?s?|weights?)[_ ]?norm(?:/(.+))?")
+
+
+def _params_unchanged(run: Run, q: Quoter) -> list[Signal]:
+    """params_unchanged: a logged parameter norm that stays exactly where it started over the run while a loss is
+    logged beside it: those weights are never updated (frozen, or left out of the optimizer); stronger where the same
+    layer's gradient norm is logged nonzero (gradients reach them, the optimizer never applies them)."""
+    loss = run.metric("loss") or run.metric("val_loss")
+    if loss is None or len(loss) < PARAMS_UNCHANGED_POINTS:
+        return []
+    for s in run.series:
+        m = _PARAM_NORM.fullmatch(s.name)
+        if m is None or len(s) < PARAMS_UNCHANGED_POINTS:
+            continue
+        v = s.values[np.isfinite(s.values)]
+        if len(v) < PARAMS_UNCHANGED_POINTS or not np.any(v):
+            continue
+        level = float(np.max(np.abs(v)))
+        if float(np.max(v) - np.min(v)) > PARAMS_UNCHANGED_REL * level:
+            continue
+        layer = m.group(1)
+        g = run.metric(f"grad_norm/{layer}") if layer else run.metric("grad_norm")
+        live = g is not None and bool(np.any(np.abs(g.values[np.isfinite(g.values)]) > 0))
+        txt = (f"{s.raw_name} stays {_fmt(float(v[0]))} at all {len(v)} logged points while the loss is logged: "
+               "these weights are never updated")
+        if live and g is not None:
+            txt += f" though their gradient ({g.raw_name}) is nonzero: the optimizer does not hold them"
+        return [Signal("params_unchanged", 0.9 if live else 0.7, txt, [q.ev(s, 0, f"{s.raw_name} at the start"),
+                                                                       q.ev(s, len(s) - 1, txt)],
+                       {"metric": s.name, "value": float(v[0]), "points": len(v), "grad_live": live})]
+    return []
+

@@ -1156,3 +1156,20 @@ def test_a_regression_that_logs_its_mse_and_no_loss_is_read_by_its_error(tmp_pat
     (tmp_path / "progress.csv").write_text("loss,train_mse,training_iteration\n" + "".join(
         f"{1.0 / (i + 1)},{m},{i + 1}\n" for i, m in enumerate(mse)))
     assert "nonfinite" not in {x.kind for x in analyze(ingest([str(tmp_path)]))}
+
+
+def test_a_parameter_norm_that_never_moves_while_the_run_trains():
+    """W&B's param_norm/encoder at 10.129 at every point while the loss is logged and the encoder's gradient
+    norm climbs: the optimizer never applies those gradients (built before the encoder was unfrozen)."""
+    loss = 1.386 - 0.002 * np.arange(40) + rng.normal(0, 0.01, 40)
+    grad = np.concatenate([np.zeros(10), np.linspace(1, 600, 30)])
+    run = Run(root=Path("."))
+    for name, v in (("loss", loss), ("param_norm/encoder", np.full(40, 10.12900352)), ("grad_norm/encoder", grad)):
+        run.series.append(Series(name, name, np.arange(40) * 5, np.asarray(v, float), "m.csv", np.arange(40) + 2, "line"))
+    s = kinds(run)["params_unchanged"]
+    assert s.strength == 0.9 and s.data["grad_live"] and "optimizer" in s.evidence[-1].text
+    # a norm that moves, however little an lr of 1e-5 moves it, is trained
+    run.series[1].values = 10.129 + 1e-5 * np.arange(40)
+    assert "params_unchanged" not in kinds(run)
+    # an activation logged as the share of inactive units is a dead-unit count
+    assert kinds(_run(loss=falling[:50], **{"act/frac_inactive_fc2": np.linspace(0.65, 1.0, 50)}))["dead_units"].data["share"] > 0.9
