@@ -424,8 +424,14 @@ _FAILURE_WORDS = re.compile(
     r"|mismatch\w*|discrepanc\w*|inconsisten\w*|differs?|different\s+(?:from|than|results?)|not\s+(?:the\s+)?same"
     r"|no\s+effect|has\s+no\s+impact|(?:all|only|always)\s+(?:zeros?|0|ones?|the\s+same)|stays?\s+(?:\w+\s+){0,2}constant"
     r"|values?\s+(?:are\s+)?off|not\s+(?:as\s+)?(?:good|expected|correct|right)|incorrect|weird|strange)\b"
-    # the same in Chinese posts: not right, error, problem, failure, abnormal, does not converge, very low, all 0
-    r"|不对|错误|问题|失败|异常|不收敛|报错|很低|很差|全是0|全为0|都是0", re.I)
+    # the same in Chinese posts: not right, error, problem, failure, abnormal, does not converge, very low, all 0;
+    # does not change / fall / rise, keeps growing, blows up, stuck, crashes, out of memory, gets worse, far lower,
+    # "only 0.2" (a number falling short), predicted as one class, random, oscillates, over/underfits,
+    # inconsistent, cannot reproduce / reach
+    r"|不对|错误|问题|失败|异常|不收敛|报错|很低|很差|全是0|全为0|都是0"
+    r"|不变|没有?变化|不下降|不降|降不下|下不去|上不去|不上升|越来越大|越来越高|变大|爆炸|卡住|卡死|崩溃|显存不足|爆显存"
+    r"|内存不足|溢出|变差|差很多|低很多|只有\s*\d|同一[个类]|全被预测|都被预测|几乎全|随机|震荡|波动很大|过拟合|欠拟合"
+    r"|不一致|对不上|不正常|奇怪|无法|达不到|复现不了|变成\s*nan|出现\s*nan|nan了", re.I)
 
 
 def names_failure(symptoms: list[str]) -> bool:
