@@ -275,7 +275,41 @@ def _curve_signals(run: Run) -> list[Signal]:
     # an extreme lr (1 or more, read as far above its optimizer's range: an Adam-family lr, or one with no
     # optimizer named; not SGD's, which large-batch recipes take that high) is no healthy run's setting
     out = without(out, "healthy", lambda x: x.kind == "lr_high" and x.data.get("lr", 0) >= 1 and x.strength >= 0.9)
+    if g is not None and loss is not None:
+        out = _growth_after_rise(out, ordered(g), ordered(loss))
     return without_healthy(out)
+
+
+# A gradient norm still within this factor of its early level at the loss's minimum has not grown yet there.
+GROWTH_BEFORE_RISE = 3.0
+
+
+def _growth_after_rise(out: list[Signal], g: Series, loss: Series) -> list[Signal]:
+    """grad_growth read as grad_growth_with_loss where the loss diverged from a minimum at which the gradient norm
+    was still near its early level: the gradients grew with a loss already climbing (too large a step walking up
+    the walls), not first, as exploding gradients do (taxonomy: "grad_norm growing by orders of magnitude first"),
+    so it is no separating evidence of those."""
+    gg = next((x for x in out if x.kind == "grad_growth"), None)
+    dv = next((x for x in out if x.kind == "divergence" and not x.data.get("short")), None)
+    if gg is None or dv is None:
+        return out
+    lf = np.isfinite(loss.values) & (loss.steps <= dv.data.get("step", loss.steps[-1]))
+    if not lf.any():
+        return out
+    low = int(loss.steps[lf][int(np.argmin(loss.values[lf]))])      # where the loss began to climb
+    fin = np.isfinite(g.values)
+    steps, v = g.steps[fin], g.values[fin]
+    if len(v) < 5:
+        return out
+    skip = max(1, len(v) // 20)
+    early = float(np.median(np.abs(v[skip: skip + max(3, len(v) // 10)])))
+    upto = np.abs(v[steps <= dv.data.get("min_step", low)])
+    if not len(upto) or early <= 0 or float(np.max(upto[-max(1, len(upto) // 10):])) > GROWTH_BEFORE_RISE * early:
+        return out
+    late = Signal("grad_growth_with_loss", gg.strength, gg.summary + f" after the loss began to climb (its minimum at step "
+                  f"{dv.data.get('min_step', low)}, where grad_norm was still near its early {_fmt(early)})", gg.evidence,
+                  {**gg.data, "loss_min_step": int(dv.data.get("min_step", low))})
+    return [late if x is gg else x for x in out]
 
 
 # An lr_high at least this strong beside a loss at chance: the lr explains the chance (see below).

@@ -1173,3 +1173,18 @@ def test_a_parameter_norm_that_never_moves_while_the_run_trains():
     assert "params_unchanged" not in kinds(run)
     # an activation logged as the share of inactive units is a dead-unit count
     assert kinds(_run(loss=falling[:50], **{"act/frac_inactive_fc2": np.linspace(0.65, 1.0, 50)}))["dead_units"].data["share"] > 0.9
+
+
+def test_gradients_that_grow_only_once_the_loss_climbs_do_not_separate_exploding_gradients():
+    """SGD at lr 0.26: the loss falls to 0.26, then climbs to 42 and NaN, the gradient norm growing with it from its
+    early ~1 (0.62 at the loss minimum): the step size's story as much as exploding gradients' ("grad_norm growing
+    by orders of magnitude first"). Gradients that grow while the loss still falls keep grad_growth."""
+    loss = [1.64, 3.93, 1.10, 0.64, 0.69, 0.68, 0.51, 0.26, 0.46, 0.76, 0.90, 1.27, 2.23, 4.86, 8.22, 1.88, 42.7,
+            float("nan"), float("nan")]
+    grad = [0.44, 6.33, 1.24, 0.99, 1.53, 1.29, 0.90, 0.62, 0.88, 1.44, 1.48, 1.42, 3.98, 22.7, 24.5, 0.54, 288.8,
+            float("nan"), float("nan")]
+    k = kinds(_run(loss=loss, grad_norm=grad))
+    assert "grad_growth_with_loss" in k and "grad_growth" not in k and k["grad_growth_with_loss"].data["loss_min_step"] == 70
+    first = kinds(_run(loss=[2.0, 1.8, 1.6, 1.5, 1.4, 1.35, 1.3, 1.3, 1.9, 5.0, 40.0, float("nan")],
+                       grad_norm=[1.0, 1.1, 1.0, 3.0, 9.0, 30.0, 90.0, 300.0, 900.0, 3e3, 9e3, float("nan")]))
+    assert "grad_growth" in first and "grad_growth_with_loss" not in first
