@@ -737,12 +737,13 @@ def _module_print_facts(art: TextArtifact, fx: _Facts, text: str) -> None:
 # A launch command echoed into a log: `python train.py --batch_size 2`, `torchrun ... --lr=0.1` (or its first line
 # `python train.py \` with every flag on the lines it continues onto); or one a post quotes inside a sentence
 # ("When I run `python train.py --lr 0.01` I get", "using the command torchrun ... --use-amp", "nohup python ...",
-# "CUDA_VISIBLE_DEVICES=0 python ..."). Read line by line, linearly: a line that can hold one (_CLI_CANDIDATE: a
+# "CUDA_VISIBLE_DEVICES=0 python ...", a script's `nohup python -u train.py \`). Read line by line, linearly: a line that can hold one (_CLI_CANDIDATE: a
 # `--flag` on it, or a `\` that continues it), then the first place on it where a command starts (_CLI_START).
 _CLI_CANDIDATE = re.compile(r"^(?=[^\n]*(?:--[A-Za-z]|\\[ \t]*$))[^\n]*", re.MULTILINE)
-_CLI_START = re.compile(r"^[ \t]*(?:[$+#>!%]\s*)?(?:\S*/)?(?:python[\d.]*(?:\s+-m)?|torchrun|accelerate\s+launch|deepspeed"
+_CLI_START = re.compile(r"^[ \t]*(?:[$+#>!%]\s*)?(?:(?:nohup|time|exec|env|[A-Z_][A-Z0-9_]*=\S*)[ \t]+)*(?:\S*/)?"
+                        r"(?:python[\d.]*(?:\s+-m)?|torchrun|accelerate\s+launch|deepspeed"
                         r"|srun|mpirun|horovodrun)\b"
-                        r"|(?<=[\s`\"'：:/])(?:python[\d.]*(?=\s+(?:-m\s+[\w.]|\S+\.py\b))|torchrun|accelerate\s+launch"
+                        r"|(?<=[\s`\"'：:/])(?:python[\d.]*(?=(?:\s+-[A-Za-z]\b)*\s+(?:-m\s+[\w.]|\S+\.py\b))|torchrun|accelerate\s+launch"
                         r"|deepspeed|mpirun|horovodrun)(?=\s)")
 # ... inside a sentence it runs a script or a module ("I tried deepspeed but with --lr 0.5 it diverges" runs none)
 _CLI_RUNS = re.compile(r"\S\.py\b|\s-m\s+[\w.]")
@@ -1006,12 +1007,17 @@ def is_transformerish(facts: Iterable[Fact]) -> bool:
 _WARMUP_SCHED = re.compile(r"warmup|linear|cosine|onecycle|noam|inverse_sqrt|polynomial", re.I)
 
 
+_ARGPARSE_DEFAULT = re.compile(r"\badd_argument\s*\(")
+
+
 def config_signals(run: Run) -> list[Signal]:
     """Config signals from run.facts (extract_facts first): precision, clipping, warm-up, and the
     optimiser and batch settings that are off by themselves (see _optimizer_signals, _batch_signals)."""
     facts = run.facts
     by: dict[str, list[Fact]] = {}
-    for f in facts:
+    # an argparse default gives way to any other setting of its name (the launch command's flag, a config file):
+    # read first, it is never the last word (sorted stably: the rest keep their order)
+    for f in sorted(facts, key=lambda f: not _ARGPARSE_DEFAULT.search(f.quote or "")):
         by.setdefault(f.name, []).append(f)
     out: list[Signal] = []
 

@@ -449,6 +449,27 @@ def test_a_launch_script_with_every_flag_on_continued_lines_and_pasted_trainer_d
     assert "lr" not in facts(run_of(post))
 
 
+def test_a_nohup_launch_script_sets_what_its_scripts_argparse_defaults(tmp_path):
+    """`nohup python -u train.py \\` (output redirected, sent to the background) is a launch command like any other;
+    its `--weight_decay 1.0` is the run's setting, not the script's argparse default of 0.0: Adam at 1.0 is high."""
+    sh = tmp_path / "run.sh"
+    sh.write_text("#!/bin/bash\nnohup python -u train.py \\\n  --learning_rate 1e-3 \\\n  --weight_decay 1.0 \\\n"
+                  "  --output_dir ./results > train.out 2>&1 &\n")
+    assert facts(run_of(sh))["weight_decay"] == [1.0]
+    for prefix in ("CUDA_VISIBLE_DEVICES=0,1 ", "time ", "env OMP_NUM_THREADS=1 "):
+        sh.write_text(f"{prefix}python train.py --weight_decay 1.0\n")
+        assert facts(run_of(sh))["weight_decay"] == [1.0], prefix
+    py = tmp_path / "train.py"
+    py.write_text("import argparse, torch\np = argparse.ArgumentParser()\n"
+                  "p.add_argument('--weight_decay', type=float, default=0.0)\nargs = p.parse_args()\n"
+                  "opt = torch.optim.Adam(model.parameters(), lr=1e-3, weight_decay=args.weight_decay)\n")
+    sh.write_text("nohup python -u train.py --weight_decay 1.0 > train.out 2>&1 &\n")
+    s = {x.kind: x for x in config_signals(run_of(sh, py))}["config:weight_decay_high"]
+    assert s.data["weight_decay"] == 1.0 and s.evidence[0].source == "run.sh"
+    # ... and the default alone is the script's setting
+    assert "config:weight_decay_high" not in {x.kind for x in config_signals(run_of(py))}
+
+
 def test_batch_size_from_openmmlab_data_dicts_module_constants_and_keras_loaders(tmp_path):
     """OpenMMLab's `data = dict(samples_per_gpu=1)` is the batch per GPU; `batch_size=BATCH` with `BATCH = 2` at the
     file's top is 2; Keras' image_dataset_from_directory takes the batch size. A validation loader's shuffle=False
