@@ -440,6 +440,13 @@ DETECTORS: list[_Det] = [
          _P(r"\b(?:active|alive|live|firing|nonzero|non_zero)[ _](?:units|neurons|relus)\s*[:=]\s*[\[(]\s*((?:\d+\s*,\s*){0,63}\d+)\s*[\])]",
             re.I),
          0.8, lambda m: "a printout says a layer has no unit that fires (dead ReLUs)", lambda m: _dead_active(m)),
+    # ... a count of the predictions that names one class, or one beside a stray few ("eval prediction counts:
+    # {'normal': 1600}", "{'normal': 1597, 'major': 3}"): every input gets the same answer
+    _Det("log:collapse_output",
+         _P(r"\bpred(?:iction)?s?[_ ]?(?:counts?|hist(?:ogram)?|distribution)\s*[:=]\s*(\{[^}\n]{0,2000}\}|Counter\(\{[^}\n]{0,2000}\}\))",
+            re.I),
+         0.7, lambda m: "the model's predictions pile onto one class",
+         lambda m: _one_class_data(m.group(1), min_classes=1)),
     _Det("log:collapse_output",
          _P(r"\b(?:pred(?:iction)?s?|class(?:es)?|output|label)[_ ]?(?:counts?|hist(?:ogram)?|distribution|freq(?:uenc(?:y|ies))?)"
             r"\s*[:=]\s*(\[[^\]\n]{0,2000}\]|\{[^}\n]{0,2000}\}|\([^)\n]{0,2000}\))", re.I),
@@ -646,11 +653,16 @@ _SEPARATOR = re.compile(r"[-=_*#~.+|/\\<>\[\]() ]+")
 _NUMS = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")
 
 
-def _one_class_data(value: str) -> dict | None:
-    """A count/frequency list where one class holds >= 95 % of the mass (and there are >= 3 classes)."""
+# A prediction count naming fewer than three classes is a collapse only over this many predictions.
+ONE_CLASS_MIN_COUNT = 20
+
+
+def _one_class_data(value: str, min_classes: int = 3) -> dict | None:
+    """A count/frequency list where one class holds >= 95 % of the mass (and there are >= min_classes classes;
+    with fewer than 3, counts of ONE_CLASS_MIN_COUNT predictions or more)."""
     body = re.sub(r"['\"]?\w+['\"]?\s*:\s*", " ", value) if "{" in value else value   # dict: keep the values
     nums = [float(x) for x in _NUMS.findall(body)]
-    if len(nums) < 3 or sum(nums) <= 0:
+    if len(nums) < min_classes or sum(nums) <= 0 or len(nums) < 3 and sum(nums) < ONE_CLASS_MIN_COUNT:
         return None
     share = max(nums) / sum(nums)
     if share < 0.95:

@@ -166,6 +166,12 @@ def extract(signals: list[Signal], symptoms: list[str], failure_kinds: tuple[str
     for s in signals:      # (the run's own reading of a kind replaces the user's narration of it)
         if s.kind not in strongest or s.strength > strongest[s.kind].strength or strongest[s.kind].data.get("narrated"):
             strongest[s.kind] = s
+    # the user's "the score stays while the loss falls" beside printed predictions that pile onto one class: the run
+    # shows why the score stays (one answer for every input, which lowers the loss to the labels' entropy), so the
+    # words' reading as a score not computed from the predictions gives way
+    stuck = strongest.get("accuracy_stuck_loss_falls")
+    if stuck is not None and stuck.data.get("narrated") and "log:collapse_output" in strongest:
+        del strongest["accuracy_stuck_loss_falls"]
     # a framework's error message the user quotes ("the error ValueError: Attempting to unscale FP16 gradients
     # occurred") is that message's kind, as their words: it weighs the causes, meets no requirement
     for k, (v, quote) in quoted_messages(symptoms).items():

@@ -320,6 +320,8 @@ def test_clean_training_log_gives_nothing():
     ("UserWarning: The 'train_dataloader' does not have many workers which may be a bottleneck. Consider increasing the value of the `num_workers` argument", "log:dataloader_slow"),
     ("Token indices sequence length is longer than the specified maximum sequence length for this model (1024 > 512). Running this sequence through the model will result in indexing errors", "log:tokenizer_warning"),
     ("sample 3: : : : : : : : : : : : : : : : : : : :", "log:collapse_output"),
+    ("[epoch 5] eval prediction counts: {'normal': 1600}", "log:collapse_output"),
+    ("[epoch 10] eval prediction counts: {'normal': 1597, 'major': 3}", "log:collapse_output"),
     ("Generated: the the the the the the the the the the the the the", "log:collapse_output"),
     ("Fatal Python error: Segmentation fault", "log:exception"),
     ("batch stats: mean=[125.3, 122.9, 113.8] std=[63.0, 62.1, 66.7] min=0.0 max=255.0", "log:inputs_unscaled"),
@@ -395,6 +397,26 @@ def test_generations_printed_bare_that_repeat_one_token_are_a_collapse():
     # a long line in front of a two-row table is passed over, not searched from every position
     long = "x" * 20_000 + "\n# fraction of units that are zero for every sample\nfc1 0.9\nfc2 1.0\n"
     assert signals(run_of(("q.txt", long)))["dead_units"].data["share"] == 1.0
+
+
+def test_a_prediction_count_of_a_few_predictions_or_of_several_classes_is_no_collapse():
+    for line in ("eval prediction counts: {'normal': 12}", "eval prediction counts: {'normal': 900, 'major': 700}",
+                 "label counts: {'normal': 4454}"):
+        assert "log:collapse_output" not in signals(run_of(("x.log", "step 1 loss 2.0\n" + line + "\n")))
+
+
+def test_the_words_score_stays_while_the_loss_falls_give_way_to_predictions_on_one_class(tmp_path):
+    """"Accuracy ~70 % from the first epoch, never changes, yet the loss goes down" beside printed prediction counts
+    all on the majority class: a collapse (one answer for every input), not a score computed from nothing."""
+    from mltdbg.playbooks.diagnose import diagnose
+    log = "label counts (train): {'normal': 4454, 'minor': 981, 'major': 624, 'critical': 341}\n" + "".join(
+        f"{{'loss': {0.63 - 0.03 * e:.4f}, 'epoch': {e}.0}}\n{{'eval_loss': 0.28, 'eval_accuracy': 0.69{5 + e % 2}, "
+        f"'epoch': {e}.0}}\n[epoch {e}] eval prediction counts: {{'normal': {1600 - e % 2}, 'major': {e % 2}}}\n"
+        for e in range(1, 11))
+    (tmp_path / "train.out").write_text(log)
+    d = diagnose([str(tmp_path)], ["Accuracy is ~70% from the very first epoch and never changes, and yet the "
+                                   "training loss does go down."])
+    assert d.hypotheses[0].id == "mode_collapse"
 
 
 def test_a_printout_of_a_few_dead_units_is_no_dead_relu_finding():
