@@ -1030,7 +1030,59 @@ def text_signals(run: Run) -> list[Signal]:
         if art.kind in LOG_KINDS and (sig := metric_disagrees(art)) is not None:
             out.append(sig)
             break
+    if (sig := checkpoint_of_other_run(run)) is not None:
+        out.append(sig)
     return out
+
+
+# --------------------------------------------------------------------------- weights of another run
+
+# Where a run says it wrote its results ("Results saved to runs/train/exp2", "Saving model checkpoint to
+# out/checkpoint-500", "model saved in ckpt/run3/") and which weights file a later step loads ("Loaded weights:
+# runs/train/exp/best.pt", "loading checkpoint 'ckpt/run2/model.pth'"), read in the head of each log or post.
+_SAVED_TO = re.compile(r"(?i)\b(?:sav(?:ed?|ing)|logging\s+results|writ(?:ten|ing))\b[^\n]{0,40}?\b(?:to|in|at|into|under)\s+"
+                       r"['\"`]?((?:[\w.~-]+/)+[\w.-]+)/?")
+_LOADED = re.compile(r"(?i)\b(?:load(?:ed|ing|s)?|restor(?:ed|ing|es))\b[^\n]{0,60}?['\"`:=\s]"
+                     r"((?:[\w.~-]+/)+[\w.-]+\.(?:pt|pth|ckpt|bin|safetensors|h5|keras|pkl|tar))\b")
+CHECKPOINT_HEAD = 262144
+
+
+def _parts(p: str) -> tuple[str, ...]:
+    return tuple(x for x in p.replace("\\", "/").split("/") if x not in ("", "."))
+
+
+def checkpoint_of_other_run(run: Run) -> Signal | None:
+    """log:checkpoint_other_run: a weights file loaded from a folder beside the one the run wrote its results to
+    (runs/train/exp/best.pt loaded after "Results saved to runs/train/exp2"), neither that folder nor under it, nor
+    one the run saved to: an older run's weights evaluated in place of the new ones (YOLO-style exp, exp2, ...)."""
+    saved: list[tuple[tuple[str, ...], TextArtifact, int]] = []
+    loads: list[tuple[tuple[str, ...], TextArtifact, int]] = []
+    for art in run.texts:
+        if art.kind not in LOG_KINDS:
+            continue
+        head = art.text[:CHECKPOINT_HEAD]
+        if "/" not in head:
+            continue
+        for rx, into in ((_SAVED_TO, saved), (_LOADED, loads)):
+            for m in rx.finditer(head):
+                into.append((_parts(m.group(1)), art, m.start(1)))
+    for lp, art, off in loads:
+        folder = lp[:-1]
+        if not folder or any(folder[:len(sp)] == sp or sp[:len(folder)] == folder for sp, _, _ in saved):
+            continue        # its own output (or a folder it saved into): the run's weights
+        for sp, sart, soff in saved:
+            sdir = sp[:-1] if "." in sp[-1] else sp
+            for k in range(len(folder), 0, -1):           # the loaded folder or one above it (exp/weights/best.pt)
+                anc = folder[:k]
+                if len(anc) == len(sdir) and len(anc) >= 2 and anc[:-1] == sdir[:-1] and anc[-1] != sdir[-1]:
+                    line, sline = art.line_of(off), sart.line_of(soff)
+                    txt = (f"weights loaded from {'/'.join(lp)} ({art.path}:{line}), a folder beside "
+                           f"{'/'.join(sdir)} where this run saved its results ({sart.path}:{sline}): another run's weights")
+                    return Signal("log:checkpoint_other_run", 0.8, txt,
+                                  [Evidence(text="results saved here", source=sart.path, line=sline, quote=sart.line(sline)),
+                                   Evidence(text=txt, source=art.path, line=line, quote=art.line(line))],
+                                  {"loaded": "/".join(lp), "saved": "/".join(sdir)})
+    return None
 
 
 # --------------------------------------------------------------------------- one model, two scores

@@ -667,3 +667,18 @@ def test_warnings_and_training_lines_that_look_like_failures_are_not_read_as_the
     tb = ("FloatingPointError: invalid value (nan) encountered in mul\n"
           '  File "train.py", line 9, in training_step\n    self.log("loss", loss)\n')
     assert "log:anomaly_math" not in signals(run_of(("q.txt", tb)))
+
+
+def test_weights_loaded_from_the_folder_beside_the_one_the_run_saved_to():
+    """YOLO-style run folders: training wrote runs/train/exp2, evaluation loaded runs/train/exp/best.pt (an older
+    run's). A best checkpoint the run saved itself, or pretrained weights from elsewhere, are no such finding."""
+    log = ("Logging results to runs/train/exp2\nepoch 11 train_loss 0.19 val_acc 0.93\nResults saved to runs/train/exp2\n"
+           "$ python eval.py --config config.yaml\nLoaded weights: runs/train/exp/best.pt\nall 1000 0.200\n")
+    s = signals(run_of(("out.log", log)))["log:checkpoint_other_run"]
+    assert s.data == {"loaded": "runs/train/exp/best.pt", "saved": "runs/train/exp2"} and s.evidence[1].line == 5
+    assert "log:checkpoint_other_run" not in signals(run_of(("out.log", log.replace("train/exp/best", "train/exp2/best"))))
+    hf = ("Saving model checkpoint to out/checkpoint-500\nSaving model checkpoint to out/checkpoint-1000\n"
+          "Loading best model from out/checkpoint-500/pytorch_model.bin (score: 0.91).\n")
+    assert "log:checkpoint_other_run" not in signals(run_of(("train.log", hf)))
+    pre = "loading weights from pretrained/resnet50.pth\nResults saved to runs/train/exp2\n"
+    assert "log:checkpoint_other_run" not in signals(run_of(("train.log", pre)))
