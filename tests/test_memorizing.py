@@ -65,7 +65,8 @@ def test_a_grad_norm_that_grows_then_holds_four_digits_is_a_sum_never_zeroed(tmp
     sigs = {s.kind: s for s in analyze(ingest([str(tmp_path)]))}
     assert sigs["grad_pinned"].data["value"] > 1000 and sigs["grad_pinned"].data["points"] >= 10
     d = diagnose([str(tmp_path)], [])
-    assert d.hypotheses[0].id == "missing_zero_grad" and d.status == "needs_more_data"   # the code settles it
+    # the log alone: at the bar at most (0.80 after the refit with batch 56, 0.79 before); the code settles it
+    assert d.hypotheses[0].id == "missing_zero_grad" and d.hypotheses[0].confidence < 0.85
     # the same run with zero_grad(): gradients computed afresh, nothing pinned, nothing failing
     (tmp_path / "train.log").write_text(cluster_step_log(zero_grad=True))
     assert "grad_pinned" not in {s.kind for s in analyze(ingest([str(tmp_path)]))}
