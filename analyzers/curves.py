@@ -304,7 +304,10 @@ def _growth_after_rise(out: list[Signal], g: Series, loss: Series) -> list[Signa
     skip = max(1, len(v) // 20)
     early = float(np.median(np.abs(v[skip: skip + max(3, len(v) // 10)])))
     upto = np.abs(v[steps <= dv.data.get("min_step", low)])
-    if not len(upto) or early <= 0 or float(np.max(upto[-max(1, len(upto) // 10):])) > GROWTH_BEFORE_RISE * early:
+    # (a loss that climbs from its first points gives no "before" to compare: the minimum must come after the early
+    # window the gradient's level is read from)
+    if len(upto) < skip + max(3, len(v) // 10) or early <= 0 \
+            or float(np.max(upto[-max(1, len(upto) // 10):])) > GROWTH_BEFORE_RISE * early:
         return out
     late = Signal("grad_growth_with_loss", gg.strength, gg.summary + f" after the loss began to climb (its minimum at step "
                   f"{dv.data.get('min_step', low)}, where grad_norm was still near its early {_fmt(early)})", gg.evidence,
@@ -479,7 +482,7 @@ def _summed_terms(run: Run) -> Series | None:
 
 # A regression objective logged under its error's name with no `loss` beside it (Ray Tune's "train_mse", XGBoost's
 # "train-rmse"): that curve is the run's loss, the training set's first, else the held-out one's.
-_ERROR_NAMES = ("mse", "rmse", "mae", "l1", "l2", "nll", "huber", "smooth_l1", "mape")
+_ERROR_NAMES = ("mse", "rmse", "mae", "nll", "huber", "smooth_l1", "mape")   # (not l1 / l2: as often a penalty or a norm)
 
 
 def _error_curve(run: Run) -> Series | None:
@@ -3225,7 +3228,8 @@ def _dead_units(run: Run, q: Quoter) -> list[Signal]:
     out = []
     for s in run.series:
         n = s.name
-        if any(k in n for k in ("dead", "zero_frac", "frac_zero", "act_zero", "zero_act", "sparsity", "inactive")) and len(s):
+        if (any(k in n for k in ("dead", "zero_frac", "frac_zero", "act_zero", "zero_act", "sparsity"))
+                or "inactive" in n and any(k in n for k in ("frac", "share", "ratio", "pct", "percent"))) and len(s):
             v = s.values[np.isfinite(s.values)]
             if not len(v):
                 continue
@@ -3244,6 +3248,26 @@ PARAMS_UNCHANGED_POINTS = 5
 # ... moving no more than this share of its level in all (an update of lr 1e-5 moves a norm of 10 by ~1e-4 a step)
 PARAMS_UNCHANGED_REL = 1e-7
 _PARAM_NORM = re.compile(r"(?:param(?:eter)?s?|weights?)[_ ]?norm(?:/(.+))?")
+# ... printed with at least this many significant digits (10.12900352: a float logged whole, not rounded for a screen)
+PARAMS_DIGITS = 6
+# ... and a whole model's norm is read only beside a loss that fell less than this share of its start
+PARAMS_WHOLE_FALL = 0.1
+
+
+def _sig_digits(x: float) -> int:
+    """Significant digits of x as printed in full (repr): 10.12900352 -> 10, 45.21 -> 4."""
+    d = repr(abs(x)).split("e")[0].replace(".", "").lstrip("0")
+    return len(d.rstrip("0")) if "." in repr(abs(x)) else len(d)
+
+
+def _fell_by(s: Series, share: float) -> bool:
+    """Whether a series' last fifth (median) is below its first fifth's median by `share` of it or more."""
+    v = s.values[np.isfinite(s.values)]
+    if len(v) < 5:
+        return False
+    k = max(1, len(v) // 5)
+    a, b = float(np.median(v[:k])), float(np.median(v[-k:]))
+    return a > 0 and (a - b) / a >= share
 
 
 def _params_unchanged(run: Run, q: Quoter) -> list[Signal]:
@@ -3261,9 +3285,11 @@ def _params_unchanged(run: Run, q: Quoter) -> list[Signal]:
         if len(v) < PARAMS_UNCHANGED_POINTS or not np.any(v):
             continue
         level = float(np.max(np.abs(v)))
-        if float(np.max(v) - np.min(v)) > PARAMS_UNCHANGED_REL * level:
-            continue
+        if float(np.max(v) - np.min(v)) > PARAMS_UNCHANGED_REL * level or _sig_digits(float(v[0])) < PARAMS_DIGITS:
+            continue        # (a norm printed to 45.21 hides what a small lr moves: too few digits to say it never moved)
         layer = m.group(1)
+        if layer is None and _fell_by(loss, PARAMS_WHOLE_FALL):
+            continue        # the whole model's norm beside a loss that falls: some weights are updated
         g = run.metric(f"grad_norm/{layer}") if layer else run.metric("grad_norm")
         live = g is not None and bool(np.any(np.abs(g.values[np.isfinite(g.values)]) > 0))
         txt = (f"{s.raw_name} stays {_fmt(float(v[0]))} at all {len(v)} logged points while the loss is logged: "

@@ -1188,3 +1188,23 @@ def test_gradients_that_grow_only_once_the_loss_climbs_do_not_separate_exploding
     first = kinds(_run(loss=[2.0, 1.8, 1.6, 1.5, 1.4, 1.35, 1.3, 1.3, 1.9, 5.0, 40.0, float("nan")],
                        grad_norm=[1.0, 1.1, 1.0, 3.0, 9.0, 30.0, 90.0, 300.0, 900.0, 3e3, 9e3, float("nan")]))
     assert "grad_growth" in first and "grad_growth_with_loss" not in first
+
+
+
+def test_readings_of_this_stop_kept_from_what_they_do_not_mean():
+    """A loss that climbs from its first point gives no 'before' for gradients to have grown first: grad_growth stays.
+    A norm printed to two decimals (45.21) may hide a small lr's updates; a whole model's norm beside a falling loss
+    is no frozen model. An `l2` column is no loss. A count of inactive units is no share."""
+    r = np.random.default_rng(1)
+    i = np.arange(60)
+    k = kinds(_run(loss=0.5 * 1.12 ** i * (1 + 0.05 * r.normal(size=60)), grad_norm=1.15 ** i * (1 + 0.05 * r.normal(size=60))))
+    assert "grad_growth_with_loss" not in k
+    run = Run(root=Path("."))
+    for name, v in (("loss", np.linspace(2.30, 2.22, 40)), ("param_norm/fc", np.full(40, 45.21))):
+        run.series.append(Series(name, name, np.arange(40), v, "t.log", np.arange(40) + 1, "line"))
+    assert "params_unchanged" not in kinds(run)
+    run.series[1] = Series("weight_norm", "weight_norm", np.arange(40), np.full(40, 45.2100381), "t.log", np.arange(40) + 1, "line")
+    run.series[0].values = np.linspace(2.3, 0.4, 40)
+    assert "params_unchanged" not in kinds(run)
+    assert not {"divergence", "loss_huge_at_start"} & set(kinds(_run(accuracy=np.linspace(0.5, 0.9, 30), l2=np.linspace(1, 40, 30))))
+    assert "dead_units" not in kinds(_run(loss=falling[:50], inactive_units=np.linspace(100, 200, 50)))

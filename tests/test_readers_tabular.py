@@ -463,6 +463,8 @@ def test_a_wandb_chart_export_names_its_metrics_without_the_run(tmp_path):
                  '"enc-warmup - grad_norm/encoder__MAX","enc-warmup - val/loss"\n'
                  + "".join(f'"{s}","{v}","{v}","{v}","{1.0 / (s + 1)}"\n' for s, v in [(0, 0.0), (5, 0.5), (10, 0.7)]))
     assert sorted(s.name for s in read(p).series) == ["grad_norm/encoder", "val_loss"]
+    p.write_text('"Step","bert - lr 1e-5 - train/loss","bert - lr 1e-5 - val/loss"\n"0","1.0","2.0"\n"5","0.9","1.9"\n')
+    assert sorted(s.name for s in read(p).series) == ["loss", "val_loss"]     # a run name holding " - "
     p.write_text('"Step","run-a - train/loss","run-b - train/loss"\n"0","1.0","2.0"\n"5","0.9","1.9"\n')
     assert sorted(s.raw_name for s in read(p).series) == ["run-a - train/loss", "run-b - train/loss"]
 

@@ -347,7 +347,7 @@ def read(path: Path, rel: str, run: Run) -> None:
 
 
 # A W&B chart export names each column `<run name> - <metric>` ("enc-warmup - grad_norm/encoder")
-_RUN_PREFIX = re.compile(r"(.+?) - (\S.*)")
+_RUN_PREFIX = re.compile(r"(.+) - (\S.*)")      # (greedy: a run's name may hold " - ", a metric's seldom does)
 
 
 def _strip_run_prefix(series: list[Series]) -> None:
