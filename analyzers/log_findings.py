@@ -653,8 +653,10 @@ _SEPARATOR = re.compile(r"[-=_*#~.+|/\\<>\[\]() ]+")
 _NUMS = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")
 
 
-# A prediction count naming fewer than three classes is a collapse only over this many predictions.
+# A prediction count naming fewer than three classes is a collapse only over this many predictions ...
 ONE_CLASS_MIN_COUNT = 20
+# ... and, of two classes, only where the second holds less than this share (a stray few)
+ONE_CLASS_STRAY = 0.005
 
 
 def _one_class_data(value: str, min_classes: int = 3) -> dict | None:
@@ -664,6 +666,8 @@ def _one_class_data(value: str, min_classes: int = 3) -> dict | None:
     nums = [float(x) for x in _NUMS.findall(body)]
     if len(nums) < min_classes or sum(nums) <= 0 or len(nums) < 3 and sum(nums) < ONE_CLASS_MIN_COUNT:
         return None
+    if len(nums) == 2 and min(nums) / sum(nums) >= ONE_CLASS_STRAY:
+        return None         # two classes at 98.7 / 1.3 %: an imbalanced task predicted near its base rate
     share = max(nums) / sum(nums)
     if share < 0.95:
         return None
@@ -1041,7 +1045,7 @@ def text_signals(run: Run) -> list[Signal]:
 # out/checkpoint-500", "model saved in ckpt/run3/") and which weights file a later step loads ("Loaded weights:
 # runs/train/exp/best.pt", "loading checkpoint 'ckpt/run2/model.pth'"), read in the head of each log or post.
 _SAVED_TO = re.compile(r"(?i)\b(?:sav(?:ed?|ing)|logging\s+results|writ(?:ten|ing))\b[^\n]{0,40}?\b(?:to|in|at|into|under)\s+"
-                       r"['\"`]?((?:[\w.~-]+/)+[\w.-]+)/?")
+                       r"['\"`]?(?:\x1b\[[\d;]*m)?(/?(?:[\w.~-]+/)+[\w.-]+)/?")
 _LOADED = re.compile(r"(?i)\b(?:load(?:ed|ing|s)?|restor(?:ed|ing|es))\b[^\n]{0,60}?['\"`:=\s]"
                      r"((?:[\w.~-]+/)+[\w.-]+\.(?:pt|pth|ckpt|bin|safetensors|h5|keras|pkl|tar))\b")
 CHECKPOINT_HEAD = 262144
@@ -1070,7 +1074,8 @@ def checkpoint_of_other_run(run: Run) -> Signal | None:
         folder = lp[:-1]
         if not folder or any(folder[:len(sp)] == sp or sp[:len(folder)] == folder for sp, _, _ in saved):
             continue        # its own output (or a folder it saved into): the run's weights
-        for sp, sart, soff in saved:
+        # (only saves printed before it in the same text: a load before the run's saves is a warm start or a resume)
+        for sp, sart, soff in [x for x in saved if x[1] is art and x[2] < off]:
             sdir = sp[:-1] if "." in sp[-1] else sp
             for k in range(len(folder), 0, -1):           # the loaded folder or one above it (exp/weights/best.pt)
                 anc = folder[:k]

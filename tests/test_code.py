@@ -987,8 +987,15 @@ def test_a_table_read_and_trained_on_with_its_missing_cells_left_alone():
     assert s.evidence[0].line == 4 and "read_csv" in s.evidence[0].text
     for clean in ("df = df.dropna()\n", "df = df.fillna(df.median())\n", "assert not df.isnull().values.any()\n"):
         assert "code:missing_unhandled" not in kinds_of(_CSV_TRAIN.format(clean=clean))
-    # reading a table without training on it (an analysis script) is nothing
+    # reading a table without training on it (an analysis script, a scaler's fit) is nothing; nor a table read
+    # without NaN (na_filter=False)
     assert "code:missing_unhandled" not in kinds_of("import pandas as pd\ndf = pd.read_csv('a.csv')\nprint(df.describe())\n")
+    assert "code:missing_unhandled" not in kinds_of("import pandas as pd\ndf = pd.read_csv('a.csv')\n"
+                                                    "sc = StandardScaler().fit(df)\n")
+    assert "code:missing_unhandled" not in kinds_of(_CSV_TRAIN.format(clean="").replace(
+        'read_csv("housing.csv")', 'read_csv("housing.csv", na_filter=False)'))
+    assert "code:missing_unhandled" in kinds_of("import pandas as pd\ndf = pd.read_csv('a.csv')\n"
+                                                "model.fit(df[['a', 'b']].values, df['y'].values, epochs=5)\n")
 
 
 def test_inputs_and_targets_cut_by_two_different_slices():
@@ -1000,5 +1007,9 @@ def test_inputs_and_targets_cut_by_two_different_slices():
     # the same slice on both, or one series cut twice for next-step prediction, is a pairing kept
     assert "code:separate_shuffle" not in kinds_of(shard.replace("rank * per_rank:(rank + 1) * per_rank", "rank::world_size"))
     assert "code:separate_shuffle" not in kinds_of("x_train = series[:-1]\ny_train = series[1:]\n")
-    # a train and a validation cut are no pair
+    # a train and a validation cut are no pair; nor a lag between two arrays, a truncation to the other's length, or a
+    # train/test cut of two arrays (one stride on both: the pairing is kept or shifted by a constant)
     assert "code:separate_shuffle" not in kinds_of("X_train = X[:800]\ny_val = y[800:]\n")
+    assert "code:separate_shuffle" not in kinds_of("X = features[:-1]\ny = prices[1:]\n")
+    assert "code:separate_shuffle" not in kinds_of("X = X_all[:1000]\ny = y_all[:len(X)]\n")
+    assert "code:separate_shuffle" not in kinds_of("X = X_all[:800]\ntest_labels = labels_all[800:]\n")

@@ -401,7 +401,7 @@ def test_generations_printed_bare_that_repeat_one_token_are_a_collapse():
 
 def test_a_prediction_count_of_a_few_predictions_or_of_several_classes_is_no_collapse():
     for line in ("eval prediction counts: {'normal': 12}", "eval prediction counts: {'normal': 900, 'major': 700}",
-                 "label counts: {'normal': 4454}"):
+                 "label counts: {'normal': 4454}", "eval prediction counts: {'legit': 9870, 'fraud': 130}"):
         assert "log:collapse_output" not in signals(run_of(("x.log", "step 1 loss 2.0\n" + line + "\n")))
 
 
@@ -682,3 +682,10 @@ def test_weights_loaded_from_the_folder_beside_the_one_the_run_saved_to():
     assert "log:checkpoint_other_run" not in signals(run_of(("train.log", hf)))
     pre = "loading weights from pretrained/resnet50.pth\nResults saved to runs/train/exp2\n"
     assert "log:checkpoint_other_run" not in signals(run_of(("train.log", pre)))
+    # a warm start or a resume loads before the run saves anything: its own start, not an evaluation of the wrong run
+    warm = ("Loading pretrained weights from runs/train/exp/weights/best.pt\nepoch 1 loss 0.5\n"
+            "Results saved to runs/train/exp2\n")
+    assert "log:checkpoint_other_run" not in signals(run_of(("train.log", warm)))
+    # YOLOv5 prints the folder in bold
+    bold = log.replace("Results saved to runs/train/exp2", "Results saved to \x1b[1mruns/train/exp2\x1b[0m")
+    assert signals(run_of(("out.log", bold)))["log:checkpoint_other_run"].data["saved"] == "runs/train/exp2"

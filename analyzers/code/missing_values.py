@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 
-from mltdbg.analyzers.code.index import WEAK, Finding, PyFile, fname, last
+from mltdbg.analyzers.code.index import WEAK, Finding, PyFile, const, fname, kwarg, last
 
 # Readers whose result keeps a file's empty cells as NaN (np.loadtxt refuses them, so it is not here)
 _READERS = ("read_csv", "read_table", "read_excel", "read_parquet", "read_feather", "read_json", "genfromtxt")
@@ -24,9 +24,16 @@ _HANDLERS = frozenset({"dropna", "fillna", "isna", "isnull", "notna", "notnull",
 _TRAINS = ("fit", "train_on_batch", "partial_fit", "fit_generator")
 
 
+def _fits_a_model(f: PyFile) -> bool:
+    """A training loop (backward) or a fit on inputs and targets (`model.fit(X, y)`, `fit(x=..., y=...)`); a scaler's
+    `fit(df)` trains nothing."""
+    return f.has_training() or any(len(c.args) >= 2 or kwarg(c, "y") is not None for c in f.calls_named(*_TRAINS))
+
+
 def check_missing_unhandled(f: PyFile) -> list[Finding]:
-    reads = f.calls_named(*_READERS)
-    if not reads or not (f.has_training() or f.calls_named(*_TRAINS)):
+    reads = [c for c in f.calls_named(*_READERS)
+             if not any(const(kwarg(c, k)) is False for k in ("na_filter", "keep_default_na"))]   # no NaN made
+    if not reads or not _fits_a_model(f):
         return []
     for n in f.of_type(ast.Call, ast.Attribute, ast.Name):
         name = last(n) if isinstance(n, ast.Call) else n.attr if isinstance(n, ast.Attribute) else n.id  # type: ignore[attr-defined]

@@ -107,8 +107,8 @@ def _unpaired_slices(f: PyFile) -> list[Finding]:
             cuts.append((n.lineno, f.home(n), n.targets[0].id, base, key[0] + "|" + key[1], _slice_sig(n.value)))
     for i, (l1, h1, t1, b1, k1, s1) in enumerate(cuts):
         for l2, h2, t2, b2, k2, s2 in cuts[i + 1:]:
-            if l2 - l1 > _PAIR_LINES or h1 is not h2 or b1 == b2 or s1 == s2:
-                continue
+            if l2 - l1 > _PAIR_LINES or h1 is not h2 or b1 == b2 or s1 == s2 or _step_of(s1) == _step_of(s2):
+                continue        # (the same stride: a lag, a truncation to the other's length, a train/test cut)
             c1, r1 = k1.split("|")
             c2, r2 = k2.split("|")
             if {c1, c2} == {"x", "y"} and r1 == r2:
@@ -221,6 +221,13 @@ def check_separate_shuffle(f: PyFile) -> list[Finding]:
     for x in out:
         uniq.setdefault(x.line, x)
     return list(uniq.values())
+
+
+def _step_of(sig: str) -> str:
+    """The step of a slice's source text ("rank::world_size" -> "world_size", "a:b" -> ""): two cuts of one stride
+    keep their pairing or shift it by a constant; a stride beside a block does not."""
+    parts = sig.split(":")
+    return parts[2] if len(parts) == 3 else ""
 
 
 def _slice_sig(e: ast.AST) -> str:
