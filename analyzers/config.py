@@ -953,6 +953,10 @@ def _prose_classes(art: TextArtifact, fx: _Facts) -> None:
                             quote=(art.line(line) or "")[:QUOTE_MAX] or None))
 
 
+# A fact read from an argparse default (`p.add_argument("--lr", default=0.1)`)
+_ARGPARSE_DEFAULT = re.compile(r"\badd_argument\s*\(")
+
+
 def extract_facts(run: Run) -> None:
     """Append typed facts from every text artifact to run.facts, config < code < log."""
     found: list[tuple[int, int, Fact]] = []
@@ -984,7 +988,10 @@ def extract_facts(run: Run) -> None:
         defaults += fx.defaults
         custom_optimizer |= fx.custom_optimizer
     found.sort(key=lambda t: (t[0], t[1], t[2].line or 0))
-    run.facts.extend(f for _, _, f in found)
+    # an argparse default gives way to any other setting of its name (the flag the script was launched with, a config
+    # file): dropped where one exists, so a reader of the first fact and a reader of the last agree
+    set_by = {f.name for _, _, f in found if not _ARGPARSE_DEFAULT.search(f.quote or "")}
+    run.facts.extend(f for _, _, f in found if f.name not in set_by or not _ARGPARSE_DEFAULT.search(f.quote or ""))
     named = {f.name for _, _, f in found} | ({"optimizer"} if custom_optimizer else set())
     run.facts.extend(f for f in defaults if f.name not in named)
 
@@ -1007,17 +1014,12 @@ def is_transformerish(facts: Iterable[Fact]) -> bool:
 _WARMUP_SCHED = re.compile(r"warmup|linear|cosine|onecycle|noam|inverse_sqrt|polynomial", re.I)
 
 
-_ARGPARSE_DEFAULT = re.compile(r"\badd_argument\s*\(")
-
-
 def config_signals(run: Run) -> list[Signal]:
     """Config signals from run.facts (extract_facts first): precision, clipping, warm-up, and the
     optimiser and batch settings that are off by themselves (see _optimizer_signals, _batch_signals)."""
     facts = run.facts
     by: dict[str, list[Fact]] = {}
-    # an argparse default gives way to any other setting of its name (the launch command's flag, a config file):
-    # read first, it is never the last word (sorted stably: the rest keep their order)
-    for f in sorted(facts, key=lambda f: not _ARGPARSE_DEFAULT.search(f.quote or "")):
+    for f in facts:     # (an argparse default overridden by another setting is not among them: extract_facts)
         by.setdefault(f.name, []).append(f)
     out: list[Signal] = []
 

@@ -32,7 +32,9 @@ def _files(folder: str):
 DENIED_FAILURE = re.compile(
     r"(?:\b(?:not|no|never|without|nor)\b|n't|n’t)(?:\s+(?:any|an?|the|single|more|signs?|of|even|get|got|"
     r"show|shows|see|produce|produces|raise|raises|throw|throws|give|gives|cause|causes|hit|report|reports)){0,2}"
-    r"\s+(?:nan|nans|inf|infs|infinity|oom|out[ -]of[ -]memory(?:\s+error)?|cuda\s+oom|overflow|errors?|exceptions?)\b",
+    r"\s+(?:nan|nans|inf|infs|infinity|oom|out[ -]of[ -]memory(?:\s+error)?|cuda\s+oom|overflow|errors?|exceptions?)\b"
+    # the same in Chinese: "没有出现nan", "也没有溢出", "未报错", "不会报错"
+    r"|(?:没有|没|未|不会|并未)(?:出现|发生|遇到|产生)?\s*(?:nan|NaN|inf|溢出|报错|错误|异常|崩溃|爆显存|显存不足)",
     re.I)
 
 

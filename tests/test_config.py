@@ -468,6 +468,13 @@ def test_a_nohup_launch_script_sets_what_its_scripts_argparse_defaults(tmp_path)
     assert s.data["weight_decay"] == 1.0 and s.evidence[0].source == "run.sh"
     # ... and the default alone is the script's setting
     assert "config:weight_decay_high" not in {x.kind for x in config_signals(run_of(py))}
+    # the same for the first-fact readers (the curves' configured lr) and the momentum: the flag wins
+    py.write_text("import argparse, torch\np = argparse.ArgumentParser()\np.add_argument('--lr', default=1.0)\n"
+                  "p.add_argument('--momentum', type=float, default=0.999)\nargs = p.parse_args()\n"
+                  "opt = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=args.momentum)\n")
+    sh.write_text("nohup python -u train.py --lr 0.0001 --momentum 0.9 > train.out 2>&1 &\n")
+    run = run_of(sh, py)
+    assert run.fact("lr").value == 0.0001 and "config:momentum_odd" not in {x.kind for x in config_signals(run)}
 
 
 def test_batch_size_from_openmmlab_data_dicts_module_constants_and_keras_loaders(tmp_path):
