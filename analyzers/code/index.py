@@ -36,6 +36,8 @@ INFO = 0.1
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 LOOPS = (ast.For, ast.While, ast.AsyncFor)
 NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+# Calls that train a model on data: a fit (sklearn, Keras), Keras' batch and generator fits, a backward pass
+FIT_CALLS = frozenset({"fit", "backward", "train_on_batch", "partial_fit", "fit_generator"})
 _FUNC_TYPES, _NESTED_TYPES = frozenset(FUNCS), frozenset(NESTED)   # exact-type tests of the index walk
 
 # Called things that are a forward pass of a network, by the tokens of the callee's last name:

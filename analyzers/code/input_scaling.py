@@ -26,6 +26,7 @@ import re
 
 from mltdbg.analyzers.code.index import (
     CLEAR,
+    FIT_CALLS,
     MEDIUM,
     Finding,
     PyFile,
@@ -223,7 +224,7 @@ _TABLE_READERS = {"read_csv", "read_excel", "read_parquet", "read_table", "read_
                   "load_boston", "fetch_california_housing", "load_diabetes", "fetch_openml", "load_wine"}
 _SENSITIVE = {"MLPRegressor", "MLPClassifier", "SGDRegressor", "SGDClassifier", "SVR", "SVC", "LinearSVC",
               "LinearSVR", "KNeighborsRegressor", "KNeighborsClassifier", "Perceptron", "Dense", "Linear"}
-_TRAINS = {"fit", "backward", "train_on_batch", "partial_fit"}
+_TRAINS = FIT_CALLS
 
 
 # Inputs made up in the code over a wide range ("x = np.arange(-100, 100, 0.5)", "torch.linspace(0, 1000, 500)",

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 
-from mltdbg.analyzers.code.index import WEAK, Finding, PyFile, const, fname, kwarg, last
+from mltdbg.analyzers.code.index import FIT_CALLS, WEAK, Finding, PyFile, const, fname, kwarg, last
 
 # Readers whose result keeps a file's empty cells as NaN (np.loadtxt refuses them, so it is not here)
 _READERS = ("read_csv", "read_table", "read_excel", "read_parquet", "read_feather", "read_json", "genfromtxt")
@@ -21,13 +21,12 @@ _READERS = ("read_csv", "read_table", "read_excel", "read_parquet", "read_feathe
 _HANDLERS = frozenset({"dropna", "fillna", "isna", "isnull", "notna", "notnull", "interpolate", "nan_to_num",
                        "ffill", "bfill", "SimpleImputer", "KNNImputer", "IterativeImputer", "isnan", "isfinite",
                        "nanmean", "nanstd", "nan_to_num_", "missing_values", "hasnans"})
-_TRAINS = ("fit", "train_on_batch", "partial_fit", "fit_generator")
 
 
 def _fits_a_model(f: PyFile) -> bool:
     """A training loop (backward) or a fit on inputs and targets (`model.fit(X, y)`, `fit(x=..., y=...)`); a scaler's
     `fit(df)` trains nothing."""
-    return f.has_training() or any(len(c.args) >= 2 or kwarg(c, "y") is not None for c in f.calls_named(*_TRAINS))
+    return f.has_training() or any(len(c.args) >= 2 or kwarg(c, "y") is not None for c in f.calls_named(*(FIT_CALLS - {"backward"})))
 
 
 def check_missing_unhandled(f: PyFile) -> list[Finding]:
