@@ -69,7 +69,8 @@ _METRICS = ("val_loss", "grad_norm", "loss", "lr", "learning rate", "accuracy", 
 # Words for a metric's shape, and the curve signals that show it.
 _SHAPES = [
     (re.compile(r"(?i)\bnan\b|\binf\b|not a number"), ("nonfinite", "nonfinite_grad", "nonfinite_sudden", "log:anomaly_nan")),
-    (re.compile(r"(?i)climb|grow|grew|increas|rising|rose|blow|explod"), ("grad_growth", "grad_steady_climb", "divergence")),
+    (re.compile(r"(?i)climb|grow|grew|increas|rising|rose|blow|explod"), ("grad_growth", "grad_growth_with_loss", "grad_steady_climb",
+                                                                        "divergence")),
     (re.compile(r"(?i)spike"), ("loss_spike", "grad_spike")),
     (re.compile(r"(?i)plateau|flat|stuck|stall"), ("plateau", "loss_at_chance", "below_chance_stuck")),
     (re.compile(r"(?i)diverg"), ("divergence", "train_val_divergence")),
