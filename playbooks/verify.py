@@ -8,6 +8,7 @@ Anything else (text with no citation, a path outside the run, a missing file) is
 """
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
@@ -173,8 +174,11 @@ class Verifier:
         lo = max(0, ev.line - 1 - QUOTE_WINDOW)
         hi = ev.line + QUOTE_WINDOW
         near = lines.get(lo, hi) if isinstance(lines, _DiskLines) else lines[lo:hi]
+        # (a console log saved as JSON strings, Kaggle's: the printed line stands in the file JSON-escaped)
+        forms = {q, _norm(json.dumps(ev.quote)[1:-1]), _norm(json.dumps(ev.quote, ensure_ascii=False)[1:-1])}
         for s in near:
-            if q in _norm(s.replace("\r", "\n")):
+            ns = _norm(s.replace("\r", "\n"))
+            if any(f and f in ns for f in forms):
                 return True
         # a quote spanning several lines
         return q in _norm(" ".join(near))

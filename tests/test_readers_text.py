@@ -1523,3 +1523,27 @@ def test_mindspores_loss_is_nan_at_a_step_is_a_point_of_the_curve(tmp_path):
                  + "epoch: 1 step: 300, loss is nan\n")
     loss = series(read(p), "loss")
     assert np.isnan(loss.values[-1]) and loss.steps[-1] == 300
+
+
+def test_a_kaggle_kernel_log_is_read_as_the_console_it_recorded(tmp_path):
+    """Kaggle's kernel log: a JSON list of stream records. What was printed is read as a log at the file's own lines
+    (metrics, a traceback), and the evidence cited there verifies against the file, JSON-escaped as it is."""
+    import json as _json
+    from mltdbg.playbooks.diagnose import diagnose
+    recs = [{"stream_name": "stderr", "time": 4.2, "data": "[NbConvertApp] Converting notebook __notebook__.ipynb\n"}]
+    recs += [{"stream_name": "stdout", "time": 5.0 + e, "data": f"epoch={e} train_loss={2.3 - 0.2 * e:.4f} lr=0.01\n"}
+             for e in range(1, 7)]
+    recs += [{"stream_name": "stderr", "time": 12.0, "data": line + "\n"} for line in (
+        "Traceback (most recent call last):", '  File "/kaggle/working/__notebook__.py", line 41, in <module>',
+        "    loss = F.cross_entropy(out, yb)", "IndexError: Target 10 is out of bounds.")]
+    p = tmp_path / "kernel-log.json"
+    p.write_text(_json.dumps(recs, indent=1))
+    from mltdbg.analyzers.ingest import ingest
+    run = ingest([str(tmp_path)])
+    assert [t.kind for t in run.texts] == ["log"]
+    loss = series(run, "loss")
+    assert loss.values.tolist()[:2] == [2.1, 1.9]
+    assert '"data": "epoch=1 train_loss=2.1000' in p.read_text().splitlines()[loss.locs[0] - 1]
+    h = diagnose([str(tmp_path)], []).hypotheses[0]
+    assert h.id == "label_out_of_range" and h.evidence and all(e.verified for e in h.evidence)
+    assert any(e.source == "kernel-log.json" for e in h.evidence)

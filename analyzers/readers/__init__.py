@@ -7,6 +7,6 @@ from __future__ import annotations
 
 import importlib
 
-_NAMES = ["probe", "npdata", "tensorboard", "mlflow", "wandb", "tabular", "textlog"]
+_NAMES = ["probe", "npdata", "tensorboard", "mlflow", "wandb", "consolelog", "tabular", "textlog"]
 
 ORDER = [importlib.import_module(f"{__name__}.{_n}") for _n in _NAMES]
