@@ -301,17 +301,17 @@ def _growth_after_rise(out: list[Signal], g: Series, loss: Series) -> list[Signa
     steps, v = g.steps[fin], g.values[fin]
     if len(v) < 5:
         return out
-    skip = max(1, len(v) // 20)
-    early = float(np.median(np.abs(v[skip: skip + max(3, len(v) // 10)])))
-    upto = np.abs(v[steps <= dv.data.get("min_step", low)])
+    _, window_end, early = _early_grad(v)
+    min_step = dv.data.get("min_step", low)
+    upto = np.abs(v[steps <= min_step])
     # (a loss that climbs from its first points gives no "before" to compare: the minimum must come after the early
     # window the gradient's level is read from)
-    if len(upto) < skip + max(3, len(v) // 10) or early <= 0 \
+    if len(upto) < window_end or early <= 0 \
             or float(np.max(upto[-max(1, len(upto) // 10):])) > GROWTH_BEFORE_RISE * early:
         return out
     late = Signal("grad_growth_with_loss", gg.strength, gg.summary + f" after the loss began to climb (its minimum at step "
-                  f"{dv.data.get('min_step', low)}, where grad_norm was still near its early {_fmt(early)})", gg.evidence,
-                  {**gg.data, "loss_min_step": int(dv.data.get("min_step", low))})
+                  f"{min_step}, where grad_norm was still near its early {_fmt(early)})", gg.evidence,
+                  {**gg.data, "loss_min_step": int(min_step)})
     return [late if x is gg else x for x in out]
 
 
@@ -2704,6 +2704,14 @@ def _grad_nonfinite(g: Series, q: Quoter) -> list[Signal]:
 SHORT_GRAD_NONFINITE = 0.5
 
 
+def _early_grad(v: np.ndarray) -> tuple[int, int, float]:
+    """(first point, end of the window, median |grad_norm| over it) of a gradient norm's early level: its finite values
+    past the first steps' init transients (a twentieth), over a tenth of the run (3 points at least)."""
+    skip = max(1, len(v) // 20)
+    end = skip + max(3, len(v) // 10)
+    return skip, end, float(np.median(np.abs(v[skip:end])))
+
+
 def _grad_signals(g: Series, q: Quoter) -> list[Signal]:
     out: list[Signal] = _grad_nonfinite(g, q)
     if len(g) < 3:
@@ -2740,8 +2748,7 @@ def _grad_signals(g: Series, q: Quoter) -> list[Signal]:
         out.append(Signal("grad_zero", min(1.0, zero), txt, [q.ev(g, int(fi[0]), txt), q.ev(g, int(fi[-1]), "still 0 at the end")],
                           {"share": zero}))
         return out
-    skip = max(1, len(fv) // 20)   # ignore the first steps (init transients)
-    early = float(np.median(np.abs(fv[skip: skip + max(3, len(fv) // 10)])))
+    skip, _, early = _early_grad(fv)
     late = float(np.median(np.abs(fv[-max(3, len(fv) // 10):])))
     peak_k = int(np.argmax(fv))
     peak = float(fv[peak_k])
