@@ -990,8 +990,9 @@ def extract_facts(run: Run) -> None:
     found.sort(key=lambda t: (t[0], t[1], t[2].line or 0))
     # an argparse default gives way to any other setting of its name (the flag the script was launched with, a config
     # file): dropped where one exists, so a reader of the first fact and a reader of the last agree
-    set_by = {f.name for _, _, f in found if not _ARGPARSE_DEFAULT.search(f.quote or "")}
-    run.facts.extend(f for _, _, f in found if f.name not in set_by or not _ARGPARSE_DEFAULT.search(f.quote or ""))
+    default = [bool(_ARGPARSE_DEFAULT.search(f.quote or "")) for _, _, f in found]
+    set_by = {f.name for (_, _, f), d in zip(found, default) if not d}
+    run.facts.extend(f for (_, _, f), d in zip(found, default) if not d or f.name not in set_by)
     named = {f.name for _, _, f in found} | ({"optimizer"} if custom_optimizer else set())
     run.facts.extend(f for f in defaults if f.name not in named)
 

@@ -1077,16 +1077,15 @@ def checkpoint_of_other_run(run: Run) -> Signal | None:
         # (only saves printed before it in the same text: a load before the run's saves is a warm start or a resume)
         for sp, sart, soff in [x for x in saved if x[1] is art and x[2] < off]:
             sdir = sp[:-1] if "." in sp[-1] else sp
-            for k in range(len(folder), 0, -1):           # the loaded folder or one above it (exp/weights/best.pt)
-                anc = folder[:k]
-                if len(anc) == len(sdir) and len(anc) >= 2 and anc[:-1] == sdir[:-1] and anc[-1] != sdir[-1]:
-                    line, sline = art.line_of(off), sart.line_of(soff)
-                    txt = (f"weights loaded from {'/'.join(lp)} ({art.path}:{line}), a folder beside "
-                           f"{'/'.join(sdir)} where this run saved its results ({sart.path}:{sline}): another run's weights")
-                    return Signal("log:checkpoint_other_run", 0.8, txt,
-                                  [Evidence(text="results saved here", source=sart.path, line=sline, quote=sart.line(sline)),
-                                   Evidence(text=txt, source=art.path, line=line, quote=art.line(line))],
-                                  {"loaded": "/".join(lp), "saved": "/".join(sdir)})
+            anc = folder[:len(sdir)]       # the loaded folder, or the one above it at the saved folder's depth
+            if len(anc) == len(sdir) >= 2 and anc[:-1] == sdir[:-1] and anc[-1] != sdir[-1]:
+                line, sline = art.line_of(off), sart.line_of(soff)
+                txt = (f"weights loaded from {'/'.join(lp)} ({art.path}:{line}), a folder beside "
+                       f"{'/'.join(sdir)} where this run saved its results ({sart.path}:{sline}): another run's weights")
+                return Signal("log:checkpoint_other_run", 0.8, txt,
+                              [Evidence(text="results saved here", source=sart.path, line=sline, quote=sart.line(sline)),
+                               Evidence(text=txt, source=art.path, line=line, quote=art.line(line))],
+                              {"loaded": "/".join(lp), "saved": "/".join(sdir)})
     return None
 
 
