@@ -44,7 +44,7 @@ def read(path: Path, rel: str, run: Run) -> None:
         except ValueError:
             lines.append("")
             continue
-        lines.append(" | ".join(x for x in str(s).rstrip("\n").split("\n")))
+        lines.append(" | ".join(str(s).rstrip("\n").split("\n")))
     text = "\n".join(lines)
     art = TextArtifact(path=rel, abspath=path, kind="log", text=text)
     run.texts.append(art)

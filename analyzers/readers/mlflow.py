@@ -59,7 +59,7 @@ def fact_name(raw: str) -> str:
     name = config_key_name(k.replace("/", "."))
     # only the numeric settings the config reader needs no context or typing for (a `weights: [1.0, 5.0]` of class
     # weights is no checkpoint, `pretrained: False` no path), and not those of an evaluation section (eval.shuffle)
-    parent = re.split(r"[./](?=[^./]*$)", k)[0] if re.search(r"[./]", k) else ""
+    parent = m.group(1) if (m := re.match(r"(.*)[./]", k)) else ""      # the keys above the last . or /
     if name in _NUMERIC_SYNONYMS and not (is_held_out(parent) or _INFER_PARENT.search(parent)):
         return name
     return raw
