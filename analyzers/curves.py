@@ -3263,8 +3263,9 @@ PARAMS_WHOLE_FALL = 0.1
 
 def _sig_digits(x: float) -> int:
     """Significant digits of x as printed in full (repr): 10.12900352 -> 10, 45.21 -> 4."""
-    d = repr(abs(x)).split("e")[0].replace(".", "").lstrip("0")
-    return len(d.rstrip("0")) if "." in repr(abs(x)) else len(d)
+    r = repr(abs(x))
+    d = r.split("e")[0].replace(".", "").lstrip("0")
+    return len(d.rstrip("0")) if "." in r else len(d)
 
 
 def _fell_by(s: Series, share: float) -> bool:
