@@ -1,6 +1,9 @@
 """The offline engine on benchmark-style scenario runs: tests/realworld/scenarios/<round>/<set>/.
 
-    .venv/bin/python benchmarks/evaluate_scenarios.py [-v]
+    .venv/bin/python benchmarks/evaluate_scenarios.py [-v] [--root DIR]
+
+(--root scores the sets under another folder the same way, e.g. tests/realworld/scenarios_pending or a new
+round before it joins.)
 
 Each set holds `runs/<name>/` (what a user would hand the tool: TensorBoard events, W&B or MLflow files, a
 forum post with pasted log lines and code) and `truth.json` ({name: {truth, symptom, how}}); `gen.py` is the
@@ -47,9 +50,10 @@ def score_set(folder: Path, verbose: bool = False) -> dict:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-v", action="store_true", help="one line per run")
+    ap.add_argument("--root", type=Path, default=ROOT, help="folder of <round>/<set>/ (default: %(default)s)")
     a = ap.parse_args()
     total = {"runs": 0, "right": 0, "confident": 0, "confident_right": 0}
-    for folder in sorted(p.parent for p in ROOT.glob("*/*/truth.json")):
+    for folder in sorted(p.parent for p in a.root.glob("*/*/truth.json")):
         r = score_set(folder, a.v)
         print(f"[{folder.parent.name}/{folder.name}] {r['right']}/{r['runs']} right; answers at >= 0.8: "
               f"{r['confident']}, right {r['confident_right']}")
