@@ -8,6 +8,7 @@ Analyzers turn a Run into `Signal`s; engines turn signals into hypotheses.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -236,7 +237,7 @@ class Run:
             loss = self.metric("loss") if name != "loss" else None
             return max(tied, key=lambda s: (loss is not None and s.source == loss.source,
                                             loss is not None and s.step_is_index == loss.step_is_index,
-                                            not s.step_is_index))
+                                            not s.step_is_index, _numbered(s.source)))
         return None
 
     def metric_names(self) -> list[str]:
@@ -267,3 +268,10 @@ def value_for_json(v: Any) -> Any:
     if isinstance(v, np.integer):
         return int(v)
     return v
+
+
+def _numbered(path: str) -> tuple[int, ...]:
+    """The numbers in an artifact's path, in order: of two equally long logs of one metric, the
+    later job (`job-2024-06-14-16-20.log` beside `job-2024-06-12-10-58.log`, `version_3/` beside
+    `version_1/`, `run2.log` beside `run1.log`) is the run a user is asking about."""
+    return tuple(int(d) for d in re.findall(r"\d+", path)[:12])

@@ -1547,3 +1547,18 @@ def test_a_kaggle_kernel_log_is_read_as_the_console_it_recorded(tmp_path):
     h = diagnose([str(tmp_path)], []).hypotheses[0]
     assert h.id == "label_out_of_range" and h.evidence and all(e.verified for e in h.evidence)
     assert any(e.source == "kernel-log.json" for e in h.evidence)
+
+
+@pytest.mark.parametrize("old,new", [("job-2024-06-12-10-58-30.log", "job-2024-06-14-16-20-05.log"),
+                                     ("version_1/train.log", "version_2/train.log"),
+                                     ("version_2/train.log", "version_10/train.log")])
+def test_of_two_equally_long_logs_the_later_job_is_read(tmp_path, old, new):
+    # the user hands last week's good job beside the new one; the new one is the run in question,
+    # however the names sort as text (version_10 sorts before version_2)
+    for name, val in ((old, 0.1), (new, 5.0)):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("".join(f"epoch {e}: loss={1 / e:.4f} val_loss={val * e:.4f}\n"
+                                             for e in range(1, 11)))
+    run = ingest([str(tmp_path)])
+    assert run.metric("loss").source == run.metric("val_loss").source == new
+    assert run.metric("val_loss").values[-1] == 50.0
