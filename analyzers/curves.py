@@ -2251,6 +2251,15 @@ def _val_unstable(run: Run, q: Quoter) -> list[Signal]:
 
 # held_out_at_chance: a training loss whose last fifth sits at most this share of its first fifth
 TRAIN_LEARNED_SHARE = 0.5
+# ... and, where the class count is unknown, a separate evaluation at most this share of the accuracy that
+# validation reached during training (itself at least APART_TRAINED)
+APART_SHARE = 0.4
+APART_TRAINED = 0.8
+
+
+def _best_accuracy(s: Series) -> float:
+    v = s.values[np.isfinite(s.values)]
+    return float(np.max(v / _percent_scale(v))) if len(v) else 0.0
 
 
 def _held_out_at_chance(run: Run, q: Quoter) -> list[Signal]:
@@ -2259,28 +2268,46 @@ def _held_out_at_chance(run: Run, q: Quoter) -> list[Signal]:
     VAL_CHANCE_BAND / K) while the training loss fell to TRAIN_LEARNED_SHARE of its start or less (and
     below ln K where K is configured). What the model learned does not reach the held-out data: another
     preprocessing or model mode there, other labels, another checkpoint. K: _accuracy_classes, as in
-    _val_at_chance (which reads the longer runs that print train accuracy too)."""
+    _val_at_chance (which reads the longer runs that print train accuracy too). Also a separate
+    evaluation (a job that loads the saved model: at most three points in a file of its own) at chance
+    beside the training-time validation, or, K unknown, at most APART_SHARE of what that validation reached."""
     vacc, loss = run.metric("val_accuracy"), run.metric("loss")
     if vacc is None or loss is None or vacc is loss:
         return []
-    v = vacc.values[np.isfinite(vacc.values)]
     lv = ordered(loss).values
     lv = lv[np.isfinite(lv)]
-    if not len(v) or len(lv) < 4:
+    if len(lv) < 4:
         return []
-    v = v / _percent_scale(v)
-    k = _accuracy_classes(run, v)
     m = max(1, len(lv) // 5)
     start, end = float(np.median(lv[:m])), float(np.median(lv[-m:]))
-    if not k or float(np.max(v)) > VAL_CHANCE_BAND / k or not (0 <= end <= TRAIN_LEARNED_SHARE * start) \
-            or (_num_classes(run) and end >= math.log(k)):
+    if not (0 <= end <= TRAIN_LEARNED_SHARE * start):
         return []
-    vi = np.flatnonzero(np.isfinite(vacc.values))
-    txt = (f"held-out accuracy {float(v[-1]):.3f} is chance (1/{k} = {1 / k:.3f}) while the training loss fell "
-           f"from {_fmt(start)} to {_fmt(end)}: what training learned does not reach the held-out data")
-    return [Signal("held_out_at_chance", 0.7, txt, [q.ev(vacc, int(vi[-1]), "held-out accuracy"),
-                                                    q.ev(loss, len(loss) - 1, "training loss at the end")],
-                   {"classes": k, "val_max": float(np.max(v)), "train_start": start, "train_end": end})]
+    # the primary held-out series, then a separate evaluation's few points in another file (a job that
+    # loads the saved model and prints one test accuracy) beside the training-time validation
+    for va in [vacc] + [x for x in run.series if x.name == "val_accuracy" and x.source not in (vacc.source, loss.source)
+                        and len(x) <= 3 and x.rank in (None, 0)]:
+        v = va.values[np.isfinite(va.values)]
+        if not len(v):
+            continue
+        v = v / _percent_scale(v)
+        k = _accuracy_classes(run, v)
+        vi = np.flatnonzero(np.isfinite(va.values))
+        if k and float(np.max(v)) <= VAL_CHANCE_BAND / k and not (_num_classes(run) and end >= math.log(k)):
+            txt = (f"held-out accuracy {float(v[-1]):.3f} is chance (1/{k} = {1 / k:.3f}) while the training loss fell "
+                   f"from {_fmt(start)} to {_fmt(end)}: what training learned does not reach the held-out data")
+        elif va is not vacc and not k and float(np.max(v)) <= APART_SHARE * (best := _best_accuracy(vacc)) \
+                and best >= APART_TRAINED:
+            txt = (f"held-out accuracy {float(v[-1]):.3f} in {va.source} is far below the {best:.3f} that validation "
+                   f"reached during training, while the training loss fell from {_fmt(start)} to {_fmt(end)}: "
+                   "what training learned does not reach the evaluation")
+        else:
+            continue
+        if va is not vacc and k:
+            txt += f" ({va.source} evaluates apart from training, whose own validation reached {_best_accuracy(vacc):.3f})"
+        return [Signal("held_out_at_chance", 0.7, txt, [q.ev(va, int(vi[-1]), "held-out accuracy"),
+                                                        q.ev(loss, len(loss) - 1, "training loss at the end")],
+                       {"classes": k, "val_max": float(np.max(v)), "train_start": start, "train_end": end})]
+    return []
 
 
 def _epoch_train_level(tr: Series, steps: np.ndarray) -> np.ndarray:

@@ -127,6 +127,23 @@ def test_model_without_dropout_needs_no_eval(tmp_path):
     assert [s for s in code_signals(run_of(p)) if s.kind == "code:no_eval_at_inference"]
 
 
+@pytest.mark.parametrize("wrap", ["nn.DataParallel({})", "torch.nn.parallel.DistributedDataParallel({})",
+                                  "torch.compile({})"])
+def test_a_wrapped_model_is_read_through_its_wrapper_for_eval(tmp_path, wrap):
+    """DataParallel(build()) runs the model it wraps: eval() matters only if that model holds dropout/BN."""
+    p = tmp_path / "train.py"
+    body = ("import torch\nimport torch.nn as nn\n"
+            "def build():\n    return nn.Sequential(nn.Conv2d(1, 8, 3), nn.ReLU(), nn.Flatten(), nn.Linear(8 * 26 * 26, 6))\n"
+            f"model = {wrap.format('build()')}\n"
+            "opt = torch.optim.Adam(model.parameters())\n"
+            "for x, y in loader:\n    opt.zero_grad(); loss = nn.functional.cross_entropy(model(x), y); loss.backward(); opt.step()\n"
+            "with torch.no_grad():\n    acc = (model(xva).argmax(1) == yva).float().mean()\n")
+    p.write_text(body)
+    assert not [s for s in code_signals(run_of(p)) if s.kind == "code:no_eval_at_inference"]
+    p.write_text(body.replace("nn.ReLU(),", "nn.ReLU(), nn.Dropout(0.5),"))
+    assert [s for s in code_signals(run_of(p)) if s.kind == "code:no_eval_at_inference"]
+
+
 def test_seeded_shuffles_keep_pairs(tmp_path):
     p = tmp_path / "data.py"
     p.write_text("import numpy as np\n"

@@ -410,6 +410,20 @@ def test_a_test_accuracy_at_chance_after_the_training_loss_fell_is_held_out_at_c
     assert "held_out_at_chance" not in {s.kind for s in analyze(ingest([tmp_path]))}
 
 
+def test_a_separate_evaluation_far_below_training_validation_is_held_out_at_chance(tmp_path):
+    # training prints a validation accuracy near 0.99; the job that loads the saved model prints 0.17 on
+    # its test set, the class count nowhere: what training learned did not reach that evaluation
+    (tmp_path / "training-job.log").write_text("".join(
+        f"Epoch {e}: loss={1.0 / (1 + 2 * e):.4f} val_acc={min(0.99, 0.77 + 0.07 * e):.4f}\n" for e in range(6)))
+    (tmp_path / "processing-job.log").write_text("Loaded weights from /opt/ml/model/model.pth\nTest accuracy: 0.1745\n")
+    sig = {s.kind: s for s in analyze(ingest([tmp_path]))}.get("held_out_at_chance")
+    assert sig is not None and sig.evidence[0].source == "processing-job.log"
+    assert "0.990 that validation reached during training" in sig.summary
+    # the same job scoring 0.97: nothing to explain
+    (tmp_path / "processing-job.log").write_text("Loaded weights from /opt/ml/model/model.pth\nTest accuracy: 0.9712\n")
+    assert "held_out_at_chance" not in {s.kind for s in analyze(ingest([tmp_path]))}
+
+
 def test_a_loss_at_chance_alone_does_not_separate_unpaired_targets(tmp_path):
     """flat_loss_at_chance (taxonomy.yaml): a loss at ln K is the group's shared symptom and separates none
     of its members. A post's four epochs at ln 2, and its author saying so, gave label_misalignment 0.84,

@@ -161,11 +161,14 @@ def _may_drop_uncached(f: PyFile, idx: RunIndex, leaf: str) -> bool:
             if name.rsplit(".", 1)[-1] != leaf or not isinstance(core(v), ast.Call):
                 continue
             ctor = core(v)
+            while isinstance(ctor, ast.Call) and last(ctor) in _WRAPPERS and ctor.args \
+                    and isinstance(inner := core(ctor.args[0]), ast.Call):
+                ctor = inner     # DataParallel(Net()), torch.compile(build()): the wrapped model
             cls = last(ctor)
             if cls in idx.class_dropout:
                 return idx.class_dropout[cls]
             if g is f and cls == "Sequential" and "torch" in g.origin(fname(ctor)) + fname(ctor).replace("nn.", "torch.nn."):
-                return bool(NORM_LAYERS.search(src(v)))
+                return bool(NORM_LAYERS.search(src(ctor)))
             if g is f:
                 fn = _local_function(idx, last(ctor))
                 if fn is not None:   # a factory in the run's own code: read what it builds
@@ -176,6 +179,9 @@ def _may_drop_uncached(f: PyFile, idx: RunIndex, leaf: str) -> bool:
         return False       # every model class of the run is free of dropout/BN
     return True
 
+
+# Wrappers that run the model they are handed, in that model's train/eval mode.
+_WRAPPERS = frozenset({"DataParallel", "DistributedDataParallel", "DDP", "FullyShardedDataParallel", "FSDP", "compile"})
 
 # Model constructors from libraries whose models usually hold dropout/batch-norm.
 _EXTERNAL_MODEL = re.compile(r"from_pretrained|timm\.|torchvision|models\.|AutoModel|hub\.load|create_model")
