@@ -1131,12 +1131,18 @@ def _setup_signals(by: dict[str, list[Fact]]) -> list[Signal]:
                           [_ev(act, f"activation {act.value}"), _ev(depth, f"{depth.value} layers")],
                           {"activation": act.value, "layers": depth.value}))
     width, k = _last_number(by.get("hidden_width", [])), _last_number(by.get("num_classes", []))
-    below_classes = width is not None and k is not None and k.value >= 3 and width.value < k.value
-    if width is not None and (width.value <= HIDDEN_NARROW or below_classes):
+    drop = _last_number(by.get("dropout", []))
+    # dropout p leaves about width * (1 - p) units carrying each training step: 4 units at 0.5 are 2
+    p_drop = drop.value if drop is not None and 0 < drop.value < 1 else 0.0
+    eff = width.value * (1 - p_drop) if width is not None else None
+    below_classes = eff is not None and k is not None and k.value >= 3 and eff < k.value
+    if width is not None and eff is not None and (eff <= HIDDEN_NARROW or below_classes):
         why = f"fewer than its {k.value} classes" if below_classes and k is not None else f"{HIDDEN_NARROW} units or fewer"
-        out.append(Signal("config:hidden_narrow", 0.7, f"a hidden layer {width.value} units wide ({width.source}:{width.line}), "
-                          f"{why}: too narrow to carry what the output needs", [_ev(width, f"hidden width {width.value}")],
-                          {"width": width.value, "classes": k.value if k is not None else None}))
+        dropped = f" with dropout {p_drop:g}: about {eff:g} units carry each step," if p_drop else ","
+        ev = [_ev(width, f"hidden width {width.value}")] + ([_ev(drop, f"dropout {p_drop:g}")] if p_drop and drop else [])
+        out.append(Signal("config:hidden_narrow", 0.7, f"a hidden layer {width.value} units wide ({width.source}:{width.line})"
+                          f"{dropped} {why}: too narrow to carry what the output needs", ev,
+                          {"width": width.value, "classes": k.value if k is not None else None, "dropout": p_drop}))
     bias = _last_number(by.get("bias_init", []))
     if bias is not None and bias.value <= BIAS_INIT_NEGATIVE:
         out.append(Signal("config:bias_init_negative", 0.7, f"biases initialised at {bias.value:g} ({bias.source}:{bias.line}): "

@@ -722,6 +722,9 @@ def test_a_kept_loss_explains_an_out_of_memory_and_offers_nothing_alone(tmp_path
     ("hidden_size: 2\n", True),
     ("num_classes: 10\nhidden_dim: 16\n", False),
     ("hidden_size: 768\nnum_hidden_layers: 2\n", False),                  # a count of layers is no width
+    ('{"hidden": "4", "dropout": "0.5"}\n', True),                        # half of 4 units drop out each step
+    ('{"hidden": "4", "dropout": "0.1"}\n', False),
+    ("hidden_size: 256\ndropout: 0.5\n", False),
 ])
 def test_a_hidden_layer_narrower_than_its_output_needs_is_read(tmp_path, cfg, narrow):
     sigs = signals(run_of(tmp_path, {"config.yaml": cfg}))
