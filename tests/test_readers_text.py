@@ -1562,3 +1562,41 @@ def test_of_two_equally_long_logs_the_later_job_is_read(tmp_path, old, new):
     run = ingest([str(tmp_path)])
     assert run.metric("loss").source == run.metric("val_loss").source == new
     assert run.metric("val_loss").values[-1] == 50.0
+
+
+@pytest.mark.parametrize("lines, want", [
+    # Korean print labels, a test split named in Korean
+    (["에폭 {e}/20 손실: {l:.4f} 정확도: {a:.4f} | 테스트 손실: {v:.4f} 테스트 정확도: {b:.4f}"],
+     {"loss", "accuracy", "val_loss", "val_accuracy", "epoch"}),
+    # Japanese, with a Latin prefix glued to the Japanese name ("val損失")
+    (["エポック {e}/20 損失: {l:.4f} 正解率: {a:.2f} val損失: {v:.4f} val正解率: {b:.2f}"],
+     {"loss", "accuracy", "val_loss", "val_accuracy", "epoch"}),
+    # Chinese, full-width colons and commas, a learning rate
+    (["Epoch {e}，训练损失：{l:.4f}，验证集准确率：{b:.4f}，学习率：0.001"], {"loss", "val_accuracy", "lr", "epoch"}),
+])
+def test_metric_names_printed_in_chinese_japanese_korean_are_read(tmp_path, lines, want):
+    rows = [(e, 1.0 / e, 0.5 + 0.02 * e, 1.2 / e, 0.45 + 0.02 * e) for e in range(1, 21)]
+    text = "".join(lines[0].format(e=e, l=l, a=a, v=v, b=b) + "\n" for e, l, a, v, b in rows)
+    p = tmp_path / "train_log.txt"
+    p.write_text("학습 로그 / 学習ログ / 训练日志\n" + text, encoding="utf-8")
+    run = ingest([str(tmp_path)])
+    assert want <= set(run.metric_names())
+    assert run.metric("loss").values.tolist() == [round(1.0 / e, 4) for e in range(1, 21)]
+    assert run.metric("loss").steps.tolist() == list(range(1, 21))
+    if "val_loss" in want:
+        assert run.metric("val_loss").values[0] == 1.2
+    # line numbers and quotes stay the file's own, in its own words
+    assert run.metric("loss").locs[0] == 2
+    assert run.text("train_log.txt").text.splitlines()[1] == text.splitlines()[0]
+
+
+def test_cjk_names_keep_the_byte_length_and_leave_ascii_and_prose_alone():
+    from mltdbg.analyzers.readers.textlog.vocabulary import cjk_keys  # noqa: PLC0415
+
+    for t in ["에폭 1/20 손실: 0.3416 정확도: 0.8600 | 테스트 손실: 0.0685", "平均训练损失：0.3，学习率：0.001",
+              "interval損失: 2", "训练损失一直不下降，怎么办？", "epoch 1 loss: 0.5"]:
+        b = t.encode()
+        assert len(cjk_keys(b)) == len(b) and cjk_keys(b).count(b"\n") == b.count(b"\n")
+    assert cjk_keys("平均训练损失：0.3".encode()).split() == [b"avg_train_loss:", b"0.3"]
+    assert cjk_keys(b"epoch 1 loss: 0.5") == b"epoch 1 loss: 0.5"
+    assert b"val" not in cjk_keys("interval損失: 2".encode()).replace(b"interval", b"")

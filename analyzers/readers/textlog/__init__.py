@@ -18,6 +18,8 @@ the file's `\\n` lines), Python logging prefixes, fairseq/Megatron `key value | 
 (space form only for known names), `Step N/M`, `Epoch [N/M]`, bare `[N/M]` and tqdm/Keras
 `N/M [` counters, `[rankN]:`/`[RANK N]`/`[defaultN]:` line prefixes (one series per rank), metric
 tables (fastai, printed DataFrames, YOLOv5/v8 with a header per epoch) and darknet's `N: loss, avg avg loss, lr rate`.
+Metric names printed in Chinese, Japanese or Korean (`손실`, `正解率`, `验证损失`) are read as the English keys they
+stand for (vocabulary.cjk_keys, in the scanned bytes only).
 
 Where things live:
   kind.py        which kind of text a file is (code / config / text / log)

@@ -42,7 +42,7 @@ from mltdbg.analyzers.readers.textlog.settle import StepContext, counter_restart
 from mltdbg.analyzers.readers.textlog.settle import ffill as _ffill
 from mltdbg.analyzers.readers.textlog.darknet import darknet_series, scan_darknet
 from mltdbg.analyzers.readers.textlog.tables import has_trigger, scan_tables, tables_series
-from mltdbg.analyzers.readers.textlog.vocabulary import classify_key
+from mltdbg.analyzers.readers.textlog.vocabulary import cjk_keys, classify_key
 
 
 # After this many bytes of blocks the freed temporaries are handed back to the OS
@@ -80,6 +80,7 @@ def prepare_block(data: bytes, nl: np.ndarray | None, rel: str) -> dict | None:
     None for an empty block."""
     if not data:
         return None
+    data = cjk_keys(data)    # (same length: offsets and newlines stay)
     if nl is None:
         nl = find_byte(np.frombuffer(data, dtype=np.uint8), 10)
     sc = scan_block(data, nl)
@@ -95,6 +96,7 @@ def prepare_files(data: bytes, nl: np.ndarray, pieces: list[tuple[int, int, int,
     on every log the tests hold). The scan keeps each spelling of a key apart, and each file gets
     the spellings it prints; a file that spells one key two ways ("Loss", "loss") gets None: which
     spelling names its series depends on its own scan's order, so it is read alone."""
+    data = cjk_keys(data)
     sc = scan_block(data, nl, exact_keys=True, files=[(b0, n) for b0, n, _, _ in pieces])
     places = _places(sc, nl, [(b0, n, l0) for b0, n, l0, _ in pieces])
     return [_package(sc, data[b0:b0 + n], rel, at) for (b0, n, _, rel), at in zip(pieces, places)]
