@@ -1746,10 +1746,36 @@ def _train_val(run: Run, tr: Series, va: Series, q: Quoter, labels: tuple[str, s
     # (beside a training set far from fitted the rise says less of overfitting: below the strength that
     # separates it from label noise, scoring.SEPARATING_MIN, so it is no finding until the labels are checked)
     strength = min(1.0, rise / 0.3) if not unfitted else min(UNFITTED_DIVERGENCE, rise / 0.3)
+    if labels[1] == "val_loss" and (held := _val_accuracy_held(run)) is not None:
+        # validation accuracy near perfect to the end: the rising loss is a few confident errors, no model
+        # that got worse on held-out data (and a score that high is its own question: see val_near_perfect)
+        strength = min(strength, UNFITTED_DIVERGENCE)
+        txt += f"; validation accuracy holds at {held:.3f} to the end"
     return [Signal("train_val_divergence", strength, txt,
                    [q.ev(va, imin, "val_loss minimum"), q.ev(va, len(v) - 1, "val_loss at the end"),
                     q.ev(tr, len(tr.values) - 1, "train loss at the end")],
                    {"step": int(va.steps[imin]), "train_drop": drop, "val_rise": rise})] + unfitted
+
+
+# train_val_divergence: a validation accuracy whose last fifth stays at or above this (0-1 scale), within
+# VAL_ACC_HELD of its best, leaves the val loss's rise no overfitting to speak of
+VAL_ACC_NEAR_PERFECT = 0.98
+VAL_ACC_HELD = 0.01
+
+
+def _val_accuracy_held(run: Run) -> float | None:
+    """The validation accuracy at the end (median of its last fifth, 0-1 scale) when it stays near perfect and
+    within VAL_ACC_HELD of its best; else None."""
+    va = run.metric("val_accuracy")
+    if va is None or len(va) < 3:
+        return None
+    v = ordered(va).values
+    v = v[np.isfinite(v)]
+    if len(v) < 3:
+        return None
+    v = v / _percent_scale(v)
+    end = float(np.median(v[-max(1, len(v) // 5):]))
+    return end if end >= VAL_ACC_NEAR_PERFECT and float(np.max(v)) - end < VAL_ACC_HELD else None
 
 
 def _loss_memorized(run: Run, tr: Series, q: Quoter) -> list[Signal]:

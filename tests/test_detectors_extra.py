@@ -679,3 +679,20 @@ def test_a_plateau_under_a_steady_lr_stays_a_plateau(tmp_path):
     # ... and one long flat before the lr is cut to 0 late in the run stopped on its own
     sigs = signals(tmp_path, {"metrics.jsonl": _stall_jsonl(lambda i: 0.05 if i < 110 else 0.0)})
     assert "plateau" in sigs and "stall_under_lr_collapse" not in sigs
+
+
+def test_a_rising_val_loss_beside_a_near_perfect_val_accuracy_is_weak_overfitting(tmp_path):
+    """A churn model at 0.99 test accuracy from epoch 2 on, its test loss 0.014 -> 0.019 (a few confident errors):
+    no model that got worse on held-out data. Read before as overfitting 0.85 (the numbers: a Korean post's log,
+    its features leaking the target)."""
+    def log(accs):
+        return "".join(f"epoch {e} loss={0.34 / e:.4f} acc={min(0.996, 0.86 + 0.03 * e):.4f} "
+                       f"val_loss={0.0144 + 0.0003 * abs(e - 4) ** 1.2:.4f} val_acc={a:.4f}\n"
+                       for e, a in zip(range(1, 21), accs))
+    (tmp_path / "train.log").write_text(log([0.983] + [0.995 - 0.0002 * e for e in range(19)]))
+    held = {s.kind: s for s in analyze(ingest([tmp_path]))}["train_val_divergence"]
+    assert held.strength <= 0.25 and "validation accuracy holds at 0.99" in held.summary
+    # the same losses with validation accuracy falling from 0.99 to 0.95: overfitting as before
+    (tmp_path / "train.log").write_text(log([0.983] + [0.995 - 0.0025 * e for e in range(19)]))
+    fell = {s.kind: s for s in analyze(ingest([tmp_path]))}["train_val_divergence"]
+    assert fell.strength == 1.0 and "holds" not in fell.summary
