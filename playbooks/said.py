@@ -433,7 +433,14 @@ _FAILURE_WORDS = re.compile(
     r"|(?:loss|损失|准确率|精度|正确率|acc\w*|指标|输出|结果|预测)[^，。,.；;]{0,8}(?:不变|没有?变化|不下降|不降|只有\s*\d)"
     r"|降不下|下不去|上不去|不上升|越来越大|越来越高|一直变大|爆炸|卡住|卡死|崩溃|显存不足|爆显存"
     r"|内存不足|溢出|变差|差很多|低很多|预测(?:成|为)同一|全被预测|都被预测|几乎全|震荡|波动很大|严重过拟合|过拟合了|欠拟合"
-    r"|不一致|对不上|不正常|奇怪|无法|达不到|复现不了|变成\s*nan|出现\s*nan|nan了", re.I)
+    r"|不一致|对不上|不正常|奇怪|无法|达不到|复现不了|变成\s*nan|出现\s*nan|nan了"
+    # Japanese: does not fall / rise / change / converge / learn, diverges, overfits, error, strange, abnormal,
+    # stuck, blows up, out of memory, worse, unstable, all the same value
+    r"|下がらない|上がらない|変わらない|収束しない|学習しない|学習できない|学習が進まない|発散|過学習して|エラー"
+    r"|おかしい|異常|止まった|止まって|爆発|メモリ不足|悪化|不安定|全部同じ|同じ値|nanになる|nanになって|nanが出"
+    # Korean: the same, and "too good" (a result the user does not trust)
+    r"|안\s*떨어|떨어지지\s*않|안\s*올라|오르지\s*않|변하지\s*않|안\s*변|수렴하지\s*않|수렴이\s*안|발산|과적합"
+    r"|에러|오류|이상해|이상하|멈춰|멈춘|폭발|메모리\s*부족|나빠|불안정|같은\s*값|너무\s*좋게|nan이\s*나|nan으로", re.I)
 
 
 def names_failure(symptoms: list[str]) -> bool:

@@ -200,6 +200,12 @@ def test_a_post_whose_results_change_with_the_inference_batch_ranks_eval_mode_fi
     ("Is this run OK? The loss is really noisy.", False),
     ("The training loss fluctuates a little, is this normal?", False),
     ("My val accuracy bounces around 96-97%, is this fine?", False),
+    ("何エポック回してもtrainもvalも正解率が0.67で止まったまま上がらない。", True),
+    ("2エポック目から損失が発散してNaNになってしまいます", True),
+    ("損失は順調に下がっていて検証の正解率も95%です。このままで大丈夫でしょうか？", False),
+    ("첫 에폭부터 테스트 정확도가 98% 이상이고 매 에폭 학습 정확도보다 높게 나와서 이상해요.", True),
+    ("손실이 몇 에폭 지나도 안 떨어져요", True),
+    ("손실도 잘 줄고 검증 정확도도 95%인데 이대로 괜찮은 건가요?", False),
 ])
 def test_words_that_name_a_failure(text, failure):
     """A result below a reference, a constant or all-zero output, a discrepancy: failure words (with them,
