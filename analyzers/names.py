@@ -30,6 +30,9 @@ _ALIASES = {
     # Keras' accuracy metrics by their class names, and ImageNet scripts' top-1 ("Acc@1 76.13")
     "categorical_accuracy": "accuracy", "sparse_categorical_accuracy": "accuracy", "binary_accuracy": "accuracy",
     "acc@1": "accuracy", "prec@1": "accuracy", "top-1": "accuracy", "accuracy@1": "accuracy",
+    # mmpretrain's training lines ("loss: 2.29  accuracy_top-1: 11.72"), other top-1 spellings
+    "accuracy_top-1": "accuracy", "accuracy_top1": "accuracy", "accuracy_top_1": "accuracy", "acc_top1": "accuracy",
+    "acc_top-1": "accuracy", "top1_accuracy": "accuracy", "top-1_accuracy": "accuracy",
     "avg_loss": "loss", "mean_loss": "loss", "lm_loss": "loss", "loss_epoch": "loss", "loss_step": "loss",
     "grad_norm": "grad_norm", "gradient_norm": "grad_norm", "total_norm": "grad_norm",
     "gnorm": "grad_norm", "grad_norm_total": "grad_norm", "global_grad_norm": "grad_norm",

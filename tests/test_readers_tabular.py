@@ -651,3 +651,23 @@ def test_one_history_per_split_in_one_json_is_read_as_train_and_val(tmp_path):
     assert run.metric("val_loss").values.tolist() == [0.95, 0.7, 0.8]
     assert run.metric("val_accuracy").values.tolist() == [0.5, 0.6, 0.58]
     assert not [t for t in run.texts if t.kind == "config"]   # two histories, no settings beside them
+
+
+def test_mmengine_scalars_json_keeps_validation_records_apart(tmp_path):
+    """vis_data/scalars.json: training records carry epoch and iter; validation's carry only their step (the
+    epoch they close). Read before as a training accuracy, on another axis."""
+    recs = []
+    for e in (1, 2, 3):
+        recs += [{"lr": 0.001, "data_time": 0.0004, "loss": 2.3 / e - 0.01 * i, "time": 0.01, "epoch": e,
+                  "iter": 16 * (e - 1) + i, "step": 16 * (e - 1) + i} for i in (10, 16)]
+        recs.append({"accuracy/top1": 20.0 * e, "val_loss": 2.0 / e, "data_time": 0.0016, "time": 0.03, "step": e})
+    d = tmp_path / "20261206_220758" / "vis_data"
+    d.mkdir(parents=True)
+    (d / "scalars.json").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    run = ingest([str(tmp_path)])
+    assert "accuracy" not in run.metric_names()
+    va = run.metric("val_accuracy")
+    assert va.values.tolist() == [20.0, 40.0, 60.0] and va.steps.tolist() == [16, 32, 48]
+    assert run.metric("val_loss").steps.tolist() == [16, 32, 48]
+    assert run.metric("loss").steps.tolist() == [10, 16, 26, 32, 42, 48]
+    assert len(run.metric("data_time")) == 6          # the training records' timing only

@@ -1600,3 +1600,21 @@ def test_cjk_names_keep_the_byte_length_and_leave_ascii_and_prose_alone():
     assert cjk_keys("平均训练损失：0.3".encode()).split() == [b"avg_train_loss:", b"0.3"]
     assert cjk_keys(b"epoch 1 loss: 0.5") == b"epoch 1 loss: 0.5"
     assert b"val" not in cjk_keys("interval損失: 2".encode()).replace(b"interval", b"")
+
+
+def test_mmengine_validation_lines_sit_at_the_step_that_closed_their_epoch(tmp_path):
+    # "Epoch(val) [2][4/4]": 4/4 is the evaluation loop's batch counter, no training step; mmpretrain's training lines
+    # print top-1 accuracy as accuracy_top-1
+    lines = []
+    for e in (1, 2, 3):
+        lines += [f"2026/12/06 22:08:00 - mmengine - INFO - Epoch(train) [{e}][{i:2d}/16]  base_lr: 1.0000e-03 "
+                  f"lr: 1.0000e-03  eta: 0:00:12  time: 0.0100  data_time: 0.0004  loss: {2.3 / e - 0.01 * i:.4f}  "
+                  f"accuracy_top-1: {30 * e + i:.4f}" for i in (10, 16)]
+        lines.append(f"2026/12/06 22:08:01 - mmengine - INFO - Epoch(val) [{e}][4/4]    accuracy/top1: {20.0 * e:.4f}  "
+                     f"val_loss: {2.0 / e:.4f}  data_time: 0.0016  time: 0.0328")
+    (tmp_path / "20261206_220758.log").write_text("\n".join(lines) + "\n")
+    run = ingest([str(tmp_path)])
+    assert run.metric("loss").steps.tolist() == [10, 16, 26, 32, 42, 48]
+    assert run.metric("val_accuracy").steps.tolist() == [16, 32, 48]
+    assert run.metric("val_accuracy").values.tolist() == [20.0, 40.0, 60.0]
+    assert run.metric("accuracy").values.tolist()[:2] == [40.0, 46.0]

@@ -336,6 +336,8 @@ def read(path: Path, rel: str, run: Run) -> None:
     _read(path, rel, run)
     mine = run.series[n_series:]
     _strip_run_prefix(mine)
+    if path.name == "scalars.json":
+        run.series[n_series:] = mine = _mmengine_eval_rows(mine)
     rename_by_layout(mine)
     layers = _wide_layer_columns(path, [s.raw_name for s in mine])
     has_total = any(x.name == "grad_norm" for x in mine)
@@ -344,6 +346,40 @@ def read(path: Path, rel: str, run: Run) -> None:
             s.name = "grad_norm/" + s.raw_name.strip()
         elif layers and not has_total and s.raw_name.strip().lower() in WHOLE_MODEL:
             s.name, has_total = "grad_norm", True        # beside the layers' columns, `total` / `global` is the whole model's norm
+
+
+def _mmengine_eval_rows(series: list[Series]) -> list[Series]:
+    """mmengine's vis_data/scalars.json holds the training records ({"loss", "lr", "epoch", "iter", "step"}) and
+    the validation ones ({"accuracy/top1", "data_time", "step"}: no epoch, no iter, their step the epoch they
+    close) in one stream, told apart by nothing but those keys. A series whose records lack the training
+    records' `epoch` (or `iter`) is validation's: named so (val/ prefix), and at the training step that
+    ended its epoch; a timing column both kinds print keeps its training points."""
+    marker = next((s for s in series if s.raw_name in ("epoch", "iter")), None)
+    if marker is None:
+        return series
+    ends: dict[int, int] = {}                  # epoch -> the last training step in it
+    if marker.raw_name == "epoch":
+        for e, st in zip(marker.values.tolist(), marker.steps.tolist()):
+            if e == int(e):
+                ends[int(e)] = max(ends.get(int(e), st), st)
+    out = []
+    for s in series:
+        evals = ~np.isin(s.locs, marker.locs)
+        if s is marker or s.raw_name in ("epoch", "iter", "step") or not evals.any():
+            out.append(s)
+            continue
+        if not evals.all():                    # data_time, time: the training records' part
+            k = ~evals
+            out.append(Series(name=s.name, raw_name=s.raw_name, steps=s.steps[k], values=s.values[k], source=s.source,
+                              locs=s.locs[k], loc_kind=s.loc_kind, step_is_index=s.step_is_index))
+            continue
+        steps = s.steps
+        if ends and all(int(x) in ends for x in steps.tolist()):
+            steps = np.array([ends[int(x)] for x in steps.tolist()], np.int64)
+        raw = s.raw_name if (s.raw_name or "").lower().startswith(("val", "test", "eval")) else f"val/{s.raw_name}"
+        out.append(Series(name=normalize(raw), raw_name=raw, steps=steps, values=s.values, source=s.source,
+                          locs=s.locs, loc_kind=s.loc_kind, step_is_index=s.step_is_index))
+    return out
 
 
 # A W&B chart export names each column `<run name> - <metric>` ("enc-warmup - grad_norm/encoder")

@@ -295,6 +295,15 @@ def scan_block(data: bytes, nl: np.ndarray, exact_keys: bool = False,
         P_tot = np.where(B >= 0, B_tot, M0)
     else:
         P, P_tot = B, B_tot
+    if marks.size:
+        # mmengine's validation line ("Epoch(val) [2][4/4]", "Iter(val) [50/50]"): its counter is the evaluation
+        # loop's batch, no training step; the line takes the step of the training line before it
+        phrase = np.array([k for k in marks.tolist() if data[k:k + 5] in (b"(val)", b"(test")], np.int64)
+        ev = np.unique(np.searchsorted(breaks, phrase))
+        ev = ev[P[ev] >= 0]
+        if ev.size:
+            P, P_tot = P.copy(), P_tot.copy()
+            P[ev] = P_tot[ev] = -1
     R = None
     if ranks_line is not None:
         R = ranks_line[np.minimum(np.searchsorted(nl, seg_starts, side="right"), len(ranks_line) - 1)]
