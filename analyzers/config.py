@@ -487,12 +487,35 @@ _LOGGED_KEYS = frozenset({"loss", "eval_loss", "train_loss", "grad_norm", "train
 def _tree_facts(nodes: Iterable[ast.AST], fx: _Facts) -> None:
     """Facts of a file's calls, assignments and dict literals, taken in `ast.walk` order (a dict before the dicts
     nested in it: each nested dict's keys are named by the path of keys above it, `optimizer.params.eps`)."""
-    under: dict[int, str] = {}      # id of a nested dict literal -> the dotted keys above it
+    under: dict[int, str] = {}      # id of a nested dict literal (or dict(...) call) -> the dotted keys above it
     for node in nodes:
-        if isinstance(node, ast.Call):
+        if isinstance(node, ast.Call) and _is_dict_call(node):
+            # OpenMMLab's Python configs (and many scripts' settings): `optim_wrapper = dict(optimizer=dict(type='SGD',
+            # lr=0.02, weight_decay=1e-4))` names its settings as a nested dict literal does
+            pre = under.pop(id(node), "")
+            # (val_dataloader = dict(batch_size=100, sampler=dict(shuffle=False)): the evaluation's, not training's)
+            held_out = pre.lower().startswith(("val", "test", "eval"))
+            for kw in node.keywords:
+                if kw.arg is None:
+                    continue
+                inner = kw.value.elts if isinstance(kw.value, (ast.List, ast.Tuple)) else [kw.value]
+                calls = [e for e in inner if isinstance(e, ast.Call) and _is_dict_call(e)]
+                for c in calls:             # (a list of dicts: param_scheduler = [dict(type='LinearLR', ...), ...])
+                    under[id(c)] = f"{pre}{kw.arg}."
+                if calls or held_out:
+                    continue
+                val = _value_of(kw.value)
+                if val is not _NOT_LITERAL:
+                    fx.key_value(pre + kw.arg, val, kw.value.lineno)
+        elif isinstance(node, ast.Call):
             _code_call(node, fx)
         elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if isinstance(node.value, ast.Call) and _is_dict_call(node.value):
+                t = targets[0] if len(targets) == 1 else None
+                if isinstance(t, ast.Name):
+                    under[id(node.value)] = f"{t.id}."
+                continue
             v = _value_of(node.value)
             if v is _NOT_LITERAL:
                 continue
@@ -515,6 +538,10 @@ def _tree_facts(nodes: Iterable[ast.AST], fx: _Facts) -> None:
                     val = _value_of(v)
                     if val is not _NOT_LITERAL:
                         fx.key_value(pre + k.value, val, k.lineno)
+
+
+def _is_dict_call(node: ast.Call) -> bool:
+    return isinstance(node.func, ast.Name) and node.func.id == "dict" and not node.args
 
 
 _MEANINGFUL_NAME = re.compile(r"float16|bfloat16|float32|optim\.\w+|lr_scheduler\.\w+")

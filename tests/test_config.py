@@ -598,3 +598,23 @@ def test_settings_nested_two_levels_deep_are_named_by_their_whole_path(tmp_path)
                  '    },\n}\n')
     got = facts(run_of(p))
     assert got["eps"] == [1.0] and got["lr"] == [1e-3]
+
+
+def test_openmmlab_python_config_dicts_are_settings(tmp_path):
+    """OpenMMLab's configs are Python: `optim_wrapper = dict(optimizer=dict(type='SGD', lr=0.1, weight_decay=0.05))`
+    names its settings as a nested dict literal would; the evaluation loader's batch size and sampler are not
+    training's."""
+    p = tmp_path / "convnet_glyphs_30e.py"
+    p.write_text("train_dataloader = dict(\n    batch_size=32,\n    sampler=dict(type='DefaultSampler', shuffle=True),\n)\n"
+                 "val_dataloader = dict(\n    batch_size=100,\n    sampler=dict(type='DefaultSampler', shuffle=False),\n)\n"
+                 "optim_wrapper = dict(\n    type='OptimWrapper',\n"
+                 "    optimizer=dict(type='SGD', lr=0.1, momentum=0.9, weight_decay=0.05),\n"
+                 "    clip_grad=dict(max_norm=10.0, norm_type=2),\n)\n"
+                 "param_scheduler = [dict(type='LinearLR', start_factor=0.001, by_epoch=False, begin=0, end=500)]\n"
+                 "train_cfg = dict(by_epoch=True, max_epochs=30, val_interval=1)\n")
+    run = run_of(p)
+    f = facts(run)
+    assert f["batch_size"] == [32] and f["shuffle"] == [True]
+    assert f["optimizer"] == ["sgd"] and f["lr"] == [0.1] and f["weight_decay"] == [0.05] and f["momentum"] == [0.9]
+    check_citations(run)
+    assert "config:weight_decay_high" in {s.kind for s in config_signals(run)}    # SGD's coupled decay at 0.05
