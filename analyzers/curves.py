@@ -2281,6 +2281,11 @@ TRAIN_LEARNED_SHARE = 0.5
 # validation reached during training (itself at least APART_TRAINED)
 APART_SHARE = 0.4
 APART_TRAINED = 0.8
+# ... or, with K classes known, a training loss that began within LOSS_K_START_TOL of ln K and ended this many nats
+# under it, with held-out accuracy's last fifth at most VAL_END_CHANCE / K
+BELOW_CHANCE_NATS = 0.1
+LOSS_K_START_TOL = 0.05
+VAL_END_CHANCE = 1.2
 
 
 def _best_accuracy(s: Series) -> float:
@@ -2306,7 +2311,8 @@ def _held_out_at_chance(run: Run, q: Quoter) -> list[Signal]:
         return []
     m = max(1, len(lv) // 5)
     start, end = float(np.median(lv[:m])), float(np.median(lv[-m:]))
-    if not (0 <= end <= TRAIN_LEARNED_SHARE * start):
+    halved = 0 <= end <= TRAIN_LEARNED_SHARE * start
+    if not halved and not end < start:
         return []
     # the primary held-out series, then a separate evaluation's few points in another file (a job that
     # loads the saved model and prints one test accuracy) beside the training-time validation
@@ -2318,10 +2324,17 @@ def _held_out_at_chance(run: Run, q: Quoter) -> list[Signal]:
         v = v / _percent_scale(v)
         k = _accuracy_classes(run, v)
         vi = np.flatnonzero(np.isfinite(va.values))
-        if k and float(np.max(v)) <= VAL_CHANCE_BAND / k and not (_num_classes(run) and end >= math.log(k)):
+        # (or, K known, a loss that began at ln K and ended BELOW_CHANCE_NATS under it, with validation at chance
+        # to the end: an unpaired or memorised training set; a K-way model learning at a low lr is above chance
+        # on held-out data by then)
+        below = k is not None and start >= math.log(k) - LOSS_K_START_TOL and end <= math.log(k) - BELOW_CHANCE_NATS \
+            and float(np.median(v[-max(1, len(v) // 5):])) <= VAL_END_CHANCE / k and len(v) >= 3
+        if k and float(np.max(v)) <= VAL_CHANCE_BAND / k and (halved or below) \
+                and not (_num_classes(run) and end >= math.log(k)):
             txt = (f"held-out accuracy {float(v[-1]):.3f} is chance (1/{k} = {1 / k:.3f}) while the training loss fell "
-                   f"from {_fmt(start)} to {_fmt(end)}: what training learned does not reach the held-out data")
-        elif va is not vacc and not k and float(np.max(v)) <= APART_SHARE * (best := _best_accuracy(vacc)) \
+                   f"from {_fmt(start)} to {_fmt(end)}{'' if halved else f' (below ln {k} = {math.log(k):.3f})'}: what "
+                   "training learned does not reach the held-out data")
+        elif halved and va is not vacc and not k and float(np.max(v)) <= APART_SHARE * (best := _best_accuracy(vacc)) \
                 and best >= APART_TRAINED:
             txt = (f"held-out accuracy {float(v[-1]):.3f} in {va.source} is far below the {best:.3f} that validation "
                    f"reached during training, while the training loss fell from {_fmt(start)} to {_fmt(end)}: "

@@ -696,3 +696,22 @@ def test_a_rising_val_loss_beside_a_near_perfect_val_accuracy_is_weak_overfittin
     (tmp_path / "train.log").write_text(log([0.983] + [0.995 - 0.0025 * e for e in range(19)]))
     fell = {s.kind: s for s in analyze(ingest([tmp_path]))}["train_val_divergence"]
     assert fell.strength == 1.0 and "holds" not in fell.summary
+
+
+def test_a_loss_below_ln_k_with_validation_at_chance_is_held_out_at_chance(tmp_path):
+    """A 4-class sensor model whose features and labels were sorted by different keys: the training loss creeps from
+    ln 4 to 1.24 (it memorises) while validation accuracy stays at 24 %. A model learning slowly on paired data is
+    above chance on held-out data by the time its loss is 0.15 nats under ln K."""
+    lines = []
+    for e in range(1, 41):
+        lines += [f"Epoch(train) [{e}][{i}/25]  lr: 1.0000e-03  loss: {1.3913 - 0.0038 * (e - 1) - 0.0002 * i:.4f}"
+                  for i in (10, 20, 25)]
+        lines.append(f"Epoch(val) [{e}][1/1]    accuracy/top1: {24.0 + (1.5 if e % 3 == 0 else -0.4):.4f}")
+    (tmp_path / "20261206_220936.log").write_text("\n".join(lines) + "\n")
+    sig = {s.kind: s for s in analyze(ingest([tmp_path]))}.get("held_out_at_chance")
+    assert sig is not None and sig.data["classes"] == 4 and "below ln 4" in sig.summary
+    # the same loss with validation climbing to 40 %: learning, slowly
+    (tmp_path / "20261206_220936.log").write_text("\n".join(
+        ln.replace("accuracy/top1: 2", "accuracy/top1: 3").replace("accuracy/top1: 3", "accuracy/top1: 4")
+        for ln in lines) + "\n")
+    assert "held_out_at_chance" not in {s.kind for s in analyze(ingest([tmp_path]))}
