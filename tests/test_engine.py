@@ -427,3 +427,13 @@ def test_the_word_model_reads_the_same_artifacts_whatever_order_they_were_named_
     texts += [art("question.txt", "text", "after resuming the loss went back up"), art("train.py", "code", "x = 1")]
     one, other = T.artifact_text(texts), T.artifact_text(texts[::-1])
     assert one == other and "after resuming the loss went back up" in one and "x = 1" not in one
+
+
+@pytest.mark.parametrize("said, hang", [
+    ("the train loss hangs between 0.5 and 1 for 20 epochs", False),     # a plateau, no process that hangs
+    ("loss hangs around ~0.7 and never improves", False),
+    ("training hangs at 0% after the first all_reduce", True),
+    ("the job hangs forever with 8 GPUs", True),
+])
+def test_a_metric_that_hangs_around_a_value_is_no_hang(said, hang):
+    assert library.causes()["distributed_hang"].symptom_match([said]) is hang
