@@ -671,3 +671,23 @@ def test_mmengine_scalars_json_keeps_validation_records_apart(tmp_path):
     assert run.metric("val_loss").steps.tolist() == [16, 32, 48]
     assert run.metric("loss").steps.tolist() == [10, 16, 26, 32, 42, 48]
     assert len(run.metric("data_time")) == 6          # the training records' timing only
+
+
+def test_detectron2_metrics_json_scores_without_a_training_loss_are_the_evaluations(tmp_path):
+    """detectron2's metrics.json interleaves training records (total_loss, fast_rcnn/cls_accuracy, lr) with its
+    evaluator's ({"bbox/AP": ..., "iteration": 99}); the evaluator's scores were read as training metrics."""
+    recs = []
+    for it in range(19, 300, 20):
+        recs.append({"data_time": 0.001, "fast_rcnn/cls_accuracy": 0.5 + it / 1000, "iteration": it,
+                     "loss_cls": 0.7 - it / 1000, "lr": 0.001, "total_loss": 0.7 - it / 1000})
+        if (it + 1) % 100 == 0:
+            recs.append({"bbox/AP": 40.0 + it / 100, "churn/accuracy": 97.0, "iteration": it})
+    d = tmp_path / "output"
+    d.mkdir()
+    (d / "metrics.json").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    run = ingest([str(tmp_path)])
+    assert run.metric("val_accuracy").values.tolist() == [97.0, 97.0, 97.0]
+    assert run.metric("val_accuracy").steps.tolist() == [99, 199, 299]
+    assert "accuracy" not in run.metric_names()
+    assert any(n.startswith("val_") and "ap" in n for n in run.metric_names())
+    assert len(run.metric("loss")) == 15

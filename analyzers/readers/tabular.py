@@ -338,6 +338,8 @@ def read(path: Path, rel: str, run: Run) -> None:
     _strip_run_prefix(mine)
     if path.name == "scalars.json":
         run.series[n_series:] = mine = _mmengine_eval_rows(mine)
+    elif mine and all(s.loc_kind == LOC_LINE for s in mine) and path.suffix.lower() in (".json", ".jsonl"):
+        _score_records_held_out(mine)
     rename_by_layout(mine)
     layers = _wide_layer_columns(path, [s.raw_name for s in mine])
     has_total = any(x.name == "grad_norm" for x in mine)
@@ -380,6 +382,29 @@ def _mmengine_eval_rows(series: list[Series]) -> list[Series]:
         out.append(Series(name=normalize(raw), raw_name=raw, steps=steps, values=s.values, source=s.source,
                           locs=s.locs, loc_kind=s.loc_kind, step_is_index=s.step_is_index))
     return out
+
+
+# A score of a held-out evaluation by its name (accuracy, AUC, F1, AP, mAP, IoU, BLEU ...), as names.normalize spells it
+_SCORE_NAME = re.compile(r"(?:^|[/_])(?:accuracy|acc|auc|f1|precision|recall|ap\d*|map\w*|miou|iou|dice|bleu|rouge\w*|top\d)"
+                         r"(?:$|[/_])")
+
+
+def _score_records_held_out(series: list[Series]) -> None:
+    """A JSON-lines metrics file whose score records carry no training loss (detectron2's metrics.json: training
+    records {"total_loss", "loss_cls", "lr", "iteration"}, evaluation ones {"bbox/AP", "churn/accuracy",
+    "iteration"}): a score that never shares a record with the training loss is the evaluation's (named val/...).
+    Names that already say their set (val_, train_) keep it."""
+    loss = next((s for s in series if s.name == "loss"), None)
+    if loss is None or not any(s is not loss and s.name not in ("epoch", "iter", "step", "iteration")
+                               and np.isin(s.locs, loss.locs).any() for s in series):
+        return      # (a melted table, one metric a row: no record holds two, so none is told apart by them)
+    for s in series:
+        raw = (s.raw_name or s.name).lower()
+        if s is loss or s.name.startswith("val_") or raw.startswith(("train", "val", "test", "eval")) \
+                or not _SCORE_NAME.search(s.name) or np.isin(s.locs, loss.locs).any():
+            continue
+        s.raw_name = f"val/{s.raw_name or s.name}"
+        s.name = normalize(s.raw_name)
 
 
 # A W&B chart export names each column `<run name> - <metric>` ("enc-warmup - grad_norm/encoder")
