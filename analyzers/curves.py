@@ -1742,7 +1742,7 @@ def _train_val(run: Run, tr: Series, va: Series, q: Quoter, labels: tuple[str, s
         return []
     txt = (f"{labels[1]} rises {rise*100:.0f}% from its minimum {_fmt(vmin)} at step {int(va.steps[imin])} "
            f"while {labels[0]} keeps falling ({_fmt(t_at)} -> {_fmt(t_end)})")
-    unfitted = _unfitted_at_divergence(run, q) or _loss_memorized(run, tr, q)
+    unfitted = _unfitted_at_divergence(run, q, tr, t_end, vmin) or _loss_memorized(run, tr, q)
     # (beside a training set far from fitted the rise says less of overfitting: below the strength that
     # separates it from label noise, scoring.SEPARATING_MIN, so it is no finding until the labels are checked)
     strength = min(1.0, rise / 0.3) if not unfitted else min(UNFITTED_DIVERGENCE, rise / 0.3)
@@ -1819,15 +1819,25 @@ def _loss_memorized(run: Run, tr: Series, q: Quoter) -> list[Signal]:
                    {"first": first, "second": second, "step": int(tr.steps[fi[h]])})]
 
 
-def _unfitted_at_divergence(run: Run, q: Quoter) -> list[Signal]:
+def _unfitted_at_divergence(run: Run, q: Quoter, tr: Series | None = None, t_end: float | None = None,
+                            vmin: float | None = None) -> list[Signal]:
     """divergence_train_unfitted: validation worsens while the training set is still far from fitted (train
     accuracy below TRAIN_UNFITTED at the end, well above chance). A net that overfits clean labels fits its
     training set on the way; one that is memorising wrong labels climbs slowly through them (a 30 % noisy
     set: train accuracy 0.62 at the val minimum, 0.82 forty epochs on). Not a finding for either: it keeps
-    overfitting below the bar until the labels are looked at."""
+    overfitting below the bar until the labels are looked at. With no train accuracy logged: the training loss
+    (`t_end`, the median of its last tenth) ending at or above the validation loss's best (`vmin`), where nothing
+    mixes the training targets (label smoothing, mixup keep a training loss high by design): a timm summary's
+    train_loss 0.62 beside an eval_loss that bottomed at 0.2 with 40 % of the training labels wrong."""
     got = _train_accuracy(run, 3)
     if got is None:
-        return []
+        if tr is None or t_end is None or vmin is None or not t_end >= vmin > 0 \
+                or any(_MIXED_TARGETS.search(t.text[:200_000]) for t in run.texts):
+            return []
+        txt = (f"the training loss ends at {_fmt(t_end)}, above the {_fmt(vmin)} validation reached, while validation "
+               "worsens: the training set is far from fitted (overfitting clean labels fits it; memorising wrong ones is slow)")
+        return [Signal("divergence_train_unfitted", 0.6, txt, [q.ev(tr, len(tr.values) - 1, "training loss at the end")],
+                       {"train_loss_end": t_end, "val_min": vmin})]
     a, fi, v = got
     end = float(np.median(v[-max(1, len(v) // 5):]))
     k = _num_classes(run)

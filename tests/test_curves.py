@@ -1208,3 +1208,21 @@ def test_readings_of_this_stop_kept_from_what_they_do_not_mean():
     assert "params_unchanged" not in kinds(run)
     assert not {"divergence", "loss_huge_at_start"} & set(kinds(_run(accuracy=np.linspace(0.5, 0.9, 30), l2=np.linspace(1, 40, 30))))
     assert "dead_units" not in kinds(_run(loss=falling[:50], inactive_units=np.linspace(100, 200, 50)))
+
+
+def test_a_training_loss_that_ends_above_validations_best_is_an_unfitted_training_set(tmp_path):
+    """A timm summary.csv with 40 % of the training labels wrong: train_loss floors at 0.62 while eval_loss bottomed
+    at 0.2 and climbs back to 0.67; no train accuracy logged. Read before as overfitting 0.94."""
+    from mltdbg.analyzers.ingest import ingest  # noqa: PLC0415
+    rows = ["epoch,train_loss,eval_loss,eval_top1,eval_top5,lr"]
+    for e in range(60):
+        tl = 0.62 + 1.6 * math.exp(-e / 12)
+        vl = 0.2 + 1.8 * math.exp(-e / 3) + 0.47 * max(0, e - 15) / 44
+        rows.append(f"{e},{tl:.4f},{vl:.4f},{min(98.6, 76 + 1.5 * e) - 0.4 * max(0, e - 15):.2f},99.0,0.0002")
+    (tmp_path / "summary.csv").write_text("\n".join(rows) + "\n")
+    sigs = {s.kind: s for s in curve_signals(ingest([str(tmp_path)]))}
+    assert "divergence_train_unfitted" in sigs and sigs["train_val_divergence"].strength <= 0.25
+    assert "above the 0.2" in sigs["divergence_train_unfitted"].summary
+    # the same curves from a run that smooths its labels: a high training loss by design
+    (tmp_path / "args.yaml").write_text("model: tinycnn\nsmoothing: 0.1\n")
+    assert "divergence_train_unfitted" not in {s.kind for s in curve_signals(ingest([str(tmp_path)]))}
