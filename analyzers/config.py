@@ -355,6 +355,8 @@ def _config_facts(art: TextArtifact, fx: _Facts, run: Run) -> None:
         except Exception:  # an odd tag: keep the text
             v = scalar.value
         line = scalar.start_mark.line + 1
+        if path == "batch" and isinstance(v, int) and not isinstance(v, bool):
+            path = "batch_size"      # ultralytics' args.yaml (batch: 16; -1: its auto batch)
         fx.key_value(path, v, line)
         if (meant := _misspelled(path)) is not None:
             fx.add("key_misspelled", f"{path.rsplit('.', 1)[-1]}->{meant}", line)

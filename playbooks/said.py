@@ -150,7 +150,7 @@ _PATTERNS: dict[str, tuple[str, str]] = {
 # (re.A: a word boundary also falls between Latin letters and CJK characters, "变成nan了", "用了fp16训练")
 _COMPILED = {k: re.compile(p, re.I | re.A) for k, (p, _) in _PATTERNS.items()}
 # A statement of fact ("shuffle=True") right after a negation says the opposite: "does not pass shuffle=True".
-_NEGATED = re.compile(r"(?:\bnot|n't|\bno|\bnever|\bwithout|\bforg[eo]t\w*|\bmissing|\bdon'?t|\bisn'?t"
+_NEGATED = re.compile(r"(?:\bnot|n't|\bno|\bnone|\bnever|\bwithout|\bforg[eo]t\w*|\bmissing|\bdon'?t|\bisn'?t"
                       # ... and the negations of the other languages posts come in (Portuguese/Spanish, French,
                       # German, Russian): "não estou usando mixed precision", "sin fp16", "ohne AMP", "без amp"
                       r"|\bnão|\bnao|\bsin|\bsem|\bnunca|\bpas|\bsans|\bnicht|\bkein\w*|\bohne|\bне|\bнет|\bбез)"
@@ -417,7 +417,7 @@ _FAILURE_WORDS = re.compile(
     # or a bare "fluctuates": a minibatch loss does, and "it fluctuates a little, is this normal?" asks about a
     # healthy run)
     r"|all\s+over\s+the\s+place|(?:swing|fluctuat|bounc|jump)\w*\s+(?:wildly|a\s+lot|hugely|massively|heavily|like\s+crazy)"
-    r"|erratic\w*"
+    r"|erratic\w*|(?:really|very|so|super|extremely)\s+jumpy|swing\w*\s+up\s+and\s+down"
     # results that fall short of (or oddly beat) a reference: "much lower than the paper", "mAP 0.66 vs 0.71"
     r"|(?:lower|higher|worse|better)\s+than\s+(?:\w+\s+){0,3}(?:paper|reported|expected|readme|official|claimed"
     r"|published|original|baseline)\w*|(?:much|far|very|significantly|way)\s+(?:lower|higher|worse|low|less)"

@@ -618,3 +618,11 @@ def test_openmmlab_python_config_dicts_are_settings(tmp_path):
     assert f["optimizer"] == ["sgd"] and f["lr"] == [0.1] and f["weight_decay"] == [0.05] and f["momentum"] == [0.9]
     check_citations(run)
     assert "config:weight_decay_high" in {s.kind for s in config_signals(run)}    # SGD's coupled decay at 0.05
+
+
+def test_ultralytics_args_yaml_batch_is_the_batch_size(tmp_path):
+    p = tmp_path / "args.yaml"
+    p.write_text("task: detect\nmode: train\nepochs: 30\nbatch: 2\nimgsz: 32\noptimizer: SGD\nlr0: 0.02\n")
+    run = run_of(p)
+    assert facts(run)["batch_size"] == [2]
+    assert "config:batch_size_tiny" in {s.kind for s in config_signals(run)}

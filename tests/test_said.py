@@ -622,3 +622,11 @@ def test_a_score_that_never_moved_while_the_loss_fell_is_no_overfitting(tmp_path
     got = {h.id: h.confidence for h in d.hypotheses}
     assert d.hypotheses[0].id in ("metric_changed", "label_misalignment"), got
     assert got.get("overfitting", 0.0) < 0.1, got
+
+
+def test_none_of_the_losses_going_down_is_no_fall():
+    """'None of the losses go down at all, mAP stays near zero' denies the fall: no narrated
+    accuracy_stuck_loss_falls (which weighs against frozen parameters)."""
+    assert "accuracy_stuck_loss_falls" not in said.ruled_out(["None of the losses go down at all, mAP stays near zero"])
+    assert "accuracy_stuck_loss_falls" in said.ruled_out(["The losses go down nicely but mAP stays near zero"])
+    assert said.names_failure(["Training is really jumpy: val mAP swings up and down between epochs"])
