@@ -1030,3 +1030,25 @@ def test_inputs_and_targets_cut_by_two_different_slices():
     assert "code:separate_shuffle" not in kinds_of("X = features[:-1]\ny = prices[1:]\n")
     assert "code:separate_shuffle" not in kinds_of("X = X_all[:1000]\ny = y_all[:len(X)]\n")
     assert "code:separate_shuffle" not in kinds_of("X = X_all[:800]\ntest_labels = labels_all[800:]\n")
+
+
+@pytest.mark.parametrize("rebind, found", [
+    ("model = Net(10).to('cpu')", True),                       # a second model: the optimizer holds the first's weights
+    ("model = model.to('cpu')", False),                        # the same module moved
+    ("model = torch.nn.DataParallel(model)", False),           # the same module wrapped
+    ("model = Net(10)\n    optimizer = build_optimizer(model, 0.01)", False),    # the optimizer built again after it
+])
+def test_a_model_built_anew_after_its_optimizer(tmp_path, rebind, found):
+    p = tmp_path / "train.py"
+    p.write_text("import torch\nimport torch.nn as nn\n\n"
+                 "class Net(nn.Module):\n    def __init__(self, k):\n        super().__init__()\n        self.fc = nn.Linear(4, k)\n"
+                 "    def forward(self, x):\n        return self.fc(x)\n\n"
+                 "def build_optimizer(model, lr):\n    return torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9)\n\n"
+                 "def main():\n    model = Net(10)\n    optimizer = build_optimizer(model, 0.01)\n"
+                 f"    {rebind}\n"
+                 "    for x, y in loader:\n        optimizer.zero_grad()\n"
+                 "        loss = nn.functional.cross_entropy(model(x), y)\n        loss.backward()\n        optimizer.step()\n")
+    hit = [s for s in code_signals(run_of(p)) if s.kind == "code:params_not_in_optimizer"]
+    assert bool(hit) is found
+    if found:
+        assert hit[0].evidence[0].line == 17 and "built anew" in hit[0].summary

@@ -11,8 +11,8 @@ from __future__ import annotations
 import ast
 import re
 
-from mltdbg.analyzers.code.index import (CLEAR, MODULE_MOVES, STRONG, Finding, PyFile, arg, const, core, dotted, fname, last,
-                                         model_calls, recv, src)
+from mltdbg.analyzers.code.index import (CLEAR, MODULE_MOVES, STRONG, Finding, PyFile, arg, const, core, dotted, fname,
+                                         is_model_name, last, model_calls, recv, src)
 
 
 def param_paths(f: PyFile, e: ast.AST, scope: ast.AST, line: int, depth: int = 0) -> list[str]:
@@ -87,7 +87,45 @@ def check_params(f: PyFile) -> list[Finding]:
         out.extend(_check_opt_vs_forward(f, c, scope, paths))
     if not out:
         out.extend(_fresh_layer_unoptimized(f))
+    if not out:
+        out.extend(_model_rebuilt_after_optimizer(f))
     return out
+
+
+_OPT_NAME = re.compile(r"(?:^|_)(?:opt|optim|optimi[sz]er)(?:$|_|\d)", re.I)
+
+
+def _model_rebuilt_after_optimizer(f: PyFile) -> list[Finding]:
+    """`model = Net(); optimizer = SGD(model.parameters())` (or `optimizer = build_optimizer(model, ...)`), then
+    `model = Net().to(device)` in the same scope and no optimizer built after it: the optimizer steps the first
+    model's weights, the loop trains the second, which stays at its initialisation. (A rebinding that keeps the
+    module, `model = model.to(device)`, `model = DDP(model)`, is not one.)"""
+    for scope in [f.tree] + list(f.funcs):
+        opts: list[tuple[int, str]] = []        # (line, the model name the optimizer took) in this scope
+        for n in f.in_scope(scope):
+            if not isinstance(n, ast.Assign) or len(n.targets) != 1 or not isinstance(n.targets[0], ast.Name):
+                continue
+            name, v = n.targets[0].id, n.value
+            if isinstance(v, ast.Call) and (f.is_optimizer_ctor(v) or _OPT_NAME.search(name)):
+                took = [x.id for x in ast.walk(v) if isinstance(x, ast.Name)]
+                opts += [(n.lineno, m) for m in took if m != name]
+                continue
+            if not isinstance(core(v), ast.Call) or not opts:
+                continue
+            earlier = [line for line, m in opts if m == name]
+            if not earlier or any(isinstance(x, ast.Name) and x.id == name for x in ast.walk(v)):
+                continue       # (never handed to an optimizer, or a rebinding of the same module)
+            later_opt = any(isinstance(x, ast.Assign) and x.lineno > n.lineno and isinstance(x.value, ast.Call)
+                            and (f.is_optimizer_ctor(x.value) or any(isinstance(t, ast.Name) and _OPT_NAME.search(t.id)
+                                                                     for t in x.targets))
+                            for x in f.in_scope(scope))
+            if later_opt or not is_model_name(name):
+                continue
+            return [Finding("code:params_not_in_optimizer", CLEAR, n.lineno,
+                            f"{name} is built anew here after the optimizer took the parameters of the {name} before it"
+                            f" (line {earlier[-1]}): the optimizer steps weights the loop no longer uses, and the new"
+                            f" {name} stays at its initialisation", [(earlier[-1], "optimizer built here")])]
+    return []
 
 
 # torch.nn layers that hold weights and start random: built fresh, run in the loop and given to no
