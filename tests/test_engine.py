@@ -437,3 +437,37 @@ def test_the_word_model_reads_the_same_artifacts_whatever_order_they_were_named_
 ])
 def test_a_metric_that_hangs_around_a_value_is_no_hang(said, hang):
     assert library.causes()["distributed_hang"].symptom_match([said]) is hang
+
+
+def test_overfitting_is_no_finding_beside_inference_code_without_eval(tmp_path):
+    """A validation loss that falls, then rises while the training loss goes to ~0 reads as overfitting; beside a
+    validate() that runs a dropout/batch-norm model without model.eval() it stays below the bar: that code makes
+    the held-out numbers worse by itself (timm-style run, read before as overfitting 0.90)."""
+    rows = ["epoch,train_loss,eval_loss,eval_top1"]
+    for e in range(40):
+        rows.append(f"{e},{2.3 * math.exp(-e / 5) + 0.002:.4f},{0.9 + 1.4 * math.exp(-e / 3) + 0.03 * max(0, e - 8):.4f},"
+                    f"{min(75.0, 20 + 7 * e) - 0.3 * max(0, e - 8):.2f}")
+    (tmp_path / "summary.csv").write_text("\n".join(rows) + "\n")
+    code = ("import argparse\nimport torch\nimport torch.nn as nn\nfrom torch.utils.data import DataLoader, TensorDataset\n\n"
+            "def loaders(batch_size):\n    g = torch.Generator().manual_seed(0)\n    x = torch.randn(2000, 64, generator=g)\n"
+            "    y = torch.randint(0, 10, (2000,), generator=g)\n"
+            "    train = DataLoader(TensorDataset(x[:1500], y[:1500]), batch_size=batch_size, shuffle=True)\n"
+            "    val = DataLoader(TensorDataset(x[1500:], y[1500:]), batch_size=batch_size)\n    return train, val\n\n"
+            "def validate(model, loader):\n{eval}    correct = 0\n    with torch.no_grad():\n        for x, y in loader:\n"
+            "            out = model(x)\n            correct += (out.argmax(1) == y).sum().item()\n    return correct\n\n"
+            "def main():\n    p = argparse.ArgumentParser()\n    p.add_argument('--epochs', type=int, default=40)\n"
+            "    p.add_argument('--batch-size', type=int, default=64)\n    args = p.parse_args()\n"
+            "    train_loader, val_loader = loaders(args.batch_size)\n"
+            "    model = nn.Sequential(nn.Linear(64, 128), nn.BatchNorm1d(128), nn.ReLU(), nn.Dropout(0.3), nn.Linear(128, 10))\n"
+            "    optimizer = torch.optim.AdamW(model.parameters(), lr=2e-3)\n"
+            "    for epoch in range(args.epochs):\n        model.train()\n        for x, y in train_loader:\n"
+            "            optimizer.zero_grad()\n            loss = nn.functional.cross_entropy(model(x), y)\n"
+            "            loss.backward()\n            optimizer.step()\n        print(epoch, validate(model, val_loader))\n\n"
+            "if __name__ == '__main__':\n    main()\n")
+    words = ["validation loss goes up after epoch 8 while the training loss keeps falling"]
+    (tmp_path / "train.py").write_text(code.format(eval="    model.eval()\n"))
+    top = diagnose_paths([str(tmp_path)], words).hypotheses[0]
+    assert top.id == "overfitting" and top.confidence >= 0.8
+    (tmp_path / "train.py").write_text(code.format(eval=""))
+    held = {h.id: h.confidence for h in diagnose_paths([str(tmp_path)], words).hypotheses}
+    assert held["overfitting"] < 0.8 and "eval_mode_forgotten" in held
