@@ -1052,3 +1052,25 @@ def test_a_model_built_anew_after_its_optimizer(tmp_path, rebind, found):
     assert bool(hit) is found
     if found:
         assert hit[0].evidence[0].line == 17 and "built anew" in hit[0].summary
+
+
+@pytest.mark.parametrize("d_zero, found", [("", True), ("        optimizer_D.zero_grad()\n", False)])
+def test_a_gan_loop_that_zeroes_one_of_its_two_optimizers(tmp_path, d_zero, found):
+    p = tmp_path / "train.py"
+    p.write_text("import torch\nimport torch.nn as nn\n\n"
+                 "generator, discriminator = nn.Linear(8, 4), nn.Linear(4, 1)\n"
+                 "optimizer_G = torch.optim.Adam(generator.parameters(), lr=2e-4)\n"
+                 "optimizer_D = torch.optim.Adam(discriminator.parameters(), lr=2e-4)\n"
+                 "bce = nn.BCEWithLogitsLoss()\n"
+                 "for epoch in range(50):\n    for real in loader:\n"
+                 "        optimizer_G.zero_grad()\n        z = torch.randn(real.size(0), 8)\n"
+                 "        g_loss = bce(discriminator(generator(z)), torch.ones(real.size(0), 1))\n"
+                 "        g_loss.backward()\n        optimizer_G.step()\n"
+                 f"{d_zero}"
+                 "        d_loss = bce(discriminator(real), torch.ones(real.size(0), 1)) + "
+                 "bce(discriminator(generator(z).detach()), torch.zeros(real.size(0), 1))\n"
+                 "        d_loss.backward()\n        optimizer_D.step()\n")
+    hit = [s for s in code_signals(run_of(p)) if s.kind == "code:missing_zero_grad"]
+    assert bool(hit) is found
+    if found:
+        assert hit[0].strength >= 0.7 and "optimizer_D.step()" in hit[0].summary

@@ -72,6 +72,12 @@ def check_zero_grad(f: PyFile, idx: RunIndex) -> list[Finding]:
                                    f"zero_grad() runs only when `{src(cond.test)[:60]}` holds, while backward() and step() "
                                    "run every iteration: between those iterations the gradients accumulate",
                                    [(b.lineno, "backward()"), (step.lineno, "optimizer step, every iteration")]))
+            elif loop is not None and (miss := _step_never_zeroed(zeros, f.opt_steps_inside(scope, loop))):
+                (never, other), first = miss, zeros[0]
+                out.append(Finding("code:missing_zero_grad", CLEAR, never.lineno,
+                                   f"{dotted(recv(never))}.step() runs every iteration but only {other}'s gradients are"
+                                   f" zeroed in the loop: {dotted(recv(never))}'s accumulate across steps",
+                                   [(getattr(first, "lineno", never.lineno), f"{other}.zero_grad(), the loop's only zeroing")]))
             continue
         if loop is None and file_has_zero:
             continue    # a step function; the caller may zero the gradients
@@ -92,6 +98,18 @@ def check_zero_grad(f: PyFile, idx: RunIndex) -> list[Finding]:
                            "backward() and step() run every iteration but gradients are never zeroed inside the loop:"
                            " they accumulate across steps", more))
     return out
+
+
+def _step_never_zeroed(zeros: list[ast.AST], steps: list[ast.Call]) -> tuple[ast.Call, str] | None:
+    """A GAN's two optimizers: `optimizer_G.zero_grad()` in the loop, `optimizer_D.step()` with no
+    `optimizer_D.zero_grad()`: (the step whose optimizer the loop never zeroes, the one it zeroes). None when a
+    zero_grad is on anything but a stepped optimizer (a model's zero_grad(), a loop over optimizers: coverage unknown)."""
+    stepped = {dotted(recv(s)) for s in steps}
+    zeroed = {dotted(recv(z)) if isinstance(z, ast.Call) else None for z in zeros}
+    if len(stepped) < 2 or None in stepped or None in zeroed or not zeroed <= stepped:
+        return None
+    never = next((s for s in steps if dotted(recv(s)) not in zeroed), None)
+    return (never, str(sorted(zeroed, key=str)[0])) if never is not None else None
 
 
 def _only_under_if(f: PyFile, zeros: list[ast.AST], loop: ast.AST, step: ast.AST) -> ast.If | None:
