@@ -185,7 +185,7 @@ def _curve_signals(run: Run) -> list[Signal]:
         # A run may only log eval loss (or a single loss under another name): use it; or only the terms of its
         # training loss, on the same rows (YOLO's box/cls/dfl, detectron2's loss_*): their sum is the total
         loss = run.metric("val_loss") or _summed_terms(run) or _error_curve(run)
-    g, lr = primary(run, "grad_norm"), run.metric("lr")
+    g, lr = primary(run, "grad_norm") or _network_grad(run), run.metric("lr")
 
     def grad_and_lr() -> tuple[list[Signal], list[Signal]]:
         return (_grad_signals(ordered(g), quote) if g is not None else [],
@@ -282,6 +282,30 @@ def _curve_signals(run: Run) -> list[Signal]:
 
 # A gradient norm still within this factor of its early level at the loss's minimum has not grown yet there.
 GROWTH_BEFORE_RISE = 3.0
+
+
+# The networks of a GAN or an actor-critic, each logging its own gradient norm (names.normalize: "gnorm_d" ->
+# "grad_norm/d"), where no whole-model norm is logged.
+_NETWORKS = frozenset({"d", "g", "disc", "gen", "discriminator", "generator", "critic", "actor", "policy", "value"})
+
+
+def _network_grad(run: Run) -> Series | None:
+    """With no whole-model gradient norm: the network norm (grad_norm/d, grad_norm/critic, ...) that grew the most
+    from its first tenth to its peak: what the gradient reading has of a GAN whose critic's norm blows up while
+    the generator's stays small."""
+    best, grow = None, 0.0
+    for s in run.series:
+        if not s.name.startswith("grad_norm/") or s.name[len("grad_norm/"):] not in _NETWORKS or len(s) < 5:
+            continue
+        v = np.abs(ordered(s).values)
+        v = v[np.isfinite(v)]
+        if len(v) < 5:
+            continue
+        first = float(np.median(v[:max(1, len(v) // 10)]))
+        ratio = float(np.max(v)) / first if first > 0 else float("inf")
+        if best is None or ratio > grow:
+            best, grow = s, ratio
+    return best
 
 
 def _growth_after_rise(out: list[Signal], g: Series, loss: Series) -> list[Signal]:

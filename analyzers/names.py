@@ -150,6 +150,10 @@ def _when_alias(n: str) -> str | None:
     return None
 
 
+_NET_PART = r"d|g|disc|gen|discriminator|generator|critic|actor|policy|value|encoder|decoder"
+_PART_GRAD = re.compile(rf"(?:gradnorm|gnorm|grad_norm)_(?P<a>{_NET_PART})|(?P<b>{_NET_PART})_(?:gradnorm|gnorm|grad_norm)")
+
+
 @lru_cache(maxsize=4096)
 def normalize(raw: str) -> str:
     """Canonical metric name for a raw name as it appears in an artifact."""
@@ -213,6 +217,9 @@ def normalize(raw: str) -> str:
         # (the whole model's under the same namespace: "Gradients/total_norm", "grad/global_norm")
         return "grad_norm" if tail in WHOLE_MODEL else "grad_norm/" + tail
     # (not the settings and counters named after gradients: grad_accum, grad_clip_norm, grad_steps)
+    # a GAN's / an actor-critic's networks, each with its norm: "gradnorm_d", "gnorm_g", "d_grad_norm", "critic_gnorm"
+    if (m := _PART_GRAD.fullmatch(n)) is not None:
+        return "grad_norm/" + (m.group("a") or m.group("b"))
     for p in ("grad_norm_", "grad_norm.", "grad_"):
         if n.startswith(p) and len(n) > len(p):
             if p == "grad_" and n[len(p):].startswith(_GRAD_SETTINGS):

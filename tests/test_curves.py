@@ -1226,3 +1226,17 @@ def test_a_training_loss_that_ends_above_validations_best_is_an_unfitted_trainin
     # the same curves from a run that smooths its labels: a high training loss by design
     (tmp_path / "args.yaml").write_text("model: tinycnn\nsmoothing: 0.1\n")
     assert "divergence_train_unfitted" not in {s.kind for s in curve_signals(ingest([str(tmp_path)]))}
+
+
+def test_a_critic_gradient_norm_that_blows_up_is_read_where_no_whole_model_norm_is_logged(tmp_path):
+    """A WGAN without clipping or penalty logs gnorm_d and gnorm_g: the critic's climbs 2 -> 7e3 while the
+    generator's stays small. With no whole-model grad_norm, the network norm that grew most is the gradient read."""
+    from mltdbg.analyzers.ingest import ingest  # noqa: PLC0415
+    from mltdbg.analyzers.names import normalize  # noqa: PLC0415
+    assert [normalize(n) for n in ("gnorm_d", "gradnorm_g", "critic_grad_norm", "grad_norm_D")] == [
+        "grad_norm/d", "grad_norm/g", "grad_norm/critic", "grad_norm/d"]
+    (tmp_path / "wgan_train.log").write_text("".join(
+        f"iter {i * 100} loss_d={-(1.05 ** i):.3f} loss_g={0.9 ** i:.4f} gnorm_d={2.2 * 1.2 ** i:.3f} "
+        f"gnorm_g={0.15 + 0.01 * (i % 3):.3f}\n" for i in range(50)))
+    sigs = {s.kind: s for s in curve_signals(ingest([str(tmp_path)]))}
+    assert any(k.startswith("grad_growth") or k == "grad_explosion" for k in sigs), sorted(sigs)
