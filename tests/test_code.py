@@ -1074,3 +1074,28 @@ def test_a_gan_loop_that_zeroes_one_of_its_two_optimizers(tmp_path, d_zero, foun
     assert bool(hit) is found
     if found:
         assert hit[0].strength >= 0.7 and "optimizer_D.step()" in hit[0].summary
+
+
+def test_the_pytorch_dcgan_loop_gives_the_generator_optimizer_no_finding(tmp_path):
+    """The DCGAN example's loop: optimizerG's first backward after it is the discriminator's (errD_real), but the
+    loop runs netG too (fake = netG(noise)): its parameters train. Read before as 'the optimizer gets the
+    parameters of netG but the training loop runs netD'."""
+    p = tmp_path / "train.py"
+    p.write_text("import torch\nimport torch.nn as nn\nimport torch.optim as optim\n\n"
+                 "netG, netD = nn.Linear(8, 4), nn.Linear(4, 1)\ncriterion = nn.BCEWithLogitsLoss()\n"
+                 "optimizerD = optim.Adam(netD.parameters(), lr=2e-4)\noptimizerG = optim.Adam(netG.parameters(), lr=2e-4)\n"
+                 "for epoch in range(25):\n    for i, (data,) in enumerate(dataloader):\n"
+                 "        netD.zero_grad()\n        output = netD(data)\n        errD_real = criterion(output, torch.ones(64))\n"
+                 "        errD_real.backward()\n        noise = torch.randn(64, 8)\n        fake = netG(noise)\n"
+                 "        output = netD(fake.detach())\n        errD_fake = criterion(output, torch.zeros(64))\n"
+                 "        errD_fake.backward()\n        optimizerD.step()\n"
+                 "        netG.zero_grad()\n        output = netD(fake)\n        errG = criterion(output, torch.ones(64))\n"
+                 "        errG.backward()\n        optimizerG.step()\n")
+    assert not [s for s in code_signals(run_of(p)) if s.kind == "code:params_not_in_optimizer"]
+    # ... and a model built anew (moved to a device on the way) after its optimizer is still one
+    p.write_text("import torch\nimport torch.nn as nn\n\nclass Net(nn.Module):\n    pass\n\n"
+                 "model = Net()\noptimizer = torch.optim.SGD(model.parameters(), lr=0.1)\nmodel = Net().to('cuda')\n"
+                 "for x, y in loader:\n    optimizer.zero_grad()\n    loss = nn.functional.mse_loss(model(x), y)\n"
+                 "    loss.backward()\n    optimizer.step()\n")
+    hit = [s for s in code_signals(run_of(p)) if s.kind == "code:params_not_in_optimizer"]
+    assert hit and hit[0].evidence[0].line == 9

@@ -96,10 +96,11 @@ _OPT_NAME = re.compile(r"(?:^|_)(?:opt|optim|optimi[sz]er)(?:$|_|\d)", re.I)
 
 
 def _model_rebuilt_after_optimizer(f: PyFile) -> list[Finding]:
-    """`model = Net(); optimizer = SGD(model.parameters())` (or `optimizer = build_optimizer(model, ...)`), then
-    `model = Net().to(device)` in the same scope and no optimizer built after it: the optimizer steps the first
-    model's weights, the loop trains the second, which stays at its initialisation. (A rebinding that keeps the
-    module, `model = model.to(device)`, `model = DDP(model)`, is not one.)"""
+    """`model = Net(); optimizer = build_optimizer(model, ...)` (an optimizer built in a helper the model is handed
+    to, which _check_opt_vs_forward's per-constructor reading cannot follow), then `model = Net().to(device)` in
+    the same scope and no optimizer built after it: the optimizer steps the first model's weights, the loop trains
+    the second, which stays at its initialisation. (A rebinding that keeps the module, `model = model.to(device)`,
+    `model = DDP(model)`, is not one.)"""
     for scope in [f.tree] + list(f.funcs):
         opts: list[tuple[int, str]] = []        # (line, the model name the optimizer took) in this scope
         for n in f.in_scope(scope):
@@ -191,15 +192,18 @@ def _check_opt_vs_forward(f: PyFile, opt: ast.Call, scope: ast.AST, paths: list[
     fwd = [c for c in calls if c.lineno <= b.lineno]
     if not fwd:
         return []
-    # the optimizer's model rebuilt after the optimizer: the optimizer holds the old tensors
+    # the optimizer's model rebuilt after the optimizer (`model = Net().to(device)`): the optimizer holds the old
+    # tensors (an optimizer built inside a helper the model is handed to: _model_rebuilt_after_optimizer)
     for r in roots:
         for line, v in f.assigns_between(scope, r, opt.lineno, b.lineno):
-            if isinstance(v, ast.Call) and r not in src(v) and (last(v)[:1].isupper()
-                                                                  or last(v) in ("from_pretrained", "load_model")):
+            cv = core(v)
+            if isinstance(cv, ast.Call) and r not in src(v) and (last(cv)[:1].isupper()
+                                                                  or last(cv) in ("from_pretrained", "load_model")):
                 return [Finding("code:params_not_in_optimizer", CLEAR, line,
                                 f"{r} is rebuilt after the optimizer was created: the optimizer updates the old"
                                 " parameters, the loop trains the new ones", [(opt.lineno, "optimizer built here")])]
-    for c in fwd:
+    # (a GAN's generator optimizer: its first backward is the discriminator's, but the loop runs the generator too)
+    for c in calls if loops else fwd:
         m = dotted(c.func)
         mroot = m.split(".")[0] if not m.startswith("self.") else ".".join(m.split(".")[:2])
         if mroot in roots or any(p.startswith(m + ".") or m.startswith(p) for p in paths):
