@@ -186,7 +186,7 @@ def _check_opt_vs_forward(f: PyFile, opt: ast.Call, scope: ast.AST, paths: list[
     loops = f.loops_of(b)
     region = loops[-1] if loops else scope
     key = f"params:fwd:{id(region)}"     # the forward calls of a region, found once per file
-    calls = f.memo.get(key)
+    calls: list[ast.Call] | None = f.memo.get(key)  # type: ignore[assignment]
     if calls is None:
         calls = f.memo[key] = model_calls(f, f.within(region) if loops else f.in_scope(scope))
     fwd = [c for c in calls if c.lineno <= b.lineno]
