@@ -1099,3 +1099,19 @@ def test_the_pytorch_dcgan_loop_gives_the_generator_optimizer_no_finding(tmp_pat
                  "    loss.backward()\n    optimizer.step()\n")
     hit = [s for s in code_signals(run_of(p)) if s.kind == "code:params_not_in_optimizer"]
     assert hit and hit[0].evidence[0].line == 9
+
+
+def test_a_discriminator_whose_sequential_ends_in_a_sigmoid_beside_bce_with_logits(tmp_path):
+    """The DCGAN examples' Discriminator: self.main = nn.Sequential(..., nn.Sigmoid()), forward returns
+    self.main(x).view(-1, 1).squeeze(1); with BCEWithLogitsLoss the loss sees sigmoid(sigmoid(x))."""
+    p = tmp_path / "train.py"
+    body = ("import torch\nimport torch.nn as nn\n\n"
+            "class Discriminator(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.main = nn.Sequential(nn.Linear(64, 32), nn.LeakyReLU(0.2), nn.Linear(32, 1), nn.Sigmoid())\n\n"
+            "    def forward(self, x):\n        return self.main(x.view(x.size(0), -1)).view(-1, 1).squeeze(1)\n\n"
+            "netD = Discriminator()\ncriterion = nn.{loss}()\n")
+    p.write_text(body.format(loss="BCEWithLogitsLoss"))
+    hit = [s for s in code_signals(run_of(p)) if s.kind == "code:softmax_before_ce"]
+    assert hit and "Discriminator.forward" in hit[0].summary
+    p.write_text(body.format(loss="BCELoss"))
+    assert not [s for s in code_signals(run_of(p)) if s.kind == "code:softmax_before_ce"]

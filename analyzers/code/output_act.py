@@ -62,10 +62,17 @@ def _call_activation(c: ast.AST, attrs: dict[str, str]) -> str | None:
 
 
 def _activation_attrs(f: PyFile, cls: ast.ClassDef) -> dict[str, str]:
+    """Attributes bound to an activation layer (`self.act = nn.Sigmoid()`), or to an nn.Sequential that ends in one
+    (`self.main = nn.Sequential(..., nn.Linear(128, 1), nn.Sigmoid())`: the DCGAN examples' discriminator)."""
     out = {}
     for n in f.subtree(cls):
-        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and last(n.value) in _TORCH_LAYERS:
-            out.update({d: _TORCH_LAYERS[last(n.value)] for t in n.targets if (d := dotted(t))})
+        if not isinstance(n, ast.Assign) or not isinstance(n.value, ast.Call):
+            continue
+        v: ast.AST = n.value
+        if last(n.value) == "Sequential" and n.value.args and isinstance(n.value.args[-1], ast.Call):
+            v = n.value.args[-1]
+        if isinstance(v, ast.Call) and last(v) in _TORCH_LAYERS:
+            out.update({d: _TORCH_LAYERS[last(v)] for t in n.targets if (d := dotted(t))})
     return out
 
 
