@@ -89,7 +89,9 @@ for _fact, _names in {
                  "standardize_inputs input_normalization normalize_data normalization feature_scaling scale_inputs",
     "freeze": "freeze freeze_backbone freeze_encoder freeze_base freeze_base_model freeze_body freeze_bert "
               "freeze_feature_extractor freeze_pretrained freeze_layers freeze_weights frozen",
-    "init_std": "init_std weight_init_std weight_std initializer_range init_range weight_init_scale",
+    "init_std": "init_std weight_init_std weight_std initializer_range init_range weight_init_scale "
+                # (a nested init section: init: {type: normal, std: 1.0})
+                "init.std weight_init.std initializer.std initialization.std",
     "bias_init": "bias_init bias_init_value init_bias bias_fill",
     # the model's shape a scenario's config states: its hidden activation and how many layers use it
     # (not n_hidden / num_hidden, which name a width as often as a depth)

@@ -626,3 +626,11 @@ def test_ultralytics_args_yaml_batch_is_the_batch_size(tmp_path):
     run = run_of(p)
     assert facts(run)["batch_size"] == [2]
     assert "config:batch_size_tiny" in {s.kind for s in config_signals(run)}
+
+
+def test_an_init_section_std_is_the_init_std(tmp_path):
+    p = tmp_path / "config.yaml"
+    p.write_text("seed: 5\nlr: 0.0002\ninit:\n  type: normal\n  std: 1.0\n")
+    run = run_of(p)
+    assert facts(run)["init_std"] == [1.0]
+    assert "config:init_std_large" in {s.kind for s in config_signals(run)}
