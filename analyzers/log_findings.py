@@ -33,6 +33,11 @@ _GATE_CAP = 5000          # lines per gate handed to detectors (the first ones: 
 
 # --------------------------------------------------------------------------- line detectors
 
+def _few_modes(k: int, m: int) -> dict | None:
+    """A coverage of k of m modes/classes that says collapse: m at least 4 and k at most max(1, m // 4)."""
+    return {"covered": k, "of": m} if m >= 4 and k <= max(1, m // 4) else None
+
+
 @dataclass
 class _Det:
     kind: str
@@ -452,6 +457,13 @@ DETECTORS: list[_Det] = [
             r"\s*[:=]\s*(\[[^\]\n]{0,2000}\]|\{[^}\n]{0,2000}\}|\([^)\n]{0,2000}\))", re.I),
          0.7, lambda m: "the model's predictions pile onto one class",
          lambda m: _one_class_data(m.group(1))),
+    # ... a generative model's printed coverage: "modes 1/8", "modes covered: 0/25", "generated digits cover 1/10
+    # classes", "2 of 10 classes": at most a quarter of what the data has (and at most one of small sets)
+    _Det("log:collapse_output",
+         _P(r"\b(?:modes?(?:\s+covered)?|cover(?:s|ed|age)?)\s*[:=]?\s*(\d+)\s*(?:/|of|out\s+of)\s*(\d+)"
+            r"(?:\s+(?:modes|classes|clusters|digits))?", re.I),
+         0.7, lambda m: f"the samples cover {m.group(1)} of {m.group(2)} modes: the generator emits few of the data's kinds",
+         lambda m: _few_modes(int(m.group(1)), int(m.group(2)))),
     _Det("log:collapse_output",
          _P(r"\b(?:sample|samples|generated|generation|output|outputs|prediction|predictions|pred|preds|completion|decoded)\b"
             r"(?:\s*#?\d+)?\s*(?:text)?\s*[:=]\s*(.*)", re.I),
@@ -480,6 +492,7 @@ GATES = (
     "driver version", "kernel image",
     "std", "255",     # input statistics (log:inputs_unscaled): a std beside the mean, or a raw 8-bit max
     "dead", "units", "neurons", "_zero", "never_active",    # a printout of dead units (dead_units)
+    "modes", "cover",   # a generative model's printed coverage of the data's modes (log:collapse_output)
     "encountered in",  # numpy's RuntimeWarnings (log:numpy_divide_invalid, log:numpy_log_invalid)
     "'module.", '"module.',          # a checkpoint's keys under DDP's prefix (log:ddp_prefixed_keys)
 )

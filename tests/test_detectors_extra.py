@@ -715,3 +715,16 @@ def test_a_loss_below_ln_k_with_validation_at_chance_is_held_out_at_chance(tmp_p
         ln.replace("accuracy/top1: 2", "accuracy/top1: 3").replace("accuracy/top1: 3", "accuracy/top1: 4")
         for ln in lines) + "\n")
     assert "held_out_at_chance" not in {s.kind for s in analyze(ingest([tmp_path]))}
+
+
+@pytest.mark.parametrize("line, collapsed", [
+    ("[Epoch 3/25] eval: modes 0/8, high-quality 0.0%, sample std (0.06, 0.03)", True),
+    ("==> epoch 15: generated digits cover 1/10 classes, FD 121.3", True),
+    ("eval: modes covered: 2 of 25", True),
+    ("[Epoch 3/25] eval: modes 7/8, high-quality 81.0%", False),
+    ("==> epoch 15: generated digits cover 10/10 classes, FD 2.3", False),
+    ("modes 1/2", False),                                       # too few kinds to call it a collapse
+])
+def test_a_printed_mode_coverage_that_covers_few_kinds_is_a_collapse(tmp_path, line, collapsed):
+    sigs = signals(tmp_path, {"log.txt": "[Epoch 0/25] [Batch 0/100] [D loss: 0.68] [G loss: 0.59]\n" + line + "\n"})
+    assert ("log:collapse_output" in sigs) is collapsed
