@@ -1,0 +1,113 @@
+import argparse
+import csv
+import time
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--n_epochs", type=int, default=25)
+parser.add_argument("--batch_size", type=int, default=64)
+parser.add_argument("--lr", type=float, default=0.0002)
+parser.add_argument("--b1", type=float, default=0.5)
+parser.add_argument("--b2", type=float, default=0.999)
+parser.add_argument("--latent_dim", type=int, default=32)
+parser.add_argument("--log_every", type=int, default=20)
+parser.add_argument("--seed", type=int, default=7)
+opt = parser.parse_args()
+print(opt)
+torch.manual_seed(opt.seed)
+torch.set_num_threads(1)
+
+#%DIGITS%
+
+#%EVAL%
+
+
+class Generator(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.l1 = nn.Linear(opt.latent_dim, 64 * 2 * 2)
+        self.conv_blocks = nn.Sequential(
+            nn.BatchNorm2d(64),
+            nn.ConvTranspose2d(64, 32, 4, 2, 1), nn.BatchNorm2d(32), nn.LeakyReLU(0.2),
+            nn.ConvTranspose2d(32, 16, 4, 2, 1), nn.BatchNorm2d(16), nn.LeakyReLU(0.2),
+            nn.Conv2d(16, 1, 3, 1, 1), nn.Tanh())
+
+    def forward(self, z):
+        return self.conv_blocks(self.l1(z).view(-1, 64, 2, 2))
+
+
+class Discriminator(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.model = nn.Sequential(
+            nn.Conv2d(1, 32, 4, 2, 1), nn.LeakyReLU(0.2), nn.Dropout2d(0.25),
+            nn.Conv2d(32, 64, 4, 2, 1), nn.LeakyReLU(0.2), nn.Dropout2d(0.25),
+            nn.Flatten(), nn.Linear(64 * 2 * 2, 1))
+
+    def forward(self, img):
+        return self.model(img)
+
+
+def grad_norm(module):
+    return torch.norm(torch.stack([p.grad.norm() for p in module.parameters() if p.grad is not None])).item()
+
+
+X, y = make_digits(3000)
+X = torch.tensor(X).view(-1, 64)
+y = torch.tensor(y)
+scorer = train_scorer(X, y)
+imgs_all = (X * 2 - 1).view(-1, 1, 8, 8)
+loader = torch.utils.data.DataLoader(imgs_all, batch_size=opt.batch_size, shuffle=True, drop_last=True)
+
+generator = Generator()
+discriminator = Discriminator()
+adversarial_loss = nn.BCEWithLogitsLoss()
+optimizer_G = torch.optim.Adam(generator.parameters(), lr=opt.lr, betas=(opt.b1, opt.b2))
+optimizer_D = torch.optim.Adam(discriminator.parameters(), lr=opt.lr, betas=(opt.b1, opt.b2))
+
+writer = csv.writer(open("metrics.csv", "w", newline=""))
+writer.writerow(["epoch", "iter", "loss_D", "loss_G", "D_x", "D_G_z", "gradnorm_D", "gradnorm_G"])
+t0 = time.time()
+step = 0
+for epoch in range(opt.n_epochs):
+    for i, imgs in enumerate(loader):
+        valid = torch.ones(imgs.size(0), 1)
+        fake = torch.zeros(imgs.size(0), 1)
+
+        # -----------------
+        #  Train Generator
+        # -----------------
+        optimizer_G.zero_grad()
+        z = torch.randn(imgs.size(0), opt.latent_dim)
+        gen_imgs = generator(z)
+        g_loss = adversarial_loss(discriminator(gen_imgs), valid)
+        g_loss.backward()
+        gG = grad_norm(generator)
+        optimizer_G.step()
+
+        # ---------------------
+        #  Train Discriminator
+        # ---------------------
+        out_real = discriminator(imgs)
+        out_fake = discriminator(gen_imgs.detach())
+        d_loss = (adversarial_loss(out_real, valid) + adversarial_loss(out_fake, fake)) / 2
+        d_loss.backward()
+        gD = grad_norm(discriminator)
+        optimizer_D.step()
+
+        if step % opt.log_every == 0:
+            dx, dgz = torch.sigmoid(out_real).mean().item(), torch.sigmoid(out_fake).mean().item()
+            writer.writerow([epoch, step, "%.4f" % d_loss.item(), "%.4f" % g_loss.item(), "%.4f" % dx, "%.4f" % dgz, "%.4g" % gD, "%.4g" % gG])
+        step += 1
+    generator.eval()
+    with torch.no_grad():
+        samples = (generator(torch.randn(1000, opt.latent_dim)).view(-1, 64) + 1) / 2
+    generator.train()
+    n_cls, hist, fd = score_samples(scorer, samples, X[:1000])
+    print("ep %2d/%d it %5d | loss_D %.4f loss_G %.4f | D(x) %.3f D(G(z)) %.3f | gnorm D %.4g G %.4g | classes %d/10 fd %.2f | %.0fs"
+          % (epoch + 1, opt.n_epochs, step, d_loss.item(), g_loss.item(), torch.sigmoid(out_real).mean().item(),
+             torch.sigmoid(out_fake).mean().item(), gD, gG, n_cls, fd, time.time() - t0))
+torch.save(generator.state_dict(), "generator.pth")
