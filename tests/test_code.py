@@ -1115,3 +1115,20 @@ def test_a_discriminator_whose_sequential_ends_in_a_sigmoid_beside_bce_with_logi
     assert hit and "Discriminator.forward" in hit[0].summary
     p.write_text(body.format(loss="BCELoss"))
     assert not [s for s in code_signals(run_of(p)) if s.kind == "code:softmax_before_ce"]
+
+
+@pytest.mark.parametrize("guard, found", [
+    ("        if found_inf:\n            pass\n        else:\n            optimizer.step()\n", True),     # skip-on-overflow
+    ("        if (it + 1) % accum == 0:\n            optimizer.step()\n", False),                   # accumulation
+])
+def test_zero_grad_only_under_fp16_while_the_step_skips_only_on_overflow(tmp_path, guard, found):
+    """A Megatron-style loop: model.zero_grad() only `if fp16:`, the step in the else of a found_inf check: in an
+    fp32 run the gradients are never cleared (grad norm 28 -> 115). An accumulation `if` over the step is not it."""
+    p = tmp_path / "train.py"
+    p.write_text("import torch\nimport torch.nn.functional as F\n\n"
+                 "def main(model, optimizer, data, fp16, accum):\n    it = 0\n    while it < 300:\n"
+                 "        if fp16:\n            model.zero_grad(set_to_none=True)\n"
+                 "        x, y = data(it)\n        loss = F.cross_entropy(model(x), y)\n        loss.backward()\n"
+                 "        found_inf = False\n" + guard + "        it += 1\n")
+    hit = [s for s in code_signals(run_of(p)) if s.kind == "code:missing_zero_grad"]
+    assert bool(hit) is found

@@ -7,6 +7,7 @@ Out: `check_zero_grad(f, idx)` -> Findings.
 from __future__ import annotations
 
 import ast
+import re
 from bisect import bisect_left, bisect_right
 
 from mltdbg.analyzers.code.index import (CLEAR, MEDIUM, STRONG, WEAK, Finding, PyFile, RunIndex, dotted, is_backward,
@@ -112,14 +113,19 @@ def _step_never_zeroed(zeros: list[ast.AST], steps: list[ast.Call]) -> tuple[ast
     return (never, str(sorted(zeroed, key=str)[0])) if never is not None else None
 
 
+# An `if` over the optimizer step that makes it an accumulation (a counter modulo the accumulation steps, a flag
+# named for it); another `if` over it (`if found_inf: skip ... else: optimizer.step()`) runs it nearly every iteration
+_ACCUMULATING = re.compile(r"%|accum|sync|update|boundary|micro|every|grad_acc", re.I)
+
+
 def _only_under_if(f: PyFile, zeros: list[ast.AST], loop: ast.AST, step: ast.AST) -> ast.If | None:
     """The `if` (inside `loop`) that every zero_grad of the loop sits under while the optimizer step does not:
     an eval block's `if iter_num % eval_interval == 0: ... optimizer.zero_grad()`. (Gradient accumulation puts
     the step under the same `if` as its zero_grad: no finding.)"""
     node = f.parent.get(step)
     while node is not None and node is not loop:
-        if isinstance(node, ast.If):
-            return None         # (the step is conditional too: accumulation, whatever its if)
+        if isinstance(node, ast.If) and (_ACCUMULATING.search(src(node.test)) or any(f.inside(z, node) for z in zeros)):
+            return None         # (the step is conditional too: accumulation, or under the zero_grad's own if)
         node = f.parent.get(node)
     first: ast.If | None = None
     for z in zeros:
