@@ -879,7 +879,10 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
         # The loss ran to ~0 right before it broke: a log/exp of a saturated value (log(0), log(1-1)),
         # not bad data, is the usual cause.
         last = abs(float(v[i - 1])) if i else float("inf")
-        if i >= 2 and last < 1e-3 and last < 1e-2 * float(np.max(np.abs(v[:i]))):
+        # (a fall: the first half of the history well above it; a loss that sat at ~0 through most of the run, a
+        # sparse-reward agent's td_loss of 0.00000, met its NaN some other way)
+        if i >= 2 and last < 1e-3 and last < 1e-2 * float(np.max(np.abs(v[:i]))) \
+                and float(np.median(np.abs(v[:max(1, i // 2)]))) > 10 * last:
             out.append(Signal("nonfinite_after_saturation", 0.9,
                               f"{s.name} had fallen to {_fmt(float(v[i-1]))} (from {_fmt(float(v[0]))}) just before the NaN/inf",
                               evs, {"step": int(s.steps[i]), "last_finite": float(v[i - 1])}))

@@ -1240,3 +1240,12 @@ def test_a_critic_gradient_norm_that_blows_up_is_read_where_no_whole_model_norm_
         f"gnorm_g={0.15 + 0.01 * (i % 3):.3f}\n" for i in range(50)))
     sigs = {s.kind: s for s in curve_signals(ingest([str(tmp_path)]))}
     assert any(k.startswith("grad_growth") or k == "grad_explosion" for k in sigs), sorted(sigs)
+
+
+def test_a_loss_that_sat_near_zero_most_of_the_run_before_its_nan_is_no_saturation():
+    """nonfinite_after_saturation reads a loss that FELL to ~0 just before the NaN (log of a saturated value); a
+    sparse-reward DQN's td_loss printed 0.00000 for most of the run, then NaN from a 0/0 observation, is not that."""
+    def sat(vals):
+        return "nonfinite_after_saturation" in {s.kind for s in curve_signals(_run(loss=vals))}
+    assert sat([0.9, 0.7, 0.4, 0.2, 0.05, 0.01, 0.002, 0.0004, float("nan")])
+    assert not sat([0.01, 0.00001, 0.0, 0.0, 0.0, 0.0, 0.0, 0.00001, 0.0, 0.0, float("nan")])
