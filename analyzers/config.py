@@ -839,9 +839,22 @@ def _cli_facts(art: TextArtifact, fx: _Facts, text: str, line_of=None) -> None:
 
 def _shell_facts(art: TextArtifact, fx: _Facts, text: str) -> None:
     """A launch script (run.sh, command.sh) or a notebook's `!python ...` lines: its commands'
-    flags, and `LR=1e-3`-style variables."""
+    flags, `LR=1e-3`-style variables, and flags kept in a variable the command expands (Megatron's and
+    DeepSpeed's scripts: GPT_ARGS="--lr 1e-3 --adam-eps 1e-8 ..." then `torchrun pretrain_gpt.py $GPT_ARGS`)."""
     _cli_facts(art, fx, text)
+    if "--" in text:
+        for m in _SHELL_ARGS_VAR.finditer(text):
+            body, at = m.group(3), m.start(3)
+            for f in _CLI_FLAG.finditer(body):
+                fx.key_value(f.group(1), _scalar(f.group(2)), art.line_of(at + f.start()))
+            for f in _CLI_SWITCH.finditer(body):
+                fx.key_value(f.group(1), True, art.line_of(at + f.start()))
     _regex_facts(art, fx, text, 0)
+
+
+# A shell variable holding a command's flags, quoted over one or more lines: NAME="  --flag value \ ... "
+_SHELL_ARGS_VAR = re.compile(r"(?m)^[ \t]*(?:export[ \t]+)?([A-Za-z_]\w*)=([\"'])((?:(?!\2).){0,20000}?--[A-Za-z](?:(?!\2).){0,20000}?)\2",
+                             re.S)
 
 
 def _call_repr(art: TextArtifact, fx: _Facts, text: str, off: int) -> None:

@@ -634,3 +634,18 @@ def test_an_init_section_std_is_the_init_std(tmp_path):
     run = run_of(p)
     assert facts(run)["init_std"] == [1.0]
     assert "config:init_std_large" in {s.kind for s in config_signals(run)}
+
+
+def test_flags_kept_in_a_shell_variable_are_read(tmp_path):
+    """Megatron's launch scripts keep the flags in a variable the command expands (GPT_ARGS="...")."""
+    p = tmp_path / "run.sh"
+    p.write_text('#!/bin/bash\nGPUS_PER_NODE=1\n\nGPT_ARGS="\n    --num-layers 2 \\\n    --micro-batch-size 8 \\\n'
+                 '    --lr 1e-3 \\\n    --adam-eps 1e-1 \\\n    --fp16\n"\n\n'
+                 'torchrun --nproc_per_node $GPUS_PER_NODE pretrain_gpt.py $GPT_ARGS --save ckpt\n')
+    run = Run(root=Path("."))
+    run.texts.append(TextArtifact("run.sh", p, "code", p.read_text()))
+    extract_facts(run)
+    f = facts(run)
+    assert f["lr"] == [0.001] and f["eps"] == [0.1] and f["batch_size"] == [8]
+    check_citations(run)
+    assert "config:eps_large" in {s.kind for s in config_signals(run)}
