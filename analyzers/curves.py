@@ -260,7 +260,7 @@ def _curve_signals(run: Run) -> list[Signal]:
         out += _loss_scale(ordered(ls), quote)
     out += _timing(run, quote)
     out += _dead_units(run, quote)
-    out += _params_unchanged(run, quote)
+    out += _params_unchanged(run, quote) or _policy_unchanged(run, quote)
     # Readings of the same points by a more specific signal: the huge first loss is a collapse's own start
     # (an epoch's mean, no init's loss); a jump back each epoch is the data order's first block; the
     # rise back to the start is the reset, not a divergence.
@@ -463,7 +463,7 @@ NOT_HEALTHY_BESIDE = frozenset({"loss_huge_at_start", "train_acc_capped", "val_g
                                 "memorizing_from_start", "train_acc_falls", "collapsed_to_chance", "fell_back_to_chance",
                                 "grad_pinned", "val_above_train_early", "held_out_at_chance", "val_nonfinite_only",
                                 "lr_schedule_odd", "val_unstable", "train_at_chance_val_learned",
-                                "loss_above_chance"})
+                                "loss_above_chance", "params_unchanged"})
 
 
 def without(signals: list[Signal], kind: str, beside: frozenset[str] | set[str] | Callable[[Signal], bool],
@@ -3379,6 +3379,30 @@ def _fell_by(s: Series, share: float) -> bool:
     k = max(1, len(v) // 5)
     a, b = float(np.median(v[:k])), float(np.median(v[-k:]))
     return a > 0 and (a - b) / a >= share
+
+
+# A PPO-family run's KL between the policy before and after each update (SB3's train/approx_kl, CleanRL's
+# losses/approx_kl) and its clipped share
+_POLICY_KL = re.compile(r"(?:.*/)?(?:old_)?approx_?kl|(?:.*/)?policy_kl|(?:.*/)?kl_divergence")
+POLICY_KL_ZERO = 1e-8
+
+
+def _policy_unchanged(run: Run, q: Quoter) -> list[Signal]:
+    """params_unchanged read from a policy-gradient run: the approximate KL between the policy before and after
+    every update at 0 (|kl| <= POLICY_KL_ZERO at all of PARAMS_UNCHANGED_POINTS or more updates): the policy's
+    weights never move (the actor left out of the optimizer, frozen, or an lr at 0), whatever the value loss does."""
+    for s in run.series:
+        if not _POLICY_KL.fullmatch(s.name) or len(s) < PARAMS_UNCHANGED_POINTS:
+            continue
+        v = s.values[np.isfinite(s.values)]
+        if len(v) < PARAMS_UNCHANGED_POINTS or float(np.max(np.abs(v))) > POLICY_KL_ZERO:
+            continue
+        txt = (f"{s.raw_name} is 0 at all {len(v)} updates: the policy after each update is the policy before it, "
+               "its weights are never updated")
+        return [Signal("params_unchanged", 0.7, txt, [q.ev(s, 0, f"{s.raw_name} at the first update"),
+                                                       q.ev(s, len(s) - 1, txt)],
+                       {"metric": s.name, "value": 0.0, "points": len(v), "grad_live": False})]
+    return []
 
 
 def _params_unchanged(run: Run, q: Quoter) -> list[Signal]:

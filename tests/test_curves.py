@@ -1249,3 +1249,14 @@ def test_a_loss_that_sat_near_zero_most_of_the_run_before_its_nan_is_no_saturati
         return "nonfinite_after_saturation" in {s.kind for s in curve_signals(_run(loss=vals))}
     assert sat([0.9, 0.7, 0.4, 0.2, 0.05, 0.01, 0.002, 0.0004, float("nan")])
     assert not sat([0.01, 0.00001, 0.0, 0.0, 0.0, 0.0, 0.0, 0.00001, 0.0, 0.0, float("nan")])
+
+
+def test_a_ppo_kl_of_zero_at_every_update_is_a_policy_that_never_moves():
+    """CleanRL's PPO with Adam(agent.critic.parameters()): approx_kl 0 at every update while value_loss falls. The
+    value loss falling had the run read as healthy; the policy's weights never change."""
+    n = 30
+    base = {"loss": [50 * 0.9 ** i + 14 for i in range(n)], "entropy": [0.6931] * n}
+    frozen = kinds(_run(**base, **{"losses/approx_kl": [0.0, -0.0, 4.6e-10, -4.6e-10] * 7 + [0.0, 0.0]}))
+    assert "params_unchanged" in frozen and "healthy" not in frozen
+    moving = kinds(_run(**base, **{"losses/approx_kl": [0.001 + 0.0001 * (i % 5) for i in range(n)]}))
+    assert "params_unchanged" not in moving
