@@ -620,20 +620,19 @@ def test_openmmlab_python_config_dicts_are_settings(tmp_path):
     assert "config:weight_decay_high" in {s.kind for s in config_signals(run)}    # SGD's coupled decay at 0.05
 
 
-def test_ultralytics_args_yaml_batch_is_the_batch_size(tmp_path):
-    p = tmp_path / "args.yaml"
-    p.write_text("task: detect\nmode: train\nepochs: 30\nbatch: 2\nimgsz: 32\noptimizer: SGD\nlr0: 0.02\n")
+@pytest.mark.parametrize("name, text, fact, value, kind", [
+    # ultralytics' args.yaml: batch is the batch size
+    ("args.yaml", "task: detect\nmode: train\nepochs: 30\nbatch: 2\nimgsz: 32\noptimizer: SGD\nlr0: 0.02\n",
+     "batch_size", 2, "config:batch_size_tiny"),
+    # a nested init section
+    ("config.yaml", "seed: 5\nlr: 0.0002\ninit:\n  type: normal\n  std: 1.0\n", "init_std", 1.0, "config:init_std_large"),
+])
+def test_config_keys_of_other_tools(tmp_path, name, text, fact, value, kind):
+    p = tmp_path / name
+    p.write_text(text)
     run = run_of(p)
-    assert facts(run)["batch_size"] == [2]
-    assert "config:batch_size_tiny" in {s.kind for s in config_signals(run)}
-
-
-def test_an_init_section_std_is_the_init_std(tmp_path):
-    p = tmp_path / "config.yaml"
-    p.write_text("seed: 5\nlr: 0.0002\ninit:\n  type: normal\n  std: 1.0\n")
-    run = run_of(p)
-    assert facts(run)["init_std"] == [1.0]
-    assert "config:init_std_large" in {s.kind for s in config_signals(run)}
+    assert facts(run)[fact] == [value]
+    assert kind in {s.kind for s in config_signals(run)}
 
 
 def test_flags_kept_in_a_shell_variable_are_read(tmp_path):
