@@ -26,6 +26,7 @@ import yaml
 from mltdbg.analyzers.common import yamlsafe
 from mltdbg.analyzers.common.textfind import contains_any
 from mltdbg.analyzers.model import Evidence, Fact, Run, Signal, TextArtifact
+from mltdbg.analyzers.names import is_held_out
 from mltdbg.analyzers.code.index import notebook_cells, post_code, pyfile_of
 from mltdbg.analyzers.prose import is_sentence
 
@@ -357,8 +358,8 @@ def _config_facts(art: TextArtifact, fx: _Facts, run: Run) -> None:
         except Exception:  # an odd tag: keep the text
             v = scalar.value
         line = scalar.start_mark.line + 1
-        if path == "batch" and isinstance(v, int) and not isinstance(v, bool):
-            path = "batch_size"      # ultralytics' args.yaml (batch: 16; -1: its auto batch)
+        if path == "batch" and isinstance(v, int) and not isinstance(v, bool) and v > 0:
+            path = "batch_size"      # ultralytics' args.yaml (batch: 16; -1, its auto batch, is no size)
         fx.key_value(path, v, line)
         if (meant := _misspelled(path)) is not None:
             fx.add("key_misspelled", f"{path.rsplit('.', 1)[-1]}->{meant}", line)
@@ -498,7 +499,7 @@ def _tree_facts(nodes: Iterable[ast.AST], fx: _Facts) -> None:
             # lr=0.02, weight_decay=1e-4))` names its settings as a nested dict literal does
             pre = under.pop(id(node), "")
             # (val_dataloader = dict(batch_size=100, sampler=dict(shuffle=False)): the evaluation's, not training's)
-            held_out = pre.lower().startswith(("val", "test", "eval"))
+            held_out = bool(pre) and is_held_out(pre.split(".")[0])
             for kw in node.keywords:
                 if kw.arg is None:
                     continue
@@ -844,7 +845,10 @@ def _shell_facts(art: TextArtifact, fx: _Facts, text: str) -> None:
     _cli_facts(art, fx, text)
     if "--" in text:
         for m in _SHELL_ARGS_VAR.finditer(text):
-            body, at = m.group(3), m.start(3)
+            k = 3 if m.group(2) else 5
+            name, body, at = m.group(1), m.group(k), m.start(k)
+            if "--" not in body or is_held_out(name) or not re.search(rf"\$\{{?{name}\b", text):
+                continue      # (flags of a variable no command expands, or an evaluation's: EVAL_ARGS)
             for f in _CLI_FLAG.finditer(body):
                 fx.key_value(f.group(1), _scalar(f.group(2)), art.line_of(at + f.start()))
             for f in _CLI_SWITCH.finditer(body):
@@ -853,8 +857,7 @@ def _shell_facts(art: TextArtifact, fx: _Facts, text: str) -> None:
 
 
 # A shell variable holding a command's flags, quoted over one or more lines: NAME="  --flag value \ ... "
-_SHELL_ARGS_VAR = re.compile(r"(?m)^[ \t]*(?:export[ \t]+)?([A-Za-z_]\w*)=([\"'])((?:(?!\2).){0,20000}?--[A-Za-z](?:(?!\2).){0,20000}?)\2",
-                             re.S)
+_SHELL_ARGS_VAR = re.compile(r"(?m)^[ \t]*(?:export[ \t]+)?([A-Za-z_]\w*)=(?:(\")([^\"]{0,20000})\"|(')([^']{0,20000})')")
 
 
 def _call_repr(art: TextArtifact, fx: _Facts, text: str, off: int) -> None:

@@ -648,3 +648,22 @@ def test_flags_kept_in_a_shell_variable_are_read(tmp_path):
     assert f["lr"] == [0.001] and f["eps"] == [0.1] and f["batch_size"] == [8]
     check_citations(run)
     assert "config:eps_large" in {s.kind for s in config_signals(run)}
+
+
+def test_review_mends_of_the_config_readers_of_stop_57(tmp_path):
+    """Flags of a shell variable no command expands (or an evaluation's) are no training settings; a dict() under a
+    name that only starts like one of the sets (value_optimizer) keeps its settings; ultralytics' batch: -1 (auto)
+    is no batch size."""
+    p = tmp_path / "run.sh"
+    p.write_text('EVAL_ARGS="--eval-iters 10 --lr 0 --micro-batch-size 1"\nUNUSED="--lr 5"\n'
+                 'TRAIN_ARGS="--lr 3e-4 --micro-batch-size 16"\ntorchrun pretrain_gpt.py $TRAIN_ARGS\n')
+    run = Run(root=Path("."))
+    run.texts.append(TextArtifact("run.sh", p, "code", p.read_text()))
+    extract_facts(run)
+    assert facts(run)["lr"] == [0.0003] and facts(run)["batch_size"] == [16]
+    q = tmp_path / "cfg.py"
+    q.write_text("value_optimizer = dict(type='Adam', lr=5.0)\n")
+    assert facts(run_of(q))["lr"] == [5.0]
+    y = tmp_path / "args.yaml"
+    y.write_text("task: detect\nbatch: -1\n")
+    assert "batch_size" not in facts(run_of(y))
