@@ -1132,3 +1132,23 @@ def test_zero_grad_only_under_fp16_while_the_step_skips_only_on_overflow(tmp_pat
                  "        found_inf = False\n" + guard + "        it += 1\n")
     hit = [s for s in code_signals(run_of(p)) if s.kind == "code:missing_zero_grad"]
     assert bool(hit) is found
+
+
+def test_review_mends_of_the_code_readings_of_stop_57(tmp_path):
+    """A model rebuilt after training to load its best weights for evaluation is no model left out of the
+    optimizer; an EMA helper's own step() beside the optimizer's is no second optimizer never zeroed."""
+    p = tmp_path / "train.py"
+    p.write_text("import torch\nimport torch.nn as nn\n\nclass Net(nn.Module):\n    pass\n\n"
+                 "def main(loader):\n    model = Net()\n    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+                 "    for x, y in loader:\n        optimizer.zero_grad()\n        loss = nn.functional.mse_loss(model(x), y)\n"
+                 "        loss.backward()\n        optimizer.step()\n    torch.save(model.state_dict(), 'best.pt')\n"
+                 "    model = Net()\n    model.load_state_dict(torch.load('best.pt'))\n    model.eval()\n")
+    assert not [s for s in code_signals(run_of(p)) if s.kind == "code:params_not_in_optimizer"]
+    p.write_text("import torch\nimport torch.nn as nn\n\nclass WeightEMA:\n    def __init__(self, model, ema):\n"
+                 "        self.model, self.ema = model, ema\n    def step(self):\n        pass\n\n"
+                 "model, ema_model = nn.Linear(4, 2), nn.Linear(4, 2)\n"
+                 "optimizer = torch.optim.Adam(model.parameters(), lr=2e-3)\nema_optimizer = WeightEMA(model, ema_model)\n"
+                 "for epoch in range(10):\n    for x, y in loader:\n        optimizer.zero_grad()\n"
+                 "        loss = nn.functional.cross_entropy(model(x), y)\n        loss.backward()\n"
+                 "        optimizer.step()\n        ema_optimizer.step()\n")
+    assert not [s for s in code_signals(run_of(p)) if s.kind == "code:missing_zero_grad"]

@@ -120,8 +120,11 @@ def _model_rebuilt_after_optimizer(f: PyFile) -> list[Finding]:
                             and (f.is_optimizer_ctor(x.value) or any(isinstance(t, ast.Name) and _OPT_NAME.search(t.id)
                                                                      for t in x.targets))
                             for x in f.in_scope(scope))
-            if later_opt or not is_model_name(name):
-                continue
+            trains_after = any(b.lineno > n.lineno and f.scope_of(b) is scope for b in f.backward_calls)
+            reloaded = any(last(c) == "load_state_dict" and dotted(recv(c)) == name and c.lineno > n.lineno
+                           for c in f.calls_named("load_state_dict"))
+            if later_opt or not is_model_name(name) or not trains_after or reloaded:
+                continue      # (the model rebuilt to load the best weights for evaluation: no training follows)
             return [Finding("code:params_not_in_optimizer", CLEAR, n.lineno,
                             f"{name} is built anew here after the optimizer took the parameters of the {name} before it"
                             f" (line {earlier[-1]}): the optimizer steps weights the loop no longer uses, and the new"

@@ -73,7 +73,7 @@ def check_zero_grad(f: PyFile, idx: RunIndex) -> list[Finding]:
                                    f"zero_grad() runs only when `{src(cond.test)[:60]}` holds, while backward() and step() "
                                    "run every iteration: between those iterations the gradients accumulate",
                                    [(b.lineno, "backward()"), (step.lineno, "optimizer step, every iteration")]))
-            elif loop is not None and (miss := _step_never_zeroed(zeros, f.opt_steps_inside(scope, loop))):
+            elif loop is not None and (miss := _step_never_zeroed(f, scope, zeros, f.opt_steps_inside(scope, loop))):
                 (never, other), first = miss, zeros[0]
                 out.append(Finding("code:missing_zero_grad", CLEAR, never.lineno,
                                    f"{dotted(recv(never))}.step() runs every iteration but only {other}'s gradients are"
@@ -101,10 +101,19 @@ def check_zero_grad(f: PyFile, idx: RunIndex) -> list[Finding]:
     return out
 
 
-def _step_never_zeroed(zeros: list[ast.AST], steps: list[ast.Call]) -> tuple[ast.Call, str] | None:
+def _step_never_zeroed(f: PyFile, scope: ast.AST, zeros: list[ast.AST], steps: list[ast.Call]) -> tuple[ast.Call, str] | None:
     """A GAN's two optimizers: `optimizer_G.zero_grad()` in the loop, `optimizer_D.step()` with no
     `optimizer_D.zero_grad()`: (the step whose optimizer the loop never zeroes, the one it zeroes). None when a
-    zero_grad is on anything but a stepped optimizer (a model's zero_grad(), a loop over optimizers: coverage unknown)."""
+    zero_grad is on anything but a stepped optimizer (a model's zero_grad(), a loop over optimizers: coverage unknown).
+    Only steps of optimizers count: built by a torch.optim constructor where the file shows it, else named like one
+    (an EMA's or SWA's own step(), a scheduler's, take no gradients)."""
+    def optimizer(s: ast.Call) -> bool:
+        d = dotted(recv(s)) or ""
+        v = f.value_of(d, scope, s.lineno) if "." not in d else None
+        if isinstance(v, ast.Call):
+            return f.is_optimizer_ctor(v)
+        return bool(re.search(r"opt", d, re.I)) and not re.search(r"ema|swa|sched|average", d, re.I)
+    steps = [s for s in steps if optimizer(s)]
     stepped = {dotted(recv(s)) for s in steps}
     zeroed = {dotted(recv(z)) if isinstance(z, ast.Call) else None for z in zeros}
     if len(stepped) < 2 or None in stepped or None in zeroed or not zeroed <= stepped:
