@@ -19,6 +19,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from mltdbg.analyzers.config import is_transformerish, train_batch_sizes
 from mltdbg.analyzers.model import LOC_LINE, Evidence, Run, Series, Signal, TextArtifact, value_for_json
+from mltdbg.analyzers.names import NETWORK_PARTS
 from mltdbg.analyzers.readers.textlog.arrays import small_pages
 
 # A point is a spike when it sits this many robust sigmas (1.4826*MAD) above
@@ -284,9 +285,6 @@ def _curve_signals(run: Run) -> list[Signal]:
 GROWTH_BEFORE_RISE = 3.0
 
 
-# The networks of a GAN or an actor-critic, each logging its own gradient norm (names.normalize: "gnorm_d" ->
-# "grad_norm/d"), where no whole-model norm is logged.
-_NETWORKS = frozenset({"d", "g", "disc", "gen", "discriminator", "generator", "critic", "actor", "policy", "value"})
 
 
 def _network_grad(run: Run) -> Series | None:
@@ -295,7 +293,7 @@ def _network_grad(run: Run) -> Series | None:
     the generator's stays small."""
     best, grow = None, 0.0
     for s in run.series:
-        if not s.name.startswith("grad_norm/") or s.name[len("grad_norm/"):] not in _NETWORKS or len(s) < 5:
+        if not s.name.startswith("grad_norm/") or s.name[len("grad_norm/"):] not in NETWORK_PARTS or len(s) < 5:
             continue
         v = np.abs(ordered(s).values)
         v = v[np.isfinite(v)]
@@ -3383,7 +3381,9 @@ def _fell_by(s: Series, share: float) -> bool:
 
 # A PPO-family run's KL between the policy before and after each update (SB3's train/approx_kl, CleanRL's
 # losses/approx_kl) and its clipped share
-_POLICY_KL = re.compile(r"(?:.*/)?(?:old_)?approx_?kl|(?:.*/)?policy_kl|(?:.*/)?kl_divergence")
+_POLICY_KL = re.compile(r"(?:.*/)?(?:old_)?approx_?kl|(?:.*/)?policy_kl")
+# ... read only beside a policy-gradient sibling of the same file (a VAE's kl at 0 is posterior collapse, no policy)
+_PPO_SIBLING = re.compile(r"(?:.*/)?(?:clip_?frac\w*|clip_fraction|policy_(?:gradient_)?loss|pg_loss|entropy(?:_loss)?)")
 POLICY_KL_ZERO = 1e-8
 
 
@@ -3392,7 +3392,8 @@ def _policy_unchanged(run: Run, q: Quoter) -> list[Signal]:
     every update at 0 (|kl| <= POLICY_KL_ZERO at all of PARAMS_UNCHANGED_POINTS or more updates): the policy's
     weights never move (the actor left out of the optimizer, frozen, or an lr at 0), whatever the value loss does."""
     for s in run.series:
-        if not _POLICY_KL.fullmatch(s.name) or len(s) < PARAMS_UNCHANGED_POINTS:
+        if not _POLICY_KL.fullmatch(s.name) or len(s) < PARAMS_UNCHANGED_POINTS \
+                or not any(x.source == s.source and _PPO_SIBLING.fullmatch(x.name) for x in run.series):
             continue
         v = s.values[np.isfinite(s.values)]
         if len(v) < PARAMS_UNCHANGED_POINTS or float(np.max(np.abs(v))) > POLICY_KL_ZERO:

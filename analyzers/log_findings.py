@@ -35,7 +35,7 @@ _GATE_CAP = 5000          # lines per gate handed to detectors (the first ones: 
 
 def _few_modes(k: int, m: int) -> dict | None:
     """A coverage of k of m modes/classes that says collapse: m at least 4 and k at most max(1, m // 4)."""
-    return {"covered": k, "of": m} if m >= 4 and k <= max(1, m // 4) else None
+    return {"covered": k, "of": m} if 4 <= m <= 1000 and k <= max(1, m // 4) else None
 
 
 @dataclass
@@ -460,10 +460,11 @@ DETECTORS: list[_Det] = [
     # ... a generative model's printed coverage: "modes 1/8", "modes covered: 0/25", "generated digits cover 1/10
     # classes", "2 of 10 classes": at most a quarter of what the data has (and at most one of small sets)
     _Det("log:collapse_output",
-         _P(r"\b(?:modes?(?:\s+covered)?|cover(?:s|ed|age)?)\s*[:=]?\s*(\d+)\s*(?:/|of|out\s+of)\s*(\d+)"
-            r"(?:\s+(?:modes|classes|clusters|digits))?", re.I),
-         0.7, lambda m: f"the samples cover {m.group(1)} of {m.group(2)} modes: the generator emits few of the data's kinds",
-         lambda m: _few_modes(int(m.group(1)), int(m.group(2)))),
+         _P(r"\bmodes?(?:\s+covered)?\s*[:=]?\s*(\d+)\s*(?:/|of|out\s+of)\s*(\d+)"
+            r"|\bcover(?:s|ed|age)?\s*[:=]?\s*(\d+)\s*(?:/|of|out\s+of)\s*(\d+)\s+(?:modes|classes|clusters|digits)\b", re.I),
+         0.7, lambda m: f"the samples cover {m.group(1) or m.group(3)} of {m.group(2) or m.group(4)} modes: the generator "
+                        "emits few of the data's kinds",
+         lambda m: _few_modes(int(m.group(1) or m.group(3)), int(m.group(2) or m.group(4)))),
     _Det("log:collapse_output",
          _P(r"\b(?:sample|samples|generated|generation|output|outputs|prediction|predictions|pred|preds|completion|decoded)\b"
             r"(?:\s*#?\d+)?\s*(?:text)?\s*[:=]\s*(.*)", re.I),

@@ -150,7 +150,12 @@ def _when_alias(n: str) -> str | None:
     return None
 
 
-_NET_PART = r"d|g|disc|gen|discriminator|generator|critic|actor|policy|value|encoder|decoder"
+# The networks of a GAN or an actor-critic, each trained by its own loss and logging its own gradient norm
+# ("gnorm_d" -> "grad_norm/d"); curves.py reads the one that grew most where no whole-model norm is logged. An
+# encoder's or decoder's norm is named the same way but is a part of one model (a frozen encoder's norm that starts
+# at 0 and grows once it is unfrozen is no gradient of the run's own), so it is not among them.
+NETWORK_PARTS = frozenset({"d", "g", "disc", "gen", "discriminator", "generator", "critic", "actor", "policy", "value"})
+_NET_PART = "|".join(sorted(NETWORK_PARTS | {"encoder", "decoder"}, key=len, reverse=True))
 _PART_GRAD = re.compile(rf"(?:gradnorm|gnorm|grad_norm)_(?P<a>{_NET_PART})|(?P<b>{_NET_PART})_(?:gradnorm|gnorm|grad_norm)")
 
 

@@ -150,7 +150,7 @@ _PATTERNS: dict[str, tuple[str, str]] = {
 # (re.A: a word boundary also falls between Latin letters and CJK characters, "变成nan了", "用了fp16训练")
 _COMPILED = {k: re.compile(p, re.I | re.A) for k, (p, _) in _PATTERNS.items()}
 # A statement of fact ("shuffle=True") right after a negation says the opposite: "does not pass shuffle=True".
-_NEGATED = re.compile(r"(?:\bnot|n't|\bno|\bnone|\bnever|\bwithout|\bforg[eo]t\w*|\bmissing|\bdon'?t|\bisn'?t"
+_NEGATED = re.compile(r"(?:\bnot|n't|\bno|\bnone\s+of|\bnever|\bwithout|\bforg[eo]t\w*|\bmissing|\bdon'?t|\bisn'?t"
                       # ... and the negations of the other languages posts come in (Portuguese/Spanish, French,
                       # German, Russian): "não estou usando mixed precision", "sin fp16", "ohne AMP", "без amp"
                       r"|\bnão|\bnao|\bsin|\bsem|\bnunca|\bpas|\bsans|\bnicht|\bkein\w*|\bohne|\bне|\bнет|\bбез)"

@@ -1260,3 +1260,11 @@ def test_a_ppo_kl_of_zero_at_every_update_is_a_policy_that_never_moves():
     assert "params_unchanged" in frozen and "healthy" not in frozen
     moving = kinds(_run(**base, **{"losses/approx_kl": [0.001 + 0.0001 * (i % 5) for i in range(n)]}))
     assert "params_unchanged" not in moving
+
+
+def test_a_vae_kl_at_zero_is_no_policy_that_never_moves():
+    """A VAE's kl_divergence at 0 every epoch (posterior collapse) or an approx_kl with no policy-gradient sibling in
+    its file says nothing of a policy."""
+    n = 30
+    assert "params_unchanged" not in kinds(_run(loss=[2 * 0.9 ** i + 1 for i in range(n)], kl_divergence=[0.0] * n))
+    assert "params_unchanged" not in kinds(_run(loss=[2 * 0.9 ** i + 1 for i in range(n)], approx_kl=[0.0] * n))

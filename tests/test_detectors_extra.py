@@ -730,3 +730,8 @@ def test_a_loss_below_ln_k_with_validation_at_chance_is_held_out_at_chance(tmp_p
 def test_a_printed_mode_coverage_that_covers_few_kinds_is_a_collapse(tmp_path, line, collapsed):
     sigs = signals(tmp_path, {"log.txt": "[Epoch 0/25] [Batch 0/100] [D loss: 0.68] [G loss: 0.59]\n" + line + "\n"})
     assert ("log:collapse_output" in sigs) is collapsed
+
+
+@pytest.mark.parametrize("line", ["replay buffer covered 1000/10000 transitions", "Test coverage: 3 of 40 modules skipped"])
+def test_a_coverage_that_names_no_modes_or_classes_is_no_collapse(tmp_path, line):
+    assert "log:collapse_output" not in signals(tmp_path, {"log.txt": "step 1 loss=0.5\n" + line + "\n"})

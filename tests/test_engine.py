@@ -432,6 +432,8 @@ def test_the_word_model_reads_the_same_artifacts_whatever_order_they_were_named_
 @pytest.mark.parametrize("said, hang", [
     ("the train loss hangs between 0.5 and 1 for 20 epochs", False),     # a plateau, no process that hangs
     ("loss hangs around ~0.7 and never improves", False),
+    ("accuracy is hanging around 0.7", False),
+    ("the loss hung around 2.3 for hours", False),
     ("training hangs at 0% after the first all_reduce", True),
     ("the job hangs forever with 8 GPUs", True),
 ])

@@ -691,3 +691,13 @@ def test_detectron2_metrics_json_scores_without_a_training_loss_are_the_evaluati
     assert "accuracy" not in run.metric_names()
     assert any(n.startswith("val_") and "ap" in n for n in run.metric_names())
     assert len(run.metric("loss")) == 15
+
+
+def test_mmengine_scalars_json_with_a_nan_epoch_is_still_read(tmp_path):
+    recs = [{"loss": 2.0 - 0.1 * i, "lr": 0.01, "epoch": (float("nan") if i == 3 else i // 2 + 1), "iter": i, "step": i}
+            for i in range(1, 9)] + [{"accuracy/top1": 50.0, "step": 1}, {"accuracy/top1": 60.0, "step": 2}]
+    d = tmp_path / "vis_data"
+    d.mkdir()
+    (d / "scalars.json").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    run = ingest([str(tmp_path)])
+    assert not run.warnings and run.metric("val_accuracy").values.tolist() == [50.0, 60.0]

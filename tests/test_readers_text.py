@@ -1599,6 +1599,8 @@ def test_cjk_names_keep_the_byte_length_and_leave_ascii_and_prose_alone():
         assert len(cjk_keys(b)) == len(b) and cjk_keys(b).count(b"\n") == b.count(b"\n")
     assert cjk_keys("平均训练损失：0.3".encode()).split() == [b"avg_train_loss:", b"0.3"]
     assert cjk_keys(b"epoch 1 loss: 0.5") == b"epoch 1 loss: 0.5"
+    prose = "训练损失一直不下降，怎么办？".encode()      # no value after it: prose, left as it is
+    assert cjk_keys(prose) == prose
     assert b"val" not in cjk_keys("interval損失: 2".encode()).replace(b"interval", b"")
 
 

@@ -630,3 +630,7 @@ def test_none_of_the_losses_going_down_is_no_fall():
     assert "accuracy_stuck_loss_falls" not in said.ruled_out(["None of the losses go down at all, mAP stays near zero"])
     assert "accuracy_stuck_loss_falls" in said.ruled_out(["The losses go down nicely but mAP stays near zero"])
     assert said.names_failure(["Training is really jumpy: val mAP swings up and down between epochs"])
+
+
+def test_a_python_none_in_a_quoted_call_is_no_negation():
+    assert "said:shuffled" in said.ruled_out(["DataLoader(ds, batch_size=64, sampler=None, shuffle=True)"])

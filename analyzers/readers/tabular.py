@@ -362,7 +362,7 @@ def _mmengine_eval_rows(series: list[Series]) -> list[Series]:
     ends: dict[int, int] = {}                  # epoch -> the last training step in it
     if marker.raw_name == "epoch":
         for e, st in zip(marker.values.tolist(), marker.steps.tolist()):
-            if e == int(e):
+            if np.isfinite(e) and e == int(e):
                 ends[int(e)] = max(ends.get(int(e), st), st)
     out = []
     for s in series:
