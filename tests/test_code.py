@@ -1152,3 +1152,26 @@ def test_review_mends_of_the_code_readings_of_stop_57(tmp_path):
                  "        loss = nn.functional.cross_entropy(model(x), y)\n        loss.backward()\n"
                  "        optimizer.step()\n        ema_optimizer.step()\n")
     assert not [s for s in code_signals(run_of(p)) if s.kind == "code:missing_zero_grad"]
+
+
+@pytest.mark.parametrize("second, found", [("self.netD", False), ("self.netG", True)])
+def test_pix2pix_set_requires_grad_on_the_wrong_network(tmp_path, second, found):
+    """pix2pix's optimize_parameters: D is unfrozen for its update and frozen again for G's. Freezing netG there
+    instead (and never unfreezing it) leaves optimizer_G with only frozen parameters."""
+    p = tmp_path / "model.py"
+    p.write_text("import torch\n\n\nclass Pix2Pix:\n    def __init__(self, netG, netD):\n"
+                 "        self.netG, self.netD = netG, netD\n"
+                 "        self.optimizer_G = torch.optim.Adam(self.netG.parameters(), lr=2e-4)\n"
+                 "        self.optimizer_D = torch.optim.Adam(self.netD.parameters(), lr=2e-4)\n\n"
+                 "    def set_requires_grad(self, nets, requires_grad=False):\n"
+                 "        for net in (nets if isinstance(nets, list) else [nets]):\n"
+                 "            for param in net.parameters():\n                param.requires_grad = requires_grad\n\n"
+                 "    def optimize_parameters(self, real_A, real_B):\n        fake_B = self.netG(real_A)\n"
+                 "        self.set_requires_grad(self.netD, True)\n        self.optimizer_D.zero_grad()\n"
+                 "        loss_D = self.netD(fake_B.detach()).mean() - self.netD(real_B).mean()\n        loss_D.backward()\n"
+                 "        self.optimizer_D.step()\n"
+                 f"        self.set_requires_grad({second}, False)\n"
+                 "        self.optimizer_G.zero_grad()\n        loss_G = -self.netD(fake_B).mean()\n        loss_G.backward()\n"
+                 "        self.optimizer_G.step()\n")
+    hit = [s for s in code_signals(run_of(p)) if s.kind == "code:frozen_params"]
+    assert bool(hit) is found

@@ -51,8 +51,16 @@ def check_params(f: PyFile) -> list[Finding]:
                     freezes.append((dotted(recv(n)), n.lineno))
             else:
                 unfreezes.append(dotted(recv(n)))
+        elif isinstance(n, ast.Call) and last(n) == "set_requires_grad" and n.args and dotted(n.args[0]):
+            # pix2pix / CycleGAN's helper: set_requires_grad(self.netD, False) around each network's update
+            on = const(arg(n, 1, "requires_grad"), False)
+            if on is False and isinstance(f.parent.get(n), ast.Expr):
+                freezes.append((dotted(n.args[0]), n.lineno))
+            elif on is not False:
+                unfreezes.append(dotted(n.args[0]))
         elif isinstance(n, ast.Assign):
-            if any(isinstance(t, ast.Attribute) and t.attr == "requires_grad" for t in n.targets) and const(n.value) is not False:
+            if any(isinstance(t, ast.Attribute) and t.attr == "requires_grad" for t in n.targets) and const(n.value) is not False \
+                    and not _helper_argument(f, n):
                 unfreezes.append("")           # some parameter made trainable: we cannot say which
     if freezes:
         # a new submodule assigned after the freeze (a fresh head) is trainable
@@ -130,6 +138,14 @@ def _model_rebuilt_after_optimizer(f: PyFile) -> list[Finding]:
                             f" (line {earlier[-1]}): the optimizer steps weights the loop no longer uses, and the new"
                             f" {name} stays at its initialisation", [(earlier[-1], "optimizer built here")])]
     return []
+
+
+def _helper_argument(f: PyFile, n: ast.Assign) -> bool:
+    """`param.requires_grad = requires_grad` inside a set_requires_grad helper: the value is the helper's argument,
+    read at each call (check_params reads the calls)."""
+    fn = f.scope_of(n)
+    return isinstance(n.value, ast.Name) and isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+        and fn.name == "set_requires_grad" and n.value.id in {a.arg for a in fn.args.args}
 
 
 # torch.nn layers that hold weights and start random: built fresh, run in the loop and given to no
