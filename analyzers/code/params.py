@@ -51,13 +51,13 @@ def check_params(f: PyFile) -> list[Finding]:
                     freezes.append((dotted(recv(n)), n.lineno))
             else:
                 unfreezes.append(dotted(recv(n)))
-        elif isinstance(n, ast.Call) and last(n) == "set_requires_grad" and n.args and dotted(n.args[0]):
+        elif isinstance(n, ast.Call) and last(n) == "set_requires_grad" and n.args and (net := dotted(n.args[0])):
             # pix2pix / CycleGAN's helper: set_requires_grad(self.netD, False) around each network's update
             on = const(arg(n, 1, "requires_grad"), False)
             if on is False and isinstance(f.parent.get(n), ast.Expr):
-                freezes.append((dotted(n.args[0]), n.lineno))
+                freezes.append((net, n.lineno))
             elif on is not False:
-                unfreezes.append(dotted(n.args[0]))
+                unfreezes.append(net)
         elif isinstance(n, ast.Assign):
             if any(isinstance(t, ast.Attribute) and t.attr == "requires_grad" for t in n.targets) and const(n.value) is not False \
                     and not _helper_argument(f, n):
