@@ -303,7 +303,12 @@ def _network_grad(run: Run) -> Series | None:
         ratio = float(np.max(v)) / first if first > 0 else float("inf")
         if best is None or ratio > grow:
             best, grow = s, ratio
-    return best
+    # (only a norm that grew by orders of magnitude stands for the run's gradient: a discriminator's that drifts
+    # from 0.5 to 5 while both losses hold is a GAN's ordinary course, no climb of the model's gradient)
+    return best if grow >= NETWORK_GRAD_GROWTH else None
+
+
+NETWORK_GRAD_GROWTH = 20.0
 
 
 def _growth_after_rise(out: list[Signal], g: Series, loss: Series) -> list[Signal]:
