@@ -19,7 +19,7 @@ import json
 import math
 import re
 from functools import lru_cache
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 import yaml
 
@@ -829,10 +829,7 @@ def _cli_facts(art: TextArtifact, fx: _Facts, text: str, line_of=None) -> None:
         found += 1
         if found > _CLI_COMMANDS:
             break
-        for f in _CLI_FLAG.finditer(cmd):
-            fx.key_value(f.group(1), _scalar(f.group(2).rstrip(",;:)。，")), line_of(begin + f.start()))
-        for f in _CLI_SWITCH.finditer(cmd):
-            fx.key_value(f.group(1), True, line_of(begin + f.start()))
+        _flag_facts(fx, cmd, begin, line_of)
         hf = _HF_ARGS_FLAG.search(cmd)
         if hf and "--optim" not in cmd:     # an HF example script (or its TrainingArguments flags) without --optim
             fx.trainer_default_optimizer(line_of(begin + hf.start()))
@@ -849,11 +846,17 @@ def _shell_facts(art: TextArtifact, fx: _Facts, text: str) -> None:
             name, body, at = m.group(1), m.group(k), m.start(k)
             if "--" not in body or is_held_out(name) or not re.search(rf"\$\{{?{name}\b", text):
                 continue      # (flags of a variable no command expands, or an evaluation's: EVAL_ARGS)
-            for f in _CLI_FLAG.finditer(body):
-                fx.key_value(f.group(1), _scalar(f.group(2)), art.line_of(at + f.start()))
-            for f in _CLI_SWITCH.finditer(body):
-                fx.key_value(f.group(1), True, art.line_of(at + f.start()))
+            _flag_facts(fx, body, at, art.line_of)
     _regex_facts(art, fx, text, 0)
+
+
+def _flag_facts(fx: _Facts, cmd: str, at: int, line_of: Callable[[int], int]) -> None:
+    """The `--flag value` pairs and the `--fp16`-style switches of a command's text, found at offset `at` of the text
+    `line_of` maps to lines: a launch command's, or a shell variable's that one expands."""
+    for f in _CLI_FLAG.finditer(cmd):
+        fx.key_value(f.group(1), _scalar(f.group(2).rstrip(",;:)。，")), line_of(at + f.start()))
+    for f in _CLI_SWITCH.finditer(cmd):
+        fx.key_value(f.group(1), True, line_of(at + f.start()))
 
 
 # A shell variable holding a command's flags, quoted over one or more lines: NAME="  --flag value \ ... "
