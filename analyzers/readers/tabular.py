@@ -18,6 +18,7 @@ import json
 import os
 import re
 import warnings
+from dataclasses import replace
 from itertools import chain, repeat
 from pathlib import Path
 
@@ -340,6 +341,7 @@ def read(path: Path, rel: str, run: Run) -> None:
         run.series[n_series:] = mine = _mmengine_eval_rows(mine)
     elif mine and all(s.loc_kind == LOC_LINE for s in mine) and path.suffix.lower() in (".json", ".jsonl"):
         _score_records_held_out(mine)
+        run.series[n_series:] = mine
     rename_by_layout(mine)
     layers = _wide_layer_columns(path, [s.raw_name for s in mine])
     has_total = any(x.name == "grad_norm" for x in mine)
@@ -372,16 +374,20 @@ def _mmengine_eval_rows(series: list[Series]) -> list[Series]:
             continue
         if not evals.all():                    # data_time, time: the training records' part
             k = ~evals
-            out.append(Series(name=s.name, raw_name=s.raw_name, steps=s.steps[k], values=s.values[k], source=s.source,
-                              locs=s.locs[k], loc_kind=s.loc_kind, step_is_index=s.step_is_index))
+            out.append(replace(s, steps=s.steps[k], values=s.values[k], locs=s.locs[k]))
             continue
         steps = s.steps
         if ends and all(int(x) in ends for x in steps.tolist()):
             steps = np.array([ends[int(x)] for x in steps.tolist()], np.int64)
-        raw = s.raw_name if (s.raw_name or "").lower().startswith(("val", "test", "eval")) else f"val/{s.raw_name}"
-        out.append(Series(name=normalize(raw), raw_name=raw, steps=steps, values=s.values, source=s.source,
-                          locs=s.locs, loc_kind=s.loc_kind, step_is_index=s.step_is_index))
+        out.append(_evaluations(s, steps=steps))
     return out
+
+
+def _evaluations(s: Series, **changes) -> Series:
+    """`s` as a held-out evaluation's series (val/ before a raw name that does not already say its set)."""
+    raw = s.raw_name or s.name
+    raw = raw if raw.lower().startswith(("val", "test", "eval")) else f"val/{raw}"
+    return replace(s, name=normalize(raw), raw_name=raw, **changes)
 
 
 # A score of a held-out evaluation by its name (accuracy, AUC, F1, AP, mAP, IoU, BLEU ...), as names.normalize spells it
@@ -398,13 +404,12 @@ def _score_records_held_out(series: list[Series]) -> None:
     if loss is None or not any(s is not loss and s.name not in ("epoch", "iter", "step", "iteration")
                                and np.isin(s.locs, loss.locs).any() for s in series):
         return      # (a melted table, one metric a row: no record holds two, so none is told apart by them)
-    for s in series:
+    for i, s in enumerate(series):
         raw = (s.raw_name or s.name).lower()
         if s is loss or s.name.startswith("val_") or raw.startswith(("train", "val", "test", "eval")) \
                 or not _SCORE_NAME.search(s.name) or np.isin(s.locs, loss.locs).any():
             continue
-        s.raw_name = f"val/{s.raw_name or s.name}"
-        s.name = normalize(s.raw_name)
+        series[i] = _evaluations(s)
 
 
 # A W&B chart export names each column `<run name> - <metric>` ("enc-warmup - grad_norm/encoder")
