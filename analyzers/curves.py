@@ -1799,11 +1799,9 @@ def _val_accuracy_held(run: Run) -> float | None:
     va = run.metric("val_accuracy")
     if va is None or len(va) < 3:
         return None
-    v = ordered(va).values
-    v = v[np.isfinite(v)]
+    v = _unit_values(ordered(va).values)
     if len(v) < 3:
         return None
-    v = v / _percent_scale(v)
     end = float(np.median(v[-max(1, len(v) // 5):]))
     return end if end >= VAL_ACC_NEAR_PERFECT and float(np.max(v)) - end < VAL_ACC_HELD else None
 
@@ -2329,8 +2327,14 @@ VAL_END_CHANCE = 1.2
 
 
 def _best_accuracy(s: Series) -> float:
-    v = s.values[np.isfinite(s.values)]
-    return float(np.max(v / _percent_scale(v))) if len(v) else 0.0
+    v = _unit_values(s.values)
+    return float(np.max(v)) if len(v) else 0.0
+
+
+def _unit_values(values: np.ndarray) -> np.ndarray:
+    """The finite values of an accuracy-like series on a 0-1 scale (_percent_scale)."""
+    v = values[np.isfinite(values)]
+    return v / _percent_scale(v) if len(v) else v
 
 
 def _held_out_at_chance(run: Run, q: Quoter) -> list[Signal]:
@@ -2358,10 +2362,9 @@ def _held_out_at_chance(run: Run, q: Quoter) -> list[Signal]:
     # loads the saved model and prints one test accuracy) beside the training-time validation
     for va in [vacc] + [x for x in run.series if x.name == "val_accuracy" and x.source not in (vacc.source, loss.source)
                         and len(x) <= 3 and x.rank in (None, 0)]:
-        v = va.values[np.isfinite(va.values)]
+        v = _unit_values(va.values)
         if not len(v):
             continue
-        v = v / _percent_scale(v)
         k = _accuracy_classes(run, v)
         vi = np.flatnonzero(np.isfinite(va.values))
         # (or, K known, a loss that began at ln K and ended BELOW_CHANCE_NATS under it, with validation at chance
