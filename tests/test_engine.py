@@ -436,6 +436,11 @@ def test_the_word_model_reads_the_same_artifacts_whatever_order_they_were_named_
     ("the loss hung around 2.3 for hours", False),
     ("training hangs at 0% after the first all_reduce", True),
     ("the job hangs forever with 8 GPUs", True),
+    # the launcher and the setup name no stall (a NaN or an OOM under DDP is not a hang) unless a stall is said beside them
+    ("with distributed training on six cards the loss is NaN", False),
+    ("torchrun --nproc_per_node=8 train.py gives a CUDA out of memory error", False),
+    ("DDP training is stuck at the first iteration", True),
+    ("the workers wait forever under torchrun", True),
 ])
 def test_a_metric_that_hangs_around_a_value_is_no_hang(said, hang):
     assert library.causes()["distributed_hang"].symptom_match([said]) is hang
