@@ -446,6 +446,20 @@ def test_a_metric_that_hangs_around_a_value_is_no_hang(said, hang):
     assert library.causes()["distributed_hang"].symptom_match([said]) is hang
 
 
+@pytest.mark.parametrize("cause, said, named", [
+    # "gradients" holds "die": a ReLU named beside a NaN gradient is no dead unit
+    ("dead_relu", "an MLP (ReLU hidden 256, softmax output) gives NaN loss gradients", False),
+    ("dead_relu", "after a few epochs most ReLU units die and output zero", True),
+    # an annotation format, and a training accuracy beside a low validation score, name no label noise
+    ("label_noise", "I converted the annotations with a converter script and get nan values", False),
+    ("label_noise", "training accuracy gets high (about 70%) but the validation rate on LFW is only about 5%", False),
+    ("label_noise", "many annotations are wrong in the crowd-sourced set", True),
+    ("label_noise", "the training accuracy is stuck around 80% however long I train", True),
+])
+def test_a_cause_s_words_name_it_only_in_its_own_sense(cause, said, named):
+    assert library.causes()[cause].symptom_match([said]) is named
+
+
 def test_overfitting_is_no_finding_beside_inference_code_without_eval(tmp_path):
     """A validation loss that falls, then rises while the training loss goes to ~0 reads as overfitting; beside a
     validate() that runs a dropout/batch-norm model without model.eval() it stays below the bar: that code makes
