@@ -1570,6 +1570,10 @@ def implied_classes(level: float, tol: float = CHANCE_LEVEL_TOL) -> int | None:
 # number) is that much stronger (and is accepted from an autocorrelation peak of 0.4, not 0.5, repeating
 # at 2p at 0.1, not 0.3).
 SAWTOOTH_ALIGNED = 0.2
+# A positive loss whose largest value is this many times its smallest is read on a log scale by the saw-tooth test.
+SAWTOOTH_LOG_SPAN = 100.0
+# An epoch-fitting lag is taken over the best lag when its autocorrelation is at most this much lower.
+SAWTOOTH_FIT_SLACK = 0.1
 
 
 def _sawtooth(run: Run, s: Series, pre: np.ndarray, q: Quoter) -> list[Signal]:
@@ -1578,8 +1582,11 @@ def _sawtooth(run: Run, s: Series, pre: np.ndarray, q: Quoter) -> list[Signal]:
     if n < 40:
         return []
     x = pre[-min(n, 1 << 16):]
-    trend = _smooth(x, max(5, len(x) // 8))
-    r = x - trend
+    # a loss that spans decades within each block (0.01 at a block's end, 5 at the next one's start) is read on a log
+    # scale, where the few largest spikes do not drown the repeating shape
+    z = np.log(x) if bool(np.all(x > 0)) and float(x.max()) > SAWTOOTH_LOG_SPAN * float(x.min()) else x
+    trend = _smooth(z, max(5, len(z) // 8))
+    r = z - trend
     r = r - r.mean()
     if not np.any(r):
         return []
@@ -1590,7 +1597,6 @@ def _sawtooth(run: Run, s: Series, pre: np.ndarray, q: Quoter) -> list[Signal]:
     if hi <= lo:
         return []
     p = lo + int(np.argmax(ac[lo:hi]))
-    peak = float(ac[p])
     per_epoch, aligned = "", False
     ep = run.metric("epoch")
     if ep is not None and len(ep) > 2:
@@ -1598,11 +1604,19 @@ def _sawtooth(run: Run, s: Series, pre: np.ndarray, q: Quoter) -> list[Signal]:
         e = ep.values[np.isfinite(ep.values)]
         epochs = 1 + int(np.count_nonzero(np.diff(e))) if len(e) else 0   # (logged in order: no sort)
         ppe = n / epochs if epochs > 1 else 0.0
+        # the epoch's length or a whole fraction of it (class blocks inside an epoch), where the autocorrelation
+        # peaks nearly as high as at the best lag: the period the data order sets
+        fits = [q for q in {int(round(ppe / k)) for k in range(1, 9)} if lo <= q < hi and abs(ppe / q - round(ppe / q)) < 0.05]
+        if fits:
+            best = max(fits, key=lambda q: float(ac[q]))
+            if float(ac[best]) >= float(ac[p]) - SAWTOOTH_FIT_SLACK:
+                p = best
         aligned = ppe >= p and abs(ppe / p - round(ppe / p)) < 0.05
         if aligned:
             # the period divides the epoch: each epoch walks the data in the same order (sorted by class
             # or by source), and the loss climbs and falls with each block
             per_epoch = f" ({round(ppe / p)} per epoch of {ppe:.0f} points: the data comes in the same order each epoch)"
+    peak = float(ac[p])
     # A real period: the autocorrelation dips between lag 0 and p (a smooth trend left
     # over by detrending decays without a dip), repeats at 2p, and dominates the noise. A period
     # the epoch length fixes needs less (its swings fade as the model learns every block).
