@@ -71,11 +71,11 @@ _GRAD_SETTINGS = ("accum", "clip", "step")
 # "Accuracy of the network on the 10000 test images"): its name before "of the <model> on", its set after.
 _MEASURED_ON = re.compile(r"(?P<m>(?:[a-z]+_)?(?:accuracy|acc|loss|error))_of_the_[a-z_]+?_on_(?:the_)?(?:\d+_)?"
                           r"(?:(?P<set>val|valid|validation|eval|test|dev|holdout)_)?[a-z_]+")
-# A namespace of per-layer gradient norms: "grad_norm", "grads", "gradients", "gradnorm", "layer_grad_norms",
-# "per_layer_grads", "grad_norms_per_layer".
+# A namespace of per-layer gradient norms: "grad_norm", "grads", "gradients", "gradnorm", "gnorm" (fairseq's and
+# many trainers' short form), "layer_grad_norms", "per_layer_grads", "grad_norms_per_layer".
 WHOLE_MODEL = frozenset({"total", "total_norm", "global", "global_norm", "norm", "all", "overall", "l2", "l2_norm",
                           "grad_norm", "model", "whole"})
-_LAYER_GRAD_HEAD = re.compile(r"(?:per_)?(?:layer_?)?grad(?:ient)?s?(?:_?norms?)?(?:_per_layer|_by_layer|_layers?)?")
+_LAYER_GRAD_HEAD = re.compile(r"(?:per_)?(?:layer_?)?(?:grad(?:ient)?s?(?:_?norms?)?|gnorms?)(?:_per_layer|_by_layer|_layers?)?")
 # A metric named after its data set: XGBoost's sklearn API joins a numbered set and the metric with '-'
 # ("validation_0-logloss"), LightGBM puts the set in the possessive ("training's binary_logloss",
 # "valid_0's auc": its default names, "training" for the training set, "valid_N" for the others).

@@ -210,6 +210,18 @@ def test_a_namespace_of_per_layer_grad_norms_under_another_name_is_read_per_laye
                                                          "grad_clip/fc1"]
 
 
+def test_gnorm_per_part_in_a_key_value_log_is_a_frozen_body_under_a_live_head(tmp_path):
+    """"gnorm/body=0.0000 gnorm/head=0.1675" each epoch (the short form fairseq and many trainers print): per-part
+    gradient norms, the body's exactly 0 under a head that learns."""
+    lines = [f"epoch={e} loss={1.09 - 0.004 * e:.4f} acc={0.35 + 0.005 * e:.4f} gnorm/body=0.0000 gnorm/head={0.15 + 0.01 * (e % 3):.4f}"
+             for e in range(1, 31)]
+    (tmp_path / "train.log").write_text("\n".join(lines) + "\n")
+    run = ingest([tmp_path])
+    assert {"grad_norm/body", "grad_norm/head"} <= {s.name for s in run.series}
+    zero = [s for s in analyze(run) if s.kind == "grad_zero_below_head"]
+    assert zero and "body" in zero[0].summary and "head above them" in zero[0].summary
+
+
 def _memorize_csv(lr_drop_at_climb: bool = False, plateau: bool = True) -> str:
     """60 epochs: train accuracy rises to 0.6, holds there to epoch 25 (plateau=True), then climbs
     to ~0.97 while validation accuracy falls from 0.82 to 0.6; or climbs steadily (plateau=False)."""
