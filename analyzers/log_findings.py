@@ -1050,6 +1050,8 @@ def text_signals(run: Run) -> list[Signal]:
             break
     if (sig := checkpoint_of_other_run(run)) is not None:
         out.append(sig)
+    if (sig := checkpoint_of_earlier_epoch(run)) is not None:
+        out.append(sig)
     return out
 
 
@@ -1100,6 +1102,74 @@ def checkpoint_of_other_run(run: Run) -> Signal | None:
                               [Evidence(text="results saved here", source=sart.path, line=sline, quote=sart.line(sline)),
                                Evidence(text=txt, source=art.path, line=line, quote=art.line(line))],
                               {"loaded": "/".join(lp), "saved": "/".join(sdir)})
+    return None
+
+
+# The epoch (or step) a checkpoint's file name carries: "epoch_9.pt", "model-epoch=09.ckpt", "checkpoint-500",
+# "step_1200.pth". A "best" / "last" file names no epoch the run went past.
+_CKPT_EPOCH = re.compile(r"(?i)(?:^|[_\-./=])(?:epoch|ep)[_\-=]?(\d+)(?=[_\-.])")
+_CKPT_STEP = re.compile(r"(?i)(?:^|[_\-./=])(?:step|iter|checkpoint|ckpt|global_step)[_\-=]?(\d+)(?=[_\-.]|$)")
+# How far below the run's best validation score the loaded checkpoint's own epoch must sit: 5 points of accuracy,
+# or a validation loss 20 % above the best.
+STALE_ACC_GAP = 0.05
+STALE_LOSS_RATIO = 1.2
+
+
+def checkpoint_of_earlier_epoch(run: Run) -> Signal | None:
+    """log:checkpoint_stale: weights loaded from a file named for an epoch (or step) the run trained past, whose own
+    validation score in the run's log is well below the best the run reached later ("restored weights from
+    checkpoints/epoch_9.pt" after 24 epochs ending at val_acc 0.986, epoch 9's 0.76): the evaluation scores an
+    early checkpoint, neither the best nor the last (a text sort of the names, a wrong glob, a stale path)."""
+    loads: list[tuple[str, TextArtifact, int]] = []
+    for art in run.texts:
+        if art.kind in LOG_KINDS and "/" in (head := art.text[:CHECKPOINT_HEAD]):
+            loads += [(m.group(1), art, m.start(1)) for m in _LOADED.finditer(head)]
+    for path, art, off in loads:
+        name = path.rsplit("/", 1)[-1]
+        if re.search(r"(?i)best|last|final|latest", name):
+            continue
+        for rx, by_epoch in ((_CKPT_EPOCH, True), (_CKPT_STEP, False)):
+            if (m := rx.search(name)) is None:
+                continue
+            at = int(m.group(1))
+            # the accuracy when the run logs one (a loss that still falls after the accuracy has peaked is no worse model)
+            found = [(s, higher) for metric, higher in (("val_accuracy", True), ("val_loss", False))
+                     if (s := _series_over(run, metric, by_epoch)) is not None][:1]
+            for (steps, vals), higher in found:
+                metric = "val_accuracy" if higher else "val_loss"
+                if at not in steps or at >= max(steps):
+                    continue
+                v = vals[steps.index(at)]
+                best_i = max(range(len(vals)), key=lambda i: vals[i] if higher else -vals[i])
+                best = vals[best_i]
+                scale = 100.0 if higher and best > 1.5 else 1.0
+                stale = (best - v) / scale >= STALE_ACC_GAP if higher else v >= STALE_LOSS_RATIO * best > 0
+                if steps[best_i] > at and stale:
+                    line = art.line_of(off)
+                    what = "epoch" if by_epoch else "step"
+                    txt = (f"weights loaded from {path} ({art.path}:{line}), {what} {at} of a run that went on to {what} "
+                           f"{max(steps)}: its {metric} there was {v:g}, the run's best {best:g} at {what} {steps[best_i]}"
+                           " (an early checkpoint evaluated, neither the best nor the last)")
+                    return Signal("log:checkpoint_stale", 0.8, txt,
+                                  [Evidence(text=txt, source=art.path, line=line, quote=art.line(line))],
+                                  {"loaded": path, "at": at, "best_at": steps[best_i]})
+    return None
+
+
+def _series_over(run: Run, metric: str, by_epoch: bool) -> tuple[list[int], list[float]] | None:
+    """The longest `metric` series as (steps, finite values), its steps read as epochs when `by_epoch` (a series
+    logged once per epoch whose steps are the epoch numbers, or with an epoch series of the same steps beside it)."""
+    cands = sorted((s for s in run.series if s.name == metric and len(s) >= 3), key=len, reverse=True)
+    for s in cands:
+        pairs = [(int(st), float(v)) for st, v in zip(s.steps, s.values) if v == v and abs(v) != float("inf")]
+        if len(pairs) < 3:
+            continue
+        steps = [p[0] for p in pairs]
+        if by_epoch:
+            ep = next((e for e in run.series if e.name == "epoch" and e.source == s.source and len(e) == len(s)), None)
+            if ep is None or any(int(a) != int(b) for a, b in zip(ep.steps, ep.values) if b == b):
+                continue        # its steps are not the epoch numbers
+        return steps, [p[1] for p in pairs]
     return None
 
 

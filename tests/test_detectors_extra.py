@@ -222,6 +222,28 @@ def test_gnorm_per_part_in_a_key_value_log_is_a_frozen_body_under_a_live_head(tm
     assert zero and "body" in zero[0].summary and "head above them" in zero[0].summary
 
 
+def _epochs_log(n: int = 24) -> str:
+    return "".join(f"epoch {e} train_loss={1.6 - 0.06 * e:.4f} val_loss={1.6 - 0.06 * e:.4f} "
+                   f"val_acc={min(0.986, 0.3 + 0.05 * e):.4f} saved=checkpoints/epoch_{e}.pt\n" for e in range(1, n + 1))
+
+
+@pytest.mark.parametrize("loaded, stale", [
+    ("checkpoints/epoch_9.pt", True),       # epoch 9 of 24: val_acc 0.75 against the best 0.986 from epoch 14
+    ("checkpoints/epoch_24.pt", False),     # the last one
+    ("checkpoints/epoch_20.pt", False),     # 0.986 already there (its val loss still falls: the accuracy decides)
+    ("checkpoints/best.pt", False),
+])
+def test_weights_of_an_epoch_the_run_trained_past_are_a_stale_checkpoint(tmp_path, loaded, stale):
+    """An evaluation that restores an early epoch's weights (a text sort put epoch_9.pt after epoch_24.pt), where the
+    run's own log shows that epoch well below the best it reached later."""
+    (tmp_path / "train.log").write_text(_epochs_log())
+    (tmp_path / "eval.log").write_text(f"$ python evaluate.py\nrestored weights from {loaded}\n[test] n=500 acc=0.7520\n")
+    sigs = {s.kind: s for s in analyze(ingest([tmp_path]))}
+    assert ("log:checkpoint_stale" in sigs) is stale
+    if stale:
+        assert sigs["log:checkpoint_stale"].data == {"loaded": loaded, "at": 9, "best_at": 14}
+
+
 def _memorize_csv(lr_drop_at_climb: bool = False, plateau: bool = True) -> str:
     """60 epochs: train accuracy rises to 0.6, holds there to epoch 25 (plateau=True), then climbs
     to ~0.97 while validation accuracy falls from 0.82 to 0.6; or climbs steadily (plateau=False)."""
