@@ -1090,6 +1090,13 @@ def test_a_line_that_names_a_held_out_set_holds_that_sets_metrics(tmp_path):
                           f"eval epoch: {e}, loss: {1.2 / e:.4f}, accuracy: {89 + e / 10:.2f}\n" for e in range(1, 6)))
     assert sorted((x.name, len(x)) for x in read(fx).series if not x.name.endswith("epoch")) == [
         ("accuracy", 5), ("loss", 5), ("val_accuracy", 5), ("val_loss", 5)]
+    # a set's tag in brackets at the start of the line ("[val] epoch 3 loss=..."), not a timestamp's or a rank's
+    br = tmp_path / "bracket.log"
+    br.write_text("".join(f"[train] epoch {e} loss={1 / e:.4f} acc={0.5 + e / 20:.2f}\n"
+                          f"[val] epoch {e} loss={1.2 / e:.4f} acc={0.45 + e / 20:.2f}\n"
+                          f"[2024-01-01 10:00:0{e}] [Rank 0] step={e * 10}, loss={0.9 / e:.4f}\n" for e in range(1, 6)))
+    assert sorted((x.name, len(x)) for x in read(br).series if not x.name.endswith(("epoch", "step"))) == [
+        ("accuracy", 5), ("loss", 5), ("loss", 5), ("val_accuracy", 5), ("val_loss", 5)]
     # a line that opens with a validation bar and goes on with the training bar's redraws after '\r':
     # only its first segment is the validation set's
     r = tmp_path / "bars.log"

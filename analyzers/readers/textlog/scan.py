@@ -434,7 +434,9 @@ def progress_counters(b: np.ndarray, masked: Masked):
 # (PyTorch's MNIST example, and the many scripts made from it), "Validation: loss=0.41 acc=0.88". Its
 # keys are that set's (EVAL_KEY_PREFIX + key), not the training loss and accuracy printed beside them.
 # (also "eval epoch: 1, loss: 0.05, accuracy: 98.2", Flax's examples: the line's counter names the set)
-_EVAL_LINE = re.compile(rb"(?:test|val|valid|validation|eval|evaluation)(?: set| epoch| step)?[ \t]*:", re.I)
+# (and a set's tag in brackets at the start: "[test] n=500 loss=0.94 acc=0.75", "[val] epoch 3 ...")
+_EVAL_LINE = re.compile(rb"(?:test|val|valid|validation|eval|evaluation)(?: set| epoch| step)?[ \t]*:"
+                        rb"|\[(?:test|val|valid|validation|eval|evaluation|dev|holdout)\][ \t]", re.I)
 EVAL_KEY_PREFIX = "test/"
 _EVAL_WIDTH = 24
 
@@ -474,10 +476,13 @@ def held_out_marks(b: np.ndarray, masked: Masked, line_starts: np.ndarray, data:
     (_EVAL_LINE), and each _EVAL_MARKS phrase. The caller holds the metrics of the segment (a line, or
     one tqdm redraw of it) that holds a mark as that set's: a line that starts "Validation: 0%|" and
     goes on with the training bar's redraws after '\r' marks its first segment only. Only lines that
-    start with t, v or e (either case) are looked at, one window per distinct shape; the phrases are
+    start with t, v, e (either case) or '[' are looked at, one window per distinct shape; the phrases are
     found by bytes.find (rare, long needles)."""
     found: list[int] = []
-    cand = starts_with_any(b, line_starts, b"tve") if len(line_starts) else line_starts
+    # ('{' is '[' lower-cased by starts_with_any's | 32: the bracketed tags; JSON lines' own '{' are dropped at once)
+    cand = starts_with_any(b, line_starts, b"tve{") if len(line_starts) else line_starts
+    if cand.size:
+        cand = cand[b[line_starts[cand]] != 0x7B]
     if cand.size:
         at = line_starts[cand]
         codes, reps = masked.group(at, 0, _EVAL_WIDTH)
