@@ -542,6 +542,47 @@ def _batch_data(s: str) -> dict:
 _SCALE_TO = re.compile(r"(?:reducing (?:loss scale )?to|setting loss scale to:?)\s*([\d.]+(?:e[+-]?\d+)?)", re.I)
 
 
+# What a dynamic loss scaler does as a matter of course (DeepSpeed, apex, GradScaler): skip a step now and then, halve
+# the scale, and grow it back. Benign when the scale never sinks below OVERFLOW_BENIGN_SCALE, no "minimum" is reached,
+# and the skipped steps are at most OVERFLOW_BENIGN_SHARE of the steps taken (DeepSpeed's "step=1200, skipped=6").
+OVERFLOW_BENIGN_SCALE = 1024.0
+OVERFLOW_BENIGN_SHARE = 0.02
+OVERFLOW_BENIGN_STRENGTH = 0.1
+_SCALE_ALL = re.compile(r"(?:reducing (?:loss scale )?to|setting loss scale to:?)\s*([\d.e+-]+)", re.I)
+_SKIPPED = re.compile(r"\bstep[=:]\s*(\d+),\s*skipped[=:]\s*(\d+)")
+_AT_MINIMUM = re.compile(r"(?i)minimum loss scale reached|loss scale already at minimum")
+
+
+def _overflow_backoff(run: Run, hit: Signal) -> Signal | None:
+    """log:loss_scale_backoff, and log:loss_scale_overflow lowered to a note, when the logs show the scaler's normal
+    backoff (see above): a healthy fp16 run prints a few OVERFLOW lines, and they are no sign of an overflow problem
+    (nor is the user's word "OVERFLOW" quoted from them)."""
+    scales: list[float] = []
+    steps = skipped = 0
+    for art in run.texts:
+        if art.kind not in LOG_KINDS:
+            continue
+        if _AT_MINIMUM.search(art.text):
+            return None
+        for m in _SCALE_ALL.finditer(art.text):
+            try:
+                scales.append(float(m.group(1)))
+            except ValueError:
+                continue
+        for m in _SKIPPED.finditer(art.text):
+            if int(m.group(1)) >= steps:
+                steps, skipped = int(m.group(1)), int(m.group(2))
+    if steps and skipped <= OVERFLOW_BENIGN_SHARE * steps and (not scales or min(scales) >= OVERFLOW_BENIGN_SCALE):
+        hit.strength = min(hit.strength, OVERFLOW_BENIGN_STRENGTH)
+        hit.summary += (f" (the scaler's normal backoff: {skipped} of {steps} steps skipped"
+                        + (f", the scale never under {min(scales):g}" if scales else "") + ")")
+        hit.data["benign"] = True
+        txt = (f"{skipped} of {steps} steps skipped by the fp16 loss scaler"
+               + (f", the scale never under {min(scales):g}" if scales else "") + ": its normal backoff, not an overflow problem")
+        return Signal("log:loss_scale_backoff", 1.0, txt, hit.evidence[:1], {"steps": steps, "skipped": skipped})
+    return None
+
+
 def _scale_data(s: str) -> dict:
     m = _SCALE_TO.search(s)
     return {"scale": float(m.group(1))} if m else {}
@@ -1018,6 +1059,8 @@ def text_signals(run: Run) -> list[Signal]:
     for hit in out:
         if hit.kind == "log:missing_keys" and hit.strength <= EXPECTED_KEYS:
             hit.data["expected"] = True     # every load message was one fine-tuning prints as a matter of course
+        if hit.kind == "log:loss_scale_overflow" and (note := _overflow_backoff(run, hit)) is not None:
+            out.append(note)
     for art in run.texts:
         if art.kind in LOG_KINDS:
             sig = param_imbalance(art)

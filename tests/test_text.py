@@ -689,3 +689,30 @@ def test_weights_loaded_from_the_folder_beside_the_one_the_run_saved_to():
     # YOLOv5 prints the folder in bold
     bold = log.replace("Results saved to runs/train/exp2", "Results saved to \x1b[1mruns/train/exp2\x1b[0m")
     assert signals(run_of(("out.log", bold)))["log:checkpoint_other_run"].data["saved"] == "runs/train/exp2"
+
+
+def _ds_log(skips: list[int], steps: int, scale_to: int = 32768, minimum: bool = False) -> str:
+    out, skipped = [], 0
+    for st in range(0, steps + 1, 100):
+        for k in [k for k in skips if st - 100 < k <= st]:
+            skipped += 1
+            out.append("[2026-12-07 00:55:07,043] [INFO] [loss_scaler.py:49:update_scale] [deepspeed] OVERFLOW! Rank 0 "
+                       f"Skipping step. Attempted loss scale: {scale_to * 2}, reducing to {scale_to}")
+        out.append(f"[2026-12-07 00:55:07,200] [INFO] [logging.py:30:log_dist] [Rank 0] step={st}, skipped={skipped}, "
+                   "lr=[0.0003], mom=[(0.9, 0.999)]")
+    if minimum:
+        out.append("Exception: Current loss scale already at minimum - cannot decrease scale anymore. Exiting run.")
+    return "\n".join(out) + "\n"
+
+
+def test_a_few_loss_scale_backoffs_are_the_scaler_at_work():
+    """A healthy DeepSpeed fp16 run skips a step now and then (6 of 1200) and the scale stays at 32768: the scaler's
+    normal backoff (log:loss_scale_backoff), the overflow reading lowered to a note. Skips at every step, or a scale
+    at its minimum, are an overflow problem."""
+    sig = signals(run_of(("ds_train.log", _ds_log([50, 51, 500, 501, 1000, 1001], 1200))))
+    assert sig["log:loss_scale_backoff"].data == {"steps": 1200, "skipped": 6}
+    assert sig["log:loss_scale_overflow"].strength <= 0.1 and sig["log:loss_scale_overflow"].data["benign"]
+    every = signals(run_of(("ds_train.log", _ds_log(list(range(1, 300)), 300, scale_to=1))))
+    assert "log:loss_scale_backoff" not in every and every["log:loss_scale_overflow"].strength == 0.7
+    stuck = signals(run_of(("ds_train.log", _ds_log([50, 51], 1200, minimum=True))))
+    assert "log:loss_scale_backoff" not in stuck
