@@ -360,7 +360,10 @@ def _chance_under_high_lr(out: list[Signal]) -> list[Signal]:
 
 
 # Readings of a loss that stopped moving, which an lr that fell to (nearly) 0 explains.
-_STALL_KINDS = frozenset({"plateau", "below_chance_stuck", "no_gap_unfitted"})
+_STALL_KINDS = frozenset({"plateau", "below_chance_stuck", "no_gap_unfitted", "loss_at_chance"})
+
+
+STALL_LR_EARLY = 0.25
 
 
 def _stall_under_lr_collapse(out: list[Signal]) -> list[Signal]:
@@ -377,7 +380,10 @@ def _stall_under_lr_collapse(out: list[Signal]) -> list[Signal]:
     # ... the lr at ~0 by the time the loss is flat (the plateau's first cited point): a loss that stopped long
     # before an lr cut to 0 late in the run stopped on its own
     at, stopped = lr.data.get("step"), first.evidence[0].step if first.evidence else None
-    if at is None or stopped is None or at > stopped:
+    end = first.evidence[-1].step if first.evidence else None
+    # (or an lr at ~0 within the run's first quarter: a loss flat from its first logged point under an lr that was
+    # falling 100x an epoch from the start stopped with it)
+    if at is None or stopped is None or (at > stopped and not (end and at <= STALL_LR_EARLY * end)):
         return []
     txt = f"{first.summary}, after {lr.summary}"
     return [Signal("stall_under_lr_collapse", min(lr.strength, max(x.strength for x in stall)), txt,

@@ -159,12 +159,41 @@ _NET_PART = "|".join(sorted(NETWORK_PARTS | {"encoder", "decoder"}, key=len, rev
 _PART_GRAD = re.compile(rf"(?:gradnorm|gnorm|grad_norm)_(?P<a>{_NET_PART})|(?P<b>{_NET_PART})_(?:gradnorm|gnorm|grad_norm)")
 
 
+# MosaicML Composer's console and loggers name a value by what it is, the set, and the metric's class:
+# "loss/train/total", "metrics/train/MulticlassAccuracy", "metrics/eval/CrossEntropy", its LRMonitor "lr-SGD/group0",
+# and its clock "time/epoch", "time/batch" (console lines put "Train " / "Eval " before them).
+_COMPOSER = re.compile(r"(?:^|[_/])(?P<kind>loss|metrics)/(?P<set>train|eval|val|validation|test)/(?P<name>[\w.\-]+)$")
+_COMPOSER_LR = re.compile(r"(?:^|[_/])lr-\w+/group\d+$")
+_COMPOSER_TIME = re.compile(r"(?:^|[_/])time/(?P<unit>epoch|batch|sample|token|batch_in_epoch|sample_in_epoch|token_in_epoch)$")
+_METRIC_CLASSES = {"multiclassaccuracy": "accuracy", "binaryaccuracy": "accuracy", "multilabelaccuracy": "accuracy",
+                   "accuracy": "accuracy", "crossentropy": "loss", "languagecrossentropy": "loss",
+                   "lossmetric": "loss", "languageperplexity": "perplexity", "perplexity": "perplexity"}
+
+
+def _composer(n: str) -> str | None:
+    """A Composer name's canonical one (see _COMPOSER), else None."""
+    if "/" not in n:
+        return None
+    if (m := _COMPOSER.search(n)) is not None:
+        name = m.group("name")
+        base = ("loss" if name == "total" else "loss/" + name) if m.group("kind") == "loss" else \
+            _METRIC_CLASSES.get(name.replace("_", ""), name)
+        return base if m.group("set") == "train" else as_held_out(base)
+    if _COMPOSER_LR.search(n):
+        return "lr"
+    if (m := _COMPOSER_TIME.search(n)) is not None:
+        return {"epoch": "epoch", "batch": "step"}.get(m.group("unit"), "time/" + m.group("unit"))
+    return None
+
+
 @lru_cache(maxsize=4096)
 def normalize(raw: str) -> str:
     """Canonical metric name for a raw name as it appears in an artifact."""
     n = _SEP.sub("_", raw.strip().strip("'\"").lower())
     if n in _ALIASES:
         return _ALIASES[n]
+    if (c := _composer(n)) is not None:
+        return c
     # Lightning's gradient norms (track_grad_norm, utilities.grad_norm): "grad_2.0_norm_total" is
     # the whole model's, "grad_2.0_norm/<parameter>" a layer's (not a layer named "2.0_norm_total")
     m = _LIGHTNING_GRAD.fullmatch(n)

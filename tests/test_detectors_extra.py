@@ -709,6 +709,35 @@ def test_a_loss_that_stops_when_the_lr_collapses_is_the_schedule(tmp_path):
     assert d.hypotheses[0].id == "lr_schedule_bug" and all(h.confidence < 0.1 for h in d.hypotheses[1:])
 
 
+def _composer_console(lr_of) -> str:
+    """MosaicML Composer's console: per-batch blocks of tab-indented "Train <name>: <value>" lines, an eval block per
+    epoch. A 6-class model whose loss sits near 1.8 from the first logged batch."""
+    out, b = [], 0
+    for e in range(1, 31):
+        for k in (20, 40, 60):
+            b += 20
+            out += [f"[epoch={e}][batch={k}/60]:", f"\t Train time/epoch: {e - 1}", f"\t Train time/batch: {b - 1}",
+                    f"\t Train loss/train/total: {1.81 + 0.02 * ((b // 20) % 3 - 1):.4f}",
+                    f"\t Train metrics/train/MulticlassAccuracy: {0.519 + 0.002 * ((b // 20) % 2):.4f}",
+                    f"\t Train lr-SGD/group0: {lr_of(b):.4f}"]
+        out += ["[Eval batch=2/2] Eval on eval data:", "\t Eval metrics/eval/MulticlassAccuracy: 0.5310",
+                "\t Eval metrics/eval/CrossEntropy: 1.8186"]
+    return "\n".join(out) + "\n"
+
+
+def test_composer_names_and_a_loss_flat_from_the_start_under_an_lr_gone_to_zero(tmp_path):
+    """Composer's "loss/train/total", "metrics/eval/MulticlassAccuracy" and "lr-SGD/group0" are the loss, the validation
+    accuracy and the lr; an lr stepped per batch that is 0.0000 from the fifth logged batch leaves the loss flat from its
+    first logged point: the collapse's stall (read before as a loss stuck at chance, and the names not at all)."""
+    sigs = signals(tmp_path, {"console.log": _composer_console(lambda b: 0.05 * 0.25 ** (b // 20))})
+    assert "stall_under_lr_collapse" in sigs and "loss_at_chance" not in sigs
+    from mltdbg.analyzers.ingest import ingest
+    names = {x.name for x in ingest([tmp_path]).series}
+    assert {"loss", "accuracy", "lr", "val_accuracy", "val_loss", "epoch", "step"} <= names
+    # under a steady lr the same flat loss is no schedule's
+    assert "stall_under_lr_collapse" not in signals(tmp_path, {"console.log": _composer_console(lambda b: 0.05)})
+
+
 def test_a_plateau_under_a_steady_lr_stays_a_plateau(tmp_path):
     sigs = signals(tmp_path, {"metrics.jsonl": _stall_jsonl(lambda i: 0.05)})
     assert "plateau" in sigs and "stall_under_lr_collapse" not in sigs
