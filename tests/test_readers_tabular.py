@@ -701,3 +701,16 @@ def test_mmengine_scalars_json_with_a_nan_epoch_is_still_read(tmp_path):
     (d / "scalars.json").write_text("".join(json.dumps(r) + "\n" for r in recs))
     run = ingest([str(tmp_path)])
     assert not run.warnings and run.metric("val_accuracy").values.tolist() == [50.0, 60.0]
+
+
+def test_sacred_metrics_json_is_read_as_one_row_per_step(tmp_path):
+    """Sacred's FileStorageObserver writes {name: {"steps": [...], "values": [...], "timestamps": [...]}} (read before
+    as a config, its per-layer gradient norms and dead-unit shares unseen)."""
+    steps = list(range(0, 300, 10))
+    doc = {"train.loss": {"steps": steps, "values": [2.3026 - 0.0001 * i for i in range(30)], "timestamps": ["t"] * 30},
+           "grad_norm.fc1": {"steps": steps, "values": [0.0] * 30, "timestamps": ["t"] * 30},
+           "val_accuracy": {"steps": steps[::3], "values": [0.099] * 10, "timestamps": ["t"] * 10}}
+    (tmp_path / "metrics.json").write_text(json.dumps(doc))
+    by = {s.name: s for s in ingest([tmp_path]).series}
+    assert {"loss", "grad_norm/fc1", "val_accuracy"} <= set(by)
+    assert by["loss"].steps.tolist() == steps and len(by["val_accuracy"]) == 10 and by["val_accuracy"].steps[1] == 30

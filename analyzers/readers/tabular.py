@@ -208,7 +208,8 @@ def _metric_rows(doc, grad_file: bool = False):
     """(list of row dicts, key holding them or None) when a JSON document is metrics, else (None, None).
 
     Accepted: {"log_history": [...]} (HF), a list of metric dicts, a dict with one list of metric
-    dicts (e.g. "history"), and Keras' history.json {"loss": [...], "val_loss": [...]}; in a file
+    dicts (e.g. "history"), Keras' history.json {"loss": [...], "val_loss": [...]}, and Sacred's metrics.json
+    {"loss": {"steps": [...], "values": [...]}}; in a file
     named after gradients (`grad_file`), a dict keyed by layers of one number or a list of numbers
     each ({"layer0": [1e-9, ...], ...}: a hook's per-layer norms, one list entry per step)."""
     if isinstance(doc, dict):
@@ -226,6 +227,17 @@ def _metric_rows(doc, grad_file: bool = False):
             n = max(len(v) for v in doc.values())
             rows = [{k: v[i] for k, v in doc.items() if i < len(v)} for i in range(n)]
             return rows, "columns"
+        # Sacred's FileStorageObserver (metrics.json): {"loss": {"steps": [...], "values": [...], "timestamps": [...]}, ...},
+        # one row per step that any metric was logged at
+        if doc and all(isinstance(v, dict) and isinstance(v.get("steps"), list) and isinstance(v.get("values"), list)
+                       for v in doc.values()) and _metricish_keys([{k: 0 for k in doc}]):
+            by: dict = {}
+            for name, v in doc.items():
+                for st, x in zip(v["steps"], v["values"]):
+                    if isinstance(st, (int, float)) and isinstance(x, (int, float)) and not isinstance(x, bool):
+                        by.setdefault(st, {"step": st})[name] = x
+            if by:
+                return [by[st] for st in sorted(by)], "columns"
         # a per-layer dump, {"encoder.layer.0.weight": 3e-9, ...}: one row per parameter (read as
         # grad_norm/<layer> when the file or a key names gradients: _layer_table)
         scalars = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in doc.values())
