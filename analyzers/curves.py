@@ -38,6 +38,8 @@ GRAD_SPIKE_FULL = 3.0
 SHORT_CURVE = 30
 # A rise of the smoothed loss above its running minimum this large, held to the end, is divergence.
 DIVERGENCE_RISE = 0.15
+# ... and more than this many standard errors of the last points' mean (a minibatch loss's scatter)
+DIVERGENCE_NOISE_K = 4.0
 # grad_norm growth (late median / early median) that counts as orders of magnitude.
 GRAD_GROWTH_RATIO = 30.0
 # ... and over a short history (3 to 7 finite points, each at least the one before): last / first.
@@ -854,8 +856,18 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
             w = max(3, i // 10)
             sm = smooth_pre(w)
             lo = float(np.min(sm))
-            last = float(np.mean(pre[-max(2, i // 10):]))
+            k_last = max(2, i // 10)
+            last = float(np.mean(pre[-k_last:]))
             rising = (last - lo) / (abs(lo) + 1e-8)
+            # a minibatch loss's own scatter: the minimum of many w-point means sits below the level by chance, so
+            # the last points' mean must clear it by more than DIVERGENCE_NOISE_K of their standard errors
+            # (0.14 -> 0.21 over a loss that scatters 0.10-0.35 per step is noise, not a rise). The scatter is read from
+            # the median step-to-step change of the second half (robust: a blow-up's own huge steps do not count)
+            d = np.diff(pre[len(pre) // 2:])
+            if len(d) >= 4:
+                noise = 1.4826 * float(np.median(np.abs(d - np.median(d)))) / math.sqrt(2 * k_last)
+                if last - lo <= DIVERGENCE_NOISE_K * noise:
+                    rising = 0.0
             # Was the loss still falling or flat right before (a sudden NaN)?
             data["sudden"] = bool(rising < 0.1 and float(np.max(pre[-3:])) < 3 * abs(_level(pre[-max(3, i // 5):])) + 1e-8)
         elif i >= 2:

@@ -331,7 +331,11 @@ DETECTORS: list[_Det] = [
             r"|\b(?:input|batch|data|dataset|sample|feature|image|label|target|inputs|example)s?\b"
             r"(?:(?![.!?]\s)[^\n]){0,40}?"
             r"\b(?:has|have|had|contains?|containing|with|is|are)\s+(?:a\s+|some\s+)?(?:nan|NaN|NAN|inf|Inf)s?\b"
-            r"|\b(?:found|detected|encountered)\s+(?:a\s+)?(?:nan|NaN|NAN)s?\b(?![^\n]{0,20}\b(?:loss|grad))", re.I),
+            r"|\b(?:found|detected|encountered)\s+(?:a\s+)?(?:nan|NaN|NAN)s?\b(?![^\n]{0,20}\b(?:loss|grad))"
+            # a statistic of the inputs printed before training that is NaN ("feature range [nan, nan]",
+            # "X mean: nan std: nan", "input min/max: nan nan"): a NaN in the data makes every min, max and mean NaN
+            r"|\b(?:input|feature|data|x|X_train|x_train|inputs|features|images?)s?\s+(?:range|min|max|mean|std|stats?)"
+            r"(?:\s*/\s*(?:min|max|mean|std))?\s*[:=]?\s*[\[(]?\s*(?:nan|NaN|NAN)\b", re.I),
          0.8, lambda m: "a log line reports NaN in the input data",
          lambda m: _batch_data(m.string),
          # (TensorBoard's "NaN or Inf found in input tensor" is about a logged scalar, not data)

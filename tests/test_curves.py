@@ -54,6 +54,20 @@ def test_rise_before_nan_points_at_divergence():
     assert "divergence" in k
 
 
+def test_a_noisy_minibatch_loss_before_a_nan_is_no_divergence():
+    """A per-step loss that fell to ~0.2 and scatters 0.10-0.35 step to step, then one NaN batch: the last points' mean
+    (0.21) above the lowest 7-point mean (0.14) is the scatter, not a rise (read before as divergence 0.61 and
+    lr_too_high first on a NaN row in the data). The same level climbing 3x into the NaN still is one."""
+    g = np.random.default_rng(7)
+    fall = 0.2 + 1.17 * np.exp(-np.arange(20) / 4)
+    noisy = np.concatenate([fall, np.clip(0.2 + g.normal(0, 0.06, 57), 0.08, None), [np.nan]])
+    k = kinds(_run(loss=noisy))
+    assert "divergence" not in k and k["nonfinite"].data["rise_before"] == 0
+    climb = np.concatenate([fall, np.clip(0.2 + g.normal(0, 0.06, 37), 0.08, None), 0.2 * np.exp(np.linspace(0, 1.2, 20)),
+                            [np.nan]])
+    assert "divergence" in kinds(_run(loss=climb))
+
+
 def test_a_few_points_that_blow_up_before_the_nan_are_divergence_not_a_sudden_nan():
     # a post's five lines: 2.31, 2.29, 45, 1e18, nan
     k = kinds(_run(loss=[2.31, 2.29, 45.12, 1e18, np.nan]))

@@ -716,3 +716,13 @@ def test_a_few_loss_scale_backoffs_are_the_scaler_at_work():
     assert "log:loss_scale_backoff" not in every and every["log:loss_scale_overflow"].strength == 0.7
     stuck = signals(run_of(("ds_train.log", _ds_log([50, 51], 1200, minimum=True))))
     assert "log:loss_scale_backoff" not in stuck
+
+
+def test_a_printed_input_statistic_that_is_nan_is_nan_in_the_data():
+    """A NaN anywhere in the data makes the min, max and mean printed before training NaN ("feature range [nan, nan]")."""
+    for line in ("train (5100, 10) val (900, 10)  feature range [nan, nan]", "X_train mean: nan std: nan",
+                 "input min/max: nan nan"):
+        assert "log:nan_input" in signals(run_of(("cout.txt", line + "\nstep 0 loss 1.37\n"))), line
+    for line in ("feature range [-3.1, 4.2]", "input mean: 0.12 std: 0.98", "train loss: nan"):
+        assert "log:nan_input" not in signals(run_of(("cout.txt", line + "\n"))), line
+
