@@ -1627,3 +1627,21 @@ def test_mmengine_validation_lines_sit_at_the_step_that_closed_their_epoch(tmp_p
     assert run.metric("val_accuracy").steps.tolist() == [16, 32, 48]
     assert run.metric("val_accuracy").values.tolist() == [20.0, 40.0, 60.0]
     assert run.metric("accuracy").values.tolist()[:2] == [40.0, 46.0]
+
+
+def test_points_before_a_rare_line_with_a_step_are_kept(tmp_path):
+    """clu's "[8] train_accuracy=1.0, train_loss=0.02" lines (their "[8]" is no step read here) with one
+    "Saved checkpoint for epoch 5 at step 80." in the middle: the first ten points are the run's (read before as a
+    config echo and dropped), and equal values on the lines after it are points, not one point repeated at the step
+    they carry."""
+    lines = []
+    for i in range(1, 21):
+        lines.append(f"I1207 00:39:51.361615 140426198076288 train.py:16] [{8 * i}] train_accuracy={min(1.0, 0.5 + i / 20):.4f}, "
+                     f"train_loss={1 / i:.4f}")
+        if i == 10:
+            lines.append("I1207 00:39:53.905523 140426198076288 train.py:67] Saved checkpoint for epoch 5 at step 80.")
+    p = tmp_path / "train.log"
+    p.write_text("\n".join(lines) + "\n")
+    by = {s.name: s for s in read(p).series}
+    assert len(by["loss"]) == 20 and by["loss"].values[0] == 1.0
+    assert len(by["accuracy"]) == 20 and by["accuracy"].values[-1] == 1.0

@@ -913,11 +913,12 @@ class LogMetrics:
             else:
                 st, lc, cr = step[s_sg], L[s_sg], carried[s_sg]
             # the same value at the same step again (two log handlers, an epoch repeated in the
-            # eval dict) is one point
+            # eval dict) is one point; not where the steps are mostly carried from a few lines that have one
+            # (_finish_steps: FEW_OWN_STEPS): "train_accuracy=1.0" on 40 lines after one "at step 400" is 40 points
             dup = memo.get("dup") if sel is None else None
             if dup is None:
                 dup = (st[1:] >= 0) & (st[1:] == st[:-1])
-                dup = dup if dup.any() else False
+                dup = dup if dup.any() and FEW_OWN_STEPS * int(np.count_nonzero((st >= 0) & ~cr)) >= len(st) else False
                 if sel is None:
                     memo["dup"] = dup
             filtered = False
@@ -1199,6 +1200,9 @@ def _passes(x: np.ndarray, tot: np.ndarray, rank: np.ndarray | None, single: boo
 MAX_CARRIED_DUP_SHARE = 0.1
 
 
+FEW_OWN_STEPS = 4     # under a quarter of a series' points with a step of their own
+
+
 def _finish_steps(st: np.ndarray, carried: np.ndarray) -> tuple[np.ndarray, bool, np.ndarray]:
     """Steps of one series (-1 = none) -> (steps, step_is_index, points kept).
 
@@ -1212,6 +1216,11 @@ def _finish_steps(st: np.ndarray, carried: np.ndarray) -> tuple[np.ndarray, bool
     if n_miss == n or 2 * n_miss > n:
         return np.arange(n, dtype=np.int64), True, keep
     cr = carried
+    # ... nor when the points with a step of their own are few (FEW_OWN_STEPS) and the rest only carry a rare line's step
+    # ("Saved checkpoint for epoch 50 at step 400." among clu's "[8] train_loss=..." lines, whose "[8]" is no step read
+    # here): the points before that line are the run's, not an echo, and the steps carried from it say nothing
+    if n_miss and FEW_OWN_STEPS * int(np.count_nonzero(~miss & ~carried)) < n:
+        return np.arange(n, dtype=np.int64), True, keep
     if n_miss:
         first = int(np.flatnonzero(~miss)[0])
         keep[:first] = False
