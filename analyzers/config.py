@@ -62,7 +62,8 @@ for _fact, _names in {
     "beta2": "beta2 adam_beta2 optimizer.beta2",
     "_betas": "betas adam_betas optimizer.betas optim.betas",
     # only keys that name the optimiser's epsilon (a bare `eps` is as often a norm layer's or label smoothing's)
-    "eps": "adam_eps adam_epsilon optimizer.eps optim.eps optimizer_eps opt_eps optimizer.epsilon optimizer.params.eps",
+    "eps": "adam_eps adam_epsilon optimizer.eps optim.eps optimizer_eps opt_eps optimizer.epsilon optimizer.params.eps "
+           "adam.epsilon adam.eps adamw.epsilon adamw.eps",
     "global_batch_size": "global_batch_size total_batch_size effective_batch_size",
     "grad_accum": "gradient_accumulation_steps accumulate_grad_batches grad_accum_steps grad_accum accum_iter "
                   "accumulation_steps update_freq gradient_accumulation grad_accumulation_steps",
@@ -324,7 +325,16 @@ class _Facts:
 
 # ---- config files (YAML / JSON) with line numbers from the YAML node marks
 
+# A gin binding ("trainer.adam.learning_rate = 1e-3", "train/Adam.epsilon = 1.0", a scope before the '/'); gin files
+# are no YAML.
+_GIN_BINDING = re.compile(r"^[ \t]*(?:[\w.]+/)?([A-Za-z_][\w.]*\.[A-Za-z_]\w*)[ \t]*=[ \t]*([^#\n]+?)[ \t]*(?:#.*)?$", re.M)
+
+
 def _config_facts(art: TextArtifact, fx: _Facts, run: Run) -> None:
+    if art.path.lower().endswith(".gin"):
+        for m in _GIN_BINDING.finditer(art.text):
+            fx.key_value(m.group(1), _scalar(m.group(2)), art.text.count("\n", 0, m.start()) + 1)
+        return
     try:
         node = yamlsafe.compose(art.text)      # bounded: size, alias expansion, depth
     except yamlsafe.YamlRefused as e:

@@ -667,3 +667,17 @@ def test_review_mends_of_the_config_readers_of_stop_57(tmp_path):
     y = tmp_path / "args.yaml"
     y.write_text("task: detect\nbatch: -1\n")
     assert "batch_size" not in facts(run_of(y))
+
+
+def test_a_gin_files_bindings_are_config_facts(tmp_path):
+    """A gin file ("trainer.adam.epsilon = 1.0", a scope before '/') is a config, not a log whose bindings are one-point
+    metrics: its optimizer epsilon of 1.0 is config:eps_large, cited at its line."""
+    p = tmp_path / "ranking_mlp.gin"
+    p.write_text("# Ported from the TF1 baseline.\nimport trainer\n\ntrainer.train.batch_size = 128\n"
+                 "trainer.adam.learning_rate = 1e-3\ntrainer.adam.epsilon = 1.0  # as before\n"
+                 "eval/trainer.train.batch_size = 512\n")
+    run = run_of(p)
+    got = facts(run)
+    assert got["eps"] == [1.0] and got["lr"] == [1e-3] and 128 in got["batch_size"] and run.fact("eps").line == 6
+    assert not run.series
+    assert "config:eps_large" in {s.kind for s in config_signals(run)}

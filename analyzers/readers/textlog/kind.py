@@ -14,7 +14,7 @@ from pathlib import Path
 MAX_CONFIG_SNIFF = 256 * 1024
 
 CODE_EXT = {".py", ".pyx", ".pyi", ".sh", ".bash", ".zsh"}
-CONFIG_EXT = {".yaml", ".yml", ".json", ".toml", ".cfg", ".ini", ".conf", ".env"}
+CONFIG_EXT = {".yaml", ".yml", ".json", ".toml", ".cfg", ".ini", ".conf", ".env", ".gin"}
 # Prose that quotes errors ("CUDA out of memory" in a README) is not a log of this run.
 TEXT_EXT = {".md", ".rst", ".html", ".htm", ".tex", ".css", ".js", ".ts", ".c", ".cc", ".cpp",
             ".h", ".hpp", ".cu", ".java", ".go", ".rs", ".r", ".sql", ".xml", ".svg",
