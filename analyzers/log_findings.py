@@ -279,7 +279,9 @@ DETECTORS: list[_Det] = [
                                   # PaddlePaddle's check_nan_inf, JAX's jax_debug_nans
                                   r"|There are NAN or INF \(num_nan=|FloatingPointError: invalid value \(nan\) encountered"
                                   # MindSpore's and Keras' TerminateOnNaN, TF Estimator's NanTensorHook
-                                  r"|Invalid loss, terminating training|NanLossDuringTrainingError"),
+                                  r"|Invalid loss, terminating training|NanLossDuringTrainingError"
+                                  # ... and its log line and message (TF 1.x / 2.x Estimator)
+                                  r"|Model diverged with loss = (?:NaN|nan|inf|Inf)|NaN loss during training"),
          0.9, lambda m: "the framework reports the loss (or weights) went non-finite",
          lambda m: {"step": int(m.group(1))} if m.group(1) else {}),
     # torch.distributions refusing a NaN parameter: the network's output (a policy's mean, a VAE's

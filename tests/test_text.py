@@ -726,3 +726,13 @@ def test_a_printed_input_statistic_that_is_nan_is_nan_in_the_data():
     for line in ("feature range [-3.1, 4.2]", "input mean: 0.12 std: 0.98", "train loss: nan"):
         assert "log:nan_input" not in signals(run_of(("cout.txt", line + "\n"))), line
 
+
+
+def test_tf_estimators_nan_loss_is_a_non_finite_loss():
+    """TF's Estimator ends a run with "ERROR:tensorflow:Model diverged with loss = NaN." and raises "NaN loss during
+    training." (its NanTensorHook): the loss went non-finite, whatever the last logged loss was."""
+    log = ("INFO:tensorflow:loss = 0.004449606407433748, step = 550 (0.103 sec)\n"
+           "ERROR:tensorflow:Model diverged with loss = NaN.\nTraceback (most recent call last):\n"
+           '  File "train.py", line 72, in main\n    raise RuntimeError(\'NaN loss during training.\')\n'
+           "RuntimeError: NaN loss during training.\n")
+    assert "log:loss_nonfinite" in signals(run_of(("train_log.txt", log)))
