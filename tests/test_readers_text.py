@@ -1645,3 +1645,18 @@ def test_points_before_a_rare_line_with_a_step_are_kept(tmp_path):
     by = {s.name: s for s in read(p).series}
     assert len(by["loss"]) == 20 and by["loss"].values[0] == 1.0
     assert len(by["accuracy"]) == 20 and by["accuracy"].values[-1] == 1.0
+
+
+def test_an_espnet_results_line_holds_both_sets(tmp_path):
+    """ESPnet prints each epoch's "Nepoch results: [train] loss=..., acc=..., [valid] loss=..., acc=..., wer=..." on one
+    line: the keys after "[valid]" are the validation set's (read before as more training points)."""
+    lines = []
+    for e in range(1, 6):
+        lines.append(f"[host] 2026-12-07 01:11:44,363 (trainer:338) INFO: {e}epoch results: [train] iter_time=3.4e-04, "
+                     f"loss_ctc={50 - e:.3f}, acc={0.1 * e:.3f}, loss={47 - e:.3f}, time=0.51 seconds, total_count={10 * e}, "
+                     f"[valid] loss_ctc={46 + e:.3f}, cer_ctc=0.9, acc={0.4 + 0.01 * e:.3f}, loss={45 + e:.3f}, wer=0.95")
+    p = tmp_path / "train.log"
+    p.write_text("\n".join(lines) + "\n")
+    by = {s.name: s for s in read(p).series}
+    assert by["loss"].values.tolist() == [46, 45, 44, 43, 42] and by["val_loss"].values.tolist() == [46, 47, 48, 49, 50]
+    assert by["accuracy"].values[-1] == 0.5 and by["val_accuracy"].values[-1] == 0.45 and len(by["val_wer"]) == 5

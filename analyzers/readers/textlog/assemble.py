@@ -35,7 +35,7 @@ from mltdbg.analyzers.names import normalize, rename_by_layout
 from mltdbg.analyzers.readers.textlog.arrays import (Masked, count_before, factorize, find_byte, hash_rows,
                                                      release_memory, rows_of, small_pages)
 from mltdbg.analyzers.readers.textlog.scan import (BACK, EVAL_KEY_PREFIX, FWD, LONG_BACK, LONG_FWD, Keys, anchors,
-                                                   held_out_marks, line_ranks,
+                                                   held_out_marks, inline_set_tags, line_ranks,
                                                    progress_counters, read_anchors)
 from mltdbg.analyzers.readers.textlog.layergrads import layer_series, scan_layer_tables, table_lines
 from mltdbg.analyzers.readers.textlog.settle import StepContext, counter_restarts, pass_ends
@@ -258,6 +258,15 @@ def scan_block(data: bytes, nl: np.ndarray, exact_keys: bool = False,
 
     nseg = len(breaks) + 1
     seg = count_before(breaks, pos) if len(breaks) < len(pos) else np.searchsorted(breaks, pos)
+    # metrics after a held-out set's tag inside their own line (inline_set_tags: ESPnet's "[train] ... [valid] ...")
+    inline_on = None
+    tag_at, tag_held = inline_set_tags(data) if b"[" in data else (np.zeros(0, np.int64), np.zeros(0, bool))
+    if tag_at.size and tag_held.any() and len(pos):
+        j = np.searchsorted(tag_at, pos, side="right") - 1
+        jj = np.maximum(j, 0)
+        inline_on = (j >= 0) & tag_held[jj] & (np.searchsorted(breaks, tag_at[jj]) == seg) & (role == 1)
+        if not inline_on.any():
+            inline_on = None
     del pos
     # counters (step, batch, epoch): whole numbers
     cnt = np.flatnonzero(role >= 2)
@@ -311,8 +320,11 @@ def scan_block(data: bytes, nl: np.ndarray, exact_keys: bool = False,
     # metric points and the segments worth keeping: those with a point or a counter
     m = (role == 1) | (role == 4)
     mseg = seg[m]
-    if marks.size:     # a held-out set's segment (a line, or one redraw of it): its metrics' keys are that set's
-        on = np.isin(seg, np.searchsorted(breaks, marks)) & (role == 1)
+    if marks.size or inline_on is not None:
+        # a held-out set's segment (a line, or one redraw of it): its metrics' keys are that set's
+        on = np.isin(seg, np.searchsorted(breaks, marks)) & (role == 1) if marks.size else np.zeros(len(seg), bool)
+        if inline_on is not None:
+            on |= inline_on
         if on.any():      # each such key's id -> the id of its held-out name, in one gather
             ks = np.unique(kid[on]).tolist()
             ids = [keys.id_text(EVAL_KEY_PREFIX + keys.raws[k]) for k in ks]

@@ -470,6 +470,25 @@ def _keras_evaluate_bars(data: bytes) -> list[int]:
     return [at for at, t, val in bars if not val and t not in epoch_totals]
 
 
+# A set's tag inside a line that reports two sets (ESPnet: "3epoch results: [train] loss=41.2, acc=0.52, [valid]
+# loss=45.1, acc=0.44, cer=0.31, wer=0.72"): the keys after a held-out tag are that set's, up to a [train] tag.
+_INLINE_TAGS = ((b"[valid]", True), (b"[val]", True), (b"[validation]", True), (b"[test]", True), (b"[eval]", True),
+                (b"[dev]", True), (b"[train]", False))
+
+
+def inline_set_tags(data: bytes) -> tuple[np.ndarray, np.ndarray]:
+    """(offsets, held_out) of the set tags in `data` (_INLINE_TAGS), in order; found by bytes.find (rare needles)."""
+    found: list[tuple[int, bool]] = []
+    if b"[" in data and b"]" in data:
+        for tag, held in _INLINE_TAGS:
+            k = data.find(tag)
+            while k >= 0:
+                found.append((k, held))
+                k = data.find(tag, k + len(tag))
+    found.sort()
+    return np.array([f[0] for f in found], np.int64), np.array([f[1] for f in found], bool)
+
+
 def held_out_marks(b: np.ndarray, masked: Masked, line_starts: np.ndarray, data: bytes,
                    files: list[tuple[int, int]] | None = None) -> np.ndarray:
     """Offsets where a report on a held-out set starts: the start of a line that begins by naming one
