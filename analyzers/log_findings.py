@@ -1610,6 +1610,12 @@ SAME_OUTPUT_SHARE = 0.8
 SAME_OUTPUT_SCAN_CHARS = 200_000
 # A file path or a URL printed after "output:" is where something was written, not what the model said.
 _PATHLIKE = re.compile(r"^(?:[\w.~-]*[/\\][^\s]*|\w+://\S+)$")
+# The expected answer printed beside each output ("reference: ...", "target: ...", "REF:"; not the input: a model that
+# echoes its prompt has collapsed): when it is one and the same text, the very text the outputs repeat, the run printed
+# one fixed example each time (a speech run's dev utterance each epoch) and the model gets it right: no collapse.
+_REFERENCE_LINE = re.compile(
+    r"^[ \t]*[\[(]?(?:references?|ref|targets?|ground[ _]truth|gt|labels?|expected|gold)"
+    r"[ \t]*(?:#?\d+)?[\])]?[ \t]*(?:=>|->|:|=)[ \t]*(\S[^\n]*?)[ \t]*\r?$", re.I | re.M)
 
 
 # Generations printed bare, one repr() per line ('::::::::::::::', "the the the the ..."), or as a chat prints them
@@ -1677,6 +1683,11 @@ def same_output(art: TextArtifact) -> Signal | None:
     value, n = Counter(v for _, v in found).most_common(1)[0]
     if n < SAME_OUTPUT_SHARE * len(found):
         return None
+    refs = [m.group(1).strip(" \"'`") for m in _REFERENCE_LINE.finditer(head)]
+    if len(refs) * 2 >= len(found):
+        ref, k = Counter(refs).most_common(1)[0]
+        if k >= SAME_OUTPUT_SHARE * len(refs) and ref.lower() == value.lower():
+            return None
     first = next(at for at, v in found if v == value)
     line = art.line_of(first)
     txt = f"the model's output is {value[:60]!r} in {n} of {len(found)} printed outputs: the same whatever the input"

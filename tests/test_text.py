@@ -736,3 +736,15 @@ def test_tf_estimators_nan_loss_is_a_non_finite_loss():
            '  File "train.py", line 72, in main\n    raise RuntimeError(\'NaN loss during training.\')\n'
            "RuntimeError: NaN loss during training.\n")
     assert "log:loss_nonfinite" in signals(run_of(("train_log.txt", log)))
+
+
+def test_one_fixed_example_printed_right_each_epoch_is_no_collapse():
+    """A speech run prints its one dev utterance each epoch ("reference: ..." then "predicted: ..."): the same output for
+    the same input, matching its reference, is a model that gets it right, not one that says the same whatever the
+    input. The same output beside references that differ still is a collapse."""
+    fixed = "".join(f"epoch {e}\n    reference: fg ekbk nf elilm\n    predicted: fg ekbk nf elilm\n" for e in range(1, 8))
+    assert "log:collapse_output" not in signals(run_of(("train.log", fixed)))
+    varied = "".join(f"epoch {e}\n    reference: utterance number {e}\n    predicted: fg ekbk nf elilm\n" for e in range(1, 8))
+    assert "log:collapse_output" in signals(run_of(("train.log", varied)))
+    echoed = "".join(f"epoch {e}\n    input: hello there\n    predicted: hello there\n" for e in range(1, 8))
+    assert "log:collapse_output" in signals(run_of(("train.log", echoed)))
