@@ -1114,6 +1114,13 @@ _SAVED_TO = re.compile(r"(?i)\b(?:sav(?:ed?|ing)|logging\s+results|writ(?:ten|in
 _LOADED = re.compile(r"(?i)\b(?:load(?:ed|ing|s)?|restor(?:ed|ing|es))\b[^\n]{0,60}?['\"`:=\s]"
                      r"((?:[\w.~-]+/)+[\w.-]+\.(?:pt|pth|ckpt|bin|safetensors|h5|keras|pkl|tar))\b")
 CHECKPOINT_HEAD = 262144
+# An evaluation job's command that names its weights by a flag ("python3 -m espnet2.bin.asr_inference ... --asr_model_file
+# exp/asr_train_v1/valid.acc.ave.pth --output_dir exp/asr_train_v2/decode"): a load too, and, being another job, it is
+# compared with the folders any of the run's texts saved to (not only those printed before it in its own text).
+_EVAL_COMMAND = re.compile(r"(?im)^[#$>\s]*(?:\S*python\S*\s+(?:-m\s+)?)?\S*(?:infer|inference|decode|decoding|eval|evaluate|test"
+                           r"|predict|transcribe|generate)\w*(?:\.py)?\b[^\n]*")
+_FLAG_LOADED = re.compile(r"--\w*(?:model_file|model_path|checkpoint|ckpt|weights|model)\w*[= ]+['\"]?"
+                          r"((?:[\w.~-]+/)+[\w.-]+\.(?:pt|pth|ckpt|bin|safetensors|h5|keras|pkl|tar))\b")
 
 
 def _parts(p: str) -> tuple[str, ...]:
@@ -1135,12 +1142,21 @@ def checkpoint_of_other_run(run: Run) -> Signal | None:
         for rx, into in ((_SAVED_TO, saved), (_LOADED, loads)):
             for m in rx.finditer(head):
                 into.append((_parts(m.group(1)), art, m.start(1)))
-    for lp, art, off in loads:
+    jobs: set[int] = set()     # loads named by an evaluation command's flags (another job than the training)
+    for art in run.texts:
+        if art.kind not in LOG_KINDS:
+            continue
+        for cm in _EVAL_COMMAND.finditer(art.text[:CHECKPOINT_HEAD]):
+            for m in _FLAG_LOADED.finditer(cm.group(0)):
+                loads.append((_parts(m.group(1)), art, cm.start() + m.start(1)))
+                jobs.add(len(loads) - 1)
+    for n_load, (lp, art, off) in enumerate(loads):
         folder = lp[:-1]
         if not folder or any(folder[:len(sp)] == sp or sp[:len(folder)] == folder for sp, _, _ in saved):
             continue        # its own output (or a folder it saved into): the run's weights
-        # (only saves printed before it in the same text: a load before the run's saves is a warm start or a resume)
-        for sp, sart, soff in [x for x in saved if x[1] is art and x[2] < off]:
+        # (only saves printed before it in the same text: a load before the run's saves is a warm start or a resume;
+        # an evaluation job's flags against any text's saves)
+        for sp, sart, soff in [x for x in saved if n_load in jobs or (x[1] is art and x[2] < off)]:
             sdir = sp[:-1] if "." in sp[-1] else sp
             anc = folder[:len(sdir)]       # the loaded folder, or the one above it at the saved folder's depth
             if len(anc) == len(sdir) >= 2 and anc[:-1] == sdir[:-1] and anc[-1] != sdir[-1]:

@@ -748,3 +748,19 @@ def test_one_fixed_example_printed_right_each_epoch_is_no_collapse():
     assert "log:collapse_output" in signals(run_of(("train.log", varied)))
     echoed = "".join(f"epoch {e}\n    input: hello there\n    predicted: hello there\n" for e in range(1, 8))
     assert "log:collapse_output" in signals(run_of(("train.log", echoed)))
+
+
+def test_an_evaluation_commands_model_flag_from_the_experiment_beside_the_run():
+    """ESPnet decodes with "asr_inference ... --asr_model_file exp/asr_v1/valid.acc.ave.pth" while training saved to
+    exp/asr_v2: the decoding job scored the older experiment's model. The same flag naming the run's own folder is its
+    weights; a training command's flags are no evaluation."""
+    train = ("[host] 2026-12-07 01:14:18,346 (abs_task:1243) INFO: Saving the configuration in exp/asr_v2/config.yaml\n"
+             "[host] 2026-12-07 01:14:41,267 (trainer:338) INFO: 13epoch results: [train] loss=2.1\n")
+    decode = ("# python3 -m espnet2.bin.asr_inference --batch_size 1 --asr_train_config exp/asr_v1/config.yaml "
+              "--asr_model_file exp/asr_v1/valid.acc.ave.pth --output_dir exp/asr_v2/decode/dev\n")
+    s = signals(run_of(("train.log", train), ("asr_inference.dev.1.log", decode)))["log:checkpoint_other_run"]
+    assert s.data == {"loaded": "exp/asr_v1/valid.acc.ave.pth", "saved": "exp/asr_v2"}
+    own = decode.replace("exp/asr_v1/valid", "exp/asr_v2/valid")
+    assert "log:checkpoint_other_run" not in signals(run_of(("train.log", train), ("asr_inference.dev.1.log", own)))
+    warm = decode.replace("espnet2.bin.asr_inference", "espnet2.bin.asr_train")
+    assert "log:checkpoint_other_run" not in signals(run_of(("train.log", train), ("asr_train.log", warm)))
