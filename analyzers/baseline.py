@@ -522,6 +522,12 @@ def posted_diff_signals(run: Run) -> list[Signal]:
         items.append((kind, side, Evidence(
             text=f"{'only in the old' if side == '-' else 'only in the new'} version {t.path} ({what})",
             source=t.path, line=i, quote=t.line(i).rstrip("\r"))))
+    # a line removed in one place and added as it was in another (a function's body reordered) is a move, no change
+    def body_of(e: Evidence) -> str:
+        q = (e.quote or "").strip()
+        return q[1:].strip() if q[:1] in ("+", "-") else q
+    sides = {side: {body_of(e) for _, sd, e in items if sd == side} for side in ("+", "-")}
+    items = [(k, sd, e) for k, sd, e in items if body_of(e) not in sides["-" if sd == "+" else "+"]]
     # a checkpoint named alike on both sides (`from_pretrained(args.ckpt)` and `pipeline(model=args.ckpt)`) is the
     # same checkpoint loaded another way, no change of weights
     refs = {side: {r for k, sd, e in items if sd == side and k == "baseline:checkpoint_changed"

@@ -308,6 +308,28 @@ def test_a_posted_hunk_inside_an_evaluation_function_is_a_metric_change(tmp_path
     assert [e.line for e in m.evidence] == [5, 6]
 
 
+def test_a_line_moved_within_a_posted_diff_is_no_change(tmp_path):
+    """A refactor that moves `model.load_state_dict(state["model"])` into a helper removes it in one hunk and adds it as
+    it was in another: the same checkpoint loaded, no baseline:checkpoint_changed. The changed scorer still is a
+    metric change."""
+    from mltdbg.analyzers.analyze import analyze
+    from mltdbg.analyzers.ingest import ingest
+
+    (tmp_path / "evaluate.py.diff").write_text(
+        "--- a/evaluate.py\n+++ b/evaluate.py\n"
+        "@@ -10,4 +10,5 @@ def load(path):\n"
+        "     state = torch.load(path)\n"
+        "+    model.load_state_dict(state[\"model\"])\n"
+        "     return model\n"
+        "@@ -40,5 +41,4 @@ def evaluate(args):\n"
+        "     model = load(args.path)\n"
+        "-    model.load_state_dict(state[\"model\"])\n"
+        "-    score = corpus_bleu(hyps, refs)\n"
+        "+    score = mean(sentence_bleu(h, r) for h, r in zip(hyps, refs))\n")
+    sig = {s.kind: s for s in analyze(ingest([tmp_path]))}
+    assert "baseline:checkpoint_changed" not in sig and "baseline:metric_changed" in sig
+
+
 def test_a_posts_hand_made_diff_and_its_old_and_new_blocks_are_read_as_a_diff(tmp_path):
     """Three ways posts show a change without git's numbered hunks: a bare `@@` typed by hand, a ```diff fence of
     +/- lines, and the old and the new version in two blocks captioned "Old:" and "New:" (the lines only one of
