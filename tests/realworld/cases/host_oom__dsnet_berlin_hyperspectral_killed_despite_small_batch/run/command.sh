@@ -1,0 +1,1 @@
+python demo.py --dataset Berlin --flag_test train --patches 5
