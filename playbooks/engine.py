@@ -221,10 +221,14 @@ class OfflineEngine:
         own = {pb.id: (s, contrib) for s, pb, contrib, _ in scored}
         more = scoring.words_only_scores(feat, model, [c for c in want if c not in own], verdicts)
         cap = min((t[4] for t in chosen), default=WORDS_ONLY_CAP)
+        # (a cause that joined none has a score outside the softmax's sum: its share alone could take the ranking's
+        # confidences past 1; each added one gets at most what the ranked ones leave)
+        left = max(0.0, 1.0 - sum(t[4] for t in chosen))
         out: list[tuple] = []
         for cause in want:
             s, contrib = own[cause] if cause in own else (more[cause].score, more[cause].contrib)
-            cap = min(cap, share(s))     # confidence never rises down the list
+            cap = min(cap, share(s), left)     # confidence never rises down the list
+            left -= cap
             out.append((s, books[cause], contrib, False, cap))
         return out
 

@@ -1,4 +1,5 @@
 """The offline engine: ranking, calibration guards, verdicts, symptoms as hints, status."""
+import json
 import math
 from pathlib import Path
 
@@ -492,3 +493,14 @@ def test_overfitting_is_no_finding_beside_inference_code_without_eval(tmp_path):
     (tmp_path / "train.py").write_text(code.format(eval=""))
     held = {h.id: h.confidence for h in diagnose_paths([str(tmp_path)], words).hypotheses}
     assert held["overfitting"] < 0.8 and "eval_mode_forgotten" in held
+
+
+def test_a_rankings_confidences_never_sum_past_one():
+    """Words-only causes that complete a short ranking were scored outside the softmax's sum: a post about a depth
+    model whose loss rises after the batch went from 8 to 1 ranked lr_too_high 0.63 and overfitting 0.45. Each added
+    cause now gets at most what the ranked ones leave."""
+    from mltdbg.playbooks.diagnose import diagnose
+    case = Path(__file__).parent / "realworld" / "cases" / "lr_too_high__depth_toolbox_adabins_kitti_batch_8_to_1_loss_rises_near_20k"
+    sym = json.loads((case / "case.json").read_text())["symptom"]
+    d = diagnose([str(case / "run")], [sym])
+    assert len(d.hypotheses) >= 2 and sum(h.confidence for h in d.hypotheses) <= 1.0 + 1e-9
