@@ -332,8 +332,12 @@ _GIN_BINDING = re.compile(r"^[ \t]*(?:[\w.]+/)?([A-Za-z_][\w.]*\.[A-Za-z_]\w*)[ 
 
 def _config_facts(art: TextArtifact, fx: _Facts, run: Run) -> None:
     if art.path.lower().endswith(".gin"):
+        line, at = 1, 0
         for m in _GIN_BINDING.finditer(art.text):
-            fx.key_value(m.group(1), _scalar(m.group(2)), art.text.count("\n", 0, m.start()) + 1)
+            line += art.text.count("\n", at, m.start())
+            at = m.start()
+            if "/" not in m.group(0).split("=", 1)[0]:      # (a scoped binding, "eval/...", is not the training's)
+                fx.key_value(m.group(1), _scalar(m.group(2)), line)
         return
     try:
         node = yamlsafe.compose(art.text)      # bounded: size, alias expansion, depth

@@ -1642,7 +1642,8 @@ def _sawtooth(run: Run, s: Series, pre: np.ndarray, q: Quoter) -> list[Signal]:
     need, again = (0.4, 0.1) if aligned else (0.5, 0.3)
     if peak < need or trough > 0.1 or peak - trough < 0.6 or (2 * p < len(ac) and ac[2 * p] < again):
         return []
-    amp = float(np.std(r)) / (abs(float(np.median(x))) + 1e-8)
+    # (on a log scale r is already relative: its spread is the amplitude)
+    amp = float(np.std(r)) if z is not x else float(np.std(r)) / (abs(float(np.median(x))) + 1e-8)
     if amp < 0.02:
         return []
     strength = min(1.0, peak + SAWTOOTH_ALIGNED) if aligned else min(1.0, peak)

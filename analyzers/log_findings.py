@@ -336,7 +336,7 @@ DETECTORS: list[_Det] = [
             r"|\b(?:found|detected|encountered)\s+(?:a\s+)?(?:nan|NaN|NAN)s?\b(?![^\n]{0,20}\b(?:loss|grad))"
             # a statistic of the inputs printed before training that is NaN ("feature range [nan, nan]",
             # "X mean: nan std: nan", "input min/max: nan nan"): a NaN in the data makes every min, max and mean NaN
-            r"|\b(?:input|feature|data|x|X_train|x_train|inputs|features|images?)s?\s+(?:range|min|max|mean|std|stats?)"
+            r"|\b(?:input|feature|data|X_train|x_train|inputs|features|images?)s?\s+(?:range|min|max|mean|std|stats?)"
             r"(?:\s*/\s*(?:min|max|mean|std))?\s*[:=]?\s*[\[(]?\s*(?:nan|NaN|NAN)\b", re.I),
          0.8, lambda m: "a log line reports NaN in the input data",
          lambda m: _batch_data(m.string),
@@ -548,12 +548,13 @@ def _batch_data(s: str) -> dict:
 _SCALE_TO = re.compile(r"(?:reducing (?:loss scale )?to|setting loss scale to:?)\s*([\d.]+(?:e[+-]?\d+)?)", re.I)
 
 
-# What a dynamic loss scaler does as a matter of course (DeepSpeed, apex, GradScaler): skip a step now and then, halve
+# What a dynamic loss scaler does as a matter of course (read from DeepSpeed's counters): skip a step now and then, halve
 # the scale, and grow it back. Benign when the scale never sinks below OVERFLOW_BENIGN_SCALE, no "minimum" is reached,
 # and the skipped steps are at most OVERFLOW_BENIGN_SHARE of the steps taken (DeepSpeed's "step=1200, skipped=6").
 OVERFLOW_BENIGN_SCALE = 1024.0
 OVERFLOW_BENIGN_SHARE = 0.02
 OVERFLOW_BENIGN_STRENGTH = 0.1
+OVERFLOW_SCAN = 1 << 20
 _SCALE_ALL = re.compile(r"(?:reducing (?:loss scale )?to|setting loss scale to:?)\s*([\d.e+-]+)", re.I)
 _SKIPPED = re.compile(r"\bstep[=:]\s*(\d+),\s*skipped[=:]\s*(\d+)")
 _AT_MINIMUM = re.compile(r"(?i)minimum loss scale reached|loss scale already at minimum")
@@ -568,14 +569,16 @@ def _overflow_backoff(run: Run, hit: Signal) -> Signal | None:
     for art in run.texts:
         if art.kind not in LOG_KINDS:
             continue
-        if _AT_MINIMUM.search(art.text):
+        # (a head and a tail of a big log: the scaler's messages and the last "step=N, skipped=K" are there)
+        text = art.text if len(art.text) <= 2 * OVERFLOW_SCAN else art.text[:OVERFLOW_SCAN] + "\n" + art.text[-OVERFLOW_SCAN:]
+        if _AT_MINIMUM.search(text):
             return None
-        for m in _SCALE_ALL.finditer(art.text):
+        for m in _SCALE_ALL.finditer(text):
             try:
                 scales.append(float(m.group(1)))
             except ValueError:
                 continue
-        for m in _SKIPPED.finditer(art.text):
+        for m in _SKIPPED.finditer(text):
             if int(m.group(1)) >= steps:
                 steps, skipped = int(m.group(1)), int(m.group(2))
     if steps and skipped <= OVERFLOW_BENIGN_SHARE * steps and (not scales or min(scales) >= OVERFLOW_BENIGN_SCALE):
@@ -1117,8 +1120,19 @@ CHECKPOINT_HEAD = 262144
 # An evaluation job's command that names its weights by a flag ("python3 -m espnet2.bin.asr_inference ... --asr_model_file
 # exp/asr_train_v1/valid.acc.ave.pth --output_dir exp/asr_train_v2/decode"): a load too, and, being another job, it is
 # compared with the folders any of the run's texts saved to (not only those printed before it in its own text).
-_EVAL_COMMAND = re.compile(r"(?im)^[#$>\s]*(?:\S*python\S*\s+(?:-m\s+)?)?\S*(?:infer|inference|decode|decoding|eval|evaluate|test"
-                           r"|predict|transcribe|generate)\w*(?:\.py)?\b[^\n]*")
+_COMMAND_SCRIPT = re.compile(r"[#$> \t]*(?:\S*python\S*[ \t]+(?:-m[ \t]+)?)?(\S+)")
+_EVAL_WORDS = frozenset({"infer", "inference", "decode", "decoding", "eval", "evaluate", "evaluation", "test", "predict",
+                         "transcribe", "generate"})
+
+
+def _evaluation_command(line: str) -> bool:
+    """The line runs an evaluation job: its script or module name holds one of _EVAL_WORDS as a whole word, and no
+    word of a training job ("train_and_eval.py" trains)."""
+    m = _COMMAND_SCRIPT.match(line)
+    words = set(re.split(r"[._/\-]+", m.group(1).lower())) if m else set()
+    return bool(words & _EVAL_WORDS) and not any(w.startswith("train") for w in words)
+
+
 _FLAG_LOADED = re.compile(r"--\w*(?:model_file|model_path|checkpoint|ckpt|weights|model)\w*[= ]+['\"]?"
                           r"((?:[\w.~-]+/)+[\w.-]+\.(?:pt|pth|ckpt|bin|safetensors|h5|keras|pkl|tar))\b")
 
@@ -1146,9 +1160,14 @@ def checkpoint_of_other_run(run: Run) -> Signal | None:
     for art in run.texts:
         if art.kind not in LOG_KINDS:
             continue
-        for cm in _EVAL_COMMAND.finditer(art.text[:CHECKPOINT_HEAD]):
-            for m in _FLAG_LOADED.finditer(cm.group(0)):
-                loads.append((_parts(m.group(1)), art, cm.start() + m.start(1)))
+        head = art.text[:CHECKPOINT_HEAD]
+        if "--" not in head:
+            continue
+        for m in _FLAG_LOADED.finditer(head):
+            start = head.rfind("\n", 0, m.start()) + 1
+            end = head.find("\n", m.end())
+            if _evaluation_command(head[start:end if end >= 0 else len(head)]):
+                loads.append((_parts(m.group(1)), art, m.start(1)))
                 jobs.add(len(loads) - 1)
     for n_load, (lp, art, off) in enumerate(loads):
         folder = lp[:-1]
@@ -1197,6 +1216,10 @@ def checkpoint_of_earlier_epoch(run: Run) -> Signal | None:
             if (m := rx.search(name)) is None:
                 continue
             at = int(m.group(1))
+            # (training that goes on past it in the same text: a resume or a warm start, no evaluation)
+            later = _EPOCH if by_epoch else _STEP
+            if any(int(x.group(1)) > at for x in islice(later.finditer(art.text, off), 200)):
+                continue
             # the accuracy when the run logs one (a loss that still falls after the accuracy has peaked is no worse model)
             found = [(s, higher) for metric, higher in (("val_accuracy", True), ("val_loss", False))
                      if (s := _series_over(run, metric, by_epoch)) is not None][:1]
@@ -1226,6 +1249,8 @@ def _series_over(run: Run, metric: str, by_epoch: bool) -> tuple[list[int], list
     logged once per epoch whose steps are the epoch numbers, or with an epoch series of the same steps beside it)."""
     cands = sorted((s for s in run.series if s.name == metric and len(s) >= 3), key=len, reverse=True)
     for s in cands:
+        if s.step_is_index and not by_epoch:
+            continue        # (its steps are the points' indices, no step numbers)
         pairs = [(int(st), float(v)) for st, v in zip(s.steps, s.values) if v == v and abs(v) != float("inf")]
         if len(pairs) < 3:
             continue

@@ -161,10 +161,11 @@ _PART_GRAD = re.compile(rf"(?:gradnorm|gnorm|grad_norm)_(?P<a>{_NET_PART})|(?P<b
 
 # MosaicML Composer's console and loggers name a value by what it is, the set, and the metric's class:
 # "loss/train/total", "metrics/train/MulticlassAccuracy", "metrics/eval/CrossEntropy", its LRMonitor "lr-SGD/group0",
-# and its clock "time/epoch", "time/batch" (console lines put "Train " / "Eval " before them).
+# and its clock "time/epoch", "time/batch" (read only as its console prints them, after "Train " / "Eval ": a bare
+# "Time/epoch" is as often a TensorBoard tag of an epoch's duration).
 _COMPOSER = re.compile(r"(?:^|[_/])(?P<kind>loss|metrics)/(?P<set>train|eval|val|validation|test)/(?P<name>[\w.\-]+)$")
 _COMPOSER_LR = re.compile(r"(?:^|[_/])lr-\w+/group\d+$")
-_COMPOSER_TIME = re.compile(r"(?:^|[_/])time/(?P<unit>epoch|batch|sample|token|batch_in_epoch|sample_in_epoch|token_in_epoch)$")
+_COMPOSER_TIME = re.compile(r"^(?:train|eval)_time/(?P<unit>epoch|batch|sample|token|batch_in_epoch|sample_in_epoch|token_in_epoch)$")
 _METRIC_CLASSES = {"multiclassaccuracy": "accuracy", "binaryaccuracy": "accuracy", "multilabelaccuracy": "accuracy",
                    "accuracy": "accuracy", "crossentropy": "loss", "languagecrossentropy": "loss",
                    "lossmetric": "loss", "languageperplexity": "perplexity", "perplexity": "perplexity"}

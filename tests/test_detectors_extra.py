@@ -232,12 +232,18 @@ def _epochs_log(n: int = 24) -> str:
     ("checkpoints/epoch_24.pt", False),     # the last one
     ("checkpoints/epoch_20.pt", False),     # 0.986 already there (its val loss still falls: the accuracy decides)
     ("checkpoints/best.pt", False),
+    ("resume", False),                      # epoch_9.pt loaded by a resume that trains on to epoch 24
 ])
 def test_weights_of_an_epoch_the_run_trained_past_are_a_stale_checkpoint(tmp_path, loaded, stale):
     """An evaluation that restores an early epoch's weights (a text sort put epoch_9.pt after epoch_24.pt), where the
     run's own log shows that epoch well below the best it reached later."""
-    (tmp_path / "train.log").write_text(_epochs_log())
-    (tmp_path / "eval.log").write_text(f"$ python evaluate.py\nrestored weights from {loaded}\n[test] n=500 acc=0.7520\n")
+    if loaded == "resume":
+        log = _epochs_log()
+        cut = log.index("epoch 13 ")
+        (tmp_path / "train.log").write_text(log[:cut] + "resumed: loaded checkpoints/epoch_9.pt\n" + log[cut:])
+    else:
+        (tmp_path / "train.log").write_text(_epochs_log())
+        (tmp_path / "eval.log").write_text(f"$ python evaluate.py\nrestored weights from {loaded}\n[test] n=500 acc=0.7520\n")
     sigs = {s.kind: s for s in analyze(ingest([tmp_path]))}
     assert ("log:checkpoint_stale" in sigs) is stale
     if stale:
@@ -734,6 +740,9 @@ def test_composer_names_and_a_loss_flat_from_the_start_under_an_lr_gone_to_zero(
     from mltdbg.analyzers.ingest import ingest
     names = {x.name for x in ingest([tmp_path]).series}
     assert {"loss", "accuracy", "lr", "val_accuracy", "val_loss", "epoch", "step"} <= names
+    # a TensorBoard tag of an epoch's duration ("Time/epoch") is no epoch counter
+    from mltdbg.analyzers.names import normalize
+    assert normalize("Time/epoch") != "epoch" and normalize("Train time/epoch") == "epoch"
     # under a steady lr the same flat loss is no schedule's
     assert "stall_under_lr_collapse" not in signals(tmp_path, {"console.log": _composer_console(lambda b: 0.05)})
 

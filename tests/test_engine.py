@@ -442,6 +442,10 @@ def test_the_word_model_reads_the_same_artifacts_whatever_order_they_were_named_
     ("torchrun --nproc_per_node=8 train.py gives a CUDA out of memory error", False),
     ("DDP training is stuck at the first iteration", True),
     ("the workers wait forever under torchrun", True),
+    # (a loss stuck at a value, "blocks" of a model and "never goes below" are no stall)
+    ("DDP model with 4 residual blocks gives NaN", False),
+    ("with distributed training the loss never goes below 2.0", False),
+    ("DDP validation loss is stuck at 0.69", False),
 ])
 def test_a_metric_that_hangs_around_a_value_is_no_hang(said, hang):
     assert library.causes()["distributed_hang"].symptom_match([said]) is hang

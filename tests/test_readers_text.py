@@ -1660,3 +1660,17 @@ def test_an_espnet_results_line_holds_both_sets(tmp_path):
     by = {s.name: s for s in read(p).series}
     assert by["loss"].values.tolist() == [46, 45, 44, 43, 42] and by["val_loss"].values.tolist() == [46, 47, 48, 49, 50]
     assert by["accuracy"].values[-1] == 0.5 and by["val_accuracy"].values[-1] == 0.45 and len(by["val_wer"]) == 5
+
+
+def test_epoch_header_layouts_keep_their_steps_and_fold_repeated_lines(tmp_path):
+    """(review) "Epoch N" headers carry their step to the lines under them: two handlers printing each loss line twice
+    are one point per epoch, and one stray line before the first header leaves the epochs as steps."""
+    p = tmp_path / "dup.log"
+    p.write_text("".join(f"Epoch {e}\nloss={1 / e:.3f}\nloss={1 / e:.3f}\n" for e in range(1, 9)))
+    loss = next(s for s in read(p).series if s.name == "loss")
+    assert len(loss) == 8 and loss.steps.tolist() == list(range(1, 9)) and not loss.step_is_index
+    q = tmp_path / "stray.log"
+    q.write_text("loss=2.30\n" + "".join(f"Epoch {e}\nloss={1 / e:.3f}\n" for e in range(1, 9)))
+    loss = next(s for s in read(q).series if s.name == "loss")
+    assert loss.steps.tolist() == list(range(1, 9)) and not loss.step_is_index
+

@@ -723,7 +723,7 @@ def test_a_printed_input_statistic_that_is_nan_is_nan_in_the_data():
     for line in ("train (5100, 10) val (900, 10)  feature range [nan, nan]", "X_train mean: nan std: nan",
                  "input min/max: nan nan"):
         assert "log:nan_input" in signals(run_of(("cout.txt", line + "\nstep 0 loss 1.37\n"))), line
-    for line in ("feature range [-3.1, 4.2]", "input mean: 0.12 std: 0.98", "train loss: nan"):
+    for line in ("feature range [-3.1, 4.2]", "input mean: 0.12 std: 0.98", "train loss: nan", "x std: nan"):
         assert "log:nan_input" not in signals(run_of(("cout.txt", line + "\n"))), line
 
 
@@ -764,3 +764,14 @@ def test_an_evaluation_commands_model_flag_from_the_experiment_beside_the_run():
     assert "log:checkpoint_other_run" not in signals(run_of(("train.log", train), ("asr_inference.dev.1.log", own)))
     warm = decode.replace("espnet2.bin.asr_inference", "espnet2.bin.asr_train")
     assert "log:checkpoint_other_run" not in signals(run_of(("train.log", train), ("asr_train.log", warm)))
+    both = decode.replace("espnet2.bin.asr_inference", "train_and_eval.py")     # a training job that also evaluates
+    assert "log:checkpoint_other_run" not in signals(run_of(("train.log", train), ("run.log", both)))
+
+
+def test_blank_lines_and_prompts_do_not_slow_the_evaluation_command_reading():
+    """(a review found the first version's pattern quadratic on runs of blank lines or prompt characters: 8,000 of
+    them took 9-11 s)"""
+    import time
+    t = time.perf_counter()
+    signals(run_of(("a.log", "\n" * 20000 + "#" * 8000 + "\n$ python eval.py --model_file x/y.pt\n")))
+    assert time.perf_counter() - t < 5.0

@@ -930,7 +930,7 @@ class LogMetrics:
             dup = memo.get("dup") if sel is None else None
             if dup is None:
                 dup = (st[1:] >= 0) & (st[1:] == st[:-1])
-                dup = dup if dup.any() and FEW_OWN_STEPS * int(np.count_nonzero((st >= 0) & ~cr)) >= len(st) else False
+                dup = dup if dup.any() and not _sparse_steps(st, cr) else False
                 if sel is None:
                     memo["dup"] = dup
             filtered = False
@@ -1212,7 +1212,18 @@ def _passes(x: np.ndarray, tot: np.ndarray, rank: np.ndarray | None, single: boo
 MAX_CARRIED_DUP_SHARE = 0.1
 
 
-FEW_OWN_STEPS = 4     # under a quarter of a series' points with a step of their own
+FEW_OWN_STEPS = 4     # under a quarter of a series' points with a step of their own ...
+SPARSE_MISS_SHARE = 0.1     # ... and at least this share of them before any step at all
+
+
+def _sparse_steps(st: np.ndarray, carried: np.ndarray) -> bool:
+    """A series whose steps come from a rare line of another kind ("Saved checkpoint for epoch 50 at step 400."): many
+    points before the first such line, and few with a step of their own. An "Epoch N" header's lines carry its step as
+    well, but nothing (or one stray line) stands before the first header."""
+    n = len(st)
+    miss = st < 0
+    n_miss = int(np.count_nonzero(miss))
+    return n_miss >= SPARSE_MISS_SHARE * n and n_miss > 1 and FEW_OWN_STEPS * int(np.count_nonzero(~miss & ~carried)) < n
 
 
 def _finish_steps(st: np.ndarray, carried: np.ndarray) -> tuple[np.ndarray, bool, np.ndarray]:
@@ -1231,7 +1242,7 @@ def _finish_steps(st: np.ndarray, carried: np.ndarray) -> tuple[np.ndarray, bool
     # ... nor when the points with a step of their own are few (FEW_OWN_STEPS) and the rest only carry a rare line's step
     # ("Saved checkpoint for epoch 50 at step 400." among clu's "[8] train_loss=..." lines, whose "[8]" is no step read
     # here): the points before that line are the run's, not an echo, and the steps carried from it say nothing
-    if n_miss and FEW_OWN_STEPS * int(np.count_nonzero(~miss & ~carried)) < n:
+    if _sparse_steps(st, carried):
         return np.arange(n, dtype=np.int64), True, keep
     if n_miss:
         first = int(np.flatnonzero(~miss)[0])

@@ -479,7 +479,8 @@ _INLINE_TAGS = ((b"[valid]", True), (b"[val]", True), (b"[validation]", True), (
 def inline_set_tags(data: bytes) -> tuple[np.ndarray, np.ndarray]:
     """(offsets, held_out) of the set tags in `data` (_INLINE_TAGS), in order; found by bytes.find (rare needles)."""
     found: list[tuple[int, bool]] = []
-    if b"[" in data and b"]" in data:
+    # (the [train] tags only where a held-out one is there to end: most logs with brackets hold neither)
+    if b"[" in data and any(tag in data for tag, held in _INLINE_TAGS if held):
         for tag, held in _INLINE_TAGS:
             k = data.find(tag)
             while k >= 0:
