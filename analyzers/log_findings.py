@@ -1147,6 +1147,7 @@ def checkpoint_of_other_run(run: Run) -> Signal | None:
     one the run saved to: an older run's weights evaluated in place of the new ones (YOLO-style exp, exp2, ...)."""
     saved: list[tuple[tuple[str, ...], TextArtifact, int]] = []
     loads: list[tuple[tuple[str, ...], TextArtifact, int]] = []
+    jobs: set[int] = set()     # loads named by an evaluation command's flags (another job than the training)
     for art in run.texts:
         if art.kind not in LOG_KINDS:
             continue
@@ -1156,14 +1157,7 @@ def checkpoint_of_other_run(run: Run) -> Signal | None:
         for rx, into in ((_SAVED_TO, saved), (_LOADED, loads)):
             for m in rx.finditer(head):
                 into.append((_parts(m.group(1)), art, m.start(1)))
-    jobs: set[int] = set()     # loads named by an evaluation command's flags (another job than the training)
-    for art in run.texts:
-        if art.kind not in LOG_KINDS:
-            continue
-        head = art.text[:CHECKPOINT_HEAD]
-        if "--" not in head:
-            continue
-        for m in _FLAG_LOADED.finditer(head):
+        for m in _FLAG_LOADED.finditer(head) if "--" in head else ():
             start = head.rfind("\n", 0, m.start()) + 1
             end = head.find("\n", m.end())
             if _evaluation_command(head[start:end if end >= 0 else len(head)]):
