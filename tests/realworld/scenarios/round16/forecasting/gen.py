@@ -19,7 +19,7 @@ import tempfile
 
 OUT = os.path.dirname(os.path.abspath(__file__))
 RUNS_DIR = os.path.join(OUT, "runs")
-PY = "/work/main/.venv/bin/python"
+PY = sys.executable
 
 # --------------------------------------------------------------------------
 # snippets shared by the user scripts (each script stays self-contained)
