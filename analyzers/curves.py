@@ -1624,9 +1624,10 @@ def _sawtooth(run: Run, s: Series, pre: np.ndarray, q: Quoter) -> list[Signal]:
         ppe = n / epochs if epochs > 1 else 0.0
         # the epoch's length or a whole fraction of it (class blocks inside an epoch), where the autocorrelation
         # peaks nearly as high as at the best lag: the period the data order sets
-        fits = [q for q in {int(round(ppe / k)) for k in range(1, 9)} if lo <= q < hi and abs(ppe / q - round(ppe / q)) < 0.05]
+        fits = [lag for lag in {int(round(ppe / k)) for k in range(1, 9)}
+                if lo <= lag < hi and abs(ppe / lag - round(ppe / lag)) < 0.05]
         if fits:
-            best = max(fits, key=lambda q: float(ac[q]))
+            best = max(fits, key=lambda lag: float(ac[lag]))
             if float(ac[best]) >= float(ac[p]) - SAWTOOTH_FIT_SLACK:
                 p = best
         aligned = ppe >= p and abs(ppe / p - round(ppe / p)) < 0.05

@@ -582,12 +582,11 @@ def _overflow_backoff(run: Run, hit: Signal) -> Signal | None:
             if int(m.group(1)) >= steps:
                 steps, skipped = int(m.group(1)), int(m.group(2))
     if steps and skipped <= OVERFLOW_BENIGN_SHARE * steps and (not scales or min(scales) >= OVERFLOW_BENIGN_SCALE):
+        floor = f", the scale never under {min(scales):g}" if scales else ""
         hit.strength = min(hit.strength, OVERFLOW_BENIGN_STRENGTH)
-        hit.summary += (f" (the scaler's normal backoff: {skipped} of {steps} steps skipped"
-                        + (f", the scale never under {min(scales):g}" if scales else "") + ")")
+        hit.summary += f" (the scaler's normal backoff: {skipped} of {steps} steps skipped{floor})"
         hit.data["benign"] = True
-        txt = (f"{skipped} of {steps} steps skipped by the fp16 loss scaler"
-               + (f", the scale never under {min(scales):g}" if scales else "") + ": its normal backoff, not an overflow problem")
+        txt = f"{skipped} of {steps} steps skipped by the fp16 loss scaler{floor}: its normal backoff, not an overflow problem"
         return Signal("log:loss_scale_backoff", 1.0, txt, hit.evidence[:1], {"steps": steps, "skipped": skipped})
     return None
 
@@ -1100,10 +1099,10 @@ def text_signals(run: Run) -> list[Signal]:
         if art.kind in LOG_KINDS and (sig := metric_disagrees(art)) is not None:
             out.append(sig)
             break
-    if (sig := checkpoint_of_other_run(run)) is not None:
-        out.append(sig)
-    if (sig := checkpoint_of_earlier_epoch(run)) is not None:
-        out.append(sig)
+    loaded = _loaded_checkpoints(run)
+    for reading in (checkpoint_of_other_run, checkpoint_of_earlier_epoch):
+        if (sig := reading(run, loaded)) is not None:
+            out.append(sig)
     return out
 
 
@@ -1141,12 +1140,19 @@ def _parts(p: str) -> tuple[str, ...]:
     return tuple(x for x in p.replace("\\", "/").split("/") if x not in ("", "."))
 
 
-def checkpoint_of_other_run(run: Run) -> Signal | None:
+def _loaded_checkpoints(run: Run) -> list[tuple[str, TextArtifact, int]]:
+    """(path, text, offset) of each weights file a log says it loaded (_LOADED, in the head of each log): read once
+    by text_signals and handed to the two readings below."""
+    return [(m.group(1), art, m.start(1)) for art in run.texts
+            if art.kind in LOG_KINDS and "/" in (head := art.text[:CHECKPOINT_HEAD]) for m in _LOADED.finditer(head)]
+
+
+def checkpoint_of_other_run(run: Run, loaded: list[tuple[str, TextArtifact, int]] | None = None) -> Signal | None:
     """log:checkpoint_other_run: a weights file loaded from a folder beside the one the run wrote its results to
     (runs/train/exp/best.pt loaded after "Results saved to runs/train/exp2"), neither that folder nor under it, nor
     one the run saved to: an older run's weights evaluated in place of the new ones (YOLO-style exp, exp2, ...)."""
     saved: list[tuple[tuple[str, ...], TextArtifact, int]] = []
-    loads: list[tuple[tuple[str, ...], TextArtifact, int]] = []
+    loads = [(_parts(path), art, off) for path, art, off in (_loaded_checkpoints(run) if loaded is None else loaded)]
     jobs: set[int] = set()     # loads named by an evaluation command's flags (another job than the training)
     for art in run.texts:
         if art.kind not in LOG_KINDS:
@@ -1154,9 +1160,7 @@ def checkpoint_of_other_run(run: Run) -> Signal | None:
         head = art.text[:CHECKPOINT_HEAD]
         if "/" not in head:
             continue
-        for rx, into in ((_SAVED_TO, saved), (_LOADED, loads)):
-            for m in rx.finditer(head):
-                into.append((_parts(m.group(1)), art, m.start(1)))
+        saved += [(_parts(m.group(1)), art, m.start(1)) for m in _SAVED_TO.finditer(head)]
         for m in _FLAG_LOADED.finditer(head) if "--" in head else ():
             start = head.rfind("\n", 0, m.start()) + 1
             end = head.find("\n", m.end())
@@ -1193,16 +1197,12 @@ STALE_ACC_GAP = 0.05
 STALE_LOSS_RATIO = 1.2
 
 
-def checkpoint_of_earlier_epoch(run: Run) -> Signal | None:
+def checkpoint_of_earlier_epoch(run: Run, loaded: list[tuple[str, TextArtifact, int]] | None = None) -> Signal | None:
     """log:checkpoint_stale: weights loaded from a file named for an epoch (or step) the run trained past, whose own
     validation score in the run's log is well below the best the run reached later ("restored weights from
     checkpoints/epoch_9.pt" after 24 epochs ending at val_acc 0.986, epoch 9's 0.76): the evaluation scores an
     early checkpoint, neither the best nor the last (a text sort of the names, a wrong glob, a stale path)."""
-    loads: list[tuple[str, TextArtifact, int]] = []
-    for art in run.texts:
-        if art.kind in LOG_KINDS and "/" in (head := art.text[:CHECKPOINT_HEAD]):
-            loads += [(m.group(1), art, m.start(1)) for m in _LOADED.finditer(head)]
-    for path, art, off in loads:
+    for path, art, off in _loaded_checkpoints(run) if loaded is None else loaded:
         name = path.rsplit("/", 1)[-1]
         if re.search(r"(?i)best|last|final|latest", name):
             continue

@@ -472,11 +472,11 @@ def _keras_evaluate_bars(data: bytes) -> list[int]:
 
 # A set's tag inside a line that reports two sets (ESPnet: "3epoch results: [train] loss=41.2, acc=0.52, [valid]
 # loss=45.1, acc=0.44, cer=0.31, wer=0.72"): the keys after a held-out tag are that set's, up to a [train] tag.
-_INLINE_TAGS = ((b"[valid]", True), (b"[val]", True), (b"[validation]", True), (b"[test]", True), (b"[eval]", True),
-                (b"[dev]", True), (b"[train]", False))
+_INLINE_HELD = ("valid", "val", "validation", "test", "eval", "dev")
+_INLINE_TAGS = tuple((f"[{w}]".encode(), True) for w in _INLINE_HELD) + ((b"[train]", False),)
 
 
-_HELD_TAG = re.compile(rb"\[(?:val(?:id(?:ation)?)?|test|eval|dev)\]")
+_HELD_TAG = re.compile(rb"\[(?:" + "|".join(_INLINE_HELD).encode() + rb")\]")
 
 
 def inline_set_tags(data: bytes) -> tuple[np.ndarray, np.ndarray]:
