@@ -1542,6 +1542,8 @@ def param_imbalance(art: TextArtifact) -> Signal | None:
     """`log:param_imbalance` from a printed parameter table (3+ modules) whose
     vocabulary-sized parts (embeddings, output head) hold most of the parameters."""
     head = art.text[:PARAM_SCAN_CHARS]
+    if "Embedding(" in head and (printed := _repr_rows(head)) and (found := _summary_imbalance(art, printed)):
+        return found
     if "param" not in head.lower():     # (a case-blind regex search is ~10x slower than lower + find)
         return None
     rows = [(m.group("name"), _count(m.group("count")), None, m.start()) for m in _LIGHTNING_ROW.finditer(head)]
@@ -1628,6 +1630,87 @@ def _summary_imbalance(art: TextArtifact, rows: list[tuple[str, int, bool, int]]
     vocab = sum(n for _, n, v, _ in rows if v) / total
     big = max(rows, key=lambda r: r[1])
     return _imbalance_signal(art, vocab, big[3], big[0], big[1] / total)
+
+
+# A printed torch module (`print(model)`): `  (emb): Embedding(4000, 256)`, `  (fc): Linear(in_features=64,
+# out_features=10, bias=True)`, containers opening with `(name): Type(` and closing with `)` at their indent.
+_REPR_LINE = re.compile(r"^(?P<ind>[ \t]*)\((?P<name>[\w.-]+)\): (?P<type>[A-Za-z_][\w.]*)\((?P<args>[^\n]*?)\)?[ \t]*\r?$", re.M)
+_REPR_INT = re.compile(r"(?<![\w.=])(\d+)(?![\w.])")
+# Leaves whose printed arguments give their parameter count; any other leaf with arguments is taken to hold none
+# (activations, dropout, pooling print theirs too), so a model of unknown layers is not read (see _repr_rows).
+_REPR_KNOWN = ("Embedding", "Linear", "Conv", "LSTM", "GRU", "RNN", "BatchNorm", "LayerNorm", "GroupNorm")
+_REPR_FREE = re.compile(r"ReLU|GELU|SiLU|Tanh|Sigmoid|Softmax|Dropout|Pool|Identity|Flatten|Upsample|Mish|Swish"
+                        r"|ELU|Hardswish|Unflatten|PixelShuffle|Module(List|Dict)|Sequential", re.I)
+
+
+def _repr_params(typ: str, args: str) -> int | None:
+    """The parameters of one printed torch leaf module, or None where its arguments do not say."""
+    kw = dict(re.findall(r"(\w+)=([^,()]+|\([^)]*\))", args))
+    pos = [int(x) for x in _REPR_INT.findall(re.sub(r"\w+=(?:\([^)]*\)|[^,]+)", "", args))]
+    bias = kw.get("bias", "True").strip() != "False"
+    if typ.endswith("Embedding") or typ == "EmbeddingBag":
+        return pos[0] * pos[1] if len(pos) >= 2 else None
+    if typ.endswith("Linear"):
+        a, b = kw.get("in_features"), kw.get("out_features")
+        if a is None or b is None:
+            a, b = (str(pos[0]), str(pos[1])) if len(pos) >= 2 else (None, None)
+        return int(a) * int(b) + (int(b) if bias else 0) if a and b and a.isdigit() and b.isdigit() else None
+    if re.fullmatch(r"(?:Lazy)?Conv(?:Transpose)?[123]d", typ):
+        k = [int(x) for x in re.findall(r"\d+", kw.get("kernel_size", ""))] or pos[2:3]
+        groups = int(kw.get("groups", "1")) if kw.get("groups", "1").strip().isdigit() else 1
+        if len(pos) < 2 or not k:
+            return None
+        dims = int(typ[-2])
+        kk = 1
+        for d in (k * dims)[:dims]:
+            kk *= d
+        return pos[0] * pos[1] * kk // max(groups, 1) + (pos[1] if bias else 0)
+    if typ in ("LSTM", "GRU", "RNN"):
+        if len(pos) < 2:
+            return None
+        gates = {"LSTM": 4, "GRU": 3, "RNN": 1}[typ]
+        layers = int(kw.get("num_layers", "1")) if kw.get("num_layers", "1").strip().isdigit() else 1
+        dirs = 2 if kw.get("bidirectional", "False").strip() == "True" else 1
+        i, h = pos[0], pos[1]
+        total = 0
+        for layer in range(layers):
+            total += dirs * gates * ((i if layer == 0 else h * dirs) * h + h * h + 2 * h)
+        return total
+    if "Norm" in typ:
+        return 2 * pos[0] if pos and kw.get("affine", "True").strip() != "False" \
+            and kw.get("elementwise_affine", "True").strip() != "False" else 0
+    return None
+
+
+def _repr_rows(head: str) -> list[tuple[str, int, bool, int]]:
+    """(top-level module, parameters, vocabulary-sized, offset) of a printed torch model whose top-level children
+    hold an Embedding: each child's leaves summed (see _repr_params), vocabulary-sized when it is an embedding or
+    a Linear VOCAB_WIDE wide. Empty where any leaf that may hold parameters does not say how many."""
+    lines = list(_REPR_LINE.finditer(head))
+    if not lines:
+        return []
+    top = min(len(m.group("ind")) for m in lines)
+    rows: list[list] = []       # [name, params, vocab, offset]
+    for m in lines:
+        typ, args = m.group("type"), m.group("args")
+        leaf = m.group(0).rstrip().endswith(")")
+        if len(m.group("ind")) == top:
+            if rows and m.start() - rows[-1][3] > 20_000:
+                break            # (a second model printed far below is another print)
+            rows.append([m.group("name"), 0, False, m.start()])
+        if not rows or not leaf:
+            continue
+        n = _repr_params(typ, args)
+        if n is None:
+            if any(typ.startswith(k) for k in _REPR_KNOWN) or (_REPR_INT.search(args) and not _REPR_FREE.search(typ)):
+                return []        # a layer whose parameters the print does not tell
+            continue
+        rows[-1][1] += n
+        if typ.endswith("Embedding") or (typ.endswith("Linear") and n >= VOCAB_WIDE * 2
+                                         and int(re.findall(r"\d+", args)[1]) >= VOCAB_WIDE):
+            rows[-1][2] = True
+    out = [(r[0], r[1], r[2], r[3]) for r in rows if r[1] > 0]
+    return out if any(v for _, _, v, _ in out) else []
 
 
 # --------------------------------------------------------------------------- one output for every input

@@ -807,3 +807,27 @@ def test_a_printed_mode_coverage_that_covers_few_kinds_is_a_collapse(tmp_path, l
 @pytest.mark.parametrize("line", ["replay buffer covered 1000/10000 transitions", "Test coverage: 3 of 40 modules skipped"])
 def test_a_coverage_that_names_no_modes_or_classes_is_no_collapse(tmp_path, line):
     assert "log:collapse_output" not in signals(tmp_path, {"log.txt": "step 1 loss=0.5\n" + line + "\n"})
+
+
+_GCN_REPR = ("Net(\n  (emb): Embedding(4000, 256)\n  (conv1): GCNConv(\n    272, 8\n"
+             "    (lin): Linear(in_features=272, out_features=8, bias=True)\n  )\n  (conv2): GCNConv(\n    8, 5\n"
+             "    (lin): Linear(in_features=8, out_features=5, bias=True)\n  )\n  (drop): Dropout(p=0.5, inplace=False)\n)\n")
+
+
+def test_printed_torch_module_with_an_embedding_holding_the_budget(tmp_path):
+    """print(model) gives each leaf's sizes: a 4000 x 256 embedding per node beside a GCN body 8 units wide
+    holds 99.8% of the parameters (PyG-style run, with no parameter table printed)."""
+    s = signals(tmp_path, {"nohup.out": _GCN_REPR + "Epoch: 001, Loss: 1.6119, Train: 0.2220, Val: 0.2140\n"})
+    assert s["log:param_imbalance"].data["part"] == "emb" and s["log:param_imbalance"].data["share"] > 0.99
+    assert s["log:param_imbalance"].evidence[0].line == 2
+
+
+@pytest.mark.parametrize("model", [
+    # an LSTM body four times the embedding's size
+    "Net(\n  (emb): Embedding(1000, 32)\n  (rnn): LSTM(32, 128, num_layers=2, batch_first=True)\n"
+    "  (fc): Linear(in_features=128, out_features=2, bias=True)\n)\n",
+    # a layer whose parameters the print does not give: the split is not read
+    "Net(\n  (emb): Embedding(4000, 256)\n  (body): MyBlock(272, 4096)\n  (fc): Linear(in_features=8, out_features=5, bias=True)\n)\n",
+])
+def test_printed_torch_module_with_a_body_or_an_unknown_layer_is_no_imbalance(tmp_path, model):
+    assert "log:param_imbalance" not in signals(tmp_path, {"out.log": model})

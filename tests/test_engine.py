@@ -499,6 +499,29 @@ def test_overfitting_is_no_finding_beside_inference_code_without_eval(tmp_path):
     assert held["overfitting"] < 0.8 and "eval_mode_forgotten" in held
 
 
+def test_overfitting_is_no_finding_when_embeddings_hold_the_parameters(tmp_path):
+    """The same rise after a minimum, from a model whose printed layers put 99.8% of its parameters in an embedding
+    per node (a GCN body 8 units wide): such a model memorises its training nodes by construction, so the gap is
+    no finding of overfitting alone (PyG-style run read as overfitting 0.90)."""
+    lines = []
+    for e in range(1, 121, 5):
+        tr = 1.6 * math.exp(-e / 25) + 0.1
+        va = 0.85 + 0.75 * math.exp(-e / 8) + 0.004 * max(0, e - 30)
+        lines.append(f"Epoch: {e:03d}, Loss: {tr:.4f}, Valid loss: {va:.4f}, Train: {min(1.0, 0.2 + e / 40):.4f}, "
+                     f"Val: {min(0.72, 0.2 + e / 50):.4f}")
+    words = ["train accuracy reaches 100% but validation tops out at 72% and its loss goes up"]
+    curve = "\n".join(lines) + "\n"
+    (tmp_path / "nohup.out").write_text(curve)
+    top = diagnose_paths([str(tmp_path)], words).hypotheses[0]
+    assert top.id == "overfitting" and top.confidence >= 0.8
+    embed = ("Net(\n  (emb): Embedding(4000, 256)\n  (conv1): GCNConv(\n"
+             "    (lin): Linear(in_features=272, out_features=8, bias=True)\n  )\n"
+             "  (conv2): GCNConv(\n    (lin): Linear(in_features=8, out_features=5, bias=True)\n  )\n)\n")
+    (tmp_path / "nohup.out").write_text(embed + curve)
+    held = {h.id: h.confidence for h in diagnose_paths([str(tmp_path)], words).hypotheses}
+    assert held["overfitting"] < 0.8 and "architecture_imbalance" in held
+
+
 def test_a_rankings_confidences_never_sum_past_one():
     """Words-only causes that complete a short ranking were scored outside the softmax's sum: a post about a depth
     model whose loss rises after the batch went from 8 to 1 ranked lr_too_high 0.63 and overfitting 0.45. Each added
