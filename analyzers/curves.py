@@ -187,7 +187,7 @@ def _curve_signals(run: Run) -> list[Signal]:
     if loss is None:
         # A run may only log eval loss (or a single loss under another name): use it; or only the terms of its
         # training loss, on the same rows (YOLO's box/cls/dfl, detectron2's loss_*): their sum is the total
-        loss = run.metric("val_loss") or _summed_terms(run) or _error_curve(run)
+        loss = _lone_term(run) or run.metric("val_loss") or _summed_terms(run) or _error_curve(run)
     g, lr = primary(run, "grad_norm") or _network_grad(run), run.metric("lr")
 
     def grad_and_lr() -> tuple[list[Signal], list[Signal]]:
@@ -513,6 +513,16 @@ def _summed_terms(run: Run) -> Series | None:
     total = np.sum([x.values for x in same], axis=0)
     return Series("loss", _SUMMED.join(x.raw_name or x.name for x in same), first.steps, total, first.source, first.locs,
                   first.loc_kind, first.step_is_index)
+
+
+def _lone_term(run: Run) -> Series | None:
+    """The one training loss a run prints under a name of its own ("bpr_loss", "ce_loss", "nll_loss"), 3 points at
+    least: no other training loss term beside it, no GAN's generator or discriminator loss."""
+    terms = [x for x in loss_terms(run) if len(x) >= 3]
+    names = {x.name for x in terms}
+    if len(names) != 1 or any(_ADVERSARIAL.search(x.raw_name or x.name) for x in terms):
+        return None
+    return run.metric(names.pop())
 
 
 # A regression objective logged under its error's name with no `loss` beside it (Ray Tune's "train_mse", XGBoost's

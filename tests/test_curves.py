@@ -1306,3 +1306,17 @@ def test_a_discriminator_norm_that_drifts_tenfold_is_not_the_runs_gradient():
     drift = kinds(_run(loss_d=[0.69] * n, loss_g=[0.7] * n, **{"grad_norm/d": [0.5 + 4.5 * i / (n - 1) for i in range(n)],
                                                                 "grad_norm/g": [0.2] * n}))
     assert not any(k.startswith("grad_") for k in drift), sorted(drift)
+
+
+def test_a_lone_training_loss_under_its_own_name_is_the_run_s_loss(tmp_path):
+    """A run that prints one training loss named for its objective ("bpr_loss") and no `loss`: its falling curve is
+    read as the run's (a healthy BPR run with SGD lr 1.0 read only from its config: lr_too_high 0.62)."""
+    from mltdbg.analyzers.analyze import analyze
+    from mltdbg.analyzers.ingest import ingest
+    (tmp_path / "log.txt").write_text("".join(f"epoch {i:03d} | bpr_loss {0.1 + 0.6 * math.exp(-i / 20):.4f}\n"
+                                              for i in range(1, 121)))
+    kinds = {s.kind for s in analyze(ingest([tmp_path]))}
+    assert "healthy" in kinds
+    (tmp_path / "log.txt").write_text("".join(f"epoch {i:03d} | g_loss {0.1 + 0.6 * math.exp(-i / 20):.4f}\n"
+                                              for i in range(1, 121)))
+    assert "healthy" not in {s.kind for s in analyze(ingest([tmp_path]))}

@@ -1674,3 +1674,18 @@ def test_epoch_header_layouts_keep_their_steps_and_fold_repeated_lines(tmp_path)
     loss = next(s for s in read(q).series if s.name == "loss")
     assert loss.steps.tolist() == list(range(1, 9)) and not loss.step_is_index
 
+
+
+def test_ranking_metrics_at_a_cut_off_and_bare_short_names(tmp_path):
+    """Recommender logs print `HR@10 0.1133`, `recall@20: 0.0371`, `MRR 0.0462`, `AUC 0.71`: a key ending in digits
+    before ':' or a space (where the byte tests read a time or no key) and short names in the space form."""
+    p = tmp_path / "train.log"
+    p.write_text("".join(f"epoch {i:03d} | bpr_loss {0.69 - i / 100:.4f} | HR@10 {0.1 + i / 50:.4f} | "
+                         f"recall@20: {0.03 + i / 100:.4f} | MRR {0.04 + i / 200:.4f} | AUC {0.6 + i / 100:.3f}\n"
+                         for i in range(1, 9)) + "12:30: 7 items done at 14:00 5 left\n")
+    run = read(p)
+    assert series(run, "hr@10").values[-1] == pytest.approx(0.26)
+    assert series(run, "recall@20").values[0] == pytest.approx(0.04)
+    assert series(run, "mrr").values[1] == pytest.approx(0.05)
+    assert len(series(run, "auc")) == 8
+    assert {s.name for s in run.series} == {"epoch", "bpr_loss", "hr@10", "recall@20", "mrr", "auc"}

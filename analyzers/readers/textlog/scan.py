@@ -377,10 +377,26 @@ def anchors(b: np.ndarray, data: bytes, masked: Masked | None = None) -> np.ndar
     is_tensor &= ((ahead[7] == 48) | (ahead[7] == 45) | (ahead[7] == 110) | (ahead[7] == 105)
                   | ((ahead[7] == 46) & (ahead[8] == 48)))      # a digit, '-', nan, inf, '.5'
     special = cand[is_nan | is_inf | is_ninf | is_tensor]
-    pos = np.concatenate(parts + [special])
-    if special.size:
+    at_k = _at_k_anchors(data)
+    pos = np.concatenate(parts + [special, at_k])
+    if special.size or at_k.size:
         pos.sort(kind="stable")
+        if at_k.size:
+            pos = np.unique(pos)
     return pos
+
+
+# A ranking metric at a cut-off ("HR@10 0.1133", "recall@20: 0.0371", "NDCG@10=0.02"): a key that ends in digits
+# before ':' or a space, where the byte tests above read a time ("12:00") or no key at all. Found by one regex
+# where the file holds an '@' before a digit.
+_AT_K = re.compile(rb"[A-Za-z]@\d{1,4}(?P<a>[ \t]*:|[ ])[ \t]*[-+.\d]")
+
+
+def _at_k_anchors(data: bytes) -> np.ndarray:
+    """Anchor positions (the ':' or the space) after `name@K` keys."""
+    if data.find(b"@") < 0:
+        return np.zeros(0, np.int64)
+    return np.array([m.end("a") - 1 for m in _AT_K.finditer(data)], dtype=np.int64)
 
 
 def progress_counters(b: np.ndarray, masked: Masked):

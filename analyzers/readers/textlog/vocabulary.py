@@ -79,6 +79,13 @@ _SPACED_IDENT = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*_(?:acc|accuracy|norm|
                            r"|ppl|f1|auc|iou|dice|wer|bleu|entropy|mae|mse|rmse)")
 
 
+# ... and the short names of ranking, overlap and error metrics printed bare ("AUC 0.71", "MRR 0.046", "mIoU 0.62"),
+# and any name at a cut-off ("HR@10 0.11", "recall@20 0.04")
+_SPACED_BARE = {"auc", "mrr", "ndcg", "f1", "iou", "miou", "dice", "wer", "cer", "bleu", "rmse", "mae", "mse", "hr",
+                "recall", "precision", "logloss"}
+_AT_K = re.compile(r"[a-z][a-z0-9_]*@\d{1,4}")
+
+
 @lru_cache(maxsize=4096)   # (each small log of a folder of many asks again for the same few keys)
 def classify_key(raw: str):
     """Role of a key: 'step', 'batch', 'epoch', 'metric' or None (not a metric); and whether
@@ -95,8 +102,8 @@ def classify_key(raw: str):
         return "batch", True
     if low in EPOCH_KEYS or last in EPOCH_KEYS:
         return "epoch", True
-    space_ok = (normalize(low) in _SPACE_CANON or low.endswith("loss")
-                or low in ("acc1", "acc5", "top1", "top5", "ppl") or bool(_SPACED_IDENT.fullmatch(low)))
+    space_ok = (normalize(low) in _SPACE_CANON or low.endswith("loss") or low in _SPACED_BARE
+                or low in ("acc1", "acc5", "top1", "top5", "ppl") or bool(_SPACED_IDENT.fullmatch(low) or _AT_K.fullmatch(low)))
     return "metric", space_ok
 
 
