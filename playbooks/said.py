@@ -178,14 +178,23 @@ LR_HUGE, LR_TINY = 1.0, 1e-7
 # digits printed (two at least; K a usual class count) is a model that predicts the class prior (as loss_at_chance).
 # (the words that say a value does not move, for the loss here and for a score in _STAYS below)
 _STAY = r"always|stays?|stayed|staying|stuck|remains?|remained|constant(?:ly)?|fixed"
-_STUCK_WORDS = (rf"(?:\b(?:{_STAY}|keeps?\s+(?:at|being)"
-                r"|never\s+(?:changes?|moves?|decreases?|goes\s+down))\b|一直(?:为|是|都是)?|始终(?:为|是)?)")
+# (words for staying that hold a negation of their own: "has not moved from", "doesn't go below")
+_STAY_DENYING = (r"(?:has|have|had)\s*(?:n'?t|not)\s+(?:moved|changed|budged)(?:\s+away)?\s+from"
+                 r"|(?:(?:does|did|do|will|would)\s*(?:n'?t|not)|never|won'?t|can'?t|cannot)\s+(?:go|drop|get|fall)s?\s+below")
+_STUCK_WORDS = (rf"(?:\b(?:{_STAY}|keeps?\s+(?:at|being|around)"
+                r"|never\s+(?:changes?|moves?|decreases?|goes\s+down)"
+                # "hovers around 2.30", "plateaus at", "sits at", "converges to 0.6931", "has not moved from 6.90",
+                # "doesn't go below 0.693", "never drops below"
+                r"|hover(?:s|ed|ing)?\s+(?:around|at)|plateau(?:s|ed|ing)?\s+(?:at|around)|sits?\s+(?:at|around)"
+                rf"|converg(?:es|ed|ing|e)\s+to|{_STAY_DENYING})"
+                r"\b|一直(?:为|是|都是)?|始终(?:为|是)?)")
 _VALUE = r"(?<![A-Za-z0-9_.])(\d+(?:\.\d+)?)(?![\w.]*\s*%)"
 # between "loss" and the words that say it stays (or its value): no other clause ("but", "while", a CJK comma) or
 # score name ("the loss falls, but training_acc is always 0", "losses go down but mAP stays 0 for all epochs" are
 # no loss at 0)
 _LOSS_GAP = (r"(?:(?!\b(?:but|while|whereas)\b|acc|但|\b(?:m?ap|f1|m?iou|auc|dice|precision|recall|bleu|wer|cer)\b)"
              r"[^.;!?\n\d，。；])")
+_NEGATED_STAY = re.compile(rf"\b(?:{_STAY_DENYING})", re.I)
 _LOSS_STUCK = re.compile(
     rf"\bloss(?:es)?(?![a-z]){_LOSS_GAP}{{0,30}}?{_STUCK_WORDS}[^.;!?\n\d]{{0,20}}?{_VALUE}"
     # "the loss is exactly 0 at every iteration", "loss = 0.6931 throughout training", "loss: 0.0000e+00 from the first batch"
@@ -293,7 +302,9 @@ def ruled_out(symptoms: list[str]) -> dict[str, Signal]:
             out[kind] = Signal(kind, 1.0, f"you said the batch size {what}is {b.group(0).strip()[-40:]}")
     for st in _LOSS_STUCK.finditer(text):
         g = 1 if st.group(1) else 2
-        if _denied_before(text, st.start(g)):
+        # (a negation that is part of the words for staying, "doesn't go below", "has not moved from", denies nothing)
+        own = _NEGATED_STAY.search(text, st.start(), st.start(g))
+        if _denied_before(text, st.start() if own else st.start(g)):
             continue
         value = st.group(g)
         k = _chance_k(value)

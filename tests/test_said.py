@@ -252,6 +252,12 @@ def test_tried_and_failed_across_clauses(text, kinds):
     ("the training loss printed by the Caffe solver is exactly 0 at every iteration (20, 40, 60, ...)", "said:loss_zero", "0"),
     ("loss = 0.0 for every batch", "said:loss_zero", "0.0"),
     ("loss: 0.0000e+00 from the first batch", "said:loss_zero", "0.0000"),
+    # other words for staying, some with a negation of their own
+    ("the loss hovers around 2.30 and does not improve", "said:loss_at_chance", "(ln 10)"),
+    ("loss plateaus at 0.6931 for the whole run", "said:loss_at_chance", "(ln 2)"),
+    ("the loss converges to 1.0986 and accuracy is 33%", "said:loss_at_chance", "(ln 3)"),
+    ("the loss doesn't go below 0.693", "said:loss_at_chance", "(ln 2)"),
+    ("after two epochs the loss has not moved away from 6.908", "said:loss_at_chance", "(ln 1000)"),
 ])
 def test_a_loss_the_user_says_never_leaves_zero_or_chance_is_read(text, kind, summary):
     got = said.ruled_out([text])
@@ -269,6 +275,8 @@ def test_a_loss_the_user_says_never_leaves_zero_or_chance_is_read(text, kind, su
     "loss: 0.0 at step 10, then it rises",              # one value at one step
     "losses go down but mAP stays 0 for all epochs",    # the score's value, another clause (read as the loss at 0)
     "the loss falls and the F1 is 0 in every epoch",
+    "the loss converges to 0.0012 nicely",              # no ln K
+    "the loss does not stay at 0.693",                  # denied
 ])
 def test_values_that_are_not_a_loss_stuck_at_zero_or_chance_are_not(text):
     got = said.ruled_out([text])
