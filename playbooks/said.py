@@ -357,10 +357,26 @@ _GRAD_LIST = re.compile(r"\bgrad(?:ient)?s?[\s_-]*norms?\b[^.;!?\n\d]{0,40}?"
 SAID_GRAD_GROWTH = 100.0     # the growth, last value over first, from which listed grad norms are grad_growth
 
 
+# - a validation loss they say is NaN while the training loss is fine ("the validation losses are NaN ... the normal
+#   loss computed every batch seems to work fine", "only the val loss is nan"): the curves' val_nonfinite_only.
+_HELD_LOSS = r"\b(?:val(?:idation)?|eval(?:uation)?|test|dev)[\s_-]*(?:set\s+)?loss(?:es)?\b"
+_VAL_NAN = re.compile(rf"{_HELD_LOSS}[^.;!?\n]{{0,50}}?(?:\bnan\b|\binf\b|-inf\b)|\bnan\b[^.;!?\n]{{0,12}}?{_HELD_LOSS}", re.I)
+_VAL_NAN_ONLY = re.compile(rf"\bonly\s+(?:the\s+)?{_HELD_LOSS}[^.;!?\n]{{0,20}}?\b(?:nan|inf)\b", re.I)
+_IN_CLAUSE_DENIAL = re.compile(r"\bnot\b|n't\b|\bnever\b|\bno\s+longer\b|\bnan\b|\binf\b", re.I)   # (or itself NaN)
+_TRAIN_LOSS_FINE = re.compile(
+    r"\b(?:train(?:ing)?|normal|per[\s-]?batch|batch)\s+loss(?:es)?\b[^.;!?\n]{0,50}?"
+    r"\b(?:fine|normal(?:ly)?|ok(?:ay)?|good|decreas\w*|go(?:es)?\s+down|works?|finite|reasonable|as\s+expected)\b", re.I)
+
+
 def _narrated_nan_evidence(text: str) -> dict[str, Signal]:
     out: dict[str, Signal] = {}
     if not _NAN_WORD.search(text):
         return out
+    if ((m := _VAL_NAN_ONLY.search(text)) or ((m := _VAL_NAN.search(text)) and (f := _TRAIN_LOSS_FINE.search(text))
+                                               and not _IN_CLAUSE_DENIAL.search(f.group(0)))) \
+            and not _denied_before(text, m.start()):
+        out["val_nonfinite_only"] = Signal("val_nonfinite_only", 0.8, f"you said only the validation loss is non-finite: "
+                                           f"\"{m.group(0)[:80]}\"", data={"narrated": True})
     if (m := _SAME_PLACE.search(text)) and not _denied_before(text, m.start()):
         out["said:nan_same_batch"] = Signal("said:nan_same_batch", 1.0,
                                             f"you said the NaN comes at the same place each run: \"{m.group(0)[:80]}\"")

@@ -555,6 +555,9 @@ def test_a_named_lr_beside_a_curve_at_chance_is_chance_under_a_high_lr(tmp_path)
     ("I tried seeds 0/1/42 and the first nan is always ep 0 it 137", "said:nan_same_batch"),
     ("I added loss = ce + 0.1 * torch.log(pred_var). Since then the loss turns nan", "code:unsafe_log"),
     ("I printed the gradient norm: it goes 2.1, 5.7, 40, 900, 1e5, 3e8 and then nan.", "grad_growth"),
+    ("the validation losses computed at the end of each epoch are NaN. This is strange, because the normal loss "
+     "computed every batch seems to work fine.", "val_nonfinite_only"),
+    ("only the val loss is nan", "val_nonfinite_only"),
 ])
 def test_what_the_user_reports_about_a_nan_is_its_evidence(text, kind):
     """A NaN at the same step each run (one sample of the data), a framework's log the user quotes, the grad norms
@@ -570,10 +573,12 @@ def test_what_the_user_reports_about_a_nan_is_its_evidence(text, kind):
     "I use np.log(1 + x) to scale the features and the accuracy is 60%",   # numpy's, and no NaN
     "same batch size every time, the loss falls to 0.3",  # no NaN
     "the loss is nan at epoch 3 every run",             # an epoch: as likely the lr's growth
+    "train loss: nan and counts up like normal, then val loss: nan",   # the training loss is NaN too
+    "the training loss is not fine and the val loss is nan",          # denied
 ])
 def test_other_words_about_a_run_are_no_nan_evidence(text):
     got = said.ruled_out([text])
-    assert not {"said:nan_same_batch", "code:unsafe_log", "grad_growth"} & set(got), got
+    assert not {"said:nan_same_batch", "code:unsafe_log", "grad_growth", "val_nonfinite_only"} & set(got), got
 
 
 def test_a_nan_at_the_same_iteration_every_run_ranks_bad_data_first(tmp_path):
