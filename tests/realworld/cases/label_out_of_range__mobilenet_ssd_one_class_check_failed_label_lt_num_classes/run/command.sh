@@ -1,0 +1,2 @@
+./gen_model.sh 2
+./train.sh
