@@ -149,6 +149,7 @@ VAL_LOSS_BELOW_X = 1.5
 # Validation "near perfect": accuracy >= NEAR_PERFECT_ACC or a loss below NEAR_ZERO_LOSS_SHARE
 # of the chance level (or of the first train loss when K is unknown).
 NEAR_PERFECT_ACC = 0.99
+_AUC_NAMES = ("val_auc", "val_roc_auc", "val_auroc")
 NEAR_ZERO_LOSS_SHARE = 0.01
 # A training loss at or below this (1e-9 printed epoch after epoch, or exactly 0) is at its floor: a
 # too-good-to-be-true run or a loss over nothing, never a model stuck at chance or a frozen model.
@@ -2519,9 +2520,12 @@ def _val_vs_train(run: Run, q: Quoter) -> list[Signal]:
     if best is not None:
         out.append(Signal("val_above_train", best[0], best[1], best[2], best[3]))
 
-    # Near perfect on validation: accuracy ~1 or a loss near 0 (how close the labels are to the inputs).
-    if vacc is not None and len(vacc) >= 2:
-        va = ordered(vacc)
+    # Near perfect on validation: accuracy ~1 (or, where no accuracy is logged, a ROC AUC ~1: a churn or CTR model's
+    # only score) or a loss near 0 (how close the labels are to the inputs).
+    score, by = (vacc, "accuracy") if vacc is not None else (next(
+        (s for n in _AUC_NAMES if (s := run.metric(n)) is not None), None), "ROC AUC")
+    if score is not None and len(score) >= 2:
+        va = ordered(score)
         vi = np.flatnonzero(np.isfinite(va.values))
         if len(vi):
             vals = va.values[vi]
@@ -2530,10 +2534,10 @@ def _val_vs_train(run: Run, q: Quoter) -> list[Signal]:
             if len(hit) and float(np.median(vals[-max(1, len(vals) // 3):])) >= NEAR_PERFECT_ACC:
                 j = int(vi[hit[0]])
                 early = hit[0] <= max(0, len(vals) // 3 - 1)
-                txt = (f"validation accuracy reaches {vals[hit[0]]:.3f} at step {int(va.steps[j])}"
+                txt = (f"validation {by} reaches {vals[hit[0]]:.3f} at step {int(va.steps[j])}"
                        + (" (from the first evaluations)" if early else "") + f" and ends at {vals[-1]:.3f}")
                 out.append(Signal("val_near_perfect", 0.8 if early else 0.6, txt, [q.ev(va, j, txt)],
-                                  {"step": int(va.steps[j]), "early": bool(early), "by": "accuracy"}))
+                                  {"step": int(va.steps[j]), "early": bool(early), "by": "accuracy" if vacc is not None else "auc"}))
                 return out
     if val is not None and val is not loss and len(val) >= 2 and loss is not None and len(loss) >= 3:
         va = ordered(val)

@@ -1320,3 +1320,19 @@ def test_a_lone_training_loss_under_its_own_name_is_the_run_s_loss(tmp_path):
     (tmp_path / "log.txt").write_text("".join(f"epoch {i:03d} | g_loss {0.1 + 0.6 * math.exp(-i / 20):.4f}\n"
                                               for i in range(1, 121)))
     assert "healthy" not in {s.kind for s in analyze(ingest([tmp_path]))}
+
+
+def test_a_validation_roc_auc_near_1_from_the_first_epoch_is_near_perfect(tmp_path):
+    """A churn model that logs only a ROC AUC for validation, 0.99 from epoch 1 (a column that holds the target's
+    answer): too good to be true, as an accuracy of 0.99 would be; a run whose AUC climbs to 0.93 is not."""
+    from mltdbg.analyzers.analyze import analyze
+    from mltdbg.analyzers.ingest import ingest
+
+    def log(auc):
+        return "".join(f"[epoch {e:02d}] train_loss={0.33 / e:.4f} val_loss={0.1 - e / 1000:.4f} val_auc={auc(e):.4f}\n"
+                       for e in range(1, 16))
+    (tmp_path / "train_output.txt").write_text(log(lambda e: 0.990 + e / 5000))
+    near = [s for s in analyze(ingest([tmp_path])) if s.kind == "val_near_perfect"]
+    assert near and near[0].data["by"] == "auc" and near[0].data["early"] and "ROC AUC" in near[0].summary
+    (tmp_path / "train_output.txt").write_text(log(lambda e: 0.7 + e / 65))
+    assert "val_near_perfect" not in {s.kind for s in analyze(ingest([tmp_path]))}

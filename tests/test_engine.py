@@ -460,6 +460,9 @@ def test_a_metric_that_hangs_around_a_value_is_no_hang(said, hang):
     ("label_noise", "training accuracy gets high (about 70%) but the validation rate on LFW is only about 5%", False),
     ("label_noise", "many annotations are wrong in the crowd-sourced set", True),
     ("label_noise", "the training accuracy is stuck around 80% however long I train", True),
+    ("data_leakage", "New churn MLP gets ~0.99 validation AUC from the very first epoch. Did we just get lucky?", True),
+    ("data_leakage", "val acc 1.0 from epoch 1", True),
+    ("data_leakage", "the test AUC is 0.87 and the validation loss 0.99", False),
 ])
 def test_a_cause_s_words_name_it_only_in_its_own_sense(cause, said, named):
     assert library.causes()[cause].symptom_match([said]) is named
