@@ -1689,3 +1689,18 @@ def test_ranking_metrics_at_a_cut_off_and_bare_short_names(tmp_path):
     assert series(run, "mrr").values[1] == pytest.approx(0.05)
     assert len(series(run, "auc")) == 8
     assert {s.name for s in run.series} == {"epoch", "bpr_loss", "hr@10", "recall@20", "mrr", "auc"}
+
+
+def test_the_trainer_banner_s_step_counts_are_no_step(tmp_path):
+    """HF Trainer's banner ("Total optimization steps = 128", "Gradient Accumulation steps = 2") before stepless
+    record dicts: counts, not the step the records are at (read as one, every record sat at step 128 and the
+    constant grad_norm 0.0 and eval_loss folded away)."""
+    p = tmp_path / "train.log"
+    p.write_text("***** Running training *****\n  Num examples = 1024\n  Num Epochs = 2\n"
+                 "  Gradient Accumulation steps = 2\n  Total optimization steps = 128\n"
+                 + "".join(f"{{'loss': {3.5 + (i % 3) / 10:.4f}, 'grad_norm': 0.0, 'learning_rate': 0.001, 'epoch': {i / 10}}}\n"
+                           + (f"{{'eval_loss': 3.3773, 'epoch': {i / 10}}}\n" if i % 5 == 4 else "") for i in range(20)))
+    run = read(p)
+    assert len(series(run, "grad_norm")) == 20 and not series(run, "grad_norm").values.any()
+    assert len(series(run, "val_loss")) == 4
+    assert 128 not in series(run, "loss").steps

@@ -28,7 +28,8 @@ import numpy as np
 from mltdbg.analyzers.readers.textlog.arrays import (CHUNK, PAD, Masked, by_code, digits_value, find_byte,
                                                      group_rows, raw_bytes_at, rows_of, scale_pow10, split_halves,
                                                      starts_with_any)
-from mltdbg.analyzers.readers.textlog.vocabulary import PAIR_NAMES, PREFIX_WORDS, UNITS, loss_term, qualified_pair
+from mltdbg.analyzers.readers.textlog.vocabulary import (BATCH_KEYS, EPOCH_KEYS, PAIR_NAMES, PREFIX_WORDS, STEP_KEYS, UNITS,
+                                                          loss_term, qualified_pair)
 
 
 # Bytes examined before / after an anchor. Most keys and numbers fit the short window;
@@ -80,6 +81,12 @@ _METRIC_ON = re.compile(rb"(?<![A-Za-z])(?:[A-Za-z]{1,12}[ \t]+)?(?:accuracy|acc
 _PHRASE_END = re.compile(rb"(?:\bon|\bthe|0)[ \t]+\Z", re.I)
 
 
+# Words before a counter's name that make it a count or a setting: "optimization steps", "warmup steps", "max iters".
+_COUNT_WORDS = {b"optimization", b"accumulation", b"warmup", b"max", b"num", b"number", b"logging", b"save",
+                b"decay", b"checkpoint", b"total"}
+_COUNTER_KEYS = {k.encode() for k in STEP_KEYS | EPOCH_KEYS | BATCH_KEYS} | {b"epochs", b"batches"}
+
+
 def _key_shape(masked: bytes):
     """Key at the end of the bytes before an anchor: (status, start, end, has_digit, pre_len,
     quoted). status 0 = none, 1 = key, 2 = may run past the window."""
@@ -114,6 +121,10 @@ def _key_shape(masked: bytes):
                 or qualified_pair(pre.decode(errors="replace"), key.decode(errors="replace")) \
                 or loss_term(pre.decode(errors="replace"), key.decode(errors="replace")):
             pre_len = len(pre) + 1
+        elif pre.lower() in _COUNT_WORDS and key.lower() in _COUNTER_KEYS:
+            # "Total optimization steps = 128", "Gradient Accumulation steps = 2" (the Trainer's banner): how many,
+            # not the step a line is at (read as one, every stepless record after it sat at step 128)
+            return 0, 0, 0, False, 0, False
         else:
             start = m.start("key")
     # (digits anywhere in the key read per row: "valid_0's" and "valid_1's" have one shape)
