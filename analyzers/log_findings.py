@@ -1080,6 +1080,11 @@ def text_signals(run: Run) -> list[Signal]:
             if art.kind in LOG_KINDS and (sig := printed_input_stats(art)) is not None:
                 out.append(sig)
                 break
+    if not any(s.kind == "log:inputs_unscaled" for s in out):
+        for art in run.texts:
+            if art.kind in LOG_KINDS and (sig := described_unscaled(art)) is not None:
+                out.append(sig)
+                break
     if not any(s.kind == "dead_units" for s in out):
         for art in run.texts:
             if art.kind in LOG_KINDS and (sig := dead_table(art)) is not None:
@@ -1364,6 +1369,89 @@ _PRINT_CALL = re.compile(r"^[ \t]*(?:>>> )?print\((?P<args>.*)\)[ \t]*$", re.M)
 _STAT_CALL = ("min", "max", "mean", "std", "amin", "amax")
 _INPUT_HEAD = re.compile(r"(?:x|xb|x_\w*|inputs?|batch|images?|imgs?|pixels?|data|features?|samples?|train_x|arr)$", re.I)
 _OUT_TOKEN = re.compile(r"\([^()\n]*\)|\[[^\[\]\n]*\]|tensor\([^()\n]*\)|\S+")
+
+
+# pandas' describe() of a frame, transposed (`X.describe().T`: a column per statistic, a row per feature) or as
+# printed (a row per statistic, the features across, wrapped in blocks); pandas' "..." for what the width hides.
+_DESCRIBE_STATS = {"count", "mean", "std", "min", "25%", "50%", "75%", "max", "..."}
+_NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?"
+_NUM_OR_GAP = re.compile(rf"(?:{_NUM}|\.\.\.)\Z", re.I)
+_DESCRIBE_T_HEAD = re.compile(r"^[ \t]*count[ \t]+mean[ \t]+(?:std|\.\.\.)[ \t]+[^\n]*?max[ \t]*\r?$", re.M)
+DESCRIBE_SCAN_CHARS = 400_000
+# A feature is scaled when |mean| <= SCALED_MEAN and std within SCALED_STD (standardised), or it sits in [0, 1]
+# (min-max or one-hot: mean in [0, 1], std <= 0.5); a table where at least SCALED_SHARE of the features are and some
+# column's std is UNSCALED_RATIO times their largest, UNSCALED_STD at least (or, where the width hid the std, its mean is
+# UNSCALED_MEAN_ALONE or more), was scaled but for that column: the preprocessing left it out.
+SCALED_MEAN = 0.1
+SCALED_STD = (0.8, 1.2)
+SCALED_SHARE = 0.5
+UNSCALED_RATIO = 100.0
+UNSCALED_MEAN_ALONE = 100.0
+
+
+def _describe_rows(art: TextArtifact, head: str) -> list[tuple[list[tuple[str, float, float | None]], int]]:
+    """Each describe() table in `head`: [(feature, mean, std or None where hidden)], with the line of its first row."""
+    tables: list[tuple[list[tuple[str, float, float | None]], int]] = []
+    for m in _DESCRIBE_T_HEAD.finditer(head):
+        cols = m.group(0).split()
+        if not set(cols) <= _DESCRIBE_STATS:
+            continue
+        line = first = art.line_of(m.start()) + 1
+        rows = []
+        while line <= art.n_lines:
+            toks = art.line(line).split()
+            if len(toks) != len(cols) + 1 or not all(_NUM_OR_GAP.match(t) for t in toks[1:]):
+                break
+            got = dict(zip(cols, toks[1:]))
+            if got["mean"] != "...":
+                rows.append((toks[0], float(got["mean"]), float(got["std"]) if got.get("std", "...") != "..." else None))
+            line += 1
+        if rows:
+            tables.append((rows, first))
+    if "\nmean " in head and "\nstd " in head:
+        # (the blocks of one wide table follow each other; their features are one table's)
+        lines = head.split("\n")
+        rows, first = [], 0
+        for i in range(1, len(lines) - 2):
+            if not lines[i].startswith("count ") or not lines[i + 1].startswith("mean ") or not lines[i + 2].startswith("std "):
+                continue
+            names = lines[i - 1].replace("\\", " ").split()
+            mean, std = lines[i + 1].replace("\\", " ").split()[1:], lines[i + 2].replace("\\", " ").split()[1:]
+            if not (len(names) == len(mean) == len(std)) or not all(_NUM_OR_GAP.match(t) for t in mean + std):
+                continue
+            first = first or i + 1
+            rows += [(n, float(mu), float(sd)) for n, mu, sd in zip(names, mean, std) if n != "..." and mu != "..."]
+        if rows:
+            tables.append((rows, first))
+    return tables
+
+
+def described_unscaled(art: TextArtifact) -> Signal | None:
+    """log:inputs_unscaled from a printed describe() of features that are scaled but for a few columns left at
+    their raw size (an income column of std 40,000 beside columns of mean 0 and std 1)."""
+    head = art.text[:DESCRIBE_SCAN_CHARS]
+    if "count " not in head or "mean " not in head or " max" not in head:
+        return None
+    for rows, line in _describe_rows(art, head):
+        def scaled(mu: float, sd: float | None) -> bool:
+            if sd is None:
+                return abs(mu) <= SCALED_MEAN or 0 <= mu <= 1
+            return (abs(mu) <= SCALED_MEAN and SCALED_STD[0] <= sd <= SCALED_STD[1]) or (0 <= mu <= 1 and 0 <= sd <= 0.5)
+        ok = [sd if sd is not None else 1.0 for _, mu, sd in rows if scaled(mu, sd)]
+        if len(rows) < 3 or len(ok) < SCALED_SHARE * len(rows):
+            continue
+        wild = [(n, mu, sd) for n, mu, sd in rows
+                if (sd >= max(UNSCALED_STD, UNSCALED_RATIO * max(ok)) if sd is not None else abs(mu) >= UNSCALED_MEAN_ALONE)]
+        if not wild:
+            continue
+        n, mu, sd = max(wild, key=lambda r: r[2] if r[2] is not None else abs(r[1]))
+        at = next((i for i in range(line, min(art.n_lines, line + 400) + 1) if art.line(i).lstrip().startswith(n + " ")), line)
+        spread = f"mean {mu:g} and std {sd:g}" if sd is not None else f"mean {mu:g}"
+        txt = (f"{n} is printed with {spread} beside {len(ok)} of {len(rows)} columns scaled to mean 0 / "
+               f"std 1 or [0, 1]: the preprocessing left {len(wild)} column{'s' if len(wild) > 1 else ''} unscaled")
+        ev = Evidence(text=txt, source=art.path, line=at, quote=art.line(at).strip()[:300])
+        return Signal("log:inputs_unscaled", 0.8, txt, [ev], {"column": n, "std": sd, "columns": [w[0] for w in wild]})
+    return None
 
 
 def _stat_of(node: ast.expr) -> tuple[str, str] | None:
