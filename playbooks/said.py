@@ -48,7 +48,7 @@ _PATTERNS: dict[str, tuple[str, str]] = {
         # "changing the learning rate did not help", "tried different lrs, still nan": the lr was moved
         # (either way) and the failure stayed
         rf"|(?:chang|adjust|tun|vary|varied|modif|tweak)\w*\s+(?:\w+\s+){{0,3}}(?:learning[\s_-]?rates?|\blrs?\b){_NEAR}(?:{_NO_HELP})"
-        rf"|tr(?:y|ied|ying)\s+(?:different|other|various|several|many|a\s+few|multiple)\s+(?:\w+\s+){{0,2}}"
+        rf"|tr(?:y|ied|ying)\s+(?:[^.;!?\n]{{0,40}}?\b(?:and|or|,)\s+)?(?:an?\s+)?(?:different|other|various|several|many|a\s+few|multiple)\s+(?:\w+\s+){{0,2}}"
         rf"(?:learning[\s_-]?rates?|\blrs?\b){_NEAR}(?:{_NO_HELP})"
         # "no matter how I adjust the lr": every lr tried, the failure stayed
         r"|no\s+matter\s+how\s+(?:i\s+|we\s+)?(?:adjust|chang|tun|set|modif|tweak)\w*\s+(?:the\s+|my\s+)?(?:learning[\s_-]?rate|lr)\b"

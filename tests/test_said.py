@@ -12,6 +12,8 @@ from mltdbg.playbooks.diagnose import diagnose
 
 @pytest.mark.parametrize("text,kind", [
     ("lowering the learning rate does not help either", "said:lower_lr_no_help"),
+    ("I tried a bigger network and a different lr, nothing changes.", "said:lower_lr_no_help"),
+    ("I tried Adam, SGD, and different learning rates but nothing helps", "said:lower_lr_no_help"),
     ("在训练不到一个epoch时候loss变为nan，减小学习率也不行", "said:lower_lr_no_help"),
     ("I reduced lr to 1e-5 but still get nan", "said:lower_lr_no_help"),
     ("with fp32 the loss is still nan", "said:fp32_no_help"),
