@@ -78,9 +78,9 @@ def analyze(run: Run, baseline: Run | None = None, repo_root: Path | None = None
         run.warnings.append(f"(analysis) {_GAP[0]} analyzer failed: {type(e).__name__}: {e}")
     # each side of a resume may fall as a healthy curve does, but not across the resume; nor is a run healthy whose
     # optimizer setting is lost to a misspelled key, or whose scheduler is stepped at the wrong interval (it trains,
-    # worse than its recipe)
+    # worse than its recipe); nor one whose recall or Dice is exactly 0 throughout (the majority class everywhere)
     out = without_healthy(out + _resume_jumps(run, out), {"loss_jump_at_resume", "config:key_misspelled",
-                                                           "code:scheduler_wrong_loop"})
+                                                           "code:scheduler_wrong_loop", "recall_zero"})
     # transformers' "newly initialized: ['classifier.bias', ...]" before a run that then trained well is the
     # start of a fine-tune, not weights that failed to load
     out = without(out, "log:missing_keys", {"healthy"}, lambda s: bool(s.data.get("expected")))

@@ -232,6 +232,10 @@ RECALL_ZERO_POINTS = 3
 RECALL_ZERO_ACC = 0.5
 
 
+# Overlap scores that are 0 when no positive is predicted (segmentation's Dice and IoU, a detector's F1).
+_OVERLAP = re.compile(r"dice|iou|jaccard|(?:^|_|/)f1(?:$|_)", re.I)
+
+
 def zero_recall_signals(run: Run) -> list[Signal]:
     """`recall_zero`: a recall series exactly 0 at its last RECALL_ZERO_POINTS logged points or more (half the
     series at least) while an accuracy ends at RECALL_ZERO_ACC or more. A model that finds no positive at all and
@@ -240,7 +244,8 @@ def zero_recall_signals(run: Run) -> list[Signal]:
     accuracy's end."""
     accs = [ordered(x) for x in run.series if _is_accuracy(x.name) and len(x)]
     for s in run.series:
-        if "recall" not in s.name.lower() or len(s) < RECALL_ZERO_POINTS or _PER_CLASS.search(s.name):
+        overlap = bool(_OVERLAP.search(s.name))
+        if ("recall" not in s.name.lower() and not overlap) or len(s) < RECALL_ZERO_POINTS or _PER_CLASS.search(s.name):
             continue          # (one class's recall at 0 beside a good accuracy is that class, not the model)
         s = ordered(s)
         v = np.asarray(s.values, dtype=float)
@@ -251,6 +256,15 @@ def zero_recall_signals(run: Run) -> list[Signal]:
             continue
         held = is_held_out(s.name)
         acc = next((a for a in accs if is_held_out(a.name) == held), None) or (accs[0] if accs else None)
+        if acc is None and overlap and (fell := _loss_fell(run, int(s.steps[0]), int(s.steps[-1]), s)) is not None:
+            # a Dice / IoU / F1 exactly 0 throughout while the loss falls: the masks are all background, the model
+            # never predicts the positive class (segmentation logs print no accuracy)
+            q = Quoter(run)
+            first = int(tail[0])
+            txt = (f"{s.name} is exactly 0 at its last {len(tail)} logged points (from step {int(s.steps[first])}) while "
+                   f"the training loss falls from {fell[0]:.3g} to {fell[1]:.3g}: the model predicts no positive at all, "
+                   "the majority class everywhere")
+            return [Signal("recall_zero", 0.8, txt, [q.ev(s, first, txt)], {"metric": s.name, "points": len(tail)})]
         if acc is None:
             continue
         af = np.flatnonzero(np.isfinite(acc.values))

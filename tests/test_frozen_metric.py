@@ -256,6 +256,23 @@ def test_a_recall_of_exactly_zero_beside_a_high_accuracy_is_one_class_for_every_
     assert not [s for s in analyze(ingest([str(tmp_path)])) if s.kind == "recall_zero"]
 
 
+def test_a_dice_of_exactly_zero_while_the_loss_falls_is_background_everywhere(tmp_path):
+    """A segmentation run's metrics.csv (no accuracy): train and val loss fall every epoch while val_dice and val_iou
+    are exactly 0 throughout (class weights that favour the background): recall_zero, no healthy run, mode_collapse
+    first. A Dice that leaves 0 is no such signal."""
+    rows = ["epoch,train_loss,val_loss,val_dice,val_iou"]
+    rows += [f"{e},{0.57 * 0.85 ** e:.4f},{0.52 * 0.86 ** e:.4f},0.0,0.0" for e in range(20)]
+    (tmp_path / "metrics.csv").write_text("\n".join(rows) + "\n")
+    kinds = {s.kind for s in analyze(ingest([str(tmp_path)]))}
+    assert "recall_zero" in kinds and "healthy" not in kinds
+    d = diagnose([str(tmp_path)], ["train and val loss go down nicely every epoch but val dice is exactly 0 the whole time"])
+    assert d.hypotheses[0].id == "mode_collapse"
+    rows = rows[:1] + [f"{e},{0.57 * 0.85 ** e:.4f},{0.52 * 0.86 ** e:.4f},{min(0.9, 0.05 * e):.2f},{min(0.8, 0.04 * e):.2f}"
+                       for e in range(20)]
+    (tmp_path / "metrics.csv").write_text("\n".join(rows) + "\n")
+    assert "recall_zero" not in {s.kind for s in analyze(ingest([str(tmp_path)]))}
+
+
 def test_a_validation_accuracy_frozen_while_the_training_loss_falls_is_one_output_for_every_input(tmp_path):
     """Lightning's metrics.csv: val_acc exactly 0.815 at all 12 epochs while train_loss falls 0.46 -> 0.05. The model
     is updated (its loss falls), yet its validation predictions never change: val_frozen_loss_falls, mode_collapse
