@@ -2928,6 +2928,16 @@ def _grad_signals(g: Series, q: Quoter) -> list[Signal]:
                           [q.ev(g, int(fi[skip]), "grad_norm early"), q.ev(g, int(fi[-1]), "grad_norm at the end")],
                           {"ratio": ratio, "monotonic_share": up}))
     out += _grad_pinned(g, fv, fi, early, q)
+    first = float(np.median(np.abs(fv[:3])))
+    if len(fv) >= 10 and not len(bad) and first >= GRAD_HUGE_START * late > 0:
+        # the largest gradients come first and shrink by orders of magnitude: a scale the updates repair (raw
+        # inputs, a broken init), the reverse of gradients that explode
+        r = first / late
+        txt = (f"grad_norm starts at {_fmt(first)} and falls {r:.0f}x to {_fmt(late)} at the end: the largest gradients "
+               "came first")
+        out.append(Signal("grad_huge_start_falls", min(1.0, math.log10(r) / 3), txt,
+                          [q.ev(g, int(fi[0]), "grad_norm at the first logged point"), q.ev(g, int(fi[-1]), "grad_norm at the end")],
+                          {"ratio": r}))
     idx, z, base = _spikes(fv)
     keep = idx >= _initial_transient(fv)
     idx, z, base = idx[keep], z[keep], base[keep]
@@ -2944,6 +2954,8 @@ def _grad_signals(g: Series, q: Quoter) -> list[Signal]:
 
 
 _NUM = re.compile(r"\d+")
+# grad_huge_start_falls: the first logged grad norms this many times the last tenth's
+GRAD_HUGE_START = 100.0
 # A gradient that "died": nonzero at first, then exactly 0 at the last DIED_MIN_POINTS or more points
 # and at least the last DIED_MIN_SHARE of them.
 DIED_MIN_POINTS = 2
