@@ -1175,3 +1175,33 @@ def test_pix2pix_set_requires_grad_on_the_wrong_network(tmp_path, second, found)
                  "        self.optimizer_G.step()\n")
     hit = [s for s in code_signals(run_of(p)) if s.kind == "code:frozen_params"]
     assert bool(hit) is found
+
+
+_SCORING = ("import sys\nimport joblib\nimport pandas as pd\nimport torch\nfrom train import Net, CAT_COLS, NUM_COLS\n\n"
+            "df = pd.read_csv(sys.argv[1])\n"
+            "for c in CAT_COLS:\n    {encode}\n"
+            "scaler = joblib.load('artifacts/scaler.joblib')\nmodel = Net()\n"
+            "model.load_state_dict(torch.load('artifacts/model.pt'))\nmodel.eval()\n"
+            "x_cat = torch.tensor(df[CAT_COLS].values, dtype=torch.long)\n"
+            "x_num = torch.tensor(scaler.transform(df[NUM_COLS]), dtype=torch.float32)\n"
+            "with torch.no_grad():\n    p = torch.sigmoid(model(x_cat, x_num))\n")
+
+
+@pytest.mark.parametrize("encode", ["df[c] = df[c].astype('category').cat.codes", "df[c], _ = pd.factorize(df[c])",
+                                    "df[c] = LabelEncoder().fit_transform(df[c])"])
+def test_category_codes_made_afresh_in_a_scoring_script(encode):
+    """predict.py numbers the categories of the data it scores by itself (cat.codes sorts them, factorize takes
+    the first-seen order): not the codes the embeddings were trained on (round 17 tabular run06)."""
+    sig = [s for s in signals_of(_SCORING.format(encode=encode), "predict.py") if s.kind == "code:eval_preprocessing_differs"]
+    assert sig and sig[0].evidence[0].line == 9
+
+
+def test_category_codes_in_training_or_from_a_saved_mapping_are_no_finding():
+    enc = "df[c] = df[c].astype('category').cat.codes"
+    assert "code:eval_preprocessing_differs" not in kinds_of(_SCORING.format(encode=enc), "train.py")
+    saved = _SCORING.format(encode="df[c] = df[c].map(mapping[c])").replace(
+        "df = pd.read_csv", "mapping = joblib.load('artifacts/mapping.joblib')\ndf = pd.read_csv")
+    assert "code:eval_preprocessing_differs" not in kinds_of(saved, "predict.py")
+    refit = _SCORING.format(encode="df[c], _ = pd.factorize(df[c])").replace(
+        "df = pd.read_csv", "codes = json.load(open('artifacts/codes.json'))\ndf = pd.read_csv")
+    assert "code:eval_preprocessing_differs" not in kinds_of(refit, "predict.py")

@@ -152,7 +152,7 @@ def _scaled_in_place(f: PyFile, name: str) -> bool:
 
 def check_preprocess_pair(f: PyFile) -> list[Finding]:
     """The first of the pair checks that finds something (one finding a file: each names the same cause)."""
-    for check in (_transform_pairs, _array_pairs, _scaler_fit_at_inference, _rescale_vs_preprocess_input,
+    for check in (_transform_pairs, _array_pairs, _scaler_fit_at_inference, _codes_at_inference, _rescale_vs_preprocess_input,
                   _preprocess_input_vs_rescale, _bgr_as_rgb, _mapped_scale_then_raw_predict, _sample_rates_differ,
                   _pretrained_fed_unnormalized):
         if got := check(f):
@@ -255,6 +255,36 @@ def _scaler_fit_at_inference(f: PyFile) -> list[Finding]:
                             f"{src(c)[:60]} fits a new {last(ctor)} on the input being served: it is scaled by its own "
                             "statistics, not the training set's (save the fitted scaler and call transform)")]
     return []
+
+
+# A script that scores new data by its file name (predict.py, inference.py, serve.py, score_batch.py), not a training one
+_INFERENCE_FILE = re.compile(r"(?:^|[/_.-])(?:predict\w*|infer\w*|serv(?:e|ing)\w*|scor(?:e|ing)\w*|deploy\w*)\.py$", re.I)
+# sklearn's category encoders, fit where they are called
+_CATEGORY_ENCODERS = ("LabelEncoder", "OrdinalEncoder")
+
+
+def _codes_at_inference(f: PyFile) -> list[Finding]:
+    """Category codes made afresh from the data being scored (`pd.factorize(df[c])`, `df[c].astype("category")
+    .cat.codes`, `LabelEncoder().fit_transform(...)`) in an inference script or a serving function: each category's
+    code is its order in this data, not the one the model's embedding rows were trained on (factorize numbers by
+    first appearance, cat.codes by sorted value). Not where the script loads a saved mapping (a pickle / joblib /
+    json load of an encoder, categories or vocabulary)."""
+    inference_file = bool(_INFERENCE_FILE.search(f.t.path))
+    hits: list[ast.expr] = [c for c in f.calls_named("factorize")]
+    hits += [n for n in f.of_type(ast.Attribute) if isinstance(n, ast.Attribute) and n.attr == "codes"
+             and isinstance(n.value, ast.Attribute) and n.value.attr == "cat"]
+    for c in f.calls_named("fit_transform", "fit"):
+        ctor = core(c.func.value) if isinstance(c.func, ast.Attribute) else None
+        if isinstance(ctor, ast.Call) and last(ctor) in _CATEGORY_ENCODERS:
+            hits.append(c)
+    hits = [h for h in hits if inference_file or _serving(f.scope_of(h))]
+    if not hits or re.search(r"(?:encoder|mapping|categories|vocab|codes|label_map|cat_map)\w*\s*=\s*(?:joblib|pickle|json)\.load",
+                             f.t.text, re.I):
+        return []
+    h = min(hits, key=lambda n: n.lineno)
+    return [Finding("code:eval_preprocessing_differs", STRONG, h.lineno,
+                    f"{src(h)[:60]} numbers the categories of the data being scored afresh: their codes follow this "
+                    "data's order, not the mapping the model was trained with (save the training mapping and apply it)")]
 
 
 def _predicted_on(f: PyFile, c: ast.Call) -> bool:
