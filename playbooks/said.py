@@ -31,6 +31,8 @@ _NO_HELP = (r"(?:(?:does|did|do|has|have|had|is|was)\s*(?:n'?t|not)|never|nothin
             r"|\bsame\b|\bstill\b|\bremain(?:s|ed|ing)?\b|no\s+(?:change|difference|luck|effect|improvement)|without\s+(?:success|luck)"
             r"|也不行|没有用|没用|无效|不行|没有效果|(?:并)?没(?:有)?(?:能够?)?(?:避免|解决|改善)")
 _NEAR = r"[^.;!?\n]{0,80}?"
+# ... the same gap, not across words that say the change worked ("a different lr, and now it trains fine, but ...")
+_NEAR_UNSOLVED = r"(?:(?!\b(?:now|fixed|solved|works?|worked|trains?\s+fine)\b)[^.;!?\n]){0,80}?"
 # The same said before the attempt: "it doesn't matter if I reduce the lr", "even with a smaller lr".
 _NO_HELP_BEFORE = (r"(?:does|did|do)\s*(?:n'?t|not)\s+matter\s+(?:if|whether|how|when)|no\s+matter\s+(?:if|whether|how)"
                    r"|\beven\s+(?:if|when|after|with|though)")
@@ -49,7 +51,7 @@ _PATTERNS: dict[str, tuple[str, str]] = {
         # (either way) and the failure stayed
         rf"|(?:chang|adjust|tun|vary|varied|modif|tweak)\w*\s+(?:\w+\s+){{0,3}}(?:learning[\s_-]?rates?|\blrs?\b){_NEAR}(?:{_NO_HELP})"
         rf"|tr(?:y|ied|ying)\s+(?:[^.;!?\n]{{0,40}}?\b(?:and|or|,)\s+)?(?:an?\s+)?(?:different|other|various|several|many|a\s+few|multiple)\s+(?:\w+\s+){{0,2}}"
-        rf"(?:learning[\s_-]?rates?|\blrs?\b){_NEAR}(?:{_NO_HELP})"
+        rf"(?:learning[\s_-]?rates?|\blrs?\b){_NEAR_UNSOLVED}(?:{_NO_HELP})"
         # "no matter how I adjust the lr": every lr tried, the failure stayed
         r"|no\s+matter\s+how\s+(?:i\s+|we\s+)?(?:adjust|chang|tun|set|modif|tweak)\w*\s+(?:the\s+|my\s+)?(?:learning[\s_-]?rate|lr)\b"
         # the same in Chinese posts: lowered (调小/减小/降低/调低) the learning rate ... no use / did not avoid it
@@ -180,7 +182,8 @@ LR_HUGE, LR_TINY = 1.0, 1e-7
 _STAY = r"always|stays?|stayed|staying|stuck|remains?|remained|constant(?:ly)?|fixed"
 # (words for staying that hold a negation of their own: "has not moved from", "doesn't go below")
 _STAY_DENYING = (r"(?:has|have|had)\s*(?:n'?t|not)\s+(?:moved|changed|budged)(?:\s+away)?\s+from"
-                 r"|(?:(?:does|did|do|will|would)\s*(?:n'?t|not)|never|won'?t|can'?t|cannot)\s+(?:go|drop|get|fall)s?\s+below")
+                 r"|(?:(?:does|did|do|will|would)\s*(?:n'?t|not)|never|won'?t|can'?t|cannot)\s+(?:go(?:es)?|drops?|gets?|falls?)\s+below"
+                 r"|(?:has|have|had)\s*(?:n'?t|not)\s+(?:gone|dropped|got(?:ten)?|fallen)\s+below")
 _STUCK_WORDS = (rf"(?:\b(?:{_STAY}|keeps?\s+(?:at|being|around)"
                 r"|never\s+(?:changes?|moves?|decreases?|goes\s+down)"
                 # "hovers around 2.30", "plateaus at", "sits at", "converges to 0.6931", "has not moved from 6.90",
@@ -360,9 +363,12 @@ SAID_GRAD_GROWTH = 100.0     # the growth, last value over first, from which lis
 # - a validation loss they say is NaN while the training loss is fine ("the validation losses are NaN ... the normal
 #   loss computed every batch seems to work fine", "only the val loss is nan"): the curves' val_nonfinite_only.
 _HELD_LOSS = r"\b(?:val(?:idation)?|eval(?:uation)?|test|dev)[\s_-]*(?:set\s+)?loss(?:es)?\b"
-_VAL_NAN = re.compile(rf"{_HELD_LOSS}[^.;!?\n]{{0,50}}?(?:\bnan\b|\binf\b|-inf\b)|\bnan\b[^.;!?\n]{{0,12}}?{_HELD_LOSS}", re.I)
+_VAL_NAN = re.compile(rf"{_HELD_LOSS}[^.;!?\n]{{0,50}}?(?:\bnan\b|\binf\b|-inf\b)", re.I)
+# ... and a training loss they say goes NaN too ("decreases for two epochs and then becomes NaN", "until it also turns nan")
+_TRAIN_NAN_TOO = re.compile(r"\b(?:train(?:ing)?|normal|batch)\s+loss(?:es)?\b[^.;!?\n]{0,80}?\b(?:nan|inf)\b", re.I)
 _VAL_NAN_ONLY = re.compile(rf"\bonly\s+(?:the\s+)?{_HELD_LOSS}[^.;!?\n]{{0,20}}?\b(?:nan|inf)\b", re.I)
-_IN_CLAUSE_DENIAL = re.compile(r"\bnot\b|n't\b|\bnever\b|\bno\s+longer\b|\bnan\b|\binf\b", re.I)   # (or itself NaN)
+_IN_CLAUSE_DENIAL = re.compile(r"\bnot\b|n't\b|\bnever\b|\bno\s+longer\b", re.I)
+_DENIED_OR_NAN = re.compile(rf"{_IN_CLAUSE_DENIAL.pattern}|\bnan\b|\binf\b", re.I)    # (a training loss "fine" that is NaN)
 _TRAIN_LOSS_FINE = re.compile(
     r"\b(?:train(?:ing)?|normal|per[\s-]?batch|batch)\s+loss(?:es)?\b[^.;!?\n]{0,50}?"
     r"\b(?:fine|normal(?:ly)?|ok(?:ay)?|good|decreas\w*|go(?:es)?\s+down|works?|finite|reasonable|as\s+expected)\b", re.I)
@@ -373,8 +379,9 @@ def _narrated_nan_evidence(text: str) -> dict[str, Signal]:
     if not _NAN_WORD.search(text):
         return out
     if ((m := _VAL_NAN_ONLY.search(text)) or ((m := _VAL_NAN.search(text)) and (f := _TRAIN_LOSS_FINE.search(text))
-                                               and not _IN_CLAUSE_DENIAL.search(f.group(0)))) \
-            and not _denied_before(text, m.start()):
+                                               and not _DENIED_OR_NAN.search(f.group(0))
+                                               and not _TRAIN_NAN_TOO.search(text))) \
+            and not _denied_before(text, m.start()) and not _IN_CLAUSE_DENIAL.search(m.group(0)):
         out["val_nonfinite_only"] = Signal("val_nonfinite_only", 0.8, f"you said only the validation loss is non-finite: "
                                            f"\"{m.group(0)[:80]}\"", data={"narrated": True})
     if (m := _SAME_PLACE.search(text)) and not _denied_before(text, m.start()):

@@ -463,6 +463,9 @@ def test_a_metric_that_hangs_around_a_value_is_no_hang(said, hang):
     ("data_leakage", "New churn MLP gets ~0.99 validation AUC from the very first epoch. Did we just get lucky?", True),
     ("data_leakage", "val acc 1.0 from epoch 1", True),
     ("data_leakage", "the test AUC is 0.87 and the validation loss 0.99", False),
+    ("data_leakage", "Sometimes I get lucky with the seed and training works, but most runs diverge to NaN", False),
+    ("data_leakage", "my validation accuracy drops from 0.99 to 0.45 after the update", False),
+    ("data_leakage", "MNIST CNN: val acc 0.99 after 3 epochs, is that normal?", False),
 ])
 def test_a_cause_s_words_name_it_only_in_its_own_sense(cause, said, named):
     assert library.causes()[cause].symptom_match([said]) is named

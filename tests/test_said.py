@@ -239,6 +239,8 @@ def test_an_out_of_memory_error_worked_around_names_no_failure_class():
     # ... while a negation in the same clause still denies it
     ("It does not work in fp32 either.", set()),
     ("I did not avoid anything; I never call zero_grad.", set()),
+    # a change of lr that worked is no lr that did not help
+    ("I tried a smaller model and a different lr, and now it trains fine, but the val loss is still a bit high", set()),
 ])
 def test_tried_and_failed_across_clauses(text, kinds):
     assert set(said.ruled_out([text])) == kinds
@@ -260,6 +262,8 @@ def test_tried_and_failed_across_clauses(text, kinds):
     ("the loss converges to 1.0986 and accuracy is 33%", "said:loss_at_chance", "(ln 3)"),
     ("the loss doesn't go below 0.693", "said:loss_at_chance", "(ln 2)"),
     ("after two epochs the loss has not moved away from 6.908", "said:loss_at_chance", "(ln 1000)"),
+    ("the loss never goes below 2.303", "said:loss_at_chance", "(ln 10)"),
+    ("the loss hasn't gone below 0.6931 in ten epochs", "said:loss_at_chance", "(ln 2)"),
 ])
 def test_a_loss_the_user_says_never_leaves_zero_or_chance_is_read(text, kind, summary):
     got = said.ruled_out([text])
@@ -577,6 +581,9 @@ def test_what_the_user_reports_about_a_nan_is_its_evidence(text, kind):
     "the loss is nan at epoch 3 every run",             # an epoch: as likely the lr's growth
     "train loss: nan and counts up like normal, then val loss: nan",   # the training loss is NaN too
     "the training loss is not fine and the val loss is nan",          # denied
+    "The training loss decreases for two epochs and then becomes NaN, and the val loss is NaN as well.",
+    "After the fix the validation loss is no longer NaN and the training loss decreases normally.",
+    "the val loss is nan while the train loss goes down fine until it also turns nan",
 ])
 def test_other_words_about_a_run_are_no_nan_evidence(text):
     got = said.ruled_out([text])
