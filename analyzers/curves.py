@@ -19,7 +19,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from mltdbg.analyzers.config import is_transformerish, train_batch_sizes
 from mltdbg.analyzers.model import LOC_LINE, Evidence, Run, Series, Signal, TextArtifact, value_for_json
-from mltdbg.analyzers.names import NETWORK_PARTS
+from mltdbg.analyzers.names import NETWORK_PARTS, is_held_out
 from mltdbg.analyzers.readers.textlog.arrays import small_pages
 
 # A point is a spike when it sits this many robust sigmas (1.4826*MAD) above
@@ -149,7 +149,6 @@ VAL_LOSS_BELOW_X = 1.5
 # Validation "near perfect": accuracy >= NEAR_PERFECT_ACC or a loss below NEAR_ZERO_LOSS_SHARE
 # of the chance level (or of the first train loss when K is unknown).
 NEAR_PERFECT_ACC = 0.99
-_AUC_NAMES = ("val_auc", "val_roc_auc", "val_auroc")
 NEAR_ZERO_LOSS_SHARE = 0.01
 # A training loss at or below this (1e-9 printed epoch after epoch, or exactly 0) is at its floor: a
 # too-good-to-be-true run or a loss over nothing, never a model stuck at chance or a frozen model.
@@ -270,6 +269,10 @@ def _curve_signals(run: Run) -> list[Signal]:
     # rise back to the start is the reset, not a divergence.
     out = without(out, "loss_huge_at_start", {"collapsed_to_chance"})
     out = without(out, "huge_start_recovers", {"collapsed_to_chance"})
+    # gradients that shrink 100x are ordinary where the loss itself goes to ~0: a broken scale only beside a loss
+    # that starts huge
+    if not any(x.kind == "loss_huge_at_start" for x in out):
+        out = [x for x in out if x.kind != "grad_huge_start_falls"]
     out = without(out, "loss_reset", lambda x: x.kind == "sawtooth_epoch" and bool(x.data.get("aligned")))
     out = without(out, "divergence", {"loss_reset"})
     # noisy labels read twice: the plateau-then-memorise reading holds the early lead of validation too
@@ -503,8 +506,8 @@ def _summed_terms(run: Run) -> Series | None:
     """The total of a loss printed only as its terms: two or more training-loss terms logged on the same rows (same
     file, same steps, same lines), none of them a GAN's generator or discriminator loss (those pull against each
     other: their sum is no curve). Cited at the first term's lines."""
-    terms = [x for x in loss_terms(run) if len(x) >= 3]
-    if len(terms) < 2 or any(_ADVERSARIAL.search(x.raw_name or x.name) for x in terms):
+    terms = _terms_of_three(run)
+    if len(terms) < 2 or _adversarial(terms):
         return None
     first = terms[0]
     same = [x for x in terms if x.source == first.source and len(x) == len(first) and np.array_equal(x.steps, first.steps)
@@ -519,11 +522,25 @@ def _summed_terms(run: Run) -> Series | None:
 def _lone_term(run: Run) -> Series | None:
     """The one training loss a run prints under a name of its own ("bpr_loss", "ce_loss", "nll_loss"), 3 points at
     least: no other training loss term beside it, no GAN's generator or discriminator loss."""
-    terms = [x for x in loss_terms(run) if len(x) >= 3]
+    terms = [x for x in _terms_of_three(run) if not is_held_out(x.name) and not _BEST_SO_FAR.match(x.name)]
     names = {x.name for x in terms}
-    if len(names) != 1 or any(_ADVERSARIAL.search(x.raw_name or x.name) for x in terms):
+    if len(names) != 1 or _adversarial(terms):
         return None
     return run.metric(names.pop())
+
+
+# A record of the best value so far ("best_val_loss", "min_loss"): flat or falling by construction, no curve to read
+_BEST_SO_FAR = re.compile(r"(?:best|min|lowest|max)[_/]", re.I)
+
+
+def _terms_of_three(run: Run) -> list[Series]:
+    """loss_terms with three points or more."""
+    return [x for x in loss_terms(run) if len(x) >= 3]
+
+
+def _adversarial(terms: list[Series]) -> bool:
+    """Whether any of `terms` is a GAN's generator or discriminator loss (or a critic's, an adversary's)."""
+    return any(_ADVERSARIAL.search(x.raw_name or x.name) for x in terms)
 
 
 # A regression objective logged under its error's name with no `loss` beside it (Ray Tune's "train_mse", XGBoost's
@@ -2489,6 +2506,10 @@ def _aligned(tr: Series | None, va: Series | None, early: bool = False) -> tuple
     return idx[ok], t[ok], v[ok]
 
 
+# Where a run logs no accuracy, its held-out ROC AUC is read for near perfect as an accuracy would be (1.0 perfect).
+_AUC_NAMES = ("val_auc", "val_roc_auc", "val_auroc")
+
+
 def _val_vs_train(run: Run, q: Quoter) -> list[Signal]:
     """val_above_train (validation better than training late in the run) and val_near_perfect."""
     out: list[Signal] = []
@@ -2933,8 +2954,8 @@ def _grad_signals(g: Series, q: Quoter) -> list[Signal]:
         # the largest gradients come first and shrink by orders of magnitude: a scale the updates repair (raw
         # inputs, a broken init), the reverse of gradients that explode
         r = first / late
-        txt = (f"grad_norm starts at {_fmt(first)} and falls {r:.0f}x to {_fmt(late)} at the end: the largest gradients "
-               "came first")
+        txt = (f"grad_norm starts near {_fmt(first)} (its first three points) and falls {r:.0f}x to {_fmt(late)} at the "
+               "end: the largest gradients came first")
         out.append(Signal("grad_huge_start_falls", min(1.0, math.log10(r) / 3), txt,
                           [q.ev(g, int(fi[0]), "grad_norm at the first logged point"), q.ev(g, int(fi[-1]), "grad_norm at the end")],
                           {"ratio": r}))

@@ -233,7 +233,8 @@ RECALL_ZERO_ACC = 0.5
 
 
 # Overlap scores that are 0 when no positive is predicted (segmentation's Dice and IoU, a detector's F1).
-_OVERLAP = re.compile(r"dice|iou|jaccard|(?:^|_|/)f1(?:$|_)", re.I)
+# Whole tokens of the name, never a loss ("dice_loss", "loss_giou") or a word that holds the letters ("indices").
+_OVERLAP = re.compile(r"(?:^|[_/.\-])(?:m?iou|dice|jaccard|f1)(?:$|[_/.@\-])", re.I)
 
 
 def zero_recall_signals(run: Run) -> list[Signal]:
@@ -241,10 +242,11 @@ def zero_recall_signals(run: Run) -> list[Signal]:
     series at least) while an accuracy ends at RECALL_ZERO_ACC or more. A model that finds no positive at all and
     is still right on most samples predicts the majority class for every input (92 % accuracy on data that is
     92 % negative): one output regardless of the input. Cited at the first of the trailing zeros and at the
-    accuracy's end."""
+    accuracy's end. Where the run logs no accuracy, a Dice / IoU / F1 (_OVERLAP) exactly 0 so while the training
+    loss falls reads the same (a segmentation model that predicts background everywhere)."""
     accs = [ordered(x) for x in run.series if _is_accuracy(x.name) and len(x)]
     for s in run.series:
-        overlap = bool(_OVERLAP.search(s.name))
+        overlap = bool(_OVERLAP.search(s.name)) and "loss" not in s.name.lower()
         if ("recall" not in s.name.lower() and not overlap) or len(s) < RECALL_ZERO_POINTS or _PER_CLASS.search(s.name):
             continue          # (one class's recall at 0 beside a good accuracy is that class, not the model)
         s = ordered(s)

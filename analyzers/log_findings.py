@@ -1069,46 +1069,34 @@ def text_signals(run: Run) -> list[Signal]:
             hit.data["expected"] = True     # every load message was one fine-tuning prints as a matter of course
         if hit.kind == "log:loss_scale_overflow" and (note := _overflow_backoff(run, hit)) is not None:
             out.append(note)
-    for art in run.texts:
-        if art.kind in LOG_KINDS:
-            sig = param_imbalance(art)
-            if sig is not None:
+    # per-log readings, each kept from the first log that shows it (and not read where another reading gave its kind)
+    per_log: tuple[tuple[Callable[[TextArtifact], Signal | None], str | None], ...] = (
+        (param_imbalance, None), (printed_input_stats, "log:inputs_unscaled"), (described_unscaled, "log:inputs_unscaled"),
+        (dead_table, "dead_units"), (same_output, "log:collapse_output"), (repeated_strings, "log:collapse_output"),
+        (nan_at_math_line, "log:anomaly_math"), (metric_disagrees, None))
+    for read_log, kind in per_log:
+        if kind is None or not any(s.kind == kind for s in out):
+            if (sig := _first_log_reading(run, read_log)) is not None:
                 out.append(sig)
-                break
-    if not any(s.kind == "log:inputs_unscaled" for s in out):
-        for art in run.texts:
-            if art.kind in LOG_KINDS and (sig := printed_input_stats(art)) is not None:
-                out.append(sig)
-                break
-    if not any(s.kind == "log:inputs_unscaled" for s in out):
-        for art in run.texts:
-            if art.kind in LOG_KINDS and (sig := described_unscaled(art)) is not None:
-                out.append(sig)
-                break
-    if not any(s.kind == "dead_units" for s in out):
-        for art in run.texts:
-            if art.kind in LOG_KINDS and (sig := dead_table(art)) is not None:
-                out.append(sig)
-                break
-    if not any(s.kind == "log:collapse_output" for s in out):
-        for art in run.texts:
-            if art.kind in LOG_KINDS and ((sig := same_output(art)) is not None or (sig := repeated_strings(art))):
-                out.append(sig)
-                break
-    if not any(s.kind == "log:anomaly_math" for s in out):
-        for art in run.texts:
-            if art.kind in LOG_KINDS and (sig := nan_at_math_line(art)) is not None:
-                out.append(sig)
-                break
-    for art in run.texts:
-        if art.kind in LOG_KINDS and (sig := metric_disagrees(art)) is not None:
-            out.append(sig)
-            break
     loaded = _loaded_checkpoints(run)
     for reading in (checkpoint_of_other_run, checkpoint_of_earlier_epoch):
         if (sig := reading(run, loaded)) is not None:
             out.append(sig)
     return out
+
+
+def _first_log_reading(run: Run, reading: Callable[[TextArtifact], Signal | None]) -> Signal | None:
+    """`reading` of the first log text that gives one; a log it fails on is skipped with a warning (an odd log must
+    not stop the other readings)."""
+    for art in run.texts:
+        if art.kind not in LOG_KINDS:
+            continue
+        try:
+            if (sig := reading(art)) is not None:
+                return sig
+        except Exception as e:  # noqa: BLE001
+            run.warnings.append(f"{art.path}: {reading.__name__} not read ({type(e).__name__}: {e})")
+    return None
 
 
 # --------------------------------------------------------------------------- weights of another run
@@ -1372,83 +1360,96 @@ _OUT_TOKEN = re.compile(r"\([^()\n]*\)|\[[^\[\]\n]*\]|tensor\([^()\n]*\)|\S+")
 
 
 # pandas' describe() of a frame, transposed (`X.describe().T`: a column per statistic, a row per feature) or as
-# printed (a row per statistic, the features across, wrapped in blocks); pandas' "..." for what the width hides.
+# printed (a row per statistic, the features across; a wide frame wrapped in blocks whose header line ends in "\\");
+# pandas' "..." for what the width hides.
 _DESCRIBE_STATS = {"count", "mean", "std", "min", "25%", "50%", "75%", "max", "..."}
-_NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?"
-_NUM_OR_GAP = re.compile(rf"(?:{_NUM}|\.\.\.)\Z", re.I)
-_DESCRIBE_T_HEAD = re.compile(r"^[ \t]*count[ \t]+mean[ \t]+(?:std|\.\.\.)[ \t]+[^\n]*?max[ \t]*\r?$", re.M)
+_NUM_OR_GAP = re.compile(rf"(?:{_STAT_NUM.pattern}|\.\.\.)\Z")
+# (possessive: a line of blanks costs one pass)
+_DESCRIBE_T_HEAD = re.compile(r"^[ \t]*+count[ \t]++mean(?:[ \t]++\S++)*+[ \t]*+\r?$", re.M)
 DESCRIBE_SCAN_CHARS = 400_000
-# A feature is scaled when |mean| <= SCALED_MEAN and std within SCALED_STD (standardised), or it sits in [0, 1]
-# (min-max or one-hot: mean in [0, 1], std <= 0.5); a table where at least SCALED_SHARE of the features are and some
-# column's std is UNSCALED_RATIO times their largest, UNSCALED_STD at least (or, where the width hid the std, its mean is
-# UNSCALED_MEAN_ALONE or more), was scaled but for that column: the preprocessing left it out.
+# A feature is standardised when |mean| <= SCALED_MEAN and its std is within SCALED_STD (or, where the width hid the
+# std, |mean| <= SCALED_MEAN). 0/1 columns (one-hot, flags: mean in [0, 1], std <= 0.5) count neither way. A table
+# with SCALED_MIN standardised columns or more, SCALED_SHARE of the rest at least, and a column whose std is
+# UNSCALED_RATIO times theirs, UNSCALED_STD at least (where the std is hidden: a mean of UNSCALED_MEAN_ALONE or
+# more), was standardised but for that column: the preprocessing left it out. Identifiers, dates and targets
+# (customer_id, year, label) are not read as features.
 SCALED_MEAN = 0.1
 SCALED_STD = (0.8, 1.2)
+SCALED_MIN = 3
 SCALED_SHARE = 0.5
 UNSCALED_RATIO = 100.0
 UNSCALED_MEAN_ALONE = 100.0
+_NOT_FEATURE = re.compile(r"(?:^|_)(?:id|idx|index|year|date|time|timestamp|target|label|labels|y)$", re.I)
+
+_Described = list[tuple[str, float, float | None, int]]     # (feature, mean, std or None, the line that shows it)
 
 
-def _describe_rows(art: TextArtifact, head: str) -> list[tuple[list[tuple[str, float, float | None]], int]]:
-    """Each describe() table in `head`: [(feature, mean, std or None where hidden)], with the line of its first row."""
-    tables: list[tuple[list[tuple[str, float, float | None]], int]] = []
+def _num(tok: str) -> float | None:
+    return None if tok == "..." else float(tok)
+
+
+def _describe_rows(art: TextArtifact, head: str) -> list[_Described]:
+    """Each describe() table in `head`: [(feature, mean, std or None where hidden, the line that shows it)]."""
+    tables: list[_Described] = []
     for m in _DESCRIBE_T_HEAD.finditer(head):
         cols = m.group(0).split()
-        if not set(cols) <= _DESCRIBE_STATS:
+        if cols[-1] != "max" or not set(cols) <= _DESCRIBE_STATS:
             continue
-        line = first = art.line_of(m.start()) + 1
-        rows = []
+        line = art.line_of(m.start()) + 1
+        rows: _Described = []
         while line <= art.n_lines:
             toks = art.line(line).split()
             if len(toks) != len(cols) + 1 or not all(_NUM_OR_GAP.match(t) for t in toks[1:]):
                 break
             got = dict(zip(cols, toks[1:]))
-            if got["mean"] != "...":
-                rows.append((toks[0], float(got["mean"]), float(got["std"]) if got.get("std", "...") != "..." else None))
+            if (mu := _num(got["mean"])) is not None:
+                rows.append((toks[0], mu, _num(got.get("std", "...")), line))
             line += 1
         if rows:
-            tables.append((rows, first))
+            tables.append(rows)
     if "\nmean " in head and "\nstd " in head:
-        # (the blocks of one wide table follow each other; their features are one table's)
         lines = head.split("\n")
-        rows, first = [], 0
+        rows, wrapped = [], False
         for i in range(1, len(lines) - 2):
             if not lines[i].startswith("count ") or not lines[i + 1].startswith("mean ") or not lines[i + 2].startswith("std "):
                 continue
-            names = lines[i - 1].replace("\\", " ").split()
-            mean, std = lines[i + 1].replace("\\", " ").split()[1:], lines[i + 2].replace("\\", " ").split()[1:]
+            header = lines[i - 1].rstrip()
+            if rows and not wrapped:
+                tables.append(rows)         # (a block that does not continue a wrapped one starts a new table)
+                rows = []
+            wrapped = header.endswith("\\")
+            names = header.rstrip("\\").split()
+            mean, std = lines[i + 1].rstrip(" \\").split()[1:], lines[i + 2].rstrip(" \\").split()[1:]
             if not (len(names) == len(mean) == len(std)) or not all(_NUM_OR_GAP.match(t) for t in mean + std):
                 continue
-            first = first or i + 1
-            rows += [(n, float(mu), float(sd)) for n, mu, sd in zip(names, mean, std) if n != "..." and mu != "..."]
+            rows += [(n, mu, _num(sd), i + 3) for n, mu_t, sd in zip(names, mean, std)
+                     if n != "..." and (mu := _num(mu_t)) is not None]
         if rows:
-            tables.append((rows, first))
+            tables.append(rows)
     return tables
 
 
 def described_unscaled(art: TextArtifact) -> Signal | None:
-    """log:inputs_unscaled from a printed describe() of features that are scaled but for a few columns left at
+    """log:inputs_unscaled from a printed describe() of features that are standardised but for a few columns left at
     their raw size (an income column of std 40,000 beside columns of mean 0 and std 1)."""
     head = art.text[:DESCRIBE_SCAN_CHARS]
-    if "count " not in head or "mean " not in head or " max" not in head:
+    if "count " not in head or "mean " not in head or "max" not in head:
         return None
-    for rows, line in _describe_rows(art, head):
-        def scaled(mu: float, sd: float | None) -> bool:
-            if sd is None:
-                return abs(mu) <= SCALED_MEAN or 0 <= mu <= 1
-            return (abs(mu) <= SCALED_MEAN and SCALED_STD[0] <= sd <= SCALED_STD[1]) or (0 <= mu <= 1 and 0 <= sd <= 0.5)
-        ok = [sd if sd is not None else 1.0 for _, mu, sd in rows if scaled(mu, sd)]
-        if len(rows) < 3 or len(ok) < SCALED_SHARE * len(rows):
+    for rows in _describe_rows(art, head):
+        feats = [r for r in rows if not _NOT_FEATURE.search(r[0])]
+        flags = [r for r in feats if 0 <= r[1] <= 1 and r[2] is not None and r[2] <= 0.5 and abs(r[1]) > SCALED_MEAN]
+        ok = [r for r in feats if abs(r[1]) <= SCALED_MEAN and (r[2] is None or SCALED_STD[0] <= r[2] <= SCALED_STD[1])]
+        if len(ok) < SCALED_MIN or len(ok) < SCALED_SHARE * (len(feats) - len(flags)):
             continue
-        wild = [(n, mu, sd) for n, mu, sd in rows
-                if (sd >= max(UNSCALED_STD, UNSCALED_RATIO * max(ok)) if sd is not None else abs(mu) >= UNSCALED_MEAN_ALONE)]
+        top = max(r[2] if r[2] is not None else 1.0 for r in ok)
+        wild = [r for r in feats if (r[2] >= max(UNSCALED_STD, UNSCALED_RATIO * top) if r[2] is not None
+                                     else abs(r[1]) >= UNSCALED_MEAN_ALONE)]
         if not wild:
             continue
-        n, mu, sd = max(wild, key=lambda r: r[2] if r[2] is not None else abs(r[1]))
-        at = next((i for i in range(line, min(art.n_lines, line + 400) + 1) if art.line(i).lstrip().startswith(n + " ")), line)
+        n, mu, sd, at = max(wild, key=lambda r: r[2] if r[2] is not None else abs(r[1]))
         spread = f"mean {mu:g} and std {sd:g}" if sd is not None else f"mean {mu:g}"
-        txt = (f"{n} is printed with {spread} beside {len(ok)} of {len(rows)} columns scaled to mean 0 / "
-               f"std 1 or [0, 1]: the preprocessing left {len(wild)} column{'s' if len(wild) > 1 else ''} unscaled")
+        txt = (f"{n} is printed with {spread} beside {len(ok)} columns standardised to mean 0 / std 1: the "
+               f"preprocessing left {len(wild)} column{'s' if len(wild) > 1 else ''} unscaled")
         ev = Evidence(text=txt, source=art.path, line=at, quote=art.line(at).strip()[:300])
         return Signal("log:inputs_unscaled", 0.8, txt, [ev], {"column": n, "std": sd, "columns": [w[0] for w in wild]})
     return None
@@ -1722,7 +1723,11 @@ def _summary_imbalance(art: TextArtifact, rows: list[tuple[str, int, bool, int]]
 
 # A printed torch module (`print(model)`): `  (emb): Embedding(4000, 256)`, `  (fc): Linear(in_features=64,
 # out_features=10, bias=True)`, containers opening with `(name): Type(` and closing with `)` at their indent.
-_REPR_LINE = re.compile(r"^(?P<ind>[ \t]*)\((?P<name>[\w.-]+)\): (?P<type>[A-Za-z_][\w.]*)\((?P<args>[^\n]*?)\)?[ \t]*\r?$", re.M)
+# (possessive: a line of thousands of blanks costs one pass, not a quadratic backtrack; the ")" that closes a leaf
+# is taken off its arguments in _repr_rows)
+_REPR_LINE = re.compile(r"^(?P<ind>[ \t]*+)\((?P<name>[\w.-]++)\): (?P<type>[A-Za-z_][\w.]*+)\((?P<args>[^\n]*+)", re.M)
+# A printed model's body this many times narrower than its embeddings (its widest layer against the embedding width)
+BODY_NARROW = 8
 _REPR_INT = re.compile(r"(?<![\w.=])(\d+)(?![\w.])")
 # Leaves whose printed arguments give their parameter count; any other leaf with arguments is taken to hold none
 # (activations, dropout, pooling print theirs too), so a model of unknown layers is not read (see _repr_rows).
@@ -1762,12 +1767,35 @@ def _repr_params(typ: str, args: str) -> int | None:
         i, h = pos[0], pos[1]
         total = 0
         for layer in range(layers):
-            total += dirs * gates * ((i if layer == 0 else h * dirs) * h + h * h + 2 * h)
+            total += dirs * gates * ((i if layer == 0 else h * dirs) * h + h * h + (2 * h if bias else 0))
         return total
     if "Norm" in typ:
-        return 2 * pos[0] if pos and kw.get("affine", "True").strip() != "False" \
-            and kw.get("elementwise_affine", "True").strip() != "False" else 0
+        if kw.get("affine", "True").strip() == "False" or kw.get("elementwise_affine", "True").strip() == "False":
+            return 0
+        if typ == "GroupNorm":          # GroupNorm(num_groups, num_channels)
+            return 2 * pos[1] if len(pos) >= 2 else None
+        size = 1
+        for d in re.findall(r"\d+", args.split("eps")[0]):   # LayerNorm((16, 16), eps=...): the shape's product
+            size *= int(d)
+        if not pos and size == 1:
+            return None
+        # (an RMSNorm has a scale and no shift)
+        return (1 if "RMS" in typ else 2) * (size if size > 1 else pos[0])
     return None
+
+
+def _repr_width(typ: str, args: str) -> int:
+    """The width a printed leaf gives its output (a Linear's out_features, a Conv's out channels, an RNN's hidden
+    size times its directions); 0 for other layers."""
+    kw = dict(re.findall(r"(\w+)=([^,()]+|\([^)]*\))", args))
+    pos = [int(x) for x in _REPR_INT.findall(re.sub(r"\w+=(?:\([^)]*\)|[^,]+)", "", args))]
+    if typ.endswith("Linear"):
+        out = kw.get("out_features", str(pos[1]) if len(pos) >= 2 else "0").strip()
+        return int(out) if out.isdigit() else 0
+    if re.fullmatch(r"(?:Lazy)?Conv(?:Transpose)?[123]d", typ) or typ in ("LSTM", "GRU", "RNN"):
+        dirs = 2 if kw.get("bidirectional", "False").strip() == "True" else 1
+        return pos[1] * dirs if len(pos) >= 2 else 0
+    return 0
 
 
 def _repr_rows(head: str) -> list[tuple[str, int, bool, int]]:
@@ -1779,12 +1807,15 @@ def _repr_rows(head: str) -> list[tuple[str, int, bool, int]]:
         return []
     top = min(len(m.group("ind")) for m in lines)
     rows: list[list] = []       # [name, params, vocab, offset]
+    emb_dim, body_width, prev = 0, 0, lines[0].start()
     for m in lines:
-        typ, args = m.group("type"), m.group("args")
-        leaf = m.group(0).rstrip().endswith(")")
+        typ, args = m.group("type"), m.group("args").rstrip()
+        leaf = args.endswith(")")
+        args = args[:-1] if leaf else args
+        if m.start() - prev > 20_000:
+            break                # (a second model printed far below is another print)
+        prev = m.start()
         if len(m.group("ind")) == top:
-            if rows and m.start() - rows[-1][3] > 20_000:
-                break            # (a second model printed far below is another print)
             rows.append([m.group("name"), 0, False, m.start()])
         if not rows or not leaf:
             continue
@@ -1794,9 +1825,17 @@ def _repr_rows(head: str) -> list[tuple[str, int, bool, int]]:
                 return []        # a layer whose parameters the print does not tell
             continue
         rows[-1][1] += n
-        if typ.endswith("Embedding") or (typ.endswith("Linear") and n >= VOCAB_WIDE * 2
-                                         and int(re.findall(r"\d+", args)[1]) >= VOCAB_WIDE):
+        if typ.endswith("Embedding"):
             rows[-1][2] = True
+            emb_dim = max(emb_dim, next((int(x) for x in re.findall(r"\d+", args)[1:2]), 0))
+        elif typ.endswith("Linear") and n >= VOCAB_WIDE * 2 and _repr_width(typ, args) >= VOCAB_WIDE:
+            rows[-1][2] = True
+        else:
+            body_width = max(body_width, _repr_width(typ, args))
+    # Only a body far narrower than the embedding is starved: a word-level LSTM classifier's 20,000 x 100 table
+    # beside a 128-wide LSTM holds most of the parameters and is an ordinary design.
+    if not emb_dim or body_width * BODY_NARROW > emb_dim:
+        return []
     out = [(r[0], r[1], r[2], r[3]) for r in rows if r[1] > 0]
     return out if any(v for _, _, v, _ in out) else []
 

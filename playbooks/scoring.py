@@ -391,9 +391,10 @@ def unseparated_group(cause: str, feat: Features) -> str | None:
 # model.eval(), val batches of one class each: overfitting 0.90 read from the curves, the cause the missing eval()).
 HELD_OUT_CODE_BUGS = frozenset({"code:no_eval_at_inference", "code:dropout_always_on", "code:eval_preprocessing_differs"})
 HELD_OUT_BUG_MIN = 0.6
-# ... and a parameter budget held almost all by embeddings (a learnable vector per node or per user that the
-# rest of the model barely mixes): such a model memorises its training rows by construction, so its gap is the
-# architecture's as much as the run's (a GCN 8 units wide behind a 256-wide embedding per node: overfitting 0.90).
+# ... and a parameter budget held mostly by embeddings (log_findings' param_imbalance: 75 % or more, and for a printed
+# model a body 8x narrower than the embedding width; a learnable vector per node or per user that the rest of the
+# model barely mixes): such a model memorises its training rows by construction, so its gap is the architecture's as
+# much as the run's (a GCN 8 units wide behind a 256-wide embedding per node: overfitting 0.90).
 OVERFIT_HOLDERS = HELD_OUT_CODE_BUGS | {"log:param_imbalance", "probe:param_imbalance"}
 
 

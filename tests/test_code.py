@@ -1199,9 +1199,14 @@ def test_category_codes_made_afresh_in_a_scoring_script(encode):
 def test_category_codes_in_training_or_from_a_saved_mapping_are_no_finding():
     enc = "df[c] = df[c].astype('category').cat.codes"
     assert "code:eval_preprocessing_differs" not in kinds_of(_SCORING.format(encode=enc), "train.py")
-    saved = _SCORING.format(encode="df[c] = df[c].map(mapping[c])").replace(
-        "df = pd.read_csv", "mapping = joblib.load('artifacts/mapping.joblib')\ndf = pd.read_csv")
+    # the training categories loaded (under any loader) and applied: codes by them, not by this data's order
+    dtype = "df[c] = df[c].astype(pd.CategoricalDtype(categories=levels[c])).cat.codes"
+    saved = _SCORING.format(encode=dtype).replace("df = pd.read_csv", "levels = json.load(open('artifacts/levels.json'))\ndf = pd.read_csv")
     assert "code:eval_preprocessing_differs" not in kinds_of(saved, "predict.py")
-    refit = _SCORING.format(encode="df[c], _ = pd.factorize(df[c])").replace(
-        "df = pd.read_csv", "codes = json.load(open('artifacts/codes.json'))\ndf = pd.read_csv")
-    assert "code:eval_preprocessing_differs" not in kinds_of(refit, "predict.py")
+    codes = _SCORING.format(encode="df[c] = df[c].astype('category').cat.codes").replace(
+        "df = pd.read_csv", "levels = torch.load('artifacts/meta.pt')['levels']\ndf = pd.read_csv")
+    assert "code:eval_preprocessing_differs" not in kinds_of(codes, "serve.py")
+    # ... an encoder fit on the training and scored rows together, and helpers whose names only start like a script's
+    both = _SCORING.format(encode="df[c] = LabelEncoder().fit_transform(pd.concat([train[c], df[c]]))[len(train):]")
+    assert "code:eval_preprocessing_differs" not in kinds_of(both, "predict.py")
+    assert "code:eval_preprocessing_differs" not in kinds_of(_SCORING.format(encode=enc), "features/scoring_utils.py")

@@ -1320,6 +1320,11 @@ def test_a_lone_training_loss_under_its_own_name_is_the_run_s_loss(tmp_path):
     (tmp_path / "log.txt").write_text("".join(f"epoch {i:03d} | g_loss {0.1 + 0.6 * math.exp(-i / 20):.4f}\n"
                                               for i in range(1, 121)))
     assert "healthy" not in {s.kind for s in analyze(ingest([tmp_path]))}
+    # the best validation loss so far is no training loss: falling or flat by construction, it would hide the rise
+    (tmp_path / "log.txt").write_text("".join(
+        f"epoch {i:03d} | val_loss {0.6 - 0.04 * i if i < 8 else 0.28 + 0.05 * (i - 8):.4f} | best_val_loss "
+        f"{min(0.6 - 0.04 * k if k < 8 else 0.28 + 0.05 * (k - 8) for k in range(1, i + 1)):.4f}\n" for i in range(1, 30)))
+    assert "healthy" not in {s.kind for s in analyze(ingest([tmp_path]))}
 
 
 def test_a_validation_roc_auc_near_1_from_the_first_epoch_is_near_perfect(tmp_path):
@@ -1346,10 +1351,11 @@ def test_gradients_largest_at_the_start_are_no_explosion(tmp_path):
     from mltdbg.analyzers.ingest import ingest
     rng = np.random.default_rng(0)
     g = [12000 * 0.5 ** i + 3 + rng.random() * 2 + (30 if i % 37 == 36 else 0) for i in range(300)]
-    (tmp_path / "train.log").write_text("".join(f"step {i} loss {0.9 + 800 * 0.5 ** i:.4f} grad_norm {x:.3f}\n"
-                                                for i, x in enumerate(g)))
+    (tmp_path / "train.log").write_text("".join(f"step {i} loss {0.9 + 800 * 0.7 ** i + 0.1 * rng.random():.4f} grad_norm {x:.3f} "
+                                                f"acc {min(0.8, 0.2 + i / 200):.3f}\n" for i, x in enumerate(g)))
     sig = {s.kind: s for s in analyze(ingest([tmp_path]))}
     assert sig["grad_huge_start_falls"].data["ratio"] > 1000
-    (tmp_path / "train.log").write_text("".join(f"step {i} loss {0.9 - i / 1000:.4f} grad_norm {1 + 0.01 * i:.3f}\n"
+    # a healthy run whose loss goes to ~0 and whose gradients shrink 200x with it: no broken scale
+    (tmp_path / "train.log").write_text("".join(f"step {i} loss {2.3 * 0.98 ** i:.5f} grad_norm {20 * 0.985 ** i:.4f}\n"
                                                 for i in range(300)))
     assert "grad_huge_start_falls" not in {s.kind for s in analyze(ingest([tmp_path]))}

@@ -826,6 +826,9 @@ def test_printed_torch_module_with_an_embedding_holding_the_budget(tmp_path):
     # an LSTM body four times the embedding's size
     "Net(\n  (emb): Embedding(1000, 32)\n  (rnn): LSTM(32, 128, num_layers=2, batch_first=True)\n"
     "  (fc): Linear(in_features=128, out_features=2, bias=True)\n)\n",
+    # a word-level LSTM classifier: a 20,000 x 100 table beside a 128-wide LSTM is an ordinary design
+    "Net(\n  (emb): Embedding(20000, 100)\n  (rnn): LSTM(100, 128, batch_first=True)\n"
+    "  (fc): Linear(in_features=128, out_features=2, bias=True)\n)\n",
     # a layer whose parameters the print does not give: the split is not read
     "Net(\n  (emb): Embedding(4000, 256)\n  (body): MyBlock(272, 4096)\n  (fc): Linear(in_features=8, out_features=5, bias=True)\n)\n",
 ])
@@ -833,23 +836,46 @@ def test_printed_torch_module_with_a_body_or_an_unknown_layer_is_no_imbalance(tm
     assert "log:param_imbalance" not in signals(tmp_path, {"out.log": model})
 
 
-def _described(scaled_cols: int, wide: bool) -> str:
-    """pandas' describe() of a frame, as pandas prints it: `scaled_cols` standardised columns and an income column."""
+def _frame(scaled_cols: int):
     import numpy as np
     import pandas as pd
     rng = np.random.default_rng(0)
     df = pd.DataFrame({f"f{i}": rng.normal(0, 1, 400) for i in range(scaled_cols)})
     df["annual_income"] = rng.normal(60000, 20000, 400)
-    d = df.describe()
-    return "X_train after preprocessing:\n" + (d.T.to_string() if wide else str(d.T)) + "\n\n" + str(d) + "\n"
+    return df
 
 
-@pytest.mark.parametrize("wide", [True, False])
-def test_a_described_frame_scaled_but_for_one_column(tmp_path, wide):
+@pytest.mark.parametrize("form", ["transposed", "transposed_truncated", "printed", "printed_wrapped"])
+def test_a_described_frame_scaled_but_for_one_column(tmp_path, form):
     """X_train.describe() after preprocessing: eight columns of mean 0 / std 1 and an income column left at std
-    ~20,000 (the scaler's column list missed it); also as pandas truncates a wide table ("..." for std)."""
-    s = signals(tmp_path, {"console.txt": _described(8, wide)})["log:inputs_unscaled"]
-    assert s.data["column"] == "annual_income" and s.evidence[0].quote.startswith("annual_income")
+    ~20,000 (the scaler's column list missed it); transposed or as printed, whole, truncated by pandas ("..." for
+    std) or wrapped in blocks whose header line ends in a backslash. Cited at a line that shows the column."""
+    import pandas as pd
+    d = _frame(8).describe()
+    text = {"transposed": d.T.to_string(), "transposed_truncated": str(d.T), "printed": d.to_string()}.get(form)
+    if form == "printed_wrapped":
+        with pd.option_context("display.width", 60, "display.max_columns", 50, "display.expand_frame_repr", True):
+            text = str(d)
+        assert "\\\n" in text
+    s = signals(tmp_path, {"console.txt": "X_train after preprocessing:\n" + text + "\n"})["log:inputs_unscaled"]
+    assert s.data["column"] == "annual_income"
+    q = s.evidence[0].quote
+    assert q.startswith("annual_income") or (q.startswith("std") and f"{d['annual_income']['std']:.0f}"[:3] in q.replace(",", ""))
+
+
+def test_describe_before_and_after_the_scaler_is_no_finding(tmp_path):
+    """The raw frame's describe(), then the scaled one's (every column standardised): two tables, not one whose
+    income column was left out."""
+    import numpy as np
+    import pandas as pd
+    rng = np.random.default_rng(2)
+    raw = pd.DataFrame({"age": rng.normal(40, 10, 400), "tenure": rng.normal(30, 12, 400), "visits": rng.normal(8, 3, 400),
+                        "balance": rng.normal(2000, 900, 400), "annual_income": rng.normal(6e4, 2e4, 400)})
+    scaled = (raw - raw.mean()) / raw.std()
+    with pd.option_context("display.width", 60, "display.max_columns", 50):
+        text = "before:\n" + str(raw.describe()) + "\nafter:\n" + str(scaled.describe()) + "\n"
+    assert np.isfinite(scaled.values).all()
+    assert "log:inputs_unscaled" not in signals(tmp_path, {"console.txt": text})
 
 
 def test_a_described_raw_frame_is_no_finding(tmp_path):
@@ -860,3 +886,9 @@ def test_a_described_raw_frame_is_no_finding(tmp_path):
     raw = pd.DataFrame({"age": rng.normal(40, 10, 300), "income": rng.normal(6e4, 2e4, 300),
                         "visits": rng.poisson(5, 300), "score": rng.normal(0, 1, 300)})
     assert "log:inputs_unscaled" not in signals(tmp_path, {"console.txt": str(raw.describe().T) + "\n" + str(raw.describe())})
+    # ... nor a raw frame of one-hot columns and flags beside its incomes (a gradient-boosting input)
+    onehot = pd.get_dummies(pd.Series(rng.integers(0, 6, 300)).astype(str), prefix="region").astype(float)
+    onehot["income"] = rng.normal(6e4, 2e4, 300)
+    onehot["customer_id"] = np.arange(300) * 1000.0
+    (tmp_path / "b").mkdir()
+    assert "log:inputs_unscaled" not in signals(tmp_path / "b", {"console.txt": onehot.describe().T.to_string() + "\n"})

@@ -271,6 +271,11 @@ def test_a_dice_of_exactly_zero_while_the_loss_falls_is_background_everywhere(tm
                        for e in range(20)]
     (tmp_path / "metrics.csv").write_text("\n".join(rows) + "\n")
     assert "recall_zero" not in {s.kind for s in analyze(ingest([str(tmp_path)]))}
+    # a loss term named for Dice or IoU, 0 because it is switched off, and a counter whose name holds the letters
+    rows = ["epoch,train_loss,val_loss,dice_loss,loss_giou,skipped_indices"]
+    rows += [f"{e},{0.57 * 0.85 ** e:.4f},{0.52 * 0.86 ** e:.4f},0.0,0.0,0" for e in range(20)]
+    (tmp_path / "metrics.csv").write_text("\n".join(rows) + "\n")
+    assert "recall_zero" not in {s.kind for s in analyze(ingest([str(tmp_path)]))}
 
 
 def test_a_validation_accuracy_frozen_while_the_training_loss_falls_is_one_output_for_every_input(tmp_path):
@@ -296,5 +301,10 @@ def test_one_classes_recall_at_zero_is_not_one_output_for_every_input(tmp_path):
     not predict one class for everything."""
     rows = ["epoch,loss,accuracy,val_loss,val_accuracy,val_recall_class_9"]
     rows += [f"{e},{1.0 * 0.8 ** e:.4f},{0.6 + 0.03 * e:.3f},{1.1 * 0.8 ** e:.4f},{0.6 + 0.03 * e:.3f},0.0" for e in range(12)]
+    (tmp_path / "metrics.csv").write_text("\n".join(rows) + "\n")
+    assert "recall_zero" not in {s.kind for s in analyze(ingest([str(tmp_path)]))}
+    # a loss term named for Dice or IoU, 0 because it is switched off, and a counter whose name holds the letters
+    rows = ["epoch,train_loss,val_loss,dice_loss,loss_giou,skipped_indices"]
+    rows += [f"{e},{0.57 * 0.85 ** e:.4f},{0.52 * 0.86 ** e:.4f},0.0,0.0,0" for e in range(20)]
     (tmp_path / "metrics.csv").write_text("\n".join(rows) + "\n")
     assert "recall_zero" not in {s.kind for s in analyze(ingest([str(tmp_path)]))}

@@ -257,8 +257,13 @@ def _scaler_fit_at_inference(f: PyFile) -> list[Finding]:
     return []
 
 
-# A script that scores new data by its file name (predict.py, inference.py, serve.py, score_batch.py), not a training one
-_INFERENCE_FILE = re.compile(r"(?:^|[/_.-])(?:predict\w*|infer\w*|serv(?:e|ing)\w*|scor(?:e|ing)\w*|deploy\w*)\.py$", re.I)
+# A script that scores new data, by its whole base name (predict.py, inference.py, serve_api.py, score_batch.py; not
+# infer_types.py, scoring_utils.py)
+_INFERENCE_FILE = re.compile(r"(?:^|/)(?:predict(?:ion)?|infer(?:ence)?|serv(?:e|ing)|scor(?:e|ing)|deploy)"
+                             r"(?:[_-](?!utils?\b|types?\b|helpers?\b)\w+)?\.py$", re.I)
+# A mapping the script loads (under any loader): the training categories it codes by
+_MAPPING_WORDS = r"(?:encoder|mapping|categor|vocab|levels|codes|label_map|cat_map|classes)"
+_SAVED_MAPPING = re.compile(rf"{_MAPPING_WORDS}\w*\s*=\s*[\w.]*(?:load|read_\w+)\(|(?:load|read_\w+)\([^\n]*?{_MAPPING_WORDS}", re.I)
 # sklearn's category encoders, fit where they are called
 _CATEGORY_ENCODERS = ("LabelEncoder", "OrdinalEncoder")
 
@@ -271,15 +276,16 @@ def _codes_at_inference(f: PyFile) -> list[Finding]:
     json load of an encoder, categories or vocabulary)."""
     inference_file = bool(_INFERENCE_FILE.search(f.t.path))
     hits: list[ast.expr] = [c for c in f.calls_named("factorize")]
-    hits += [n for n in f.of_type(ast.Attribute) if isinstance(n, ast.Attribute) and n.attr == "codes"
-             and isinstance(n.value, ast.Attribute) and n.value.attr == "cat"]
+    # (`.astype(pd.CategoricalDtype(categories=cats)).cat.codes` codes by the given categories: the right way)
+    hits += [n for n in f.of_type(ast.Attribute) if isinstance(n, ast.Attribute) and n.attr == "codes"     # (for mypy)
+             and isinstance(n.value, ast.Attribute) and n.value.attr == "cat" and "categories" not in src(n.value)]
     for c in f.calls_named("fit_transform", "fit"):
         ctor = core(c.func.value) if isinstance(c.func, ast.Attribute) else None
-        if isinstance(ctor, ast.Call) and last(ctor) in _CATEGORY_ENCODERS:
+        # (an encoder fit on the training and scored rows together, pd.concat([train, test]), codes both alike)
+        if isinstance(ctor, ast.Call) and last(ctor) in _CATEGORY_ENCODERS and "concat" not in src(c):
             hits.append(c)
     hits = [h for h in hits if inference_file or _serving(f.scope_of(h))]
-    if not hits or re.search(r"(?:encoder|mapping|categories|vocab|codes|label_map|cat_map)\w*\s*=\s*(?:joblib|pickle|json)\.load",
-                             f.t.text, re.I):
+    if not hits or _SAVED_MAPPING.search(f.t.text):
         return []
     h = min(hits, key=lambda n: n.lineno)
     return [Finding("code:eval_preprocessing_differs", STRONG, h.lineno,

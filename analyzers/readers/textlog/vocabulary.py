@@ -81,9 +81,10 @@ _SPACED_IDENT = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*_(?:acc|accuracy|norm|
 
 # ... and the short names of ranking, overlap and error metrics printed bare ("AUC 0.71", "MRR 0.046", "mIoU 0.62"),
 # and any name at a cut-off ("HR@10 0.11", "recall@20 0.04")
-_SPACED_BARE = {"auc", "mrr", "ndcg", "f1", "iou", "miou", "dice", "wer", "cer", "bleu", "rmse", "mae", "mse", "hr",
+# ("hr" alone is as often an hour, "eta 2 hr 59 min"; HR@10 is a name at a cut-off)
+_SPACED_BARE = {"auc", "mrr", "ndcg", "f1", "iou", "miou", "dice", "wer", "cer", "bleu", "rmse", "mae", "mse",
                 "recall", "precision", "logloss"}
-_AT_K = re.compile(r"[a-z][a-z0-9_]*@\d{1,4}")
+_NAME_AT_K = re.compile(r"[a-z][a-z0-9_]*@\d{1,4}")
 
 
 @lru_cache(maxsize=4096)   # (each small log of a folder of many asks again for the same few keys)
@@ -103,7 +104,7 @@ def classify_key(raw: str):
     if low in EPOCH_KEYS or last in EPOCH_KEYS:
         return "epoch", True
     space_ok = (normalize(low) in _SPACE_CANON or low.endswith("loss") or low in _SPACED_BARE
-                or low in ("acc1", "acc5", "top1", "top5", "ppl") or bool(_SPACED_IDENT.fullmatch(low) or _AT_K.fullmatch(low)))
+                or low in ("acc1", "acc5", "top1", "top5", "ppl") or bool(_SPACED_IDENT.fullmatch(low) or _NAME_AT_K.fullmatch(low)))
     return "metric", space_ok
 
 
