@@ -3470,7 +3470,7 @@ def _fell_by(s: Series, share: float) -> bool:
 
 # A PPO-family run's KL between the policy before and after each update (SB3's train/approx_kl, CleanRL's
 # losses/approx_kl) and its clipped share
-_POLICY_KL = re.compile(r"(?:.*/)?(?:old_)?approx_?kl|(?:.*/)?policy_kl")
+_POLICY_KL = re.compile(r"(?:.*/)?(?:old_)?approx_?kl(?:_avg|_mean)?|(?:.*/)?policy_kl")     # (TRL: policy/approxkl_avg)
 # ... read only beside a policy-gradient sibling of the same file (a VAE's kl at 0 is posterior collapse, no policy)
 _PPO_SIBLING = re.compile(r"(?:.*/)?(?:clip_?frac\w*|clip_fraction|policy_(?:gradient_)?loss|pg_loss|entropy(?:_loss)?)")
 POLICY_KL_ZERO = 1e-8

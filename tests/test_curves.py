@@ -1289,6 +1289,9 @@ def test_a_ppo_kl_of_zero_at_every_update_is_a_policy_that_never_moves():
     assert "params_unchanged" in frozen and "healthy" not in frozen
     moving = kinds(_run(**base, **{"losses/approx_kl": [0.001 + 0.0001 * (i % 5) for i in range(n)]}))
     assert "params_unchanged" not in moving
+    # TRL's averaged name for it, beside its clip fraction
+    trl = kinds(_run(loss=base["loss"], **{"policy/clipfrac_avg": [0.0] * n, "policy/approxkl_avg": [0.0] * n}))
+    assert "params_unchanged" in trl
 
 
 def test_a_vae_kl_at_zero_is_no_policy_that_never_moves():

@@ -1704,3 +1704,15 @@ def test_the_trainer_banner_s_step_counts_are_no_step(tmp_path):
     assert len(series(run, "grad_norm")) == 20 and not series(run, "grad_norm").values.any()
     assert len(series(run, "val_loss")) == 4
     assert 128 not in series(run, "loss").steps
+
+
+def test_one_header_s_counter_carried_to_every_record_is_no_step(tmp_path):
+    """A header line with "num_updates=80" (how many updates the job will make) above stepless PPO record dicts:
+    read as their step, every record sat at step 80 and the constant KL and clip-fraction columns folded to one
+    point. One step carried to every point is read as no step: 30 records, 30 points."""
+    p = tmp_path / "train.log"
+    p.write_text("===training policy===  num_updates=80 batch_size=32\n"
+                 + "".join(f"{{'objective/kl': 0.0, 'policy/approxkl_avg': 0.0, 'objective/scores': {0.1 * (i % 7):.2f}, "
+                           f"'episode': {32 * i}}}\n" for i in range(30)))
+    run = read(p)
+    assert len(series(run, "objective/kl")) == 30 and len(series(run, "policy/approxkl_avg")) == 30

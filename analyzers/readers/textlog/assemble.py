@@ -1224,7 +1224,14 @@ def _sparse_steps(st: np.ndarray, carried: np.ndarray) -> bool:
     n = len(st)
     miss = st < 0
     n_miss = int(np.count_nonzero(miss))
-    return n_miss >= SPARSE_MISS_SHARE * n and n_miss > 1 and FEW_OWN_STEPS * int(np.count_nonzero(~miss & ~carried)) < n
+    if FEW_OWN_STEPS * int(np.count_nonzero(~miss & ~carried)) >= n:
+        return False
+    if n_miss >= SPARSE_MISS_SHARE * n and n_miss > 1:
+        return True
+    # ... or one step carried to every point from a single line before them ("===training policy=== num_updates=80"
+    # above stepless record dicts: 80 is a count; read as their step, every record sat at step 80 and repeats folded)
+    held = st[carried & ~miss]
+    return held.size >= FEW_OWN_STEPS and bool(np.all(held == held[0]))
 
 
 def _finish_steps(st: np.ndarray, carried: np.ndarray) -> tuple[np.ndarray, bool, np.ndarray]:
