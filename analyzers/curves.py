@@ -264,6 +264,7 @@ def _curve_signals(run: Run) -> list[Signal]:
     out += _timing(run, quote)
     out += _dead_units(run, quote)
     out += _params_unchanged(run, quote) or _policy_unchanged(run, quote)
+    out += _dpo_reference_differs(run, quote)
     # Readings of the same points by a more specific signal: the huge first loss is a collapse's own start
     # (an epoch's mean, no init's loss); a jump back each epoch is the data order's first block; the
     # rise back to the start is the reset, not a divergence.
@@ -478,7 +479,7 @@ NOT_HEALTHY_BESIDE = frozenset({"loss_huge_at_start", "train_acc_capped", "val_g
                                 "memorizing_from_start", "train_acc_falls", "collapsed_to_chance", "fell_back_to_chance",
                                 "grad_pinned", "val_above_train_early", "held_out_at_chance", "val_nonfinite_only",
                                 "lr_schedule_odd", "val_unstable", "train_at_chance_val_learned",
-                                "loss_above_chance", "params_unchanged"})
+                                "loss_above_chance", "params_unchanged", "dpo_reference_differs"})
 
 
 def without(signals: list[Signal], kind: str, beside: frozenset[str] | set[str] | Callable[[Signal], bool],
@@ -3474,6 +3475,38 @@ _POLICY_KL = re.compile(r"(?:.*/)?(?:old_)?approx_?kl(?:_avg|_mean)?|(?:.*/)?pol
 # ... read only beside a policy-gradient sibling of the same file (a VAE's kl at 0 is posterior collapse, no policy)
 _PPO_SIBLING = re.compile(r"(?:.*/)?(?:clip_?frac\w*|clip_fraction|policy_(?:gradient_)?loss|pg_loss|entropy(?:_loss)?)")
 POLICY_KL_ZERO = 1e-8
+
+
+# DPO's implicit rewards are beta * (log pi - log pi_ref): 0 for every pair while the policy is still the reference's
+# weights. At the first logged step (the first DPO_FIRST_EPOCH of an epoch at most) both this far from 0, on the same
+# side, or a loss this far above ln 2 (its value when policy == reference), say the reference is another checkpoint.
+DPO_FIRST_EPOCH = 0.05
+DPO_FIRST_REWARD = 0.5
+DPO_FIRST_LOSS_ABOVE = 0.15
+
+
+def _dpo_reference_differs(run: Run, q: Quoter) -> list[Signal]:
+    """dpo_reference_differs: a DPO run (rewards/chosen and rewards/rejected logged) whose first logged step already
+    shows the policy far from its reference (see DPO_FIRST_REWARD): the reference model is not the weights the
+    policy starts from (an earlier SFT checkpoint, another model's path)."""
+    ch, rj, ep = run.metric("rewards/chosen"), run.metric("rewards/rejected"), run.metric("epoch")
+    if ch is None or rj is None or len(ch) < 3 or len(rj) < 3:
+        return []
+    if ep is not None and len(ep) and float(np.nanmin(ep.values)) > DPO_FIRST_EPOCH:
+        return []      # (the first points logged are not the first steps)
+    c0, r0 = float(ordered(ch).values[0]), float(ordered(rj).values[0])
+    loss = run.metric("loss")
+    l0 = float(ordered(loss).values[0]) if loss is not None and len(loss) else float("nan")
+    far = min(abs(c0), abs(r0)) >= DPO_FIRST_REWARD and c0 * r0 > 0
+    high = math.isfinite(l0) and l0 >= math.log(2) + DPO_FIRST_LOSS_ABOVE
+    if not (far or high):
+        return []
+    txt = (f"at the first logged step rewards/chosen is {_fmt(c0)} and rewards/rejected {_fmt(r0)}"
+           + (f", the loss {_fmt(l0)} (ln 2 = 0.693 while the policy is its reference)" if high else "")
+           + ": the policy already differs from its reference before training moved it, so the reference is not "
+           "the weights the policy starts from")
+    return [Signal("dpo_reference_differs", 0.8 if far and high else 0.6, txt, [q.ev(ordered(ch), 0, txt)],
+                   {"chosen": c0, "rejected": r0, "loss": l0 if math.isfinite(l0) else None})]
 
 
 def _policy_unchanged(run: Run, q: Quoter) -> list[Signal]:

@@ -1210,3 +1210,15 @@ def test_category_codes_in_training_or_from_a_saved_mapping_are_no_finding():
     both = _SCORING.format(encode="df[c] = LabelEncoder().fit_transform(pd.concat([train[c], df[c]]))[len(train):]")
     assert "code:eval_preprocessing_differs" not in kinds_of(both, "predict.py")
     assert "code:eval_preprocessing_differs" not in kinds_of(_SCORING.format(encode=enc), "features/scoring_utils.py")
+
+
+def test_log_of_a_product_of_probabilities_underflows():
+    """A sequence's log-probability as log(probs.prod(-1)): the product of a few dozen token probabilities underflows
+    to 0 in float32 and its log is -inf (a DPO loop's NaN at step 70); a sum of log-probabilities is fine."""
+    code = ("import torch\n\ndef sequence_logps(model, inputs, targets):\n    logits = model(inputs)\n"
+            "    probs = torch.softmax(logits, dim=-1).gather(-1, targets.unsqueeze(-1)).squeeze(-1)\n"
+            "    return torch.log(probs.prod(dim=-1))\n")
+    sig = [s for s in signals_of(code) if s.kind == "code:unsafe_log"]
+    assert sig and sig[0].strength >= 0.7 and sig[0].evidence[0].line == 6
+    good = code.replace("torch.log(probs.prod(dim=-1))", "torch.log_softmax(logits, -1).gather(-1, targets.unsqueeze(-1)).sum(-1)")
+    assert "code:unsafe_log" not in kinds_of(good)

@@ -1362,3 +1362,20 @@ def test_gradients_largest_at_the_start_are_no_explosion(tmp_path):
     (tmp_path / "train.log").write_text("".join(f"step {i} loss {2.3 * 0.98 ** i:.5f} grad_norm {20 * 0.985 ** i:.4f}\n"
                                                 for i in range(300)))
     assert "grad_huge_start_falls" not in {s.kind for s in analyze(ingest([tmp_path]))}
+
+
+def test_dpo_rewards_far_from_zero_at_the_first_step_are_another_reference(tmp_path):
+    """TRL's DPO dicts: at the first logged step (epoch 0.016) rewards/chosen 1.96 and rewards/rejected 1.67 and a
+    loss of 0.97 (ln 2 while the policy is its reference): the reference model is an earlier checkpoint. A run whose
+    rewards start near 0 and loss at ln 2 is no such reading."""
+    from mltdbg.analyzers.analyze import analyze
+    from mltdbg.analyzers.ingest import ingest
+
+    def log(c0, r0, l0):
+        return "".join(f"{{'loss': {l0 - 0.02 * i:.4f}, 'rewards/chosen': {c0 + 0.05 * i:.4f}, 'rewards/rejected': "
+                       f"{r0 - 0.08 * i:.4f}, 'epoch': {0.016 + 0.15 * i:.4f}}}\n" for i in range(12))
+    (tmp_path / "train.log").write_text(log(1.96, 1.67, 0.97))
+    sig = {s.kind: s for s in analyze(ingest([tmp_path]))}
+    assert sig["dpo_reference_differs"].strength == 0.8 and "healthy" not in sig
+    (tmp_path / "train.log").write_text(log(0.01, -0.01, 0.693))
+    assert "dpo_reference_differs" not in {s.kind for s in analyze(ingest([tmp_path]))}

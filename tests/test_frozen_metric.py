@@ -303,8 +303,3 @@ def test_one_classes_recall_at_zero_is_not_one_output_for_every_input(tmp_path):
     rows += [f"{e},{1.0 * 0.8 ** e:.4f},{0.6 + 0.03 * e:.3f},{1.1 * 0.8 ** e:.4f},{0.6 + 0.03 * e:.3f},0.0" for e in range(12)]
     (tmp_path / "metrics.csv").write_text("\n".join(rows) + "\n")
     assert "recall_zero" not in {s.kind for s in analyze(ingest([str(tmp_path)]))}
-    # a loss term named for Dice or IoU, 0 because it is switched off, and a counter whose name holds the letters
-    rows = ["epoch,train_loss,val_loss,dice_loss,loss_giou,skipped_indices"]
-    rows += [f"{e},{0.57 * 0.85 ** e:.4f},{0.52 * 0.86 ** e:.4f},0.0,0.0,0" for e in range(20)]
-    (tmp_path / "metrics.csv").write_text("\n".join(rows) + "\n")
-    assert "recall_zero" not in {s.kind for s in analyze(ingest([str(tmp_path)]))}

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 
-from mltdbg.analyzers.code.index import (STRONG, WEAK, Finding, PyFile, RunIndex, arg, const, core, dotted, fname,
+from mltdbg.analyzers.code.index import (CLEAR, STRONG, WEAK, Finding, PyFile, RunIndex, arg, const, core, dotted, fname,
                                          is_softmax_call, kwarg, last, safe_from_zero, sequential_ending, softmax_attrs,
                                          src)
 from mltdbg.analyzers.code.output_act import model_outputs
@@ -136,6 +136,12 @@ def check_softmax(f: PyFile, idx: RunIndex) -> list[Finding]:
                 out.append(Finding("code:log_softmax_unstable", STRONG, c.lineno,
                                    "log of softmax underflows to log(0) = -inf; use log_softmax",
                                    [(where[1], "softmax here", where[0])] if where != (f, c.lineno) else []))
+            elif isinstance(px := core(x), ast.Call) and last(px) == "prod":
+                # (a sequence's probability as the product of its tokens': under float32's tiny past a few dozen
+                # tokens, log(0) = -inf; a correct sum of log-probabilities never is)
+                out.append(Finding("code:unsafe_log", CLEAR, c.lineno,
+                                   f"log of a product ({src(x)[:60]}): the product of many probabilities underflows to "
+                                   "0 and its log is -inf; sum the log-probabilities (log_softmax, gather, sum)"))
             elif not (safe_from_zero(f, scope, x, c.lineno, 0) or _made_safe_in_place(f, scope, x, c.lineno)):
                 out.append(Finding("code:log_softmax_unstable", 0.6, c.lineno,
                                    "log of sigmoid underflows to -inf; use F.logsigmoid or BCEWithLogits")
