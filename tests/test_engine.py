@@ -466,6 +466,8 @@ def test_a_metric_that_hangs_around_a_value_is_no_hang(said, hang):
     ("data_leakage", "Sometimes I get lucky with the seed and training works, but most runs diverge to NaN", False),
     ("data_leakage", "my validation accuracy drops from 0.99 to 0.45 after the update", False),
     ("data_leakage", "MNIST CNN: val acc 0.99 after 3 epochs, is that normal?", False),
+    ("data_leakage", "Reward model eval accuracy goes to ~1.0 and stays right with (even above) train accuracy", True),
+    ("data_leakage", "val acc reaches 0.99 at the end, a bit below the training accuracy", False),
 ])
 def test_a_cause_s_words_name_it_only_in_its_own_sense(cause, said, named):
     assert library.causes()[cause].symptom_match([said]) is named
