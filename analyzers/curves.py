@@ -531,7 +531,7 @@ def _lone_term(run: Run) -> Series | None:
 
 
 # A record of the best value so far ("best_val_loss", "min_loss"): flat or falling by construction, no curve to read
-_BEST_SO_FAR = re.compile(r"(?:best|min|lowest|max)[_/]", re.I)
+_BEST_SO_FAR = re.compile(r"(?:best|lowest)[_/]|min_(?:val_)?loss", re.I)
 
 
 def _terms_of_three(run: Run) -> list[Series]:
@@ -3483,6 +3483,7 @@ POLICY_KL_ZERO = 1e-8
 DPO_FIRST_EPOCH = 0.05
 DPO_FIRST_REWARD = 0.5
 DPO_FIRST_LOSS_ABOVE = 0.15
+_NOT_DPO_LOG_RATIO = re.compile(r"nll_loss|log_odds", re.I)
 
 
 def _dpo_reference_differs(run: Run, q: Quoter) -> list[Signal]:
@@ -3490,16 +3491,20 @@ def _dpo_reference_differs(run: Run, q: Quoter) -> list[Signal]:
     shows the policy far from its reference (see DPO_FIRST_REWARD): the reference model is not the weights the
     policy starts from (an earlier SFT checkpoint, another model's path)."""
     ch, rj, ep = run.metric("rewards/chosen"), run.metric("rewards/rejected"), run.metric("epoch")
-    if ch is None or rj is None or len(ch) < 3 or len(rj) < 3:
+    if ch is None or rj is None or len(ch) < 3 or len(rj) < 3 or ep is None or not len(ep):
         return []
-    if ep is not None and len(ep) and float(np.nanmin(ep.values)) > DPO_FIRST_EPOCH:
-        return []      # (the first points logged are not the first steps)
+    if float(np.nanmin(ep.values)) > DPO_FIRST_EPOCH:
+        return []      # (the first points logged are not the first steps; a resumed run logs no early epoch)
+    if any(_NOT_DPO_LOG_RATIO.search(s.name) for s in run.series):
+        return []      # (ORPO / CPO / SimPO log rewards that are beta * log p, not log-ratios against a reference)
     c0, r0 = float(ordered(ch).values[0]), float(ordered(rj).values[0])
     loss = run.metric("loss")
     l0 = float(ordered(loss).values[0]) if loss is not None and len(loss) else float("nan")
-    far = min(abs(c0), abs(r0)) >= DPO_FIRST_REWARD and c0 * r0 > 0
+    # (both positive: the policy already likelier than its reference on both answers, an earlier checkpoint as the
+    # reference; a sigmoid-DPO loss above ln 2 adds to it, never stands alone: IPO, hinge and an added NLL start higher)
+    far = min(c0, r0) >= DPO_FIRST_REWARD
     high = math.isfinite(l0) and l0 >= math.log(2) + DPO_FIRST_LOSS_ABOVE
-    if not (far or high):
+    if not far:
         return []
     txt = (f"at the first logged step rewards/chosen is {_fmt(c0)} and rewards/rejected {_fmt(r0)}"
            + (f", the loss {_fmt(l0)} (ln 2 = 0.693 while the policy is its reference)" if high else "")

@@ -1203,9 +1203,10 @@ def test_category_codes_in_training_or_from_a_saved_mapping_are_no_finding():
     dtype = "df[c] = df[c].astype(pd.CategoricalDtype(categories=levels[c])).cat.codes"
     saved = _SCORING.format(encode=dtype).replace("df = pd.read_csv", "levels = json.load(open('artifacts/levels.json'))\ndf = pd.read_csv")
     assert "code:eval_preprocessing_differs" not in kinds_of(saved, "predict.py")
-    codes = _SCORING.format(encode="df[c] = df[c].astype('category').cat.codes").replace(
-        "df = pd.read_csv", "levels = torch.load('artifacts/meta.pt')['levels']\ndf = pd.read_csv")
-    assert "code:eval_preprocessing_differs" not in kinds_of(codes, "serve.py")
+    # ... but a frame read from a file whose name holds the word is no mapping
+    parquet = _SCORING.format(encode="df[c] = df[c].astype('category').cat.codes").replace(
+        "df = pd.read_csv", "X_categorical = pd.read_parquet('new_rows.parquet')\ndf = pd.read_csv")
+    assert "code:eval_preprocessing_differs" in kinds_of(parquet, "run_inference.py")
     # ... an encoder fit on the training and scored rows together, and helpers whose names only start like a script's
     both = _SCORING.format(encode="df[c] = LabelEncoder().fit_transform(pd.concat([train[c], df[c]]))[len(train):]")
     assert "code:eval_preprocessing_differs" not in kinds_of(both, "predict.py")
@@ -1222,3 +1223,7 @@ def test_log_of_a_product_of_probabilities_underflows():
     assert sig and sig[0].strength >= 0.7 and sig[0].evidence[0].line == 6
     good = code.replace("torch.log(probs.prod(dim=-1))", "torch.log_softmax(logits, -1).gather(-1, targets.unsqueeze(-1)).sum(-1)")
     assert "code:unsafe_log" not in kinds_of(good)
+    # a product of sizes or scales (bits per dimension, a log-determinant) is no product of probabilities
+    dims = "import numpy as np\n\ndef bpd(nll, x):\n    return nll / (np.log(2) * np.prod(x.shape[1:]))\n\n" \
+           "def logdet(scale):\n    return np.log(np.prod(scale, axis=-1))\n"
+    assert all(s.strength < 0.7 for s in signals_of(dims) if s.kind == "code:unsafe_log")

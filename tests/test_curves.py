@@ -1323,11 +1323,12 @@ def test_a_lone_training_loss_under_its_own_name_is_the_run_s_loss(tmp_path):
     (tmp_path / "log.txt").write_text("".join(f"epoch {i:03d} | g_loss {0.1 + 0.6 * math.exp(-i / 20):.4f}\n"
                                               for i in range(1, 121)))
     assert "healthy" not in {s.kind for s in analyze(ingest([tmp_path]))}
-    # the best validation loss so far is no training loss: falling or flat by construction, it would hide the rise
+    # the best loss so far is no training loss: falling or flat by construction, it would hide the rise of the real one
+    from mltdbg.analyzers.curves import _lone_term
     (tmp_path / "log.txt").write_text("".join(
-        f"epoch {i:03d} | val_loss {0.6 - 0.04 * i if i < 8 else 0.28 + 0.05 * (i - 8):.4f} | best_val_loss "
+        f"epoch {i:03d} | val_loss {0.6 - 0.04 * i if i < 8 else 0.28 + 0.05 * (i - 8):.4f} | best_loss "
         f"{min(0.6 - 0.04 * k if k < 8 else 0.28 + 0.05 * (k - 8) for k in range(1, i + 1)):.4f}\n" for i in range(1, 30)))
-    assert "healthy" not in {s.kind for s in analyze(ingest([tmp_path]))}
+    assert _lone_term(ingest([tmp_path])) is None
 
 
 def test_a_validation_roc_auc_near_1_from_the_first_epoch_is_near_perfect(tmp_path):
@@ -1359,7 +1360,7 @@ def test_gradients_largest_at_the_start_are_no_explosion(tmp_path):
     sig = {s.kind: s for s in analyze(ingest([tmp_path]))}
     assert sig["grad_huge_start_falls"].data["ratio"] > 1000
     # a healthy run whose loss goes to ~0 and whose gradients shrink 200x with it: no broken scale
-    (tmp_path / "train.log").write_text("".join(f"step {i} loss {2.3 * 0.98 ** i:.5f} grad_norm {20 * 0.985 ** i:.4f}\n"
+    (tmp_path / "train.log").write_text("".join(f"step {i} loss {2.3 * 0.98 ** i:.5f} grad_norm {20 * 0.97 ** i:.6f}\n"
                                                 for i in range(300)))
     assert "grad_huge_start_falls" not in {s.kind for s in analyze(ingest([tmp_path]))}
 
@@ -1378,4 +1379,9 @@ def test_dpo_rewards_far_from_zero_at_the_first_step_are_another_reference(tmp_p
     sig = {s.kind: s for s in analyze(ingest([tmp_path]))}
     assert sig["dpo_reference_differs"].strength == 0.8 and "healthy" not in sig
     (tmp_path / "train.log").write_text(log(0.01, -0.01, 0.693))
+    assert "dpo_reference_differs" not in {s.kind for s in analyze(ingest([tmp_path]))}
+    # IPO starts at 1/(2 beta)^2 with rewards at 0; SimPO's rewards are beta * log p, negative from the start
+    (tmp_path / "train.log").write_text(log(0.0, 0.0, 25.0))
+    assert "dpo_reference_differs" not in {s.kind for s in analyze(ingest([tmp_path]))}
+    (tmp_path / "train.log").write_text(log(-2.6, -2.9, 0.9))
     assert "dpo_reference_differs" not in {s.kind for s in analyze(ingest([tmp_path]))}

@@ -468,6 +468,10 @@ def test_a_metric_that_hangs_around_a_value_is_no_hang(said, hang):
     ("data_leakage", "MNIST CNN: val acc 0.99 after 3 epochs, is that normal?", False),
     ("data_leakage", "Reward model eval accuracy goes to ~1.0 and stays right with (even above) train accuracy", True),
     ("data_leakage", "val acc reaches 0.99 at the end, a bit below the training accuracy", False),
+    ("data_leakage", "my validation loss stays above the training loss, is that normal?", False),
+    ("data_leakage", "val acc 0.99 matches train acc 0.995 on MNIST", False),
+    ("data_leakage", "my validation accuracy drops from ~0.99 in the first epoch to 0.45", False),
+    ("data_leakage", "test accuracy 0.991 at the end; the first 5 epochs were noisy", False),
 ])
 def test_a_cause_s_words_name_it_only_in_its_own_sense(cause, said, named):
     assert library.causes()[cause].symptom_match([said]) is named

@@ -259,11 +259,11 @@ def _scaler_fit_at_inference(f: PyFile) -> list[Finding]:
 
 # A script that scores new data, by its whole base name (predict.py, inference.py, serve_api.py, score_batch.py; not
 # infer_types.py, scoring_utils.py)
-_INFERENCE_FILE = re.compile(r"(?:^|/)(?:predict(?:ion)?|infer(?:ence)?|serv(?:e|ing)|scor(?:e|ing)|deploy)"
-                             r"(?:[_-](?!utils?\b|types?\b|helpers?\b)\w+)?\.py$", re.I)
+_INFERENCE_FILE = re.compile(r"(?:^|[/\\])(?:[a-z0-9]+[_-])?(?:predict(?:ion)?|infer(?:ence)?|serv(?:e|ing)|scor(?:e|ing)|deploy)"
+                             r"(?:[_-](?!(?:utils?|types?|helpers?)(?:[_-]|\.py$))\w+)?\.py$", re.I)
 # A mapping the script loads (under any loader): the training categories it codes by
 _MAPPING_WORDS = r"(?:encoder|mapping|categor|vocab|levels|codes|label_map|cat_map|classes)"
-_SAVED_MAPPING = re.compile(rf"{_MAPPING_WORDS}\w*\s*=\s*[\w.]*(?:load|read_\w+)\(|(?:load|read_\w+)\([^\n]*?{_MAPPING_WORDS}", re.I)
+_SAVED_MAPPING = re.compile(rf"\b{_MAPPING_WORDS}\w*\s*=\s*[\w.]*load\(|\bload\([^\n]*?\b{_MAPPING_WORDS}", re.I)
 # sklearn's category encoders, fit where they are called
 _CATEGORY_ENCODERS = ("LabelEncoder", "OrdinalEncoder")
 

@@ -10,6 +10,7 @@ Out: `check_softmax(f, idx)` -> Findings.
 from __future__ import annotations
 
 import ast
+import re
 
 from mltdbg.analyzers.code.index import (CLEAR, STRONG, WEAK, Finding, PyFile, RunIndex, arg, const, core, dotted, fname,
                                          is_softmax_call, kwarg, last, safe_from_zero, sequential_ending, softmax_attrs,
@@ -136,7 +137,8 @@ def check_softmax(f: PyFile, idx: RunIndex) -> list[Finding]:
                 out.append(Finding("code:log_softmax_unstable", STRONG, c.lineno,
                                    "log of softmax underflows to log(0) = -inf; use log_softmax",
                                    [(where[1], "softmax here", where[0])] if where != (f, c.lineno) else []))
-            elif isinstance(px := core(x), ast.Call) and last(px) == "prod":
+            elif isinstance(px := core(x), ast.Call) and last(px) == "prod" and _PROB_TEXT.search(src(px)) \
+                    and ".shape" not in src(px):
                 # (a sequence's probability as the product of its tokens': under float32's tiny past a few dozen
                 # tokens, log(0) = -inf; a correct sum of log-probabilities never is)
                 out.append(Finding("code:unsafe_log", CLEAR, c.lineno,
@@ -153,6 +155,10 @@ def check_softmax(f: PyFile, idx: RunIndex) -> list[Finding]:
     out += _activation_before_logits_loss(f)
     out += _softmax_one_unit(f)
     return out
+
+
+# A product's operand that holds probabilities (a name or a call that says so)
+_PROB_TEXT = re.compile(r"prob|softmax|sigmoid|gather|likelihood|\bp\b", re.I)
 
 
 def _of_sigmoid(f: PyFile, scope: ast.AST, x: ast.AST, line: int, depth: int = 0) -> bool:
