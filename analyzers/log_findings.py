@@ -1736,10 +1736,15 @@ _REPR_FREE = re.compile(r"ReLU|GELU|SiLU|Tanh|Sigmoid|Softmax|Dropout|Pool|Ident
                         r"|ELU|Hardswish|Unflatten|PixelShuffle|Module(List|Dict)|Sequential", re.I)
 
 
-def _repr_params(typ: str, args: str) -> int | None:
-    """The parameters of one printed torch leaf module, or None where its arguments do not say."""
-    kw = dict(re.findall(r"(\w+)=([^,()]+|\([^)]*\))", args))
-    pos = [int(x) for x in _REPR_INT.findall(re.sub(r"\w+=(?:\([^)]*\)|[^,]+)", "", args))]
+def _repr_args(args: str) -> tuple[dict[str, str], list[int]]:
+    """A printed leaf's keyword arguments (name -> text) and its positional integers."""
+    return (dict(re.findall(r"(\w+)=([^,()]+|\([^)]*\))", args)),
+            [int(x) for x in _REPR_INT.findall(re.sub(r"\w+=(?:\([^)]*\)|[^,]+)", "", args))])
+
+
+def _repr_params(typ: str, args: str, kw: dict[str, str], pos: list[int]) -> int | None:
+    """The parameters of one printed torch leaf module (its arguments as printed and as _repr_args reads them), or
+    None where its arguments do not say."""
     bias = kw.get("bias", "True").strip() != "False"
     if typ.endswith("Embedding") or typ == "EmbeddingBag":
         return pos[0] * pos[1] if len(pos) >= 2 else None
@@ -1784,11 +1789,9 @@ def _repr_params(typ: str, args: str) -> int | None:
     return None
 
 
-def _repr_width(typ: str, args: str) -> int:
+def _repr_width(typ: str, kw: dict[str, str], pos: list[int]) -> int:
     """The width a printed leaf gives its output (a Linear's out_features, a Conv's out channels, an RNN's hidden
     size times its directions); 0 for other layers."""
-    kw = dict(re.findall(r"(\w+)=([^,()]+|\([^)]*\))", args))
-    pos = [int(x) for x in _REPR_INT.findall(re.sub(r"\w+=(?:\([^)]*\)|[^,]+)", "", args))]
     if typ.endswith("Linear"):
         out = kw.get("out_features", str(pos[1]) if len(pos) >= 2 else "0").strip()
         return int(out) if out.isdigit() else 0
@@ -1819,7 +1822,8 @@ def _repr_rows(head: str) -> list[tuple[str, int, bool, int]]:
             rows.append([m.group("name"), 0, False, m.start()])
         if not rows or not leaf:
             continue
-        n = _repr_params(typ, args)
+        kw, pos = _repr_args(args)
+        n = _repr_params(typ, args, kw, pos)
         if n is None:
             if any(typ.startswith(k) for k in _REPR_KNOWN) or (_REPR_INT.search(args) and not _REPR_FREE.search(typ)):
                 return []        # a layer whose parameters the print does not tell
@@ -1827,11 +1831,13 @@ def _repr_rows(head: str) -> list[tuple[str, int, bool, int]]:
         rows[-1][1] += n
         if typ.endswith("Embedding"):
             rows[-1][2] = True
-            emb_dim = max(emb_dim, next((int(x) for x in re.findall(r"\d+", args)[1:2]), 0))
-        elif typ.endswith("Linear") and n >= VOCAB_WIDE * 2 and _repr_width(typ, args) >= VOCAB_WIDE:
+            emb_dim = max(emb_dim, pos[1] if len(pos) >= 2 else 0)
+            continue
+        width = _repr_width(typ, kw, pos)
+        if typ.endswith("Linear") and n >= VOCAB_WIDE * 2 and width >= VOCAB_WIDE:
             rows[-1][2] = True
         else:
-            body_width = max(body_width, _repr_width(typ, args))
+            body_width = max(body_width, width)
     # Only a body far narrower than the embedding is starved: a word-level LSTM classifier's 20,000 x 100 table
     # beside a 128-wide LSTM holds most of the parameters and is an ordinary design.
     if not emb_dim or body_width * BODY_NARROW > emb_dim:
