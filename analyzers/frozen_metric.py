@@ -258,29 +258,24 @@ def zero_recall_signals(run: Run) -> list[Signal]:
             continue
         held = is_held_out(s.name)
         acc = next((a for a in accs if is_held_out(a.name) == held), None) or (accs[0] if accs else None)
-        if acc is None and overlap and (fell := _loss_fell(run, int(s.steps[0]), int(s.steps[-1]), s)) is not None:
+        q = Quoter(run)
+        data: dict = {"metric": s.name, "points": len(tail)}
+        if acc is None:
             # a Dice / IoU / F1 exactly 0 throughout while the loss falls: the masks are all background, the model
             # never predicts the positive class (segmentation logs print no accuracy)
-            q = Quoter(run)
-            first = int(tail[0])
-            txt = (f"{s.name} is exactly 0 at its last {len(tail)} logged points (from step {int(s.steps[first])}) while "
-                   f"the training loss falls from {fell[0]:.3g} to {fell[1]:.3g}: the model predicts no positive at all, "
-                   "the majority class everywhere")
-            return [Signal("recall_zero", 0.8, txt, [q.ev(s, first, txt)], {"metric": s.name, "points": len(tail)})]
-        if acc is None:
-            continue
-        af = np.flatnonzero(np.isfinite(acc.values))
-        if not len(af):
-            continue
-        end = _as_share(float(acc.values[af[-1]]))
-        if end < RECALL_ZERO_ACC:
-            continue
-        q = Quoter(run)
+            if not overlap or (fell := _loss_fell(run, int(s.steps[0]), int(s.steps[-1]), s)) is None:
+                continue
+            beside, where, more = f"the training loss falls from {fell[0]:.3g} to {fell[1]:.3g}", "everywhere", []
+        else:
+            af = np.flatnonzero(np.isfinite(acc.values))
+            if not len(af) or (end := _as_share(float(acc.values[af[-1]]))) < RECALL_ZERO_ACC:
+                continue
+            beside, where = f"{acc.name} ends at {end:.3g}", "for every input"
+            more, data["accuracy"] = [q.ev(acc, int(af[-1]), f"{acc.name} at the end")], end
         first = int(tail[0])
         txt = (f"{s.name} is exactly 0 at its last {len(tail)} logged points (from step {int(s.steps[first])}) while "
-               f"{acc.name} ends at {end:.3g}: the model predicts no positive at all, the majority class for every input")
-        return [Signal("recall_zero", 0.8, txt, [q.ev(s, first, txt), q.ev(acc, int(af[-1]), f"{acc.name} at the end")],
-                       {"metric": s.name, "points": len(tail), "accuracy": end})]
+               f"{beside}: the model predicts no positive at all, the majority class {where}")
+        return [Signal("recall_zero", 0.8, txt, [q.ev(s, first, txt), *more], data)]
     return []
 
 
