@@ -3497,20 +3497,20 @@ def _dpo_reference_differs(run: Run, q: Quoter) -> list[Signal]:
         return []      # (the first points logged are not the first steps; a resumed run logs no early epoch)
     if any(_NOT_DPO_LOG_RATIO.search(s.name) for s in run.series):
         return []      # (ORPO / CPO / SimPO log rewards that are beta * log p, not log-ratios against a reference)
-    c0, r0 = float(ordered(ch).values[0]), float(ordered(rj).values[0])
+    ch = ordered(ch)
+    c0, r0 = float(ch.values[0]), float(ordered(rj).values[0])
     loss = run.metric("loss")
     l0 = float(ordered(loss).values[0]) if loss is not None and len(loss) else float("nan")
     # (both positive: the policy already likelier than its reference on both answers, an earlier checkpoint as the
     # reference; a sigmoid-DPO loss above ln 2 adds to it, never stands alone: IPO, hinge and an added NLL start higher)
-    far = min(c0, r0) >= DPO_FIRST_REWARD
-    high = math.isfinite(l0) and l0 >= math.log(2) + DPO_FIRST_LOSS_ABOVE
-    if not far:
+    if min(c0, r0) < DPO_FIRST_REWARD:
         return []
+    high = math.isfinite(l0) and l0 >= math.log(2) + DPO_FIRST_LOSS_ABOVE
     txt = (f"at the first logged step rewards/chosen is {_fmt(c0)} and rewards/rejected {_fmt(r0)}"
            + (f", the loss {_fmt(l0)} (ln 2 = 0.693 while the policy is its reference)" if high else "")
            + ": the policy already differs from its reference before training moved it, so the reference is not "
            "the weights the policy starts from")
-    return [Signal("dpo_reference_differs", 0.8 if far and high else 0.6, txt, [q.ev(ordered(ch), 0, txt)],
+    return [Signal("dpo_reference_differs", 0.8 if high else 0.6, txt, [q.ev(ch, 0, txt)],
                    {"chosen": c0, "rejected": r0, "loss": l0 if math.isfinite(l0) else None})]
 
 

@@ -365,13 +365,13 @@ SAID_GRAD_GROWTH = 100.0     # the growth, last value over first, from which lis
 _HELD_LOSS = r"\b(?:val(?:idation)?|eval(?:uation)?|test|dev)[\s_-]*(?:set\s+)?loss(?:es)?\b"
 _VAL_NAN = re.compile(rf"{_HELD_LOSS}[^.;!?\n]{{0,50}}?(?:\bnan\b|\binf\b|-inf\b)", re.I)
 # ... and a training loss they say goes NaN too ("decreases for two epochs and then becomes NaN", "until it also turns nan")
-_TRAIN_NAN_TOO = re.compile(rf"\b(?:train(?:ing)?|normal|batch)\s+loss(?:es)?\b(?:(?!{_HELD_LOSS})[^.;!?\n]){{0,80}}?\b(?:nan|inf)\b",
-                            re.I)
+_TRAIN_LOSS = r"\b(?:train(?:ing)?|normal|per[\s-]?batch|batch)\s+loss(?:es)?\b"
+_TRAIN_NAN_TOO = re.compile(rf"{_TRAIN_LOSS}(?:(?!{_HELD_LOSS})[^.;!?\n]){{0,80}}?\b(?:nan|inf)\b", re.I)
 _VAL_NAN_ONLY = re.compile(rf"\bonly\s+(?:the\s+)?{_HELD_LOSS}[^.;!?\n]{{0,20}}?\b(?:nan|inf)\b", re.I)
 _IN_CLAUSE_DENIAL = re.compile(r"\bnot\b|n't\b|\bnever\b|\bno\s+longer\b", re.I)
 _DENIED_OR_NAN = re.compile(rf"{_IN_CLAUSE_DENIAL.pattern}|\bnan\b|\binf\b", re.I)    # (a training loss "fine" that is NaN)
 _TRAIN_LOSS_FINE = re.compile(
-    r"\b(?:train(?:ing)?|normal|per[\s-]?batch|batch)\s+loss(?:es)?\b[^.;!?\n]{0,50}?"
+    rf"{_TRAIN_LOSS}[^.;!?\n]{{0,50}}?"
     r"\b(?:fine|normal(?:ly)?|ok(?:ay)?|good|decreas\w*|go(?:es)?\s+down|works?|finite|reasonable|as\s+expected)\b", re.I)
 
 
