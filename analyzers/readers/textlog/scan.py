@@ -28,7 +28,7 @@ import numpy as np
 from mltdbg.analyzers.readers.textlog.arrays import (CHUNK, PAD, Masked, by_code, digits_value, find_byte,
                                                      group_rows, raw_bytes_at, rows_of, scale_pow10, split_halves,
                                                      starts_with_any)
-from mltdbg.analyzers.readers.textlog.vocabulary import (BATCH_KEYS, EPOCH_KEYS, PAIR_NAMES, PREFIX_WORDS, STEP_KEYS, UNITS,
+from mltdbg.analyzers.readers.textlog.vocabulary import (AT_K, BATCH_KEYS, EPOCH_KEYS, PAIR_NAMES, PREFIX_WORDS, STEP_KEYS, UNITS,
                                                           loss_term, qualified_pair)
 
 
@@ -400,7 +400,7 @@ def anchors(b: np.ndarray, data: bytes, masked: Masked | None = None) -> np.ndar
 # A ranking metric at a cut-off ("HR@10 0.1133", "recall@20: 0.0371", "NDCG@10=0.02"): a key that ends in digits
 # before ':' or a space, where the byte tests above read a time ("12:00") or no key at all. Found by one regex
 # where the file holds an '@' before a digit.
-_AT_K = re.compile(rb"[A-Za-z]@\d{1,4}(?P<a>[ \t]*:|[ ])[ \t]*[-+.\d]")
+_AT_K = re.compile(rb"[A-Za-z]" + AT_K.encode() + rb"(?P<a>[ \t]*:|[ ])[ \t]*[-+.\d]")
 
 
 def _at_k_anchors(data: bytes) -> np.ndarray:

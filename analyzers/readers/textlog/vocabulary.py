@@ -84,7 +84,8 @@ _SPACED_IDENT = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*_(?:acc|accuracy|norm|
 # ("hr" alone is as often an hour, "eta 2 hr 59 min"; HR@10 is a name at a cut-off)
 _SPACED_BARE = {"auc", "mrr", "ndcg", "f1", "iou", "miou", "dice", "wer", "cer", "bleu", "rmse", "mae", "mse",
                 "recall", "precision", "logloss"}
-_NAME_AT_K = re.compile(r"[a-z][a-z0-9_]*@\d{1,4}")
+AT_K = r"@\d{1,4}"          # a metric's cut-off (HR@10, recall@20), as the key scanner's anchors find it too
+_NAME_AT_K = re.compile(rf"[a-z][a-z0-9_]*{AT_K}")
 
 
 @lru_cache(maxsize=4096)   # (each small log of a folder of many asks again for the same few keys)
