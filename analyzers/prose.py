@@ -124,6 +124,24 @@ _MARKUP = re.compile(r"^\s*(?:#{1,6}\s|[-*+]\s|\d{1,2}[.)]\s|\|.*\|\s*$|</?[A-Za
                      r"|\*\*[^*]+\*\*:?\s*$)")
 
 
+# ... nor an issue template's fields of the environment ("- GPU model and memory: Colab gpu default", "**CUDA/cuDNN
+# version**: 10.1", "OS Platform and Distribution: Linux"): a short label naming a version, a platform or the
+# hardware, a colon and a short value. Read as sentences, "memory ... gpu" was a user saying they ran out of GPU memory
+_FIELD = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*)?([^:*]{2,60}?)(?:\*\*)?\s*:(?:\*\*)?\s+(\S.*)$")
+_ENV_LABEL = re.compile(r"\b(?:versions?|platform|distribution|os|gpu|gpus|hardware|installed|compiler|bazel|driver"
+                        r"|device|environment|cpu)\b", re.I)
+_PERSON = re.compile(r"\b(?:i|my|we|our|it|you)\b", re.I)
+
+
+def _env_field(line: str) -> bool:
+    m = _FIELD.match(line)
+    if m is None:
+        return False
+    label, value = m[1], m[2]
+    return len(label.split()) <= 7 and len(value.split()) <= 8 and bool(_ENV_LABEL.search(label)) \
+        and not _PERSON.search(label)
+
+
 # ... nor the commands a post pastes between its sentences ("python train.py --batch 32 ...", "$ fairseq-generate
 # ..."): neither sentence nor a reason to call the file no prose. (Rows of numbers, a results table's "0/99  6.21G
 # 0.09812", were read so too: two held-aside diagnoses got worse (top-1 0.540 -> 0.539, top-3 0.734 -> 0.732), so
@@ -263,6 +281,8 @@ def _prose_of(t: TextArtifact) -> str:
     keep: list[str] = []
     misses, most = 0, len(lines) - PROSE_SHARE * len(lines)
     for ln in lines:
+        if _env_field(ln):
+            continue
         if is_sentence(ln):
             keep.append(ln.strip())
         elif _MARKUP.match(ln) or _COMMAND.match(ln):

@@ -330,3 +330,26 @@ def test_a_comment_with_a_semicolon_in_a_short_post_is_no_statement_and_no_crash
     (tmp_path / "q.txt").write_text("loss goes nan, why?\nfor x, y in loader:\n    # TODO: fix; later\n"
                                     "    loss = crit(model(x), y); loss.backward()\n    opt.step()\n")
     assert diagnose([str(tmp_path)], []).hypotheses
+
+
+def test_an_issue_templates_environment_fields_are_not_the_users_words(tmp_path):
+    """TensorFlow's issue template lists "- GPU model and memory: Colab gpu default": read as a sentence, its
+    "memory ... gpu" was the user saying the GPU ran out of memory (cuda_oom ranked first on a post about a
+    lower accuracy). The fields are neither sentence nor log; the user's own sentences stay."""
+    post = ("**System information**\n- Have I written custom code: no, the Keras MNIST example\n"
+            "- OS Platform and Distribution: Linux (Google Colab)\n- TensorFlow version: 2.2.0-rc3\n"
+            "- CUDA/cuDNN version: Colab gpu default\n- GPU model and memory: Colab gpu default\n\n"
+            "**Describe the current behavior**\nIf I train a simple CNN on the mnist dataset I get a different "
+            "accuracy depending on whether I use tf.keras or keras.\n\n**Describe the expected behavior**\n"
+            "I think that the accuracy should be the same for both of them.\n")
+    texts = _texts(tmp_path, {"question.txt": post})
+    words = " ".join(prose_sentences(texts))
+    assert "simple CNN on the mnist dataset" in words and "the accuracy should be the same" in words
+    assert "memory" not in words and "Platform" not in words
+    ctx = context_for([str(tmp_path)], [])
+    feat = S.features_for(ctx.signals, ctx.symptoms, ctx.run, ("loss",))
+    assert "cuda_oom" not in feat.symptom_causes
+    # a user's own sentence that says where memory ran out stays theirs
+    texts = _texts(tmp_path / "b", {"post.txt": "I train a CNN on my GPU and it runs out of memory after 3 epochs.\n"
+                                                "GPU: it runs out of memory after the third epoch with batch size 64.\n"})
+    assert "runs out of memory after the third epoch" in " ".join(prose_sentences(texts))
