@@ -296,6 +296,11 @@ def test_slowness_of_learning_is_not_read_as_slow_steps(text, slow_steps):
     ("with different latents the generator produces the same pictures", False),   # one output, many inputs
     ("the loss is the same for every input", False),
     ("validation accuracy is the same as the training accuracy", False),
+    ("running the saved model gives different prediction results every time", True),
+    ("I call predict twice and get two different results", True),
+    ("it should have different predictions for different inputs (ages)", False),   # what the user expects
+    ("during test time I get different results in two different settings", False),  # two inputs, not one twice
+    ("the evaluation and accuracy methods give totally different results", False),
 ])
 def test_the_same_input_giving_other_outputs_reads_as_eval_mode(text, dropout_like):
     """eval_mode_forgotten's words for one input giving another output on each call or run (dropout
