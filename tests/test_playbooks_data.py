@@ -325,6 +325,20 @@ def test_inputs_and_targets_shuffled_apart_read_as_misaligned_labels(text, apart
     assert causes["data_not_shuffled"].symptom_match([text]) is not apart
 
 
+@pytest.mark.parametrize("text,named", [
+    ("accuracy sits at chance (~10%) for 20 epochs", False),
+    ("the loss stays around 0.693, ln(2), no better than a random guess", False),
+    ("I think the labels are shuffled wrong after my change", True),
+    ("the labels mismatch the images after the crop", True),
+])
+def test_a_score_at_chance_alone_is_not_misaligned_labels_words(text, named):
+    """A loss or accuracy at chance is what every cause that keeps a model from learning shows (in the
+    corpus's tune part none of the 12 posts that said it were label_misalignment): the words of the cause
+    are labels said to be shuffled, wrong or mismatched."""
+    from mltdbg.playbooks import library
+    assert library.causes()["label_misalignment"].symptom_match([text]) is named
+
+
 @pytest.mark.parametrize("text,seed_named", [
     ("we changed the seed and the accuracy moved by 3 points", True),
     ("results differ with a different seed", True),
