@@ -339,6 +339,18 @@ def test_a_score_at_chance_alone_is_not_misaligned_labels_words(text, named):
     assert library.causes()["label_misalignment"].symptom_match([text]) is named
 
 
+@pytest.mark.parametrize("text,named", [
+    ("the cross-entropy loss stays around 2.3 for every epoch", False),
+    ("the training loss (softmax cross-entropy + L2) falls smoothly", True),
+    ("my model's last layer is a Softmax and the loss is CrossEntropyLoss", True),
+])
+def test_double_softmax_words_name_a_softmax(text, named):
+    """A cross-entropy loss that stays high is every classifier's complaint (in the tune part far more often
+    another cause's than double_softmax's); its words are a softmax named."""
+    from mltdbg.playbooks import library
+    assert library.causes()["double_softmax"].symptom_match([text]) is named
+
+
 @pytest.mark.parametrize("text,seed_named", [
     ("we changed the seed and the accuracy moved by 3 points", True),
     ("results differ with a different seed", True),
