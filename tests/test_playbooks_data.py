@@ -351,6 +351,19 @@ def test_double_softmax_words_name_a_softmax(text, named):
     assert library.causes()["double_softmax"].symptom_match([text]) is named
 
 
+@pytest.mark.parametrize("text,named", [
+    ("accuracy stays at 0.0955 every epoch", False),
+    ("inference with the provided ShuffleNet checkpoint predicts the wrong class", False),
+    ("the loss is periodic during iteration", True),
+    ("I forgot to shuffle the training list", True),
+])
+def test_unshuffled_data_words_are_order_not_any_epoch(text, named):
+    """data_not_shuffled's words are the order of the data (shuffle, sorted, periodic, saw-tooth); 'every
+    epoch' is how any post tells a per-epoch number, and ShuffleNet is a network."""
+    from mltdbg.playbooks import library
+    assert library.causes()["data_not_shuffled"].symptom_match([text]) is named
+
+
 @pytest.mark.parametrize("text,seed_named", [
     ("we changed the seed and the accuracy moved by 3 points", True),
     ("results differ with a different seed", True),
