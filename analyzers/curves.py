@@ -3446,6 +3446,10 @@ PARAMS_UNCHANGED_POINTS = 5
 # ... moving no more than this share of its level in all (an update of lr 1e-5 moves a norm of 10 by ~1e-4 a step)
 PARAMS_UNCHANGED_REL = 1e-7
 _PARAM_NORM = re.compile(r"(?:param(?:eter)?s?|weights?)[_ ]?norm(?:/(.+))?")
+# ... or a logged distance of the weights from where they started ("param_dist_from_init/trunk", "weight_change",
+# "update_norm/encoder") that is exactly 0 at every point: nothing moved them
+_PARAM_MOVED = re.compile(r"(?:(?:param(?:eter)?s?|weights?)[_ ]?(?:dist(?:ance)?|change|delta|diff|drift|movement|update)"
+                          r"(?:_?norm)?(?:_from_init(?:ial)?)?|(?:dist(?:ance)?|delta)_from_init(?:ial)?|update_norm)(?:/(.+))?")
 # ... printed with at least this many significant digits (10.12900352: a float logged whole, not rounded for a screen)
 PARAMS_DIGITS = 6
 # ... and a whole model's norm is read only beside a loss that fell less than this share of its start
@@ -3534,22 +3538,29 @@ def _policy_unchanged(run: Run, q: Quoter) -> list[Signal]:
 
 
 def _params_unchanged(run: Run, q: Quoter) -> list[Signal]:
-    """params_unchanged: a logged parameter norm that stays exactly where it started over the run while a loss is
-    logged beside it: those weights are never updated (frozen, or left out of the optimizer); stronger where the same
+    """params_unchanged: a logged parameter norm that stays exactly where it started over the run (or a logged
+    distance from the initial weights that is 0 at every point) while a loss is logged beside it: those weights are
+    never updated (frozen, or left out of the optimizer); stronger where the same
     layer's gradient norm is logged nonzero (gradients reach them, the optimizer never applies them)."""
     loss = run.metric("loss") or run.metric("val_loss")
     if loss is None or len(loss) < PARAMS_UNCHANGED_POINTS:
         return []
     for s in run.series:
-        m = _PARAM_NORM.fullmatch(s.name)
+        m = _PARAM_NORM.fullmatch(s.name) or _PARAM_MOVED.fullmatch(s.name)
         if m is None or len(s) < PARAMS_UNCHANGED_POINTS:
             continue
         v = s.values[np.isfinite(s.values)]
-        if len(v) < PARAMS_UNCHANGED_POINTS or not np.any(v):
+        if len(v) < PARAMS_UNCHANGED_POINTS:
             continue
-        level = float(np.max(np.abs(v)))
-        if float(np.max(v) - np.min(v)) > PARAMS_UNCHANGED_REL * level or _sig_digits(float(v[0])) < PARAMS_DIGITS:
-            continue        # (a norm printed to 45.21 hides what a small lr moves: too few digits to say it never moved)
+        if m.re is _PARAM_MOVED:
+            if np.any(v):
+                continue        # (the weights moved from where they started)
+        elif not np.any(v):
+            continue
+        else:
+            level = float(np.max(np.abs(v)))
+            if float(np.max(v) - np.min(v)) > PARAMS_UNCHANGED_REL * level or _sig_digits(float(v[0])) < PARAMS_DIGITS:
+                continue        # (a norm printed to 45.21 hides what a small lr moves: too few digits to say it never moved)
         layer = m.group(1)
         if layer is None and _fell_by(loss, PARAMS_WHOLE_FALL):
             continue        # the whole model's norm beside a loss that falls: some weights are updated

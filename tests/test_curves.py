@@ -1204,6 +1204,28 @@ def test_a_parameter_norm_that_never_moves_while_the_run_trains():
     assert kinds(_run(loss=falling[:50], **{"act/frac_inactive_fc2": np.linspace(0.65, 1.0, 50)}))["dead_units"].data["share"] > 0.9
 
 
+def test_a_distance_from_the_initial_weights_that_stays_zero():
+    """A multi-task run logs param_dist_from_init/trunk = 0.0 at all 30 epochs while the trunk's gradient norm
+    is nonzero (the optimizer was built while the trunk was frozen): those weights never moved. A distance that
+    leaves 0 (the weights moved, however little) is trained; a parameter norm at 0 is no distance."""
+    loss = 2.3 - 0.01 * np.arange(30)
+    run = Run(root=Path("."))
+    for name, v in (("loss", loss), ("param_dist_from_init/trunk", np.zeros(30)),
+                    ("grad_norm/trunk", np.concatenate([np.zeros(3), np.linspace(0.6, 2.5, 27)]))):
+        run.series.append(Series(name, name, np.arange(30), np.asarray(v, float), "m.jsonl", np.arange(30) + 1, "line"))
+    s = kinds(run)["params_unchanged"]
+    assert s.strength == 0.9 and s.data["metric"] == "param_dist_from_init/trunk" and "stays 0" in s.evidence[-1].text
+    run.series[1].values = np.concatenate([np.zeros(3), 1e-4 * np.arange(1, 28)])
+    assert "params_unchanged" not in kinds(run)
+    # the whole model's (no layer named), beside a loss that stays: 0.7 (no gradient of the same name logged);
+    # beside a loss that falls, some weights moved
+    run.series[1] = Series("weight_change", "weight_change", np.arange(30), np.zeros(30), "m.jsonl", np.arange(30) + 1, "line")
+    run.series[0].values = 2.3 + 0.001 * np.sin(np.arange(30))
+    assert kinds(run)["params_unchanged"].strength == 0.7
+    run.series[0].values = loss
+    assert "params_unchanged" not in kinds(run)
+
+
 def test_gradients_that_grow_only_once_the_loss_climbs_do_not_separate_exploding_gradients():
     """SGD at lr 0.26: the loss falls to 0.26, then climbs to 42 and NaN, the gradient norm growing with it from its
     early ~1 (0.62 at the loss minimum): the step size's story as much as exploding gradients' ("grad_norm growing
