@@ -3403,17 +3403,20 @@ def _loss_scale(s: Series, q: Quoter) -> list[Signal]:
 
 
 def _timing(run: Run, q: Quoter) -> list[Signal]:
+    """data_time_high: the step's time spent waiting for data, beside the step's time or the model's own
+    (compute_time: a log that splits a step into "data 0.62s compute 0.002s")."""
     d = run.metric("data_time")
-    t = run.metric("step_time")
+    t = run.metric("step_time") or run.metric("compute_time")
     if d is None or t is None or not len(d) or not len(t):
         return []
     dm = float(np.nanmedian(d.values))
     tm = float(np.nanmedian(t.values))
     if not tm > 0:
         return []
-    share = dm / tm if dm <= tm else dm / (dm + tm)   # step_time may or may not include data time
+    # step_time may or may not include data time; compute_time never does
+    share = dm / tm if dm <= tm and t.name == "step_time" else dm / (dm + tm)
     if share > 0.4:
-        txt = f"data loading takes {share*100:.0f}% of each step (median data_time {_fmt(dm)} vs step_time {_fmt(tm)})"
+        txt = f"data loading takes {share*100:.0f}% of each step (median data_time {_fmt(dm)} vs {t.name} {_fmt(tm)})"
         # (a line or two of a post: mmdetection's and timm's lines are averages over their logging interval, read
         # a little weaker than a run's whole log)
         few = TIMING_FEW if len(d) < 3 else 1.0

@@ -11,7 +11,7 @@ from functools import lru_cache
 # Canonical names analyzers key on.
 CANONICAL = (
     "loss", "val_loss", "grad_norm", "lr", "loss_scale", "throughput", "data_time",
-    "step_time", "accuracy", "val_accuracy", "epoch", "perplexity", "val_perplexity",
+    "step_time", "compute_time", "accuracy", "val_accuracy", "epoch", "perplexity", "val_perplexity",
     "skipped_steps", "memory", "tokens_per_s",
 )
 
@@ -46,8 +46,14 @@ _ALIASES = {
     "train_steps_per_second": "throughput", "samples_per_sec": "throughput", "ips": "throughput",
     "tokens_per_second": "tokens_per_s", "tok/s": "tokens_per_s", "tokens/s": "tokens_per_s",
     "data_time": "data_time", "data": "data_time", "dataloader_time": "data_time",
-    "load_time": "data_time", "data_wait": "data_time",
+    "load_time": "data_time", "data_wait": "data_time", "data_time_s": "data_time", "data_time_sec": "data_time",
+    "data_load_time": "data_time", "data_loading_time": "data_time",
+    # the model's own share of a step, where a log splits a step into waiting for data and computing
+    "compute_time": "compute_time", "compute": "compute_time", "compute_time_s": "compute_time",
+    "compute_time_sec": "compute_time", "fwd_bwd_time": "compute_time", "forward_backward_time": "compute_time",
+    "model_time": "compute_time",
     "step_time": "step_time", "batch_time": "step_time", "iter_time": "step_time", "time": "step_time",
+    "step_time_s": "step_time", "batch_time_s": "step_time", "iter_time_s": "step_time",
     "acc": "accuracy", "accuracy": "accuracy", "top1": "accuracy", "acc1": "accuracy",
     "top1_acc": "accuracy", "train_acc": "accuracy", "train_accuracy": "accuracy",
     "epoch": "epoch", "ppl": "perplexity", "perplexity": "perplexity",

@@ -813,6 +813,21 @@ def test_data_time_from_two_printed_lines_is_read_a_little_weaker():
     assert "data_time_high" not in kinds(_run(data_time=[0.01, 0.012], step_time=[2.104, 2.098]))
 
 
+def test_a_step_split_into_data_and_compute_time(tmp_path):
+    """A CI job's training log splits each step into "data 0.621s compute 0.0016s" and its CSV into data_time_s /
+    compute_time_s: the loader's wait beside the model's own time (compute never includes the wait). Data time
+    that is a small share of compute is no bottleneck."""
+    from mltdbg.analyzers.analyze import analyze
+    from mltdbg.analyzers.ingest import ingest
+    (tmp_path / "timing.csv").write_text("step,loss,data_time_s,compute_time_s\n" + "".join(
+        f"{i},{0.67 - 0.003 * i:.4f},{0.55 + 0.01 * (i % 3):.4f},0.0016\n" for i in range(1, 20)))
+    (tmp_path / "job.log").write_text("".join(f"step {i:3d}/19 loss 0.66 data {0.6:.3f}s compute 0.0016s\n"
+                                              for i in (5, 10, 15)))
+    got = {x.kind: x for x in analyze(ingest([str(tmp_path)]))}["data_time_high"]
+    assert got.data["share"] > 0.99 and "compute_time" in got.evidence[0].text
+    assert "data_time_high" not in kinds(_run(data_time=[0.001] * 5, compute_time=[0.05] * 5))
+
+
 def test_a_first_validation_level_with_training_then_worse_is_no_gap_from_the_start(tmp_path):
     """Keras epochs 5, 20 and 50 of a 3-class model: val accuracy 0.717 beside train 0.746 at the first logged epoch,
     then 0.683 and 0.650 while train reaches 1.0; val_loss 0.683 (ln 2 within 5 %, but 0.717 accuracy is no
