@@ -859,6 +859,10 @@ def _seg_median(v: np.ndarray, a: float, b: float) -> float:
 
 # ---------------------------------------------------------------- loss
 
+# A reinforcement-learning run's rewards or returns ("ep_rew_mean", "rollout/return", "episode_reward")
+_REWARD = re.compile(r"(?:^|[/_])(?:ep_?rew\w*|rewards?|returns?|episod\w*)(?:$|[/_])")
+
+
 def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
     out: list[Signal] = []
     v = s.values
@@ -1064,7 +1068,15 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
         tail_rise = (tail_lvl - lo) / (abs(lo) + 1e-8)
         fell = (start - lo) / span
         from_start = fell <= 0.05 and (tail_lvl - start) / span > DIVERGENCE_RISE and tail_lvl - start > noise_floor
-        if (rise > DIVERGENCE_RISE and tail_rise > DIVERGENCE_RISE * 0.6 and fell > 0.05 and tail_lvl - lo > noise_floor) or from_start:
+        # above the minimum by more than noise: the last points' level, or (a noisy loss that climbs slowly for the
+        # rest of the run: a PINN's 0.195 -> 0.33 over 50 points, each point +-0.05) the last third's, whose many
+        # points carry a smaller standard error
+        # (not where rewards are logged: an agent's value loss grows with the returns it learns to reach)
+        m_third = max(m_tail, n // 3)
+        risen = tail_lvl - lo > noise_floor or (
+            _level(pre[-m_third:]) - lo > 3.0 * sigma * (1.2533 / math.sqrt(m_third) + 1.0 / math.sqrt(wd))
+            and not any(_REWARD.search(x.name) for x in run.series))
+        if (rise > DIVERGENCE_RISE and tail_rise > DIVERGENCE_RISE * 0.6 and fell > 0.05 and risen) or from_start:
             j = imin + int(np.argmax(after > lo * (1 + rise / 2) if lo > 0 else after > lo + abs(lo) * rise / 2))
             strength = min(1.0, tail_rise / 0.5)
             if from_start and fell <= 0.05:

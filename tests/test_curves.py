@@ -828,6 +828,21 @@ def test_a_step_split_into_data_and_compute_time(tmp_path):
     assert "data_time_high" not in kinds(_run(data_time=[0.001] * 5, compute_time=[0.05] * 5))
 
 
+def test_a_noisy_loss_that_climbs_slowly_for_the_rest_of_the_run_diverged():
+    """A PINN with Adam's betas swapped logs its loss every 50 steps: 0.52 down to ~0.2 by point 8, then a slow
+    climb to ~0.33, each point +-0.05. The last few points alone do not clear the noise; the last third's many
+    points do. An agent's value loss that grows with its returns is not read so; nor is a noisy loss that stays."""
+    r = np.random.default_rng(3)
+    n = 61
+    trend = np.concatenate([np.linspace(0.52, 0.2, 8), np.linspace(0.2, 0.33, n - 8)])
+    loss = trend + r.normal(0, 0.045, n)
+    got = kinds(_run(loss=loss))["divergence"]
+    assert got.data["min_step"] < 150
+    assert "divergence" not in kinds(_run(loss=loss, ep_rew_mean=np.linspace(20, 38, n)))
+    flat = np.concatenate([np.linspace(0.52, 0.2, 8), np.full(n - 8, 0.2)]) + r.normal(0, 0.045, n)
+    assert "divergence" not in kinds(_run(loss=flat))
+
+
 def test_a_first_validation_level_with_training_then_worse_is_no_gap_from_the_start(tmp_path):
     """Keras epochs 5, 20 and 50 of a 3-class model: val accuracy 0.717 beside train 0.746 at the first logged epoch,
     then 0.683 and 0.650 while train reaches 1.0; val_loss 0.683 (ln 2 within 5 %, but 0.717 accuracy is no
