@@ -139,6 +139,12 @@ _PATTERNS: dict[str, tuple[str, str]] = {
         r"|\b(?:data|dataset|features?|inputs?|csv|columns?)\s+(?:has|have|had|contains?|contained|includes?)\s+"
         r"(?:some\s+|a\s+few\s+|many\s+)?(?:nans?|nulls?|infs?|missing)\b",
         "the data holds NaN / missing values"),
+    # "even though the lr is only 1e-3", "the learning rate is already very small", "with a tiny lr": the user
+    # calls the lr small (in the tune part five posts, none of them lr_too_high)
+    "said:lr_called_small": (
+        r"(?:learning[\s_-]?rate|\blr\b)\s+(?:is\s+|was\s+|of\s+|=\s*|:\s*)?(?:(?:only|just|already|quite|very|really|pretty|so|too)"
+        r"\s+){1,2}(?:small|low|tiny|\d[\d.]*e-\d+|0\.000\d*)|\b(?:small|low|tiny)\s+(?:learning[\s_-]?rate|\blr\b)",
+        "the learning rate is small"),
     "said:shuffled": (
         r"shuffle\s*=\s*true|(?:i|we)\s+(?:do\s+|did\s+|already\s+)?shuffle|(?:data|dataset|loader)\s+is\s+(?:already\s+)?shuffled",
         "the data is shuffled"),

@@ -12,6 +12,9 @@ from mltdbg.playbooks.diagnose import diagnose
 
 @pytest.mark.parametrize("text,kind", [
     ("lowering the learning rate does not help either", "said:lower_lr_no_help"),
+    ("the loss creeps back up and bounces around, even though the lr is only 1e-3", "said:lr_called_small"),
+    ("I train with a tiny learning rate and it still diverges", "said:lr_called_small"),
+    ("my learning rate is already very small", "said:lr_called_small"),
     ("I tried a bigger network and a different lr, nothing changes.", "said:lower_lr_no_help"),
     ("I tried Adam, SGD, and different learning rates but nothing helps", "said:lower_lr_no_help"),
     ("在训练不到一个epoch时候loss变为nan，减小学习率也不行", "said:lower_lr_no_help"),

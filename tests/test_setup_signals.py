@@ -99,6 +99,11 @@ def test_an_optimizers_own_eps_and_betas_are_read_in_torch_and_keras_spellings(t
     sig = signals(run)
     assert sig["config:eps_large"].data["eps"] == 1.0 and sig["config:eps_large"].evidence[0].line == 3
     assert sig["config:betas_odd"].data == {"beta1": 0.9, "beta2": 0.3}
+    # swapped, beta1 0.999 (a first moment averaged over ~1000 steps): read stronger than a plain swap
+    run = run_of(tmp_path, {"config.yaml": "optimizer:\n  name: adam\n  lr: 1.0e-3\n  betas: [0.999, 0.9]\n"})
+    assert signals(run)["config:betas_odd"].strength == 0.8
+    run = run_of(tmp_path, {"config.yaml": "optimizer:\n  name: adam\n  lr: 1.0e-3\n  betas: [0.95, 0.9]\n"})
+    assert signals(run)["config:betas_odd"].strength == 0.6
     run = run_of(tmp_path, {"train.py": "import torch\nnorm = torch.nn.LayerNorm(64, eps=1.0)\n"
                                         "opt = torch.optim.Adam(m.parameters(), lr=1e-3)\n"})
     assert "config:eps_large" not in signals(run)
