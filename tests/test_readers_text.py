@@ -219,6 +219,24 @@ def test_rank_prefixes(tmp_path):
     assert r1.locs.tolist() == [3, 5, 7, 9, 10, 11]
 
 
+def test_a_federated_runs_clients_are_read_apart(tmp_path):
+    """Flower under Ray prints each client's evaluation in its actor's prefix, the clients interleaved in
+    another order every round: read as one series, it jumped between clients of 8 and 180 examples (spikes
+    of 3.4x its level, batch_size_too_small at 0.86). One series per client, as ranks are."""
+    p = tmp_path / "flower.log"
+    rng = __import__("random").Random(0)
+    with open(p, "w") as f:
+        for rnd in range(1, 6):
+            f.write(f"INFO :      [ROUND {rnd}]\n")
+            for d in rng.sample(range(4), 4):
+                f.write(f"(ClientAppActor pid={61230 + d}) device {d}: val_loss={d + 1 / rnd:.4f} val_acc=0.{50 + d}\n")
+        f.write("[site 07] loss=0.5\n[site 07] loss=0.4\n")
+    run = read(p)
+    for d in range(4):
+        assert series(run, "val_loss", rank=d).values.tolist() == [round(d + 1 / r, 4) for r in range(1, 6)]
+    assert series(run, "loss", rank=7).values.tolist() == [0.5, 0.4]
+
+
 # tool -> metric -> (steps, values): lines as Megatron-LM, mmdetection (mmcv), fairseq, timm and
 # torchvision's reference scripts print them (tests/fixtures/text/styles/)
 STYLES = {

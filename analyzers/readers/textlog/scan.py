@@ -35,6 +35,7 @@ from mltdbg.analyzers.readers.textlog.vocabulary import (AT_K, BATCH_KEYS, EPOCH
 # Bytes examined before / after an anchor. Most keys and numbers fit the short window;
 # anchors whose key or number runs past it are read again with the long one.
 BACK, FWD = 16, 16
+RANK_FWD = 48       # a line's rank prefix is read from its first bytes (a Ray actor's "(ClientAppActor pid=61281) ")
 LONG_BACK, LONG_FWD = 64, 48
 MAX_MANT_DIGITS = 18  # int64 holds 18 decimal digits exactly
 FORM_EQ, FORM_COLON, FORM_QUOTED, FORM_SPACE = 0, 1, 2, 3
@@ -54,7 +55,11 @@ _VALUE = re.compile(rb"""
     """, re.X)
 _PROG_BACK = re.compile(rb"(?P<ctx>[\x00\n\r|\[])[ \t]*(?P<n>0+)[ \t]*\Z")
 _PROG_FWD = re.compile(rb"/[ \t]*(?P<m>0+)(?P<after>[ \t]*)")
-_RANK = re.compile(rb"\[?(?:[rR][aA][nN][kK]|[dD][eE][fF][aA][uU][lL][tT])[ \t]?(?P<r>0+)(?:\]|:| )")
+_RANK = re.compile(rb"\[?(?:[rR][aA][nN][kK]|[dD][eE][fF][aA][uU][lL][tT])[ \t]?(?P<r>0+)(?:\]|:| )"
+                   # ... and the clients of a federated run, each its own model and data (a Ray actor's "(ClientAppActor
+                   # pid=61281) device 7: val_loss=4.12"): one series per client, not one that jumps between them
+                   rb"|(?:\((?:[A-Za-z_]+[ \t])?pid=0+(?:,[ \t]*ip=[0.]+)?\)[ \t]*)?\[?(?i:client|device|site|silo|party)"
+                   rb"[ \t_#-]?(?P<c>0+)(?:\]|:)")
 _WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 _SPECIAL = (b"nan", b"inf", b"infinity")
 _COPULAS = frozenset((b"is", b"was", b"are", b"were"))
@@ -562,19 +567,21 @@ def held_out_marks(b: np.ndarray, masked: Masked, line_starts: np.ndarray, data:
 
 def line_ranks(b: np.ndarray, masked: Masked, line_starts: np.ndarray) -> np.ndarray | None:
     """Rank per line from `[rank3]:`, `[rank3]`, `rank3:`, `[RANK 3]`, `[default3]:` prefixes
-    (torchrun, DeepSpeed); -1 where none. None when no line has one."""
-    cand = starts_with_any(b, line_starts, b"[{rd")
+    (torchrun, DeepSpeed), or a federated client's `device 7:` / `client 3:` / `[site 07]`; -1 where none.
+    None when no line has one."""
+    cand = starts_with_any(b, line_starts, b"[{rd(csp")
     if cand.size == 0:
         return None
     at = line_starts[cand]
-    codes, reps = masked.group(at, 0, FWD)
-    mk = masked.windows(at[reps], 0, FWD)
+    codes, reps = masked.group(at, 0, RANK_FWD)
+    mk = masked.windows(at[reps], 0, RANK_FWD)
     out = np.full(len(line_starts), -1, dtype=np.int64)
     order, starts = by_code(codes, len(reps))
     for c in range(len(reps)):
         m = _RANK.match(mk[c].tobytes())
         if not m:
             continue
+        g = "r" if m.start("r") >= 0 else "c"
         rows = order[starts[c]:starts[c + 1]]
-        out[cand[rows]] = digits_value(b, at[rows], list(range(m.start("r"), m.end("r"))))
+        out[cand[rows]] = digits_value(b, at[rows], list(range(m.start(g), m.end(g))))
     return out if (out >= 0).any() else None
