@@ -53,8 +53,13 @@ _NAMES = ("loss", "val_loss", "accuracy", "val_accuracy")
 _WORDS = ("acc", "score", "f1", "top1", "error")
 
 
+# A model kept fixed on purpose: a distillation's teacher, a DPO / KL reference (teacher_acc the same every epoch)
+_FIXED_MODEL = re.compile(r"(?:^|[/_])(?:teacher|ref|reference)(?:$|[/_])")
+
+
 def _watched(name: str) -> bool:
-    return name in _NAMES or (any(w in name for w in _WORDS) and "accum" not in name)   # not grad_accum
+    return (name in _NAMES or (any(w in name for w in _WORDS) and "accum" not in name)) \
+        and not _FIXED_MODEL.search(name)   # not grad_accum, nor a model that is meant not to train
 
 
 def frozen_metric_signals(run: Run) -> list[Signal]:

@@ -1177,6 +1177,21 @@ def test_pix2pix_set_requires_grad_on_the_wrong_network(tmp_path, second, found)
     assert bool(hit) is found
 
 
+def test_a_teacher_trained_then_frozen_for_distillation_is_no_frozen_optimizer(tmp_path):
+    """opt = Adam(teacher.parameters()), a loop that steps it, then `p.requires_grad_(False)` on the teacher for
+    distillation: the teacher trained before it was frozen. Frozen before the optimizer ever steps: nothing trains."""
+    body = ("import torch\nteacher = torch.nn.Linear(4, 2)\n"
+            "opt = torch.optim.Adam(teacher.parameters(), lr=1e-3)\n{early}"
+            "for x, y in loader:\n    loss = torch.nn.functional.cross_entropy(teacher(x), y)\n"
+            "    opt.zero_grad()\n    loss.backward()\n    opt.step()\n{late}")
+    freeze = "for p in teacher.parameters():\n    p.requires_grad_(False)\n"
+    p = tmp_path / "train.py"
+    p.write_text(body.format(early="", late=freeze))
+    assert not [s for s in code_signals(run_of(p)) if s.kind == "code:frozen_params"]
+    p.write_text(body.format(early=freeze, late=""))
+    assert [s for s in code_signals(run_of(p)) if s.kind == "code:frozen_params"]
+
+
 _SCORING = ("import sys\nimport joblib\nimport pandas as pd\nimport torch\nfrom train import Net, CAT_COLS, NUM_COLS\n\n"
             "df = pd.read_csv(sys.argv[1])\n"
             "for c in CAT_COLS:\n    {encode}\n"

@@ -23,6 +23,16 @@ def test_an_accuracy_printed_identically_every_epoch_is_frozen_and_cited(tmp_pat
     assert d.status == "needs_more_data"        # which of them needs a check (per-layer grads, dead units)
 
 
+def test_a_teachers_score_kept_fixed_during_distillation_is_not_a_frozen_model(tmp_path):
+    """A distillation log prints the frozen teacher's accuracy beside the student's every epoch: teacher_acc 0.978
+    at all 40 points is the teacher kept fixed on purpose. The student's own accuracy printed the same is frozen."""
+    log = "".join(f"[kd] epoch {i}/40 loss {2.0 - 0.04 * i:.4f} student_acc {0.75 + 0.005 * i:.4f} teacher_acc 0.9780\n"
+                  for i in range(1, 41))
+    assert _signals(tmp_path, log)[0] == []
+    log = "".join(f"[kd] epoch {i}/40 loss 1.3863 student_acc 0.2510 teacher_acc 0.9780\n" for i in range(1, 41))
+    assert sorted(s.data["metric"] for s in _signals(tmp_path, log)[0]) == ["loss", "student_acc"]
+
+
 def test_a_fine_tuning_phase_frozen_after_a_pretraining_phase_that_learned_is_a_frozen_model(tmp_path):
     """A log of two phases that each count their epochs from 1: pre-training's loss falls (1.29 -> 0.14), then the
     fine-tuning's loss and accuracy repeat to the last digit. The frozen accuracy is weighed against the loss

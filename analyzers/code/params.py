@@ -88,6 +88,8 @@ def check_params(f: PyFile) -> list[Finding]:
             continue
         if freezes and not any(trainable(p) for p in paths):
             fz = next((fz, line) for fz, line in freezes if any(p == fz or p.startswith(fz + ".") for p in paths))
+            if _stepped_before(f, c, fz[1]):
+                continue        # trained, then frozen (a teacher frozen for distillation, a stage that is done)
             out.append(Finding("code:frozen_params", STRONG, fz[1],
                                f"every parameter given to the optimizer ({', '.join(sorted(set(paths)))}) is frozen"
                                f" (requires_grad=False on {fz[0]}): nothing trains", [(c.lineno, "optimizer built here")]))
@@ -98,6 +100,15 @@ def check_params(f: PyFile) -> list[Finding]:
     if not out:
         out.extend(_model_rebuilt_after_optimizer(f))
     return out
+
+
+def _stepped_before(f: PyFile, ctor: ast.Call, line: int) -> bool:
+    """The optimizer `ctor` builds (`opt = Adam(...)`) steps (`opt.step()`) after it is built and before `line`:
+    its parameters were trained before they were frozen there."""
+    parent = f.parent.get(ctor)
+    names = {d for t in parent.targets if (d := dotted(t))} if isinstance(parent, ast.Assign) else set()
+    return bool(names) and any(last(n) == "step" and dotted(recv(n)) in names and ctor.lineno < n.lineno < line
+                               for n in f.of_type(ast.Call) if isinstance(n, ast.Call))
 
 
 _OPT_NAME = re.compile(r"(?:^|_)(?:opt|optim|optimi[sz]er)(?:$|_|\d)", re.I)
