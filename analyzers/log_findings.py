@@ -64,14 +64,18 @@ _P = re.compile
 # log:vocab_size_mismatch, and kept out of log:shape_mismatch)
 _VOCAB_SIZE = _P(r"size mismatch for [\w.]*(?:embed_tokens|word_embeddings|wte|embed_out|lm_head|output_projection"
                  r"|tok_embeddings|token_embedding|embeddings?\.weight|shared\.weight)[\w.]*\b")
-_INPUT_WEIGHT = re.compile(r"Input type \(([\w.]+)\) and weight type \(([\w.]+)\)")
+# (torch's newer wording names scalar types and the bias: "Input type (float) and bias type (c10::Half)")
+_INPUT_WEIGHT = re.compile(r"Input type \(([\w.:]+)\) and (?:weight|bias) type \(([\w.:]+)\)")
 
 
 def _tensor_type(name: str) -> tuple[str, str]:
     """(device, scalar type) of a legacy tensor type name: torch.cuda.HalfTensor -> (cuda, Half),
-    torch.FloatTensor -> (cpu, Float), MPSFloatType -> (mps, Float), torch.xpu.FloatTensor -> (xpu, Float)."""
+    torch.FloatTensor -> (cpu, Float), MPSFloatType -> (mps, Float), torch.xpu.FloatTensor -> (xpu, Float); a
+    scalar type's own name (float, c10::Half) -> (cpu, Float), (cpu, Half)."""
     parts = name.split(".")
-    last = parts[-1]
+    last = parts[-1].split("::")[-1]        # c10::Half
+    if last.islower():                      # float, double, half: a scalar type's own name
+        last = {"bfloat16": "BFloat16"}.get(last, last.capitalize())
     device = parts[-2] if len(parts) >= 2 and parts[-2] != "torch" else "cpu"
     if (m := re.match(r"(CUDA|CPU|MPS|XPU|HIP)(?=[A-Z])", last)) is not None:      # CUDABFloat16Type, MPSFloatType
         device, last = m.group(1).lower(), last[m.end():]

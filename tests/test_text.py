@@ -268,6 +268,9 @@ def test_clean_training_log_gives_nothing():
     ("RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!", "log:device_mismatch"),
     ("RuntimeError: Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the same or input should be a MKLDNN tensor and weight is a dense tensor", "log:device_mismatch"),
     ("RuntimeError: Input type (torch.cuda.HalfTensor) and weight type (torch.cuda.FloatTensor) should be the same", "log:dtype_mismatch"),
+    # torch's newer wording: scalar types by their own names, and the bias named
+    ("RuntimeError: Input type (float) and bias type (c10::Half) should be the same", "log:dtype_mismatch"),
+    ("RuntimeError: Input type (c10::BFloat16) and weight type (float) should be the same", "log:dtype_mismatch"),
     ("RuntimeError: Input type (torch.FloatTensor) and weight type (MPSFloatType) should be the same", "log:device_mismatch"),
     ("RuntimeError: Input type (MPSFloatType) and weight type (torch.FloatTensor) should be the same", "log:device_mismatch"),
     ("onnxruntime.capi.onnxruntime_pybind11_state.InvalidArgument: [ONNXRuntimeError] : 2 : INVALID_ARGUMENT : Unexpected "
