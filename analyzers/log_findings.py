@@ -81,6 +81,19 @@ def _tensor_type(name: str) -> tuple[str, str]:
         device, last = m.group(1).lower(), last[m.end():]
     return device, re.sub(r"(?:Tensor|Type)$", "", last)
 
+RUNNING_VAR_ZERO = 1e-8
+_NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?![\w.])")
+
+
+def _running_var_zero(m: re.Match) -> dict | None:
+    """A running variance line whose printed values (one at least, a layer's index aside) are all within
+    RUNNING_VAR_ZERO of 0."""
+    nums = [float(x) for x in _NUMBER.findall(m.group(0))]
+    if not nums or max(abs(x) for x in nums) > RUNNING_VAR_ZERO:
+        return None
+    return {"max": max(abs(x) for x in nums)}
+
+
 # Accelerator memory exhausted, in the wordings of torch (CUDA, HIP, MPS), cuBLAS/cuDNN and TF/XLA;
 # also read by the cross-rank view (crossrank.py) to say which rank ran out.
 # (Ray's and the JVM's OutOfMemoryError are the host's memory: see log:host_oom)
@@ -263,6 +276,10 @@ DETECTORS: list[_Det] = [
                            # batch norm over one sample (a last batch of 1): its variance is undefined
                            r"|Expected more than 1 value per channel when training"),
          1.0, lambda m: "variance/std over a single element (degrees of freedom <= 0)"),
+    # batch norm's running variance printed at ~0 ("bn1: running_var min 0.000e+00 mean 1.5e-12 max 3.7e-11"): its
+    # statistics were taken over identical inputs (one sample repeated, a constant calibration batch)
+    _Det("log:running_var_zero", _P(r"(?:running|moving)[_ ]?var(?:iance)?\b[^\n]{0,120}"),
+         1.0, lambda m: "batch norm's running variance is ~0: statistics over identical inputs", _running_var_zero),
     # numpy's RuntimeWarnings from data preparation: a 0/0 or x/0 (standardising by a std of 0, a ratio feature
     # over a zero count) and a log or sqrt of 0 or less put inf/NaN into the arrays the model is fed
     _Det("log:numpy_divide_invalid",
@@ -505,6 +522,7 @@ GATES = (
     "dead", "units", "neurons", "_zero", "never_active",    # a printout of dead units (dead_units)
     "modes", "cover",   # a generative model's printed coverage of the data's modes (log:collapse_output)
     "encountered in",  # numpy's RuntimeWarnings (log:numpy_divide_invalid, log:numpy_log_invalid)
+    "unning_var", "oving_var", "unning var", "oving var",   # batch norm's running variance (log:running_var_zero)
     "'module.", '"module.',          # a checkpoint's keys under DDP's prefix (log:ddp_prefixed_keys)
 )
 
