@@ -237,6 +237,26 @@ def test_a_federated_runs_clients_are_read_apart(tmp_path):
     assert series(run, "loss", rank=7).values.tolist() == [0.5, 0.4]
 
 
+def test_flowers_server_evaluation_lines_are_the_global_models_held_out_scores(tmp_path):
+    """Flower prints the server's evaluation of the averaged model by position: `fit progress: (round, loss,
+    {metrics}, seconds)`, after `initial parameters (loss, other metrics): loss, {metrics}` for round 0. The loss
+    has no name and the dict's accuracy is no training accuracy: val_loss and val_accuracy by round. A logger's
+    level ("INFO :      [ROUND 2]") is no metric."""
+    p = tmp_path / "flwr_run.log"
+    lines = ["INFO :      initial parameters (loss, other metrics): 2.3026, {'accuracy': 0.1}"]
+    for r in range(1, 5):
+        lines += [f"INFO :      [ROUND {r}]", "INFO :      aggregate_fit: received 4 results and 0 failures",
+                  f"INFO :      fit progress: ({r}, {2.3 / (r + 1):.4f}, {{'accuracy': {0.2 * r:.1f}, 'f1': 0.{r}}}, "
+                  f"{1.2 * r:.3f})"]
+    p.write_text("\n".join(lines) + "\n")
+    run = read(p)
+    loss, acc = series(run, "val_loss"), series(run, "val_accuracy")
+    assert loss.steps.tolist() == [0, 1, 2, 3, 4] and loss.values.tolist() == [2.3026, 1.15, 0.7667, 0.575, 0.46]
+    assert acc.values.tolist() == [0.1, 0.2, 0.4, 0.6, 0.8] and acc.locs.tolist() == [1, 4, 7, 10, 13]
+    names = {s.name for s in run.series}
+    assert "accuracy" not in names and "info" not in names and "progress" not in names
+
+
 # tool -> metric -> (steps, values): lines as Megatron-LM, mmdetection (mmcv), fairseq, timm and
 # torchvision's reference scripts print them (tests/fixtures/text/styles/)
 STYLES = {

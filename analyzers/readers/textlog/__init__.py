@@ -28,6 +28,7 @@ Where things live:
   scan.py        the byte scanner: anchors, keys and numbers, progress counters, rank prefixes
   tables.py      whitespace-aligned metric tables
   darknet.py     darknet's training line (each value before its name)
+  flower.py      Flower's server evaluation line (`fit progress: (round, loss, {metrics}, s)`)
   lists.py       a history printed as one list (Keras' history dict, a printed array of losses)
   assemble.py    anchors -> steps per line -> Series (LogMetrics: a block at a time)
   sparse.py      what a big log's text keeps (SparseText, WordFinder)

@@ -41,6 +41,7 @@ from mltdbg.analyzers.readers.textlog.layergrads import layer_series, scan_layer
 from mltdbg.analyzers.readers.textlog.settle import StepContext, counter_restarts, pass_ends
 from mltdbg.analyzers.readers.textlog.settle import ffill as _ffill
 from mltdbg.analyzers.readers.textlog.darknet import darknet_series, scan_darknet
+from mltdbg.analyzers.readers.textlog.flower import flower_lines, flower_series, scan_flower
 from mltdbg.analyzers.readers.textlog.tables import has_trigger, scan_tables, tables_series
 from mltdbg.analyzers.readers.textlog.vocabulary import cjk_keys, classify_key
 
@@ -628,6 +629,7 @@ class LogMetrics:
         self.tables: list[dict] = []   # closed tables (tables.close_table)
         self.table_open = None
         self.darknet: list[tuple] = []      # darknet's training lines (darknet.py)
+        self.flower: list[tuple] = []       # Flower's server evaluation lines (flower.py)
         self.layer_rows: list[tuple] = []   # per-layer gradient table rows (layergrads.py)
         self.layer_tables = 0
         self.long_lines, self.first_long = 0, None
@@ -683,6 +685,7 @@ class LogMetrics:
         tables, self.table_open = scan_tables(data, self.rel, nl, line0, self.table_open, trigger=pre["trigger"])
         self.tables += tables
         self.darknet += scan_darknet(data, nl, line0)
+        self.flower += scan_flower(data, nl, line0)
         rows, n_layer = pre["layer_rows"]
         if rows:
             self.layer_rows += [(o + self.layer_tables, name, v, line0 + ln, *rest) for o, name, v, ln, *rest in rows]
@@ -823,6 +826,10 @@ class LogMetrics:
             on = table_lines(self.layer_rows)
             tables = [s for s in tables if not set(s.locs.tolist()) <= on] + layer_series(self.layer_rows, rel)
             self.layer_rows = []
+        if self.flower:       # (the scanner's reading of those lines is a training accuracy with no loss)
+            tables += flower_series(self.flower, rel)
+            on |= flower_lines(self.flower)
+            self.flower = []
         if not self.groups or not any(self.roles[k] in (1, 4) for k, _, _ in self.groups):
             return tables
         segs, self.segs = self.segs, []
