@@ -7,19 +7,21 @@ Thresholds are named below with where they come from.
 """
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 import re
 from functools import cache
 import warnings
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from mltdbg.analyzers.config import is_transformerish, train_batch_sizes
 from mltdbg.analyzers.model import LOC_LINE, Evidence, Run, Series, Signal, TextArtifact, value_for_json
-from mltdbg.analyzers.names import NETWORK_PARTS, is_held_out
+from mltdbg.analyzers.names import FIXED_MODEL, NETWORK_PARTS, is_held_out
 from mltdbg.analyzers.readers.textlog.arrays import small_pages
 
 # A point is a spike when it sits this many robust sigmas (1.4826*MAD) above
@@ -1072,10 +1074,22 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
         # rest of the run: a PINN's 0.195 -> 0.33 over 50 points, each point +-0.05) the last third's, whose many
         # points carry a smaller standard error
         # (not where rewards are logged: an agent's value loss grows with the returns it learns to reach)
+        # (noise correlated from one point to the next, a slow wander, has small differences and a wide spread: the
+        # third's own spread about its trend, over as many independent points as its lag-1 correlation leaves)
         m_third = max(m_tail, n // 3)
-        risen = tail_lvl - lo > noise_floor or (
-            _level(pre[-m_third:]) - lo > 3.0 * sigma * (1.2533 / math.sqrt(m_third) + 1.0 / math.sqrt(wd))
-            and not any(_REWARD.search(x.name) for x in run.series))
+        risen = tail_lvl - lo > noise_floor
+        if not risen and m_third >= 15 and not any(_REWARD.search(x.name) for x in run.series):
+            last3 = pre[-m_third:]
+            res = last3 - np.polyval(np.polyfit(np.arange(m_third), last3, 1), np.arange(m_third))
+            spread = 1.4826 * float(np.median(np.abs(res - np.median(res))))
+            den = float(np.dot(res, res))
+            phi = min(0.95, max(0.0, float(np.dot(res[:-1], res[1:])) / den)) if den > 0 else 0.0
+            m_eff = max(2.0, m_third * (1 - phi) / (1 + phi))
+            lvl3, noise = _level(last3), max(sigma, spread)
+            # (and still climbing: above the third before it by twice the two levels' standard error; a flat loss's
+            # slow wander sits above its smoothed minimum as often as not, not above its own earlier level)
+            risen = lvl3 - lo > 3.0 * noise * (1.2533 / math.sqrt(m_eff) + 1.0 / math.sqrt(wd)) \
+                and lvl3 - _level(pre[-2 * m_third:-m_third]) > 2.0 * 1.2533 * noise * math.sqrt(2.0 / m_eff)
         if (rise > DIVERGENCE_RISE and tail_rise > DIVERGENCE_RISE * 0.6 and fell > 0.05 and risen) or from_start:
             j = imin + int(np.argmax(after > lo * (1 + rise / 2) if lo > 0 else after > lo + abs(lo) * rise / 2))
             strength = min(1.0, tail_rise / 0.5)
@@ -3552,6 +3566,40 @@ def _policy_unchanged(run: Run, q: Quoter) -> list[Signal]:
     return []
 
 
+# A zero printed as itself ("0", "0.0", "0e+00"), not rounded to a fixed width ("0.0000" holds 3e-5)
+_EXACT_ZERO = re.compile(r"[-+]?0(?:\.0)?(?:[eE][-+]?0+)?")
+# ... the value printed after a name ("param_dist/trunk": 0.0, weight_change=0, update_norm 0)
+_VALUE_AFTER = re.compile(r"""['"]?\s*[:=]?\s*([-+]?[\d.]+(?:[eE][-+]?\d+)?)""")
+
+
+def _printed_exact_zero(run: Run, s: Series, q: Quoter) -> bool:
+    """Whether the first point of `s` is printed as an exact zero: the number after its name on a log's line, or its
+    column of a table's row (read from the file); a file with no text lines (an event file's float) is exact."""
+    e = q.ev(s, 0, "")
+    if e.line is None:
+        return True
+    line, header = e.quote or "", ""
+    try:
+        with open(Path(run.root) / s.source, encoding="utf-8", errors="replace") as f:
+            header = f.readline()
+            if not line:
+                line = header if e.line == 1 else next(itertools.islice(f, e.line - 2, None), "")
+    except OSError:
+        if not line:
+            return False
+    at = line.find(s.raw_name)
+    if at >= 0:
+        m = _VALUE_AFTER.match(line, at + len(s.raw_name))
+        return bool(m and _EXACT_ZERO.fullmatch(m.group(1)))
+    for sep in (",", "\t", ";"):
+        cols = [c.strip().strip("'\"") for c in header.rstrip("\n").split(sep)]
+        if s.raw_name in cols:
+            cells = line.rstrip("\n").split(sep)
+            k = cols.index(s.raw_name)
+            return k < len(cells) and bool(_EXACT_ZERO.fullmatch(cells[k].strip().strip("'\"")))
+    return False
+
+
 def _params_unchanged(run: Run, q: Quoter) -> list[Signal]:
     """params_unchanged: a logged parameter norm that stays exactly where it started over the run (or a logged
     distance from the initial weights that is 0 at every point) while a loss is logged beside it: those weights are
@@ -3562,14 +3610,14 @@ def _params_unchanged(run: Run, q: Quoter) -> list[Signal]:
         return []
     for s in run.series:
         m = _PARAM_NORM.fullmatch(s.name) or _PARAM_MOVED.fullmatch(s.name)
-        if m is None or len(s) < PARAMS_UNCHANGED_POINTS:
-            continue
+        if m is None or len(s) < PARAMS_UNCHANGED_POINTS or FIXED_MODEL.search(s.name):
+            continue        # (a teacher's or reference's weights are kept fixed on purpose)
         v = s.values[np.isfinite(s.values)]
         if len(v) < PARAMS_UNCHANGED_POINTS:
             continue
         if m.re is _PARAM_MOVED:
-            if np.any(v):
-                continue        # (the weights moved from where they started)
+            if np.any(v) or not _printed_exact_zero(run, s, q):
+                continue        # (the weights moved from where they started, or a 0.0000 may round a move away)
         elif not np.any(v):
             continue
         else:

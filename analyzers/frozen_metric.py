@@ -39,7 +39,7 @@ import numpy as np
 
 from mltdbg.analyzers.curves import FLOOR_LOSS, Quoter, ordered
 from mltdbg.analyzers.model import Run, Series, Signal
-from mltdbg.analyzers.names import is_held_out
+from mltdbg.analyzers.names import FIXED_MODEL, is_held_out
 
 # Identical values at this many consecutive points start the signal; FULL_AT points give full strength.
 MIN_RUN = 3
@@ -53,13 +53,11 @@ _NAMES = ("loss", "val_loss", "accuracy", "val_accuracy")
 _WORDS = ("acc", "score", "f1", "top1", "error")
 
 
-# A model kept fixed on purpose: a distillation's teacher, a DPO / KL reference (teacher_acc the same every epoch)
-_FIXED_MODEL = re.compile(r"(?:^|[/_])(?:teacher|ref|reference)(?:$|[/_])")
 
 
 def _watched(name: str) -> bool:
     return (name in _NAMES or (any(w in name for w in _WORDS) and "accum" not in name)) \
-        and not _FIXED_MODEL.search(name)   # not grad_accum, nor a model that is meant not to train
+        and not FIXED_MODEL.search(name)   # not grad_accum, nor a model that is meant not to train
 
 
 def frozen_metric_signals(run: Run) -> list[Signal]:

@@ -82,16 +82,21 @@ def _tensor_type(name: str) -> tuple[str, str]:
     return device, re.sub(r"(?:Tensor|Type)$", "", last)
 
 RUNNING_VAR_ZERO = 1e-8
-_NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?![\w.])")
+# a printed number, nan / inf too ("mean inf max inf": no variance of 0)
+_VAR_NUM = re.compile(r"(?<![\w.])[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?![\w.])|\b(?:nan|inf)\b", re.I)
+# ... printed finely enough to show a value within RUNNING_VAR_ZERO of 0 (1.5e-12, 0.000000001): "0.000" may hold 4e-4
+_FINE = re.compile(r"[eE][-+]?\d|\.\d{8}")
 
 
 def _running_var_zero(m: re.Match) -> dict | None:
-    """A running variance line whose printed values (one at least, a layer's index aside) are all within
-    RUNNING_VAR_ZERO of 0."""
-    nums = [float(x) for x in _NUMBER.findall(m.group(0))]
-    if not nums or max(abs(x) for x in nums) > RUNNING_VAR_ZERO:
+    """A running variance line whose printed values are all within RUNNING_VAR_ZERO of 0, one of them printed
+    finely enough to say so (not a TensorFlow variable's name, `moving_variance:0`, nor a rounded 0.000), none
+    of them NaN or inf."""
+    nums = _VAR_NUM.findall(m.group(0))
+    if not any(_FINE.search(x) for x in nums) or any(x.lower().lstrip("+-") in ("nan", "inf") for x in nums):
         return None
-    return {"max": max(abs(x) for x in nums)}
+    top = max(abs(float(x)) for x in nums)
+    return {"max": top} if top <= RUNNING_VAR_ZERO else None
 
 
 # Accelerator memory exhausted, in the wordings of torch (CUDA, HIP, MPS), cuBLAS/cuDNN and TF/XLA;
@@ -278,7 +283,7 @@ DETECTORS: list[_Det] = [
          1.0, lambda m: "variance/std over a single element (degrees of freedom <= 0)"),
     # batch norm's running variance printed at ~0 ("bn1: running_var min 0.000e+00 mean 1.5e-12 max 3.7e-11"): its
     # statistics were taken over identical inputs (one sample repeated, a constant calibration batch)
-    _Det("log:running_var_zero", _P(r"(?:running|moving)[_ ]?var(?:iance)?\b[^\n]{0,120}"),
+    _Det("log:running_var_zero", _P(r"(?i:running|moving)[_ ]?var(?:iance)?\b[^\n]{0,120}"),
          1.0, lambda m: "batch norm's running variance is ~0: statistics over identical inputs", _running_var_zero),
     # numpy's RuntimeWarnings from data preparation: a 0/0 or x/0 (standardising by a std of 0, a ratio feature
     # over a zero count) and a log or sqrt of 0 or less put inf/NaN into the arrays the model is fed

@@ -143,6 +143,11 @@ def is_held_out(name: str) -> bool:
     return any(_VAL_SET.fullmatch(seg) for seg in _SEGMENTS.split(name.lower()))
 
 
+# A metric of a model kept fixed on purpose: a distillation's teacher, a DPO / KL reference ("teacher_acc" the same
+# every epoch, "param_norm/teacher"); not "teacher forcing" (a seq2seq model's own accuracy with its targets fed in)
+FIXED_MODEL = re.compile(r"(?:^|[/_])(?:teacher(?![/_]forc)|ref|reference)(?:$|[/_])")
+
+
 def as_held_out(name: str) -> str:
     """A canonical name as the validation set's ("accuracy" -> "val_accuracy")."""
     return name if name.startswith("val_") else _VAL_ALIASES.get(name, "val_" + name)

@@ -125,12 +125,19 @@ _MARKUP = re.compile(r"^\s*(?:#{1,6}\s|[-*+]\s|\d{1,2}[.)]\s|\|.*\|\s*$|</?[A-Za
 
 
 # ... nor an issue template's fields of the environment ("- GPU model and memory: Colab gpu default", "**CUDA/cuDNN
-# version**: 10.1", "OS Platform and Distribution: Linux"): a short label naming a version, a platform or the
-# hardware, a colon and a short value. Read as sentences, "memory ... gpu" was a user saying they ran out of GPU memory
+# version**: 10.1", "OS Platform and Distribution: Linux"), two or more in a row: a short label naming a version, a
+# platform or the hardware, a colon and a short value. Read as sentences, "memory ... gpu" was a user saying they ran out of GPU memory
 _FIELD = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*)?([^:*]{2,60}?)(?:\*\*)?\s*:(?:\*\*)?\s+(\S.*)$")
 _ENV_LABEL = re.compile(r"\b(?:versions?|platform|distribution|os|gpu|gpus|hardware|installed|compiler|bazel|driver"
                         r"|device|environment|cpu)\b", re.I)
 _PERSON = re.compile(r"\b(?:i|my|we|our|it|you)\b", re.I)
+
+
+def _template_fields(lines: list[str]) -> set[int]:
+    """Indices of the environment fields that stand in a template's block of them (two or more in a row): a lone
+    "GPU: runs out of memory at batch 32" is the user's own sentence."""
+    flag = [_env_field(ln) for ln in lines]
+    return {i for i, f in enumerate(flag) if f and ((i > 0 and flag[i - 1]) or (i + 1 < len(flag) and flag[i + 1]))}
 
 
 def _env_field(line: str) -> bool:
@@ -280,8 +287,9 @@ def _prose_of(t: TextArtifact) -> str:
         lines, fenced = [ln for i, ln in enumerate(lines) if i not in pasted], True
     keep: list[str] = []
     misses, most = 0, len(lines) - PROSE_SHARE * len(lines)
-    for ln in lines:
-        if _env_field(ln):
+    fields = _template_fields(lines)
+    for i, ln in enumerate(lines):
+        if i in fields:
             continue
         if is_sentence(ln):
             keep.append(ln.strip())

@@ -139,11 +139,14 @@ _PATTERNS: dict[str, tuple[str, str]] = {
         r"|\b(?:data|dataset|features?|inputs?|csv|columns?)\s+(?:has|have|had|contains?|contained|includes?)\s+"
         r"(?:some\s+|a\s+few\s+|many\s+)?(?:nans?|nulls?|infs?|missing)\b",
         "the data holds NaN / missing values"),
-    # "even though the lr is only 1e-3", "the learning rate is already very small", "with a tiny lr": the user
-    # calls the lr small (in the tune part five posts, none of them lr_too_high)
+    # "even though the lr is only 1e-3", "the learning rate is already very small", "despite a tiny lr": the user
+    # calls the lr small, as a concession (in the tune part five posts, none of them lr_too_high); not "with a
+    # small lr it trains fine" (a contrast with a high lr that fails)
     "said:lr_called_small": (
-        r"(?:learning[\s_-]?rate|\blr\b)\s+(?:is\s+|was\s+|of\s+|=\s*|:\s*)?(?:(?:only|just|already|quite|very|really|pretty|so|too)"
-        r"\s+){1,2}(?:small|low|tiny|\d[\d.]*e-\d+|0\.000\d*)|\b(?:small|low|tiny)\s+(?:learning[\s_-]?rate|\blr\b)",
+        r"(?:learning[\s_-]?rate|\blr\b)\s+(?:is|was)\s+(?:(?:only|just|already|quite|very|really|pretty|so|too)"
+        r"\s+){1,2}(?:small|low|tiny|\d[\d.]*e-\d+|0\.000\d*)"
+        r"|\b(?:even\s+(?:with|though|at)|despite|although|already\s+(?:using|use|with|at))\s+(?:an?\s+|the\s+|my\s+)?"
+        r"(?:very\s+|really\s+)?(?:small|low|tiny)\s+(?:learning[\s_-]?rate|\blr\b)",
         "the learning rate is small"),
     "said:shuffled": (
         r"shuffle\s*=\s*true|(?:i|we)\s+(?:do\s+|did\s+|already\s+)?shuffle|(?:data|dataset|loader)\s+is\s+(?:already\s+)?shuffled",
@@ -166,7 +169,8 @@ _NEGATED = re.compile(r"(?:\bnot|n't|\bno|\bnone\s+of|\bnever|\bwithout|\bforg[e
 # missing values the user already dealt with ("I replaced the NA values using the median", "dropped the rows with
 # NaN"): what they say is that the data is clean now
 _HANDLED = re.compile(r"\b(?:replac|fill|drop|remov|imput|handl|clean|interpolat)\w*\W+(?:\w+\W+){0,3}$", re.I)
-_FACTS = ("said:shuffled", "said:zero_grad_called", "said:eval_called", "said:fp16", "said:relu_output")
+_FACTS = ("said:shuffled", "said:zero_grad_called", "said:eval_called", "said:fp16", "said:relu_output",
+          "said:lr_called_small")
 # Where a clause ends (a negation before it denies nothing after it); not the point of "0.01".
 _CLAUSE_END = re.compile(r"[;!?\n。；！？]|\.(?=\s|$)")
 # said:fp32_works denied inside or right after the match ("works in fp32 either", "no longer works in fp32")

@@ -1190,6 +1190,15 @@ def test_a_teacher_trained_then_frozen_for_distillation_is_no_frozen_optimizer(t
     assert not [s for s in code_signals(run_of(p)) if s.kind == "code:frozen_params"]
     p.write_text(body.format(early=freeze, late=""))
     assert [s for s in code_signals(run_of(p)) if s.kind == "code:frozen_params"]
+    # AMP steps through the scaler: trained, then frozen
+    p.write_text(body.format(early="", late=freeze).replace("    opt.step()", "    scaler.step(opt)"))
+    assert not [s for s in code_signals(run_of(p)) if s.kind == "code:frozen_params"]
+    # a step inside a function defined before the freeze runs when it is called, after it: nothing trains
+    p.write_text("import torch\nmodel = torch.nn.Linear(4, 2)\nopt = torch.optim.Adam(model.parameters(), lr=1e-3)\n"
+                 "def train_one_epoch():\n    for x, y in loader:\n        opt.zero_grad()\n"
+                 "        torch.nn.functional.cross_entropy(model(x), y).backward()\n        opt.step()\n"
+                 + freeze.replace("teacher", "model") + "train_one_epoch()\n")
+    assert [s for s in code_signals(run_of(p)) if s.kind == "code:frozen_params"]
 
 
 _SCORING = ("import sys\nimport joblib\nimport pandas as pd\nimport torch\nfrom train import Net, CAT_COLS, NUM_COLS\n\n"

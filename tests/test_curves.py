@@ -825,7 +825,11 @@ def test_a_step_split_into_data_and_compute_time(tmp_path):
                                               for i in (5, 10, 15)))
     got = {x.kind: x for x in analyze(ingest([str(tmp_path)]))}["data_time_high"]
     assert got.data["share"] > 0.99 and "compute_time" in got.evidence[0].text
+    (tmp_path / "timing.csv").unlink()      # the log's space form alone
+    got = {x.kind: x for x in analyze(ingest([str(tmp_path)]))}["data_time_high"]
+    assert got.evidence[0].source == "job.log"
     assert "data_time_high" not in kinds(_run(data_time=[0.001] * 5, compute_time=[0.05] * 5))
+    assert "data_time_high" not in kinds(_run(data_time=[0.03] * 5, compute_time=[0.05] * 5))      # 38 %
 
 
 def test_a_noisy_loss_that_climbs_slowly_for_the_rest_of_the_run_diverged():
@@ -1234,26 +1238,41 @@ def test_a_parameter_norm_that_never_moves_while_the_run_trains():
     assert kinds(_run(loss=falling[:50], **{"act/frac_inactive_fc2": np.linspace(0.65, 1.0, 50)}))["dead_units"].data["share"] > 0.9
 
 
-def test_a_distance_from_the_initial_weights_that_stays_zero():
+def test_a_distance_from_the_initial_weights_that_stays_zero(tmp_path):
     """A multi-task run logs param_dist_from_init/trunk = 0.0 at all 30 epochs while the trunk's gradient norm
     is nonzero (the optimizer was built while the trunk was frozen): those weights never moved. A distance that
-    leaves 0 (the weights moved, however little) is trained; a parameter norm at 0 is no distance."""
-    loss = 2.3 - 0.01 * np.arange(30)
-    run = Run(root=Path("."))
-    for name, v in (("loss", loss), ("param_dist_from_init/trunk", np.zeros(30)),
-                    ("grad_norm/trunk", np.concatenate([np.zeros(3), np.linspace(0.6, 2.5, 27)]))):
-        run.series.append(Series(name, name, np.arange(30), np.asarray(v, float), "m.jsonl", np.arange(30) + 1, "line"))
-    s = kinds(run)["params_unchanged"]
+    leaves 0 (the weights moved, however little) is trained; one printed as 0.0000 may round a small move away;
+    the whole model's beside a falling loss cannot be 0 (some weights moved)."""
+    import json
+    from mltdbg.analyzers.analyze import analyze
+    from mltdbg.analyzers.ingest import ingest
+
+    def signals(rows, name="metrics.jsonl"):
+        d = tmp_path / f"r{len(list(tmp_path.iterdir()))}"
+        d.mkdir()
+        if name.endswith(".jsonl"):
+            (d / name).write_text("".join(json.dumps(r) + "\n" for r in rows))
+        else:
+            keys = list(rows[0])
+            (d / name).write_text(",".join(keys) + "\n" + "".join(",".join(str(r[k]) for k in keys) + "\n" for r in rows))
+        return {x.kind: x for x in analyze(ingest([str(d)]))}
+
+    grad = [0.0] * 3 + [0.6 + 0.07 * i for i in range(27)]
+    rows = [{"epoch": i, "train_loss": round(2.3 - 0.01 * i, 4), "param_dist_from_init/trunk": 0.0,
+             "grad_norm/trunk": round(grad[i], 4)} for i in range(30)]
+    s = signals(rows)["params_unchanged"]
     assert s.strength == 0.9 and s.data["metric"] == "param_dist_from_init/trunk" and "stays 0" in s.evidence[-1].text
-    run.series[1].values = np.concatenate([np.zeros(3), 1e-4 * np.arange(1, 28)])
-    assert "params_unchanged" not in kinds(run)
-    # the whole model's (no layer named), beside a loss that stays: 0.7 (no gradient of the same name logged);
-    # beside a loss that falls, some weights moved
-    run.series[1] = Series("weight_change", "weight_change", np.arange(30), np.zeros(30), "m.jsonl", np.arange(30) + 1, "line")
-    run.series[0].values = 2.3 + 0.001 * np.sin(np.arange(30))
-    assert kinds(run)["params_unchanged"].strength == 0.7
-    run.series[0].values = loss
-    assert "params_unchanged" not in kinds(run)
+    moved = [dict(r, **{"param_dist_from_init/trunk": 0.0 if r["epoch"] < 3 else 1e-4 * r["epoch"]}) for r in rows]
+    assert "params_unchanged" not in signals(moved)
+    rounded = [{"step": r["epoch"], "loss": r["train_loss"], "grad_norm/trunk": r["grad_norm/trunk"],
+                "weight_change/trunk": "0.0000"} for r in rows]
+    assert "params_unchanged" not in signals(rounded, "metrics.csv")
+    # the whole model's (no layer named): beside a loss that stays, 0.7 (no gradient of the same name); beside a
+    # loss that falls, some weights moved
+    whole = [{"step": i, "loss": round(2.3 + 0.001 * (-1) ** i, 4), "weight_change": 0} for i in range(30)]
+    assert signals(whole, "metrics.csv")["params_unchanged"].strength == 0.7
+    falling = [dict(r, loss=round(2.3 - 0.02 * r["step"], 4)) for r in whole]
+    assert "params_unchanged" not in signals(falling, "metrics.csv")
 
 
 def test_gradients_that_grow_only_once_the_loss_climbs_do_not_separate_exploding_gradients():

@@ -31,6 +31,9 @@ def test_a_teachers_score_kept_fixed_during_distillation_is_not_a_frozen_model(t
     assert _signals(tmp_path, log)[0] == []
     log = "".join(f"[kd] epoch {i}/40 loss 1.3863 student_acc 0.2510 teacher_acc 0.9780\n" for i in range(1, 41))
     assert sorted(s.data["metric"] for s in _signals(tmp_path, log)[0]) == ["loss", "student_acc"]
+    # a seq2seq model's own accuracy under teacher forcing is watched
+    log = "".join(f"epoch {i} loss 1.3863 teacher_forcing_acc 0.2510\n" for i in range(1, 41))
+    assert "teacher_forcing_acc" in {s.data["metric"] for s in _signals(tmp_path, log)[0]}
 
 
 def test_a_fine_tuning_phase_frozen_after_a_pretraining_phase_that_learned_is_a_frozen_model(tmp_path):

@@ -330,6 +330,7 @@ def test_inputs_and_targets_shuffled_apart_read_as_misaligned_labels(text, apart
     ("the loss stays around 0.693, ln(2), no better than a random guess", False),
     ("I think the labels are shuffled wrong after my change", True),
     ("the labels mismatch the images after the crop", True),
+    ("the labels are shuffled together with the images (shuffle=True)", False),
 ])
 def test_a_score_at_chance_alone_is_not_misaligned_labels_words(text, named):
     """A loss or accuracy at chance is what every cause that keeps a model from learning shows (in the
@@ -356,6 +357,7 @@ def test_double_softmax_words_name_a_softmax(text, named):
     ("inference with the provided ShuffleNet checkpoint predicts the wrong class", False),
     ("the loss is periodic during iteration", True),
     ("I forgot to shuffle the training list", True),
+    ("I used an unshuffled loader", True),
 ])
 def test_unshuffled_data_words_are_order_not_any_epoch(text, named):
     """data_not_shuffled's words are the order of the data (shuffle, sorted, periodic, saw-tooth); 'every

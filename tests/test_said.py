@@ -13,7 +13,7 @@ from mltdbg.playbooks.diagnose import diagnose
 @pytest.mark.parametrize("text,kind", [
     ("lowering the learning rate does not help either", "said:lower_lr_no_help"),
     ("the loss creeps back up and bounces around, even though the lr is only 1e-3", "said:lr_called_small"),
-    ("I train with a tiny learning rate and it still diverges", "said:lr_called_small"),
+    ("even with a tiny learning rate it still diverges", "said:lr_called_small"),
     ("my learning rate is already very small", "said:lr_called_small"),
     ("I tried a bigger network and a different lr, nothing changes.", "said:lower_lr_no_help"),
     ("I tried Adam, SGD, and different learning rates but nothing helps", "said:lower_lr_no_help"),
@@ -44,7 +44,10 @@ def test_a_tried_and_failed_sentence_is_read(text, kind):
                                   "I keep getting CUDA out of memory errors with batch size 8",
                                   "I reduced the learning rate and now it trains",
                                   "the remaining epochs run fine with lr 0.01",
-                                  "I changed the learning rate and now it converges", ""])
+                                  "I changed the learning rate and now it converges",
+                                  "With a small learning rate it trains fine, but with lr=0.1 the loss explodes to nan.",
+                                  "I tried a low lr and now it works", "the warmup starts from a low learning rate",
+                                  "I don't think the lr is too small", ""])
 def test_sentences_that_rule_nothing_out(text):
     assert said.ruled_out([text]) == {}
 

@@ -269,6 +269,7 @@ def test_clean_training_log_gives_nothing():
     ("RuntimeError: Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the same or input should be a MKLDNN tensor and weight is a dense tensor", "log:device_mismatch"),
     ("RuntimeError: Input type (torch.cuda.HalfTensor) and weight type (torch.cuda.FloatTensor) should be the same", "log:dtype_mismatch"),
     ("  bn1: running_var min 0.000e+00 mean 1.484e-12 max 3.711e-11", "log:running_var_zero"),
+    ("Running variance of bn2: 0.000000000 (max 2.1e-13)", "log:running_var_zero"),
     # torch's newer wording: scalar types by their own names, and the bias named
     ("RuntimeError: Input type (float) and bias type (c10::Half) should be the same", "log:dtype_mismatch"),
     ("RuntimeError: Input type (c10::BFloat16) and weight type (float) should be the same", "log:dtype_mismatch"),
@@ -671,8 +672,12 @@ def test_warnings_and_training_lines_that_look_like_failures_are_not_read_as_the
     tb = ("FloatingPointError: invalid value (nan) encountered in mul\n"
           '  File "train.py", line 9, in training_step\n    self.log("loss", loss)\n')
     assert "log:anomaly_math" not in signals(run_of(("q.txt", tb)))
-    # a running variance of ordinary size, from a batch norm layer named with a number
-    assert "log:running_var_zero" not in signals(run_of(("t.log", "bn2: running_var min 0.012 mean 0.93 max 2.4\n")))
+    # a running variance of ordinary size, from a batch norm layer named with a number; a TensorFlow variable's name;
+    # zeros rounded to three decimals (4e-4 prints so); a variance that is inf
+    for line in ("bn2: running_var min 0.012 mean 0.93 max 2.4",
+                 "['batch_normalization/moving_mean:0', 'batch_normalization/moving_variance:0']",
+                 "bn3: running_var min 0.000 mean 0.000 max 0.000", "bn1: running_var min 0.000e+00 mean inf max inf"):
+        assert "log:running_var_zero" not in signals(run_of(("t.log", line + "\n"))), line
 
 
 def test_weights_loaded_from_the_folder_beside_the_one_the_run_saved_to():

@@ -103,12 +103,23 @@ def check_params(f: PyFile) -> list[Finding]:
 
 
 def _stepped_before(f: PyFile, ctor: ast.Call, line: int) -> bool:
-    """The optimizer `ctor` builds (`opt = Adam(...)`) steps (`opt.step()`) after it is built and before `line`:
-    its parameters were trained before they were frozen there."""
+    """The optimizer `ctor` builds (`opt = Adam(...)`, `opt: Optimizer = ...`) steps (`opt.step()`, AMP's
+    `scaler.step(opt)`) after it is built and before `line`, in the scope it is built in (not in a function defined
+    there, which may run after the freeze): its parameters were trained before they were frozen at `line`."""
     parent = f.parent.get(ctor)
-    names = {d for t in parent.targets if (d := dotted(t))} if isinstance(parent, ast.Assign) else set()
-    return bool(names) and any(last(n) == "step" and dotted(recv(n)) in names and ctor.lineno < n.lineno < line
-                               for n in f.of_type(ast.Call) if isinstance(n, ast.Call))
+    targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target] if isinstance(parent, ast.AnnAssign) \
+        else []
+    names = {d for t in targets if (d := dotted(t))}
+    if not names:
+        return False
+    scope = f.scope_of(ctor)
+    for n in f.of_type(ast.Call):
+        if not isinstance(n, ast.Call) or last(n) != "step" or not ctor.lineno < n.lineno < line \
+                or f.scope_of(n) is not scope:
+            continue        # (isinstance: of_type's nodes are typed AST)
+        if (dotted(recv(n)) or "") in names or any((dotted(a) or "") in names for a in n.args):
+            return True
+    return False
 
 
 _OPT_NAME = re.compile(r"(?:^|_)(?:opt|optim|optimi[sz]er)(?:$|_|\d)", re.I)

@@ -565,23 +565,44 @@ def held_out_marks(b: np.ndarray, masked: Masked, line_starts: np.ndarray, data:
     return np.array(found, np.int64)
 
 
+# The first two bytes (lower-cased) a rank or client prefix opens with: [r, [d, [c, [s, [p (bracketed: '[' | 32 is
+# '{'), ra(nk), de(fault / vice), cl(ient), si(te / lo), pa(rty)
+_RANK_PAIRS = tuple((ord(a), ord(b2)) for a, b2 in ("{r", "{d", "{c", "{s", "{p", "ra", "de", "cl", "si", "pa"))
+
+
+def _rank_opening(b: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """Which of the line starts `at` open with one of _RANK_PAIRS (a vector test: most lines of a log that start
+    with these letters, "step ...", "processing ...", are no prefix and need no window)."""
+    c0 = b[at] | np.uint8(32)
+    c1 = b[np.minimum(at + 1, len(b) - 1)] | np.uint8(32)
+    hit = np.zeros(len(at), bool)
+    for x, y in _RANK_PAIRS:
+        hit |= (c0 == x) & (c1 == y)
+    return hit
+
+
 def line_ranks(b: np.ndarray, masked: Masked, line_starts: np.ndarray) -> np.ndarray | None:
     """Rank per line from `[rank3]:`, `[rank3]`, `rank3:`, `[RANK 3]`, `[default3]:` prefixes
     (torchrun, DeepSpeed), or a federated client's `device 7:` / `client 3:` / `[site 07]`; -1 where none.
-    None when no line has one."""
-    cand = starts_with_any(b, line_starts, b"[{rd(csp")
-    if cand.size == 0:
-        return None
-    at = line_starts[cand]
-    codes, reps = masked.group(at, 0, RANK_FWD)
-    mk = masked.windows(at[reps], 0, RANK_FWD)
+    None when no line has one. (Lines are grouped by the digit-masked shape of their first FWD bytes; only a
+    line that opens with '(', a Ray actor's prefix, by its first RANK_FWD: a wide window makes nearly every
+    line of an ordinary log a shape of its own.)"""
     out = np.full(len(line_starts), -1, dtype=np.int64)
-    order, starts = by_code(codes, len(reps))
-    for c in range(len(reps)):
-        m = _RANK.match(mk[c].tobytes())
-        if not m:
+    for first, width in ((b"[{rdcsp", FWD), (b"(", RANK_FWD)):
+        cand = starts_with_any(b, line_starts, first)
+        if width == FWD and cand.size:
+            cand = cand[_rank_opening(b, line_starts[cand])]
+        if cand.size == 0:
             continue
-        g = "r" if m.start("r") >= 0 else "c"
-        rows = order[starts[c]:starts[c + 1]]
-        out[cand[rows]] = digits_value(b, at[rows], list(range(m.start(g), m.end(g))))
+        at = line_starts[cand]
+        codes, reps = masked.group(at, 0, width)
+        mk = masked.windows(at[reps], 0, width)
+        order, starts = by_code(codes, len(reps))
+        for c in range(len(reps)):
+            m = _RANK.match(mk[c].tobytes())
+            if not m:
+                continue
+            g = "r" if m.start("r") >= 0 else "c"
+            rows = order[starts[c]:starts[c + 1]]
+            out[cand[rows]] = digits_value(b, at[rows], list(range(m.start(g), m.end(g))))
     return out if (out >= 0).any() else None

@@ -70,7 +70,7 @@ def qualified_pair(pre: str, key: str) -> bool:
     return key.lower() in QUALIFIER_WORDS and normalize(f"{pre} {key}") in _SPACE_CANON
 _SPACE_CANON = {"loss", "val_loss", "accuracy", "val_accuracy", "lr", "grad_norm", "perplexity",
                 "val_perplexity", "loss_scale", "epoch", "data_time", "step_time", "throughput",
-                "tokens_per_s"}
+                "tokens_per_s", "compute_time"}
 UNITS = {"ms", "s", "us", "ns", "sec", "secs", "min", "mins", "h", "hr", "gb", "mb", "kb", "gib",
          "mib", "kib", "b", "k", "m", "g", "x", "it", "its", "tok", "img", "samples", "step"}
 
