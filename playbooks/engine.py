@@ -55,7 +55,10 @@ FAILURE_KINDS = ("nonfinite", "val_nonfinite_only", "divergence", "train_val_div
                  "probe:cuda_oom", "probe:host_oom", "probe:ckpt_", "probe:data_", "probe:label_out_of_range", "probe:gpu_errors",
                  "loss_huge_at_start", "metric_frozen", "train_acc_capped", "val_gap_from_start", "memorizing_from_start",
                  "train_acc_falls", "collapsed_to_chance", "fell_back_to_chance", "grad_pinned", "held_out_at_chance",
-                 "grad_first_layer_large", "grad_died", "loss_reset", "recall_zero", "dpo_reference_differs")
+                 "grad_first_layer_large", "grad_died", "loss_reset", "recall_zero", "dpo_reference_differs",
+                 # an accuracy or a training loss exactly 0 at every point, weights that never move, batch norm's
+                 # running variance at ~0: no healthy run prints these
+                 "accuracy_zero", "loss_zero", "params_unchanged", "log:running_var_zero")
 MAX_CAUSES = 5
 MAX_EVIDENCE = 6
 # A ranking shorter than this, for a run the user said something about, is completed with the causes the

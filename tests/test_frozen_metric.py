@@ -316,3 +316,15 @@ def test_one_classes_recall_at_zero_is_not_one_output_for_every_input(tmp_path):
     rows += [f"{e},{1.0 * 0.8 ** e:.4f},{0.6 + 0.03 * e:.3f},{1.1 * 0.8 ** e:.4f},{0.6 + 0.03 * e:.3f},0.0" for e in range(12)]
     (tmp_path / "metrics.csv").write_text("\n".join(rows) + "\n")
     assert "recall_zero" not in {s.kind for s in analyze(ingest([str(tmp_path)]))}
+
+
+def test_an_accuracy_exactly_0_at_every_epoch_is_a_failure_to_explain(tmp_path):
+    """A Keras link-prediction notebook prints acc 0.0000e+00 at every epoch while the losses move; the user says
+    "the acc of training and validation are both 0 for every epoch". Whether or not their words name a failure, the
+    run does: the metric is not measuring the predictions (no 'no issue found')."""
+    log = "".join(f"Epoch {i}/9\n1/1 - 0s - loss: {2.0 - 0.15 * i:.4f} - acc: 0.0000e+00 - val_loss: {0.74 - 0.01 * i:.4f} "
+                  f"- val_acc: 0.0000e+00\n" for i in range(1, 10))
+    (tmp_path / "train.log").write_text(log)
+    d = diagnose([str(tmp_path)], ["the acc of training and validation are both 0 for every epoch"])
+    assert d.status != "no_issue_found" and d.hypotheses[0].id == "metric_changed"
+

@@ -358,6 +358,7 @@ def test_double_softmax_words_name_a_softmax(text, named):
     ("the loss is periodic during iteration", True),
     ("I forgot to shuffle the training list", True),
     ("I used an unshuffled loader", True),
+    ("loss oscillates every epoch", True),
 ])
 def test_unshuffled_data_words_are_order_not_any_epoch(text, named):
     """data_not_shuffled's words are the order of the data (shuffle, sorted, periodic, saw-tooth); 'every
