@@ -1708,12 +1708,29 @@ def _sawtooth(run: Run, s: Series, pre: np.ndarray, q: Quoter) -> list[Signal]:
     return [Signal("sawtooth_epoch", strength, txt, [q.ev(s, i, txt)], {"period": p, "aligned": aligned})]
 
 
+# A line's leading tag ("[teacher] epoch 25/25 loss 0.018", "[kd] epoch 1/40 loss 12.3"): a phase of one script
+_PHASE_TAG = re.compile(r"\s*\[([A-Za-z][\w-]{0,23})\]")
+_NOT_PHASE = frozenset(("info", "warning", "warn", "debug", "error", "critical", "train", "val", "valid", "eval", "test"))
+
+
+def _phase_tag(s: Series, i: int, q: Quoter) -> str | None:
+    m = _PHASE_TAG.match(q.ev(s, i, "").quote or "")
+    tag = m.group(1).lower() if m else None
+    return None if tag is None or tag in _NOT_PHASE or tag.startswith(("rank", "default")) else tag
+
+
 def _restart(s: Series, q: Quoter) -> list[Signal]:
-    """Step counter going backwards in file order = a restart; loss jump there = bad resume."""
+    """Step counter going backwards in file order = a restart; loss jump there = bad resume. Not where the lines on
+    either side carry different phase tags (a distillation's "[teacher]" epochs, then its "[kd]" epochs): a script's
+    next phase, no resumed job."""
     order, _, back = _file_steps(s)
     out: list[Signal] = []
     if len(back):
         i = int(back[0]) if order is None else int(order[back[0]])
+        j = int(back[0]) - 1 if order is None else int(order[back[0] - 1])
+        a, b = _phase_tag(s, j, q), _phase_tag(s, i, q)
+        if a is not None and b is not None and a != b:
+            return out
         out.append(Signal("step_restart", 0.6, f"{s.name}: step goes back to {int(s.steps[i])} (restart)",
                           [q.ev(s, i, "step counter restarts")], {"step": int(s.steps[i])}))
     return out

@@ -832,6 +832,21 @@ def test_a_step_split_into_data_and_compute_time(tmp_path):
     assert "data_time_high" not in kinds(_run(data_time=[0.03] * 5, compute_time=[0.05] * 5))      # 38 %
 
 
+def test_a_scripts_next_phase_under_another_tag_is_no_restart(tmp_path):
+    """A distillation script prints its teacher's epochs as "[teacher] epoch 1/25 ..." and then the student's as
+    "[kd] epoch 1/40 ...": the epoch counter going back is the next phase, not a resumed job (read as one, the
+    healthy run was resume_mismatch 0.72). The same lines without tags are a restart."""
+    from mltdbg.analyzers.analyze import analyze
+    from mltdbg.analyzers.ingest import ingest
+    teacher = "".join(f"[teacher] epoch {e:3d}/25 loss {1.5 / e:.4f} val_acc 0.9\n" for e in range(1, 26))
+    kd = "".join(f"[kd] epoch {e:3d}/40 loss {12.0 / e:.4f} student_acc 0.8\n" for e in range(1, 41))
+    (tmp_path / "train.log").write_text(teacher + kd)
+    kinds_ = {x.kind for x in analyze(ingest([str(tmp_path)]))}
+    assert "step_restart" not in kinds_ and "loss_jump_at_resume" not in kinds_
+    (tmp_path / "train.log").write_text((teacher + kd).replace("[teacher] ", "").replace("[kd] ", ""))
+    assert "step_restart" in {x.kind for x in analyze(ingest([str(tmp_path)]))}
+
+
 def test_a_noisy_loss_that_climbs_slowly_for_the_rest_of_the_run_diverged():
     """A PINN with Adam's betas swapped logs its loss every 50 steps: 0.52 down to ~0.2 by point 8, then a slow
     climb to ~0.33, each point +-0.05. The last few points alone do not clear the noise; the last third's many
