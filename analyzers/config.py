@@ -1327,9 +1327,11 @@ def _optimizer_signals(by: dict[str, list[Fact]]) -> list[Signal]:
         why, strength = None, 0.0
         if not (0 <= v1 < 1 and 0 <= v2 < 1):
             why, strength = "a beta outside [0, 1)", 0.8
+        elif v2 < v1 and b2 is None:
+            why, strength = "beta1 at or above the default beta2 (0.999): the first moment averages over more steps than the second", 0.6
         elif v2 < v1:
             # (beta1 at 0.99 or above besides: a first moment averaged over a hundred steps or more, swapped for sure)
-            why, strength = "beta2 below beta1 (swapped?)", 0.8 if v1 >= 0.99 and b2 is not None else 0.6
+            why, strength = "beta2 below beta1 (swapped?)", 0.8 if v1 >= 0.99 else 0.6
         elif v2 < 0.5:          # no recipe goes this low (GANs use 0.9-0.99 with beta1 0-0.5)
             why, strength = "beta2 far below 0.9: the step is scaled by one batch's squared gradient", 0.6
         elif v2 < 0.9 and v1 >= 0.5:

@@ -3584,7 +3584,7 @@ def _policy_unchanged(run: Run, q: Quoter) -> list[Signal]:
 
 
 # A zero printed as itself ("0", "0.0", "0e+00"), not rounded to a fixed width ("0.0000" holds 3e-5)
-_EXACT_ZERO = re.compile(r"[-+]?0(?:\.0)?(?:[eE][-+]?0+)?")
+_EXACT_ZERO = re.compile(r"[-+]?0(?:\.0)?|[-+]?0(?:\.0*)?[eE][-+]?\d+")     # (Keras' 0.0000e+00 is an exact 0)
 # ... the value printed after a name ("param_dist/trunk": 0.0, weight_change=0, update_norm 0)
 _VALUE_AFTER = re.compile(r"""['"]?\s*[:=]?\s*([-+]?[\d.]+(?:[eE][-+]?\d+)?)""")
 
@@ -3592,7 +3592,9 @@ _VALUE_AFTER = re.compile(r"""['"]?\s*[:=]?\s*([-+]?[\d.]+(?:[eE][-+]?\d+)?)""")
 def _printed_exact_zero(run: Run, s: Series, q: Quoter) -> bool:
     """Whether the first point of `s` is printed as an exact zero: the number after its name on a log's line, or its
     column of a table's row (read from the file); a file with no text lines (an event file's float) is exact."""
-    e = q.ev(s, 0, "")
+    if not s.source.lower().endswith((".csv", ".tsv", ".txt", ".log", ".out", ".err")) and "." in s.source.rsplit("/", 1)[-1]:
+        return True     # (JSON, YAML, an event file: the numbers stored as they were)
+    e = q.ev(s, len(s) - 1, "")      # (the last point: a distance from the start is 0 at the first by construction)
     if e.line is None:
         return True
     line, header = e.quote or "", ""

@@ -53,8 +53,6 @@ _NAMES = ("loss", "val_loss", "accuracy", "val_accuracy")
 _WORDS = ("acc", "score", "f1", "top1", "error")
 
 
-
-
 def _watched(name: str) -> bool:
     return (name in _NAMES or (any(w in name for w in _WORDS) and "accum" not in name)) \
         and not FIXED_MODEL.search(name)   # not grad_accum, nor a model that is meant not to train
@@ -183,9 +181,13 @@ def _at_printed_floor(v: np.ndarray, value: float) -> bool:
 _ACC_WORDS = ("acc", "top1", "top5", "top_1", "top_5")
 
 
+# An accuracy under attack (pgd_acc, adv_accuracy, robust_acc): 0 is what a model not trained to resist scores
+_ATTACKED = re.compile(r"pgd|fgsm|adv|attack|robust")
+
+
 def _is_accuracy(name: str) -> bool:
     n = name.lower()
-    return any(w in n for w in _ACC_WORDS) and "accum" not in n
+    return any(w in n for w in _ACC_WORDS) and "accum" not in n and not _ATTACKED.search(n)
 
 
 def _all_zero(run: Run, wanted, min_points: int, near: float = 0.0):

@@ -283,7 +283,7 @@ DETECTORS: list[_Det] = [
          1.0, lambda m: "variance/std over a single element (degrees of freedom <= 0)"),
     # batch norm's running variance printed at ~0 ("bn1: running_var min 0.000e+00 mean 1.5e-12 max 3.7e-11"): its
     # statistics were taken over identical inputs (one sample repeated, a constant calibration batch)
-    _Det("log:running_var_zero", _P(r"(?i:running|moving)[_ ]?var(?:iance)?\b[^\n]{0,120}"),
+    _Det("log:running_var_zero", _P(r"(?i:(?:running|moving)[_ ]?var(?:iance)?)\b[^\n]{0,120}"),
          1.0, lambda m: "batch norm's running variance is ~0: statistics over identical inputs", _running_var_zero),
     # numpy's RuntimeWarnings from data preparation: a 0/0 or x/0 (standardising by a std of 0, a ratio feature
     # over a zero count) and a log or sqrt of 0 or less put inf/NaN into the arrays the model is fed
@@ -527,7 +527,8 @@ GATES = (
     "dead", "units", "neurons", "_zero", "never_active",    # a printout of dead units (dead_units)
     "modes", "cover",   # a generative model's printed coverage of the data's modes (log:collapse_output)
     "encountered in",  # numpy's RuntimeWarnings (log:numpy_divide_invalid, log:numpy_log_invalid)
-    "unning_var", "oving_var", "unning var", "oving var",   # batch norm's running variance (log:running_var_zero)
+    "unning_var", "oving_var", "unning var", "oving var", "unning Var", "oving Var", "UNNING_VAR", "OVING_VAR",
+    "UNNING VAR",   # batch norm's running variance (log:running_var_zero)
     "'module.", '"module.',          # a checkpoint's keys under DDP's prefix (log:ddp_prefixed_keys)
 )
 

@@ -134,10 +134,19 @@ _PERSON = re.compile(r"\b(?:i|my|we|our|it|you)\b", re.I)
 
 
 def _template_fields(lines: list[str]) -> set[int]:
-    """Indices of the environment fields that stand in a template's block of them (two or more in a row): a lone
-    "GPU: runs out of memory at batch 32" is the user's own sentence."""
-    flag = [_env_field(ln) for ln in lines]
+    """Indices of the environment fields that stand in a template's block of them (two or more in a row, a field
+    the user left empty, "- CUDA/cuDNN version:", counted in the row): a lone "GPU: runs out of memory at batch 32"
+    is the user's own sentence."""
+    flag = [_env_field(ln) or _empty_env_field(ln) for ln in lines]
     return {i for i, f in enumerate(flag) if f and ((i > 0 and flag[i - 1]) or (i + 1 < len(flag) and flag[i + 1]))}
+
+
+_EMPTY_FIELD = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*)?([^:*]{2,60}?)(?:\*\*)?\s*:(?:\*\*)?\s*$")
+
+
+def _empty_env_field(line: str) -> bool:
+    m = _EMPTY_FIELD.match(line)
+    return m is not None and len(m[1].split()) <= 7 and bool(_ENV_LABEL.search(m[1])) and not _PERSON.search(m[1])
 
 
 def _env_field(line: str) -> bool:

@@ -143,7 +143,7 @@ _PATTERNS: dict[str, tuple[str, str]] = {
     # calls the lr small, as a concession (in the tune part five posts, none of them lr_too_high); not "with a
     # small lr it trains fine" (a contrast with a high lr that fails)
     "said:lr_called_small": (
-        r"(?:learning[\s_-]?rate|\blr\b)\s+(?:is|was)\s+(?:(?:only|just|already|quite|very|really|pretty|so|too)"
+        r"(?:learning[\s_-]?rate|\blr\b)\s+(?:is|was)\s+(?:(?:only|just|already|quite|very|really|pretty|so)"
         r"\s+){1,2}(?:small|low|tiny|\d[\d.]*e-\d+|0\.000\d*)"
         r"|\b(?:even\s+(?:with|though|at)|despite|although|already\s+(?:using|use|with|at))\s+(?:an?\s+|the\s+|my\s+)?"
         r"(?:very\s+|really\s+)?(?:small|low|tiny)\s+(?:learning[\s_-]?rate|\blr\b)",

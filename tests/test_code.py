@@ -1193,6 +1193,18 @@ def test_a_teacher_trained_then_frozen_for_distillation_is_no_frozen_optimizer(t
     # AMP steps through the scaler: trained, then frozen
     p.write_text(body.format(early="", late=freeze).replace("    opt.step()", "    scaler.step(opt)"))
     assert not [s for s in code_signals(run_of(p)) if s.kind == "code:frozen_params"]
+    # a function that steps it, called before the freeze; a trainer's methods (their order unknown): trained
+    p.write_text("import torch\nteacher = torch.nn.Linear(4, 2)\nopt = torch.optim.Adam(teacher.parameters(), lr=1e-3)\n"
+                 "def train_teacher():\n    for x, y in loader:\n        opt.zero_grad()\n"
+                 "        torch.nn.functional.cross_entropy(teacher(x), y).backward()\n        opt.step()\n"
+                 "train_teacher()\n" + freeze)
+    assert not [s for s in code_signals(run_of(p)) if s.kind == "code:frozen_params"]
+    p.write_text("import torch\nclass KD:\n    def __init__(self, teacher):\n        self.teacher = teacher\n"
+                 "        self.opt = torch.optim.Adam(self.teacher.parameters(), lr=1e-3)\n"
+                 "    def train_teacher(self, x, y):\n        self.opt.zero_grad()\n"
+                 "        torch.nn.functional.cross_entropy(self.teacher(x), y).backward()\n        self.opt.step()\n"
+                 "    def freeze_teacher(self):\n        for p in self.teacher.parameters():\n            p.requires_grad_(False)\n")
+    assert not [s for s in code_signals(run_of(p)) if s.kind == "code:frozen_params"]
     # a step inside a function defined before the freeze runs when it is called, after it: nothing trains
     p.write_text("import torch\nmodel = torch.nn.Linear(4, 2)\nopt = torch.optim.Adam(model.parameters(), lr=1e-3)\n"
                  "def train_one_epoch():\n    for x, y in loader:\n        opt.zero_grad()\n"

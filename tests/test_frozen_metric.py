@@ -318,6 +318,15 @@ def test_one_classes_recall_at_zero_is_not_one_output_for_every_input(tmp_path):
     assert "recall_zero" not in {s.kind for s in analyze(ingest([str(tmp_path)]))}
 
 
+def test_an_accuracy_under_attack_at_0_is_no_broken_metric(tmp_path):
+    """pgd_acc 0.0000 every epoch beside a clean accuracy that climbs: a model not trained to resist the attack
+    scores so; no accuracy_zero."""
+    log = "".join(f"epoch {i} loss {2.0 - 0.1 * i:.4f} acc {0.5 + 0.04 * i:.4f} pgd_acc 0.0000\n" for i in range(1, 10))
+    (tmp_path / "train.log").write_text(log)
+    from mltdbg.analyzers.frozen_metric import zero_accuracy_signals
+    assert zero_accuracy_signals(ingest([str(tmp_path)])) == []
+
+
 def test_an_accuracy_exactly_0_at_every_epoch_is_a_failure_to_explain(tmp_path):
     """A Keras link-prediction notebook prints acc 0.0000e+00 at every epoch while the losses move; the user says
     "the acc of training and validation are both 0 for every epoch". Whether or not their words name a failure, the

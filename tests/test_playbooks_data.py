@@ -359,6 +359,9 @@ def test_double_softmax_words_name_a_softmax(text, named):
     ("I forgot to shuffle the training list", True),
     ("I used an unshuffled loader", True),
     ("loss oscillates every epoch", True),
+    ("loss zigzags per epoch", True),
+    ("I reshuffle the data every epoch, but validation loss still goes up", False),
+    ("GPU memory spikes every epoch during validation", False),
 ])
 def test_unshuffled_data_words_are_order_not_any_epoch(text, named):
     """data_not_shuffled's words are the order of the data (shuffle, sorted, periodic, saw-tooth); 'every

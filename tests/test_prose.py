@@ -353,6 +353,9 @@ def test_an_issue_templates_environment_fields_are_not_the_users_words(tmp_path)
     texts = _texts(tmp_path / "b", {"post.txt": "I train a CNN on my GPU and it runs out of memory after 3 epochs.\n"
                                                 "GPU: it runs out of memory after the third epoch with batch size 64.\n"})
     assert "runs out of memory after the third epoch" in " ".join(prose_sentences(texts))
+    # ... a field the user left empty still makes the block
+    texts = _texts(tmp_path / "d", {"question.txt": post.replace("- CUDA/cuDNN version: Colab gpu default", "- CUDA/cuDNN version:")})
+    assert "memory" not in " ".join(prose_sentences(texts))
     # ... and a lone "label: value" line of theirs, outside a template's block of fields
     texts = _texts(tmp_path / "c", {"post.txt": "My detector trains fine on the small set, but not on the full one.\n"
                                                 "GPU: runs out of memory at batch size 32.\n"

@@ -255,6 +255,12 @@ def test_flowers_server_evaluation_lines_are_the_global_models_held_out_scores(t
     assert acc.values.tolist() == [0.1, 0.2, 0.4, 0.6, 0.8] and acc.locs.tolist() == [1, 4, 7, 10, 13]
     names = {s.name for s in run.series}
     assert "accuracy" not in names and "info" not in names and "progress" not in names
+    # numpy 2's reprs, and a 'loss' among the metrics (the tuple's loss already)
+    p.write_text("\n".join(ln.replace("'accuracy': ", "'loss': 1.0, 'accuracy': np.float64(").replace(", 'f1'", "), 'f1'")
+                           for ln in lines) + "\n")
+    run = read(p)
+    assert series(run, "val_accuracy").values.tolist() == [0.1, 0.2, 0.4, 0.6, 0.8]
+    assert len([s for s in run.series if s.name == "val_loss"]) == 1
 
 
 # tool -> metric -> (steps, values): lines as Megatron-LM, mmdetection (mmcv), fairseq, timm and

@@ -47,7 +47,8 @@ def test_a_tried_and_failed_sentence_is_read(text, kind):
                                   "I changed the learning rate and now it converges",
                                   "With a small learning rate it trains fine, but with lr=0.1 the loss explodes to nan.",
                                   "I tried a low lr and now it works", "the warmup starts from a low learning rate",
-                                  "I don't think the lr is too small", ""])
+                                  "I don't think the lr is too small", "I suspect the lr is too small",
+                                  "the lr was too low at first so I raised it to 0.5 and now the loss diverges", ""])
 def test_sentences_that_rule_nothing_out(text):
     assert said.ruled_out([text]) == {}
 

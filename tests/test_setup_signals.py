@@ -106,7 +106,7 @@ def test_an_optimizers_own_eps_and_betas_are_read_in_torch_and_keras_spellings(t
     assert signals(run)["config:betas_odd"].strength == 0.6
     # a lone beta1 of 0.9999 against the default beta2: odd, not shown swapped
     run = run_of(tmp_path, {"config.yaml": "optimizer:\n  name: adam\n  lr: 1.0e-3\n  beta1: 0.9999\n"})
-    assert signals(run)["config:betas_odd"].strength == 0.6
+    assert signals(run)["config:betas_odd"].strength == 0.6 and "swapped" not in signals(run)["config:betas_odd"].summary
     run = run_of(tmp_path, {"train.py": "import torch\nnorm = torch.nn.LayerNorm(64, eps=1.0)\n"
                                         "opt = torch.optim.Adam(m.parameters(), lr=1e-3)\n"})
     assert "config:eps_large" not in signals(run)

@@ -270,6 +270,7 @@ def test_clean_training_log_gives_nothing():
     ("RuntimeError: Input type (torch.cuda.HalfTensor) and weight type (torch.cuda.FloatTensor) should be the same", "log:dtype_mismatch"),
     ("  bn1: running_var min 0.000e+00 mean 1.484e-12 max 3.711e-11", "log:running_var_zero"),
     ("Running variance of bn2: 0.000000000 (max 2.1e-13)", "log:running_var_zero"),
+    ("RUNNING_VAR bn1 1e-12", "log:running_var_zero"),
     # torch's newer wording: scalar types by their own names, and the bias named
     ("RuntimeError: Input type (float) and bias type (c10::Half) should be the same", "log:dtype_mismatch"),
     ("RuntimeError: Input type (c10::BFloat16) and weight type (float) should be the same", "log:dtype_mismatch"),

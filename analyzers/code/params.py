@@ -104,8 +104,11 @@ def check_params(f: PyFile) -> list[Finding]:
 
 def _stepped_before(f: PyFile, ctor: ast.Call, line: int) -> bool:
     """The optimizer `ctor` builds (`opt = Adam(...)`, `opt: Optimizer = ...`) steps (`opt.step()`, AMP's
-    `scaler.step(opt)`) after it is built and before `line`, in the scope it is built in (not in a function defined
-    there, which may run after the freeze): its parameters were trained before they were frozen at `line`."""
+    `scaler.step(opt)`) before `line`: its parameters were trained before they were frozen there. A step in the
+    optimizer's own scope counts by its line; one inside a function counts where that function is called before
+    `line` (`train_teacher()` then the freeze), or always inside a method other than the freeze's (a trainer's methods
+    run in an order the file does not show, so no frozen optimizer is claimed); a function called only after the
+    freeze does not, nor a step after the freeze in the freeze's own function."""
     parent = f.parent.get(ctor)
     targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target] if isinstance(parent, ast.AnnAssign) \
         else []
@@ -113,12 +116,26 @@ def _stepped_before(f: PyFile, ctor: ast.Call, line: int) -> bool:
     if not names:
         return False
     scope = f.scope_of(ctor)
-    for n in f.of_type(ast.Call):
-        if not isinstance(n, ast.Call) or last(n) != "step" or not ctor.lineno < n.lineno < line \
-                or f.scope_of(n) is not scope:
-            continue        # (isinstance: of_type's nodes are typed AST)
-        if (dotted(recv(n)) or "") in names or any((dotted(a) or "") in names for a in n.args):
-            return True
+    calls = [n for n in f.of_type(ast.Call) if isinstance(n, ast.Call)]    # (isinstance: of_type's nodes are typed AST)
+    for n in calls:
+        if last(n) != "step" or n.lineno <= ctor.lineno:
+            continue
+        if (dotted(recv(n)) or "").split(".")[-1] not in {x.split(".")[-1] for x in names} \
+                and not any((dotted(a) or "").split(".")[-1] in {x.split(".")[-1] for x in names} for a in n.args):
+            continue
+        fn = f.scope_of(n)
+        if fn is scope:
+            if n.lineno < line:
+                return True
+        elif isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if fn.lineno <= line <= (fn.end_lineno or fn.lineno):
+                if n.lineno < line:
+                    return True        # (stepped, then frozen, in one function)
+                continue
+            if isinstance(f.parent.get(fn), ast.ClassDef):
+                return True
+            if any(last(c) == fn.name and c.lineno < line and f.scope_of(c) is not fn for c in calls):
+                return True
     return False
 
 

@@ -21,7 +21,8 @@ from mltdbg.analyzers.model import LOC_LINE, Series
 from mltdbg.analyzers.names import as_held_out, normalize
 
 _TRIGGERS = (b"fit progress: (", b"initial parameters (loss, other metrics): ")
-_NUM = rb"([-+]?(?:nan|inf|\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?))"
+# (numpy 2 prints a metric as its repr: np.float64(0.87))
+_NUM = (rb"(?:np\.(?:float|int)\d*\()?([-+]?(?:nan|inf|\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?))\)?")
 _PROGRESS = re.compile(rb"fit progress: \((\d+),[ \t]*" + _NUM + rb",[ \t]*\{([^}\n]*)\}")
 _INITIAL = re.compile(rb"initial parameters \(loss, other metrics\): " + _NUM + rb",[ \t]*\{([^}\n]*)\}")
 _PAIR = re.compile(rb"['\"]([\w./-]+)['\"]:[ \t]*" + _NUM)
@@ -65,8 +66,8 @@ def flower_series(rows: list[tuple[int, float, dict[str, float], int]], rel: str
                   values=np.array([r[1] for r in rows], dtype=np.float64), source=rel, locs=locs, loc_kind=LOC_LINE)]
     for key in dict.fromkeys(k for r in rows for k in r[2]):
         have = [i for i, r in enumerate(rows) if key in r[2]]
-        if len(have) < MIN_ROWS:
-            continue
+        if len(have) < MIN_ROWS or as_held_out(normalize(key)) == "val_loss":
+            continue        # (a 'loss' among the metrics is the loss the tuple already gives)
         out.append(Series(name=as_held_out(normalize(key)), raw_name=f"{key} (centralized)", steps=steps[have],
                           values=np.array([rows[i][2][key] for i in have], dtype=np.float64), source=rel,
                           locs=locs[have], loc_kind=LOC_LINE))
