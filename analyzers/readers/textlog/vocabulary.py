@@ -30,8 +30,9 @@ DENY_KEYS = {
     "localhost", "total_steps", "max_steps", "num_epochs", "epochs", "code", "status", "sha",
     "commit", "job", "jobid", "job_id", "task", "index", "idx", "shape", "size", "default", "at", "to",
     "from", "of", "in", "on", "with", "and", "or", "for", "is", "was", "after", "than", "by",
-    # a logger's level ("INFO :      [ROUND 2]": Flower's server lines)
-    "info", "warning", "debug",
+    # a logger's level ("INFO :      [ROUND 2]": Flower's server lines), and a federated run's round counter (a
+    # banner or a client's config, {'round': 3, ...}: no metric)
+    "info", "warning", "debug", "round",
 }
 FILE_EXTS = (".py", ".pyx", ".c", ".cc", ".cpp", ".cu", ".h", ".hpp", ".js", ".rs", ".go",
              ".java", ".sh", ".txt", ".log", ".yaml", ".yml", ".json", ".so", ".bin", ".pt", ".pth")
