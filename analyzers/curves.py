@@ -3590,8 +3590,9 @@ _VALUE_AFTER = re.compile(r"""['"]?\s*[:=]?\s*([-+]?[\d.]+(?:[eE][-+]?\d+)?)""")
 
 
 def _printed_exact_zero(run: Run, s: Series, q: Quoter) -> bool:
-    """Whether the first point of `s` is printed as an exact zero: the number after its name on a log's line, or its
-    column of a table's row (read from the file); a file with no text lines (an event file's float) is exact."""
+    """Whether the last point of `s` is printed as an exact zero: the number after its name on a log's line, or its
+    column of a table's row (read from the file); a file that stores numbers as they were (JSON, YAML, an event
+    file) is exact."""
     if not s.source.lower().endswith((".csv", ".tsv", ".txt", ".log", ".out", ".err")) and "." in s.source.rsplit("/", 1)[-1]:
         return True     # (JSON, YAML, an event file: the numbers stored as they were)
     e = q.ev(s, len(s) - 1, "")      # (the last point: a distance from the start is 0 at the first by construction)

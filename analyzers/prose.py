@@ -127,7 +127,7 @@ _MARKUP = re.compile(r"^\s*(?:#{1,6}\s|[-*+]\s|\d{1,2}[.)]\s|\|.*\|\s*$|</?[A-Za
 # ... nor an issue template's fields of the environment ("- GPU model and memory: Colab gpu default", "**CUDA/cuDNN
 # version**: 10.1", "OS Platform and Distribution: Linux"), two or more in a row: a short label naming a version, a
 # platform or the hardware, a colon and a short value. Read as sentences, "memory ... gpu" was a user saying they ran out of GPU memory
-_FIELD = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*)?([^:*]{2,60}?)(?:\*\*)?\s*:(?:\*\*)?\s+(\S.*)$")
+_FIELD = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*)?([^:*]{2,60}?)(?:\*\*)?\s*:(?:\*\*)?(?:\s+(\S.*))?\s*$")
 _ENV_LABEL = re.compile(r"\b(?:versions?|platform|distribution|os|gpu|gpus|hardware|installed|compiler|bazel|driver"
                         r"|device|environment|cpu)\b", re.I)
 _PERSON = re.compile(r"\b(?:i|my|we|our|it|you)\b", re.I)
@@ -137,23 +137,15 @@ def _template_fields(lines: list[str]) -> set[int]:
     """Indices of the environment fields that stand in a template's block of them (two or more in a row, a field
     the user left empty, "- CUDA/cuDNN version:", counted in the row): a lone "GPU: runs out of memory at batch 32"
     is the user's own sentence."""
-    flag = [_env_field(ln) or _empty_env_field(ln) for ln in lines]
+    flag = [_env_field(ln) for ln in lines]
     return {i for i, f in enumerate(flag) if f and ((i > 0 and flag[i - 1]) or (i + 1 < len(flag) and flag[i + 1]))}
-
-
-_EMPTY_FIELD = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*)?([^:*]{2,60}?)(?:\*\*)?\s*:(?:\*\*)?\s*$")
-
-
-def _empty_env_field(line: str) -> bool:
-    m = _EMPTY_FIELD.match(line)
-    return m is not None and len(m[1].split()) <= 7 and bool(_ENV_LABEL.search(m[1])) and not _PERSON.search(m[1])
 
 
 def _env_field(line: str) -> bool:
     m = _FIELD.match(line)
     if m is None:
         return False
-    label, value = m[1], m[2]
+    label, value = m[1], m[2] or ""         # (a field the user left empty counts in a template's block)
     return len(label.split()) <= 7 and len(value.split()) <= 8 and bool(_ENV_LABEL.search(label)) \
         and not _PERSON.search(label)
 

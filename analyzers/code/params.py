@@ -112,7 +112,7 @@ def _stepped_before(f: PyFile, ctor: ast.Call, line: int) -> bool:
     parent = f.parent.get(ctor)
     targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target] if isinstance(parent, ast.AnnAssign) \
         else []
-    names = {d for t in targets if (d := dotted(t))}
+    names = {d.split(".")[-1] for t in targets if (d := dotted(t))}     # (opt, self.opt: by the last part)
     if not names:
         return False
     scope = f.scope_of(ctor)
@@ -120,8 +120,7 @@ def _stepped_before(f: PyFile, ctor: ast.Call, line: int) -> bool:
     for n in calls:
         if last(n) != "step" or n.lineno <= ctor.lineno:
             continue
-        if (dotted(recv(n)) or "").split(".")[-1] not in {x.split(".")[-1] for x in names} \
-                and not any((dotted(a) or "").split(".")[-1] in {x.split(".")[-1] for x in names} for a in n.args):
+        if not any((dotted(x) or "").split(".")[-1] in names for x in (recv(n), *n.args)):
             continue
         fn = f.scope_of(n)
         if fn is scope:

@@ -66,9 +66,10 @@ def flower_series(rows: list[tuple[int, float, dict[str, float], int]], rel: str
                   values=np.array([r[1] for r in rows], dtype=np.float64), source=rel, locs=locs, loc_kind=LOC_LINE)]
     for key in dict.fromkeys(k for r in rows for k in r[2]):
         have = [i for i, r in enumerate(rows) if key in r[2]]
-        if len(have) < MIN_ROWS or as_held_out(normalize(key)) == "val_loss":
+        name = as_held_out(normalize(key))
+        if len(have) < MIN_ROWS or name == "val_loss":
             continue        # (a 'loss' among the metrics is the loss the tuple already gives)
-        out.append(Series(name=as_held_out(normalize(key)), raw_name=f"{key} (centralized)", steps=steps[have],
+        out.append(Series(name=name, raw_name=f"{key} (centralized)", steps=steps[have],
                           values=np.array([rows[i][2][key] for i in have], dtype=np.float64), source=rel,
                           locs=locs[have], loc_kind=LOC_LINE))
     return out

@@ -588,10 +588,8 @@ def line_ranks(b: np.ndarray, masked: Masked, line_starts: np.ndarray) -> np.nda
     line that opens with '(', a Ray actor's prefix, by its first RANK_FWD: a wide window makes nearly every
     line of an ordinary log a shape of its own.)"""
     out = np.full(len(line_starts), -1, dtype=np.int64)
-    for first, width in ((b"[{rdcsp", FWD), (b"(", RANK_FWD)):
-        cand = starts_with_any(b, line_starts, first)
-        if width == FWD and cand.size:
-            cand = cand[_rank_opening(b, line_starts[cand])]
+    for width in (FWD, RANK_FWD):
+        cand = np.flatnonzero(_rank_opening(b, line_starts)) if width == FWD else starts_with_any(b, line_starts, b"(")
         if cand.size == 0:
             continue
         at = line_starts[cand]
