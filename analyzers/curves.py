@@ -227,6 +227,8 @@ def _curve_signals(run: Run) -> list[Signal]:
                     if x.kind.startswith("nonfinite") or x.data.get("to_nonfinite")]
     if not any(x.kind == "nonfinite" for x in out):
         out += _counted_nonfinite(run, quote)
+    if any(x.kind == "nonfinite" for x in out):
+        out += _one_rank_first_nonfinite(run, quote)
     val = run.metric("val_loss")
     if loss is not None and val is not None and val is not loss and len(val) >= 3:
         out += _train_val(run, *_on_train_axis(ordered(loss), ordered(val)), quote)
@@ -452,6 +454,59 @@ def _loss_reset(s: Series, lr: Series | None, q: Quoter) -> list[Signal]:
     return [Signal("loss_reset", 0.7, txt, [q.ev(s, int(fi[k - 1]), f"{s.name} before the jump"), q.ev(s, int(fi[k]), txt),
                                             q.ev(s, int(fi[0]), f"{s.name} at the start")],
                    {"step": step, "before": float(v[k - 1]), "after": float(v[k]), "start": start})]
+
+
+def _one_rank_first_nonfinite(run: Run, q: Quoter) -> list[Signal]:
+    """`nonfinite_one_rank`: in a log whose lines carry a rank or a federated client (one loss series each), the
+    first NaN/inf in the file's order is one rank's while another rank's loss at that same step is finite, or it
+    is the first point of a client that joins after the others trained finitely for a while; and that rank's own
+    loss was not rising into it. The ranks share one model (DDP's all-reduce, FedAvg's average): a step size too
+    big or gradients grown unstable break every rank at once after a climb, one rank's batch of bad rows breaks
+    that rank first, out of a calm loss (the others follow at the next update)."""
+    groups: dict[str, list[Series]] = {}
+    for x in run.series:
+        if x.name == "loss" and x.rank is not None and x.loc_kind == LOC_LINE and len(x):
+            groups.setdefault(x.source, []).append(x)
+    for src, group in groups.items():
+        if len({x.rank for x in group}) < 2:
+            continue
+        firsts = [(int(x.locs[b[0]]), int(b[0]), x) for x in group
+                  if len(b := np.flatnonzero(~np.isfinite(x.values)))]
+        if not firsts:
+            continue
+        line, i, s = min(firsts, key=lambda t: t[0])
+        pre = s.values[:i]
+        if i >= 2 and float(pre[-1]) > RANK_NAN_RISE * abs(float(np.median(pre[:-1]))):
+            continue                      # its own loss climbed into it
+        step = int(s.steps[i])
+        witness = None
+        for x in group:
+            if x.rank == s.rank:
+                continue
+            ok = np.isfinite(x.values)
+            if i == 0:
+                before = np.flatnonzero(ok & (x.locs < line))
+                if len(before) >= RANK_NAN_OTHERS_BEFORE:
+                    witness = (x, int(before[-1]))
+            else:
+                same = np.flatnonzero(ok & (x.steps == step) & (x.locs > int(s.locs[i - 1])))
+                if len(same):
+                    witness = (x, int(same[0]))
+            if witness is not None:
+                break
+        if witness is None:
+            continue
+        x, j = witness
+        who = f"rank {s.rank}"
+        txt = (f"{s.name} turned non-finite on {who} first (step {step}, line {line}) "
+               + ("at its first logged point, after the other ranks had trained with a finite loss"
+                  if i == 0 else f"while rank {x.rank}'s {s.name} at the same step was finite")
+               + ", and not after a climb: one rank's data, not a step size every rank shares")
+        return [Signal("nonfinite_one_rank", 0.9, txt,
+                       [q.ev(s, i, f"first non-finite {s.name}, on {who}"),
+                        q.ev(x, j, f"rank {x.rank}'s {s.name}, finite")],
+                       {"step": step, "rank": s.rank, "other": x.rank, "first_point": i == 0})]
+    return []
 
 
 def _counted_nonfinite(run: Run, q: Quoter) -> list[Signal]:
@@ -1239,6 +1294,10 @@ TRANSIENT_EXACT_MAX = 50_000
 OSC_STILL_FALLING = 0.5
 # Finite points before a NaN needed before "it came out of nowhere" is full-strength evidence.
 SUDDEN_FULL_AT = 20
+# nonfinite_one_rank: a last finite point this many times its rank's median before it is a climb into the NaN; a client
+# joining with a NaN needs another rank's finite points before it, this many
+RANK_NAN_RISE = 3.0
+RANK_NAN_OTHERS_BEFORE = 3
 # Strongest "divergence before the NaN" read from fewer than 8 finite points.
 SHORT_DIVERGENCE = 0.5
 # A short history's steady climb into a NaN: this many rises in a row from the minimum, ending this

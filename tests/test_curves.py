@@ -1201,6 +1201,43 @@ def test_a_sudden_nan_in_the_first_epoch_is_a_first_pass_nan(tmp_path):
     assert "nonfinite_first_pass" not in {s.kind for s in analyze(ingest([str(tmp_path)]))}
 
 
+def test_a_nan_on_one_rank_first_out_of_a_calm_loss_is_that_ranks_data(tmp_path):
+    """Two DDP ranks share one model: rank 1's loss turns NaN at step 7 while rank 0's at step 7 is finite, out of a
+    calm loss (nonfinite_one_rank: a bad batch in rank 1's shard). Both ranks climbing and breaking at the same step
+    is no one rank's doing; nor a NaN that only one rank logs a climb into. A federated client whose first point is
+    NaN after the others trained finitely is the same reading (the averaged model is NaN from the next round)."""
+    from mltdbg.analyzers.analyze import analyze
+    from mltdbg.analyzers.ingest import ingest
+    from mltdbg.playbooks.diagnose import diagnose
+
+    def kinds(lines):
+        (tmp_path / "train.log").write_text("\n".join(lines) + "\n")
+        return {s.kind: s for s in analyze(ingest([str(tmp_path)]))}
+
+    def ddp(r1, r0=None):
+        out = []
+        for k in range(10):
+            out.append(f"[rank0]: step {k} loss {r0(k) if r0 else 1.0 - 0.03 * k:.4f}")
+            out.append(f"[rank1]: step {k} loss {r1(k)}")
+        return out
+    calm = ddp(lambda k: "nan" if k >= 7 else f"{1.02 - 0.03 * k:.4f}", lambda k: 1.0 - 0.03 * k if k < 8 else float("nan"))
+    sig = kinds(calm)["nonfinite_one_rank"]
+    assert sig.data["rank"] == 1 and sig.data["step"] == 7 and [e.line for e in sig.evidence] == [16, 15]
+    assert diagnose([str(tmp_path)], ["the loss turns into nan on one gpu"]).hypotheses[0].id == "nan_in_data"
+    climb = ddp(lambda k: "nan" if k >= 7 else f"{1.0 * 3 ** k:.4f}", lambda k: 3.0 ** k if k < 7 else float("nan"))
+    assert "nonfinite" in kinds(climb) and "nonfinite_one_rank" not in kinds(climb)
+    own = ddp(lambda k: "nan" if k >= 7 else ("9.5" if k == 6 else f"{1.02 - 0.03 * k:.4f}"))
+    assert "nonfinite_one_rank" not in kinds(own)
+    fed = []
+    for rnd in range(1, 5):
+        for c in ((0, 1, 2) if rnd < 4 else (0, 1, 7)):
+            for e in (1, 2):
+                v = "nan" if rnd == 4 and c == 7 else f"{1.0 / (rnd + e):.4f}"
+                fed.append(f"(ClientAppActor pid=5{c}) site {c:02d} | round {rnd} | epoch {e}/2 | loss {v}")
+    sig = kinds(fed)["nonfinite_one_rank"]
+    assert sig.data["rank"] == 7 and sig.data["first_point"]
+
+
 def test_batch_noise_on_a_loss_still_falling_in_the_second_half_is_no_oscillation(tmp_path):
     """A GRU that sits at ln 3 for 500 steps, then drops to ~0.05 with jumpy batch losses (0.04 .. 0.5): the second
     half's slow smoother lags the drop and read it as swing (oscillation 1.0, lr_too_high 0.93, diagnosis_complete

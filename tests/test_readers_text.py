@@ -231,10 +231,17 @@ def test_a_federated_runs_clients_are_read_apart(tmp_path):
             for d in rng.sample(range(4), 4):
                 f.write(f"(ClientAppActor pid={61230 + d}) device {d}: val_loss={d + 1 / rnd:.4f} val_acc=0.{50 + d}\n")
         f.write("[site 07] loss=0.5\n[site 07] loss=0.4\n")
+        # ... and a client's name closed by a column bar ("site 07 | round 4 | epoch 1/2 | loss 0.0710")
+        f.write("(ClientAppActor pid=53765) site 03 | epoch 1/2 | loss 0.0710\n"
+                "(ClientAppActor pid=53792) site 11 | epoch 1/2 | loss 0.0642\n"
+                "(ClientAppActor pid=53765) site 03 | epoch 2/2 | loss 0.0563\n"
+                "(ClientAppActor pid=53792) site 11 | epoch 2/2 | loss 0.0468\n")
     run = read(p)
     for d in range(4):
         assert series(run, "val_loss", rank=d).values.tolist() == [round(d + 1 / r, 4) for r in range(1, 6)]
     assert series(run, "loss", rank=7).values.tolist() == [0.5, 0.4]
+    assert series(run, "loss", rank=3).values.tolist() == [0.0710, 0.0563]
+    assert series(run, "loss", rank=11).values.tolist() == [0.0642, 0.0468]
 
 
 def test_flowers_server_evaluation_lines_are_the_global_models_held_out_scores(tmp_path):

@@ -59,7 +59,7 @@ _RANK = re.compile(rb"\[?(?:[rR][aA][nN][kK]|[dD][eE][fF][aA][uU][lL][tT])[ \t]?
                    # ... and the clients of a federated run, each its own model and data (a Ray actor's "(ClientAppActor
                    # pid=61281) device 7: val_loss=4.12"): one series per client, not one that jumps between them
                    rb"|(?:\((?:[A-Za-z_]+[ \t])?pid=0+(?:,[ \t]*ip=[0.]+)?\)[ \t]*)?\[?(?i:client|device|site|silo|party)"
-                   rb"[ \t_#-]?(?P<c>0+)(?:\]|:)")
+                   rb"[ \t_#-]?(?P<c>0+)(?:\]|:|[ \t]+\|)")
 _WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 _SPECIAL = (b"nan", b"inf", b"infinity")
 _COPULAS = frozenset((b"is", b"was", b"are", b"were"))
