@@ -75,6 +75,8 @@ INIT_LOSS_CHANCE_PLUS = 3.0
 # (a run that also logs accuracy or perplexity, or an "lm"/"nll"/"ce" loss) starting above it
 # did not start from a standard init.
 INIT_LOSS_ABSOLUTE = 13.0
+# val_off_scale: a held-out loss's median this many times the training loss's (and above the init bar)
+VAL_OFF_SCALE_X = 20.0
 # A huge first loss that ends this many times lower (below the bar) has recovered.
 HUGE_START_FALL = 20.0
 # A logged lr whose peak stays this many times below the configured lr never ran at it (curves._lr_signals).
@@ -236,6 +238,7 @@ def _curve_signals(run: Run) -> list[Signal]:
         out += _term_train_val(run, quote)
     if loss is not None and val is not None and val is not loss:
         out += _val_nonfinite_only(ordered(loss), ordered(val), quote)
+        out += _val_off_scale(run, ordered(loss), ordered(val), quote)
     if not any(x.kind in ("val_gap_from_start", "memorizing_from_start") for x in out):
         out += _val_acc_gap(run, quote)
     out += _val_vs_train(run, quote)
@@ -1575,6 +1578,33 @@ def _nan_logged_as_zero(run: Run, q: Quoter) -> list[Signal]:
             return [Signal("nonfinite", 0.8, txt, [q.ev(loss, int(i), txt), q.ev(g, j, "grad_norm at the same step")],
                            {"step": int(loss.steps[i]), "masked": True})]
     return []
+
+
+def _val_off_scale(run: Run, loss: Series, val: Series, q: Quoter) -> list[Signal]:
+    """`val_off_scale`: a held-out cross-entropy far above where any model's guess puts it, from its first evaluation
+    on and through most of the run (its median above the bar, VAL_OFF_SCALE_X times the training loss's), while the
+    training loss never left the scale a standard init starts at. Shuffled or noisy labels and an overfit model
+    score near or a few nats above chance; hundreds of nats need logits hundreds of times their training size:
+    inputs on another scale than training's (raw features, another normalisation) at evaluation."""
+    tv, vv = loss.values[np.isfinite(loss.values)], val.values[np.isfinite(val.values)]
+    if len(tv) < 2 or len(vv) < 2 or _SUMMED in loss.raw_name:
+        return []
+    chance = _chance_level(run)
+    if chance is not None:
+        bar = max(INIT_LOSS_CHANCE_X * chance, chance + INIT_LOSS_CHANCE_PLUS)
+    elif _CE_NAME.search(loss.raw_name) or any(m in run.metric_names() for m in ("accuracy", "val_accuracy")):
+        bar = INIT_LOSS_ABSOLUTE
+    else:
+        return []
+    med, tmed = float(np.median(vv)), float(np.median(tv))
+    if float(np.max(tv)) > bar or not (vv[0] > bar and med > bar and med > VAL_OFF_SCALE_X * tmed):
+        return []
+    i0 = int(np.flatnonzero(np.isfinite(val.values))[0])
+    txt = (f"{val.name} is {_fmt(float(vv[0]))} at its first evaluation (step {int(val.steps[i0])}) and {_fmt(med)} at its "
+           f"median, while {loss.name} stays under {_fmt(bar)} (median {_fmt(tmed)}): off any scale a model's guesses reach; "
+           "the held-out inputs reach the model on another scale")
+    return [Signal("val_off_scale", 0.8, txt, [q.ev(val, i0, txt), q.ev(loss, len(loss) - 1, f"{loss.name} at its end")],
+                   {"first_val": float(vv[0]), "median": med, "train_median": tmed, "bar": bar})]
 
 
 def _val_nonfinite_only(loss: Series, val: Series, q: Quoter) -> list[Signal]:

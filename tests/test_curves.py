@@ -1238,6 +1238,27 @@ def test_a_nan_on_one_rank_first_out_of_a_calm_loss_is_that_ranks_data(tmp_path)
     assert sig.data["rank"] == 7 and sig.data["first_point"]
 
 
+def test_a_held_out_loss_of_hundreds_of_nats_beside_a_sane_training_loss_is_off_scale(tmp_path):
+    """Clients train on z-scored features (loss 1.1 -> 0.45) while the server evaluates raw ones: val_loss 190 at
+    its first evaluation, thousands later (val_off_scale: inputs on another scale, preprocessing_mismatch first,
+    not the unpaired labels that an accuracy stuck near chance suggested). An overfit model's held-out loss that
+    climbs to 6, and a training loss as far off as its held-out one, are no such thing."""
+    from mltdbg.analyzers.analyze import analyze
+    from mltdbg.analyzers.ingest import ingest
+    from mltdbg.playbooks.diagnose import diagnose
+
+    def kinds(val, train=lambda e: 1.1 - 0.05 * e):
+        (tmp_path / "train.log").write_text("".join(
+            f"epoch {e} loss={train(e):.4f} acc={0.5 + 0.03 * e:.3f} val_loss={val(e):.4f} val_acc=0.2327\n"
+            for e in range(1, 13)))
+        return {s.kind for s in analyze(ingest([str(tmp_path)]))}
+    assert "val_off_scale" in kinds(lambda e: 190.0 * e ** 1.3)
+    d = diagnose([str(tmp_path)], ["the server's test accuracy is stuck at 0.23 while every client reports 0.8"])
+    assert d.hypotheses[0].id == "preprocessing_mismatch"
+    assert "val_off_scale" not in kinds(lambda e: 0.9 + 0.45 * e)
+    assert "val_off_scale" not in kinds(lambda e: 190.0 * e, train=lambda e: 150.0 * e)
+
+
 def test_batch_noise_on_a_loss_still_falling_in_the_second_half_is_no_oscillation(tmp_path):
     """A GRU that sits at ln 3 for 500 steps, then drops to ~0.05 with jumpy batch losses (0.04 .. 0.5): the second
     half's slow smoother lags the drop and read it as swing (oscillation 1.0, lr_too_high 0.93, diagnosis_complete
