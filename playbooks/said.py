@@ -290,6 +290,14 @@ def _denied_before(text: str, at: int, rx: re.Pattern = _NEGATED) -> bool:
     return bool(rx.search(_CLAUSE_END.split(text[max(0, at - 40):at])[-1]))
 
 
+# A loss or gradient norm the user says is huge at the start ("starts with a loss of 2.8e6 and a gradient norm of 7e7",
+# "the first iteration loss is up to 20000"): a scale broken before training (init, inputs), not one that training
+# blew up (said:huge_start; SAID_HUGE_START or more)
+_HUGE_START = re.compile(r"\b(?:start\w*|begin\w*|initial(?:ly)?|first)\b[^.;!?\n]{0,30}?\b(?:loss|grad\w*(?:\s+norm)?)\b"
+                         r"[^.;!?\n\d]{0,20}?(\d+(?:\.\d+)?\s*e\+?\d+|\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)", re.I)
+SAID_HUGE_START = 1e4
+
+
 def ruled_out(symptoms: list[str]) -> dict[str, Signal]:
     text = " ".join(symptoms)
     if not text.strip():
@@ -338,6 +346,14 @@ def ruled_out(symptoms: list[str]) -> dict[str, Signal]:
             m = None   # "it does not work in fp32 either": the opposite
         if m:
             out[kind] = Signal(kind, 1.0, f"you said {_PATTERNS[kind][1]}: \"{m.group(0)[:80]}\"")
+    for h in _HUGE_START.finditer(text):
+        try:
+            size = float(h.group(1).replace(",", "").replace(" ", ""))
+        except ValueError:
+            continue
+        if size >= SAID_HUGE_START and not _denied_before(text, h.start()) and not _IN_CLAUSE_DENIAL.search(h.group(0)):
+            out["said:huge_start"] = Signal("said:huge_start", 1.0, f"you said it starts huge: \"{h.group(0)[:80]}\"")
+            break
     out.update(_narrated_nan_evidence(text))
     if (falls := _score_stuck_loss_falls(text)) is not None:
         # (the curves' own kind, as the user's words: it weighs the causes, meets no requirement)

@@ -75,6 +75,17 @@ def test_an_extreme_learning_rate_in_the_users_words_is_read(text, kind):
     assert not {"said:lr_huge", "said:lr_tiny"} & set(said.ruled_out(["lr 0.001, learning rate of 5e-5"]))
 
 
+def test_a_loss_or_gradient_the_user_says_starts_huge_is_a_scale_broken_before_training():
+    """"starts with a loss of 2.8e6 and a gradient norm of 7e7": a scale broken before training (init, inputs), not
+    one that training blew up (said:huge_start); a loss that starts at 2.3 or grows to 1e5 later is no such thing."""
+    for text in ("Wave-equation PINN starts with a loss of 2.8e6 and a gradient norm of 7e7",
+                 "The first iteration loss is often up to 20000.", "the initial loss is 1,250,000 and it barely moves"):
+        assert "said:huge_start" in said.ruled_out([text]), text
+    for text in ("the loss starts at 2.3 and then goes up to 1e5", "the loss grows to 3e6 after epoch 4",
+                 "the first loss isn't 20000, it is 2.3", "starts at step 10000 with loss 0.5"):
+        assert "said:huge_start" not in said.ruled_out([text]), text
+
+
 @pytest.mark.parametrize("text", ["loss becomes nan after the second epoch with precision=16, works with 32",
                                   "it trains fine in fp32", "without amp it works", "disabling mixed precision fixes it",
                                   "the NaN only happens with fp16"])

@@ -231,6 +231,22 @@ def test_init_std_one_in_a_module_loop(tmp_path):
     assert s.data["std"] == 1.0 and s.data["every_layer"] and s.evidence[0].line == 4
 
 
+def test_init_std_one_in_a_loop_over_a_layer_stack_the_file_builds(tmp_path):
+    """`for fc in self.fcs:` where `self.fcs = nn.ModuleList(...)`: every layer, as a loop over model.modules() is; a
+    loop over some other list (`for w in extra_weights:`) is not."""
+    code = ("import torch.nn as nn\n"
+            "class MLP(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.fcs = nn.ModuleList(nn.Linear(a, b) for a, b in zip(dims[:-1], dims[1:]))\n"
+            "        for fc in self.fcs:\n"
+            "            nn.init.normal_(fc.weight, mean=0.0, std=1.0)\n")
+    s = signals(run_of(tmp_path, {"train.py": code}))["code:init_std_large"]
+    assert s.data["every_layer"] and s.evidence[0].line == 7
+    other = code.replace("for fc in self.fcs:", "for fc in extra_weights:")
+    assert not signals(run_of(tmp_path, {"train.py": other}))["code:init_std_large"].data["every_layer"]
+
+
 def test_init_std_read_through_a_function_and_the_config(tmp_path):
     code = ("import torch.nn as nn\n"
             "def init_weights(model, std):\n"

@@ -178,10 +178,18 @@ def _std_of(f: PyFile, c: ast.Call, files: list[PyFile], conf: ConfigValues) -> 
 
 def _over_all_layers(f: PyFile, c: ast.Call) -> bool:
     """The call sits in a loop over a model's modules or parameters (or in a function given to model.apply)."""
+    stacks = None
     for loop in f.loops_of(c):
         it = src(getattr(loop, "iter", loop))
         if re.search(r"\.(modules|named_modules|parameters|named_parameters|children|state_dict)\(", it):
             return True
+        # ... or over a stack of layers the file builds as a ModuleList / Sequential (`for fc in self.fcs:`)
+        m = re.fullmatch(r"(?:self\.|\w+\.)?(\w+)", it.strip())
+        if m:
+            if stacks is None:
+                stacks = {_assigned_to(f, x).rsplit(".", 1)[-1] for x in f.calls if last(x) in ("ModuleList", "Sequential")}
+            if m.group(1) in stacks:
+                return True
     fn = f.scope_of(c)
     name = getattr(fn, "name", None)
     return bool(name) and any(last(x) == "apply" and any(dotted(a) == name for a in x.args) for x in f.calls)
