@@ -29,7 +29,8 @@ _STEPS = (("curves", "curves", "curve_signals"), ("log text", "log_findings", "t
           ("zero loss", "frozen_metric", "zero_loss_signals"),
           ("zero recall", "frozen_metric", "zero_recall_signals"),
           ("data tables", "data_tables", "data_table_signals"), ("probes", "probes.results", "probe_signals"),
-          ("ranks", "crossrank", "rank_signals"), ("posted diff", "baseline", "posted_diff_signals"))
+          ("ranks", "crossrank", "rank_signals"), ("posted diff", "baseline", "posted_diff_signals"),
+          ("versions", "baseline", "version_pair_signals"))
 _BASELINE = ("baseline", "baseline", "compare")
 _GAP = ("gap", "gap", "gap_signals")
 # every module the steps load by name (warm() loads them ahead of a first call)

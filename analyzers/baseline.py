@@ -276,7 +276,10 @@ def _in_metric_function(kind: str | None, fn: str | None) -> str | None:
 
 
 _METRIC_FUNC = re.compile(r"acc|f1|metric|score|precision|recall|auc|bleu|rouge|iou|dice|compute_metrics|mAP|evaluat"
-                          r"|(?:^|_)eval(?:_|\d|\.|$)|\bwer\b", re.I)
+                          r"|(?:^|_)eval(?:_|\d|\.|$)|\bwer\b"
+                          # ... or for an error measure (`def l2_error`, `def rel_err`, `def compute_rmse`)
+                          r"|(?:^|_)(?:l[12]|rel(?:ative)?|abs(?:olute)?|mean|squared|top\d)_?err(?:or)?(?:_|$)"
+                          r"|(?:^|_)(?:mse|mae|rmse|mape|smape|mase|psnr|ssim|cer)(?:_|$)", re.I)
 _CODE_STRENGTH = {"baseline:tokenizer_changed": 0.7, "baseline:split_changed": 0.7, "baseline:seed_changed": 0.6,
                   "baseline:metric_changed": 0.7, "baseline:checkpoint_changed": 0.6,
                   "baseline:preprocessing_changed": 0.7, "baseline:lr_changed": 0.6,
@@ -687,6 +690,87 @@ def _paired_block_changes(text: str, lines: list[str]) -> list[tuple[int, str, s
 
 
 # ---------------------------------------------------------------- entry point
+
+# Two versions of one run's output side by side in the folder (before/train.log and after/train.log,
+# before_refactor.log and after_refactor.log): paths that are the same once version words are taken out.
+_VERSION_DIR = re.compile(r"^(?:old|new|v\d+|orig|original|before|after|bak|backup|prev|previous|fixed|broken|working|"
+                          r"current|refactor(?:ed)?|good|bad|baseline)$", re.I)
+# A version's loss series must share this many steps with the other's to say "the training is the same"
+SAME_TRAINING_POINTS = 4
+# A score that moves by more than this (relative) between the versions at a shared step differs
+SCORE_REL_DIFF = 1e-3
+
+
+def _version_key(path: str) -> str:
+    parts = path.split("/")
+    dirs = [d for d in parts[:-1] if not _VERSION_DIR.match(d)]
+    stem, dot, ext = parts[-1].rpartition(".")
+    stem = _VERSION_WORD.sub("", stem) if dot else _VERSION_WORD.sub("", parts[-1])
+    return "/".join(dirs + [stem + (dot + ext if dot else "")])
+
+
+def version_pair_signals(run: Run) -> list[Signal]:
+    """Two versions of one run's output in the folder (before/ and after/, `*_before.log` and `*_after.log`) whose
+    losses are the same at every step both log (four shared steps at least) while a score (an accuracy, an error
+    measure) differs: `versions:same_outputs_score_differs` where a held-out loss is among the same ones (the model
+    and its predictions did not change, the way they are scored did), else `versions:same_training_score_differs`
+    (the training did not change; the evaluation's data, mode or score may have)."""
+    by_src: dict[str, dict[tuple[str, int | None], Series]] = {}
+    for s in run.series:
+        if len(s):
+            cur = by_src.setdefault(s.source, {})
+            if (s.name, s.rank) not in cur or len(s) > len(cur[(s.name, s.rank)]):
+                cur[(s.name, s.rank)] = s
+    groups: dict[str, list[str]] = {}
+    for src in by_src:
+        groups.setdefault(_version_key(src), []).append(src)
+    for srcs in groups.values():
+        if len(srcs) != 2 or _version_key(srcs[0]) == srcs[0] and _version_key(srcs[1]) == srcs[1]:
+            continue
+        a, b = by_src[srcs[0]], by_src[srcs[1]]
+        same_loss, held_same, diff = 0, False, []
+        for key in a.keys() & b.keys():
+            sa, sb = a[key], b[key]
+            steps = np.intersect1d(sa.steps, sb.steps)
+            if not len(steps):
+                continue
+            va = sa.values[np.searchsorted(sa.steps, steps)] if np.all(np.diff(sa.steps) > 0) else None
+            vb = sb.values[np.searchsorted(sb.steps, steps)] if np.all(np.diff(sb.steps) > 0) else None
+            if va is None or vb is None:
+                continue
+            differs = ~np.isclose(va, vb, rtol=SCORE_REL_DIFF, atol=0.0, equal_nan=True)
+            if "loss" in key[0]:
+                if differs.any():
+                    break       # a loss moved: the model's outputs changed
+                same_loss = max(same_loss, len(steps))
+                held_same = held_same or key[0].startswith("val_")
+            elif differs.any() and (_HIGHER_BETTER.search(key[0]) or _LOWER_BETTER.search(key[0])):
+                k = int(np.flatnonzero(differs)[0])
+                diff.append((sa, sb, int(steps[k]), float(va[k]), float(vb[k])))
+        else:
+            if same_loss < SAME_TRAINING_POINTS or not diff:
+                continue
+            sa, sb, step, x, y = diff[0]
+            kind = "versions:same_outputs_score_differs" if held_same else "versions:same_training_score_differs"
+            txt = (f"{sa.source} and {sb.source} log the same {'training and held-out ' if held_same else 'training '}"
+                   f"losses at {same_loss} shared steps, yet {sa.name} is {x:.4g} in one and {y:.4g} in the other (step "
+                   f"{step}): " + ("the model and its held-out predictions are the same, the score is computed differently"
+                                   if held_same else "the training is the same; the evaluation or its score changed"))
+            texts = {t.path: t for t in run.texts}
+            ev = [Evidence(text=f"{x.name} in {x.source}", **_cite(x, step, texts.get(x.source))) for x in (sa, sb)]
+            return [Signal(kind, 0.9 if held_same else 0.6, txt, ev,
+                           {"metric": sa.name, "shared_loss_steps": same_loss, "a": x, "b": y})]
+    return []
+
+
+def _cite(s: Series, step: int, t: TextArtifact | None) -> dict:
+    """Evidence fields for series `s` at `step`, its line's text as the quote where the series is a text's."""
+    i = int(np.flatnonzero(s.steps == step)[0])
+    d = {k: v for k, v in s.point(i).items() if k in ("source", "step", "metric", "value", "line")}
+    if t is not None and "line" in d:
+        d["quote"] = t.line(d["line"]).strip()[:300] or None
+    return d
+
 
 def compare(run: Run, base: Run, repo_root: Path | None = None) -> list[Signal]:
     """`baseline:*` signals for `run` against the good run `base` (strongest first)."""

@@ -394,3 +394,38 @@ def test_blank_lines_and_a_bare_hunk_header_make_no_diff_of_what_follows(tmp_pat
     assert not kinds("Before the upgrade:\n\n```\nepoch 1 acc 0.91\n\nseed=1\n```\n\nNow it prints:\n\n```\n"
                      "threshold=0.5 f1\n\nrandom_state=3\n```\n")
     assert not kinds("My change:\n@@\n+x = load()\n\nWhat I tried:\n- fixed the random seed to 42\n- set test_size=0.1\n")
+
+
+def test_two_versions_with_the_same_losses_and_a_score_that_differs_are_a_metric_change(tmp_path):
+    """before/train.log and after/train.log (a refactor): the training and held-out losses are the same at every
+    epoch, the val accuracy is not: the model's outputs did not change, the score's computation did
+    (versions:same_outputs_score_differs, metric_changed first and confident). With no held-out loss logged the
+    training alone is the same (the evaluation may have changed in other ways: a weaker kind); a held-out loss that
+    moved, or one version alone, is no such reading; timing lines that differ do not count."""
+    from mltdbg.analyzers.baseline import version_pair_signals
+    from mltdbg.analyzers.ingest import ingest
+    from mltdbg.playbooks.diagnose import diagnose
+
+    def write(val_loss_after=1.2, with_val_loss=True, versions=("before", "after")):
+        for v in versions:
+            (tmp_path / v).mkdir(exist_ok=True)
+            acc = 0.90 if v == "before" else 0.76
+            (tmp_path / v / "train.log").write_text("".join(
+                f"epoch {e} loss={1.0 / e:.4f}"
+                + (f" val_loss={(1.2 if v == 'before' else val_loss_after) / e:.4f}" if with_val_loss else "")
+                + f" val_acc={acc - 0.01 * (8 - e):.4f} time={3.1 + (v == 'after') + 0.01 * e:.2f}s\n"
+                for e in range(1, 9)))
+
+    def kinds():
+        return [s.kind for s in version_pair_signals(ingest([str(tmp_path)]))]
+    write()
+    assert kinds() == ["versions:same_outputs_score_differs"]
+    d = diagnose([str(tmp_path)], ["after my refactor the val accuracy dropped from 0.90 to 0.76"])
+    assert d.hypotheses[0].id == "metric_changed" and d.hypotheses[0].confidence >= 0.8
+    write(with_val_loss=False)
+    assert kinds() == ["versions:same_training_score_differs"]
+    write(val_loss_after=1.5)
+    assert kinds() == []
+    __import__("shutil").rmtree(tmp_path / "after")
+    write(versions=("before",))
+    assert kinds() == []
