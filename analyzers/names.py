@@ -34,7 +34,7 @@ _ALIASES = {
     "accuracy_top-1": "accuracy", "accuracy_top1": "accuracy", "accuracy_top_1": "accuracy", "acc_top1": "accuracy",
     "acc_top-1": "accuracy", "top1_accuracy": "accuracy", "top-1_accuracy": "accuracy",
     "avg_loss": "loss", "mean_loss": "loss", "lm_loss": "loss", "loss_epoch": "loss", "loss_step": "loss",
-    "grad_norm": "grad_norm", "gradient_norm": "grad_norm", "total_norm": "grad_norm",
+    "grad_norm": "grad_norm", "gradient_norm": "grad_norm", "total_norm": "grad_norm", "norm_grad": "grad_norm",
     "gnorm": "grad_norm", "grad_norm_total": "grad_norm", "global_grad_norm": "grad_norm",
     "grad-norm": "grad_norm", "grads_norm": "grad_norm", "grad_norms": "grad_norm", "gradient_norms": "grad_norm", "norm": "grad_norm",
     "lr": "lr", "learning_rate": "lr", "learning-rate": "lr", "lr_0": "lr", "lr-adam": "lr",
@@ -198,12 +198,24 @@ def _composer(n: str) -> str | None:
     return None
 
 
+# The words of a metric's name printed in Spanish, Portuguese, French or German in ASCII letters ("perda",
+# "perda_teste", "acuracia_validacao", "Verlust"), as the English words they stand for (labels with accented or
+# Cyrillic letters are rewritten before the scanner reads them: readers/textlog/vocabulary.foreign_keys)
+_FOREIGN_WORD = {"perda": "loss", "perdida": "loss", "perte": "loss", "verlust": "loss", "acuracia": "accuracy",
+                 "exactitud": "accuracy", "precisao": "accuracy", "genauigkeit": "accuracy", "treino": "train",
+                 "treinamento": "train", "entrenamiento": "train", "teste": "test", "prueba": "test",
+                 "validacao": "val", "validacion": "val", "validierung": "val", "norma": "norm"}
+_FOREIGN_TOKEN = re.compile(r"(?<![a-z0-9])(?:" + "|".join(sorted(_FOREIGN_WORD, key=len, reverse=True)) + r")(?![a-z0-9])")
+
+
 @lru_cache(maxsize=4096)
 def normalize(raw: str) -> str:
     """Canonical metric name for a raw name as it appears in an artifact."""
     n = _SEP.sub("_", raw.strip().strip("'\"").lower())
     if n in _ALIASES:
         return _ALIASES[n]
+    if (en := _FOREIGN_TOKEN.sub(lambda m: _FOREIGN_WORD[m.group(0)], n)) != n:
+        return normalize(en)
     if (c := _composer(n)) is not None:
         return c
     # Lightning's gradient norms (track_grad_norm, utilities.grad_norm): "grad_2.0_norm_total" is

@@ -1259,6 +1259,19 @@ def test_a_held_out_loss_of_hundreds_of_nats_beside_a_sane_training_loss_is_off_
     assert "val_off_scale" not in kinds(lambda e: 190.0 * e, train=lambda e: 150.0 * e)
 
 
+def test_a_first_val_loss_near_ln_k_beside_an_accuracy_far_above_chance_is_no_chance_level(tmp_path):
+    """A 10-class run whose first val loss happens to sit at 1.604 (ln 5 within 1 %) while its val accuracy is 0.60:
+    the loss is no chance level, so a val loss that dips and then climbs 23 % while training falls is the
+    train/val divergence (it was read as 'validation never improved' and nothing was said)."""
+    from mltdbg.analyzers.analyze import analyze
+    from mltdbg.analyzers.ingest import ingest
+    val = [1.6039, 1.5955, 1.5844, 1.5934, 1.6020, 1.6163, 1.70, 1.78, 1.85, 1.90, 1.94, 1.98]
+    (tmp_path / "train.log").write_text("".join(
+        f"epoch {e} loss={1.76 - 0.06 * e:.4f} acc={0.55 + 0.01 * e:.4f} val_loss={v:.4f} val_acc={0.604 - 0.006 * e:.4f}\n"
+        for e, v in enumerate(val, 1)))
+    assert "train_val_divergence" in {s.kind for s in analyze(ingest([str(tmp_path)]))}
+
+
 def test_batch_noise_on_a_loss_still_falling_in_the_second_half_is_no_oscillation(tmp_path):
     """A GRU that sits at ln 3 for 500 steps, then drops to ~0.05 with jumpy batch losses (0.04 .. 0.5): the second
     half's slow smoother lags the drop and read it as swing (oscillation 1.0, lr_too_high 0.93, diagnosis_complete

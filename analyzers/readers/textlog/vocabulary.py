@@ -18,7 +18,8 @@ STEP_KEYS = {"step", "steps", "global_step", "globalstep", "global_steps", "glob
              "iters", "iteration", "it", "_step", "num_updates", "update", "updates",
              "trainer/global_step", "train/global_step", "train/step", "optimizer_step"}
 BATCH_KEYS = {"batch", "batch_idx", "batch_id", "minibatch", "mini_batch", "mini-batch"}
-EPOCH_KEYS = {"epoch", "ep", "train/epoch", "trainer/epoch", "train epoch"}
+EPOCH_KEYS = {"epoch", "ep", "train/epoch", "trainer/epoch", "train epoch",
+              "epoca", "epoche"}     # (Spanish / Portuguese and German in ASCII letters: "Epoca 3/20")
 # Numbers next to these words are identifiers, versions, times or settings, never metrics.
 DENY_KEYS = {
     "version", "ver", "v", "v_num", "pid", "tid", "ppid", "port", "line", "lineno", "rank", "local_rank",
@@ -167,6 +168,61 @@ _CJK_RUN = re.compile(rb"(?:[\xe3-\xed\xef][\x80-\xbf]{2})+(?: (?:[\xe3-\xed\xef
 _LATIN_BEFORE = re.compile(rb"(?<![A-Za-z])(?:train|val|valid|test|eval|dev)[ _]?$")
 
 
+# ... and in Spanish, Portuguese, French, German or Russian ("Época 3/20 - perda: 0.52 - acurácia: 0.81", "Эпоха 3
+# потеря: 0.52 точность: 0.81", "pérdida de validación: 0.61"): a label whose letters are not all ASCII is cut by the
+# scanner at its first accented or Cyrillic byte ("acurácia" read as "cia"), so such labels are rewritten the same
+# way, in the bytes scanned only, to the English key of the same length or shorter. (Labels in ASCII letters alone,
+# "perda", "perda_teste", are the scanner's keys already: names.normalize translates their words.)
+_FOREIGN_METRIC = {"loss": ("pérdida", "perdida", "perda", "perte", "verlust", "потеря", "потери", "потерь", "лосс"),
+                   "acc": ("acurácia", "acuracia", "precisión", "precisão", "exactitud", "exatidão", "précision",
+                           "exactitude", "genauigkeit", "точность"),
+                   "epoch": ("época", "epoca", "époque", "epoche", "эпоха", "эпохи", "эпоху"),
+                   "step": ("paso", "passo", "étape", "schritt", "шаг"),
+                   "lr": ("tasa de aprendizaje", "taxa de aprendizado", "taxa de aprendizagem", "taux d'apprentissage",
+                          "lernrate", "скорость обучения")}
+_FOREIGN_SPLIT = {"train": ("entrenamiento", "treinamento", "treino", "entraînement", "обучение", "обучения",
+                            "обучении", "трейн"),
+                  "val": ("validación", "validacion", "validação", "validacao", "validierung", "валидация", "валидации", "вал",
+                          "валидационная", "валидационный"),
+                  "test": ("prueba", "teste", "тест", "теста", "тесте", "тестовая", "тестовый")}
+
+
+def _cases(words):
+    return {v.encode() for w in words for v in (w, w.capitalize(), w.upper())}
+
+
+def _falt(words: set[bytes]) -> bytes:
+    return b"|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+
+
+_F_METRIC_OF = {v: k for k, ws in _FOREIGN_METRIC.items() for v in _cases(ws)}
+_F_SPLIT_OF = {v: k for k, ws in _FOREIGN_SPLIT.items() for v in _cases(ws)}
+_F_JOIN = _cases(("de", "do", "da", "en", "on", "на", "по", "del", "der", "des", "du", "em", "no", "na"))
+_FOREIGN_NAME = re.compile(
+    rb"(?<![A-Za-z\x80-\xff])(?:(?P<s1>" + _falt(set(_F_SPLIT_OF)) + rb")[ _])?(?P<m>" + _falt(set(_F_METRIC_OF))
+    + rb")(?:[ _](?:(?:" + _falt(_F_JOIN) + rb")[ _])?(?P<s2>" + _falt(set(_F_SPLIT_OF)) + rb"))?(?![A-Za-z\x80-\xff])"
+    rb"(?=[ \t]*(?:[:=]|\d|-[ \t]*\d))")
+
+
+def _foreign_key(m: re.Match) -> bytes:
+    n = m.end() - m.start()
+    metric = _F_METRIC_OF[m["m"]]
+    split = _F_SPLIT_OF.get(m["s1"] or m["s2"] or b"")
+    if split and metric in ("lr", "epoch", "step"):
+        split = None
+    key = f"{split}_{metric}" if split else metric
+    return key.encode().rjust(n)
+
+
+def foreign_keys(data: bytes) -> bytes:
+    """`data` with metric labels printed in Spanish, Portuguese, French, German or Russian with non-ASCII letters
+    rewritten to English keys of the same byte length (see above); data without an accented Latin or a Cyrillic
+    lead byte (C3, D0, D1) as it is."""
+    if data.isascii() or not (b"\xc3" in data or b"\xd0" in data or b"\xd1" in data):
+        return data
+    return _FOREIGN_NAME.sub(_foreign_key, data)
+
+
 def cjk_keys(data: bytes) -> bytes:
     """`data` with metric names printed in Chinese, Japanese or Korean rewritten to English keys of the same byte
     length (see above). ASCII data as it is at the cost of one isascii(); other data without a CJK lead byte
@@ -175,6 +231,7 @@ def cjk_keys(data: bytes) -> bytes:
     labelled lines: ~0.5 s, where the pattern over every byte took 3 s; 4 MB of Chinese prose ~0.1 s)."""
     if data.isascii():
         return data
+    data = foreign_keys(data)
     a = np.frombuffer(data, np.uint8)
     if not ((a - np.uint8(0xE3)) <= 12).any():       # no byte in E3..EF (uint8 wraps below E3)
         return data
