@@ -1950,8 +1950,11 @@ def _train_val(run: Run, tr: Series, va: Series, q: Quoter, labels: tuple[str, s
         return []
     if vend - vmin < VAL_RISE_OF_START * max(abs(float(tv[0])), abs(float(vv[0]))):
         return []        # a rise too small to matter on the run's own scale (1e-6 -> 8e-6 beside a start at 0.3)
+    # (a first val loss that dipped at all, beside a val accuracy far above 1/K, is at no chance level however near
+    # ln K it reads; one that never went below its first value keeps that reading: validation that never learned)
+    acc0 = _val_acc_at(run, va.steps[vi[0]]) if k > 0 else None
     if (float(vv[0]) - vmin) / (abs(float(vv[0])) + 1e-8) < VAL_IMPROVED and \
-            not _val_started_with_train(float(vv[0]), _train_before(ts, tv, va.steps[vi[0]]), _val_acc_at(run, va.steps[vi[0]])):
+            not _val_started_with_train(float(vv[0]), _train_before(ts, tv, va.steps[vi[0]]), acc0):
         return []        # validation never improved on its first value, far above train: a gap, not overfitting
     # Train loss at the val minimum vs at the end (aligned by step).
     a = int(np.clip(np.searchsorted(ts, va.steps[imin]), 0, len(ts) - 1))
