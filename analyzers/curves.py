@@ -641,6 +641,15 @@ class Quoter:
     def __init__(self, run: Run):
         self._texts = {t.path: t for t in run.texts}
 
+    def lines_between(self, s: Series, i: int, j: int, most: int = 20_000) -> str:
+        """The text of the lines after point i's line and up to point j's (at most `most` characters of it; '' where
+        the series is not a text's)."""
+        art = self._texts.get(s.source)
+        if art is None or s.loc_kind != LOC_LINE:
+            return ""
+        a, b = sorted((int(s.locs[i]), int(s.locs[j])))
+        return art.text[art.start_of(a + 1):art.start_of(b)][:most]
+
     def ev(self, s: Series, i: int, text: str) -> Evidence:
         p = s.point(i)
         e = Evidence(text=text, source=p["source"], step=p["step"], metric=s.name, value=p["value"])
@@ -1808,6 +1817,14 @@ def _phase_tag(s: Series, i: int, q: Quoter) -> str | None:
     return None if tag is None or tag in _NOT_PHASE or tag.startswith(("rank", "default")) else tag
 
 
+# Between two trials of a hyperparameter search, the tool's banner for the next one: W&B's agent ("Agent starting run
+# with config:"), Optuna ("Trial 3 finished with value", "Trial 4 pruned"), Keras Tuner ("Search: Running Trial #4",
+# "Trial 3 Complete"), Ray Tune ("Trial train_fn_1a2b started"), or a loop's own "--- trial 5 ---" / "Running trial".
+_NEW_TRIAL = re.compile(r"agent starting run|\btrial[ _#]*\w*\s+(?:finished|pruned|complete[d]?|start(?:ed|ing)?|failed)\b"
+                        r"|\brunning trial\b|\bstarting trial\b|^[ \t]*[-=#*]{2,}[ \t]*trial[ \t#]*\d+", re.I | re.M)
+_RESUMED = re.compile(r"\bresum|\brestor|\bload(?:ed|ing)? (?:the )?(?:checkpoint|state|weights)", re.I)
+
+
 def _restart(s: Series, q: Quoter) -> list[Signal]:
     """Step counter going backwards in file order = a restart; loss jump there = bad resume. Not where the lines on
     either side carry different phase tags (a distillation's "[teacher]" epochs, then its "[kd]" epochs): a script's
@@ -1820,6 +1837,9 @@ def _restart(s: Series, q: Quoter) -> list[Signal]:
         a, b = _phase_tag(s, j, q), _phase_tag(s, i, q)
         if a is not None and b is not None and a != b:
             return out
+        gap = q.lines_between(s, j, i)
+        if _NEW_TRIAL.search(gap) and not _RESUMED.search(gap):
+            return out      # a search's next trial (its own config, its own run), no resumed job
         out.append(Signal("step_restart", 0.6, f"{s.name}: step goes back to {int(s.steps[i])} (restart)",
                           [q.ev(s, i, "step counter restarts")], {"step": int(s.steps[i])}))
     return out

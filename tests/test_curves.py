@@ -1272,6 +1272,25 @@ def test_a_first_val_loss_near_ln_k_beside_an_accuracy_far_above_chance_is_no_ch
     assert "train_val_divergence" in {s.kind for s in analyze(ingest([str(tmp_path)]))}
 
 
+@pytest.mark.parametrize("banner", [
+    "2024-03-14 21:40:09,400 - wandb.wandb_agent - INFO - Agent starting run with config:\n\tlr: 2.74",
+    "[I 2024-05-02 10:11:12,345] Trial 0 finished with value: 1.2 and parameters: {'lr': 0.3}.",
+    "Search: Running Trial #2", "----- trial 2 -----"])
+def test_a_searchs_next_trial_is_no_restart(tmp_path, banner):
+    """A hyperparameter search's console: trial after trial, each counting its epochs from 1 with its own config. The
+    step going back under the tool's banner for the next trial is no resumed job (step_restart read it as a resume
+    whose loss jumped: resume_mismatch 0.76). The same step going back after 'Resuming from checkpoint' is one."""
+    from mltdbg.analyzers.analyze import analyze
+    from mltdbg.analyzers.ingest import ingest
+
+    def trial(lr):
+        return "".join(f"epoch {e}/8 - train_loss: {2.3 / e + lr:.4f} - val_loss: {2.4 / e + lr:.4f}\n" for e in range(1, 9))
+    (tmp_path / "console.log").write_text(trial(0.1) + banner + "\n" + trial(0.9))
+    assert "step_restart" not in {s.kind for s in analyze(ingest([str(tmp_path)]))}
+    (tmp_path / "console.log").write_text(trial(0.1) + banner + "\nResuming from checkpoint ckpt/last.pt\n" + trial(0.9))
+    assert "step_restart" in {s.kind for s in analyze(ingest([str(tmp_path)]))}
+
+
 def test_batch_noise_on_a_loss_still_falling_in_the_second_half_is_no_oscillation(tmp_path):
     """A GRU that sits at ln 3 for 500 steps, then drops to ~0.05 with jumpy batch losses (0.04 .. 0.5): the second
     half's slow smoother lags the drop and read it as swing (oscillation 1.0, lr_too_high 0.93, diagnosis_complete
