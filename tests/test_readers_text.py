@@ -270,6 +270,194 @@ def test_flowers_server_evaluation_lines_are_the_global_models_held_out_scores(t
     assert len([s for s in run.series if s.name == "val_loss"]) == 1
 
 
+# Flower's end-of-run History as flwr 1.x prints it through its logger (pprint'ed dicts over several lines)
+_HISTORY = """INFO :      [SUMMARY]
+INFO :      Run finished 3 round(s) in 31.21s
+INFO :      	History (loss, distributed):
+INFO :      		round 1: 0.8348
+INFO :      		round 2: 0.3865
+INFO :      		round 3: nan
+INFO :      	History (loss, centralized):
+INFO :      		round 0: 2.3026
+INFO :      		round 1: 0.41
+INFO :      		round 2: 0.38
+INFO :      		round 3: 0.37
+INFO :      	History (metrics, distributed, fit):
+INFO :      	{'train_acc': [(1, 0.71),
+INFO :      	               (2, 0.82),
+INFO :      	               (3, 0.9)]}
+INFO :      	History (metrics, distributed, evaluate):
+INFO :      	{'accuracy': [(1, 0.659),
+INFO :      	              (2, 0.7647),
+INFO :      	              (3, 0.772)]}
+INFO :      	History (metrics, centralized):
+INFO :      	{'accuracy': [(0, 0.1), (1, 0.5), (2, 0.61), (3, 0.64)],
+INFO :      	 'f1': [(0, 0.05),
+INFO :      	        (1, 0.4)]}
+INFO :      
+"""
+
+
+def test_flowers_history_sections_split_the_clients_training_from_the_evaluations(tmp_path):
+    """Flower's History at the end of a run: the clients' evaluation loss (distributed) and the server's
+    (centralized) by round, and dicts of (round, value) lists over several lines. `fit` metrics are the clients'
+    TRAINING metrics, `evaluate` and `centralized` ones held-out; where both a centralized and a distributed series
+    have one name the server's keeps it and the clients' takes `_distributed`. The scanner read none of it."""
+    p = tmp_path / "flwr_summary.log"
+    p.write_text("INFO :      Starting Flower ServerApp\n" + _HISTORY)
+    run = read(p)
+    loss, dist = series(run, "val_loss"), series(run, "val_loss_distributed")
+    assert (loss.steps.tolist(), loss.values.tolist(), loss.locs.tolist()) == ([0, 1, 2, 3], [2.3026, 0.41, 0.38, 0.37],
+                                                                               [9, 10, 11, 12])
+    assert dist.steps.tolist() == [1, 2, 3] and dist.values[:2].tolist() == [0.8348, 0.3865] and math.isnan(dist.values[2])
+    assert dist.locs.tolist() == [5, 6, 7]
+    fit = series(run, "accuracy")       # the clients' training accuracy, not a held-out one
+    assert (fit.steps.tolist(), fit.values.tolist(), fit.locs.tolist()) == ([1, 2, 3], [0.71, 0.82, 0.9], [14, 15, 16])
+    ev = series(run, "val_accuracy_distributed")
+    assert (ev.steps.tolist(), ev.values.tolist(), ev.locs.tolist()) == ([1, 2, 3], [0.659, 0.7647, 0.772], [18, 19, 20])
+    cen = series(run, "val_accuracy")
+    assert (cen.steps.tolist(), cen.values.tolist(), cen.locs.tolist()) == ([0, 1, 2, 3], [0.1, 0.5, 0.61, 0.64], [22] * 4)
+    f1 = series(run, "val_f1")
+    assert (f1.steps.tolist(), f1.values.tolist(), f1.locs.tolist()) == ([0, 1], [0.05, 0.4], [23, 24])
+    names = {s.name for s in run.series}
+    assert names == {"val_loss", "val_loss_distributed", "accuracy", "val_accuracy_distributed", "val_accuracy", "val_f1"}
+    # the clients' evaluation alone (no server-side evaluation): it is the val_loss / val_accuracy
+    p.write_text("".join(ln + "\n" for ln in _HISTORY.splitlines()[:6] + _HISTORY.splitlines()[11:20]))
+    run = read(p)
+    assert series(run, "val_loss").values[:2].tolist() == [0.8348, 0.3865]
+    assert series(run, "val_accuracy").values.tolist() == [0.659, 0.7647, 0.772]
+    assert series(run, "accuracy").values.tolist() == [0.71, 0.82, 0.9]
+    assert {s.name for s in run.series} == {"val_loss", "val_accuracy", "accuracy"}
+
+
+def test_flowers_history_leaves_the_server_evaluation_to_its_fit_progress_lines(tmp_path):
+    """The centralized History repeats what the `fit progress:` lines gave round by round: one val_loss and one
+    val_accuracy, on the fit progress lines (each round's own line), not a second copy on the summary's."""
+    p = tmp_path / "flwr_run.log"
+    lines = ["INFO :      initial parameters (loss, other metrics): 2.3026, {'accuracy': 0.1}"]
+    for r, (lo, acc) in enumerate([(0.41, 0.5), (0.38, 0.61), (0.37, 0.64)], 1):
+        lines += [f"INFO :      [ROUND {r}]", f"INFO :      fit progress: ({r}, {lo}, {{'accuracy': {acc}}}, {1.5 * r})"]
+    p.write_text("\n".join(lines) + "\n" + _HISTORY)
+    run = read(p)
+    loss, acc = series(run, "val_loss"), series(run, "val_accuracy")
+    assert loss.values.tolist() == [2.3026, 0.41, 0.38, 0.37] and loss.locs.tolist() == [1, 3, 5, 7]
+    assert acc.values.tolist() == [0.1, 0.5, 0.61, 0.64] and acc.locs.tolist() == [1, 3, 5, 7]
+    assert series(run, "val_accuracy_distributed").values.tolist() == [0.659, 0.7647, 0.772]
+    assert series(run, "val_f1").locs.tolist() == [7 + 22, 7 + 23]    # (the fit progress lines have no f1)
+
+
+def test_flowers_older_history_without_the_loggers_prefix(tmp_path):
+    """Older Flower printed the History bare, each metrics dict on one line and the next header right after it
+    (`...]}History (metrics, ...):`); the fit dict's 'loss' is the clients' training loss."""
+    p = tmp_path / "history.txt"
+    p.write_text("History (loss, distributed):\n\tround 1: 0.83\n\tround 2: 0.51\n\tround 3: 0.47\n"
+                 "History (metrics, distributed, fit):\n{'accuracy': [(1, 0.5), (2, 0.6), (3, 0.7)], "
+                 "'loss': [(1, 1.5), (2, 1.2), (3, 1.1)]}History (metrics, distributed, evaluate):\n"
+                 "{'accuracy': [(1, 0.4), (2, 0.45), (3, np.float64(0.5))]}\n")
+    run = read(p)
+    assert series(run, "val_loss").values.tolist() == [0.83, 0.51, 0.47]
+    tr, va = series(run, "accuracy"), series(run, "val_accuracy")
+    assert (tr.steps.tolist(), tr.values.tolist(), tr.locs.tolist()) == ([1, 2, 3], [0.5, 0.6, 0.7], [6, 6, 6])
+    assert (va.steps.tolist(), va.values.tolist(), va.locs.tolist()) == ([1, 2, 3], [0.4, 0.45, 0.5], [7, 7, 7])
+    assert series(run, "loss").values.tolist() == [1.5, 1.2, 1.1]
+    assert {s.name for s in run.series} == {"val_loss", "accuracy", "val_accuracy", "loss"}
+
+
+_DEEPXDE_STAGE = """Compiling model...
+'compile' took 0.000394 s
+
+Training model...
+
+Step      Train loss                Test loss                 Test metric
+{rows}
+
+Best model at step {best}:
+  train loss: {best_train}
+  test loss: {best_test}
+  test metric: [{best_metric}]
+
+'train' took 15.041861 s
+
+"""
+
+
+def test_deepxdes_training_table_sums_the_loss_terms_by_step(tmp_path):
+    """DeepXDE prints a table of bracketed lists by position: a row's Step, its training loss terms, its test loss
+    terms and its metrics. loss / val_loss are the sums of the terms (DeepXDE's own total), val_metric the metric, by
+    the Step column; an L-BFGS stage after Adam prints its own header and its steps run on; a NaN term makes the sum
+    NaN. The `Best model` summary repeats one row and is not read as a series of its own."""
+    rows1 = ["0         [4.50e+01, 3.30e-02]      [4.76e+01, 3.30e-02]      [8.37e-01]",
+             "250       [4.08e-01, 2.89e-06]      [4.43e-01, 2.89e-06]      [1.65e-02]",
+             "500       [3.24e-02, 2.17e-07]      [3.72e-02, 2.17e-07]      [1.95e-03]"]
+    rows2 = ["500       [3.24e-02, 2.17e-07]      [3.72e-02, 2.17e-07]      [1.95e-03]",   # (the stage's start: the same row)
+             "550       [4.26e-05, nan]           [6.98e-05, 3.82e-11]      [3.16e-05]",
+             "594       [5.66e-06, 3.62e-14]      [inf, 3.62e-14]           [nan]"]
+    text = (_DEEPXDE_STAGE.format(rows="\n".join(rows1), best=500, best_train="3.24e-02", best_test="3.72e-02",
+                                  best_metric="1.95e-03")
+            + _DEEPXDE_STAGE.format(rows="\n".join(rows2), best=500, best_train="3.24e-02", best_test="3.72e-02",
+                                    best_metric="1.95e-03") + "Final l2_error: 7.4843e-06\n")
+    p = tmp_path / "train.log"
+    p.write_text(text)
+    run = read(p)
+    loss, val, met = series(run, "loss"), series(run, "val_loss"), series(run, "val_metric")
+    assert loss.steps.tolist() == val.steps.tolist() == met.steps.tolist() == [0, 250, 500, 550, 594]
+    assert loss.locs.tolist() == met.locs.tolist() == [7, 8, 9, 25, 26]
+    assert loss.values[[0, 1, 2, 4]].tolist() == [45 + 0.033, 0.408 + 2.89e-06, 0.0324 + 2.17e-07, 5.66e-06 + 3.62e-14]
+    assert math.isnan(loss.values[3])
+    assert val.values[:4].tolist() == [47.6 + 0.033, 0.443 + 2.89e-06, 0.0372 + 2.17e-07, 6.98e-05 + 3.82e-11]
+    assert math.isinf(val.values[4])
+    assert met.values[:4].tolist() == [0.837, 0.0165, 0.00195, 3.16e-05] and math.isnan(met.values[4])
+    names = {s.name for s in run.series}
+    assert names == {"loss", "val_loss", "val_metric", "l2_error"}    # no series of the summary's, none named step
+    assert all(len(s) == 5 for s in run.series if s.name != "l2_error")
+
+
+def test_deepxdes_table_without_metrics_and_with_several(tmp_path):
+    """The metric column may be missing (or `[]`); several metrics give val_metric, val_metric_2, ... A header with
+    one row under it (a post quoting it) is no curve."""
+    p = tmp_path / "pinn.log"
+    p.write_text("Step      Train loss                Test loss                 Test metric\n"
+                 "0         [1.00e+00, 2.00e+00]      [3.00e+00, 4.00e+00]      []\n"
+                 "100       [5.00e-01, 1.00e+00]      [1.50e+00, 2.00e+00]      []\n")
+    run = read(p)
+    assert series(run, "loss").values.tolist() == [3.0, 1.5] and series(run, "val_loss").values.tolist() == [7.0, 3.5]
+    assert {s.name for s in run.series} == {"loss", "val_loss"}
+    p.write_text("Step      Train loss      Test loss\n"
+                 "0         [1.00e+00]      [2.00e+00]\n"
+                 "10        [5.00e-01]      [1.00e+00]\n"
+                 "\nStep      Train loss                          Test loss                           Test metric\n"
+                 "20        [2.00e-01, 1.00e-02, 3.00e-03]      [2.50e-01, 1.00e-02, 3.00e-03]      [1.00e-01, 2.00e-01]\n"
+                 "30        [1.00e-01, 1.00e-02, 3.00e-03]      [1.50e-01, 1.00e-02, 3.00e-03]      [5.00e-02, 1.00e-01]\n")
+    run = read(p)
+    assert series(run, "loss").steps.tolist() == [0, 10, 20, 30]
+    assert series(run, "loss").values.tolist() == [1.0, 0.5, 0.2 + 0.01 + 0.003, 0.1 + 0.01 + 0.003]
+    m1, m2 = series(run, "val_metric"), series(run, "val_metric_2")
+    assert (m1.steps.tolist(), m1.values.tolist(), m1.locs.tolist()) == ([20, 30], [0.1, 0.05], [6, 7])
+    assert m2.values.tolist() == [0.2, 0.1]
+    p.write_text("Step      Train loss                Test loss                 Test metric\n"
+                 "0         [1.00e+00, 2.00e+00]      [3.00e+00, 4.00e+00]      [5.00e-01]\n")
+    assert not read(p).series
+
+
+@pytest.mark.parametrize("block", [61, 97, 256])
+def test_a_deepxde_table_and_a_flower_history_cut_by_blocks_read_as_whole(tmp_path, monkeypatch, block):
+    """A big log is read a block at a time, cut at any line: a table's rows, its summary and a History section go
+    on in the next block (the table or section open at a block's end is carried)."""
+    rows = [f"{100 * i:<10}[{1 / (i + 1):.2e}, 1.00e-03]      [{2 / (i + 1):.2e}, 1.00e-03]      [{0.5 / (i + 1):.2e}]"
+            for i in range(6)]
+    p = tmp_path / "both.log"
+    p.write_text(_DEEPXDE_STAGE.format(rows="\n".join(rows), best=500, best_train="1.67e-01", best_test="3.34e-01",
+                                       best_metric="8.33e-02") + _HISTORY)
+    whole = read(p)
+    monkeypatch.setattr(textlog, "BLOCK_BYTES", block)
+    cut = read(p)
+    assert {s.name for s in whole.series} == {"loss", "val_loss", "val_metric", "val_loss_distributed", "accuracy",
+                                              "val_accuracy_distributed", "val_accuracy", "val_f1"}
+    def points(run):     # (values as text: NaN == NaN)
+        return sorted((s.name, s.steps.tolist(), [repr(v) for v in s.values.tolist()], s.locs.tolist()) for s in run.series)
+    assert points(cut) == points(whole)
+
+
 # tool -> metric -> (steps, values): lines as Megatron-LM, mmdetection (mmcv), fairseq, timm and
 # torchvision's reference scripts print them (tests/fixtures/text/styles/)
 STYLES = {

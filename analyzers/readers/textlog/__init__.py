@@ -17,7 +17,8 @@ Styles read: `key=value`, `key: value`, `'key': value` (printed dicts, HF Traine
 the file's `\\n` lines), Python logging prefixes, fairseq/Megatron `key value | key value`
 (space form only for known names), `Step N/M`, `Epoch [N/M]`, bare `[N/M]` and tqdm/Keras
 `N/M [` counters, `[rankN]:`/`[RANK N]`/`[defaultN]:` line prefixes (one series per rank), metric
-tables (fastai, printed DataFrames, YOLOv5/v8 with a header per epoch) and darknet's `N: loss, avg avg loss, lr rate`.
+tables (fastai, printed DataFrames, YOLOv5/v8 with a header per epoch), darknet's `N: loss, avg avg loss, lr rate`,
+Flower's `fit progress:` lines and end-of-run History, and DeepXDE's `Step  Train loss  Test loss  Test metric` table.
 Metric names printed in Chinese, Japanese or Korean (`손실`, `正解率`, `验证损失`) are read as the English keys they
 stand for (vocabulary.cjk_keys, in the scanned bytes only).
 
@@ -28,7 +29,9 @@ Where things live:
   scan.py        the byte scanner: anchors, keys and numbers, progress counters, rank prefixes
   tables.py      whitespace-aligned metric tables
   darknet.py     darknet's training line (each value before its name)
-  flower.py      Flower's server evaluation line (`fit progress: (round, loss, {metrics}, s)`)
+  flower.py      Flower's server evaluation line (`fit progress: (round, loss, {metrics}, s)`) and its History
+                 sections (`History (loss, distributed):`, `History (metrics, distributed, fit):`, ...)
+  deepxde.py     DeepXDE's training table (`Step  Train loss  Test loss  Test metric`, bracketed lists per row)
   lists.py       a history printed as one list (Keras' history dict, a printed array of losses)
   assemble.py    anchors -> steps per line -> Series (LogMetrics: a block at a time)
   sparse.py      what a big log's text keeps (SparseText, WordFinder)

@@ -41,7 +41,9 @@ from mltdbg.analyzers.readers.textlog.layergrads import layer_series, scan_layer
 from mltdbg.analyzers.readers.textlog.settle import StepContext, counter_restarts, pass_ends
 from mltdbg.analyzers.readers.textlog.settle import ffill as _ffill
 from mltdbg.analyzers.readers.textlog.darknet import darknet_series, scan_darknet
-from mltdbg.analyzers.readers.textlog.flower import flower_lines, flower_series, scan_flower
+from mltdbg.analyzers.readers.textlog.deepxde import DeepXDEOpen, Row, deepxde_lines, deepxde_series, scan_deepxde
+from mltdbg.analyzers.readers.textlog.flower import (HistoryOpen, HistoryPoint, flower_lines, flower_series, scan_flower,
+                                                     scan_history)
 from mltdbg.analyzers.readers.textlog.tables import has_trigger, scan_tables, tables_series
 from mltdbg.analyzers.readers.textlog.vocabulary import cjk_keys, classify_key
 
@@ -630,6 +632,10 @@ class LogMetrics:
         self.table_open = None
         self.darknet: list[tuple] = []      # darknet's training lines (darknet.py)
         self.flower: list[tuple] = []       # Flower's server evaluation lines (flower.py)
+        self.history: list[HistoryPoint] = []           # ... and its History sections' entries (flower.py)
+        self.history_open: HistoryOpen | None = None    # the History section a block ended inside
+        self.deepxde: list[Row] = []                    # DeepXDE's training table lines (deepxde.py)
+        self.deepxde_open: DeepXDEOpen | None = None    # the DeepXDE table a block ended inside
         self.layer_rows: list[tuple] = []   # per-layer gradient table rows (layergrads.py)
         self.layer_tables = 0
         self.long_lines, self.first_long = 0, None
@@ -686,6 +692,10 @@ class LogMetrics:
         self.tables += tables
         self.darknet += scan_darknet(data, nl, line0)
         self.flower += scan_flower(data, nl, line0)
+        hist, self.history_open = scan_history(data, nl, line0, self.history_open)
+        self.history += hist
+        dx, self.deepxde_open = scan_deepxde(data, nl, line0, self.deepxde_open)
+        self.deepxde += dx
         rows, n_layer = pre["layer_rows"]
         if rows:
             self.layer_rows += [(o + self.layer_tables, name, v, line0 + ln, *rest) for o, name, v, ln, *rest in rows]
@@ -826,10 +836,14 @@ class LogMetrics:
             on = table_lines(self.layer_rows)
             tables = [s for s in tables if not set(s.locs.tolist()) <= on] + layer_series(self.layer_rows, rel)
             self.layer_rows = []
-        if self.flower:       # (the scanner's reading of those lines is a training accuracy with no loss)
-            tables += flower_series(self.flower, rel)
-            on |= flower_lines(self.flower)
-            self.flower = []
+        if self.flower or self.history:     # (the scanner's reading of those lines is a training accuracy with no loss)
+            tables += flower_series(self.flower, rel, self.history)
+            on |= flower_lines(self.flower, self.history)
+            self.flower, self.history = [], []
+        if self.deepxde:      # (the scanner reads nothing there, or odd things)
+            tables += deepxde_series(self.deepxde, rel)
+            on |= deepxde_lines(self.deepxde)
+            self.deepxde = []
         if not self.groups or not any(self.roles[k] in (1, 4) for k, _, _ in self.groups):
             return tables
         segs, self.segs = self.segs, []
