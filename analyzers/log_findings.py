@@ -1947,6 +1947,17 @@ def repeated_strings(art: TextArtifact) -> Signal | None:
     return None
 
 
+_FRAME = re.compile(r'[ \t]*File "[^"\n]*", line \d+')
+
+
+def _in_traceback(text: str, at: int) -> bool:
+    """Whether the line holding offset `at` is a traceback's source line (`response = await f(request)` under
+    `File ".../routing.py", line 161, in app`): code the frame ran, no output the model printed."""
+    start = text.rfind("\n", 0, at) + 1
+    prev = text.rfind("\n", 0, max(0, start - 1)) + 1
+    return _FRAME.match(text, prev, start) is not None
+
+
 def same_output(art: TextArtifact) -> Signal | None:
     """`log:collapse_output` from SAME_OUTPUT_MIN or more printed model outputs (samples, predictions,
     responses) of which SAME_OUTPUT_SHARE or more are one identical text: the model says the same thing
@@ -1956,7 +1967,7 @@ def same_output(art: TextArtifact) -> Signal | None:
     if not contains_any(head.lower(), _OUTPUT_WORDS):
         return None
     found = [(m.start(1), m.group(1).strip(" \"'`")) for m in _OUTPUT_LINE.finditer(head)]
-    found = [(at, v) for at, v in found if v and not _PATHLIKE.match(v)]
+    found = [(at, v) for at, v in found if v and not _PATHLIKE.match(v) and not _in_traceback(head, at)]
     if len(found) < SAME_OUTPUT_MIN:
         return None
     value, n = Counter(v for _, v in found).most_common(1)[0]

@@ -503,6 +503,18 @@ def test_varied_outputs_and_output_paths_are_no_collapse(tmp_path):
     assert "log:collapse_output" not in signals(tmp_path / "b", {"train.log": paths})
 
 
+def test_a_tracebacks_source_lines_are_no_printed_outputs(tmp_path):
+    """A serving log of 24 identical FastAPI tracebacks: each frame's source line `response = await f(request)` is
+    code the frame ran, no model's response (it read as a collapse: mode_collapse 0.71 on a device error)."""
+    frame = ('Traceback (most recent call last):\n'
+             '  File "/usr/local/lib/python3.11/site-packages/fastapi/routing.py", line 161, in app\n'
+             '    response = await f(request)\n'
+             '               ^^^^^^^^^^^^^^^^\n'
+             'NotImplementedError: Cannot copy out of meta tensor; no data!\n')
+    (tmp_path / "a").mkdir()
+    assert "log:collapse_output" not in signals(tmp_path / "a", {"serving.log": frame * 24})
+
+
 def _bert_finetune_log(lr: float) -> str:
     """transformers' stdout for a healthy BERT fine-tune: the fresh-head message, the banner, the dicts."""
     lines = ["Some weights of BertForSequenceClassification were not initialized from the model checkpoint at "
