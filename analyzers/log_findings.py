@@ -205,7 +205,9 @@ DETECTORS: list[_Det] = [
                                    # JAX, torch.compile's fake tensors, PyTorch/XLA, MXNet, Horovod, FSDP
                                    r"|Received incompatible devices for jitted computation|found two different devices (?:cuda:\d+, cpu|cpu, cuda:\d+)"
                                    r"|Input tensor is not an XLA tensor|was not initiali[sz]ed on context \w+\(\d+\)\. It was only initiali[sz]ed on"
-                                   r"|Mismatched \w+ CPU/GPU device selection|Inconsistent compute device and `device_id`"),
+                                   r"|Mismatched \w+ CPU/GPU device selection|Inconsistent compute device and `device_id`"
+                                   # cuDNN's RNN wording; a module left on the meta device (built there, never materialised)
+                                   r"|Input and parameter tensors are not at the same device|Cannot copy out of meta tensor"),
          1.0, lambda m: "tensors on different devices"),
     # "Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor)" or (MPSFloatType): device
     # when the sides' devices differ, dtype when their scalar types do (both can hold).
