@@ -148,6 +148,18 @@ _PATTERNS: dict[str, tuple[str, str]] = {
         r"|\b(?:even\s+(?:with|though|at)|despite|although|already\s+(?:using|use|with|at))\s+(?:an?\s+|the\s+|my\s+)?"
         r"(?:very\s+|really\s+)?(?:small|low|tiny)\s+(?:learning[\s_-]?rate|\blr\b)",
         "the learning rate is small"),
+    # the same model scoring well offline (validation, a notebook, a batch script) and badly where it is served
+    # (production, a deployed service, TorchServe / Triton / ONNX Runtime): the serving path differs from the one
+    # evaluated (preprocessing, eval mode, vocabulary, weights, the metric), not the training's fit
+    "said:serving_gap": (
+        r"\b(?:offline|validation|val|notebook|locally|training|batch\s+(?:script|scoring)|export\w*|test\s+set|pytorch"
+        r"|original\s+model)\b[^.!?\n]{0,120}?\b(?:but|while|however|yet|whereas)\b[^.!?\n]{0,120}?"
+        r"(?:\bproduction\b|\bprod\b|\bdeploy\w*|\bserving\b|\bserved\b|torchserve|triton|\b(?:the|our|my)\s+(?:api|service|server"
+        r"|endpoint)\b|onnx\s?runtime|tflite|tensorrt|coreml|inference\s+server|dashboard)"
+        r"|(?:\bproduction\b|\bdeploy\w*|\bserving\b|torchserve|triton|onnx\s?runtime|tflite|tensorrt|coreml)[^.!?\n]{0,80}?"
+        r"\b(?:than|vs\.?|versus|compared\s+(?:to|with))\b[^.!?\n]{0,60}?\b(?:offline|validation|val|notebook|training"
+        r"|pytorch|original\s+model)\b",
+        "the model scores well offline and worse where it is served"),
     "said:shuffled": (
         r"shuffle\s*=\s*true|(?:i|we)\s+(?:do\s+|did\s+|already\s+)?shuffle|(?:data|dataset|loader)\s+is\s+(?:already\s+)?shuffled",
         "the data is shuffled"),
@@ -473,7 +485,7 @@ _FAILURE_WORDS = re.compile(
     r"|degrad\w*|regress\w*|never|won'?t|doesn'?t|don'?t|didn'?t|isn'?t|cann?'?t|cannot|barely|hardly|not\s+(?:\w+\s+)?(?:learn|work|decreas"
     r"|improv|converg|train|chang|go\w*\s+down|fit)\w*|stops?|stopped|should|expected|instead|too\s+(?:low|high|slow|big|small)"
     r"|spikes?|jumps?|slow\w*|same\s+(?:class|output|value|prediction|result)s?|always|bad|poor\w*|problem\w*|issues?|bug\w*"
-    r"|broken|unstable|oscillat\w*|overfit\w*|underfit\w*|collaps\w*|blow\w*\s+up"
+    r"|broken|unstable|oscillat\w*|overfit\w*|underfit\w*|collaps\w*|blow\w*\s+up|misclassif\w*|mis-?predict\w*"
     # a curve the user calls wildly unsteady: "swings all over the place", "fluctuates wildly", "erratic" (not "noisy"
     # or a bare "fluctuates": a minibatch loss does, and "it fluctuates a little, is this normal?" asks about a
     # healthy run)

@@ -75,6 +75,21 @@ def test_an_extreme_learning_rate_in_the_users_words_is_read(text, kind):
     assert not {"said:lr_huge", "said:lr_tiny"} & set(said.ruled_out(["lr 0.001, learning rate of 5e-5"]))
 
 
+def test_a_model_the_user_says_scores_well_offline_and_worse_where_served_is_a_serving_gap():
+    """"~99% on validation and in my notebook, but through TorchServe it misclassifies most of the same images": the
+    serving path differs from the one evaluated (said:serving_gap: preprocessing, eval mode, vocabulary, weights or
+    the metric; against overfitting), and the words name a failure. A deployment mentioned with no offline
+    contrast, or a training / validation gap, is no such thing."""
+    for text in ("The CNN gets ~99% on validation and in my notebook, but through TorchServe it misclassifies most of "
+                 "the same test images", "Offline the churn model had F1 0.92 on validation, but the production dashboard "
+                 "shows F1 around 0.69", "field accuracy through TorchServe is a bit lower than the validation number"):
+        assert "said:serving_gap" in said.ruled_out([text]), text
+    for text in ("I deployed the model with TorchServe and want to check the training run",
+                 "training accuracy is 0.99 but validation accuracy is 0.7", "the val loss rises while training falls"):
+        assert "said:serving_gap" not in said.ruled_out([text]), text
+    assert said.names_failure(["through TorchServe it misclassifies most of the same test images"])
+
+
 def test_a_loss_or_gradient_the_user_says_starts_huge_is_a_scale_broken_before_training():
     """"starts with a loss of 2.8e6 and a gradient norm of 7e7": a scale broken before training (init, inputs), not
     one that training blew up (said:huge_start); a loss that starts at 2.3 or grows to 1e5 later is no such thing."""
