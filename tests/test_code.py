@@ -883,6 +883,9 @@ def test_numpy_standardization_is_no_single_element_variance():
     assert not [s for s in signals_of(numpy_only.text, "prep.py") if s.kind == "code:var_single_element"]
     hints = [s for s in signals_of(with_torch.text, "prep.py") if s.kind == "code:var_single_element"]
     assert [s.evidence[0].line for s in hints] == [6]
+    # ... and at a torch script's top level, outside any loop, the same line standardises the whole data set
+    top = "import torch\n\nX = (X - X.mean(0)) / X.std(0)\nfor xb in loader:\n    z = (xb - xb.mean(0)) / xb.std(0)\n"
+    assert [s.evidence[0].line for s in signals_of(top, "prep.py") if s.kind == "code:var_single_element"] == [5]
 
 
 def test_images_divided_by_their_own_range_are_scaled():

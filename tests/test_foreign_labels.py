@@ -22,6 +22,8 @@ def _series(tmp_path, text: str) -> dict:
     ("Эпоха {e}/15 потеря: {l:.4f} точность: {a:.4f} вал_потеря: {v:.4f} вал_точность: {b:.4f}",
      {"loss", "accuracy", "val_loss", "val_accuracy"}),
     ("Época {e} | pérdida: {l:.4f} | precisión: {a:.4f} | pérdida de validación: {v:.4f}", {"loss", "accuracy", "val_loss"}),
+    ("Época {e}/15 - pérdida: {l:.4f} - exactitud: {a:.4f} - val_pérdida: {v:.4f} - val_exactitud: {b:.4f}",
+     {"loss", "accuracy", "val_loss", "val_accuracy"}),
 ])
 def test_labels_with_accented_or_cyrillic_letters_are_read_as_their_english_names(tmp_path, line, names):
     """'acurácia' was cut at its accent and read as a metric 'cia'; 'потеря' was not read at all."""

@@ -45,7 +45,8 @@ def check_var(f: PyFile) -> list[Finding]:
             out.append(Finding("code:var_single_element", 0.75, c.lineno,
                                f"{fn.rsplit('.', 1)[-1]}() over dim {d}, which has size 1: the unbiased estimate"
                                " divides by 0 (degrees of freedom <= 0)"))
-        elif d == 0:
+        elif d == 0 and not (isinstance(scope, ast.Module) and not f.loops_of(c)):
+            # (at a script's top level, outside any loop, `X.std(0)` standardises a whole data set: no batch there)
             out.append(Finding("code:var_single_element", HINT, c.lineno,
                                "unbiased variance over the batch dimension is NaN for a batch of one"))
     return out

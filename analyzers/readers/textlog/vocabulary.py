@@ -199,7 +199,8 @@ _F_METRIC_OF = {v: k for k, ws in _FOREIGN_METRIC.items() for v in _cases(ws)}
 _F_SPLIT_OF = {v: k for k, ws in _FOREIGN_SPLIT.items() for v in _cases(ws)}
 _F_JOIN = _cases(("de", "do", "da", "en", "on", "на", "по", "del", "der", "des", "du", "em", "no", "na"))
 _FOREIGN_NAME = re.compile(
-    rb"(?<![A-Za-z\x80-\xff])(?:(?P<s1>" + _falt(set(_F_SPLIT_OF)) + rb")[ _])?(?P<m>" + _falt(set(_F_METRIC_OF))
+    rb"(?<![A-Za-z\x80-\xff])(?P<ascii>(?:train|val|valid|test|eval|dev)[ _]?)?"        # a Latin prefix: "val_pérdida"
+    rb"(?:(?P<s1>" + _falt(set(_F_SPLIT_OF)) + rb")[ _])?(?P<m>" + _falt(set(_F_METRIC_OF))
     + rb")(?:[ _](?:(?:" + _falt(_F_JOIN) + rb")[ _])?(?P<s2>" + _falt(set(_F_SPLIT_OF)) + rb"))?(?![A-Za-z\x80-\xff])"
     rb"(?=[ \t]*(?:[:=]|\d|-[ \t]*\d))")
 
@@ -207,7 +208,7 @@ _FOREIGN_NAME = re.compile(
 def _foreign_key(m: re.Match) -> bytes:
     n = m.end() - m.start()
     metric = _F_METRIC_OF[m["m"]]
-    split = _F_SPLIT_OF.get(m["s1"] or m["s2"] or b"")
+    split = _F_SPLIT_OF.get(m["s1"] or m["s2"] or b"") or (m["ascii"].rstrip(b" _").decode().lower() if m["ascii"] else None)
     if split and metric in ("lr", "epoch", "step"):
         split = None
     key = f"{split}_{metric}" if split else metric
