@@ -238,7 +238,9 @@ _CODE_RULES: list[tuple[str, re.Pattern]] = [
     ("baseline:split_changed", re.compile(r"train_test_split|random_split|test_size|train_size|val_size|valid_size|"
                                           r"split_ratio|val_ratio|test_ratio|train_ratio|holdout|KFold|ShuffleSplit|"
                                           r"\b(test|val|valid|train)_(ids|idx|indices)\b|\bsplit\s*=|\.split\(\s*\[|"
-                                          r"n_val|num_val|val_frac|test_frac", re.I)),
+                                          r"n_val|num_val|val_frac|test_frac"
+                                          # a split by position: `n_train = int(0.8 * len(X))`, `X[:n_train], X[n_train:]`
+                                          r"|\bn_?(?:train|tr)\b|\bnum_train\b", re.I)),
     ("baseline:seed_changed", re.compile(r"\bseed\b|manual_seed|random_state|set_seed|PYTHONHASHSEED", re.I)),
     ("baseline:metric_changed", re.compile(r"average\s*=|ignore_index|threshold|f1_score|accuracy_score|"
                                            r"evaluate\.load|\.compute\(\s*predictions|jiwer|\bwer\b|sacrebleu|rouge|"
@@ -565,6 +567,7 @@ _CKPT_REF = re.compile(r"[\w.]*(?:ckpt|checkpoint|weights|model_path|model_dir|m
 _VERSION_WORD = re.compile(r"(?:^|[_\-.])(old|new|v\d+|orig|original|before|after|bak|backup|prev|previous|fixed|"
                            r"broken|working|current|refactor(?:ed)?)(?=[_\-.]|$)", re.I)
 _OLDER = re.compile(r"^(?:old|orig|original|before|bak|backup|prev|previous|working)$", re.I)
+_NEWER = re.compile(r"^(?:new|after|fixed|broken|current|refactor(?:ed)?)$", re.I)
 MAX_PAIR_LINES = 3000
 
 
@@ -575,9 +578,13 @@ def _file_pair_changes(run: Run) -> list[tuple[TextArtifact, int, str, str]]:
     if len(code) < 2:
         return []
     by: dict[str, list[tuple[TextArtifact, str]]] = {}
+    stems = {t.path.rsplit("/", 1)[-1][:-3] for t in code}
     for t in code:
         stem = t.path.rsplit("/", 1)[-1][:-3]
         words = [m.group(1) for m in _VERSION_WORD.finditer(stem)]
+        if not words and stem.startswith("re") and stem[2:] in stems:
+            # (retrain.py beside train.py: the run done again, a newer version of the script)
+            stem, words = stem[2:], ["new"]
         by.setdefault(_VERSION_WORD.sub("", stem), []).append((t, words[0] if words else ""))
     out: list[tuple[TextArtifact, int, str, str]] = []
     for pair in by.values():
@@ -589,7 +596,8 @@ def _file_pair_changes(run: Run) -> list[tuple[TextArtifact, int, str, str]]:
             if _OLDER.match(w):
                 return 0.0
             v = re.fullmatch(r"v(\d+)", w, re.I)
-            return 1.0 + int(v.group(1)) / 1000 if v else 9.0
+            # (a name that says it is the newer one, eval_new.py, beside a plain eval.py: the plain one is older)
+            return 1.0 + int(v.group(1)) / 1000 if v else 9.5 if _NEWER.match(w) else 9.0
         old, new = (a, b) if age(wa) <= age(wb) else (b, a)
         lo = {ln.strip() for ln in old.text.split("\n")} - {""}
         ln_new = {ln.strip() for ln in new.text.split("\n")} - {""}

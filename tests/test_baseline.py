@@ -382,6 +382,30 @@ def test_two_versions_of_a_script_attached_side_by_side_are_read_as_a_diff(tmp_p
     assert not {s.kind for s in analyze(ingest([tmp_path]))} & {"baseline:metric_changed"}
 
 
+def test_a_retrain_script_beside_the_train_script_is_its_newer_version(tmp_path):
+    """retrain.py beside train.py (a search's best trial trained again): the newer version of the script. Its split by
+    position (`X[:n_train]`) where train.py split a seeded permutation is a split change, cited as only in the old /
+    the new version the right way round; eval.py beside eval_new.py: the plain one is the older."""
+    from mltdbg.analyzers.baseline import _file_pair_changes
+    from mltdbg.analyzers.analyze import analyze
+    from mltdbg.analyzers.ingest import ingest
+    common = "import numpy as np\nX = np.load('x.npy')\ny = np.load('y.npy')\nn_train = int(0.8 * len(X))\n"
+    (tmp_path / "train.py").write_text(common + "perm = np.random.RandomState(0).permutation(len(X))\n"
+                                       "tr, va = perm[:n_train], perm[n_train:]\nfit(X[tr], y[tr], X[va], y[va])\n")
+    (tmp_path / "retrain.py").write_text(common + "X_tr, X_va = X[:n_train], X[n_train:]\n"
+                                         "y_tr, y_va = y[:n_train], y[n_train:]\nfit(X_tr, y_tr, X_va, y_va)\n")
+    sig = {s.kind: s for s in analyze(ingest([tmp_path])) if s.kind.startswith("baseline:")}
+    assert {e.source for e in sig["baseline:split_changed"].evidence} == {"train.py", "retrain.py"}
+    sides = {(t.path, side) for t, _, side, _ in _file_pair_changes(ingest([tmp_path]))}
+    assert ("retrain.py", "+") in sides and ("train.py", "-") in sides
+    for f in ("train.py", "retrain.py"):
+        (tmp_path / f).unlink()
+    (tmp_path / "eval.py").write_text(common + "print(acc(X, y))\n")
+    (tmp_path / "eval_new.py").write_text(common + "print(f1(X, y))\n")
+    sides = {(t.path, side) for t, _, side, _ in _file_pair_changes(ingest([tmp_path]))}
+    assert sides == {("eval.py", "-"), ("eval_new.py", "+")}
+
+
 def test_blank_lines_and_a_bare_hunk_header_make_no_diff_of_what_follows(tmp_path):
     """Two unrelated logs under "Before" and "Now" captions share only blank lines: no diff. A hand-typed `@@`
     hunk ends where the diff's shape does: a markdown list after it is no removed line."""
