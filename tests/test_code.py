@@ -1266,3 +1266,31 @@ def test_log_of_a_product_of_probabilities_underflows():
     dims = "import numpy as np\n\ndef bpd(nll, x):\n    return nll / (np.log(2) * np.prod(x.shape[1:]))\n\n" \
            "def logdet(scale):\n    return np.log(np.prod(scale, axis=-1))\n"
     assert all(s.strength < 0.7 for s in signals_of(dims) if s.kind == "code:unsafe_log")
+
+
+def test_a_vocabulary_rebuilt_or_an_encoder_refit_at_serving_is_read(tmp_path):
+    """serve.py builds its vocabulary again from the latest tickets while train.py saved vocab.json (the same size,
+    other ids: the model reads other tokens, nothing fails); predict.py fits a LabelEncoder again while train.py
+    pickled the fitted one. A serve.py that loads the saved vocabulary, or a training script that builds its own
+    (nothing saved elsewhere), is neither."""
+    from mltdbg.analyzers.code import code_signals
+    from mltdbg.analyzers.ingest import ingest
+
+    def kinds(files):
+        for old in tmp_path.iterdir():
+            old.unlink()
+        for name, text in files.items():
+            (tmp_path / name).write_text(text)
+        return {(s.kind, s.evidence[0].source, s.evidence[0].line) for s in code_signals(ingest([str(tmp_path)]))
+                if s.kind.endswith("_at_inference")}
+    train = ("import json\nfrom text_utils import build_vocab\nvocab = build_vocab(texts)\n"
+             "json.dump(vocab, open('artifacts/vocab.json', 'w'))\n")
+    serve = "import json\nfrom text_utils import build_vocab\ntexts = read('tickets_latest.jsonl')\nvocab = build_vocab(texts)\n"
+    assert kinds({"train.py": train, "serve.py": serve}) == {("code:vocab_rebuilt_at_inference", "serve.py", 4)}
+    loads = "import json\nvocab = json.load(open('artifacts/vocab.json'))\nif vocab is None:\n    vocab = build_vocab(texts)\n"
+    assert kinds({"train.py": train, "serve.py": loads}) == set()
+    assert kinds({"train.py": serve}) == set()
+    enc_train = ("import pickle\nfrom sklearn.preprocessing import LabelEncoder\nenc = LabelEncoder()\n"
+                 "X['city'] = enc.fit_transform(X['city'])\npickle.dump(enc, open('encoder.pkl', 'wb'))\n")
+    enc_pred = "from sklearn.preprocessing import LabelEncoder\nencoder = LabelEncoder()\nX['city'] = encoder.fit_transform(X['city'])\n"
+    assert kinds({"train.py": enc_train, "predict.py": enc_pred}) == {("code:encoder_refit_at_inference", "predict.py", 3)}

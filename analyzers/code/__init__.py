@@ -41,6 +41,7 @@ Where things live:
   optimizer_args.py    code:optimizer_arg_mismatch
   input_scaling.py     code:raw_pixels_unscaled, code:features_unscaled
   leakage.py           code:val_overlaps_train, code:target_in_features
+  inference_refit.py   code:vocab_rebuilt_at_inference, code:encoder_refit_at_inference (run-wide)
 This module runs them in a fixed order and turns their Findings into Signals; it also
 re-exports the index's public names (codemods use them).
 """
@@ -54,6 +55,7 @@ from mltdbg.analyzers.code.eval_mode import check_eval, check_functional_dropout
 from mltdbg.analyzers.code.fp16 import check_fp16
 from mltdbg.analyzers.code.frameworks import check_frameworks
 from mltdbg.analyzers.code.grad_clip import check_grad_clip
+from mltdbg.analyzers.code.inference_refit import check_inference_refit
 from mltdbg.analyzers.code.graph_kept import check_graph_kept
 from mltdbg.analyzers.code.index import (AMBIG_SCHED, CLEAR, EPOCH_SCHED, FUNCS, HINT, INFO, LOOPS, MEDIUM, NESTED,
                                          NORM_LAYERS, PASSTHRU, STEP_SCHED, STRONG, WEAK, Finding, PyFile, RunIndex,
@@ -148,6 +150,7 @@ def _file_findings(files: list[PyFile]) -> tuple[list[tuple[PyFile, Finding]], l
                                   [(ce_line, "cross-entropy here" if idx.ce_used else "cross-entropy criterion built here",
                                     ce_f)])))
     found += check_grad_clip(files, idx)
+    found += check_inference_refit(files)
     return found, too_deep
 
 

@@ -1,0 +1,78 @@
+"""`code:vocab_rebuilt_at_inference`, `code:encoder_refit_at_inference`: a serving or prediction script builds its
+vocabulary (or fits its category encoder) again from the data it has, while the training script saved the one the
+model was trained with.
+
+In:  the run's parsed files (PyFile, from code/index.py).
+Out: `check_inference_refit(files)` -> [(file, Finding)].
+
+A vocabulary rebuilt from another corpus gives the same words other ids (often the same size, so nothing fails:
+the model reads other tokens), and an encoder fitted again maps categories to other codes. The training side must
+write it out (json / pickle / joblib / torch.save of a name that holds it, a tokenizer's save), and the other side
+must build one from data (build_vocab, fit_on_texts, a LabelEncoder's fit, a dict of enumerate(...) over the
+texts' words) in a file named for inference or serving (serve, predict, inference, infer, app, handler, api,
+deploy, export) that never loads such a file.
+"""
+from __future__ import annotations
+
+import ast
+import re
+
+from mltdbg.analyzers.code.index import STRONG, Finding, PyFile, last, src
+
+_INFER_FILE = re.compile(r"(?:^|[_\-/])(?:serve|serving|server|predict\w*|inference|infer|app|handler|api|deploy\w*|export\w*)"
+                         r"(?:[_\-.]|$)", re.I)
+_VOCAB_NAME = re.compile(r"vocab|tokeni[sz]er|stoi|itos|word2idx|word_to_id|w2i|char2idx|token2id|word_index", re.I)
+_ENCODER_NAME = re.compile(r"encoder|label_map|class_to_idx|cat(?:egor\w*)?_map|mapping|categories", re.I)
+_SAVE_CALLS = ("dump", "save", "save_pretrained", "save_vocabulary", "to_json", "write_text")
+_LOAD_CALLS = ("load", "from_pretrained", "read_json", "load_vocab", "load_vocabulary", "read_text", "from_file")
+_BUILD_VOCAB = ("build_vocab", "build_vocabulary", "build_vocab_from_iterator", "fit_on_texts", "make_vocab",
+                "create_vocab", "get_vocab_from", "Vocab")
+_FIT = ("fit", "fit_transform")
+_ENCODERS = ("LabelEncoder", "OrdinalEncoder", "OneHotEncoder", "CountVectorizer", "TfidfVectorizer", "Tokenizer")
+
+
+def _saves(f: PyFile, rx: re.Pattern) -> bool:
+    return any(last(c) in _SAVE_CALLS and any(rx.search(src(a)) for a in c.args[:2]) for c in f.calls)
+
+
+def _loads(f: PyFile, rx: re.Pattern) -> bool:
+    return any(last(c) in _LOAD_CALLS and rx.search(src(c)) for c in f.calls)
+
+
+def _built(f: PyFile) -> tuple[str, ast.Call | ast.Assign] | None:
+    """('vocab' | 'encoder', the node) where the file builds a vocabulary or fits an encoder from data."""
+    for c in f.calls:
+        name = last(c)
+        if name in _BUILD_VOCAB:
+            return "vocab", c
+        if name in _FIT and isinstance(c.func, ast.Attribute):
+            recv = src(c.func.value)
+            if any(e in recv for e in _ENCODERS) or _ENCODER_NAME.search(recv) or _VOCAB_NAME.search(recv):
+                return ("vocab" if _VOCAB_NAME.search(recv) or "Tokenizer" in recv or "Vectorizer" in recv
+                        else "encoder"), c
+    for n in f.of_type(ast.Assign):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and _VOCAB_NAME.search(src(n.targets[0])) \
+                and isinstance(n.value, ast.DictComp) and "enumerate" in src(n.value):
+            return "vocab", n
+    return None
+
+
+def check_inference_refit(files: list[PyFile]) -> list[tuple[PyFile, Finding]]:
+    out: list[tuple[PyFile, Finding]] = []
+    for f in files:
+        if not _INFER_FILE.search(f.t.path.rsplit("/", 1)[-1]) or (hit := _built(f)) is None:
+            continue
+        what, node = hit
+        rx = _VOCAB_NAME if what == "vocab" else _ENCODER_NAME
+        if _loads(f, rx):
+            continue
+        saver = next((g for g in files if g is not f and _saves(g, rx)), None)
+        if saver is None:
+            continue
+        kind = "code:vocab_rebuilt_at_inference" if what == "vocab" else "code:encoder_refit_at_inference"
+        thing = "vocabulary" if what == "vocab" else "category encoder"
+        out.append((f, Finding(kind, STRONG, node.lineno,
+                               f"{f.t.path} builds its {thing} again from the data it has, while {saver.t.path} saved the "
+                               f"one the model was trained with: the same tokens / categories get other ids",
+                               data={"saved_in": saver.t.path})))
+    return out
