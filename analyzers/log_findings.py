@@ -1112,7 +1112,42 @@ def text_signals(run: Run) -> list[Signal]:
     for reading in (checkpoint_of_other_run, checkpoint_of_earlier_epoch):
         if (sig := reading(run, loaded)) is not None:
             out.append(sig)
+    if (sig := vocab_files_differ(run)) is not None:
+        out.append(sig)
     return out
+
+
+# A vocabulary's file named in a log (nanoGPT's "found vocab_size = 65 (inside data/shakespeare_char/meta.pkl)" and its
+# sample.py's "Loading meta from data/stories_char/meta.pkl...", a tokenizer.json / vocab.txt / spm .model loaded)
+_VOCAB_FILE = re.compile(r"(?P<path>(?:[\w.\-~]+/)+(?P<base>meta\.pkl|vocab\.(?:json|txt|pkl)|tokenizer\.(?:json|model)"
+                         r"|spm\.model|sentencepiece\.bpe\.model|merges\.txt|word_index\.json|stoi\.pkl))\b")
+
+
+def vocab_files_differ(run: Run) -> Signal | None:
+    """`log:vocab_files_differ`: two logs of the run name a vocabulary file of one name in two folders (training's
+    data/stories_char/meta.pkl, sampling's data/shakespeare_char/meta.pkl): the text is encoded with one vocabulary
+    and decoded with another, the same ids other characters (a decoder's output turns to gibberish)."""
+    seen: dict[str, dict[str, tuple[TextArtifact, int]]] = {}
+    for art in run.texts:
+        if art.kind not in LOG_KINDS or not any(b in art.text for b in ("meta.pkl", "vocab.", "tokenizer.", ".model",
+                                                                          "merges.txt", "word_index", "stoi")):
+            continue
+        for m in _VOCAB_FILE.finditer(art.text[:SAME_OUTPUT_SCAN_CHARS]):
+            by_dir = seen.setdefault(m["base"], {})
+            folder = m["path"][: -len(m["base"])].lstrip("./")
+            if folder not in by_dir:
+                by_dir[folder] = (art, art.line_of(m.start()))
+    for base, by_dir in seen.items():
+        if len(by_dir) < 2 or len({a.path for a, _ in by_dir.values()}) < 2:
+            continue
+        (a, la), (b, lb) = list(by_dir.values())[:2]
+        txt = (f"{a.path} and {b.path} name {base} in two folders ({list(by_dir)[0]} and {list(by_dir)[1]}): text encoded "
+               "with one vocabulary is decoded with another")
+        return Signal("log:vocab_files_differ", 0.8, txt,
+                      [Evidence(text=f"{base} in {a.path}", source=a.path, line=la, quote=a.line(la).strip()[:300]),
+                       Evidence(text=f"{base} in {b.path}", source=b.path, line=lb, quote=b.line(lb).strip()[:300])],
+                      {"file": base, "folders": list(by_dir)[:4]})
+    return None
 
 
 def _first_log_reading(run: Run, reading: Callable[[TextArtifact], Signal | None]) -> Signal | None:

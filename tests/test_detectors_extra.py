@@ -515,6 +515,21 @@ def test_a_tracebacks_source_lines_are_no_printed_outputs(tmp_path):
     assert "log:collapse_output" not in signals(tmp_path / "a", {"serving.log": frame * 24})
 
 
+def test_two_logs_naming_one_vocabulary_file_in_two_folders(tmp_path):
+    """nanoGPT trained on data/stories_char (its train.log: "found vocab_size = 41 (inside data/stories_char/meta.pkl)")
+    and sampled with sample.py's default dataset ("Loading meta from data/shakespeare_char/meta.pkl..."): encoded with
+    one vocabulary, decoded with another (log:vocab_files_differ, tokenizer_mismatch). The same folder in both, or
+    one log alone, is no such thing."""
+    train = "tokens per iteration will be: 16,384\nfound vocab_size = 41 (inside data/stories_char/meta.pkl)\n"
+    sample = "Overriding: out_dir = out-stories\nLoading meta from data/{}/meta.pkl...\n\nGWLN dZYW J cRVN, cQNaN\n"
+    for d in "abc":
+        (tmp_path / d).mkdir()
+    s = signals(tmp_path / "a", {"train.log": train, "sample.log": sample.format("shakespeare_char")})["log:vocab_files_differ"]
+    assert s.data["file"] == "meta.pkl" and {e.source for e in s.evidence} == {"train.log", "sample.log"}
+    assert "log:vocab_files_differ" not in signals(tmp_path / "b", {"train.log": train, "sample.log": sample.format("stories_char")})
+    assert "log:vocab_files_differ" not in signals(tmp_path / "c", {"train.log": train + sample.format("shakespeare_char")})
+
+
 def _bert_finetune_log(lr: float) -> str:
     """transformers' stdout for a healthy BERT fine-tune: the fresh-head message, the banner, the dicts."""
     lines = ["Some weights of BertForSequenceClassification were not initialized from the model checkpoint at "
