@@ -77,6 +77,9 @@ INIT_LOSS_CHANCE_PLUS = 3.0
 INIT_LOSS_ABSOLUTE = 13.0
 # val_off_scale: a held-out loss's median this many times the training loss's (and above the init bar)
 VAL_OFF_SCALE_X = 20.0
+# loss_negative: a loss that starts above this and goes below minus the second
+LOSS_NEGATIVE_START = 0.3
+LOSS_NEGATIVE_BELOW = 0.01
 # A huge first loss that ends this many times lower (below the bar) has recovered.
 HUGE_START_FALL = 20.0
 # A logged lr whose peak stays this many times below the configured lr never ran at it (curves._lr_signals).
@@ -255,6 +258,8 @@ def _curve_signals(run: Run) -> list[Signal]:
     out += _val_above_train_early(run, quote)
     out += _train_at_chance_val_learned(run, quote)
     out += _loss_above_chance(run, quote)
+    if loss is not None:
+        out += _loss_negative(run, loss, quote)
     grad_sig, lr_sig = side.result() if side is not None else grad_and_lr()
     out += grad_sig
     if not any(x.kind == "nonfinite" for x in out) and (hidden := _nan_logged_as_zero(run, quote)):
@@ -2759,6 +2764,35 @@ UNFITTED_DIVERGENCE = 0.25
 MEMO_LOSS_POINTS = 6
 MEMO_LOSS_ACCEL = 1.5
 MEMO_LOSS_DROP = 0.3
+
+
+# Scores that say a loss is a classifier's (a cross-entropy, CTC's): an accuracy, an error rate, a character or word
+# error rate, precision / recall / F1
+_CLASSIFIER_SCORES = re.compile(r"(?:^|_)(?:acc\w*|cer|wer|f1|error_rate|top\d\w*|precision|recall|norm_ed)$")
+
+
+def _loss_negative(run: Run, s: Series, q: Quoter) -> list[Signal]:
+    """`loss_negative`: a classifier's loss (an accuracy or an error rate logged beside it, or a cross-entropy / CTC /
+    NLL name) that starts above 0 and later goes below it. A cross-entropy, CTC or NLL loss of probabilities is never
+    negative: targets outside the classes (a label equal to CTC's blank, BCE targets above 1) or outputs that are no
+    log-probabilities make it so. Not where rewards are logged, nor for a GAN's, a density's or a similarity's
+    losses (no classifier score beside them)."""
+    v = s.values[np.isfinite(s.values)]
+    if len(v) < 3 or _SUMMED in s.raw_name or float(v[0]) <= LOSS_NEGATIVE_START or float(np.min(v)) >= -LOSS_NEGATIVE_BELOW:
+        return []
+    names = run.metric_names()
+    if any(_REWARD.search(n) for n in names):
+        return []
+    if not (_CE_NAME.search(s.raw_name) or re.search(r"ctc|nll|cross", s.raw_name, re.I)
+            or any(_CLASSIFIER_SCORES.search(n.removeprefix("val_")) for n in names)):
+        return []
+    fi = np.flatnonzero(np.isfinite(s.values))
+    k = int(fi[int(np.argmax(v < -LOSS_NEGATIVE_BELOW))])
+    txt = (f"{s.name} goes below 0 ({_fmt(float(s.values[k]))} at step {int(s.steps[k])}, from {_fmt(float(v[0]))}): a "
+           "classifier's cross-entropy / CTC / NLL is never negative; targets outside the classes or outputs that are no "
+           "log-probabilities make it so")
+    return [Signal("loss_negative", 0.8, txt, [q.ev(s, int(fi[0]), f"{s.name} at the start"), q.ev(s, k, txt)],
+                   {"step": int(s.steps[k]), "min": float(np.min(v))})]
 
 
 def _accuracy_signals(run: Run, q: Quoter) -> list[Signal]:

@@ -1291,6 +1291,29 @@ def test_a_searchs_next_trial_is_no_restart(tmp_path, banner):
     assert "step_restart" in {s.kind for s in analyze(ingest([str(tmp_path)]))}
 
 
+def test_a_classifiers_loss_below_zero_is_read_and_printed_negatives_are_values(tmp_path):
+    """A CTC model whose digit '0' shares the blank's index: its loss, printed 'loss -0.0327' (a space and a negative
+    number, which the reader took for no value), goes below 0 beside a validation accuracy and CER (loss_negative,
+    label_out_of_range's). A WGAN's critic loss, a SimSiam loss that starts at 0, or an agent's loss beside its
+    rewards are no such thing."""
+    from mltdbg.analyzers.analyze import analyze
+    from mltdbg.analyzers.ingest import ingest
+
+    def kinds(rows, extra=""):
+        (tmp_path / "train.log").write_text("".join(rows) + extra)
+        return {s.kind: s for s in analyze(ingest([str(tmp_path)]))}
+    ctc = [f"epoch {e} iter {10 * e} loss {2.0 - 0.3 * e:.4f} lr 3.0e-03 val_acc {0.1 * e:.4f} val_cer {1 - 0.1 * e:.4f}\n"
+           for e in range(1, 10)]
+    got = kinds(ctc)
+    assert got["loss_negative"].data["step"] == 70 and got["loss_negative"].data["min"] == -0.7
+    wgan = [f"iter {10 * e} loss {2.0 - 0.3 * e:.4f} g_loss {0.5 * e:.4f}\n" for e in range(1, 10)]
+    assert "loss_negative" not in kinds(wgan)
+    simsiam = [f"epoch {e} loss {-0.1 * e:.4f} knn_acc {0.1 * e:.4f}\n" for e in range(1, 10)]
+    assert "loss_negative" not in kinds(simsiam)
+    agent = [f"iter {10 * e} loss {2.0 - 0.3 * e:.4f} ep_rew_mean={10.5 * e:.2f} accuracy=0.5\n" for e in range(1, 10)]
+    assert "loss_negative" not in kinds(agent)
+
+
 def test_batch_noise_on_a_loss_still_falling_in_the_second_half_is_no_oscillation(tmp_path):
     """A GRU that sits at ln 3 for 500 steps, then drops to ~0.05 with jumpy batch losses (0.04 .. 0.5): the second
     half's slow smoother lags the drop and read it as swing (oscillation 1.0, lr_too_high 0.93, diagnosis_complete

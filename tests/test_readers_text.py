@@ -1955,3 +1955,14 @@ def test_one_header_s_counter_carried_to_every_record_is_no_step(tmp_path):
                            f"'episode': {32 * i}}}\n" for i in range(30)))
     run = read(p)
     assert len(series(run, "objective/kl")) == 30 and len(series(run, "policy/approxkl_avg")) == 30
+
+
+def test_a_negative_number_after_a_space_is_a_value(tmp_path):
+    """'loss -0.0327' (a key, a space, a negative number: a CTC loss with a label on the blank) is a value, as
+    'loss=-0.0327' is; a dash and a space between fields ('loss 0.5 - acc 0.9') is a separator, no sign."""
+    p = tmp_path / "train.log"
+    p.write_text("iter 10 loss 4.1457 lr 3.0e-03\niter 20 loss -0.0327 lr 3.0e-03\niter 30 loss -.1695 lr 3.0e-03\n"
+                 "iter 40 loss 0.5 - lr 3.0e-03\n")
+    run = read(p)
+    assert series(run, "loss").values.tolist() == [4.1457, -0.0327, -0.1695, 0.5]
+    assert series(run, "lr").values.tolist() == [0.003] * 4

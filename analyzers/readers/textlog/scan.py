@@ -354,7 +354,7 @@ def anchors(b: np.ndarray, data: bytes, masked: Masked | None = None) -> np.ndar
             np.logical_or(x, y, out=x)
             np.equal(cur, 32, out=y)
             np.logical_and(x, y, out=x)
-            # (a space before 'n', 'i', '-' or 't': where " nan", " inf", " -inf", " tensor(" may start)
+            # (a space before 'n', 'i', '-' or 't': where " nan", " inf", " -inf", " -0.5", " tensor(" may start)
             z = w.view(bool)
             np.equal(nxt, 110, out=z)
             np.logical_or(z, nxt == 105, out=z)
@@ -387,12 +387,15 @@ def anchors(b: np.ndarray, data: bytes, masked: Masked | None = None) -> np.ndar
     is_nan = (ahead[0] == 110) & (ahead[1] == 97) & (ahead[2] == 110) & not_alpha[3]
     is_inf = (ahead[0] == 105) & (ahead[1] == 110) & (ahead[2] == 102) & not_alpha[3]
     is_ninf = (ahead[0] == 45) & (ahead[1] == 105) & (ahead[2] == 110) & (ahead[3] == 102) & not_alpha[4]
+    # ... and a negative number ("loss -0.0327": CTC with a label on the blank, a GAN's critic): '-' then a digit, or
+    # '-.5' (a dash then a space is a separator: "epoch 3 - loss 0.5")
+    is_neg = (ahead[0] == 45) & ((ahead[1] == 48) | ((ahead[1] == 46) & (ahead[2] == 48)))
     is_tensor = ahead[0] == 116
     for k, c in enumerate(b"ensor(", 1):
         is_tensor &= ahead[k] == c
     is_tensor &= ((ahead[7] == 48) | (ahead[7] == 45) | (ahead[7] == 110) | (ahead[7] == 105)
                   | ((ahead[7] == 46) & (ahead[8] == 48)))      # a digit, '-', nan, inf, '.5'
-    special = cand[is_nan | is_inf | is_ninf | is_tensor]
+    special = cand[is_nan | is_inf | is_ninf | is_neg | is_tensor]
     at_k = _at_k_anchors(data)
     pos = np.concatenate(parts + [special, at_k])
     if special.size or at_k.size:
