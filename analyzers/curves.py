@@ -1507,9 +1507,10 @@ def _huge_start(run: Run, s: Series, q: Quoter) -> list[Signal]:
     if not np.isfinite(v[0]):
         txt = f"{s.name} is {value_for_json(v[0])} at the first logged step {int(s.steps[0])}"
         out = [Signal("loss_huge_at_start", 0.8, txt, [q.ev(s, 0, txt)], {"first": value_for_json(v[0]), "nonfinite": True})]
-        if not s.step_is_index and int(s.steps[0]) <= 0:
-            # step 0 is computed before the optimizer's first update: no learning rate can have caused it
-            t0 = f"{s.name} is {value_for_json(v[0])} at step 0, before any update"
+        if not s.step_is_index and int(s.steps[0]) <= 1:
+            # step 0 (or a count from 1: the first batch's) is computed before the optimizer's first update: no
+            # learning rate can have caused it
+            t0 = f"{s.name} is {value_for_json(v[0])} at step {int(s.steps[0])}, the first batch's, before any update"
             out.append(Signal("nonfinite_before_update", 0.9, t0, [q.ev(s, 0, t0)], {"step": int(s.steps[0])}))
         return out
     first = float(np.max(v[:2][np.isfinite(v[:2])]))

@@ -1314,6 +1314,22 @@ def test_a_classifiers_loss_below_zero_is_read_and_printed_negatives_are_values(
     assert "loss_negative" not in kinds(agent)
 
 
+def test_a_non_finite_first_batch_counted_from_one_comes_before_any_update(tmp_path):
+    """A CTC keyword spotter whose inputs are shorter than its targets: 'step 1 loss inf', then nan. A step counted
+    from 1 is the first batch's, computed before any update (nonfinite_before_update: not the lr, not a gradient
+    that grew); a first logged step of 10 is not."""
+    from mltdbg.analyzers.analyze import analyze
+    from mltdbg.analyzers.ingest import ingest
+
+    def kinds(first):
+        steps = [first] + [first + k for k in range(1, 8)]
+        (tmp_path / "train.log").write_text("".join(
+            f"epoch 1 step {s} loss {'inf' if i == 0 else 'nan'} grad_norm nan lr 1.0e-03\n" for i, s in enumerate(steps)))
+        return {s.kind for s in analyze(ingest([str(tmp_path)]))}
+    assert "nonfinite_before_update" in kinds(1)
+    assert "nonfinite_before_update" not in kinds(10)
+
+
 def test_batch_noise_on_a_loss_still_falling_in_the_second_half_is_no_oscillation(tmp_path):
     """A GRU that sits at ln 3 for 500 steps, then drops to ~0.05 with jumpy batch losses (0.04 .. 0.5): the second
     half's slow smoother lags the drop and read it as swing (oscillation 1.0, lr_too_high 0.93, diagnosis_complete
