@@ -272,7 +272,7 @@ def _in_metric_function(kind: str | None, fn: str | None) -> str | None:
     """`kind`, or the metric's change where a line no rule names (or preprocessing's) sits in a function
     named for a metric or an evaluation (`def compute_metrics`, `def evaluation`)."""
     if (kind is None or kind == "baseline:preprocessing_changed") and fn and _METRIC_FUNC.search(fn) \
-            and not re.search(r"normali|preprocess|transform", fn, re.I):
+            and not re.search(r"normali|preprocess|transform|loss|objective|criterion", fn, re.I):
         return "baseline:metric_changed"
     return kind
 
@@ -582,7 +582,7 @@ def _file_pair_changes(run: Run) -> list[tuple[TextArtifact, int, str, str]]:
     for t in code:
         stem = t.path.rsplit("/", 1)[-1][:-3]
         words = [m.group(1) for m in _VERSION_WORD.finditer(stem)]
-        if not words and stem.startswith("re") and stem[2:] in stems:
+        if not words and stem[:2] == "re" and stem[2:] in stems and re.match(r"(?:train|run|fit)", stem[2:]):
             # (retrain.py beside train.py: the run done again, a newer version of the script)
             stem, words = stem[2:], ["new"]
         by.setdefault(_VERSION_WORD.sub("", stem), []).append((t, words[0] if words else ""))
@@ -705,8 +705,8 @@ _VERSION_DIR = re.compile(r"^(?:old|new|v\d+|orig|original|before|after|bak|back
                           r"current|refactor(?:ed)?|good|bad|baseline)$", re.I)
 # A version's loss series must share this many steps with the other's to say "the training is the same"
 SAME_TRAINING_POINTS = 4
-# A score that moves by more than this (relative) between the versions at a shared step differs
-SCORE_REL_DIFF = 1e-3
+# Two versions' values at a shared step within this (relative) are the same (a loss); further apart, they differ (a score)
+SAME_REL_TOL = 1e-3
 
 
 def _version_key(path: str) -> str:
@@ -746,7 +746,7 @@ def version_pair_signals(run: Run) -> list[Signal]:
             vb = sb.values[np.searchsorted(sb.steps, steps)] if np.all(np.diff(sb.steps) > 0) else None
             if va is None or vb is None:
                 continue
-            differs = ~np.isclose(va, vb, rtol=SCORE_REL_DIFF, atol=0.0, equal_nan=True)
+            differs = ~np.isclose(va, vb, rtol=SAME_REL_TOL, atol=0.0, equal_nan=True)
             if "loss" in key[0]:
                 if differs.any():
                     break       # a loss moved: the model's outputs changed

@@ -77,6 +77,8 @@ INIT_LOSS_CHANCE_PLUS = 3.0
 INIT_LOSS_ABSOLUTE = 13.0
 # val_off_scale: a held-out loss's median this many times the training loss's (and above the init bar)
 VAL_OFF_SCALE_X = 20.0
+# ... not beside a last validation accuracy above 1.5/K (K unknown: above this)
+VAL_OFF_SCALE_ACC = 0.5
 # loss_negative: a loss that starts above this and goes below minus the second
 LOSS_NEGATIVE_START = 0.3
 LOSS_NEGATIVE_BELOW = 0.01
@@ -484,8 +486,10 @@ def _one_rank_first_nonfinite(run: Run, q: Quoter) -> list[Signal]:
             continue
         line, i, s = min(firsts, key=lambda t: t[0])
         pre = s.values[:i]
-        if i >= 2 and float(pre[-1]) > RANK_NAN_RISE * abs(float(np.median(pre[:-1]))):
-            continue                      # its own loss climbed into it
+        pre = pre[np.isfinite(pre)]
+        if len(pre) >= 2 and (float(pre[-1]) > RANK_NAN_RISE * abs(float(np.median(pre[:-1])))
+                              or float(pre[-1]) > RANK_NAN_RECENT_RISE * abs(float(np.min(pre[-RANK_NAN_RECENT:])))):
+            continue                      # its own loss climbed into it (from its start, or from its recent low)
         step = int(s.steps[i])
         witness = None
         for x in group:
@@ -1314,6 +1318,9 @@ SUDDEN_FULL_AT = 20
 # nonfinite_one_rank: a last finite point this many times its rank's median before it is a climb into the NaN; a client
 # joining with a NaN needs another rank's finite points before it, this many
 RANK_NAN_RISE = 3.0
+# ... or a last finite point this many times the lowest of its last RANK_NAN_RECENT (a steady climb after a calm stretch)
+RANK_NAN_RECENT_RISE = 1.5
+RANK_NAN_RECENT = 10
 RANK_NAN_OTHERS_BEFORE = 3
 # Strongest "divergence before the NaN" read from fewer than 8 finite points.
 SHORT_DIVERGENCE = 0.5
@@ -1612,8 +1619,15 @@ def _val_off_scale(run: Run, loss: Series, val: Series, q: Quoter) -> list[Signa
     else:
         return []
     med, tmed = float(np.median(vv)), float(np.median(tv))
-    if float(np.max(tv)) > bar or not (vv[0] > bar and med > bar and med > VAL_OFF_SCALE_X * tmed):
+    if float(np.max(tv)) > bar or not (vv[0] > bar and med > bar and med > VAL_OFF_SCALE_X * tmed) or _SUMMED in val.raw_name:
         return []
+    acc = run.metric("val_accuracy")
+    if acc is not None and len(acc) and np.isfinite(acc.values).any():
+        k = _num_classes(run)
+        last = float(acc.values[np.isfinite(acc.values)][-1])
+        last = last / 100 if last > 1.0 else last
+        if last > (1.5 / k if k else VAL_OFF_SCALE_ACC):
+            return []     # (a validation accuracy far above chance: a loss summed over batches, not inputs off scale)
     i0 = int(np.flatnonzero(np.isfinite(val.values))[0])
     txt = (f"{val.name} is {_fmt(float(vv[0]))} at its first evaluation (step {int(val.steps[i0])}) and {_fmt(med)} at its "
            f"median, while {loss.name} stays under {_fmt(bar)} (median {_fmt(tmed)}): off any scale a model's guesses reach; "

@@ -206,8 +206,8 @@ DETECTORS: list[_Det] = [
                                    r"|Received incompatible devices for jitted computation|found two different devices (?:cuda:\d+, cpu|cpu, cuda:\d+)"
                                    r"|Input tensor is not an XLA tensor|was not initiali[sz]ed on context \w+\(\d+\)\. It was only initiali[sz]ed on"
                                    r"|Mismatched \w+ CPU/GPU device selection|Inconsistent compute device and `device_id`"
-                                   # cuDNN's RNN wording; a module left on the meta device (built there, never materialised)
-                                   r"|Input and parameter tensors are not at the same device|Cannot copy out of meta tensor"),
+                                   # cuDNN's RNN wording
+                                   r"|Input and parameter tensors are not at the same device"),
          1.0, lambda m: "tensors on different devices"),
     # "Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor)" or (MPSFloatType): device
     # when the sides' devices differ, dtype when their scalar types do (both can hold).
@@ -1117,32 +1117,51 @@ def text_signals(run: Run) -> list[Signal]:
     return out
 
 
-# A vocabulary's file named in a log (nanoGPT's "found vocab_size = 65 (inside data/shakespeare_char/meta.pkl)" and its
-# sample.py's "Loading meta from data/stories_char/meta.pkl...", a tokenizer.json / vocab.txt / spm .model loaded)
-_VOCAB_FILE = re.compile(r"(?P<path>(?:[\w.\-~]+/)+(?P<base>meta\.pkl|vocab\.(?:json|txt|pkl)|tokenizer\.(?:json|model)"
-                         r"|spm\.model|sentencepiece\.bpe\.model|merges\.txt|word_index\.json|stoi\.pkl))\b")
+# A vocabulary's file a log says it read (nanoGPT's "found vocab_size = 65 (inside data/shakespeare_char/meta.pkl)" and
+# its sample.py's "Loading meta from data/stories_char/meta.pkl...", a tokenizer.json / vocab.txt / spm .model loaded):
+# the base name found first, its folder read from the bytes before it (a pattern that runs back over a path from every
+# start position is quadratic on a long line of hex); a save is no reading
+_VOCAB_BASE = re.compile(r"(?<=/)(?:meta\.pkl|vocab\.(?:json|txt|pkl)|tokenizer\.(?:json|model)|spm\.model"
+                         r"|sentencepiece\.bpe\.model|merges\.txt|word_index\.json|stoi\.pkl)\b")
+_VOCAB_DIR = re.compile(r"(?:[\w.\-~]+/)+\Z")
+_VOCAB_READ = re.compile(r"\b(?:load\w*|read\w*|found|inside|from|using|open\w*)\b", re.I)
+_VOCAB_NOT_READ = re.compile(r"\b(?:sav\w*|writ\w*|dump\w*|export\w*|copy\w*|cop(?:y|ied))\b", re.I)
+# folders that hold one model's copies, not another vocabulary: a hub cache, checkpoints
+_VOCAB_COPY_DIR = re.compile(r"\.cache/|huggingface|/snapshots/|checkpoint|ckpt", re.I)
+VOCAB_SCAN_CHARS = 200_000     # the head of each log read for them
+VOCAB_DIR_BACK = 300           # bytes before a base name its folder is read from
 
 
 def vocab_files_differ(run: Run) -> Signal | None:
-    """`log:vocab_files_differ`: two logs of the run name a vocabulary file of one name in two folders (training's
-    data/stories_char/meta.pkl, sampling's data/shakespeare_char/meta.pkl): the text is encoded with one vocabulary
-    and decoded with another, the same ids other characters (a decoder's output turns to gibberish)."""
+    """`log:vocab_files_differ`: two logs of the run say they read a vocabulary file of one name from two folders
+    (training's data/stories_char/meta.pkl, sampling's data/shakespeare_char/meta.pkl): the text is encoded with one
+    vocabulary and decoded with another, the same ids other characters (a decoder's output turns to gibberish).
+    Folders are compared by their last two parts (an absolute and a relative path to one folder are the same); a
+    hub cache's or a checkpoint's copy is no other vocabulary."""
     seen: dict[str, dict[str, tuple[TextArtifact, int]]] = {}
     for art in run.texts:
         if art.kind not in LOG_KINDS or not any(b in art.text for b in ("meta.pkl", "vocab.", "tokenizer.", ".model",
                                                                           "merges.txt", "word_index", "stoi")):
             continue
-        for m in _VOCAB_FILE.finditer(art.text[:SAME_OUTPUT_SCAN_CHARS]):
-            by_dir = seen.setdefault(m["base"], {})
-            folder = m["path"][: -len(m["base"])].lstrip("./")
-            if folder not in by_dir:
-                by_dir[folder] = (art, art.line_of(m.start()))
+        head = art.text[:VOCAB_SCAN_CHARS]
+        for m in _VOCAB_BASE.finditer(head):
+            back = head[max(0, m.start() - VOCAB_DIR_BACK):m.start()]
+            d = _VOCAB_DIR.search(back)
+            line_start = head.rfind("\n", 0, m.start()) + 1
+            words = head[line_start:m.start()]
+            if d is None or _VOCAB_COPY_DIR.search(d.group()) or not _VOCAB_READ.search(words) \
+                    or _VOCAB_NOT_READ.search(words):
+                continue
+            folder = "/".join(d.group().strip("/").split("/")[-2:])
+            seen.setdefault(m.group(), {}).setdefault(folder, (art, art.line_of(m.start())))
     for base, by_dir in seen.items():
-        if len(by_dir) < 2 or len({a.path for a, _ in by_dir.values()}) < 2:
+        pair = next(((x, y) for i, x in enumerate(by_dir.items()) for y in list(by_dir.items())[i + 1:]
+                     if x[1][0].path != y[1][0].path), None)
+        if pair is None:
             continue
-        (a, la), (b, lb) = list(by_dir.values())[:2]
-        txt = (f"{a.path} and {b.path} name {base} in two folders ({list(by_dir)[0]} and {list(by_dir)[1]}): text encoded "
-               "with one vocabulary is decoded with another")
+        (da, (a, la)), (db, (b, lb)) = pair
+        txt = (f"{a.path} and {b.path} read {base} from two folders ({da} and {db}): text encoded with one vocabulary "
+               "is decoded with another")
         return Signal("log:vocab_files_differ", 0.8, txt,
                       [Evidence(text=f"{base} in {a.path}", source=a.path, line=la, quote=a.line(la).strip()[:300]),
                        Evidence(text=f"{base} in {b.path}", source=b.path, line=lb, quote=b.line(lb).strip()[:300])],

@@ -198,13 +198,25 @@ def _composer(n: str) -> str | None:
     return None
 
 
-# The words of a metric's name printed in Spanish, Portuguese, French or German in ASCII letters ("perda",
-# "perda_teste", "acuracia_validacao", "Verlust"), as the English words they stand for (labels with accented or
-# Cyrillic letters are rewritten before the scanner reads them: readers/textlog/vocabulary.foreign_keys)
-_FOREIGN_WORD = {"perda": "loss", "perdida": "loss", "perte": "loss", "verlust": "loss", "acuracia": "accuracy",
-                 "exactitud": "accuracy", "precisao": "accuracy", "genauigkeit": "accuracy", "treino": "train",
-                 "treinamento": "train", "entrenamiento": "train", "teste": "test", "prueba": "test",
-                 "validacao": "val", "validacion": "val", "validierung": "val", "norma": "norm"}
+# A metric's name printed in Spanish, Portuguese, French, German or Russian, as the English key each word stands for:
+# one table for the byte scanner (readers/textlog/vocabulary.foreign_keys rewrites labels with accented or Cyrillic
+# letters before it reads them) and for the names below (labels in ASCII letters alone, "perda", "perda_teste",
+# "acuracia_validacao", "Verlust": the scanner's keys already, translated word by word here)
+FOREIGN_METRIC_WORDS = {
+    "loss": ("pérdida", "perdida", "perda", "perte", "verlust", "потеря", "потери", "потерь", "лосс"),
+    "acc": ("acurácia", "acuracia", "precisión", "precisão", "precisao", "exactitud", "exatidão", "précision",
+            "exactitude", "genauigkeit", "точность"),
+    "epoch": ("época", "epoca", "époque", "epoche", "эпоха", "эпохи", "эпоху"),
+    "step": ("paso", "passo", "étape", "schritt", "шаг"),
+    "lr": ("tasa de aprendizaje", "taxa de aprendizado", "taxa de aprendizagem", "taux d'apprentissage", "lernrate",
+           "скорость обучения")}
+FOREIGN_SPLIT_WORDS = {
+    "train": ("entrenamiento", "treinamento", "treino", "entraînement", "обучение", "обучения", "обучении", "трейн"),
+    "val": ("validación", "validacion", "validação", "validacao", "validierung", "валидация", "валидации", "вал",
+            "валидационная", "валидационный"),
+    "test": ("prueba", "teste", "тест", "теста", "тесте", "тестовая", "тестовый")}
+_FOREIGN_WORD = {w: k for table in (FOREIGN_METRIC_WORDS, FOREIGN_SPLIT_WORDS) for k, ws in table.items() for w in ws
+                 if w.isascii() and w.isalpha()} | {"norma": "norm"}
 _FOREIGN_TOKEN = re.compile(r"(?<![a-z0-9])(?:" + "|".join(sorted(_FOREIGN_WORD, key=len, reverse=True)) + r")(?![a-z0-9])")
 
 

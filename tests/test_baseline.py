@@ -404,6 +404,15 @@ def test_a_retrain_script_beside_the_train_script_is_its_newer_version(tmp_path)
     (tmp_path / "eval_new.py").write_text(common + "print(f1(X, y))\n")
     sides = {(t.path, side) for t, _, side, _ in _file_pair_changes(ingest([tmp_path]))}
     assert sides == {("eval.py", "-"), ("eval_new.py", "+")}
+    # resample.py beside sample.py is another script, no version of it; a training loss's function is no metric's
+    for f in ("eval.py", "eval_new.py"):
+        (tmp_path / f).unlink()
+    (tmp_path / "sample.py").write_text(common + "print(draw(X))\n")
+    (tmp_path / "resample.py").write_text(common + "print(resample(X, 16000))\n")
+    assert _file_pair_changes(ingest([tmp_path])) == []
+    from mltdbg.analyzers.baseline import _in_metric_function
+    assert [_in_metric_function(None, fn) for fn in ("mse_loss", "ssim_loss", "l2_error", "compute_rmse")] == \
+        [None, None, "baseline:metric_changed", "baseline:metric_changed"]
 
 
 def test_blank_lines_and_a_bare_hunk_header_make_no_diff_of_what_follows(tmp_path):

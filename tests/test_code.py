@@ -1290,6 +1290,13 @@ def test_a_vocabulary_rebuilt_or_an_encoder_refit_at_serving_is_read(tmp_path):
     loads = "import json\nvocab = json.load(open('artifacts/vocab.json'))\nif vocab is None:\n    vocab = build_vocab(texts)\n"
     assert kinds({"train.py": train, "serve.py": loads}) == set()
     assert kinds({"train.py": serve}) == set()
+    # a vocab.txt read and indexed, counts loaded from a file, an autoencoder fitted: no rebuilt vocabulary or encoder
+    txt = "with open('artifacts/vocab.txt') as f:\n    itos = f.read().splitlines()\nstoi = {w: i for i, w in enumerate(itos)}\n"
+    assert kinds({"train.py": train, "serve.py": txt}) == set()
+    counts = "import json\nwith open(VOCAB_PATH) as f:\n    counts = json.load(f)\nvocab = Vocab(counts)\n"
+    assert kinds({"train.py": train, "serve.py": counts}) == set()
+    auto = "import torch\ntorch.save(encoder.state_dict(), 'enc.pt')\n"
+    assert kinds({"train.py": auto, "app.py": "autoencoder.fit(X, X)\n"}) == set()
     enc_train = ("import pickle\nfrom sklearn.preprocessing import LabelEncoder\nenc = LabelEncoder()\n"
                  "X['city'] = enc.fit_transform(X['city'])\npickle.dump(enc, open('encoder.pkl', 'wb'))\n")
     enc_pred = "from sklearn.preprocessing import LabelEncoder\nencoder = LabelEncoder()\nX['city'] = encoder.fit_transform(X['city'])\n"

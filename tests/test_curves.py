@@ -1228,6 +1228,13 @@ def test_a_nan_on_one_rank_first_out_of_a_calm_loss_is_that_ranks_data(tmp_path)
     assert "nonfinite" in kinds(climb) and "nonfinite_one_rank" not in kinds(climb)
     own = ddp(lambda k: "nan" if k >= 7 else ("9.5" if k == 6 else f"{1.02 - 0.03 * k:.4f}"))
     assert "nonfinite_one_rank" not in kinds(own)
+    # both ranks climbing together after a long calm stretch, rank 1 overflowing one step first: a shared climb
+    calm_then_climb = [2.30 - 0.01 * k for k in range(40)] + [2.2, 2.6, 3.1, 3.7, 4.4, 5.2]
+    climb_lines = []
+    for k, v in enumerate(calm_then_climb + [6.1, float("nan")]):
+        r1 = "inf" if k == len(calm_then_climb) else "nan" if k > len(calm_then_climb) else f"{v + 0.01:.4f}"
+        climb_lines += [f"[rank1]: step {k * 10} loss {r1}", f"[rank0]: step {k * 10} loss {v:.4f}"]
+    assert "nonfinite_one_rank" not in kinds(climb_lines)
     fed = []
     for rnd in range(1, 5):
         for c in ((0, 1, 2) if rnd < 4 else (0, 1, 7)):
@@ -1257,6 +1264,11 @@ def test_a_held_out_loss_of_hundreds_of_nats_beside_a_sane_training_loss_is_off_
     assert d.hypotheses[0].id == "preprocessing_mismatch"
     assert "val_off_scale" not in kinds(lambda e: 0.9 + 0.45 * e)
     assert "val_off_scale" not in kinds(lambda e: 190.0 * e, train=lambda e: 150.0 * e)
+    # a validation loss summed over its 79 batches beside a validation accuracy of 0.86: no inputs off scale
+    (tmp_path / "train.log").write_text("".join(
+        f"epoch {e} loss={1.1 - 0.05 * e:.4f} acc={0.5 + 0.03 * e:.3f} val_loss={190.0 - 10 * e:.2f} val_acc={0.6 + 0.02 * e:.3f}\n"
+        for e in range(1, 13)))
+    assert "val_off_scale" not in {s.kind for s in analyze(ingest([str(tmp_path)]))}
 
 
 def test_a_first_val_loss_near_ln_k_beside_an_accuracy_far_above_chance_is_no_chance_level(tmp_path):

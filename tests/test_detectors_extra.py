@@ -528,6 +528,14 @@ def test_two_logs_naming_one_vocabulary_file_in_two_folders(tmp_path):
     assert s.data["file"] == "meta.pkl" and {e.source for e in s.evidence} == {"train.log", "sample.log"}
     assert "log:vocab_files_differ" not in signals(tmp_path / "b", {"train.log": train, "sample.log": sample.format("stories_char")})
     assert "log:vocab_files_differ" not in signals(tmp_path / "c", {"train.log": train + sample.format("shakespeare_char")})
+    # one folder written two ways, a hub cache's copy, checkpoints' saved copies: no other vocabulary
+    for d, (x, y) in enumerate([
+            ("found vocab_size = 41 (inside /home/u/nanoGPT/data/stories_char/meta.pkl)\n", sample.format("stories_char")),
+            ("loading file /root/.cache/huggingface/hub/models--bert/snapshots/ab12/tokenizer.json\n",
+             "Loading tokenizer from out/bert-sst2/tokenizer.json\n"),
+            ("saving out/ckpt-1000/vocab.json\nsaving out/ckpt-2000/vocab.json\n", "loading out/final/vocab.json\n")]):
+        (tmp_path / f"d{d}").mkdir()
+        assert "log:vocab_files_differ" not in signals(tmp_path / f"d{d}", {"train.log": x, "sample.log": y}), d
 
 
 def _bert_finetune_log(lr: float) -> str:

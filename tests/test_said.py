@@ -85,7 +85,11 @@ def test_a_model_the_user_says_scores_well_offline_and_worse_where_served_is_a_s
                  "shows F1 around 0.69", "field accuracy through TorchServe is a bit lower than the validation number"):
         assert "said:serving_gap" in said.ruled_out([text]), text
     for text in ("I deployed the model with TorchServe and want to check the training run",
-                 "training accuracy is 0.99 but validation accuracy is 0.7", "the val loss rises while training falls"):
+                 "training accuracy is 0.99 but validation accuracy is 0.7", "the val loss rises while training falls",
+                 "Training loss goes down nicely, but the W&B dashboard shows val accuracy stuck at 0.5",
+                 "Training runs at 3 it/s, but after switching to the triton backend it is much slower",
+                 "The triton fused attention kernel is slower than pytorch on my A100",
+                 "the val loss looks fine but I have not deployed anything yet"):
         assert "said:serving_gap" not in said.ruled_out([text]), text
     assert said.names_failure(["through TorchServe it misclassifies most of the same test images"])
 
@@ -97,7 +101,10 @@ def test_a_loss_or_gradient_the_user_says_starts_huge_is_a_scale_broken_before_t
                  "The first iteration loss is often up to 20000.", "the initial loss is 1,250,000 and it barely moves"):
         assert "said:huge_start" in said.ruled_out([text]), text
     for text in ("the loss starts at 2.3 and then goes up to 1e5", "the loss grows to 3e6 after epoch 4",
-                 "the first loss isn't 20000, it is 2.3", "starts at step 10000 with loss 0.5"):
+                 "the first loss isn't 20000, it is 2.3", "starts at step 10000 with loss 0.5",
+                 "I started training and the loss at iteration 50000 became NaN",
+                 "At first the loss is fine until step 12000 where it spikes to nan",
+                 "Initially the loss decreases, by step 30000 it is 0.1", "initial gradient accumulation steps 16384"):
         assert "said:huge_start" not in said.ruled_out([text]), text
 
 

@@ -11,7 +11,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from mltdbg.analyzers.names import normalize
+from mltdbg.analyzers.names import FOREIGN_METRIC_WORDS, FOREIGN_SPLIT_WORDS, normalize
 
 
 STEP_KEYS = {"step", "steps", "global_step", "globalstep", "global_steps", "global step", "iter",
@@ -19,7 +19,8 @@ STEP_KEYS = {"step", "steps", "global_step", "globalstep", "global_steps", "glob
              "trainer/global_step", "train/global_step", "train/step", "optimizer_step"}
 BATCH_KEYS = {"batch", "batch_idx", "batch_id", "minibatch", "mini_batch", "mini-batch"}
 EPOCH_KEYS = {"epoch", "ep", "train/epoch", "trainer/epoch", "train epoch",
-              "epoca", "epoche"}     # (Spanish / Portuguese and German in ASCII letters: "Epoca 3/20")
+              # ... in another language, in ASCII letters ("Epoca 3/20", "Epoche 3")
+              *(w for w in FOREIGN_METRIC_WORDS["epoch"] if w.isascii())}
 # Numbers next to these words are identifiers, versions, times or settings, never metrics.
 DENY_KEYS = {
     "version", "ver", "v", "v_num", "pid", "tid", "ppid", "port", "line", "lineno", "rank", "local_rank",
@@ -173,18 +174,7 @@ _LATIN_BEFORE = re.compile(rb"(?<![A-Za-z])(?:train|val|valid|test|eval|dev)[ _]
 # scanner at its first accented or Cyrillic byte ("acurácia" read as "cia"), so such labels are rewritten the same
 # way, in the bytes scanned only, to the English key of the same length or shorter. (Labels in ASCII letters alone,
 # "perda", "perda_teste", are the scanner's keys already: names.normalize translates their words.)
-_FOREIGN_METRIC = {"loss": ("pérdida", "perdida", "perda", "perte", "verlust", "потеря", "потери", "потерь", "лосс"),
-                   "acc": ("acurácia", "acuracia", "precisión", "precisão", "exactitud", "exatidão", "précision",
-                           "exactitude", "genauigkeit", "точность"),
-                   "epoch": ("época", "epoca", "époque", "epoche", "эпоха", "эпохи", "эпоху"),
-                   "step": ("paso", "passo", "étape", "schritt", "шаг"),
-                   "lr": ("tasa de aprendizaje", "taxa de aprendizado", "taxa de aprendizagem", "taux d'apprentissage",
-                          "lernrate", "скорость обучения")}
-_FOREIGN_SPLIT = {"train": ("entrenamiento", "treinamento", "treino", "entraînement", "обучение", "обучения",
-                            "обучении", "трейн"),
-                  "val": ("validación", "validacion", "validação", "validacao", "validierung", "валидация", "валидации", "вал",
-                          "валидационная", "валидационный"),
-                  "test": ("prueba", "teste", "тест", "теста", "тесте", "тестовая", "тестовый")}
+_FOREIGN_METRIC, _FOREIGN_SPLIT = FOREIGN_METRIC_WORDS, FOREIGN_SPLIT_WORDS
 
 
 def _cases(words):
@@ -197,9 +187,11 @@ def _falt(words: set[bytes]) -> bytes:
 
 _F_METRIC_OF = {v: k for k, ws in _FOREIGN_METRIC.items() for v in _cases(ws)}
 _F_SPLIT_OF = {v: k for k, ws in _FOREIGN_SPLIT.items() for v in _cases(ws)}
+# the label words that hold an accented or Cyrillic letter, each spelling (a cheap test before the pattern)
+_F_NON_ASCII = sorted(w for w in list(_F_METRIC_OF) + list(_F_SPLIT_OF) if not w.isascii())
 _F_JOIN = _cases(("de", "do", "da", "en", "on", "на", "по", "del", "der", "des", "du", "em", "no", "na"))
 _FOREIGN_NAME = re.compile(
-    rb"(?<![A-Za-z\x80-\xff])(?P<ascii>(?:train|val|valid|test|eval|dev)[ _]?)?"        # a Latin prefix: "val_pérdida"
+    rb"(?<![A-Za-z0-9_\x80-\xff])(?P<ascii>(?:train|val|valid|test|eval|dev)[ _]?)?"   # a Latin prefix: "val_pérdida"
     rb"(?:(?P<s1>" + _falt(set(_F_SPLIT_OF)) + rb")[ _])?(?P<m>" + _falt(set(_F_METRIC_OF))
     + rb")(?:[ _](?:(?:" + _falt(_F_JOIN) + rb")[ _])?(?P<s2>" + _falt(set(_F_SPLIT_OF)) + rb"))?(?![A-Za-z\x80-\xff])"
     rb"(?=[ \t]*(?:[:=]|\d|-[ \t]*\d))")
@@ -219,8 +211,9 @@ def foreign_keys(data: bytes) -> bytes:
     """`data` with metric labels printed in Spanish, Portuguese, French, German or Russian with non-ASCII letters
     rewritten to English keys of the same byte length (see above); data without an accented Latin or a Cyrillic
     lead byte (C3, D0, D1) as it is."""
-    if data.isascii() or not (b"\xc3" in data or b"\xd0" in data or b"\xd1" in data):
-        return data
+    if data.isascii() or not (b"\xc3" in data or b"\xd0" in data or b"\xd1" in data) \
+            or not any(w in data for w in _F_NON_ASCII):
+        return data         # (no label word with such a letter in it: French or Russian prose pays the finds alone)
     return _FOREIGN_NAME.sub(_foreign_key, data)
 
 
