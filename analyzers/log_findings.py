@@ -774,6 +774,7 @@ _STAT_NUM = re.compile(r"[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 # more with standard deviations of 10 or more (a standardised input sits near mean 0, std 1).
 RAW_PIXEL_MAX = (200.0, 255.5)
 UNSCALED_MEAN, UNSCALED_STD = 20.0, 10.0
+UNSCALED_HEAVY_MAX = 1000.0   # (and a min of 0 or more: _input_stats_data's heavy-tailed raw magnitudes)
 
 
 def _input_stats_data(line: str) -> dict | None:
@@ -787,7 +788,10 @@ def _input_stats_data(line: str) -> dict | None:
     mx, mn, mean, std = (vals.get(k, []) for k in ("max", "min", "mean", "std"))
     raw = bool(mx) and RAW_PIXEL_MAX[0] <= max(mx) <= RAW_PIXEL_MAX[1] and (not mn or min(mn) >= 0)
     big = bool(mean) and bool(std) and max(abs(x) for x in mean) >= UNSCALED_MEAN and min(std) >= UNSCALED_STD
-    if not (raw or big):
+    # ... or heavy-tailed raw magnitudes from 0 (a power spectrogram without its log, counts): a max in the thousands and
+    # a std of UNSCALED_STD or more, however small the mean
+    heavy = bool(mx) and bool(std) and max(mx) >= UNSCALED_HEAVY_MAX and min(std) >= UNSCALED_STD and bool(mn) and min(mn) >= 0
+    if not (raw or big or heavy):
         return None
     return {"max": max(mx) if mx else None, "mean": mean[:4] or None, "std": std[:4] or None, "raw_pixels": raw}
 

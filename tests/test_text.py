@@ -335,6 +335,8 @@ def test_clean_training_log_gives_nothing():
     ("batch stats: mean=[125.3, 122.9, 113.8] std=[63.0, 62.1, 66.7] min=0.0 max=255.0", "log:inputs_unscaled"),
     ("x.min()=0 x.max()=255", "log:inputs_unscaled"),
     ("features mean=51234.5 std=20311.9", "log:inputs_unscaled"),
+    # a power spectrogram without its log: a small mean, a max in the thousands
+    ("feature stats: min=0 max=3.39e+03 mean=2.75 std=31.5", "log:inputs_unscaled"),
 ])
 def test_single_line_detectors(line, kind):
     run = run_of(("x.log", "step 1 loss 2.0\n" + line + "\nstep 2 loss 1.9\n"))
@@ -789,3 +791,10 @@ def test_blank_lines_and_prompts_do_not_slow_the_evaluation_command_reading():
     t = time.perf_counter()
     signals(run_of(("a.log", "\n" * 20000 + "#" * 8000 + "\n$ python eval.py --model_file x/y.pt\n")))
     assert time.perf_counter() - t < 5.0
+
+
+def test_standardised_or_signed_features_with_a_large_max_are_no_unscaled_inputs():
+    """A max in the thousands is a raw magnitude only from 0 with a std of 10 or more: standardised features with one
+    outlier (std 1.0) or signed ones (min -3400) say nothing."""
+    for line in ("feature stats: min=-3.2 max=1.2e+03 mean=0.01 std=1.0", "feature stats: min=-3400 max=3.39e+03 mean=0.2 std=31.5"):
+        assert "log:inputs_unscaled" not in signals(run_of(("train.log", line + "\n"))), line
