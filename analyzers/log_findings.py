@@ -775,6 +775,9 @@ _STAT_NUM = re.compile(r"[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 RAW_PIXEL_MAX = (200.0, 255.5)
 UNSCALED_MEAN, UNSCALED_STD = 20.0, 10.0
 UNSCALED_HEAVY_MAX = 1000.0   # (and a min of 0 or more: _input_stats_data's heavy-tailed raw magnitudes)
+# ... of features, inputs or a spectrogram, not of times, ids, tokens, lengths or counts
+_HEAVY_WHAT = re.compile(r"\b(?:features?|feats?|inputs?|spec\w*|mels?|fbank\w*|x)\b", re.I)
+_NOT_VALUES = re.compile(r"\b(?:time|ms|sec\w*|ids?|input_ids|tokens?|len\w*|counts?|shards?|samples per)\b|_ids\b", re.I)
 
 
 def _input_stats_data(line: str) -> dict | None:
@@ -790,7 +793,8 @@ def _input_stats_data(line: str) -> dict | None:
     big = bool(mean) and bool(std) and max(abs(x) for x in mean) >= UNSCALED_MEAN and min(std) >= UNSCALED_STD
     # ... or heavy-tailed raw magnitudes from 0 (a power spectrogram without its log, counts): a max in the thousands and
     # a std of UNSCALED_STD or more, however small the mean
-    heavy = bool(mx) and bool(std) and max(mx) >= UNSCALED_HEAVY_MAX and min(std) >= UNSCALED_STD and bool(mn) and min(mn) >= 0
+    heavy = bool(mx) and bool(std) and max(mx) >= UNSCALED_HEAVY_MAX and min(std) >= UNSCALED_STD and bool(mn) \
+        and min(mn) >= 0 and _HEAVY_WHAT.search(line) is not None and _NOT_VALUES.search(line) is None
     if not (raw or big or heavy):
         return None
     return {"max": max(mx) if mx else None, "mean": mean[:4] or None, "std": std[:4] or None, "raw_pixels": raw}
@@ -1129,11 +1133,18 @@ _VOCAB_BASE = re.compile(r"(?<=/)(?:meta\.pkl|vocab\.(?:json|txt|pkl)|tokenizer\
                          r"|sentencepiece\.bpe\.model|merges\.txt|word_index\.json|stoi\.pkl)\b")
 _VOCAB_DIR = re.compile(r"(?:[\w.\-~]+/)+\Z")
 _VOCAB_READ = re.compile(r"\b(?:load\w*|read\w*|found|inside|from|using|open\w*)\b", re.I)
-_VOCAB_NOT_READ = re.compile(r"\b(?:sav\w*|writ\w*|dump\w*|export\w*|copy\w*|cop(?:y|ied))\b", re.I)
+_VOCAB_NOT_READ = re.compile(r"\b(?:sav\w*|writ\w*|dump\w*|export\w*|cop(?:y|ie)\w*)\b", re.I)
 # folders that hold one model's copies, not another vocabulary: a hub cache, checkpoints
 _VOCAB_COPY_DIR = re.compile(r"\.cache/|huggingface|/snapshots/|checkpoint|ckpt", re.I)
-VOCAB_SCAN_CHARS = 200_000     # the head of each log read for them
 VOCAB_DIR_BACK = 300           # bytes before a base name its folder is read from
+
+
+def _same_folder(a: str, b: str) -> bool:
+    """One folder written two ways: one path's parts end the other's (an absolute and a relative path), or one is the
+    working folder itself."""
+    pa, pb = [x for x in a.split("/") if x], [x for x in b.split("/") if x]
+    n = min(len(pa), len(pb))
+    return n == 0 or pa[-n:] == pb[-n:]
 
 
 def vocab_files_differ(run: Run) -> Signal | None:
@@ -1147,20 +1158,21 @@ def vocab_files_differ(run: Run) -> Signal | None:
         if art.kind not in LOG_KINDS or not any(b in art.text for b in ("meta.pkl", "vocab.", "tokenizer.", ".model",
                                                                           "merges.txt", "word_index", "stoi")):
             continue
-        head = art.text[:VOCAB_SCAN_CHARS]
+        head = art.text[:SAME_OUTPUT_SCAN_CHARS]
         for m in _VOCAB_BASE.finditer(head):
             back = head[max(0, m.start() - VOCAB_DIR_BACK):m.start()]
             d = _VOCAB_DIR.search(back)
-            line_start = head.rfind("\n", 0, m.start()) + 1
-            words = head[line_start:m.start()]
+            line_start = head.rfind("\n", max(0, m.start() - VOCAB_DIR_BACK), m.start()) + 1
+            # (the words before the path, its folder cut off: a folder named saved/ or exports/ is no save)
+            words = head[max(line_start, m.start() - VOCAB_DIR_BACK):m.start() - (len(d.group()) if d else 0)]
             if d is None or _VOCAB_COPY_DIR.search(d.group()) or not _VOCAB_READ.search(words) \
                     or _VOCAB_NOT_READ.search(words):
                 continue
-            folder = "/".join(d.group().strip("/").split("/")[-2:])
+            folder = "/".join(p for p in d.group().strip("/").split("/") if p not in ("", "."))
             seen.setdefault(m.group(), {}).setdefault(folder, (art, art.line_of(m.start())))
     for base, by_dir in seen.items():
         pair = next(((x, y) for i, x in enumerate(by_dir.items()) for y in list(by_dir.items())[i + 1:]
-                     if x[1][0].path != y[1][0].path), None)
+                     if x[1][0].path != y[1][0].path and not _same_folder(x[0], y[0])), None)
         if pair is None:
             continue
         (da, (a, la)), (db, (b, lb)) = pair

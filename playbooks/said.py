@@ -40,6 +40,17 @@ _LOWER = r"(?:lower|reduc|decreas|smaller|halv|small|tin)\w*"
 # One character of a clause that names no other activation and denies nothing (said:relu_output's gaps).
 _PLAIN_GAP = r"(?:(?!softmax|sigmoid|tanh|linear\b|hidden|else|other|\bnot\b|n't|\bno\b|without|\band\b|\bbut\b)[^,.;!?\n])"
 
+# said:serving_gap's words: where a model was scored offline, where it is served, a score, a comparison
+_OFFLINE = (r"offline|validation|val|notebook|locally|training|batch\s+(?:script|scoring)|export\w*|test\s+set|pytorch"
+            r"|original\s+model")
+_SERVING = (r"\bproduction\b|\bprod\b|\bdeploy\w*|\bserving\b|\bserved\b|torchserve|triton\s+(?:inference\s+)?server"
+            r"|onnx\s?runtime|tflite|tensorrt|coreml|inference\s+server")
+_SCORES = r"acc\w*|f1|auc|precision|recall|score|predictions?|outputs?|results?|error"
+_VERSUS = r"than|vs\.?|versus|compared\s+(?:to|with)"
+# ... and a denial on the serving verb itself ("I have not deployed anything yet")
+_SERVING_DENIED = re.compile(r"(?:\b(?:not|never)|n't)\s+(?:yet\s+|been\s+|even\s+)?(?:deploy|serv)\w*\W*$", re.I)
+
+
 _PATTERNS: dict[str, tuple[str, str]] = {
     # kind: (regex, what the user ruled out)
     "said:lower_lr_no_help": (
@@ -152,20 +163,11 @@ _PATTERNS: dict[str, tuple[str, str]] = {
     # (production, a deployed service, TorchServe / Triton / ONNX Runtime): the serving path differs from the one
     # evaluated (preprocessing, eval mode, vocabulary, weights, the metric), not the training's fit
     "said:serving_gap": (
-        r"\b(?:offline|validation|val|notebook|locally|training|batch\s+(?:script|scoring)|export\w*|test\s+set|pytorch"
-        r"|original\s+model)\b[^.!?\n]{0,120}?\b(?:but|while|however|yet|whereas)\b[^.!?\n]{0,120}?"
-        r"(?:\bproduction\b|\bprod\b|\bdeploy(?:ed|ment)\b|\bserving\b|\bserved\b|torchserve|triton\s+(?:inference\s+)?server"
-        r"|\b(?:the|our|my)\s+(?:api|service|server|endpoint)\b|onnx\s?runtime|tflite|tensorrt|coreml|inference\s+server"
-        r"|(?:production|monitoring)\s+dashboard)"
+        rf"\b(?:{_OFFLINE})\b[^.!?\n]{{0,120}}?\b(?:but|while|however|yet|whereas)\b[^.!?\n]{{0,120}}?(?:{_SERVING}"
+        r"|\b(?:the|our|my)\s+(?:api|service|server|endpoint)\b|(?:production|monitoring)\s+dashboard)"
         # "accuracy through TorchServe is lower than the validation number": a score compared across the two
-        r"|(?:\bproduction\b|\bdeploy(?:ed|ment)\b|\bserving\b|torchserve|triton\s+(?:inference\s+)?server|onnx\s?runtime|tflite"
-        r"|tensorrt|coreml)[^.!?\n]{0,80}?\b(?:acc\w*|f1|auc|precision|recall|score|predictions?|outputs?|results?|error)\b"
-        r"[^.!?\n]{0,60}?\b(?:than|vs\.?|versus|compared\s+(?:to|with))\b[^.!?\n]{0,60}?\b(?:offline|validation|val"
-        r"|notebook|training|pytorch|original\s+model)\b"
-        r"|\b(?:acc\w*|f1|auc|precision|recall|score|predictions?|outputs?|results?)\b[^.!?\n]{0,60}?(?:\bproduction\b"
-        r"|\bdeploy(?:ed|ment)\b|\bserving\b|torchserve|triton\s+(?:inference\s+)?server|onnx\s?runtime|tflite|tensorrt"
-        r"|coreml)[^.!?\n]{0,80}?\b(?:than|vs\.?|versus|compared\s+(?:to|with))\b[^.!?\n]{0,60}?\b(?:offline|validation|val"
-        r"|notebook|training|pytorch|original\s+model)\b",
+        rf"|(?:{_SERVING})[^.!?\n]{{0,80}}?\b(?:{_SCORES})\b[^.!?\n]{{0,60}}?\b(?:{_VERSUS})\b[^.!?\n]{{0,60}}?\b(?:{_OFFLINE})\b"
+        rf"|\b(?:{_SCORES})\b[^.!?\n]{{0,60}}?(?:{_SERVING})[^.!?\n]{{0,80}}?\b(?:{_VERSUS})\b[^.!?\n]{{0,60}}?\b(?:{_OFFLINE})\b",
         "the model scores well offline and worse where it is served"),
     "said:shuffled": (
         r"shuffle\s*=\s*true|(?:i|we)\s+(?:do\s+|did\s+|already\s+)?shuffle|(?:data|dataset|loader)\s+is\s+(?:already\s+)?shuffled",
@@ -188,7 +190,7 @@ _NEGATED = re.compile(r"(?:\bnot|n't|\bno|\bnone\s+of|\bnever|\bwithout|\bforg[e
 # missing values the user already dealt with ("I replaced the NA values using the median", "dropped the rows with
 # NaN"): what they say is that the data is clean now
 _HANDLED = re.compile(r"\b(?:replac|fill|drop|remov|imput|handl|clean|interpolat)\w*\W+(?:\w+\W+){0,3}$", re.I)
-_FACTS = ("said:shuffled", "said:zero_grad_called", "said:eval_called", "said:fp16", "said:relu_output", "said:serving_gap",
+_FACTS = ("said:shuffled", "said:zero_grad_called", "said:eval_called", "said:fp16", "said:relu_output",
           "said:lr_called_small")
 # Where a clause ends (a negation before it denies nothing after it); not the point of "0.01".
 _CLAUSE_END = re.compile(r"[;!?\n。；！？]|\.(?=\s|$)")
@@ -312,10 +314,10 @@ def _denied_before(text: str, at: int, rx: re.Pattern = _NEGATED) -> bool:
 # A loss or gradient norm the user says is huge at the start ("starts with a loss of 2.8e6 and a gradient norm of 7e7",
 # "the first iteration loss is up to 20000"): a scale broken before training (init, inputs), not one that training
 # blew up (said:huge_start; SAID_HUGE_START or more)
-_HUGE_START = re.compile(r"\b(?:start\w*|begin\w*|initial(?:ly)?|first)\b[^.;!?\n]{0,30}?\b(?:loss|grad(?:ient)?s?(?:\s+norm)?)\b"
+_HUGE_START = re.compile(r"\b(?:start\w*|begin\w*|initial(?:ly)?|first)\b[^.;!?\n]{0,30}?\b(?:loss|grad(?:ient)?(?:s|[_\s]?norm)?)\b"
                          r"(?P<gap>[^.;!?\n\d]{0,20}?)(\d+(?:\.\d+)?\s*e\+?\d+|\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)", re.I)
 # ... not a step's number ("the loss at iteration 50000 became NaN", "until step 12000", "by step 30000")
-_HUGE_START_COUNTER = re.compile(r"\b(?:steps?|iter\w*|epoch\w*|batch\w*|rounds?|until|by|after|at|accumulation)\b", re.I)
+_HUGE_START_COUNTER = re.compile(r"\b(?:steps?|iter\w*|epoch\w*|batch\w*|rounds?)\W*$|\baccumulation\b", re.I)
 SAID_HUGE_START = 1e4
 # said:serving_gap: a denial this close before the serving word ("but I have not deployed") denies it
 SERVING_DENIAL_BACK = 30
@@ -364,7 +366,7 @@ def ruled_out(symptoms: list[str]) -> dict[str, Signal]:
             continue
         if m and kind in _FACTS and _denied_before(text, m.start()):
             m = None
-        if m and kind == "said:serving_gap" and _IN_CLAUSE_DENIAL.search(m.group(0)[-SERVING_DENIAL_BACK:]):
+        if m and kind == "said:serving_gap" and _SERVING_DENIED.search(m.group(0)[-SERVING_DENIAL_BACK:]):
             m = None        # "... but I have not deployed anything yet"
         if m and kind == "said:fp32_works" and (_denied_before(text, m.start())
                                                 or _FP32_DENIED.search(text[m.start():m.end() + 20])):

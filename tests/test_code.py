@@ -1301,3 +1301,6 @@ def test_a_vocabulary_rebuilt_or_an_encoder_refit_at_serving_is_read(tmp_path):
                  "X['city'] = enc.fit_transform(X['city'])\npickle.dump(enc, open('encoder.pkl', 'wb'))\n")
     enc_pred = "from sklearn.preprocessing import LabelEncoder\nencoder = LabelEncoder()\nX['city'] = encoder.fit_transform(X['city'])\n"
     assert kinds({"train.py": enc_train, "predict.py": enc_pred}) == {("code:encoder_refit_at_inference", "predict.py", 3)}
+    # a model (or the corpus) opened beside the refit is no saved encoder
+    enc_pred_model = "import pickle\nmodel = pickle.load(open('model.pkl', 'rb'))\n" + enc_pred
+    assert kinds({"train.py": enc_train, "predict.py": enc_pred_model}) == {("code:encoder_refit_at_inference", "predict.py", 5)}

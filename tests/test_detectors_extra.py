@@ -533,9 +533,16 @@ def test_two_logs_naming_one_vocabulary_file_in_two_folders(tmp_path):
             ("found vocab_size = 41 (inside /home/u/nanoGPT/data/stories_char/meta.pkl)\n", sample.format("stories_char")),
             ("loading file /root/.cache/huggingface/hub/models--bert/snapshots/ab12/tokenizer.json\n",
              "Loading tokenizer from out/bert-sst2/tokenizer.json\n"),
-            ("saving out/ckpt-1000/vocab.json\nsaving out/ckpt-2000/vocab.json\n", "loading out/final/vocab.json\n")]):
+            ("saving out/ckpt-1000/vocab.json\nsaving out/ckpt-2000/vocab.json\n", "loading out/final/vocab.json\n"),
+            ("loaded /home/u/proj/artifacts/vocab.json\n", "loaded artifacts/vocab.json\n"),
+            ("loaded ./tokenizer.json\n", "loaded /srv/app/tokenizer.json\n")]):
         (tmp_path / f"d{d}").mkdir()
         assert "log:vocab_files_differ" not in signals(tmp_path / f"d{d}", {"train.log": x, "sample.log": y}), d
+    # ... while folders named saved/ or exports/ hold what is read
+    (tmp_path / "e").mkdir()
+    got = signals(tmp_path / "e", {"train.log": "found vocab_size = 41 (inside saved/stories_char/meta.pkl)\n",
+                                   "sample.log": "Loading meta from saved/shakespeare_char/meta.pkl...\n"})
+    assert "log:vocab_files_differ" in got
 
 
 def _bert_finetune_log(lr: float) -> str:

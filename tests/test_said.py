@@ -82,7 +82,9 @@ def test_a_model_the_user_says_scores_well_offline_and_worse_where_served_is_a_s
     contrast, or a training / validation gap, is no such thing."""
     for text in ("The CNN gets ~99% on validation and in my notebook, but through TorchServe it misclassifies most of "
                  "the same test images", "Offline the churn model had F1 0.92 on validation, but the production dashboard "
-                 "shows F1 around 0.69", "field accuracy through TorchServe is a bit lower than the validation number"):
+                 "shows F1 around 0.69", "field accuracy through TorchServe is a bit lower than the validation number",
+                 "Validation accuracy is 95%, but the model does not generalise in production",
+                 "Validation accuracy is 92% but after deploying the model the predictions are all one class"):
         assert "said:serving_gap" in said.ruled_out([text]), text
     for text in ("I deployed the model with TorchServe and want to check the training run",
                  "training accuracy is 0.99 but validation accuracy is 0.7", "the val loss rises while training falls",
@@ -99,6 +101,8 @@ def test_a_loss_or_gradient_the_user_says_starts_huge_is_a_scale_broken_before_t
     one that training blew up (said:huge_start); a loss that starts at 2.3 or grows to 1e5 later is no such thing."""
     for text in ("Wave-equation PINN starts with a loss of 2.8e6 and a gradient norm of 7e7",
                  "The first iteration loss is often up to 20000.", "the initial loss is 1,250,000 and it barely moves"):
+        assert "said:huge_start" in said.ruled_out([text]), text
+    for text in ("the initial loss sits at 25000 and barely moves", "the initial grad_norm is 7e7"):
         assert "said:huge_start" in said.ruled_out([text]), text
     for text in ("the loss starts at 2.3 and then goes up to 1e5", "the loss grows to 3e6 after epoch 4",
                  "the first loss isn't 20000, it is 2.3", "starts at step 10000 with loss 0.5",

@@ -796,5 +796,7 @@ def test_blank_lines_and_prompts_do_not_slow_the_evaluation_command_reading():
 def test_standardised_or_signed_features_with_a_large_max_are_no_unscaled_inputs():
     """A max in the thousands is a raw magnitude only from 0 with a std of 10 or more: standardised features with one
     outlier (std 1.0) or signed ones (min -3400) say nothing."""
-    for line in ("feature stats: min=-3.2 max=1.2e+03 mean=0.01 std=1.0", "feature stats: min=-3400 max=3.39e+03 mean=0.2 std=31.5"):
+    for line in ("feature stats: min=-3.2 max=1.2e+03 mean=0.01 std=1.0", "feature stats: min=-3400 max=3.39e+03 mean=0.2 std=31.5",
+                 "batch load time (ms): min=0 max=1523 mean=12.3 std=58.1", "batch input_ids: min=0 max=50256 mean=12.5 std=801.2",
+                 "data: samples per shard min=0 max=4096 mean=8.2 std=120.5"):
         assert "log:inputs_unscaled" not in signals(run_of(("train.log", line + "\n"))), line

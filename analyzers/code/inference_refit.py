@@ -24,7 +24,7 @@ _INFER_FILE = re.compile(r"(?:^|[_\-/])(?:serve|serving|server|predict\w*|infere
 _VOCAB_NAME = re.compile(r"vocab|tokeni[sz]er|stoi|itos|word2idx|word_to_id|w2i|char2idx|token2id|word_index", re.I)
 _ENCODER_NAME = re.compile(r"(?<!auto)encoder|label_map|class_to_idx|cat(?:egor\w*)?_map|mapping|categories", re.I)
 # a file path the code opens or loads that holds a vocabulary / an encoder ("artifacts/vocab.txt", VOCAB_PATH, "enc.pkl")
-_SAVED_FILE = re.compile(r"vocab|tokeni[sz]er|stoi|itos|word2idx|meta\.pkl|encoder|label_map|\.pkl|\.json|\.txt", re.I)
+_SAVED_FILE = re.compile(r"vocab|tokeni[sz]er|stoi|itos|word2idx|meta\.pkl|encoder|label_map", re.I)
 _SAVE_CALLS = ("dump", "save", "save_pretrained", "save_vocabulary", "to_json", "write_text")
 _LOAD_CALLS = ("load", "from_pretrained", "read_json", "load_vocab", "load_vocabulary", "read_text", "from_file")
 _BUILD_VOCAB = ("build_vocab", "build_vocabulary", "build_vocab_from_iterator", "fit_on_texts", "make_vocab",
@@ -38,8 +38,9 @@ def _saves(f: PyFile, rx: re.Pattern) -> bool:
 
 
 def _loads(f: PyFile, rx: re.Pattern) -> bool:
-    """The file loads a saved one: a load call naming it, or an open() / load of a path that names a vocabulary, an
-    encoder or a pickle / JSON / text file (`with open('artifacts/vocab.txt') as f: itos = f.read().splitlines()`)."""
+    """The file loads a saved one: a load call naming it, or an open() / load of a path that names a vocabulary or an
+    encoder (`with open('artifacts/vocab.txt') as f: itos = f.read().splitlines()`; not any .json or .txt: the corpus
+    a rebuilt vocabulary comes from is one)."""
     return any((last(c) in _LOAD_CALLS and rx.search(src(c)))
                or (last(c) in ("open", "load", "read_csv", "read_json", "loadtxt") and c.args
                    and _SAVED_FILE.search(src(c.args[0])))
