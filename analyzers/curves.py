@@ -79,6 +79,8 @@ INIT_LOSS_ABSOLUTE = 13.0
 VAL_OFF_SCALE_X = 20.0
 # ... not beside a last validation accuracy above 1.5/K (K unknown: above this)
 VAL_OFF_SCALE_ACC = 0.5
+# (an accuracy that never moves by this much is one class predicted throughout: no gate)
+VAL_OFF_SCALE_ACC_MOVES = 0.005
 # loss_negative: a loss that starts above this and goes below minus the second
 LOSS_NEGATIVE_START = 0.3
 LOSS_NEGATIVE_BELOW = 0.01
@@ -488,8 +490,9 @@ def _one_rank_first_nonfinite(run: Run, q: Quoter) -> list[Signal]:
         pre = s.values[:i]
         pre = pre[np.isfinite(pre)]
         if len(pre) >= 2 and (float(pre[-1]) > RANK_NAN_RISE * abs(float(np.median(pre[:-1])))
-                              or float(pre[-1]) > RANK_NAN_RECENT_RISE * abs(float(np.min(pre[-RANK_NAN_RECENT:])))):
-            continue                      # its own loss climbed into it (from its start, or from its recent low)
+                              or (len(pre) >= 3 and pre[-3] < pre[-2] < pre[-1]
+                                  and float(pre[-1]) > RANK_NAN_RECENT_RISE * abs(float(np.min(pre[-RANK_NAN_RECENT:]))))):
+            continue                      # its own loss climbed into it (from its start, or rising to the NaN from its recent low)
         step = int(s.steps[i])
         witness = None
         for x in group:
@@ -772,6 +775,10 @@ def by_step(s: Series) -> Series:
 
 # More backward steps than this in one series are not resumed jobs (see ordered).
 MAX_RESTARTS = 5
+# ... more restarts than that, each back to the first step, read as runs one after another (trials): at most this many, each
+# of TRIAL_MIN_POINTS points or more
+MAX_TRIALS = 50
+TRIAL_MIN_POINTS = 3
 
 
 def _file_order(s: Series) -> np.ndarray | None:
@@ -794,8 +801,16 @@ def _current_attempt(s: Series) -> np.ndarray | None:
     """Indices of the points no later attempt redid (see ordered), in the artifact's order; None
     when the series has no restart or more than MAX_RESTARTS of them."""
     order, st, back = _file_steps(s)
-    if not len(back) or len(back) > MAX_RESTARTS:
+    if not len(back):
         return None
+    if len(back) > MAX_RESTARTS:
+        # runs done one after another in one log (a search's trials, repeats), each counting from the same first step and
+        # each a run's length: the last is the run as it stands (a counter that restarts every epoch is no run of its own)
+        seg = np.diff(np.concatenate(([0], back, [len(st)])))
+        if len(back) > MAX_TRIALS or not (st[back] == st[0]).all() or int(seg.min()) < TRIAL_MIN_POINTS:
+            return None
+        pos = np.arange(int(back[-1]), len(st))
+        return pos if order is None else order[pos]
     # a point is superseded when a later restart goes back to its step or below it
     later_min = np.full(len(st), np.iinfo(np.int64).max, np.int64)
     later_min[back - 1] = st[back]
@@ -1622,7 +1637,8 @@ def _val_off_scale(run: Run, loss: Series, val: Series, q: Quoter) -> list[Signa
     if float(np.max(tv)) > bar or not (vv[0] > bar and med > bar and med > VAL_OFF_SCALE_X * tmed) or _SUMMED in val.raw_name:
         return []
     acc = run.metric("val_accuracy")
-    if acc is not None and len(acc) and np.isfinite(acc.values).any():
+    if acc is not None and len(acc) and np.isfinite(acc.values).any() \
+            and float(np.ptp(acc.values[np.isfinite(acc.values)])) >= VAL_OFF_SCALE_ACC_MOVES:
         k = _num_classes(run)
         last = float(acc.values[np.isfinite(acc.values)][-1])
         last = last / 100 if last > 1.0 else last

@@ -1235,6 +1235,10 @@ def test_a_nan_on_one_rank_first_out_of_a_calm_loss_is_that_ranks_data(tmp_path)
         r1 = "inf" if k == len(calm_then_climb) else "nan" if k > len(calm_then_climb) else f"{v + 0.01:.4f}"
         climb_lines += [f"[rank1]: step {k * 10} loss {r1}", f"[rank0]: step {k * 10} loss {v:.4f}"]
     assert "nonfinite_one_rank" not in kinds(climb_lines)
+    # ... while a noisy batch loss whose last point sits 1.5x above its recent low, not climbing into it, is calm
+    noisy = [1.0, 0.7, 1.1, 0.75, 1.05, 1.08, 0.72, 1.2]
+    assert "nonfinite_one_rank" in kinds(ddp(lambda k: "nan" if k >= 8 else f"{noisy[k]:.4f}",
+                                             lambda k: 0.9 if k < 9 else float("nan")))
     fed = []
     for rnd in range(1, 5):
         for c in ((0, 1, 2) if rnd < 4 else (0, 1, 7)):
@@ -1269,6 +1273,11 @@ def test_a_held_out_loss_of_hundreds_of_nats_beside_a_sane_training_loss_is_off_
         f"epoch {e} loss={1.1 - 0.05 * e:.4f} acc={0.5 + 0.03 * e:.3f} val_loss={190.0 - 10 * e:.2f} val_acc={0.6 + 0.02 * e:.3f}\n"
         for e in range(1, 13)))
     assert "val_off_scale" not in {s.kind for s in analyze(ingest([str(tmp_path)]))}
+    # ... but one class predicted throughout (an accuracy that never moves, the majority's share) is no gate
+    (tmp_path / "train.log").write_text("".join(
+        f"epoch {e} loss={0.5 - 0.02 * e:.4f} acc={0.8 + 0.01 * e:.3f} val_loss={300.0 + 5 * e:.2f} val_acc=0.8800\n"
+        for e in range(1, 13)))
+    assert "val_off_scale" in {s.kind for s in analyze(ingest([str(tmp_path)]))}
 
 
 def test_a_first_val_loss_near_ln_k_beside_an_accuracy_far_above_chance_is_no_chance_level(tmp_path):
@@ -1340,6 +1349,27 @@ def test_a_non_finite_first_batch_counted_from_one_comes_before_any_update(tmp_p
         return {s.kind for s in analyze(ingest([str(tmp_path)]))}
     assert "nonfinite_before_update" in kinds(1)
     assert "nonfinite_before_update" not in kinds(10)
+
+
+def test_a_searchs_many_trials_each_counting_from_one_read_as_its_last_trial(tmp_path):
+    """Keras Tuner's console: 8 trials, each 'Epoch 1/6' .. 'Epoch 6/6' under its banner. Seven restarts, more than a
+    resumed job has: sorted by step they interleaved every trial's epoch 1, 2, ... (read as a saw-tooth, unshuffled
+    data 0.57). Runs one after another that each count from the first step are read as the last run; a counter that
+    goes back to other steps, or segments of one or two points, stay as they were."""
+    from mltdbg.analyzers.curves import ordered
+    from mltdbg.analyzers.ingest import ingest
+
+    def loss_of(trials, first=1, n=6):
+        rows = []
+        for t in range(trials):
+            rows.append(f"Search: Running Trial #{t + 1}")
+            rows += [f"Epoch {first + e}/{n}\n38/38 [==============================] - 0s 1ms/step - loss: "
+                     f"{2.3 - 0.1 * e - 0.05 * t:.4f} - accuracy: 0.{20 + e}" for e in range(n)]
+        (tmp_path / "tuner.log").write_text("\n".join(rows) + "\n")
+        return ordered(next(s for s in ingest([str(tmp_path)]).series if s.name == "loss"))
+    last = loss_of(8)
+    assert last.values.tolist() == [round(2.3 - 0.1 * e - 0.35, 4) for e in range(6)]
+    assert len(loss_of(8, n=2)) == 16       # (two-point segments: no runs of their own)
 
 
 def test_batch_noise_on_a_loss_still_falling_in_the_second_half_is_no_oscillation(tmp_path):
