@@ -31,10 +31,10 @@ TEST_PLACEHOLDERS = {"module"}
 
 def _signal_kinds() -> set[str]:
     """Signal kinds named in signals.md: the first column of its tables (`a` / `b` rows too)
-    plus every backticked prefixed kind (`log:...`, `code:...`, `config:...`, `baseline:...`, `data:...`)."""
+    plus every backticked prefixed kind (`log:...`, `code:...`, `config:...`, `baseline:...`, `versions:...`, `data:...`)."""
     rows = re.findall(r"^\|\s*`([a-z0-9_]+)`(?:\s*/\s*`([a-z0-9_]+)`)?", SIGNALS_MD, re.M)
     table = {k for pair in rows for k in pair if k}
-    prefixed = set(re.findall(r"`((?:log|code|config|baseline|probe|ranks|said|data):[a-z0-9_]+)`", SIGNALS_MD))
+    prefixed = set(re.findall(r"`((?:log|code|config|baseline|versions|probe|ranks|said|data):[a-z0-9_]+)`", SIGNALS_MD))
     return table | prefixed
 
 
