@@ -775,10 +775,6 @@ def by_step(s: Series) -> Series:
 
 # More backward steps than this in one series are not resumed jobs (see ordered).
 MAX_RESTARTS = 5
-# ... more restarts than that, each back to the first step, read as runs one after another (trials): at most this many, each
-# of TRIAL_MIN_POINTS points or more
-MAX_TRIALS = 50
-TRIAL_MIN_POINTS = 3
 
 
 def _file_order(s: Series) -> np.ndarray | None:
@@ -801,16 +797,8 @@ def _current_attempt(s: Series) -> np.ndarray | None:
     """Indices of the points no later attempt redid (see ordered), in the artifact's order; None
     when the series has no restart or more than MAX_RESTARTS of them."""
     order, st, back = _file_steps(s)
-    if not len(back):
+    if not len(back) or len(back) > MAX_RESTARTS:
         return None
-    if len(back) > MAX_RESTARTS:
-        # runs done one after another in one log (a search's trials, repeats), each counting from the same first step and
-        # each a run's length: the last is the run as it stands (a counter that restarts every epoch is no run of its own)
-        seg = np.diff(np.concatenate(([0], back, [len(st)])))
-        if len(back) > MAX_TRIALS or not (st[back] == st[0]).all() or int(seg.min()) < TRIAL_MIN_POINTS:
-            return None
-        pos = np.arange(int(back[-1]), len(st))
-        return pos if order is None else order[pos]
     # a point is superseded when a later restart goes back to its step or below it
     later_min = np.full(len(st), np.iinfo(np.int64).max, np.int64)
     later_min[back - 1] = st[back]

@@ -1351,27 +1351,6 @@ def test_a_non_finite_first_batch_counted_from_one_comes_before_any_update(tmp_p
     assert "nonfinite_before_update" not in kinds(10)
 
 
-def test_a_searchs_many_trials_each_counting_from_one_read_as_its_last_trial(tmp_path):
-    """Keras Tuner's console: 8 trials, each 'Epoch 1/6' .. 'Epoch 6/6' under its banner. Seven restarts, more than a
-    resumed job has: sorted by step they interleaved every trial's epoch 1, 2, ... (read as a saw-tooth, unshuffled
-    data 0.57). Runs one after another that each count from the first step are read as the last run; a counter that
-    goes back to other steps, or segments of one or two points, stay as they were."""
-    from mltdbg.analyzers.curves import ordered
-    from mltdbg.analyzers.ingest import ingest
-
-    def loss_of(trials, first=1, n=6):
-        rows = []
-        for t in range(trials):
-            rows.append(f"Search: Running Trial #{t + 1}")
-            rows += [f"Epoch {first + e}/{n}\n38/38 [==============================] - 0s 1ms/step - loss: "
-                     f"{2.3 - 0.1 * e - 0.05 * t:.4f} - accuracy: 0.{20 + e}" for e in range(n)]
-        (tmp_path / "tuner.log").write_text("\n".join(rows) + "\n")
-        return ordered(next(s for s in ingest([str(tmp_path)]).series if s.name == "loss"))
-    last = loss_of(8)
-    assert last.values.tolist() == [round(2.3 - 0.1 * e - 0.35, 4) for e in range(6)]
-    assert len(loss_of(8, n=2)) == 16       # (two-point segments: no runs of their own)
-
-
 def test_batch_noise_on_a_loss_still_falling_in_the_second_half_is_no_oscillation(tmp_path):
     """A GRU that sits at ln 3 for 500 steps, then drops to ~0.05 with jumpy batch losses (0.04 .. 0.5): the second
     half's slow smoother lags the drop and read it as swing (oscillation 1.0, lr_too_high 0.93, diagnosis_complete
