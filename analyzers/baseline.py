@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from mltdbg.analyzers.common.gitrepo import file_at, find_repo_root, resolve_commit, run_git
+from mltdbg.analyzers.curves import Quoter
 from mltdbg.analyzers.model import Evidence, Fact, Run, Series, Signal, TextArtifact
 
 # A validation loss this much above the baseline (relative) at the shared steps counts as a drop;
@@ -564,8 +565,9 @@ _CKPT_REF = re.compile(r"[\w.]*(?:ckpt|checkpoint|weights|model_path|model_dir|m
 # Two versions of one script attached side by side (eval_v1.py and eval_new.py, train_old.py and train.py): names
 # that are the same once a version word is taken out. The older is the one named old / v1 / orig / before / prev
 # (or the lower version number); the other is the newer.
-_VERSION_WORD = re.compile(r"(?:^|[_\-.])(old|new|v\d+|orig|original|before|after|bak|backup|prev|previous|fixed|"
-                           r"broken|working|current|refactor(?:ed)?)(?=[_\-.]|$)", re.I)
+_VERSION_WORDS = (r"old|new|v\d+|orig|original|before|after|bak|backup|prev|previous|fixed|broken|working|current"
+                  r"|refactor(?:ed)?")
+_VERSION_WORD = re.compile(rf"(?:^|[_\-.])({_VERSION_WORDS})(?=[_\-.]|$)", re.I)
 _OLDER = re.compile(r"^(?:old|orig|original|before|bak|backup|prev|previous|working)$", re.I)
 _NEWER = re.compile(r"^(?:new|after|fixed|broken|current|refactor(?:ed)?)$", re.I)
 MAX_PAIR_LINES = 3000
@@ -701,8 +703,7 @@ def _paired_block_changes(text: str, lines: list[str]) -> list[tuple[int, str, s
 
 # Two versions of one run's output side by side in the folder (before/train.log and after/train.log,
 # before_refactor.log and after_refactor.log): paths that are the same once version words are taken out.
-_VERSION_DIR = re.compile(r"^(?:old|new|v\d+|orig|original|before|after|bak|backup|prev|previous|fixed|broken|working|"
-                          r"current|refactor(?:ed)?|good|bad|baseline)$", re.I)
+_VERSION_DIR = re.compile(rf"^(?:{_VERSION_WORDS}|good|bad|baseline)$", re.I)
 # A version's loss series must share this many steps with the other's to say "the training is the same"
 SAME_TRAINING_POINTS = 4
 # Two versions' values at a shared step within this (relative) are the same (a loss); further apart, they differ (a score)
@@ -764,20 +765,11 @@ def version_pair_signals(run: Run) -> list[Signal]:
                    f"losses at {same_loss} shared steps, yet {sa.name} is {x:.4g} in one and {y:.4g} in the other (step "
                    f"{step}): " + ("the model and its held-out predictions are the same, the score is computed differently"
                                    if held_same else "the training is the same; the evaluation or its score changed"))
-            texts = {t.path: t for t in run.texts}
-            ev = [Evidence(text=f"{x.name} in {x.source}", **_cite(x, step, texts.get(x.source))) for x in (sa, sb)]
+            q = Quoter(run)
+            ev = [q.ev(v, int(np.flatnonzero(v.steps == step)[0]), f"{v.name} in {v.source}") for v in (sa, sb)]
             return [Signal(kind, 0.9 if held_same else 0.6, txt, ev,
                            {"metric": sa.name, "shared_loss_steps": same_loss, "a": x, "b": y})]
     return []
-
-
-def _cite(s: Series, step: int, t: TextArtifact | None) -> dict:
-    """Evidence fields for series `s` at `step`, its line's text as the quote where the series is a text's."""
-    i = int(np.flatnonzero(s.steps == step)[0])
-    d = {k: v for k, v in s.point(i).items() if k in ("source", "step", "metric", "value", "line")}
-    if t is not None and "line" in d:
-        d["quote"] = t.line(d["line"]).strip()[:300] or None
-    return d
 
 
 def compare(run: Run, base: Run, repo_root: Path | None = None) -> list[Signal]:

@@ -1155,10 +1155,11 @@ def vocab_files_differ(run: Run) -> Signal | None:
     hub cache's or a checkpoint's copy is no other vocabulary."""
     seen: dict[str, dict[str, tuple[TextArtifact, int]]] = {}
     for art in run.texts:
-        if art.kind not in LOG_KINDS or not any(b in art.text for b in ("meta.pkl", "vocab.", "tokenizer.", ".model",
-                                                                          "merges.txt", "word_index", "stoi")):
+        if art.kind not in LOG_KINDS:
             continue
         head = art.text[:SAME_OUTPUT_SCAN_CHARS]
+        if not any(b in head for b in ("meta.pkl", "vocab.", "tokenizer.", ".model", "merges.txt", "word_index", "stoi")):
+            continue        # (finds in the head read alone: a 50 MB log's whole text is no place to look)
         for m in _VOCAB_BASE.finditer(head):
             back = head[max(0, m.start() - VOCAB_DIR_BACK):m.start()]
             d = _VOCAB_DIR.search(back)

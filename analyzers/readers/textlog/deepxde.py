@@ -26,7 +26,6 @@ Out: `scan_deepxde(data, nl, line0, open_)` -> (rows, the table open at its end:
 """
 from __future__ import annotations
 
-import math
 import re
 from typing import NamedTuple
 
@@ -171,14 +170,10 @@ def _kept(rows: list[Row]) -> list[Row]:
     for r in rows:
         if r.kind != ROW or count[r.table] < MIN_ROWS:
             continue
-        if out and r.step == out[-1].step and all(_same(a, b) for a, b in zip(r[3:6], out[-1][3:6])):
+        if out and r.step == out[-1].step and all(np.array_equal(a, b, equal_nan=True) for a, b in zip(r[3:6], out[-1][3:6])):
             continue
         out.append(r)
     return out
-
-
-def _same(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
-    return len(a) == len(b) and all(x == y or (math.isnan(x) and math.isnan(y)) for x, y in zip(a, b))
 
 
 def deepxde_series(rows: list[Row], rel: str) -> list[Series]:

@@ -224,14 +224,10 @@ def _history_series(points: list[HistoryPoint], progress: list[Series], rel: str
     return out
 
 
-def _same(a: float, b: float) -> bool:
-    return a == b or (math.isnan(a) and math.isnan(b))
-
-
 def _covers(s: Series, g: list[HistoryPoint]) -> bool:
     """Whether every (round, value) of `g` is a point of `s`."""
     at = {int(st): float(v) for st, v in zip(s.steps, s.values)}
-    return all(p.round in at and _same(at[p.round], p.value) for p in g)
+    return all(p.round in at and np.array_equal(at[p.round], p.value, equal_nan=True) for p in g)
 
 
 def flower_lines(rows: list[tuple[int, float, dict[str, float], int]],

@@ -174,27 +174,21 @@ _LATIN_BEFORE = re.compile(rb"(?<![A-Za-z])(?:train|val|valid|test|eval|dev)[ _]
 # scanner at its first accented or Cyrillic byte ("acurácia" read as "cia"), so such labels are rewritten the same
 # way, in the bytes scanned only, to the English key of the same length or shorter. (Labels in ASCII letters alone,
 # "perda", "perda_teste", are the scanner's keys already: names.normalize translates their words.)
-_FOREIGN_METRIC, _FOREIGN_SPLIT = FOREIGN_METRIC_WORDS, FOREIGN_SPLIT_WORDS
+def _cases(words) -> set[str]:
+    return {v for w in words for v in (w, w.capitalize(), w.upper())}
 
 
-def _cases(words):
-    return {v.encode() for w in words for v in (w, w.capitalize(), w.upper())}
-
-
-def _falt(words: set[bytes]) -> bytes:
-    return b"|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
-
-
-_F_METRIC_OF = {v: k for k, ws in _FOREIGN_METRIC.items() for v in _cases(ws)}
-_F_SPLIT_OF = {v: k for k, ws in _FOREIGN_SPLIT.items() for v in _cases(ws)}
+_F_METRIC_OF = {v.encode(): k for k, ws in FOREIGN_METRIC_WORDS.items() for v in _cases(ws)}
+_F_SPLIT_OF = {v.encode(): k for k, ws in FOREIGN_SPLIT_WORDS.items() for v in _cases(ws)}
 # the label words that hold an accented or Cyrillic letter, each spelling (a cheap test before the pattern)
 _F_NON_ASCII = sorted(w for w in list(_F_METRIC_OF) + list(_F_SPLIT_OF) if not w.isascii())
-_F_JOIN = _cases(("de", "do", "da", "en", "on", "на", "по", "del", "der", "des", "du", "em", "no", "na"))
-_FOREIGN_NAME = re.compile(
-    rb"(?<![A-Za-z0-9_\x80-\xff])(?P<ascii>(?:train|val|valid|test|eval|dev)[ _]?)?"   # a Latin prefix: "val_pérdida"
-    rb"(?:(?P<s1>" + _falt(set(_F_SPLIT_OF)) + rb")[ _])?(?P<m>" + _falt(set(_F_METRIC_OF))
-    + rb")(?:[ _](?:(?:" + _falt(_F_JOIN) + rb")[ _])?(?P<s2>" + _falt(set(_F_SPLIT_OF)) + rb"))?(?![A-Za-z\x80-\xff])"
-    rb"(?=[ \t]*(?:[:=]|\d|-[ \t]*\d))")
+_F_SPLITS = _alt(w.decode() for w in _F_SPLIT_OF)
+_FOREIGN_NAME = re.compile((
+    r"(?<![A-Za-z0-9_\x80-\xff])(?P<ascii>(?:train|val|valid|test|eval|dev)[ _]?)?"   # a Latin prefix: "val_pérdida"
+    rf"(?:(?P<s1>{_F_SPLITS})[ _])?(?P<m>{_alt(w.decode() for w in _F_METRIC_OF)})"
+    rf"(?:[ _](?:(?:{_alt(_cases(('de', 'do', 'da', 'en', 'on', 'на', 'по', 'del', 'der', 'des', 'du', 'em', 'no', 'na')))})[ _])?"
+    rf"(?P<s2>{_F_SPLITS}))?(?![A-Za-z\x80-\xff])"
+    r"(?=[ \t]*(?:[:=]|\d|-[ \t]*\d))").encode())
 
 
 def _foreign_key(m: re.Match) -> bytes:
