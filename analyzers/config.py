@@ -358,25 +358,82 @@ def _config_facts(art: TextArtifact, fx: _Facts, run: Run) -> None:
             else:
                 run.warnings.append(f"{art.path}:{line}: config not parsed ({str(e).splitlines()[0][:120]})")
             return
-        for k, v in _flatten(data, ""):
-            fx.key_value(k, v, _find_key_line(art, k.rsplit(".", 1)[-1]))
+        items: list[tuple[str, Any, int | None]] = [(k, v, _find_key_line(art, k.rsplit(".", 1)[-1]))
+                                                    for k, v in _flatten(data, "")]
+        for k, v, at_line in items:
+            fx.key_value(k, v, at_line)
             if (meant := _misspelled(k)) is not None:
-                fx.add("key_misspelled", f"{k.rsplit('.', 1)[-1]}->{meant}", _find_key_line(art, k.rsplit(".", 1)[-1]))
+                fx.add("key_misspelled", f"{k.rsplit('.', 1)[-1]}->{meant}", at_line)
+        _split_twin_facts(items, fx)
         return
     if node is None:
         return
     loader = yaml.SafeLoader("")
+    items = []
     for path, scalar in _walk(node, ""):
         try:
             v = loader.construct_object(scalar, deep=True)
         except Exception:  # an odd tag: keep the text
             v = scalar.value
         line = scalar.start_mark.line + 1
+        items.append((path, v, line))
         if path == "batch" and isinstance(v, int) and not isinstance(v, bool) and v > 0:
             path = "batch_size"      # ultralytics' args.yaml (batch: 16; -1, its auto batch, is no size)
         fx.key_value(path, v, line)
         if (meant := _misspelled(path)) is not None:
             fx.add("key_misspelled", f"{path.rsplit('.', 1)[-1]}->{meant}", line)
+    _split_twin_facts(items, fx)
+
+
+# A config's training and evaluation sections that set one preprocessing value differently
+# (`train_transform.sample_rate: 16000` beside `val_transform.sample_rate: 8000`, `data.train.mean` beside
+# `data.val.mean`): the model is scored on inputs prepared unlike the ones it learnt from. Only settings
+# that should match are compared: signal and feature extraction, normalisation constants, point and clip
+# sampling; augmentation, batch size, clip counts and generation lengths differ between the sides by design.
+_SPLIT_WORD = re.compile(r"(?:^|(?<=[_\-]))(train|training|val|valid|validation|dev|eval|evaluation|test|testing|inference|infer)"
+                         r"(?=$|[_\-])", re.I)
+_TWIN_KEYS = frozenset({"sample_rate", "sampling_rate", "sr", "n_fft", "hop_length", "hop_size", "win_length", "win_size",
+                        "window_size", "n_mels", "num_mels", "n_mfcc", "f_min", "f_max", "fmin", "fmax", "mean", "std",
+                        "norm_mean", "norm_std", "pixel_mean", "pixel_std", "normalize", "normalization", "rescale",
+                        "scale_factor", "num_points", "npoints", "n_points", "clip_len", "frame_interval", "to_rgb",
+                        "color_space", "image_size", "img_size", "input_size", "resolution", "lowercase",
+                        "do_lower_case"})
+
+
+def _same_setting(a: Any, b: Any) -> bool:
+    """Equal settings; numbers within 5 % of each other count as equal (statistics a config reports per
+    split, a train mean of 0.131 beside a val mean of 0.129, are no preprocessing choice)."""
+    xs, ys = (a if isinstance(a, list) else [a]), (b if isinstance(b, list) else [b])
+    if len(xs) == len(ys) and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in xs + ys):
+        return all(abs(x - y) <= 0.05 * max(abs(x), abs(y)) for x, y in zip(xs, ys))
+    return str(a).lower() == str(b).lower()
+
+
+def _split_twin_facts(items: list[tuple[str, Any, int | None]], fx: _Facts) -> None:
+    """`eval_preprocessing_differs` facts: a training-side key whose evaluation-side twin (the same
+    path with its split word swapped) holds another value."""
+    sides: dict[str, dict[str, tuple[str, Any, int | None]]] = {}
+    for path, v, line in items:
+        parts = path.split(".")
+        last = parts[-1].lower()
+        hit = None
+        for i, seg in enumerate(parts):
+            m = _SPLIT_WORD.search(seg)
+            if m is not None:
+                hit = (i, m)
+        if hit is None:
+            continue
+        i, m = hit
+        rest = _SPLIT_WORD.sub("", parts[i]).strip("_-").lower() if i == len(parts) - 1 else last
+        if rest not in _TWIN_KEYS:
+            continue
+        key = ".".join(parts[:i] + [parts[i][:m.start()] + "*" + parts[i][m.end():]] + parts[i + 1:])
+        side = "train" if m.group(1).lower().startswith("train") else "eval"
+        sides.setdefault(key, {}).setdefault(side, (path, v, line))
+    for pair in sides.values():
+        if len(pair) == 2 and not _same_setting(pair["train"][1], pair["eval"][1]):
+            (tp, tv, tl), (ep, ev, el) = pair["train"], pair["eval"]
+            fx.add("eval_preprocessing_differs", f"{tp}={tv} vs {ep}={ev}", el if el is not None else tl)
 
 
 # Optimizer settings a config names, and how a key one or two keystrokes off one of them reads: `momemtum: 0.9`
@@ -1177,6 +1234,9 @@ def _setup_signals(by: dict[str, list[Fact]]) -> list[Signal]:
         f = next((x for x in reversed(facts)), None)
         if f is not None and f.value is False:
             out.append(Signal(kind, strength, f"{what} ({f.source}:{f.line})", [_ev(f, f"{name}: false")], {name: False}))
+    for f in by.get("eval_preprocessing_differs", [])[:1]:
+        out.append(Signal("config:eval_preprocessing_differs", 0.8, f"the config prepares evaluation data unlike training "
+                          f"data: {f.value} ({f.source}:{f.line})", [_ev(f, str(f.value))], {"detail": f.value}))
     f = next((x for x in reversed(by.get("freeze", []))), None)
     if f is not None and f.value is True:
         out.append(Signal("config:freeze", 0.5, f"the config freezes part of the model ({f.source}:{f.line})",

@@ -681,3 +681,23 @@ def test_a_gin_files_bindings_are_config_facts(tmp_path):
     assert got["eps"] == [1.0] and got["lr"] == [1e-3] and 128 in got["batch_size"] and run.fact("eps").line == 6
     assert not run.series
     assert "config:eps_large" in {s.kind for s in config_signals(run)}
+
+
+def test_a_config_whose_eval_section_prepares_inputs_otherwise_is_read(tmp_path):
+    """`train_transform.sample_rate: 16000` beside `val_transform.sample_rate: 8000` (and `data.train_mean` beside
+    `data.val_mean`): the model is scored on features made unlike the ones it learnt from. Augmentation, batch sizes
+    and per-split statistics within 5 % are no such difference."""
+    p = tmp_path / "hparams.yaml"
+    p.write_text("train_transform:\n  sample_rate: 16000\n  n_mels: 40\n  time_mask: 20\n"
+                 "val_transform:\n  sample_rate: 8000\n  n_mels: 40\n")
+    sig = {s.kind: s for s in config_signals(run_of(p))}["config:eval_preprocessing_differs"]
+    assert sig.data["detail"] == "train_transform.sample_rate=16000 vs val_transform.sample_rate=8000"
+    assert sig.evidence[0].line == 6
+    j = tmp_path / "config.json"
+    j.write_text('{"data": {"train_mean": [0.485, 0.456, 0.406], "val_mean": [0.5, 0.5, 0.5], "train_batch_size": 64,'
+                 ' "val_batch_size": 256}}')
+    sig = {s.kind: s for s in config_signals(run_of(j))}["config:eval_preprocessing_differs"]
+    assert "data.train_mean=" in sig.data["detail"] and "data.val_mean=" in sig.data["detail"]
+    p.write_text("data:\n  train:\n    mean: 0.131\n    batch_size: 64\n    random_crop: true\n"
+                 "  val:\n    mean: 0.129\n    batch_size: 512\n    random_crop: false\n")
+    assert "config:eval_preprocessing_differs" not in {s.kind for s in config_signals(run_of(p))}
