@@ -276,7 +276,10 @@ def _score(feat: Features, m: Model, verdicts: dict[str, str] | None, confirmed_
         contrib: list[tuple[float, Signal]] = []
         terms: dict[str, float] = {}
         support = 0.0
+        explained = pb.id == "overfitting" and held_out_bug(feat)
         for k, x in feat.strengths.items():
+            if explained and k in GROUP_SYMPTOMS["train_val_gap"]:
+                continue        # the gap the code bug opens by itself (HELD_OUT_CODE_BUGS) is no overfitting's
             w = pb.evidence.get(k, 0.0) + deltas.get(k, 0.0)
             terms[f"d|{pb.id}|{k}"] = x       # every kind present may carry a learned weight for this cause
             if w:
@@ -380,16 +383,22 @@ def unseparated_group(cause: str, feat: Features) -> str | None:
         if not shown(kinds) or name in CONTESTED_GROUPS and any(shown(g[name]) for o, g in seps.items()
                                                                  if o != cause and name in g):
             return name
-        if cause == "overfitting" and any(feat.strengths.get(k, 0.0) >= HELD_OUT_BUG_MIN for k in OVERFIT_HOLDERS):
+        if cause == "overfitting" and held_out_bug(feat, OVERFIT_HOLDERS):
             return name
     return None
+
+
+def held_out_bug(feat: Features, kinds: frozenset[str] | None = None) -> bool:
+    """A finding (HELD_OUT_CODE_BUGS by default) that by itself makes held-out numbers worse than training's."""
+    return any(feat.strengths.get(k, 0.0) >= HELD_OUT_BUG_MIN for k in (kinds or HELD_OUT_CODE_BUGS))
 
 
 # Code that by itself makes the held-out numbers worse than training's (inference without eval(): dropout on and
 # batch-norm on each evaluation batch's statistics; held-out data prepared another way): beside it, a validation
 # loss that rose after its minimum is no finding of overfitting until the code is fixed (timm's validate() without
 # model.eval(), val batches of one class each: overfitting 0.90 read from the curves, the cause the missing eval()).
-HELD_OUT_CODE_BUGS = frozenset({"code:no_eval_at_inference", "code:dropout_always_on", "code:eval_preprocessing_differs"})
+HELD_OUT_CODE_BUGS = frozenset({"code:no_eval_at_inference", "code:dropout_always_on", "code:eval_preprocessing_differs",
+                                "config:eval_preprocessing_differs"})
 HELD_OUT_BUG_MIN = 0.6
 # ... and a parameter budget held mostly by embeddings (log_findings' param_imbalance: 75 % or more, and for a printed
 # model a body 8x narrower than the embedding width; a learnable vector per node or per user that the rest of the

@@ -477,6 +477,24 @@ def test_a_cause_s_words_name_it_only_in_its_own_sense(cause, said, named):
     assert library.causes()[cause].symptom_match([said]) is named
 
 
+_VALIDATE_CODE = ("import argparse\nimport torch\nimport torch.nn as nn\nfrom torch.utils.data import DataLoader, TensorDataset\n\n"
+    "def loaders(batch_size):\n    g = torch.Generator().manual_seed(0)\n    x = torch.randn(2000, 64, generator=g)\n"
+    "    y = torch.randint(0, 10, (2000,), generator=g)\n"
+    "    train = DataLoader(TensorDataset(x[:1500], y[:1500]), batch_size=batch_size, shuffle=True)\n"
+    "    val = DataLoader(TensorDataset(x[1500:], y[1500:]), batch_size=batch_size)\n    return train, val\n\n"
+    "def validate(model, loader):\n{eval}    correct = 0\n    with torch.no_grad():\n        for x, y in loader:\n"
+    "            out = model(x)\n            correct += (out.argmax(1) == y).sum().item()\n    return correct\n\n"
+    "def main():\n    p = argparse.ArgumentParser()\n    p.add_argument('--epochs', type=int, default=40)\n"
+    "    p.add_argument('--batch-size', type=int, default=64)\n    args = p.parse_args()\n"
+    "    train_loader, val_loader = loaders(args.batch_size)\n"
+    "    model = nn.Sequential(nn.Linear(64, 128), nn.BatchNorm1d(128), nn.ReLU(), nn.Dropout(0.3), nn.Linear(128, 10))\n"
+    "    optimizer = torch.optim.AdamW(model.parameters(), lr=2e-3)\n"
+    "    for epoch in range(args.epochs):\n        model.train()\n        for x, y in train_loader:\n"
+    "            optimizer.zero_grad()\n            loss = nn.functional.cross_entropy(model(x), y)\n"
+    "            loss.backward()\n            optimizer.step()\n        print(epoch, validate(model, val_loader))\n\n"
+    "if __name__ == '__main__':\n    main()\n")
+
+
 def test_overfitting_is_no_finding_beside_inference_code_without_eval(tmp_path):
     """A validation loss that falls, then rises while the training loss goes to ~0 reads as overfitting; beside a
     validate() that runs a dropout/batch-norm model without model.eval() it stays below the bar: that code makes
@@ -486,29 +504,29 @@ def test_overfitting_is_no_finding_beside_inference_code_without_eval(tmp_path):
         rows.append(f"{e},{2.3 * math.exp(-e / 5) + 0.002:.4f},{0.9 + 1.4 * math.exp(-e / 3) + 0.03 * max(0, e - 8):.4f},"
                     f"{min(75.0, 20 + 7 * e) - 0.3 * max(0, e - 8):.2f}")
     (tmp_path / "summary.csv").write_text("\n".join(rows) + "\n")
-    code = ("import argparse\nimport torch\nimport torch.nn as nn\nfrom torch.utils.data import DataLoader, TensorDataset\n\n"
-            "def loaders(batch_size):\n    g = torch.Generator().manual_seed(0)\n    x = torch.randn(2000, 64, generator=g)\n"
-            "    y = torch.randint(0, 10, (2000,), generator=g)\n"
-            "    train = DataLoader(TensorDataset(x[:1500], y[:1500]), batch_size=batch_size, shuffle=True)\n"
-            "    val = DataLoader(TensorDataset(x[1500:], y[1500:]), batch_size=batch_size)\n    return train, val\n\n"
-            "def validate(model, loader):\n{eval}    correct = 0\n    with torch.no_grad():\n        for x, y in loader:\n"
-            "            out = model(x)\n            correct += (out.argmax(1) == y).sum().item()\n    return correct\n\n"
-            "def main():\n    p = argparse.ArgumentParser()\n    p.add_argument('--epochs', type=int, default=40)\n"
-            "    p.add_argument('--batch-size', type=int, default=64)\n    args = p.parse_args()\n"
-            "    train_loader, val_loader = loaders(args.batch_size)\n"
-            "    model = nn.Sequential(nn.Linear(64, 128), nn.BatchNorm1d(128), nn.ReLU(), nn.Dropout(0.3), nn.Linear(128, 10))\n"
-            "    optimizer = torch.optim.AdamW(model.parameters(), lr=2e-3)\n"
-            "    for epoch in range(args.epochs):\n        model.train()\n        for x, y in train_loader:\n"
-            "            optimizer.zero_grad()\n            loss = nn.functional.cross_entropy(model(x), y)\n"
-            "            loss.backward()\n            optimizer.step()\n        print(epoch, validate(model, val_loader))\n\n"
-            "if __name__ == '__main__':\n    main()\n")
     words = ["validation loss goes up after epoch 8 while the training loss keeps falling"]
-    (tmp_path / "train.py").write_text(code.format(eval="    model.eval()\n"))
+    (tmp_path / "train.py").write_text(_VALIDATE_CODE.format(eval="    model.eval()\n"))
     top = diagnose_paths([str(tmp_path)], words).hypotheses[0]
     assert top.id == "overfitting" and top.confidence >= 0.8
-    (tmp_path / "train.py").write_text(code.format(eval=""))
+    (tmp_path / "train.py").write_text(_VALIDATE_CODE.format(eval=""))
     held = {h.id: h.confidence for h in diagnose_paths([str(tmp_path)], words).hypotheses}
     assert held["overfitting"] < 0.8 and "eval_mode_forgotten" in held
+
+
+def test_a_gap_beside_inference_code_without_eval_ranks_the_code_first(tmp_path):
+    """Validation that levels off far below training (never rising again: no trajectory of overfitting) beside a
+    validate() that runs a dropout/batch-norm model without model.eval(): the gap is what that code opens by itself,
+    so the missing eval() leads (an audio run read overfitting 0.47 above eval_mode_forgotten 0.31)."""
+    rows = ["epoch,train_loss,eval_loss,train_acc,eval_acc"]
+    for e in range(20):
+        rows.append(f"{e},{2.3 * math.exp(-e / 6) + 0.4:.4f},{1.4 + 0.9 * math.exp(-e / 4):.4f},"
+                    f"{min(0.93, 0.14 + 0.05 * e):.3f},{min(0.48, 0.15 + 0.03 * e):.3f}")
+    (tmp_path / "history.csv").write_text("\n".join(rows) + "\n")
+    (tmp_path / "train.py").write_text(_VALIDATE_CODE.format(eval=""))
+    words = ["Train accuracy gets to ~93% but validation stays around 45-50% and jumps around between epochs; the test "
+             "set is just as bad."]
+    conf = {h.id: h.confidence for h in diagnose_paths([str(tmp_path)], words).hypotheses}
+    assert conf["eval_mode_forgotten"] > 3 * conf.get("overfitting", 0.0)
 
 
 def test_overfitting_is_no_finding_when_embeddings_hold_the_parameters(tmp_path):
