@@ -579,6 +579,15 @@ def test_fastai_csvlogger_metrics_are_the_validation_sets(tmp_path):
     k.write_text("epoch,accuracy,loss,val_accuracy,val_loss\n" + "".join(
         f"{e},{0.5 + e / 20},{1 / (e + 1)},{0.5 + e / 25},{1.1 / (e + 1)}\n" for e in range(6)))
     assert [s.name for s in read(k).series] == ["accuracy", "loss", "val_accuracy", "val_loss"]
+    # Lightning's metrics.csv shares fastai's two loss names but has its own step column and names its training
+    # accuracy: train_acc stays the training accuracy (read as validation's, it made a 0.999 "validation" beside
+    # a validation accuracy of 0.25)
+    m = tmp_path / "metrics.csv"
+    m.write_text("epoch,step,train_acc,train_loss,valid_acc,valid_loss\n" + "".join(
+        f"{e},{22 + 23 * e},,,{0.2 + e / 100},{2.5 + e / 10}\n{e},{22 + 23 * e},{0.4 + e / 10},{1.8 / (e + 1)},,\n"
+        for e in range(6)))
+    assert {(s.name, s.raw_name) for s in read(m).series} >= {
+        ("accuracy", "train_acc"), ("loss", "train_loss"), ("val_accuracy", "valid_acc"), ("val_loss", "valid_loss")}
 
 
 def test_a_gradient_file_with_one_column_per_layer(tmp_path):
