@@ -1992,6 +1992,9 @@ def _train_val(run: Run, tr: Series, va: Series, q: Quoter, labels: tuple[str, s
         return gap
     if imin >= len(v) - 1 or rise < 0.08:
         return []
+    tail = max(1, len(vv) // 5)
+    if k >= len(vv) - tail and vend - vmin < float(np.median(np.abs(np.diff(vv[len(vv) // 2:])))):
+        return []        # the minimum is among the last evaluations and the "rise" is one of val's usual swings
     if vend - vmin < VAL_RISE_OF_START * max(abs(float(tv[0])), abs(float(vv[0]))):
         return []        # a rise too small to matter on the run's own scale (1e-6 -> 8e-6 beside a start at 0.3)
     # (a first val loss that dipped at all, beside a val accuracy far above 1/K, is at no chance level however near
@@ -2628,10 +2631,38 @@ def _held_out_at_chance(run: Run, q: Quoter) -> list[Signal]:
             continue
         if va is not vacc and k:
             txt += f" ({va.source} evaluates apart from training, whose own validation reached {_best_accuracy(vacc):.3f})"
-        return [Signal("held_out_at_chance", 0.7, txt, [q.ev(va, int(vi[-1]), "held-out accuracy"),
-                                                        q.ev(loss, len(loss) - 1, "training loss at the end")],
-                       {"classes": k, "val_max": float(np.max(v)), "train_start": start, "train_end": end})]
+        held = q.ev(va, int(vi[-1]), "held-out accuracy")
+        return [Signal("held_out_at_chance", 0.7, txt, [held, q.ev(loss, len(loss) - 1, "training loss at the end")],
+                       {"classes": k, "val_max": float(np.max(v)), "train_start": start, "train_end": end})] \
+            + (_val_kept_pace(run, q, held, float(v[-1])) if va is not vacc else [])
     return []
+
+
+# held_out_below_val: the training-time validation no more than this far below training accuracy (median over
+# the later evaluations), beside a separate evaluation far below both
+KEPT_PACE = 0.02
+
+
+def _val_kept_pace(run: Run, q: Quoter, held: Evidence, test: float) -> list[Signal]:
+    """held_out_below_val: a separate evaluation far below (held_out_at_chance's) while the training-time
+    validation kept pace with training accuracy to the end. A validation split that scores like the training
+    set while fresh data does not shares what training saw (clips of one recording, frames of one video,
+    rows of one patient on both sides of a random split); a split that only differs from training would
+    have fallen behind it as the model fitted."""
+    acc, vacc = run.metric("accuracy"), run.metric("val_accuracy")
+    al = _aligned(acc, vacc)
+    if al is None or vacc is None:
+        return []
+    idx, t, v = al
+    scale = _percent_scale(t, v)
+    gap = float(np.median(v - t)) / scale
+    if gap < -KEPT_PACE:
+        return []
+    va = ordered(vacc)
+    return [Signal("held_out_below_val", 0.6, f"validation kept pace with training (validation accuracy "
+                   f"{float(np.median(v)) / scale:.3f} vs train {float(np.median(t)) / scale:.3f} over the later evaluations) "
+                   f"while the separate evaluation scores {test:.3f}: the validation split shares what training saw",
+                   [q.ev(va, int(idx[-1]), "val accuracy late"), held], {"gap": gap, "held_out": test})]
 
 
 def _epoch_train_level(tr: Series, steps: np.ndarray) -> np.ndarray:

@@ -1621,3 +1621,32 @@ def test_dpo_rewards_far_from_zero_at_the_first_step_are_another_reference(tmp_p
     assert "dpo_reference_differs" not in {s.kind for s in analyze(ingest([tmp_path]))}
     (tmp_path / "train.log").write_text(log(-2.6, -2.9, 0.9))
     assert "dpo_reference_differs" not in {s.kind for s in analyze(ingest([tmp_path]))}
+
+
+def test_a_val_loss_minimum_among_the_last_evaluations_within_its_swings_is_no_divergence():
+    """A noisy validation loss still reaching new lows near the end (its minimum 3 evaluations from the end, the
+    last fifth's median above it by less than val's usual step-to-step swing) has not turned; the same minimum
+    followed by a steady climb has (UrbanSound-style run read overfitting 0.69 from the noise)."""
+    train = [2.2 * math.exp(-e / 8) + 0.25 for e in range(25)]
+    noisy = [2.1, 1.9, 1.7, 1.9, 1.5, 1.4, 1.36, 1.12, 0.95, 1.1, 0.96, 0.9, 0.86, 0.53, 0.73, 0.4, 0.59, 0.62,
+             0.41, 0.44, 0.36, 0.284, 0.283, 0.46, 0.375]
+    assert "train_val_divergence" not in kinds(_run(loss=train, val_loss=noisy))
+    steady = [2.1 - 0.09 * e for e in range(20)] + [0.39, 0.45, 0.52, 0.6, 0.7]
+    assert "train_val_divergence" in kinds(_run(loss=train, val_loss=steady))
+
+
+def test_validation_that_kept_pace_with_training_beside_a_far_worse_separate_evaluation_is_a_leaking_split():
+    """Validation accuracy as high as training's to the end while a separate evaluation (another file) scores a
+    third of it: the validation split shares what training saw. A validation that fell behind training as it fitted
+    says no such thing."""
+    def run_with(val_behind: float, test: float = 0.362) -> Run:
+        run = _run(loss=[2.2 * math.exp(-e / 8) + 0.25 for e in range(25)],
+                   accuracy=[min(0.92, 0.2 + 0.035 * e) for e in range(25)],
+                   val_accuracy=[min(0.95, 0.22 + 0.036 * e) - val_behind * e / 24 for e in range(25)])
+        run.series.append(Series("val_accuracy", "test_acc", np.array([0]), np.array([test]), "eval.log",
+                                 np.array([3]), "line"))
+        return run
+    got = kinds(run_with(0.0))
+    assert "held_out_at_chance" in got and got["held_out_below_val"].data["held_out"] == pytest.approx(0.362)
+    got = kinds(run_with(0.1, test=0.3))
+    assert "held_out_at_chance" in got and "held_out_below_val" not in got
