@@ -1280,7 +1280,9 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
         half[idx[in_half] - n // 2] = base[in_half]
     if len(half) >= 10:
         ch = _prefix(half)      # one prefix sum for both widths
-        hs = _smooth(half, max(2, len(half) // 50), ch)
+        # (a half of fewer than OSC_RAW points, a short run's epoch means, is read as logged: a 3-wide mean
+        # would be as wide as the slow one, 3 too below 20 points, and no swing could show)
+        hs = _smooth(half, max(2, len(half) // 50), ch) if len(half) >= OSC_RAW else half.astype(np.float64)
         d = np.diff(hs)
         flips = float(np.mean(np.signbit(d[1:]) != np.signbit(d[:-1]))) if len(d) > 2 else 0.0
         del d
@@ -1316,6 +1318,7 @@ TRANSIENT_EXACT_MAX = 50_000
 
 # A second half whose last fifth sits below this share of its first fifth is still descending: no oscillation.
 OSC_STILL_FALLING = 0.5
+OSC_RAW = 20
 # Finite points before a NaN needed before "it came out of nowhere" is full-strength evidence.
 SUDDEN_FULL_AT = 20
 # nonfinite_one_rank: a last finite point this many times its rank's median before it is a climb into the NaN; a client

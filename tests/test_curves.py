@@ -1650,3 +1650,14 @@ def test_validation_that_kept_pace_with_training_beside_a_far_worse_separate_eva
     assert "held_out_at_chance" in got and got["held_out_below_val"].data["held_out"] == pytest.approx(0.362)
     got = kinds(run_with(0.1, test=0.3))
     assert "held_out_at_chance" in got and "held_out_below_val" not in got
+
+
+def test_a_short_run_s_epoch_losses_that_swing_back_up_oscillate():
+    """Thirty epoch means whose second half jumps back up again and again (1.20 -> 2.31 -> 1.50 -> 1.17 -> 1.49)
+    oscillate: below 20 points the smoothed half was as wide as the slow reference, so no swing could show. Thirty
+    epochs falling with a little noise do not."""
+    swing = [2.34, 2.28, 2.26, 2.23, 2.24, 2.18, 2.17, 2.11, 2.06, 1.97, 1.89, 2.06, 2.10, 1.99, 1.87, 1.67, 1.65,
+             1.70, 1.52, 1.39, 1.49, 1.72, 1.34, 1.61, 1.20, 2.31, 1.50, 1.17, 1.16, 1.49]
+    assert "oscillation" in kinds(_run(loss=swing))
+    calm = [2.3 * math.exp(-e / 10) + 0.3 + 0.02 * ((-1) ** e) for e in range(30)]
+    assert "oscillation" not in kinds(_run(loss=calm))
