@@ -102,8 +102,11 @@ LAYER_NAME = re.compile(r"[a-z_][\w\-]*(?:\.[\w\-]+)+|[a-z_][a-z_\-]*\d+|\d+(?:\
 #   columns, spelled as fastai spells them.
 # - CatBoost prints "0:\tlearn: 0.68\ttest: 0.69\tbest: 0.69 (0)\ttotal: 52ms\tremaining: 52s": `learn`
 #   is the training loss, `test` the loss on the eval set. Known by the two names together.
-_FASTAI_LOSSES = (("train_loss", "valid_loss"), ("trn_loss", "val_loss"))
-_NOT_METRICS = frozenset({"epoch", "time", "train_loss", "valid_loss", "trn_loss", "val_loss"})
+# - the Hugging Face Trainer's model card tabulates its evaluations as "| Training Loss | Epoch | Step |
+#   Validation Loss | Accuracy | F1 |": every metric after the two losses is the evaluation set's too.
+_FASTAI_LOSSES = (("train_loss", "valid_loss"), ("trn_loss", "val_loss"), ("training loss", "validation loss"))
+_NOT_METRICS = frozenset({"epoch", "time", "train_loss", "valid_loss", "trn_loss", "val_loss", "training loss",
+                          "validation loss"})
 # (a table that also has its own step counter or a column named for the training set, Lightning's metrics.csv with
 # train_acc beside train_loss and valid_loss, is no fastai table: those columns keep their names)
 _STEP_COLUMNS = frozenset({"step", "global_step", "iteration", "iter", "it", "lr", "learning_rate"})

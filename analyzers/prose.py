@@ -109,8 +109,20 @@ _DOC_NAME = re.compile(r"(?:^|/)(?:readme|changelog|changes|history|contributing
                        re.I)
 
 
-def is_documentation(path: str) -> bool:
-    return bool(_DOC_NAME.search(path))
+# ... but a model card is a run's record: the Trainer writes its README.md with the run's settings and its table of
+# evaluations ("This model card has been generated automatically", the `generated_from_trainer` tag)
+_MODEL_CARD = re.compile(r"generated_from_trainer|model card has been generated automatically|^#+ *Training results",
+                         re.I | re.M)
+
+
+def is_documentation(path: str, text: str | None = None) -> bool:
+    """A project's documentation by its file name; `text`, where given, clears a model card."""
+    return bool(_DOC_NAME.search(path)) and not (text is not None and _MODEL_CARD.search(text[:MODEL_CARD_HEAD]))
+
+
+MODEL_CARD_HEAD = 20_000
+# Data files: their text cells are samples of the data, nobody's words about the run
+_DATA_EXT = (".csv", ".tsv", ".jsonl", ".ndjson")
 
 
 # A markdown fence line, ``` or ~~~ and the block's language ("```python", "~~~ {.py}"): what a post quotes
@@ -267,6 +279,8 @@ def prose_sentences(texts: Iterable[TextArtifact]) -> list[str]:
 def _prose_of(t: TextArtifact) -> str:
     """`t`'s sentence lines joined, or its short note; "" when it is no prose."""
     head = t.text[:SCAN_CHARS]
+    if t.path.lower().endswith(_DATA_EXT) or _MODEL_CARD.search(head[:MODEL_CARD_HEAD]):
+        return ""     # a data file's text column (a sample of the training set) or a model card's generated sentences
     if head.isascii() and _FUNCTION_TOKENS.isdisjoint(head.lower().translate(_LETTERS_ONLY).split()):
         # (a sentence has a function word: a log of metric lines has none in all its head; a note may not)
         return _short_note(head, t.path)

@@ -1,6 +1,8 @@
 """The user's words inside the artifacts (analyzers/prose.py) and what the engine reads of them."""
 from __future__ import annotations
 
+import numpy as np
+
 from mltdbg.analyzers.ingest import ingest
 from mltdbg.analyzers.prose import prose_sentences
 from mltdbg.playbooks import library
@@ -361,3 +363,65 @@ def test_an_issue_templates_environment_fields_are_not_the_users_words(tmp_path)
                                                 "GPU: runs out of memory at batch size 32.\n"
                                                 "What can I change so that it fits?\n"})
     assert "runs out of memory at batch size 32" in " ".join(prose_sentences(texts))
+
+
+_CARD = """---
+tags:
+- generated_from_trainer
+---
+
+<!-- This model card has been generated automatically according to the information the Trainer had access to. You
+should probably proofread and complete it, then remove this comment. -->
+
+# intent-router
+
+This model was trained from scratch on an unknown dataset.
+It achieves the following results on the evaluation set:
+- Loss: 0.4734
+- Accuracy: 0.845
+
+### Training hyperparameters
+
+The following hyperparameters were used during training:
+- learning_rate: 0.002
+- optimizer: Adam with betas=(0.9,0.999) and epsilon=1e-08
+- num_epochs: 4
+
+### Training results
+
+| Training Loss | Epoch | Step | Validation Loss | Accuracy |
+|:-------------:|:-----:|:----:|:---------------:|:--------:|
+| No log        | 1.0   | 75   | 0.9245          | 0.685    |
+| 0.912         | 2.0   | 150  | 0.6356          | 0.8417   |
+| 0.8266        | 3.0   | 225  | 0.5443          | 0.9033   |
+| 0.8167        | 4.0   | 300  | 0.5202          | 0.8767   |
+"""
+
+
+def test_a_model_card_is_a_run_record_not_documentation_nor_the_users_words(tmp_path):
+    """The Trainer's README.md model card: its table of evaluations is the run's curve (a loss first, then its Epoch
+    and Step axes; every metric after the two losses the evaluation set's), its "results on the evaluation set"
+    bullets are held-out values, and its generated sentences ("Adam with betas=(0.9,0.999) and epsilon=1e-08") are
+    nobody's words about the run (they named optimizer_misconfigured). A project README stays documentation."""
+    (tmp_path / "README.md").write_text(_CARD)
+    run = ingest([str(tmp_path)])
+    got = {(s.name, s.raw_name, len(s)) for s in run.series}
+    assert {("loss", "Training Loss", 4), ("val_loss", "Validation Loss", 4), ("val_accuracy", "Accuracy", 4),
+            ("val_loss", "Loss", 1), ("val_accuracy", "Accuracy", 1)} <= got
+    assert not any(s.raw_name == "Step" for s in run.series)
+    loss = next(s for s in run.series if s.raw_name == "Training Loss")
+    assert loss.steps.tolist() == [1, 2, 3, 4] and np.isnan(loss.values[0])
+    assert prose_sentences(run.texts) == []
+    other = tmp_path / "proj"
+    other.mkdir()
+    (other / "README.md").write_text(_CARD.replace("generated_from_trainer", "vision").replace(
+        "This model card has been generated automatically", "Notes").replace("### Training results", "### Results"))
+    assert not ingest([str(other)]).series
+
+
+def test_a_data_file_s_text_cells_are_not_the_users_words(tmp_path):
+    """A sample of the training CSV with a text column (support tickets) is data, not a post about the run: its words
+    ("slow", "reset", "overcharged") once named causes."""
+    texts = _texts(tmp_path, {"train_sample.csv": "text,label\n" + "".join(
+        f'"my order was late and the courier never called me back about it, item {i}",{i % 3}\n' for i in range(30))})
+    assert prose_sentences(texts) == []

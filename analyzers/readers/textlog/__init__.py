@@ -227,7 +227,7 @@ def _read_whole(path: Path, rel: str, run: Run) -> None:
     if data.isascii():  # byte offsets are character offsets: reuse a newline scan
         art._starts = np.concatenate(([0], find_byte(np.frombuffer(data, np.uint8), 10) + 1)).astype(np.int64)
     run.texts.append(art)
-    if art.kind == "text" and rel.lower().endswith(POST_EXT) and not is_documentation(rel) and len(data) <= POST_MAX_BYTES:
+    if art.kind == "text" and rel.lower().endswith(POST_EXT) and not is_documentation(rel, text) and len(data) <= POST_MAX_BYTES:
         # a post saved as markdown (a GitHub issue: its log in a fence, its curve as a table) is read for metrics
         # as a post saved as .txt is
         run.series.extend(with_lists(art, extract_metrics(data, rel, run)))

@@ -18,7 +18,7 @@ import re
 import numpy as np
 
 from mltdbg.analyzers.model import LOC_LINE, Series, TextArtifact
-from mltdbg.analyzers.names import LOSS_ACC_PPL, normalize
+from mltdbg.analyzers.names import LOSS_ACC_PPL, as_held_out, normalize
 from mltdbg.analyzers.prose import prose_sentences
 from mltdbg.analyzers.readers.textlog.layergrads import numbered_layer_series
 
@@ -192,10 +192,29 @@ def tensor_series(art: TextArtifact) -> list[Series]:
     return [_history(art, [(m.group(1), m.start(1)) for m in found], "loss", f"tensor(grad_fn={found[0].group(2)})")]
 
 
+# A caption that puts the list under it on a held-out set: the Trainer's model card opens with "It achieves the
+# following results on the evaluation set:" and a bullet per metric ("- Loss: 0.4734", "- Accuracy: 0.845")
+_HELD_OUT_CAPTION = re.compile(r"results? on the (?:evaluation|validation|eval|dev|test|held[- ]out) (?:set|data|split)"
+                               r"[^\n]{0,40}:[ \t]*\r?\n((?:[ \t]*[-*+][ \t][^\n]*\n?)+)", re.I)
+
+
+def _held_out_listed(art: TextArtifact, series: list[Series]) -> None:
+    """Rename, in place, the one-point series read from the bullets under a held-out caption to the held-out
+    set's names (the card's "- Accuracy: 0.845" is no training accuracy)."""
+    for m in _HELD_OUT_CAPTION.finditer(art.text[:MAX_CHARS]):
+        first, last = art.line_of(m.start(1)), art.line_of(max(m.start(1), m.end(1) - 1))
+        for s in series:
+            if len(s) == 1 and first <= int(s.locs[0]) <= last:
+                s.name = as_held_out(s.name)
+
+
 def with_lists(art: TextArtifact, series: list[Series]) -> list[Series]:
     """`series` (the block scanner's) with each printed history in place of the one point the
     scanner took from the start of its list, and a short text's worded values (worded_series) in
-    place of the point or two it took from their line."""
+    place of the point or two it took from their line; one-point values listed under a held-out
+    caption named as the held-out set's (_held_out_listed)."""
+    if "set" in art.text[:MAX_CHARS]:
+        _held_out_listed(art, series)
     layers = numbered_layer_series(art.text, art.line_of, art.path)
     if layers:      # (what else was read from the table's rows misread them: its grad_norm by layer as by step)
         rows = {int(s.locs[0]) for s in layers}

@@ -155,8 +155,10 @@ def scan_tables(data: bytes, rel: str, nl: np.ndarray, line0: int = 0, carry: di
         names = [h.decode("ascii", "replace") for h in _cells(header, delim)]
         if len(names) < 2 or not all(names):
             continue
-        if delim is not None and names[0].strip().lower() not in _ROW_AXES:
-            continue   # a comparison table (one row per model or setting) is no curve
+        if delim is not None and names[0].strip().lower() not in _ROW_AXES and not (
+                "loss" in names[0].lower() and any(n.strip().lower() in _ROW_AXES for n in names[1:3])):
+            continue   # a comparison table (one row per model or setting) is no curve (a model card's
+            #            "| Training Loss | Epoch | Step | Validation Loss |" is one: a loss, then its axes)
         line = line0 + int(np.searchsorted(nl, ls)) + 1
         table = {"names": names, "rows": [], "line": line, "delim": delim}
         pos, table["line"] = _rows(data, le + 1, names, table["rows"], line, delim)
@@ -223,15 +225,18 @@ def _series_of(names: list[str], locs: np.ndarray, vals: np.ndarray, rel: str) -
     out = []
     cols = {n: vals[:, j] for j, n in enumerate(names)}
     lower = {n.lower(): n for n in names}
-    step_col = next((lower[c] for c in _STEP_COLUMNS if c in lower), None)
+    # the first step column whose values are all whole numbers (a model card's Epoch of 0.27, 0.53 beside its Step)
+    step_col = next((lower[c] for c in _STEP_COLUMNS if c in lower and np.isfinite(cols[lower[c]]).all()
+                     and (cols[lower[c]] == np.round(cols[lower[c]])).all()), None) \
+        or next((lower[c] for c in _STEP_COLUMNS if c in lower), None)
     if step_col is not None and np.isfinite(cols[step_col]).all():
         steps, is_index = cols[step_col].astype(np.int64), False
     else:
         step_col, steps, is_index = None, np.arange(len(locs), dtype=np.int64), True
     by_layout = layout_names(names)
     for n, v in cols.items():
-        if n == step_col or np.isnan(v).all():  # a time column ("00:01") is not a metric
-            continue
+        if n == step_col or np.isnan(v).all() or n.strip().lower() in _ROW_AXES:
+            continue    # (a time column, "00:01", is not a metric; nor are the other step columns, a card's Step)
         name = by_layout.get(n) or normalize(n)
         out.append(Series(name=name, raw_name=n, steps=steps, values=np.ascontiguousarray(v), source=rel,
                           locs=locs, loc_kind=LOC_LINE, step_is_index=is_index))
