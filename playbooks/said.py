@@ -44,9 +44,13 @@ _PLAIN_GAP = r"(?:(?!softmax|sigmoid|tanh|linear\b|hidden|else|other|\bnot\b|n't
 _OFFLINE = (r"offline|validation|val|notebook|locally|training|batch\s+(?:script|scoring)|export\w*|test\s+set|pytorch"
             r"|original\s+model")
 _SERVING = (r"\bproduction\b|\bprod\b|\bdeploy\w*|\bserving\b|\bserved\b|torchserve|triton\s+(?:inference\s+)?server"
-            r"|onnx\s?runtime|tflite|tensorrt|coreml|inference\s+server")
+            r"|onnx\s?runtime|tflite|tensorrt|coreml|inference\s+server"
+            # a separate prediction / inference script of the user's run on other data than training's validation
+            r"|\b(?:predict(?:ion)?|inference)\s+script|\bpredict\w*\.py\b|\binfer\w*\.py\b")
 _SCORES = r"acc\w*|f1|auc|precision|recall|score|predictions?|outputs?|results?|error"
 _VERSUS = r"than|vs\.?|versus|compared\s+(?:to|with)"
+# a character of one clause: no clause end, but the point of a number ("0.88") is none
+_CLAUSE_GAP = r"(?:[^.;!?\n。；]|\.(?=\d))"
 # ... and a denial on the serving verb itself ("I have not deployed anything yet")
 _SERVING_DENIED = re.compile(r"(?:\b(?:not|never)|n't)\s+(?:yet\s+|been\s+|even\s+)?(?:deploy|serv)\w*\W*$", re.I)
 
@@ -163,11 +167,11 @@ _PATTERNS: dict[str, tuple[str, str]] = {
     # (production, a deployed service, TorchServe / Triton / ONNX Runtime): the serving path differs from the one
     # evaluated (preprocessing, eval mode, vocabulary, weights, the metric), not the training's fit
     "said:serving_gap": (
-        rf"\b(?:{_OFFLINE})\b[^.!?\n]{{0,120}}?\b(?:but|while|however|yet|whereas)\b[^.!?\n]{{0,120}}?(?:{_SERVING}"
+        rf"\b(?:{_OFFLINE})\b{_CLAUSE_GAP}{{0,120}}?\b(?:but|while|however|yet|whereas)\b{_CLAUSE_GAP}{{0,120}}?(?:{_SERVING}"
         r"|\b(?:the|our|my)\s+(?:api|service|server|endpoint)\b|(?:production|monitoring)\s+dashboard)"
         # "accuracy through TorchServe is lower than the validation number": a score compared across the two
-        rf"|(?:{_SERVING})[^.!?\n]{{0,80}}?\b(?:{_SCORES})\b[^.!?\n]{{0,60}}?\b(?:{_VERSUS})\b[^.!?\n]{{0,60}}?\b(?:{_OFFLINE})\b"
-        rf"|\b(?:{_SCORES})\b[^.!?\n]{{0,60}}?(?:{_SERVING})[^.!?\n]{{0,80}}?\b(?:{_VERSUS})\b[^.!?\n]{{0,60}}?\b(?:{_OFFLINE})\b",
+        rf"|(?:{_SERVING}){_CLAUSE_GAP}{{0,80}}?\b(?:{_SCORES})\b{_CLAUSE_GAP}{{0,60}}?\b(?:{_VERSUS})\b{_CLAUSE_GAP}{{0,60}}?\b(?:{_OFFLINE})\b"
+        rf"|\b(?:{_SCORES})\b{_CLAUSE_GAP}{{0,60}}?(?:{_SERVING}){_CLAUSE_GAP}{{0,80}}?\b(?:{_VERSUS})\b{_CLAUSE_GAP}{{0,60}}?\b(?:{_OFFLINE})\b",
         "the model scores well offline and worse where it is served"),
     "said:shuffled": (
         r"shuffle\s*=\s*true|(?:i|we)\s+(?:do\s+|did\s+|already\s+)?shuffle|(?:data|dataset|loader)\s+is\s+(?:already\s+)?shuffled",
@@ -276,7 +280,6 @@ def _at_test(text: str, m: re.Match) -> bool:
 # training_acc一直是0"): what curves.py reads from the two series as accuracy_stuck_loss_falls (a score not computed
 # from the predictions, or scored against targets that are not the inputs' own). The fall must not be denied ("the
 # loss does not fall").
-_CLAUSE_GAP = r"(?:[^.;!?\n。；]|\.(?=\d))"
 _FALLS = r"(?:decreas\w*|drops?|dropping|falls?|falling|fell|go(?:es|ing)?\s+down|reduc\w*|converg\w*|(?<![不没未])(?:降低|下降))"
 _SCORE = r"(?<![A-Za-z])(?:acc\w*|f1|auc|iou|miou|map|dice|precision|recall|top-?1|准确率|精度)(?![A-Za-z])"
 _STAYS = (rf"(?:{_STAY}|frozen|never\s+(?:increas|improv|chang|mov)\w*"

@@ -84,7 +84,9 @@ def test_a_model_the_user_says_scores_well_offline_and_worse_where_served_is_a_s
                  "the same test images", "Offline the churn model had F1 0.92 on validation, but the production dashboard "
                  "shows F1 around 0.69", "field accuracy through TorchServe is a bit lower than the validation number",
                  "Validation accuracy is 95%, but the model does not generalise in production",
-                 "Validation accuracy is 92% but after deploying the model the predictions are all one class"):
+                 "Validation accuracy is 92% but after deploying the model the predictions are all one class",
+                 "The card says ~0.91 validation accuracy but when I run my predict script on new reviews I get ~0.5",
+                 "val F1 is 0.88 but predict.py on this month's tickets gives 0.4"):
         assert "said:serving_gap" in said.ruled_out([text]), text
     for text in ("I deployed the model with TorchServe and want to check the training run",
                  "training accuracy is 0.99 but validation accuracy is 0.7", "the val loss rises while training falls",
