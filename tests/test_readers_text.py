@@ -656,7 +656,7 @@ def test_delimited_tables_as_pasted_from_a_notebook(tmp_path):
                   "| 1 | 0.693400 | 0.693147 | 0.500000 |\n| 2 | 0.693200 | 0.693150 | 0.500000 |\n"
                   "| 3 | nan | nan | 0.500000 |\nTrainOutput(global_step=3)\n")
     run = read(md)
-    loss, acc = series(run, "loss"), series(run, "accuracy")
+    loss, acc = series(run, "loss"), series(run, "val_accuracy")     # (the Trainer's metrics are the eval set's)
     assert loss.raw_name == "Training Loss" and loss.steps.tolist() == [1, 2, 3] and loss.locs.tolist() == [4, 5, 6]
     assert loss.values[:2].tolist() == [0.6934, 0.6932] and math.isnan(loss.values[2])
     assert acc.values.tolist() == [0.5, 0.5, 0.5] and series(run, "val_loss").raw_name == "Validation Loss"
