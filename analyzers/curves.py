@@ -1782,7 +1782,12 @@ def _sawtooth(run: Run, s: Series, pre: np.ndarray, q: Quoter) -> list[Signal]:
     x = pre[-min(n, 1 << 16):]
     # a loss that spans decades within each block (0.01 at a block's end, 5 at the next one's start) is read on a log
     # scale, where the few largest spikes do not drown the repeating shape
-    z = np.log(x) if bool(np.all(x > 0)) and float(x.max()) > SAWTOOTH_LOG_SPAN * float(x.min()) else x
+    logged = bool(np.all(x > 0)) and float(x.max()) > SAWTOOTH_LOG_SPAN * float(x.min())
+    z = np.log(x) if logged else x
+    # ... and clipped to its 5th-95th percentiles: one block's extreme values (a first epoch that drove a class's loss
+    # to 1e-8, ln = -18, beside later blocks between 1 and 1.6) would be the whole autocorrelation, not the repeat
+    lo_z, hi_z = np.percentile(z, [5, 95])
+    z = np.clip(z, lo_z, hi_z)
     trend = _smooth(z, max(5, len(z) // 8))
     r = z - trend
     r = r - r.mean()
@@ -1824,7 +1829,7 @@ def _sawtooth(run: Run, s: Series, pre: np.ndarray, q: Quoter) -> list[Signal]:
     if peak < need or trough > 0.1 or peak - trough < 0.6 or (2 * p < len(ac) and ac[2 * p] < again):
         return []
     # (on a log scale r is already relative: its spread is the amplitude)
-    amp = float(np.std(r)) if z is not x else float(np.std(r)) / (abs(float(np.median(x))) + 1e-8)
+    amp = float(np.std(r)) if logged else float(np.std(r)) / (abs(float(np.median(x))) + 1e-8)
     if amp < 0.02:
         return []
     strength = min(1.0, peak + SAWTOOTH_ALIGNED) if aligned else min(1.0, peak)
