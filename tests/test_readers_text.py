@@ -1966,3 +1966,21 @@ def test_a_negative_number_after_a_space_is_a_value(tmp_path):
     run = read(p)
     assert series(run, "loss").values.tolist() == [4.1457, -0.0327, -0.1695, 0.5]
     assert series(run, "lr").values.tolist() == [0.003] * 4
+
+
+def test_a_boxed_table_as_rich_draws_it(tmp_path):
+    """rich's boxed table (heavy header, light rows, box-drawing rules) is a delimited table like markdown's; a share
+    printed in percent ("86.9%") is a number on its own scale."""
+    rows = "".join(f"│ {e:>5} │ {1.79 - e / 1000:>10.4f} │ {1.79 - e / 900:>8.4f} │ {0.16 + e / 500:>7.3f} │ {86.9:>10}% │\n"
+                   for e in range(1, 7))
+    p = tmp_path / "console.log"
+    p.write_text("[12:29:52] MLP width=128 depth=3\n                 run summary\n"
+                 "┏━━━━━━━┳━━━━━━━━━━━━┳━━━━━━━━━━┳━━━━━━━━━┳━━━━━━━━━━━━━┓\n"
+                 "┃ epoch ┃ train_loss ┃ val_loss ┃ val_acc ┃ zero_act_l1 ┃\n"
+                 "┡━━━━━━━╇━━━━━━━━━━━━╇━━━━━━━━━━╇━━━━━━━━━╇━━━━━━━━━━━━━┩\n" + rows +
+                 "└───────┴────────────┴──────────┴─────────┴─────────────┘\n")
+    run = read(p)
+    loss = series(run, "loss")
+    assert loss.raw_name == "train_loss" and loss.steps.tolist() == [1, 2, 3, 4, 5, 6] and loss.locs.tolist()[0] == 6
+    assert series(run, "val_accuracy").values[0] == pytest.approx(0.162)
+    assert [s for s in run.series if s.raw_name == "zero_act_l1"][0].values.tolist() == [86.9] * 6

@@ -2,7 +2,8 @@
 YOLOv5's `Epoch gpu_mem box obj cls` rows) and, in a log of at most EXTRA_TABLES_BYTES, delimited
 by '|' or tabs with headers of several words (HF Trainer's table as pasted from a notebook,
 `| Epoch | Training Loss | Validation Loss |`, markdown's `|---|` rule skipped; skorch's and tabulate's
-rule of dashes under a whitespace-aligned header skipped too).
+rule of dashes under a whitespace-aligned header skipped too; rich's boxed tables read as such, their box-drawing
+characters taken as bars and dashes).
 
 In:  the bytes of a log and the offsets of its newlines.
 Out: `read_tables(data, rel, nl)` -> one Series per numeric column (step = the epoch column,
@@ -88,10 +89,29 @@ def has_trigger(data: bytes) -> bool:
     return at.size > 0
 
 
+# Box-drawing characters (U+2500-U+257F, UTF-8 e2 94 xx / e2 95 xx), as rich's and tabulate's boxed tables draw them
+# ("┃ epoch ┃ train_loss ┃", "│     1 │     1.7931 │", "├───────┼────────────┤"): the horizontal strokes read as a
+# markdown rule's dashes, every other one as a cell bar, each in the same three bytes (offsets and lines stay put).
+_BOX = re.compile(rb"\xe2[\x94\x95][\x80-\xbf]")
+_BOX_HORIZONTAL = frozenset(b"\xe2\x94" + bytes([c]) for c in (0x80, 0x81, 0x84, 0x85, 0x88, 0x89)) | \
+    frozenset(b"\xe2\x95" + bytes([c]) for c in (0x8c, 0x8d, 0x90))
+
+
+def box_as_pipes(data: bytes) -> bytes:
+    """`data` with each box-drawing character as three ASCII bytes: '---' for a horizontal stroke, '|  ' for the
+    rest."""
+    return _BOX.sub(lambda m: b"---" if m.group(0) in _BOX_HORIZONTAL else b"|  ", data)
+
+
 def _float_or_none(cell: bytes):
     try:
         return float(cell)
     except ValueError:
+        if cell.endswith(b"%"):     # a share printed in percent ("86.9%"), kept on its own scale as printed
+            try:
+                return float(cell[:-1])
+            except ValueError:
+                return None
         m = _EPOCH_OF.match(cell)
         return float(m.group(1)) if m else None
 
@@ -127,6 +147,9 @@ def scan_tables(data: bytes, rel: str, nl: np.ndarray, line0: int = 0, carry: di
     the log's closed tables and its last open one into series.
     `trigger`: has_trigger(data), when the caller has it."""
     out: list[dict] = []
+    if b"\xe2\x94" in data or b"\xe2\x95" in data:
+        data = box_as_pipes(data)
+        trigger = None
     if carry is not None:
         pos, line = _rows(data, 0, carry["names"], carry["rows"], carry["line"], carry.get("delim"))
         if pos < len(data):
