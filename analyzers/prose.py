@@ -125,6 +125,11 @@ MODEL_CARD_HEAD = 20_000
 _DATA_EXT = (".csv", ".tsv", ".jsonl", ".ndjson")
 
 
+def is_data_file(path: str) -> bool:
+    """A table or record file (its text cells are the data's, not words about the run)."""
+    return path.lower().endswith(_DATA_EXT)
+
+
 # A markdown fence line, ``` or ~~~ and the block's language ("```python", "~~~ {.py}"): what a post quotes
 # (code/index.fenced_code reads the Python of it)
 FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*\{?\.?([\w+-]*)")
@@ -279,7 +284,7 @@ def prose_sentences(texts: Iterable[TextArtifact]) -> list[str]:
 def _prose_of(t: TextArtifact) -> str:
     """`t`'s sentence lines joined, or its short note; "" when it is no prose."""
     head = t.text[:SCAN_CHARS]
-    if t.path.lower().endswith(_DATA_EXT) or _MODEL_CARD.search(head[:MODEL_CARD_HEAD]):
+    if is_data_file(t.path) or _MODEL_CARD.search(head[:MODEL_CARD_HEAD]):
         return ""     # a data file's text column (a sample of the training set) or a model card's generated sentences
     if head.isascii() and _FUNCTION_TOKENS.isdisjoint(head.lower().translate(_LETTERS_ONLY).split()):
         # (a sentence has a function word: a log of metric lines has none in all its head; a note may not)

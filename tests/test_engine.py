@@ -159,6 +159,9 @@ def test_an_environment_listing_is_no_text_for_the_word_model():
     kept = [TextArtifact(path="env.py", abspath=Path("env.py"), kind="code", text="class CartPole: pass"),
             art("env-train.log", "step 1 loss 2.3")]    # an RL environment's code, a log named after it
     assert T.artifact_text(kept) == "step 1 loss 2.3\nclass CartPole: pass"
+    # a data file's text cells (a CSV sample of support tickets: "slow", "reset", "overcharged") are the data's words
+    sample = art("train_sample.csv", 'text,label\n"the courier was slow and the reset link failed",1\n')
+    assert T.artifact_text([sample, art("train.log", "epoch 1 loss 2.3")]) == "epoch 1 loss 2.3"
 
 
 def test_the_word_models_scores_keep_its_order_past_the_clip():
