@@ -121,13 +121,17 @@ def is_documentation(path: str, text: str | None = None) -> bool:
 
 
 MODEL_CARD_HEAD = 20_000
-# Data files: their text cells are samples of the data, nobody's words about the run
-_DATA_EXT = (".csv", ".tsv", ".jsonl", ".ndjson")
+# Data samples: a table whose header names a column of free text (text, sentence, review, ...): its cells are
+# the data's words, nobody's about the run (a metrics export's names, "train:loss", are words about it)
+_DATA_EXT = (".csv", ".tsv")
+_TEXT_COLUMN = re.compile(r"(?:^|[,\t;|])[ \t\"']*(?:text|texts|sentence\d?|review|comment|content|utterance|question"
+                          r"|answer|title|body|document|tweet|prompt|response|transcript|caption)[ \t\"']*(?=[,\t;|]|$)",
+                          re.I)
 
 
-def is_data_file(path: str) -> bool:
-    """A table or record file (its text cells are the data's, not words about the run)."""
-    return path.lower().endswith(_DATA_EXT)
+def is_data_sample(path: str, text: str) -> bool:
+    """A CSV / TSV whose header names a free-text column: a sample of the data set."""
+    return path.lower().endswith(_DATA_EXT) and bool(_TEXT_COLUMN.search(text[:text.find("\n") if "\n" in text else 512]))
 
 
 # A markdown fence line, ``` or ~~~ and the block's language ("```python", "~~~ {.py}"): what a post quotes
@@ -284,7 +288,7 @@ def prose_sentences(texts: Iterable[TextArtifact]) -> list[str]:
 def _prose_of(t: TextArtifact) -> str:
     """`t`'s sentence lines joined, or its short note; "" when it is no prose."""
     head = t.text[:SCAN_CHARS]
-    if is_data_file(t.path) or _MODEL_CARD.search(head[:MODEL_CARD_HEAD]):
+    if is_data_sample(t.path, head) or _MODEL_CARD.search(head[:MODEL_CARD_HEAD]):
         return ""     # a data file's text column (a sample of the training set) or a model card's generated sentences
     if head.isascii() and _FUNCTION_TOKENS.isdisjoint(head.lower().translate(_LETTERS_ONLY).split()):
         # (a sentence has a function word: a log of metric lines has none in all its head; a note may not)

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 
-from mltdbg.analyzers.prose import CJK_CHARS, is_data_file
+from mltdbg.analyzers.prose import CJK_CHARS, is_data_sample
 
 MODEL_FILE = "textmodel.json"
 # How much of each text artifact is read: errors sit at the end of logs, setup at the start.
@@ -95,10 +95,10 @@ _KIND_ORDER = {"text": 0, "traceback": 1, "log": 2, "config": 3, "code": 4}
 
 def artifact_text(texts) -> str:
     """Bounded head and tail of the run's text artifacts (TextArtifact-like: `.text`), environment listings and the
-    text cells of data files (a CSV sample of the training set) left out, at most MAX_FILES of them in _KIND_ORDER."""
+    text cells of data samples (a CSV of the training set's texts) left out, at most MAX_FILES of them in _KIND_ORDER."""
     parts = []
     kept = sorted((t for t in texts if not (t.kind != "code" and _ENV_FILE.fullmatch(t.path.rsplit("/", 1)[-1]))
-                   and not (t.kind == "text" and is_data_file(t.path))),
+                   and not (t.kind == "text" and is_data_sample(t.path, t.text))),
                   key=lambda t: (_KIND_ORDER.get(t.kind, 5), t.path))
     for t in kept[:MAX_FILES]:
         s = t.text
