@@ -15,11 +15,14 @@ CANONICAL = (
     "skipped_steps", "memory", "tokens_per_s",
 )
 
-_TRAIN_PREFIXES = ("train/", "train_", "training/", "training_", "trn_", "train.", "train-")
+_TRAIN_PREFIXES = ("train/", "train_", "training/", "training_", "trn_", "train.", "train-",
+                   # SageMaker's metric definitions ("train:loss", "validation:accuracy")
+                   "train:", "training:")
 _VAL_PREFIXES = ("val/", "val_", "valid/", "valid_", "validation/", "validation_", "eval/",
                  "eval_", "evaluation/", "test/", "test_", "dev/", "dev_", "val.", "eval.", "val-",
                  # XGBoost's watchlist names ("eval-logloss", "valid-rmse", "test-auc")
-                 "eval-", "valid-", "validation-", "test-", "dev-")
+                 "eval-", "valid-", "validation-", "test-", "dev-",
+                 "validation:", "val:", "valid:", "eval:", "test:")
 
 _ALIASES = {
     "loss": "loss", "train_loss": "loss", "training_loss": "loss", "total_loss": "loss",

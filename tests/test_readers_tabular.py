@@ -723,3 +723,15 @@ def test_sacred_metrics_json_is_read_as_one_row_per_step(tmp_path):
     by = {s.name: s for s in ingest([tmp_path]).series}
     assert {"loss", "grad_norm/fc1", "val_accuracy"} <= set(by)
     assert by["loss"].steps.tolist() == steps and len(by["val_accuracy"]) == 10 and by["val_accuracy"].steps[1] == 30
+
+
+def test_a_cloudwatch_export_is_a_long_table_of_sagemaker_metric_names(tmp_path):
+    """`timestamp,metric_name,value` (CloudWatch / SageMaker): a long table although no column is a metric's name, its
+    names SageMaker's `train:loss` / `validation:accuracy`. It was read as text, no series."""
+    p = tmp_path / "cloudwatch_metrics.csv"
+    p.write_text("timestamp,metric_name,value\n" + "".join(
+        f"2024-06-22 13:{e:02d}:51,train:loss,{1.0 / (e + 1):.4f}\n2024-06-22 13:{e:02d}:51,validation:accuracy,"
+        f"{0.5 + e / 40:.3f}\n" for e in range(8)))
+    got = {s.name: s for s in read(p).series}
+    assert got["loss"].values[:2].tolist() == [1.0, 0.5] and got["loss"].locs.tolist()[:2] == [2, 4]
+    assert got["val_accuracy"].raw_name == "validation:accuracy" and len(got["val_accuracy"]) == 8

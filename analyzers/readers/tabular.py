@@ -332,8 +332,10 @@ def _detect_csv(path: Path, head: bytes):
             continue
         if not named and (len(same) < 3 or numeric_cols < 1 or d == "|" and lines[0].lstrip()[:1] == "|"):
             continue
-        # a table of features (a dataset) is not a metric log
-        if not _metricish_keys([{h: 0 for h in header}]):
+        # a table of features (a dataset) is not a metric log; a long table names its metrics in a column of
+        # its own (a CloudWatch / SageMaker export's `timestamp,metric_name,value`)
+        low = {h.strip().lower() for h in header}
+        if not _metricish_keys([{h: 0 for h in header}]) and not (low & set(KEY_COLUMNS) and low & set(VALUE_COLUMNS)):
             continue
         if best is None or len(header) > best[1]:
             best = (d, len(header))
