@@ -256,6 +256,8 @@ def _curve_signals(run: Run) -> list[Signal]:
         out += _no_gap_unfitted(run, quote)
     if not any(x.kind == "loss_at_chance" for x in out):
         out += _val_loss_at_chance(run, quote)
+    elif not any(x.kind == "slow_descent" for x in out):
+        out += _val_creeping(run, quote)
     out += _held_out_at_chance(run, quote)
     out += _accuracy_signals(run, quote)
     out += _memorized_after_plateau(run, quote)
@@ -1463,6 +1465,37 @@ def _creeping(s: Series, sm: np.ndarray, drop: float, noise_floor: float, rel_dr
            f"{np.mean(falling)*100:.0f}% of its smoothed steps, r={r:.2f}): learning, slowly")
     return [Signal("slow_descent", 0.7, txt, [q.ev(s, 0, f"{s.name} at the start"), q.ev(s, n - 1, f"{s.name} at the end")],
                    {"rel_drop": rel_drop, "linearity": -r, "creeping": True})]
+
+
+# slow_descent read from validation beside a training loss at chance: at least this many evaluations, ...
+VAL_CREEP_POINTS = 6
+# ... the val accuracy up by this much from its first evaluation to its last
+VAL_CREEP_ACC_GAIN = 0.03
+
+
+def _val_creeping(run: Run, q: Quoter) -> list[Signal]:
+    """`slow_descent` (creeping) from the held-out set beside a training loss read at chance: a val loss lower at
+    every evaluation but one, on a line (r < -0.95), while val accuracy rises (a model card's 1.0966, 1.0949, ...
+    1.0884 beside 0.378 -> 0.423 at lr 5e-5). Labels unpaired from their inputs keep held-out accuracy at chance;
+    this model learns, slowly. Without a val accuracy no reading: the loss alone can fall to the class prior."""
+    val, vacc = run.metric("val_loss"), run.metric("val_accuracy")
+    if val is None or vacc is None or len(val) < VAL_CREEP_POINTS:
+        return []
+    v = ordered(val).values
+    v = v[np.isfinite(v)]
+    a = _unit_values(ordered(vacc).values)
+    if len(v) < VAL_CREEP_POINTS or len(a) < 2 or float(a[-1]) - float(a[0]) < VAL_CREEP_ACC_GAIN \
+            or int(np.count_nonzero(np.diff(v) >= 0)) > 1 or np.std(v) == 0:
+        return []
+    r = float(np.corrcoef(np.arange(len(v), dtype=np.float64), v)[0, 1])
+    if r >= -0.95:
+        return []
+    vs = ordered(val)
+    txt = (f"{val.name} falls only {(v[0] - v[-1]) / abs(v[0]) * 100:.1f}% over {len(v)} evaluations, but at every one "
+           f"(r={r:.2f}), while validation accuracy rises {float(a[0]):.3f} -> {float(a[-1]):.3f}: learning, slowly")
+    return [Signal("slow_descent", 0.6, txt, [q.ev(vs, 0, f"{val.name} at the first evaluation"),
+                                             q.ev(vs, len(vs) - 1, f"{val.name} at the last")],
+                   {"rel_drop": float((v[0] - v[-1]) / abs(v[0])), "linearity": -r, "creeping": True, "val": True})]
 
 
 def _initial_transient(v: np.ndarray) -> int:

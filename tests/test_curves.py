@@ -1675,3 +1675,16 @@ def test_a_saw_tooth_is_found_beside_one_block_s_extreme_first_epoch():
     loss = first + [v * (1 - 0.01 * e) + 0.005 * ((i * 7 + e) % 3) for e in range(1, 8) for i, v in enumerate(blocks)]
     got = kinds(_run(loss=loss, epoch=[e for e in range(8) for _ in range(20)]))
     assert got["sawtooth_epoch"].data["aligned"] and "oscillation" not in got
+
+
+def test_a_val_loss_lower_at_every_evaluation_beside_a_training_loss_at_chance_is_slow_learning():
+    """A model card at lr 5e-5: training loss at ln 3 (1.0998 ... 1.0894), validation loss lower at every one of 10
+    evaluations (1.0966 -> 1.0884) and its accuracy up 0.378 -> 0.423: learning, slowly (slow_descent, creeping), not
+    labels unpaired from their inputs. The same losses with validation accuracy at chance throughout say no such thing."""
+    train = [1.0998, 1.097, 1.0948, 1.0933, 1.0912, 1.0909, 1.0896, 1.0882, 1.089, 1.0894]
+    val = [1.0966, 1.0949, 1.0934, 1.0921, 1.091, 1.0901, 1.0893, 1.0888, 1.0885, 1.0884]
+    acc = [0.3783, 0.4017, 0.4067, 0.4117, 0.405, 0.4117, 0.415, 0.4167, 0.4233, 0.4233]
+    got = kinds(_run(loss=train, val_loss=val, val_accuracy=acc))
+    assert "loss_at_chance" in got and got["slow_descent"].data["val"]
+    got = kinds(_run(loss=train, val_loss=val, val_accuracy=[0.333 + 0.001 * (i % 2) for i in range(10)]))
+    assert "loss_at_chance" in got and "slow_descent" not in got

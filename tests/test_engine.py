@@ -477,6 +477,7 @@ def test_a_metric_that_hangs_around_a_value_is_no_hang(said, hang):
     ("data_leakage", "test accuracy 0.991 at the end; the first 5 epochs were noisy", False),
     ("dataloader_bottleneck", "Validation accuracy peaked at 0.903 and then slowly drifted down to 0.845", False),
     ("dataloader_bottleneck", "the loss slowly goes down, then climbs again", False),
+    ("dataloader_bottleneck", "It is going down, just painfully slowly.", False),
     ("dataloader_bottleneck", "training is slow, 2 it/s on an A100", True),
 ])
 def test_a_cause_s_words_name_it_only_in_its_own_sense(cause, said, named):
