@@ -72,6 +72,13 @@ _PATTERNS: dict[str, tuple[str, str]] = {
         # the same in Chinese posts: lowered (调小/减小/降低/调低) the learning rate ... no use / did not avoid it
         rf"|(?:调小|减小|降低|调低|减少)了?学习率[^。；！？\n]{{0,40}}?(?:{_NO_HELP})",
         "a lower learning rate did not help"),
+    # every learning rate tried failed the same way ("whatever lr or size I try", "no matter what learning rate I use",
+    # "regardless of the lr"): the lr is no cause either way, too high or too low
+    "said:any_lr_no_help": (
+        r"(?:\bwhatever|\bno\s+matter\s+(?:what|which)|\bregardless\s+of(?:\s+the)?|\b(?:any|every)(?=\s+(?:\w+\s+){0,3}?"
+        r"(?:learning[\s_-]?rates?|lrs?)\s+(?:\w+\s+)?(?:i|we)\s+(?:try|tried|use|used|set|pick)))"
+        r"\s+(?:\w+\s+){0,3}?(?:learning[\s_-]?rates?|\blrs?\b)",
+        "every learning rate tried fails the same way"),
     "said:fp32_no_help": (
         rf"(?:fp32|float32|full\s+precision|(?:disabl|turn\w*\s+off|remov|without)\w*\s+(?:the\s+)?(?:amp|fp16|mixed\s+precision|autocast)){_NEAR}(?:{_NO_HELP})",
         "the failure stays in fp32 / without AMP"),

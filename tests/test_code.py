@@ -1304,3 +1304,44 @@ def test_a_vocabulary_rebuilt_or_an_encoder_refit_at_serving_is_read(tmp_path):
     # a model (or the corpus) opened beside the refit is no saved encoder
     enc_pred_model = "import pickle\nmodel = pickle.load(open('model.pkl', 'rb'))\n" + enc_pred
     assert kinds({"train.py": enc_train, "predict.py": enc_pred_model}) == {("code:encoder_refit_at_inference", "predict.py", 5)}
+
+
+_HEAD_ONLY = """import torch
+import torch.nn as nn
+
+class GRUClassifier(nn.Module):
+    def __init__(self, vocab_size):
+        super().__init__()
+        self.embeddings = nn.Embedding(vocab_size, 32)
+        self.encoder = nn.GRU(32, 64, batch_first=True)
+        self.classifier = nn.Linear(64, 2)
+
+    def forward(self, x):
+        out, _ = self.encoder(self.embeddings(x))
+        return self.classifier(out[:, -1])
+
+model = GRUClassifier(5000)
+{load}for name, param in model.named_parameters():
+    if not name.startswith("classifier"):
+        param.requires_grad = False
+opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+for x, y in loader:
+    loss = nn.functional.cross_entropy(model(x), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+
+def test_layers_frozen_at_their_random_init_are_found(tmp_path):
+    """A model built in the file, no weights loaded into it, and everything but its head frozen: the head trains on
+    random features (a model card's GRU stuck at 0.56). With a checkpoint loaded first, the same freeze is a
+    fine-tuning recipe; after a backward() above it, a trained teacher frozen for distillation."""
+    p = tmp_path / "train.py"
+    p.write_text(_HEAD_ONLY.format(load=""))
+    (s,) = [x for x in code_signals(run_of(p)) if x.kind == "code:frozen_random_init"]
+    assert s.evidence[0].line == 18
+    p.write_text(_HEAD_ONLY.format(load="model.load_state_dict(torch.load('pretrained.pt'))\n"))
+    assert not [x for x in code_signals(run_of(p)) if x.kind == "code:frozen_random_init"]
+    p.write_text(_HEAD_ONLY.format(load="loss = model(x0).sum()\nloss.backward()\n"))
+    assert not [x for x in code_signals(run_of(p)) if x.kind == "code:frozen_random_init"]

@@ -702,3 +702,14 @@ def test_none_of_the_losses_going_down_is_no_fall():
 
 def test_a_python_none_in_a_quoted_call_is_no_negation():
     assert "said:shuffled" in said.ruled_out(["DataLoader(ds, batch_size=64, sampler=None, shuffle=True)"])
+
+
+def test_every_learning_rate_the_user_tried_failing_alike_argues_against_both_lr_causes():
+    """"accuracy plateaus around 0.56 whatever lr or size I try", "no matter what learning rate I use", "regardless of
+    the lr": the lr is no cause either way (said:any_lr_no_help); a question about the lr, a scheduler, or "whatever
+    the cause" before a setting are no such thing."""
+    for text in ("accuracy plateaus around 0.56 whatever lr or size I try", "no matter what learning rate I use the loss "
+                 "stays at 0.69", "regardless of the lr it diverges", "any lr I tried gives nan"):
+        assert "said:any_lr_no_help" in said.ruled_out([text]), text
+    for text in ("is the lr too high?", "whatever the cause, lr 0.1 diverges", "I use any lr scheduler"):
+        assert "said:any_lr_no_help" not in said.ruled_out([text]), text

@@ -31,7 +31,7 @@ Where things live:
   missing_values.py    code:missing_unhandled
   eval_mode.py         code:no_eval_at_inference, code:dropout_always_on
   detached.py          code:detached_graph
-  params.py            code:frozen_params, code:params_not_in_optimizer
+  params.py            code:frozen_params, code:params_not_in_optimizer, code:frozen_random_init
   no_shuffle.py        code:no_shuffle
   separate_shuffle.py  code:separate_shuffle
   frameworks.py        code:hf_trainer, code:lightning, code:no_grad_clip (framework settings)

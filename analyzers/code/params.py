@@ -1,4 +1,4 @@
-"""`code:frozen_params`, `code:params_not_in_optimizer`: the optimizer holds only frozen
+"""`code:frozen_params`, `code:params_not_in_optimizer`, `code:frozen_random_init`: the optimizer holds only frozen
 parameters, or another module's than the loop trains, or a fresh layer the loop runs (a new head:
 `head = nn.Linear(512, 10)`, then `loss = ce(head(model(x)), y)`) goes to no optimizer and stays
 at its random initialisation.
@@ -11,8 +11,8 @@ from __future__ import annotations
 import ast
 import re
 
-from mltdbg.analyzers.code.index import (CLEAR, MODULE_MOVES, STRONG, Finding, PyFile, arg, const, core, dotted, fname,
-                                         is_model_name, last, model_calls, recv, src)
+from mltdbg.analyzers.code.index import (CLEAR, MEDIUM, MODULE_MOVES, STRONG, Finding, PyFile, arg, const, core, dotted,
+                                         fname, is_model_name, last, model_calls, recv, src)
 
 
 def param_paths(f: PyFile, e: ast.AST, scope: ast.AST, line: int, depth: int = 0) -> list[str]:
@@ -99,7 +99,42 @@ def check_params(f: PyFile) -> list[Finding]:
         out.extend(_fresh_layer_unoptimized(f))
     if not out:
         out.extend(_model_rebuilt_after_optimizer(f))
+    if not out:
+        out.extend(_frozen_from_scratch(f))
     return out
+
+
+# What brings trained weights into a model: without one of these in the file, the model it builds starts random
+_LOADS_WEIGHTS = frozenset({"load_state_dict", "from_pretrained", "load", "load_weights", "load_checkpoint",
+                            "load_pretrained", "hf_hub_download", "load_from_checkpoint", "restore", "load_model"})
+
+
+def _frozen_from_scratch(f: PyFile) -> list[Finding]:
+    """`code:frozen_random_init`: a loop over a model's parameters that freezes some of them (`if not
+    name.startswith("classifier"): param.requires_grad = False`) in a file that builds the model and never loads
+    weights into anything (no load_state_dict / from_pretrained / torch.load / pretrained=True): the frozen layers
+    keep their random initialisation, and only the rest (a linear head on random features) trains."""
+    if any(last(c) in _LOADS_WEIGHTS for c in f.calls) or any(
+            kw.arg in ("pretrained", "weights") and const(kw.value, None) not in (None, False)
+            for c in f.calls for kw in c.keywords):
+        return []
+    for n in f.of_type(ast.For):
+        if not (isinstance(n, ast.For) and isinstance(n.iter, ast.Call)
+                and last(n.iter) in ("parameters", "named_parameters") and dotted(recv(n.iter))):
+            continue
+        for s in f.subtree(n):
+            if isinstance(s, ast.Assign) and any(isinstance(t, ast.Attribute) and t.attr == "requires_grad"
+                                                 for t in s.targets) and const(s.value) is False:
+                path = dotted(recv(n.iter))
+                built = f.value_of(path, f.scope_of(n), n.lineno)
+                if not (isinstance(built, ast.Call) and is_model_name(path)) \
+                        or any(b.lineno < n.lineno for b in f.backward_calls):
+                    return []       # (a backward() above the freeze: trained, then frozen, as a distillation's teacher)
+                return [Finding("code:frozen_random_init", MEDIUM, s.lineno,
+                                f"{path} is built in this file and no weights are loaded into it, yet this loop freezes "
+                                f"part of it (requires_grad=False): those layers stay at their random initialisation",
+                                [(built.lineno, f"{path} built here")])]
+    return []
 
 
 def _stepped_before(f: PyFile, ctor: ast.Call, line: int) -> bool:
