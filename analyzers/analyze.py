@@ -88,6 +88,10 @@ def analyze(run: Run, baseline: Run | None = None, repo_root: Path | None = None
     # a validation accuracy of exactly 0 where the validation loss is NaN: NaN outputs score 0, one failure
     # (the accuracy is not a metric that measures something else)
     out = without(out, "accuracy_zero", {"val_nonfinite_only"}, lambda s: is_held_out(str(s.data.get("metric", ""))))
+    # a score that never moves while the loss falls, beside parts of the model whose gradient is exactly 0: the loss's
+    # own parameters learn (a CosFace / proxy layer's class weights) while the frozen network's outputs, which the
+    # score is computed from, stay as they were; the score is the model's, not another measure's
+    out = without(out, "accuracy_stuck_loss_falls", {"grad_zero", "grad_zero_below_head"})
     out += _batchnorm_train_behind(out)
     return [s for s in out if s.strength > 0]
 

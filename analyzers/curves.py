@@ -281,6 +281,7 @@ def _curve_signals(run: Run) -> list[Signal]:
         out += _loss_scale(ordered(ls), quote)
     out += _timing(run, quote)
     out += _dead_units(run, quote)
+    out += _embedding_collapse(run, quote)
     out += _params_unchanged(run, quote) or _policy_unchanged(run, quote)
     out += _dpo_reference_differs(run, quote)
     # Readings of the same points by a more specific signal: the huge first loss is a collapse's own start
@@ -553,7 +554,7 @@ NOT_HEALTHY_BESIDE = frozenset({"loss_huge_at_start", "train_acc_capped", "val_g
                                 "memorizing_from_start", "train_acc_falls", "collapsed_to_chance", "fell_back_to_chance",
                                 "grad_pinned", "val_above_train_early", "held_out_at_chance", "val_nonfinite_only",
                                 "lr_schedule_odd", "val_unstable", "train_at_chance_val_learned",
-                                "loss_above_chance", "params_unchanged", "dpo_reference_differs"})
+                                "loss_above_chance", "params_unchanged", "dpo_reference_differs", "embedding_collapse"})
 
 
 def without(signals: list[Signal], kind: str, beside: frozenset[str] | set[str] | Callable[[Signal], bool],
@@ -3702,6 +3703,37 @@ def _timing(run: Run, q: Quoter) -> list[Signal]:
         few = TIMING_FEW if len(d) < 3 else 1.0
         return [Signal("data_time_high", min(1.0, share / 0.7) * few, txt, [q.ev(d, len(d) // 2, txt)],
                        {"share": share, "points": int(len(d))})]
+    return []
+
+
+# A logged spread of the model's representations (SimSiam's std of the normalised output, "embedding_std",
+# "feature_var", "z_std"): ...
+_SPREAD = re.compile(r"(?:^|[/_.])(?:embed\w*|emb|feat\w*|repr\w*|represent\w*|latent|z|proj\w*|output|out|logits?)"
+                     r"[/_.]?(?:std|var|variance|spread)(?:$|[/_.])|(?:^|[/_.])(?:std|var)[/_.]?(?:of[/_.])?"
+                     r"(?:embed\w*|emb|feat\w*|z|latent|output|repr\w*)(?:$|[/_.])")
+# ... read as collapsed when its last fifth's median is at most this share of its first fifth's largest value
+SPREAD_COLLAPSED = 0.05
+
+
+def _embedding_collapse(run: Run, q: Quoter) -> list[Signal]:
+    """embedding_collapse: a logged spread of the representations that falls to SPREAD_COLLAPSED of where it began:
+    every input maps to (nearly) one point, whatever the loss says (a contrastive loss without negatives goes to 0
+    that way, and the retrieval scores to chance)."""
+    for s in run.series:
+        if len(s) < 5 or not _SPREAD.search(s.name):
+            continue
+        v = ordered(s).values
+        v = v[np.isfinite(v)]
+        if len(v) < 5:
+            continue
+        m = max(1, len(v) // 5)
+        start, end = float(np.max(v[:m])), float(np.median(v[-m:]))     # (a collapse can be under way by the 2nd point)
+        if start > 0 and 0 <= end <= SPREAD_COLLAPSED * start:
+            txt = (f"{s.raw_name} falls from {_fmt(start)} to {_fmt(end)} ({end / start:.1%} of its start): the "
+                   "representations collapse toward one point")
+            return [Signal("embedding_collapse", min(1.0, 0.7 + 0.3 * (1 - end / (SPREAD_COLLAPSED * start))), txt,
+                           [q.ev(s, 0, f"{s.raw_name} at the start"), q.ev(s, len(s) - 1, f"{s.raw_name} at the end")],
+                           {"metric": s.name, "start": start, "end": end})]
     return []
 
 

@@ -176,7 +176,11 @@ def _when_alias(n: str) -> str | None:
 # encoder's or decoder's norm is named the same way but is a part of one model (a frozen encoder's norm that starts
 # at 0 and grows once it is unfrozen is no gradient of the run's own), so it is not among them.
 NETWORK_PARTS = frozenset({"d", "g", "disc", "gen", "discriminator", "generator", "critic", "actor", "policy", "value"})
-_NET_PART = "|".join(sorted(NETWORK_PARTS | {"encoder", "decoder"}, key=len, reverse=True))
+# ... and the parts of one network that logs name their gradients by ("trunk_grad_norm", "embedder_grad_norm":
+# pytorch-metric-learning's trunk and embedder; a backbone, neck and head)
+_MODEL_PARTS = frozenset({"encoder", "decoder", "trunk", "embedder", "backbone", "neck", "head", "classifier", "stem",
+                          "projector", "predictor", "embedding", "embeddings"})
+_NET_PART = "|".join(sorted(NETWORK_PARTS | _MODEL_PARTS, key=len, reverse=True))
 _PART_GRAD = re.compile(rf"(?:gradnorm|gnorm|grad_norm)_(?P<a>{_NET_PART})|(?P<b>{_NET_PART})_(?:gradnorm|gnorm|grad_norm)")
 
 

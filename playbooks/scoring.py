@@ -169,8 +169,11 @@ def extract(signals: list[Signal], symptoms: list[str], failure_kinds: tuple[str
     # the user's "the score stays while the loss falls" beside printed predictions that pile onto one class: the run
     # shows why the score stays (one answer for every input, which lowers the loss to the labels' entropy), so the
     # words' reading as a score not computed from the predictions gives way
+    # (and beside parts of the model with no gradient at all: the loss's own weights learn while the frozen network,
+    # whose outputs the score is computed from, stays; analyze.py drops the curves' reading there too)
     stuck = strongest.get("accuracy_stuck_loss_falls")
-    if stuck is not None and stuck.data.get("narrated") and "log:collapse_output" in strongest:
+    if stuck is not None and stuck.data.get("narrated") and strongest.keys() & {"log:collapse_output", "grad_zero",
+                                                                                "grad_zero_below_head"}:
         del strongest["accuracy_stuck_loss_falls"]
     # a framework's error message the user quotes ("the error ValueError: Attempting to unscale FP16 gradients
     # occurred") is that message's kind, as their words: it weighs the causes, meets no requirement

@@ -1688,3 +1688,14 @@ def test_a_val_loss_lower_at_every_evaluation_beside_a_training_loss_at_chance_i
     assert "loss_at_chance" in got and got["slow_descent"].data["val"]
     got = kinds(_run(loss=train, val_loss=val, val_accuracy=[0.333 + 0.001 * (i % 2) for i in range(10)]))
     assert "loss_at_chance" in got and "slow_descent" not in got
+
+
+def test_a_logged_embedding_spread_that_falls_to_nothing_is_a_collapse():
+    """test_embedding_std 6e-3 -> 8e-5 over 40 epochs while the contrastive loss goes to 0: every input maps to one
+    point (embedding_collapse), and the falling loss is no healthy run. A spread that settles at half its start is
+    training, not a collapse."""
+    loss = [0.26 * math.exp(-e / 4) + 0.0014 for e in range(40)]
+    got = kinds(_run(loss=loss, val_embedding_std=[6e-3 * math.exp(-e / 8) + 8e-5 for e in range(40)]))
+    assert got["embedding_collapse"].data["metric"] == "val_embedding_std" and "healthy" not in got
+    got = kinds(_run(loss=loss, embedding_std=[0.3 + 0.3 * math.exp(-e / 8) for e in range(40)]))
+    assert "embedding_collapse" not in got and "healthy" in got

@@ -568,3 +568,19 @@ def test_a_rankings_confidences_never_sum_past_one():
     sym = json.loads((case / "case.json").read_text())["symptom"]
     d = diagnose([str(case / "run")], [sym])
     assert len(d.hypotheses) >= 2 and sum(h.confidence for h in d.hypotheses) <= 1.0 + 1e-9
+
+
+def test_a_score_stuck_while_the_loss_falls_beside_a_frozen_network_is_the_freeze(tmp_path):
+    """pytorch-metric-learning's trunk and embedder with gradient norms of exactly 0 every epoch while the CosFace
+    layer's class weights learn: the loss falls, Recall@1 stays where it began. The stuck score (the curves' reading
+    and the user's words alike) is the frozen network's, not a metric computed from something else (read
+    metric_changed 0.51 before); `trunk_grad_norm` / `embedder_grad_norm` are per-part gradient norms."""
+    rows = ["epoch,mean_loss,trunk_grad_norm,embedder_grad_norm,loss_W_grad_norm,Recall@1"]
+    for e in range(1, 16):
+        rows.append(f"{e},{21.9 + 12.4 * math.exp(-e / 3):.3f},0.0000,0.0000,{6.8 + 7.7 * math.exp(-e / 4):.3f},"
+                    f"{0.20 + 0.01 * (e % 2):.3f}")
+    (tmp_path / "accuracies.csv").write_text("\n".join(rows) + "\n")
+    words = ["The CosFace loss drops a bit in the first epochs and then flattens at a high value, and Recall@1 stays at "
+             "about 0.20 after every epoch, the same as before training."]
+    d = diagnose_paths([str(tmp_path)], words)
+    assert d.hypotheses[0].id == "frozen_parameters" and d.hypotheses[0].confidence >= 0.8
