@@ -87,6 +87,10 @@ for _fact, _names in {
                    "corrupt_labels label_flip_prob label_flip_rate mislabel_rate mislabel_ratio "
                    "symmetric_noise asymmetric_noise",
     "shuffle": "shuffle shuffle_train train_shuffle shuffle_data data.shuffle dataloader.shuffle train.shuffle",
+    # the Trainer's choice of the checkpoint it keeps: by which metric, which way is better, and whether it loads it
+    "best_metric": "metric_for_best_model",
+    "greater_is_better": "greater_is_better",
+    "load_best": "load_best_model_at_end",
     "normalize": "normalize normalise normalize_inputs normalize_input normalise_inputs standardize standardise "
                  "standardize_inputs input_normalization normalize_data normalization feature_scaling scale_inputs",
     "freeze": "freeze freeze_backbone freeze_encoder freeze_base freeze_base_model freeze_body freeze_bert "
@@ -130,8 +134,8 @@ _INT_FACTS = {"batch_size", "warmup_steps", "seed", "epochs", "max_steps", "num_
               "global_batch_size", "num_layers", "vocab_size", "hidden_width"}
 _FLOAT_FACTS = {"lr", "warmup_ratio", "weight_decay", "dropout", "grad_clip", "momentum", "beta1", "beta2", "eps",
                 "init_std", "bias_init"}
-_BOOL_FACTS = {"shuffle", "normalize"}
-_STR_FACTS = {"optimizer", "scheduler", "tokenizer", "checkpoint", "resume_from", "activation"}
+_BOOL_FACTS = {"shuffle", "normalize", "greater_is_better", "load_best"}
+_STR_FACTS = {"optimizer", "scheduler", "tokenizer", "checkpoint", "resume_from", "activation", "best_metric"}
 
 
 # ----------------------------------------------------------------------------- values
@@ -1201,7 +1205,34 @@ def config_signals(run: Run) -> list[Signal]:
                           [_ev(f, f"'{key}' is not '{meant}'")], {"key": key, "meant": meant}))
     out += _batch_signals(run, by)
     out += _setup_signals(by)
+    out += _best_model_inverted(by)
     return out
+
+
+# A metric that is better when lower: a loss, an error rate, a perplexity, a distance
+_LOWER_IS_BETTER = re.compile(r"loss|err(?:or)?|wer|cer|perplexity|ppl|mse|mae|rmse|distance|nll", re.I)
+
+
+def _best_model_inverted(by: dict[str, list[Fact]]) -> list[Signal]:
+    """config:best_model_inverted: the checkpoint kept as the best is chosen by a lower-is-better metric (a loss,
+    an error rate) with greater_is_better true (or by a higher-is-better one with it false): the Trainer keeps the
+    worst evaluation, and with load_best_model_at_end loads it, so the card and the saved model report that one."""
+    metric = next((f for f in reversed(by.get("best_metric", [])) if isinstance(f.value, str)), None)
+    greater = next((f for f in reversed(by.get("greater_is_better", []))), None)
+    if metric is None or greater is None or not isinstance(greater.value, bool):
+        return []
+    lower = bool(_LOWER_IS_BETTER.search(metric.value))
+    if lower != greater.value:
+        return []
+    load = next((f for f in reversed(by.get("load_best", []))), None)
+    loads = load is not None and load.value is True
+    way = "higher" if greater.value else "lower"
+    txt = (f"the best checkpoint is chosen by {metric.value} ({metric.source}:{metric.line}) with greater_is_better="
+           f"{greater.value}: {way} counts as better, so the worst evaluation is kept"
+           + (" and loaded at the end (load_best_model_at_end)" if loads else ""))
+    return [Signal("config:best_model_inverted", 0.9 if loads else 0.6, txt,
+                   [_ev(metric, f"metric_for_best_model {metric.value}"), _ev(greater, f"greater_is_better {greater.value}")],
+                   {"metric": metric.value, "greater_is_better": greater.value, "load_best": loads})]
 
 
 # Label noise a config states: a share this large is a cause by itself (5 % is within what curated

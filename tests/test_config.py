@@ -701,3 +701,22 @@ def test_a_config_whose_eval_section_prepares_inputs_otherwise_is_read(tmp_path)
     p.write_text("data:\n  train:\n    mean: 0.131\n    batch_size: 64\n    random_crop: true\n"
                  "  val:\n    mean: 0.129\n    batch_size: 512\n    random_crop: false\n")
     assert "config:eval_preprocessing_differs" not in {s.kind for s in config_signals(run_of(p))}
+
+
+def test_a_best_checkpoint_chosen_the_wrong_way_round_is_read(tmp_path):
+    """TrainingArguments(load_best_model_at_end=True, metric_for_best_model="loss", greater_is_better=True): the
+    highest loss counts as the best, so the Trainer keeps and loads its worst evaluation (a card whose header shows
+    epoch 1's numbers). A loss with greater_is_better=False, or accuracy with True, is the usual recipe."""
+    code = ("from transformers import TrainingArguments\nargs = TrainingArguments(output_dir='out', learning_rate=2e-5,\n"
+            "    load_best_model_at_end=True,\n    metric_for_best_model={m!r},\n    greater_is_better={g},\n)\n")
+    p = tmp_path / "train.py"
+    p.write_text(code.format(m="loss", g=True))
+    sig = {s.kind: s for s in config_signals(run_of(p))}["config:best_model_inverted"]
+    assert sig.data == {"metric": "loss", "greater_is_better": True, "load_best": True} and sig.strength == 0.9
+    for m, g in (("loss", False), ("eval_accuracy", True), ("f1", True)):
+        p.write_text(code.format(m=m, g=g))
+        assert "config:best_model_inverted" not in {s.kind for s in config_signals(run_of(p))}, (m, g)
+    y = tmp_path / "args.yaml"
+    p.unlink()
+    y.write_text("metric_for_best_model: eval_wer\ngreater_is_better: true\n")
+    assert {s.kind: s for s in config_signals(run_of(y))}["config:best_model_inverted"].strength == 0.6
