@@ -98,6 +98,28 @@ _PATTERNS: dict[str, tuple[str, str]] = {
         r"|(?:fp32|float32|precision\s*=\s*[\"']?32|32\s*bit)[^.;!?\n。！？]{0,24}?(?:普通に|問題なく|学習でき|正常|没(?:有)?问题|可以|"
         r"funciona|funktioniert|klappt|работает|нормально|marche|fonctionne)",
         "the same run works in fp32 / without AMP"),
+    # ... and the same for the learning rate: the run trains at a smaller lr and fails at the larger one ("trains fine at
+    # learning rate 1e-4, but at 0.01 it fails", "with a lower lr it converges", "reducing the lr fixed it")
+    "said:smaller_lr_works": (
+        r"(?:works?|worked|fine|ok(?:ay)?|trains?\s+(?:fine|well|normally|ok)|converges?|no\s+(?:nan|problem|issue)s?)"
+        r"\s+(?:\w+\s+){0,2}?(?:with|at|using|on|for)\s+(?:an?\s+|the\s+)?(?:(?:lower|smaller|reduced|tiny|small)\s+"
+        r"(?:learning[\s_-]?rates?|lrs?)\b|(?:learning[\s_-]?rates?|lrs?)\s*(?:=|of|at)?\s*\d*\.?\d+(?:e-\d+)?[^.;!?\n]{0,40}?"
+        r"\bbut\s+(?:\w+\s+){0,3}?(?:at|with|using|for)\s+(?:(?:an?\s+)?(?:learning[\s_-]?rates?|lrs?)\s*(?:=|of)?\s*)?\d)"
+        r"|(?:with|at|using)\s+(?:an?\s+|the\s+)?(?:lower|smaller|reduced|small|low|tiny)\s+(?:learning[\s_-]?rates?|lrs?)\b,?\s+"
+        r"(?:it\s+|the\s+\w+\s+|training\s+)?(?:works?|trains?|converges?|is\s+fine|runs?\s+fine|goes\s+away|disappears?)"
+        r"|(?:(?:reduc|lower|decreas|halv)\w*\s+(?:the\s+|my\s+)?|tr(?:y|ied)\s+an?\s+(?:low|lower|small|smaller)\s+)"
+        r"(?:learning[\s_-]?rate|lr)\b(?:(?!\bnot\b|n't|\bnever\b|\bno\b|\bstill\b)[^.;!?\n]){0,30}?"
+        r"\b(?:fixe[sd]|solve[sd]|helps|helped|works|worked|trains|converges|made\s+it\s+(?:work|converge|train))\b",
+        "the run trains at a smaller learning rate"),
+    # the loss (or the weights, the values) grows before it turns NaN ("the cost keeps reducing, then begins climbing until
+    # nan appears", "weights growing larger and larger until they become NaN", "values around -1e19 before the NaN"):
+    # an update too large for the model, not a bad value in the data nor one op's edge case
+    "said:grows_to_nan": (
+        r"(?:climb|increas|ris|grow|go(?:es|ing)?\s+up|goes\s+up|explod|diverg|blow\w*\s+up|larger\s+and\s+larger|bigger\s+and\s+"
+        r"bigger)\w*\s+(?:\w+\s+){0,4}?(?:until|till|to|into|and\s+then|then|before)\s+(?:it\s+|they\s+)?(?:becomes?\s+|become\s+|"
+        r"gets?\s+|turns?\s+(?:into\s+)?|hits?\s+|reach\w*\s+|is\s+|are\s+)?(?:a\s+)?(?:nan|inf\b|infinity|infinite)"
+        r"|\b\d(?:\.\d+)?e\+?(?:1\d|[2-9]\d)\b[^.;!?\n]{0,40}?\b(?:before|then|and\s+then|until)\b[^.;!?\n]{0,20}?\b(?:nan|inf)\b",
+        "the values grow before they turn NaN"),
     "said:fp16": (
         # the user says the run trains in half precision ("with --half (amp)", "model = model.half()",
         # "fp16 training", "AMP"): what config:fp16 says in a config; "without amp" / "no fp16" is denied
@@ -202,7 +224,7 @@ _NEGATED = re.compile(r"(?:\bnot|n't|\bno|\bnone\s+of|\bnever|\bwithout|\bforg[e
 # NaN"): what they say is that the data is clean now
 _HANDLED = re.compile(r"\b(?:replac|fill|drop|remov|imput|handl|clean|interpolat)\w*\W+(?:\w+\W+){0,3}$", re.I)
 _FACTS = ("said:shuffled", "said:zero_grad_called", "said:eval_called", "said:fp16", "said:relu_output",
-          "said:lr_called_small")
+          "said:lr_called_small", "said:grows_to_nan")
 # Where a clause ends (a negation before it denies nothing after it); not the point of "0.01".
 _CLAUSE_END = re.compile(r"[;!?\n。；！？]|\.(?=\s|$)")
 # said:fp32_works denied inside or right after the match ("works in fp32 either", "no longer works in fp32")

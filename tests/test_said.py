@@ -37,16 +37,14 @@ def test_a_tried_and_failed_sentence_is_read(text, kind):
     assert kind in said.ruled_out([text])
 
 
-@pytest.mark.parametrize("text", ["lowered the lr and now it works", "the loss is still decreasing slowly",
+@pytest.mark.parametrize("text", ["the loss is still decreasing slowly",
                                   "By default, it does not pass shuffle=True to the dataloader",
                                   "I forgot to call model.eval() before testing",
                                   "clipping fixed it", "CUDA out of memory at step 3 so the run stops",
                                   "I keep getting CUDA out of memory errors with batch size 8",
-                                  "I reduced the learning rate and now it trains",
                                   "the remaining epochs run fine with lr 0.01",
                                   "I changed the learning rate and now it converges",
-                                  "With a small learning rate it trains fine, but with lr=0.1 the loss explodes to nan.",
-                                  "I tried a low lr and now it works", "the warmup starts from a low learning rate",
+                                  "the warmup starts from a low learning rate",
                                   "I don't think the lr is too small", "I suspect the lr is too small",
                                   "the lr was too low at first so I raised it to 0.5 and now the loss diverges", ""])
 def test_sentences_that_rule_nothing_out(text):
@@ -713,3 +711,28 @@ def test_every_learning_rate_the_user_tried_failing_alike_argues_against_both_lr
         assert "said:any_lr_no_help" in said.ruled_out([text]), text
     for text in ("is the lr too high?", "whatever the cause, lr 0.1 diverges", "I use any lr scheduler"):
         assert "said:any_lr_no_help" not in said.ruled_out([text]), text
+
+
+def test_a_smaller_lr_that_trains_and_values_that_grow_into_nan_are_read():
+    """"trains fine at learning rate 1e-4, but at 0.01 it fails", "reducing the learning rate fixed it": a smaller lr
+    trains (said:smaller_lr_works, for lr_too_high); "begins climbing until nan appears", "growing larger and larger
+    until they become NaN", "around -1e19 before the NaN": the values grow into the NaN (said:grows_to_nan). A smaller
+    lr that did not help, a batch-size contrast, a sudden NaN or a denied climb are no such thing."""
+    for text in ("lowered the lr and now it works", "I reduced the learning rate and now it trains",
+                 "With a small learning rate it trains fine, but with lr=0.1 the loss explodes to nan.",
+                 "I tried a low lr and now it works"):   # (once read as ruling nothing out: now evidence for lr_too_high)
+        got = said.ruled_out([text])
+        assert "said:smaller_lr_works" in got and "said:lower_lr_no_help" not in got, text
+    for text in ("A CNN trains fine at learning rate 1e-4, but at 0.01 or 0.5 it fails within a couple of steps",
+                 "with a lower lr it converges", "reducing the learning rate fixed it", "works at lr 1e-4 but at lr 1e-2 nan"):
+        assert "said:smaller_lr_works" in said.ruled_out([text]), text
+    for text in ("reducing the lr never worked", "trains fine with lr 1e-3, but with batch 512 it fails",
+                 "even with a lower learning rate it diverges"):
+        assert "said:smaller_lr_works" not in said.ruled_out([text]), text
+    for text in ("The cost keeps reducing for a while, then begins climbing until nan appears.",
+                 "weights and biases growing larger and larger until they become NaN",
+                 "printed values around -1e19 before the NaN", "loss explodes to inf after 2 epochs"):
+        assert "said:grows_to_nan" in said.ruled_out([text]), text
+    for text in ("the loss suddenly becomes nan at step 300", "the loss does not increase before it becomes nan",
+                 "the accuracy goes up to 0.9 then nan"):
+        assert "said:grows_to_nan" not in said.ruled_out([text]), text
