@@ -543,6 +543,29 @@ def _code_facts(art: TextArtifact, fx: _Facts, run: Run) -> None:
         return
     fx.pyfile = f
     _tree_facts(f.walk_order(ast.Call, ast.Assign, ast.AnnAssign, ast.Dict), fx)
+    _pipeline_twins(f.of_type(ast.Assign), fx)
+
+
+def _pipeline_twins(assigns: Iterable[ast.AST], fx: _Facts) -> None:
+    """OpenMMLab's data pipelines (`train_pipeline = [dict(type='SampleFrames', clip_len=8, frame_interval=4), ...]`
+    beside `val_pipeline = [...]`): each step's settings named by the pipeline and the step's type, so the training and
+    evaluation twins of a step are compared as a YAML config's sections are (_split_twin_facts)."""
+    items: list[tuple[str, Any, int | None]] = []
+    for n in assigns:
+        if not (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+                and n.targets[0].id.endswith("pipeline") and isinstance(n.value, (ast.List, ast.Tuple))):
+            continue
+        for step in n.value.elts:
+            if not (isinstance(step, ast.Call) and _is_dict_call(step)):
+                continue
+            kind = next((_value_of(k.value) for k in step.keywords if k.arg == "type"), None)
+            if not isinstance(kind, str):
+                continue
+            for k in step.keywords:
+                if k.arg and k.arg != "type" and (v := _value_of(k.value)) is not _NOT_LITERAL:
+                    items.append((f"{n.targets[0].id}.{kind}.{k.arg}", v, k.value.lineno))
+    if items:
+        _split_twin_facts(items, fx)
 
 
 def _notebook_facts(art: TextArtifact, fx: _Facts) -> None:

@@ -1345,3 +1345,45 @@ def test_layers_frozen_at_their_random_init_are_found(tmp_path):
     assert not [x for x in code_signals(run_of(p)) if x.kind == "code:frozen_random_init"]
     p.write_text(_HEAD_ONLY.format(load="loss = model(x0).sum()\nloss.backward()\n"))
     assert not [x for x in code_signals(run_of(p)) if x.kind == "code:frozen_random_init"]
+
+
+_SHARED_EPOCH = """import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+class PointNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Sequential(nn.Linear(64, 32), nn.BatchNorm1d(32), nn.ReLU(), nn.Dropout(0.3), nn.Linear(32, 8))
+
+    def forward(self, x):
+        return self.head(x)
+
+def run_epoch(model, loader, optimizer=None):
+    for x, y in loader:
+        loss = F.cross_entropy(model(x), y)
+        if optimizer is not None:
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+
+model = PointNet()
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+for epoch in range(10):
+    model.train()
+    run_epoch(model, train_loader, optimizer)
+{evl}    with torch.no_grad():
+        run_epoch(model, test_loader)
+"""
+
+
+def test_a_model_evaluated_through_a_function_shared_with_training_without_eval_is_found(tmp_path):
+    """`with torch.no_grad(): run_epoch(model, test_loader)` after `model.train()`, the epoch function shared with
+    training and never calling eval(): the test pass runs with dropout on and batch statistics (a PointNet run's test
+    accuracy stuck at 0.25-0.42). With model.eval() before it, nothing."""
+    p = tmp_path / "train.py"
+    p.write_text(_SHARED_EPOCH.replace("{evl}", ""))
+    (s,) = [x for x in code_signals(run_of(p)) if x.kind == "code:no_eval_at_inference"]
+    assert s.evidence[0].line == 27 and s.strength >= 0.5
+    p.write_text(_SHARED_EPOCH.replace("{evl}", "    model.eval()\n"))
+    assert not [x for x in code_signals(run_of(p)) if x.kind == "code:no_eval_at_inference"]

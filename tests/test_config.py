@@ -720,3 +720,18 @@ def test_a_best_checkpoint_chosen_the_wrong_way_round_is_read(tmp_path):
     p.unlink()
     y.write_text("metric_for_best_model: eval_wer\ngreater_is_better: true\n")
     assert {s.kind: s for s in config_signals(run_of(y))}["config:best_model_inverted"].strength == 0.6
+
+
+def test_an_openmmlab_pipeline_whose_eval_twin_samples_otherwise_is_read(tmp_path):
+    """MMAction2's `train_pipeline = [dict(type='SampleFrames', clip_len=8, frame_interval=4), ...]` beside a
+    `val_pipeline` with frame_interval=1: the clips are sampled at another rate at evaluation. Resize scales and
+    test_mode flags that differ by design are not compared."""
+    p = tmp_path / "c3d_drone.py"
+    p.write_text("train_pipeline = [\n    dict(type='SampleFrames', clip_len=8, frame_interval=4, num_clips=1),\n"
+                 "    dict(type='Resize', scale=(-1, 36)),\n]\nval_pipeline = [\n"
+                 "    dict(type='SampleFrames', clip_len=8, frame_interval={fi}, num_clips=1, test_mode=True),\n"
+                 "    dict(type='Resize', scale=(-1, 32)),\n]\ntest_pipeline = val_pipeline\n".replace("{fi}", "1"))
+    sig = {s.kind: s for s in config_signals(run_of(p))}["config:eval_preprocessing_differs"]
+    assert "train_pipeline.SampleFrames.frame_interval=4 vs val_pipeline.SampleFrames.frame_interval=1" == sig.data["detail"]
+    p.write_text(p.read_text().replace("frame_interval=1", "frame_interval=4"))
+    assert "config:eval_preprocessing_differs" not in {s.kind for s in config_signals(run_of(p))}

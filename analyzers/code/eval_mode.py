@@ -57,9 +57,11 @@ def check_eval(f: PyFile, idx: RunIndex) -> list[Finding]:
             elif all(isinstance(a, ast.Constant) for a in c.args) and (c.keywords or c.args) \
                     and all(isinstance(k.value, ast.Constant) for k in c.keywords):
                 continue    # a constructor (`resnet18(num_classes=10)`, `Net(3)`): a forward is handed data
-            handed = None
+            handed = local = None
             if not is_model_name(m) or (m == dotted(c.func) and not f.is_forward(c)):
                 handed = _handed_to_evaluator(idx, c)
+                if handed is None and region is not scope:
+                    local = handed = _handed_to_local(f, idx, c)     # (inside a no_grad block only)
                 if handed is None:
                     continue
                 m = handed
@@ -75,7 +77,7 @@ def check_eval(f: PyFile, idx: RunIndex) -> list[Finding]:
             strength = CLEAR if not any(_same_model(_module_of(e), m) for e in evals) else MEDIUM
             if f.is_snippet():      # a post's few lines: the eval() may sit in what was not quoted
                 strength = min(strength, MEDIUM)
-            if handed is not None:  # the evaluator's body is not in the run: it may call eval() itself
+            if handed is not None and local is None:  # the evaluator's body is not in the run: it may call eval() itself
                 strength = min(strength, WEAK)
             out.append(Finding("code:no_eval_at_inference", strength, c.lineno,
                                f"{m} runs for inference without {m}.eval(): dropout stays on and batch-norm uses"
@@ -96,6 +98,29 @@ def _handed_to_evaluator(idx: RunIndex, c: ast.Call) -> str | None:
     for a in c.args:
         d = dotted(a)
         if d and is_model_name(d):
+            return d
+    return None
+
+
+def _handed_to_local(f: PyFile, idx: RunIndex, c: ast.Call) -> str | None:
+    """The model handed, inside a no_grad block, to a function of the run that runs it and never calls .eval() (a
+    `run_epoch(model, test_loader)` shared by training and evaluation): that block is an inference region through it.
+    Not a model made in eval mode where it is named (`ref_model = copy.deepcopy(model).eval()`)."""
+    found = _local_function(idx, last(c) or "")
+    if found is None:
+        return None
+    g, fn = found
+    params = [a.arg for a in fn.args.args]
+    made_eval = {name for name, v in f.all_assigns() if isinstance(v, ast.Call) and last(v) == "eval"}
+    for i, a in enumerate(c.args[:len(params)]):
+        d = dotted(a)
+        if not (d and is_model_name(d)) or d in made_eval:
+            continue
+        p = params[i]
+        body = list(ast.walk(fn))
+        runs = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == p for n in body)
+        evals = any(isinstance(n, ast.Call) and last(n) in ("eval", "train") and dotted(recv(n)) == p for n in body)
+        if runs and not evals:
             return d
     return None
 
