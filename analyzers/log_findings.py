@@ -1111,7 +1111,7 @@ def text_signals(run: Run) -> list[Signal]:
     per_log: tuple[tuple[Callable[[TextArtifact], Signal | None], str | None], ...] = (
         (param_imbalance, None), (printed_input_stats, "log:inputs_unscaled"), (described_unscaled, "log:inputs_unscaled"),
         (dead_table, "dead_units"), (same_output, "log:collapse_output"), (repeated_strings, "log:collapse_output"),
-        (nan_at_math_line, "log:anomaly_math"), (metric_disagrees, None))
+        (nan_at_math_line, "log:anomaly_math"), (metric_disagrees, None), (transforms_differ, None))
     for read_log, kind in per_log:
         if kind is None or not any(s.kind == kind for s in out):
             if (sig := _first_log_reading(run, read_log)) is not None:
@@ -1198,6 +1198,55 @@ def _first_log_reading(run: Run, reading: Callable[[TextArtifact], Signal | None
         except Exception as e:  # noqa: BLE001
             run.warnings.append(f"{art.path}: {reading.__name__} not read ({type(e).__name__}: {e})")
     return None
+
+
+# --------------------------------------------------------------------------- printed transforms of two splits
+
+# A split's transform as a log prints it ("train transform: Compose(RandomHorizontalFlip(p=0.5), ToTensor(), Normalize(
+# mean=[0.485, ...], std=[...]))", torchvision's multi-line repr after "val_transforms =") and the Normalize step in it
+_SPLIT_TRANSFORM = re.compile(r"(?im)^[ \t]*(?:[\w\[\]:.-]+[ \t]+)?(?P<split>train(?:ing)?|val(?:id(?:ation)?)?|eval(?:uation)?|test"
+                              r"|query|gallery|inference|predict(?:ion)?)[ \t_-]*(?:set[ \t_-]*)?(?:transforms?|tfms|preprocess\w*)"
+                              r"[ \t]*[:=][ \t]*Compose\(")
+_NORMALIZE = re.compile(r"Normalize\(\s*mean\s*=\s*[\[(]?([^\])]*)[\])]?\s*,\s*std\s*=\s*[\[(]?([^\])]*)")
+TRANSFORM_SPAN = 2000      # characters of a printed Compose(...) read after its opening
+
+
+def _compose_body(text: str, at: int) -> str:
+    """The printed Compose( ... ) from `at` (just after its opening parenthesis) to its closing one, bounded."""
+    depth, i, end = 1, at, min(len(text), at + TRANSFORM_SPAN)
+    while i < end and depth:
+        ch = text[i]
+        depth += ch == "("
+        depth -= ch == ")"
+        i += 1
+    return text[at:i]
+
+
+def transforms_differ(art: TextArtifact) -> Signal | None:
+    """`log:eval_preprocessing_differs`: the transforms a log prints for two splits normalise differently: one has
+    Normalize(mean, std) and another none, or other constants (a re-ID run's query transform without the
+    Normalize its gallery and training transforms have). Augmentations that differ are not compared."""
+    head = art.text[:CHECKPOINT_HEAD]
+    if "Compose(" not in head:
+        return None
+    seen: dict[str, tuple[tuple[str, str] | None, int]] = {}
+    for m in _SPLIT_TRANSFORM.finditer(head):
+        body = _compose_body(head, m.end())
+        n = _NORMALIZE.search(body)
+        norm = (re.sub(r"\s+", "", n.group(1)), re.sub(r"\s+", "", n.group(2))) if n else None
+        seen.setdefault(m.group("split").lower(), (norm, art.line_of(m.start("split"))))
+    if len(seen) < 2 or len({v[0] for v in seen.values()}) < 2:
+        return None
+    ka, (na, la) = next(((k, v) for k, v in seen.items() if v[0] is not None), ("", (None, 0)))
+    kb, (nb, lb) = next(((k, v) for k, v in seen.items() if v[0] != na), ("", (None, 0)))
+    if na is None or not kb:
+        return None
+    what = "no Normalize" if nb is None else f"Normalize(mean={nb[0]}, std={nb[1]})"
+    txt = (f"the {ka} transform normalises with mean={na[0]}, std={na[1]} ({art.path}:{la}) and the {kb} transform has "
+           f"{what} ({art.path}:{lb}): the splits' inputs are on different scales")
+    return Signal("log:eval_preprocessing_differs", 0.8, txt,
+                  [Evidence(f"{ka} transform", art.path, la, quote=art.line(la)),
+                   Evidence(f"{kb} transform", art.path, lb, quote=art.line(lb))], {"splits": [ka, kb]})
 
 
 # --------------------------------------------------------------------------- weights of another run

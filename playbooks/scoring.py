@@ -401,7 +401,7 @@ def held_out_bug(feat: Features, kinds: frozenset[str] | None = None) -> bool:
 # loss that rose after its minimum is no finding of overfitting until the code is fixed (timm's validate() without
 # model.eval(), val batches of one class each: overfitting 0.90 read from the curves, the cause the missing eval()).
 HELD_OUT_CODE_BUGS = frozenset({"code:no_eval_at_inference", "code:dropout_always_on", "code:eval_preprocessing_differs",
-                                "config:eval_preprocessing_differs"})
+                                "config:eval_preprocessing_differs", "log:eval_preprocessing_differs"})
 HELD_OUT_BUG_MIN = 0.6
 # ... and a parameter budget held mostly by embeddings (log_findings' param_imbalance: 75 % or more, and for a printed
 # model a body 8x narrower than the embedding width; a learnable vector per node or per user that the rest of the

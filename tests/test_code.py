@@ -1387,3 +1387,7 @@ def test_a_model_evaluated_through_a_function_shared_with_training_without_eval_
     assert s.evidence[0].line == 27 and s.strength >= 0.5
     p.write_text(_SHARED_EPOCH.replace("{evl}", "    model.eval()\n"))
     assert not [x for x in code_signals(run_of(p)) if x.kind == "code:no_eval_at_inference"]
+    # PointNet++'s test(): `classifier = model.eval()`, then classifier(points) under no_grad: in eval mode
+    p.write_text(_SHARED_EPOCH.replace("{evl}", "") + "\ndef test(model, loader):\n    classifier = model.eval()\n"
+                 "    with torch.no_grad():\n        for points, y in loader:\n            pred = classifier(points)\n")
+    assert [x.evidence[0].line for x in code_signals(run_of(p)) if x.kind == "code:no_eval_at_inference"] == [27]

@@ -800,3 +800,21 @@ def test_standardised_or_signed_features_with_a_large_max_are_no_unscaled_inputs
                  "batch load time (ms): min=0 max=1523 mean=12.3 std=58.1", "batch input_ids: min=0 max=50256 mean=12.5 std=801.2",
                  "data: samples per shard min=0 max=4096 mean=8.2 std=120.5"):
         assert "log:inputs_unscaled" not in signals(run_of(("train.log", line + "\n"))), line
+
+
+def test_two_splits_transforms_printed_with_different_normalisation_are_read():
+    """A re-ID log prints its train, query and gallery transforms: the query's has no Normalize, the others do (the
+    queries are on another scale). torchvision's multi-line repr is read too; splits that normalise alike, whatever
+    their augmentations, say nothing."""
+    norm = "Normalize(mean=[0.485, 0.456, 0.406], std=[0.229, 0.224, 0.225])"
+    log = (f"train transform: Compose(RandomHorizontalFlip(p=0.5), ToTensor(), {norm})\n"
+           "query transform: Compose(ToTensor())\n"
+           f"gallery transform: Compose(ToTensor(), {norm})\nepoch 1 loss 4.77\n")
+    sig = signals(run_of(("train_log.txt", log)))["log:eval_preprocessing_differs"]
+    assert sig.data["splits"] == ["train", "query"] and [e.line for e in sig.evidence] == [1, 2]
+    multi = (f"[INFO] train_transforms = Compose(\n    RandomResizedCrop(size=(224, 224))\n    ToTensor()\n    {norm}\n)\n"
+             "[INFO] val_transforms = Compose(\n    Resize(size=256)\n    CenterCrop(size=(224, 224))\n    ToTensor()\n"
+             "    Normalize(mean=[0.5, 0.5, 0.5], std=[0.5, 0.5, 0.5])\n)\n")
+    assert signals(run_of(("out.log", multi)))["log:eval_preprocessing_differs"].evidence[1].line == 6
+    alike = multi.replace("Normalize(mean=[0.5, 0.5, 0.5], std=[0.5, 0.5, 0.5])", norm)
+    assert "log:eval_preprocessing_differs" not in signals(run_of(("out.log", alike)))

@@ -69,7 +69,7 @@ def check_eval(f: PyFile, idx: RunIndex) -> list[Finding]:
                 break
             seen.add((id(scope), m))
             if _eval_before(f, scope, cls, m, c.lineno, evals) or not _may_drop(f, idx, m) \
-                    or _from_pretrained(f, m):
+                    or _from_pretrained(f, m) or m in _made_eval(f):
                 break
             # a training forward inside no_grad is detached_graph, reported by check_detached
             if region is not scope and _loop_forward_all_no_grad(f, region):
@@ -111,10 +111,9 @@ def _handed_to_local(f: PyFile, idx: RunIndex, c: ast.Call) -> str | None:
         return None
     g, fn = found
     params = [a.arg for a in fn.args.args]
-    made_eval = {name for name, v in f.all_assigns() if isinstance(v, ast.Call) and last(v) == "eval"}
     for i, a in enumerate(c.args[:len(params)]):
         d = dotted(a)
-        if not (d and is_model_name(d)) or d in made_eval:
+        if not (d and is_model_name(d)) or d in _made_eval(f):
             continue
         p = params[i]
         body = list(ast.walk(fn))
@@ -123,6 +122,12 @@ def _handed_to_local(f: PyFile, idx: RunIndex, c: ast.Call) -> str | None:
         if runs and not evals:
             return d
     return None
+
+
+def _made_eval(f: PyFile) -> set[str]:
+    """Names a model is bound to in eval mode where it is named: `classifier = model.eval()` (PointNet++'s test()),
+    `ref_model = copy.deepcopy(model).eval()`."""
+    return {name for name, v in f.all_assigns() if isinstance(v, ast.Call) and last(v) == "eval" and not v.args}
 
 
 def _same_model(r: str, m: str) -> bool:
