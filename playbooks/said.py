@@ -44,9 +44,10 @@ _PLAIN_GAP = r"(?:(?!softmax|sigmoid|tanh|linear\b|hidden|else|other|\bnot\b|n't
 _OFFLINE = (r"offline|validation|val|notebook|locally|training|batch\s+(?:script|scoring)|export\w*|test\s+set|pytorch"
             r"|original\s+model")
 _SERVING = (r"\bproduction\b|\bprod\b|\bdeploy\w*|\bserving\b|\bserved\b|torchserve|triton\s+(?:inference\s+)?server"
-            r"|onnx\s?runtime|tflite|tensorrt|coreml|inference\s+server"
-            # a separate prediction / inference script of the user's run on other data than training's validation
-            r"|\b(?:predict(?:ion)?|inference)\s+script|\bpredict\w*\.py\b|\binfer\w*\.py\b")
+            r"|onnx\s?runtime|tflite|tensorrt|coreml|inference\s+server")
+# ... and a separate prediction / inference script, a serving side only where a score's value follows it ("when I run
+# my predict script on new reviews I get ~0.5", "... gives 40%"; not "predict.py raises FileNotFoundError")
+_SCRIPT = r"\b(?:predict(?:ion)?|inference)\s+script|\bpredict\w*\.py\b|\binfer\w*\.py\b"
 _SCORES = r"acc\w*|f1|auc|precision|recall|score|predictions?|outputs?|results?|error"
 _VERSUS = r"than|vs\.?|versus|compared\s+(?:to|with)"
 # a character of one clause: no clause end, but the point of a number ("0.88") is none
@@ -77,7 +78,7 @@ _PATTERNS: dict[str, tuple[str, str]] = {
     "said:any_lr_no_help": (
         r"(?:\bwhatever|\bno\s+matter\s+(?:what|which)|\bregardless\s+of(?:\s+the)?|\b(?:any|every)(?=\s+(?:\w+\s+){0,3}?"
         r"(?:learning[\s_-]?rates?|lrs?)\s+(?:\w+\s+)?(?:i|we)\s+(?:try|tried|use|used|set|pick)))"
-        r"\s+(?:\w+\s+){0,3}?(?:learning[\s_-]?rates?|\blrs?\b)",
+        r"\s+(?:\w+\s+){0,3}?(?:learning[\s_-]?rates?|\blrs?\b)(?!\s*(?:schedul|warm|decay|find))",
         "every learning rate tried fails the same way"),
     "said:fp32_no_help": (
         rf"(?:fp32|float32|full\s+precision|(?:disabl|turn\w*\s+off|remov|without)\w*\s+(?:the\s+)?(?:amp|fp16|mixed\s+precision|autocast)){_NEAR}(?:{_NO_HELP})",
@@ -101,22 +102,22 @@ _PATTERNS: dict[str, tuple[str, str]] = {
     # ... and the same for the learning rate: the run trains at a smaller lr and fails at the larger one ("trains fine at
     # learning rate 1e-4, but at 0.01 it fails", "with a lower lr it converges", "reducing the lr fixed it")
     "said:smaller_lr_works": (
-        r"(?:works?|worked|fine|ok(?:ay)?|trains?\s+(?:fine|well|normally|ok)|converges?|no\s+(?:nan|problem|issue)s?)"
+        r"\b(?:works?|worked|fine|ok(?:ay)?|trains?\s+(?:fine|well|normally|ok)|converges?|no\s+(?:nan|problem|issue)s?)"
         r"\s+(?:\w+\s+){0,2}?(?:with|at|using|on|for)\s+(?:an?\s+|the\s+)?(?:(?:lower|smaller|reduced|tiny|small)\s+"
         r"(?:learning[\s_-]?rates?|lrs?)\b|(?:learning[\s_-]?rates?|lrs?)\s*(?:=|of|at)?\s*\d*\.?\d+(?:e-\d+)?[^.;!?\n]{0,40}?"
         r"\bbut\s+(?:\w+\s+){0,3}?(?:at|with|using|for)\s+(?:(?:an?\s+)?(?:learning[\s_-]?rates?|lrs?)\s*(?:=|of)?\s*)?\d)"
         r"|(?:with|at|using)\s+(?:an?\s+|the\s+)?(?:lower|smaller|reduced|small|low|tiny)\s+(?:learning[\s_-]?rates?|lrs?)\b,?\s+"
         r"(?:it\s+|the\s+\w+\s+|training\s+)?(?:works?|trains?|converges?|is\s+fine|runs?\s+fine|goes\s+away|disappears?)"
         r"|(?:(?:reduc|lower|decreas|halv)\w*\s+(?:the\s+|my\s+)?|tr(?:y|ied)\s+an?\s+(?:low|lower|small|smaller)\s+)"
-        r"(?:learning[\s_-]?rate|lr)\b(?:(?!\bnot\b|n't|\bnever\b|\bno\b|\bstill\b)[^.;!?\n]){0,30}?"
+        r"(?:learning[\s_-]?rate|lr)\b(?:(?!\bnot\b|n't|\bnever\b|\bno\b|\bstill\b|\bnothing\b|\bneither\b)[^.;!?\n]){0,30}?"
         r"\b(?:fixe[sd]|solve[sd]|helps|helped|works|worked|trains|converges|made\s+it\s+(?:work|converge|train))\b",
         "the run trains at a smaller learning rate"),
     # the loss (or the weights, the values) grows before it turns NaN ("the cost keeps reducing, then begins climbing until
     # nan appears", "weights growing larger and larger until they become NaN", "values around -1e19 before the NaN"):
     # an update too large for the model, not a bad value in the data nor one op's edge case
     "said:grows_to_nan": (
-        r"(?:climb|increas|ris|grow|go(?:es|ing)?\s+up|goes\s+up|explod|diverg|blow\w*\s+up|larger\s+and\s+larger|bigger\s+and\s+"
-        r"bigger)\w*\s+(?:\w+\s+){0,4}?(?:until|till|to|into|and\s+then|then|before)\s+(?:it\s+|they\s+)?(?:becomes?\s+|become\s+|"
+        r"(?<!\bi\s)(?<!\bwe\s)\b(?:climb|increas|ris|grow|go(?:es|ing)?\s+up|goes\s+up|explod|diverg|blow\w*\s+up|larger\s+and\s+"
+        r"larger|bigger\s+and\s+bigger)\w*\s+(?:\w+\s+){0,4}?(?:until|till|to|into|and\s+then|then|before)\s+(?:it\s+|they\s+)?(?:becomes?\s+|become\s+|"
         r"gets?\s+|turns?\s+(?:into\s+)?|hits?\s+|reach\w*\s+|is\s+|are\s+)?(?:a\s+)?(?:nan|inf\b|infinity|infinite)"
         r"|\b\d(?:\.\d+)?e\+?(?:1\d|[2-9]\d)\b[^.;!?\n]{0,40}?\b(?:before|then|and\s+then|until)\b[^.;!?\n]{0,20}?\b(?:nan|inf)\b",
         "the values grow before they turn NaN"),
@@ -197,6 +198,7 @@ _PATTERNS: dict[str, tuple[str, str]] = {
     # evaluated (preprocessing, eval mode, vocabulary, weights, the metric), not the training's fit
     "said:serving_gap": (
         rf"\b(?:{_OFFLINE})\b{_CLAUSE_GAP}{{0,120}}?\b(?:but|while|however|yet|whereas)\b{_CLAUSE_GAP}{{0,120}}?(?:{_SERVING}"
+        rf"|(?:{_SCRIPT}){_CLAUSE_GAP}{{0,60}}?(?:\d*\.\d+|\d+\s*%)"
         r"|\b(?:the|our|my)\s+(?:api|service|server|endpoint)\b|(?:production|monitoring)\s+dashboard)"
         # "accuracy through TorchServe is lower than the validation number": a score compared across the two
         rf"|(?:{_SERVING}){_CLAUSE_GAP}{{0,80}}?\b(?:{_SCORES})\b{_CLAUSE_GAP}{{0,60}}?\b(?:{_VERSUS})\b{_CLAUSE_GAP}{{0,60}}?\b(?:{_OFFLINE})\b"
@@ -224,7 +226,7 @@ _NEGATED = re.compile(r"(?:\bnot|n't|\bno|\bnone\s+of|\bnever|\bwithout|\bforg[e
 # NaN"): what they say is that the data is clean now
 _HANDLED = re.compile(r"\b(?:replac|fill|drop|remov|imput|handl|clean|interpolat)\w*\W+(?:\w+\W+){0,3}$", re.I)
 _FACTS = ("said:shuffled", "said:zero_grad_called", "said:eval_called", "said:fp16", "said:relu_output",
-          "said:lr_called_small", "said:grows_to_nan")
+          "said:lr_called_small", "said:grows_to_nan", "said:smaller_lr_works")
 # Where a clause ends (a negation before it denies nothing after it); not the point of "0.01".
 _CLAUSE_END = re.compile(r"[;!?\n。；！？]|\.(?=\s|$)")
 # said:fp32_works denied inside or right after the match ("works in fp32 either", "no longer works in fp32")
@@ -337,6 +339,18 @@ def without_worked_around(symptoms: list[str]) -> list[str]:
     return [rx.sub(lambda m: " " * len(m.group(0)), t) for t in symptoms]
 
 
+# what every lr tried is said to do: fail alike (said:any_lr_no_help needs one in its sentence)
+_LR_FAILS = re.compile(r"\b(?:nan|diverg\w*|stuck|same|fails?|failed|plateau\w*|no\s+(?:change|difference)|barely|"
+                       r"does\s*n[o']t|won'?t|never|explod\w*|stays?|flat|not\s+(?:learn|converg|improv)\w*)\b", re.I)
+
+
+def _sentence_of(text: str, m: re.Match) -> str:
+    """The sentence of `text` around a match (from the sentence end before it to the one after it)."""
+    lo = max((e.end() for e in _CLAUSE_END.finditer(text, 0, m.start())), default=0)
+    hi = _CLAUSE_END.search(text, m.end())
+    return text[lo:hi.start() if hi else len(text)]
+
+
 def _denied_before(text: str, at: int, rx: re.Pattern = _NEGATED) -> bool:
     """A negation (or what `rx` finds) in the 40 characters before `at`, within its own clause: one in the clause
     before ("lowering the lr did not avoid it; the fp32 run is fine") does not deny this one."""
@@ -398,6 +412,8 @@ def ruled_out(symptoms: list[str]) -> dict[str, Signal]:
             continue
         if m and kind in _FACTS and _denied_before(text, m.start()):
             m = None
+        if m and kind == "said:any_lr_no_help" and not _LR_FAILS.search(_sentence_of(text, m)):
+            m = None        # ("with any learning rate I try, it trains fine": no failure said)
         if m and kind == "said:serving_gap" and _SERVING_DENIED.search(m.group(0)[-SERVING_DENIAL_BACK:]):
             m = None        # "... but I have not deployed anything yet"
         if m and kind == "said:fp32_works" and (_denied_before(text, m.start())
@@ -405,6 +421,8 @@ def ruled_out(symptoms: list[str]) -> dict[str, Signal]:
             m = None   # "it does not work in fp32 either": the opposite
         if m:
             out[kind] = Signal(kind, 1.0, f"you said {_PATTERNS[kind][1]}: \"{m.group(0)[:80]}\"")
+    if "said:lower_lr_no_help" in out:
+        out.pop("said:smaller_lr_works", None)     # (a smaller lr the same words say did not help)
     for h in _HUGE_START.finditer(text):
         try:
             if _HUGE_START_COUNTER.search(h.group("gap")):

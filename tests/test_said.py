@@ -91,7 +91,10 @@ def test_a_model_the_user_says_scores_well_offline_and_worse_where_served_is_a_s
                  "Training loss goes down nicely, but the W&B dashboard shows val accuracy stuck at 0.5",
                  "Training runs at 3 it/s, but after switching to the triton backend it is much slower",
                  "The triton fused attention kernel is slower than pytorch on my A100",
-                 "the val loss looks fine but I have not deployed anything yet"):
+                 "the val loss looks fine but I have not deployed anything yet",
+                 "Training loss decreases, but when I run my inference script it crashes with a shape error.",
+                 "Training is fine but predict.py raises FileNotFoundError.",
+                 "validation loss looks fine, but infer.py takes 10 minutes per image."):
         assert "said:serving_gap" not in said.ruled_out([text]), text
     assert said.names_failure(["through TorchServe it misclassifies most of the same test images"])
 
@@ -709,7 +712,9 @@ def test_every_learning_rate_the_user_tried_failing_alike_argues_against_both_lr
     for text in ("accuracy plateaus around 0.56 whatever lr or size I try", "no matter what learning rate I use the loss "
                  "stays at 0.69", "regardless of the lr it diverges", "any lr I tried gives nan"):
         assert "said:any_lr_no_help" in said.ruled_out([text]), text
-    for text in ("is the lr too high?", "whatever the cause, lr 0.1 diverges", "I use any lr scheduler"):
+    for text in ("is the lr too high?", "whatever the cause, lr 0.1 diverges", "I use any lr scheduler",
+                 "With any learning rate I try, it trains fine; the problem is the eval.",
+                 "Whatever learning rate scheduler I pick, the loss is nan."):
         assert "said:any_lr_no_help" not in said.ruled_out([text]), text
 
 
@@ -727,12 +732,17 @@ def test_a_smaller_lr_that_trains_and_values_that_grow_into_nan_are_read():
                  "with a lower lr it converges", "reducing the learning rate fixed it", "works at lr 1e-4 but at lr 1e-2 nan"):
         assert "said:smaller_lr_works" in said.ruled_out([text]), text
     for text in ("reducing the lr never worked", "trains fine with lr 1e-3, but with batch 512 it fails",
-                 "even with a lower learning rate it diverges"):
+                 "even with a lower learning rate it diverges",
+                 "It doesn't work with a smaller learning rate either, the loss still goes to nan.",
+                 "I tried a lower lr but nothing works.", "I tried a smaller learning rate, but nothing helped.",
+                 "I fine tune BERT with a smaller learning rate and it still diverges.",
+                 "Deep networks with lower learning rates are known to generalize better, but mine gets nan."):
         assert "said:smaller_lr_works" not in said.ruled_out([text]), text
     for text in ("The cost keeps reducing for a while, then begins climbing until nan appears.",
                  "weights and biases growing larger and larger until they become NaN",
                  "printed values around -1e19 before the NaN", "loss explodes to inf after 2 epochs"):
         assert "said:grows_to_nan" in said.ruled_out([text]), text
     for text in ("the loss suddenly becomes nan at step 300", "the loss does not increase before it becomes nan",
-                 "the accuracy goes up to 0.9 then nan"):
+                 "the accuracy goes up to 0.9 then nan", "I increased the batch size and then nan appears in the loss.",
+                 "This problem arises randomly and then nan shows up."):
         assert "said:grows_to_nan" not in said.ruled_out([text]), text
