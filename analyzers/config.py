@@ -400,16 +400,22 @@ _TWIN_KEYS = frozenset({"sample_rate", "sampling_rate", "sr", "n_fft", "hop_leng
                         "window_size", "n_mels", "num_mels", "n_mfcc", "f_min", "f_max", "fmin", "fmax", "mean", "std",
                         "norm_mean", "norm_std", "pixel_mean", "pixel_std", "normalize", "normalization", "rescale",
                         "scale_factor", "num_points", "npoints", "n_points", "clip_len", "frame_interval", "to_rgb",
-                        "color_space", "image_size", "img_size", "input_size", "resolution", "lowercase",
-                        "do_lower_case"})
+                        "color_space", "lowercase", "do_lower_case"})
+# (image sizes are not compared: a larger test resolution is a recipe, FixRes); a path through an augmentation step
+# ("train_transform.gaussian_noise.std: 0.01" beside 0.0 at evaluation) is augmentation, off at evaluation by design
+_AUGMENT_SEGMENT = re.compile(r"nois|aug|jitter|mask|blur|random|dropout|mixup|cutmix|erasing", re.I)
+# a sample rate in Hz (an audio front end's); "train_sample_rate: 0.2", a share of the data set, is none
+SAMPLE_RATE_HZ = 1000
+_HZ_KEYS = frozenset({"sample_rate", "sampling_rate", "sr"})
 
 
 def _same_setting(a: Any, b: Any) -> bool:
     """Equal settings; numbers within 5 % of each other count as equal (statistics a config reports per
-    split, a train mean of 0.131 beside a val mean of 0.129, are no preprocessing choice)."""
-    xs, ys = (a if isinstance(a, list) else [a]), (b if isinstance(b, list) else [b])
+    split, a train mean of 0.131 beside a val mean of 0.129, are no preprocessing choice), a list and a tuple
+    of the same numbers too, and NaN is NaN."""
+    xs, ys = (list(a) if isinstance(a, (list, tuple)) else [a]), (list(b) if isinstance(b, (list, tuple)) else [b])
     if len(xs) == len(ys) and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in xs + ys):
-        return all(abs(x - y) <= 0.05 * max(abs(x), abs(y)) for x, y in zip(xs, ys))
+        return all((math.isnan(x) and math.isnan(y)) or abs(x - y) <= 0.05 * max(abs(x), abs(y)) for x, y in zip(xs, ys))
     return str(a).lower() == str(b).lower()
 
 
@@ -429,7 +435,8 @@ def _split_twin_facts(items: list[tuple[str, Any, int | None]], fx: _Facts) -> N
             continue
         i, m = hit
         rest = _SPLIT_WORD.sub("", parts[i]).strip("_-").lower() if i == len(parts) - 1 else last
-        if rest not in _TWIN_KEYS:
+        if rest not in _TWIN_KEYS or any(_AUGMENT_SEGMENT.search(p) for p in parts[:-1]) or rest in _HZ_KEYS and not (
+                isinstance(v, (int, float)) and not isinstance(v, bool) and v >= SAMPLE_RATE_HZ):
             continue
         key = ".".join(parts[:i] + [parts[i][:m.start()] + "*" + parts[i][m.end():]] + parts[i + 1:])
         side = "train" if m.group(1).lower().startswith("train") else "eval"
@@ -1233,7 +1240,8 @@ def config_signals(run: Run) -> list[Signal]:
 
 
 # A metric that is better when lower: a loss, an error rate, a perplexity, a distance
-_LOWER_IS_BETTER = re.compile(r"loss|err(?:or)?|wer|cer|perplexity|ppl|mse|mae|rmse|distance|nll", re.I)
+_LOWER_IS_BETTER = re.compile(r"(?:^|[_/\-])(?:loss|err(?:or)?|wer|cer|perplexity|ppl|mse|mae|rmse|distance|nll)(?:$|[_/\-])",
+                              re.I)
 
 
 def _best_model_inverted(by: dict[str, list[Fact]]) -> list[Signal]:

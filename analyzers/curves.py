@@ -3706,11 +3706,12 @@ def _timing(run: Run, q: Quoter) -> list[Signal]:
     return []
 
 
-# A logged spread of the model's representations (SimSiam's std of the normalised output, "embedding_std",
-# "feature_var", "z_std"): ...
-_SPREAD = re.compile(r"(?:^|[/_.])(?:embed\w*|emb|feat\w*|repr\w*|represent\w*|latent|z|proj\w*|output|out|logits?)"
+# A logged spread of the model's representations (SimSiam's std of the normalised embedding, "embedding_std",
+# "feature_var", "proj_std"): ...
+# (not a latent's or an output's: a VAE's posterior variance shrinks from ~1 as it trains, by design)
+_SPREAD = re.compile(r"(?:^|[/_.])(?:embed\w*|emb|feat\w*|repr\w*|represent\w*|proj\w*)"
                      r"[/_.]?(?:std|var|variance|spread)(?:$|[/_.])|(?:^|[/_.])(?:std|var)[/_.]?(?:of[/_.])?"
-                     r"(?:embed\w*|emb|feat\w*|z|latent|output|repr\w*)(?:$|[/_.])")
+                     r"(?:embed\w*|emb|feat\w*|repr\w*|proj\w*)(?:$|[/_.])")
 # ... read as collapsed when its last fifth's median is at most this share of its first fifth's largest value
 SPREAD_COLLAPSED = 0.05
 

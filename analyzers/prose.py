@@ -111,8 +111,7 @@ _DOC_NAME = re.compile(r"(?:^|/)(?:readme|changelog|changes|history|contributing
 
 # ... but a model card is a run's record: the Trainer writes its README.md with the run's settings and its table of
 # evaluations ("This model card has been generated automatically", the `generated_from_trainer` tag)
-_MODEL_CARD = re.compile(r"generated_from_trainer|model card has been generated automatically|^#+ *Training results",
-                         re.I | re.M)
+_MODEL_CARD = re.compile(r"generated_from_trainer|model card has been generated automatically", re.I)
 
 
 def is_documentation(path: str, text: str | None = None) -> bool:
@@ -288,8 +287,9 @@ def prose_sentences(texts: Iterable[TextArtifact]) -> list[str]:
 def _prose_of(t: TextArtifact) -> str:
     """`t`'s sentence lines joined, or its short note; "" when it is no prose."""
     head = t.text[:SCAN_CHARS]
-    if is_data_sample(t.path, head) or _MODEL_CARD.search(head[:MODEL_CARD_HEAD]):
+    if is_data_sample(t.path, head) or _DOC_NAME.search(t.path) and _MODEL_CARD.search(head[:MODEL_CARD_HEAD]):
         return ""     # a data file's text column (a sample of the training set) or a model card's generated sentences
+        #               (its README.md; a post that pastes a card keeps its own sentences)
     if head.isascii() and _FUNCTION_TOKENS.isdisjoint(head.lower().translate(_LETTERS_ONLY).split()):
         # (a sentence has a function word: a log of metric lines has none in all its head; a note may not)
         return _short_note(head, t.path)

@@ -1345,6 +1345,10 @@ def test_layers_frozen_at_their_random_init_are_found(tmp_path):
     assert not [x for x in code_signals(run_of(p)) if x.kind == "code:frozen_random_init"]
     p.write_text(_HEAD_ONLY.format(load="loss = model(x0).sum()\nloss.backward()\n"))
     assert not [x for x in code_signals(run_of(p)) if x.kind == "code:frozen_random_init"]
+    for built in ("models.resnet18(weights=models.ResNet18_Weights.DEFAULT)", "models.resnet18(pretrained=args.pretrained)",
+                  "models.resnet18(True)"):       # torchvision's fine-tuning recipe: weights loaded by the constructor
+        p.write_text(_HEAD_ONLY.format(load="").replace("GRUClassifier(5000)", built))
+        assert not [x for x in code_signals(run_of(p)) if x.kind == "code:frozen_random_init"], built
 
 
 _SHARED_EPOCH = """import torch

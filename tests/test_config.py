@@ -701,6 +701,15 @@ def test_a_config_whose_eval_section_prepares_inputs_otherwise_is_read(tmp_path)
     p.write_text("data:\n  train:\n    mean: 0.131\n    batch_size: 64\n    random_crop: true\n"
                  "  val:\n    mean: 0.129\n    batch_size: 512\n    random_crop: false\n")
     assert "config:eval_preprocessing_differs" not in {s.kind for s in config_signals(run_of(p))}
+    for text in ("train_transform:\n  gaussian_noise:\n    std: 0.01\nval_transform:\n  gaussian_noise:\n    std: 0.0\n",
+                 "data:\n  train:\n    image_size: 224\n  test:\n    image_size: 288\n",
+                 "train_sample_rate: 0.2\nval_sample_rate: 1.0\n", "train:\n  mean: .nan\nval:\n  mean: .nan\n"):
+        p.write_text(text)      # augmentation, a larger test resolution, a share of the data set, NaN both sides
+        assert "config:eval_preprocessing_differs" not in {s.kind for s in config_signals(run_of(p))}, text
+    q = tmp_path / "mm.py"
+    q.write_text("train_pipeline = [dict(type='Normalize', mean=[123.675, 116.28, 103.53])]\n"
+                 "test_pipeline = [dict(type='Normalize', mean=(123.675, 116.28, 103.53))]\n")
+    assert "config:eval_preprocessing_differs" not in {s.kind for s in config_signals(run_of(q))}
 
 
 def test_a_best_checkpoint_chosen_the_wrong_way_round_is_read(tmp_path):
@@ -713,7 +722,7 @@ def test_a_best_checkpoint_chosen_the_wrong_way_round_is_read(tmp_path):
     p.write_text(code.format(m="loss", g=True))
     sig = {s.kind: s for s in config_signals(run_of(p))}["config:best_model_inverted"]
     assert sig.data == {"metric": "loss", "greater_is_better": True, "load_best": True} and sig.strength == 0.9
-    for m, g in (("loss", False), ("eval_accuracy", True), ("f1", True)):
+    for m, g in (("loss", False), ("eval_accuracy", True), ("f1", True), ("eval_answer_f1", True), ("eval_power", True)):
         p.write_text(code.format(m=m, g=g))
         assert "config:best_model_inverted" not in {s.kind for s in config_signals(run_of(p))}, (m, g)
     y = tmp_path / "args.yaml"

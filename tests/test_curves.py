@@ -1699,3 +1699,6 @@ def test_a_logged_embedding_spread_that_falls_to_nothing_is_a_collapse():
     assert got["embedding_collapse"].data["metric"] == "val_embedding_std" and "healthy" not in got
     got = kinds(_run(loss=loss, embedding_std=[0.3 + 0.3 * math.exp(-e / 8) for e in range(40)]))
     assert "embedding_collapse" not in got and "healthy" in got
+    for name in ("z_var", "latent_var", "output_std", "logits_std"):   # a VAE's posterior variance shrinks by design
+        got = kinds(_run(loss=loss, **{name: [0.95 * math.exp(-e / 6) + 0.01 for e in range(40)]}))
+        assert "embedding_collapse" not in got, name

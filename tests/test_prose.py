@@ -412,6 +412,11 @@ def test_a_model_card_is_a_run_record_not_documentation_nor_the_users_words(tmp_
     loss = next(s for s in run.series if s.raw_name == "Training Loss")
     assert loss.steps.tolist() == [1, 2, 3, 4] and np.isnan(loss.values[0])
     assert prose_sentences(run.texts) == []
+    post = tmp_path / "post"            # a post that pastes the card keeps its own sentences
+    post.mkdir()
+    (post / "issue.md").write_text("My validation accuracy is stuck at 0.5 while the training loss falls, and the "
+                                   "learning rate is 2e-5. Here is the card the Trainer wrote:\n\n" + _CARD)
+    assert any("stuck at 0.5" in p for p in prose_sentences(ingest([str(post)]).texts))
     other = tmp_path / "proj"
     other.mkdir()
     (other / "README.md").write_text(_CARD.replace("generated_from_trainer", "vision").replace(

@@ -735,3 +735,7 @@ def test_a_cloudwatch_export_is_a_long_table_of_sagemaker_metric_names(tmp_path)
     got = {s.name: s for s in read(p).series}
     assert got["loss"].values[:2].tolist() == [1.0, 0.5] and got["loss"].locs.tolist()[:2] == [2, 4]
     assert got["val_accuracy"].raw_name == "validation:accuracy" and len(got["val_accuracy"]) == 8
+    q = tmp_path / "data" / "customers.csv"   # id,name,value,label: data whose columns only look like a long table's
+    q.parent.mkdir()
+    q.write_text("id,name,value,label\n" + "".join(f"{i},{('alice', 'bob')[i % 2]},{i * 1.5},{i % 3}\n" for i in range(40)))
+    assert not ingest([str(q.parent)]).series

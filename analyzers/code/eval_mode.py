@@ -77,8 +77,8 @@ def check_eval(f: PyFile, idx: RunIndex) -> list[Finding]:
             strength = CLEAR if not any(_same_model(_module_of(e), m) for e in evals) else MEDIUM
             if f.is_snippet():      # a post's few lines: the eval() may sit in what was not quoted
                 strength = min(strength, MEDIUM)
-            if handed is not None and local is None:  # the evaluator's body is not in the run: it may call eval() itself
-                strength = min(strength, WEAK)
+            if handed is not None:  # the evaluator's body is not in the run: it may call eval() itself; or it is, and
+                strength = min(strength, WEAK if local is None else MEDIUM)     # its mode switch may be a helper's
             out.append(Finding("code:no_eval_at_inference", strength, c.lineno,
                                f"{m} runs for inference without {m}.eval(): dropout stays on and batch-norm uses"
                                " batch statistics", [(getattr(region, "lineno", c.lineno), "inference section starts")]
@@ -110,7 +110,7 @@ def _handed_to_local(f: PyFile, idx: RunIndex, c: ast.Call) -> str | None:
     if found is None:
         return None
     g, fn = found
-    params = [a.arg for a in fn.args.args]
+    params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
     for i, a in enumerate(c.args[:len(params)]):
         d = dotted(a)
         if not (d and is_model_name(d)) or d in _made_eval(f):
@@ -118,7 +118,8 @@ def _handed_to_local(f: PyFile, idx: RunIndex, c: ast.Call) -> str | None:
         p = params[i]
         body = list(ast.walk(fn))
         runs = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == p for n in body)
-        evals = any(isinstance(n, ast.Call) and last(n) in ("eval", "train") and dotted(recv(n)) == p for n in body)
+        evals = any(isinstance(n, ast.Call) and last(n) in ("eval", "train") and (dotted(recv(n)) or "").split(".")[0] == p
+                    for n in body)      # (model.eval(), model.module.eval())
         if runs and not evals:
             return d
     return None

@@ -115,9 +115,10 @@ def _frozen_from_scratch(f: PyFile) -> list[Finding]:
     weights into anything (no load_state_dict / from_pretrained / torch.load / pretrained=True): the frozen layers
     keep their random initialisation, and only the rest (a linear head on random features) trains."""
     if any(last(c) in _LOADS_WEIGHTS for c in f.calls) or any(
-            kw.arg in ("pretrained", "weights") and const(kw.value, None) not in (None, False)
-            for c in f.calls for kw in c.keywords):
-        return []
+            kw.arg in ("pretrained", "weights") and not (isinstance(kw.value, ast.Constant) and kw.value.value in (None, False))
+            for c in f.calls for kw in c.keywords) or any(
+            c.args and isinstance(c.args[0], ast.Constant) and c.args[0].value is True for c in f.calls):
+        return []       # (weights=ResNet18_Weights.DEFAULT, pretrained=args.pretrained, resnet18(True): weights loaded)
     for n in f.of_type(ast.For):
         if not (isinstance(n, ast.For) and isinstance(n.iter, ast.Call)
                 and last(n.iter) in ("parameters", "named_parameters") and dotted(recv(n.iter))):

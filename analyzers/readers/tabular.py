@@ -335,7 +335,7 @@ def _detect_csv(path: Path, head: bytes):
         # a table of features (a dataset) is not a metric log; a long table names its metrics in a column of
         # its own (a CloudWatch / SageMaker export's `timestamp,metric_name,value`)
         low = {h.strip().lower() for h in header}
-        if not _metricish_keys([{h: 0 for h in header}]) and not (low & set(KEY_COLUMNS) and low & set(VALUE_COLUMNS)):
+        if not _metricish_keys([{h: 0 for h in header}]) and not (low & METRIC_KEY_COLUMNS and low & set(VALUE_COLUMNS)):
             continue
         if best is None or len(header) > best[1]:
             best = (d, len(header))
@@ -1338,6 +1338,9 @@ _PLAIN_LAYER = re.compile(r"(?i)(?:lm_|cls_|output_|final_)?(?:head|classifier|e
 # DataFrame's `epoch,metric,value`, `key,value,step`): one series per name, never one curve of
 # every metric's values in a row.
 KEY_COLUMNS = ("tag", "metric", "metric_name", "key", "name", "series", "variable")
+# ... and the key columns that make a table of no metric-named header a long table (not "name" / "key": a customer list's
+# id,name,value,label is data)
+METRIC_KEY_COLUMNS = frozenset({"tag", "metric", "metric_name", "series"})
 VALUE_COLUMNS = ("value", "val", "metric_value", "scalar")
 MAX_KEYS = 1000
 
