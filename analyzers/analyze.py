@@ -92,6 +92,9 @@ def analyze(run: Run, baseline: Run | None = None, repo_root: Path | None = None
     # own parameters learn (a CosFace / proxy layer's class weights) while the frozen network's outputs, which the
     # score is computed from, stay as they were; the score is the model's, not another measure's
     out = without(out, "accuracy_stuck_loss_falls", {"grad_zero", "grad_zero_below_head"})
+    # gradients exactly 0 beside ReLU units that never fire (biases initialised at -1 or below, a logged share of dead
+    # units): a dead unit passes no gradient back, so the zeros are the dead units', not parameters cut off from training
+    out = without(out, "grad_zero", {"config:bias_init_negative", "dead_units"})
     out += _batchnorm_train_behind(out)
     return [s for s in out if s.strength > 0]
 

@@ -3742,7 +3742,9 @@ def _dead_units(run: Run, q: Quoter) -> list[Signal]:
     out = []
     for s in run.series:
         n = s.name
-        if (any(k in n for k in ("dead", "zero_frac", "frac_zero", "act_zero", "zero_act", "sparsity"))
+        if (any(k in n for k in ("dead", "zero_frac", "frac_zero", "act_zero", "zero_act"))
+                # (a sparsity of activations; a pruning run's "sparsity" is its weights')
+                or "sparsity" in n and any(k in n for k in ("act", "relu", "neuron", "unit", "hidden", "feature"))
                 or "inactive" in n and any(k in n for k in ("frac", "share", "ratio", "pct", "percent"))) and len(s):
             v = s.values[np.isfinite(s.values)]
             if not len(v):

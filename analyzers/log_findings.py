@@ -325,6 +325,10 @@ DETECTORS: list[_Det] = [
     # a fill constant, a cast): half precision's range, not the data
     _Det("log:half_overflow", _P(r"value cannot be converted to type (?:at|c10)::Half without overflow"),
          0.9, lambda m: "a value too large for float16 was written into a half-precision tensor"),
+    # a model summary with no trainable parameter (Keras' and torchinfo's "Trainable params: 0"), Keras 3's warning that
+    # the model has no trainable weights: the whole model is frozen, nothing the optimizer steps moves it
+    _Det("log:no_trainable_params", _P(r"Trainable params:\s*0(?![\d.,])|The model does not have any trainable weights"),
+         1.0, lambda m: "the model has no trainable parameter: everything is frozen"),
     # TensorFlow/Keras: variables the loss does not depend on get no gradient (a branch not connected to
     # the output, layers built but unused, a loss computed outside the tape): they never train
     _Det("log:vars_without_grad", _P(r"Gradients do not exist for variables \[?([^\]\n]{0,200})"),
@@ -1068,7 +1072,7 @@ MESSAGE_KINDS = frozenset({
     "log:shape_mismatch", "log:device_mismatch", "log:dtype_mismatch", "log:no_grad_fn", "log:optimizer_state_mismatch",
     "log:nccl_timeout", "log:nccl_error", "log:ddp_unused_params", "log:var_dof", "log:half_overflow",
     "log:vars_without_grad", "log:scheduler_overrun", "log:anomaly_nan", "log:anomaly_math", "log:missing_keys",
-    "log:import_error", "log:cudnn_init_failed", "log:illegal_memory_access"})
+    "log:import_error", "log:cudnn_init_failed", "log:illegal_memory_access", "log:no_trainable_params"})
 
 
 def quoted_messages(texts: list[str]) -> dict[str, tuple[float, str]]:

@@ -1702,3 +1702,11 @@ def test_a_logged_embedding_spread_that_falls_to_nothing_is_a_collapse():
     for name in ("z_var", "latent_var", "output_std", "logits_std"):   # a VAE's posterior variance shrinks by design
         got = kinds(_run(loss=loss, **{name: [0.95 * math.exp(-e / 6) + 0.01 for e in range(40)]}))
         assert "embedding_collapse" not in got, name
+
+
+def test_a_pruning_runs_sparsity_is_no_share_of_dead_units():
+    """A logged "sparsity" of 75 % in a pruning run is its weights' share at zero, not activations; an activation
+    sparsity (act_sparsity, relu_sparsity) still reads as dead units."""
+    loss = [3.25 - 0.001 * e for e in range(24)]
+    assert "dead_units" not in kinds(_run(loss=loss, sparsity=[0.75] * 24))
+    assert kinds(_run(loss=loss, act_sparsity=[0.9] * 24))["dead_units"].data["share"] == pytest.approx(0.9)

@@ -584,3 +584,13 @@ def test_a_score_stuck_while_the_loss_falls_beside_a_frozen_network_is_the_freez
              "about 0.20 after every epoch, the same as before training."]
     d = diagnose_paths([str(tmp_path)], words)
     assert d.hypotheses[0].id == "frozen_parameters" and d.hypotheses[0].confidence >= 0.8
+
+
+def test_zero_gradients_beside_biases_that_keep_relus_off_are_the_dead_units(tmp_path):
+    """Hidden biases initialised at -1 (a config) and hidden-layer gradient norms of exactly 0: a dead ReLU passes no
+    gradient back, so the zeros are the dead units' (read frozen_parameters 0.79 before); loss at ln 4."""
+    rows = ["epoch,loss,accuracy,grad_norm"] + [f"{e},{1.3863 - 0.00001 * e:.5f},0.25,0.0" for e in range(1, 31)]
+    (tmp_path / "history.csv").write_text("\n".join(rows) + "\n")
+    (tmp_path / "config.yaml").write_text("model:\n  hidden: [256, 256, 256]\n  bias_init: -1.0\noptim:\n  lr: 0.001\n")
+    ranked = [h.id for h in diagnose_paths([str(tmp_path)], ["Loss is stuck at 1.386 from the first epoch"]).hypotheses]
+    assert ranked[0] == "dead_relu"

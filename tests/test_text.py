@@ -818,3 +818,14 @@ def test_two_splits_transforms_printed_with_different_normalisation_are_read():
     assert signals(run_of(("out.log", multi)))["log:eval_preprocessing_differs"].evidence[1].line == 6
     alike = multi.replace("Normalize(mean=[0.5, 0.5, 0.5], std=[0.5, 0.5, 0.5])", norm)
     assert "log:eval_preprocessing_differs" not in signals(run_of(("out.log", alike)))
+
+
+def test_a_summary_with_no_trainable_parameter_is_read():
+    """Keras' model.summary() "Trainable params: 0 (0.00 B)" and Keras 3's warning "The model does not have any trainable
+    weights.": everything is frozen (log:no_trainable_params). A summary with trainable parameters is no such thing."""
+    log = (" Total params: 2,259,018 (8.62 MB)\n Trainable params: 0 (0.00 B)\n Non-trainable params: 2,259,018 (8.62 MB)\n"
+           "UserWarning: The model does not have any trainable weights.\nEpoch 1/20\n")
+    sig = signals(run_of(("finetune_stdout.txt", log)))["log:no_trainable_params"]
+    assert sig.evidence and {e.line for e in sig.evidence} <= {2, 4}
+    ok = " Total params: 2,259,018\n Trainable params: 10,250 (40.04 KB)\n Non-trainable params: 2,248,768\n"
+    assert "log:no_trainable_params" not in signals(run_of(("out.txt", ok)))
