@@ -282,6 +282,7 @@ def _curve_signals(run: Run) -> list[Signal]:
     out += _timing(run, quote)
     out += _dead_units(run, quote)
     out += _embedding_collapse(run, quote)
+    out += _policy_entropy(run, quote)
     out += _params_unchanged(run, quote) or _policy_unchanged(run, quote)
     out += _dpo_reference_differs(run, quote)
     # Readings of the same points by a more specific signal: the huge first loss is a collapse's own start
@@ -3736,6 +3737,57 @@ def _embedding_collapse(run: Run, q: Quoter) -> list[Signal]:
                            [q.ev(s, 0, f"{s.raw_name} at the start"), q.ev(s, len(s) - 1, f"{s.raw_name} at the end")],
                            {"metric": s.name, "start": start, "end": end})]
     return []
+
+
+# A policy's entropy as RL libraries log it (CleanRL's losses/entropy, RLlib's learner_stats/entropy, policy_entropy);
+# not a coefficient, a cross-entropy or SB3's entropy_loss (its negative)
+_ENTROPY = re.compile(r"(?:^|[/_.])(?:policy_)?entropy$")
+# ... near 0 from its first points: at most this (nats) for the first three; a policy that starts deterministic
+ENTROPY_ZERO = 1e-3
+# ... or falling to this share of where it started while the return falls to half its best after rising: a collapse
+ENTROPY_COLLAPSED = 0.02
+
+
+def _return_series(run: Run) -> Series | None:
+    """The run's training return (episodic_return, episode_reward_mean, ep_rew_mean, reward), the longest one."""
+    got = [s for s in run.series if re.search(r"(?:episodic_)?return|reward", s.name) and not is_held_out(s.name)
+           and not re.search(r"std|min|max|coef|best", s.name) and len(s) >= 5]
+    return max(got, key=len) if got else None
+
+
+def _policy_entropy(run: Run, q: Quoter) -> list[Signal]:
+    """entropy_zero_from_start: a policy's entropy at ~0 from its first logged points (a policy head whose init, or
+    inputs in the thousands, saturate its softmax: it never explores); entropy_collapse: an entropy that falls to
+    ENTROPY_COLLAPSED of its start while the return, after rising, falls to half its best (steps too large for the
+    policy: it collapses onto one action)."""
+    ent = next((s for s in run.series if _ENTROPY.search(s.name) and len(s) >= 3), None)
+    if ent is None:
+        return []
+    v = ordered(ent).values
+    v = v[np.isfinite(v)]
+    if len(v) < 3:
+        return []
+    if float(np.max(np.abs(v[:3]))) <= ENTROPY_ZERO:
+        txt = f"{ent.raw_name} is {_fmt(float(v[0]))} from its first logged points: the policy is deterministic before it learns"
+        return [Signal("entropy_zero_from_start", 0.8, txt, [q.ev(ent, 0, f"{ent.raw_name} at the start")],
+                       {"metric": ent.name, "first": float(v[0])})]
+    start, end = float(np.max(v[:max(1, len(v) // 5)])), float(np.median(v[-max(1, len(v) // 5):]))
+    ret = _return_series(run)
+    if ret is None or not start > 0 or end > ENTROPY_COLLAPSED * start:
+        return []
+    r = ordered(ret).values
+    r = r[np.isfinite(r)]
+    if len(r) < 5:
+        return []
+    best_i = int(np.argmax(r))
+    first, best, last = float(r[0]), float(r[best_i]), float(np.median(r[-max(1, len(r) // 5):]))
+    if not (best > first and best_i < len(r) - 1 and last - first < 0.5 * (best - first)):
+        return []
+    txt = (f"{ent.raw_name} falls from {_fmt(start)} to {_fmt(end)} while {ret.raw_name} rose to {_fmt(best)} and fell "
+           f"back to {_fmt(last)}: the policy collapsed onto one action")
+    return [Signal("entropy_collapse", 0.8, txt, [q.ev(ent, len(ent) - 1, f"{ent.raw_name} at the end"),
+                                                 q.ev(ret, len(ret) - 1, f"{ret.raw_name} at the end")],
+                   {"metric": ent.name, "start": start, "end": end})]
 
 
 def _dead_units(run: Run, q: Quoter) -> list[Signal]:

@@ -1710,3 +1710,16 @@ def test_a_pruning_runs_sparsity_is_no_share_of_dead_units():
     loss = [3.25 - 0.001 * e for e in range(24)]
     assert "dead_units" not in kinds(_run(loss=loss, sparsity=[0.75] * 24))
     assert kinds(_run(loss=loss, act_sparsity=[0.9] * 24))["dead_units"].data["share"] == pytest.approx(0.9)
+
+
+def test_a_policy_entropy_at_zero_from_the_start_and_one_that_collapses_with_the_return():
+    """RL: a policy's entropy of ~1e-7 from its first update never explores (entropy_zero_from_start: its head's init
+    or huge inputs); an entropy that falls from 0.6 to 0 while the return rose to 40 and fell back to 9 collapsed onto
+    one action (entropy_collapse). A healthy run's entropy that halves while the return climbs is neither."""
+    ret = [10 + 2 * e for e in range(20)]
+    got = kinds(_run(**{"charts/episodic_return": [-0.64] * 20, "losses/entropy": [1e-7] * 20}))
+    assert got["entropy_zero_from_start"].data["metric"] == "losses/entropy"
+    got = kinds(_run(episode_reward_mean=[19.6, 40.6, 12.2] + [9.3] * 12, entropy=[0.6, 0.23, 0.07] + [0.0] * 12))
+    assert "entropy_collapse" in got and "entropy_zero_from_start" not in got
+    got = kinds(_run(episode_reward_mean=ret, entropy=[0.69 - 0.015 * e for e in range(20)]))
+    assert not {"entropy_collapse", "entropy_zero_from_start"} & set(got)
