@@ -1723,3 +1723,10 @@ def test_a_policy_entropy_at_zero_from_the_start_and_one_that_collapses_with_the
     assert "entropy_collapse" in got and "entropy_zero_from_start" not in got
     got = kinds(_run(episode_reward_mean=ret, entropy=[0.69 - 0.015 * e for e in range(20)]))
     assert not {"entropy_collapse", "entropy_zero_from_start"} & set(got)
+
+
+def test_a_tiny_lr_that_is_a_warm_up_never_ending_is_the_schedule_not_a_low_setting():
+    """The logged lr climbs the whole run to 4e-5 (a 20000-step warm-up in a 160-step run): the warm-up never ends
+    (lr_schedule_odd), and its tiny values are no lr_tiny of their own (they read lr_too_low 0.88 with the slow fall)."""
+    got = kinds(_run(loss=[5.0 - 0.001 * e for e in range(160)], lr=[2.5e-7 * (e + 1) for e in range(160)]))
+    assert got["lr_schedule_odd"].data["detail"] == "warm-up spans the run" and "lr_tiny" not in got
