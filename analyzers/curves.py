@@ -3753,7 +3753,7 @@ ENTROPY_COLLAPSED = 0.02
 
 def _return_series(run: Run) -> Series | None:
     """The run's training return (episodic_return, episode_reward_mean, ep_rew_mean, reward), the longest one."""
-    got = [s for s in run.series if re.search(r"(?:episodic_)?return|reward", s.name) and not is_held_out(s.name)
+    got = [s for s in run.series if _REWARD.search(s.name) and not is_held_out(s.name)
            and not re.search(r"std|min|max|coef|best", s.name) and len(s) >= 5]
     return max(got, key=len) if got else None
 
