@@ -1240,7 +1240,8 @@ def config_signals(run: Run) -> list[Signal]:
 
 
 # A metric that is better when lower: a loss, an error rate, a perplexity, a distance
-_LOWER_IS_BETTER = re.compile(r"(?:^|[_/\-])(?:loss|err(?:or)?|wer|cer|perplexity|ppl|mse|mae|rmse|distance|nll)(?:$|[_/\-])",
+# (the long words anywhere, "eval_logloss", "valLoss"; the short ones as whole tokens: "answer" holds no WER, "apple" no ppl)
+_LOWER_IS_BETTER = re.compile(r"loss|perplexity|rmse|mse|mae|nll|distance|(?:^|[_/.\-])(?:err(?:or)?|wer|cer|ppl)(?:$|[_/.\-]|\d)",
                               re.I)
 
 

@@ -3625,8 +3625,9 @@ def _lr_signals(run: Run, lr: Series | None, q: Quoter) -> list[Signal]:
                                   [ev], {"lr": val}))
     # a logged lr that is tiny because its warm-up never ends, or far below the lr configured: the schedule's doing, not
     # a low setting (a 20000-step warm-up in a 160-step run, logged at 4e-5 of a configured 5e-3)
-    return without(out, "lr_tiny", lambda x: x.kind == "lr_schedule_odd" and x.data.get("detail") in (
-        "warm-up spans the run", "never at the configured lr"))
+    return without(out, "lr_tiny", lambda x: x.kind == "lr_schedule_odd" and (
+        x.data.get("detail") == "warm-up spans the run"
+        or x.data.get("detail") == "never at the configured lr" and lowness(float(x.data.get("configured") or 0)) == 0))
 
 
 def _lr_scaled_in_code(run: Run, f) -> bool:
@@ -3744,7 +3745,7 @@ def _embedding_collapse(run: Run, q: Quoter) -> list[Signal]:
 
 # A policy's entropy as RL libraries log it (CleanRL's losses/entropy, RLlib's learner_stats/entropy, policy_entropy);
 # not a coefficient, a cross-entropy or SB3's entropy_loss (its negative)
-_ENTROPY = re.compile(r"(?:^|[/_.])(?:policy_)?entropy$")
+_ENTROPY = re.compile(r"(?:^|/)(?:policy_)?entropy$")
 # ... near 0 from its first points: at most this (nats) for the first three; a policy that starts deterministic
 ENTROPY_ZERO = 1e-3
 # ... or falling to this share of where it started while the return falls to half its best after rising: a collapse
@@ -3766,18 +3767,18 @@ def _policy_entropy(run: Run, q: Quoter) -> list[Signal]:
     ent = next((s for s in run.series if _ENTROPY.search(s.name) and len(s) >= 3), None)
     if ent is None:
         return []
-    v = ordered(ent).values
-    v = v[np.isfinite(v)]
+    fi = np.flatnonzero(np.isfinite(ent.values))      # (ent is in step order: the curves read series ordered)
+    v = ent.values[fi]
     if len(v) < 3:
         return []
-    if float(np.max(np.abs(v[:3]))) <= ENTROPY_ZERO:
+    if float(np.max(np.abs(v[:3]))) <= ENTROPY_ZERO and float(np.median(np.abs(v))) <= ENTROPY_ZERO:
         txt = f"{ent.raw_name} is {_fmt(float(v[0]))} from its first logged points: the policy is deterministic before it learns"
-        return [Signal("entropy_zero_from_start", 0.8, txt, [q.ev(ent, 0, f"{ent.raw_name} at the start")],
+        return [Signal("entropy_zero_from_start", 0.8, txt, [q.ev(ent, int(fi[0]), f"{ent.raw_name} at the start")],
                        {"metric": ent.name, "first": float(v[0])})]
     start, end = float(np.max(v[:max(1, len(v) // 5)])), float(np.median(v[-max(1, len(v) // 5):]))
     ret = _return_series(run)
-    if ret is None or not start > 0 or end > ENTROPY_COLLAPSED * start:
-        return []
+    if ret is None or not start > 0 or not 0 <= end <= ENTROPY_COLLAPSED * start:
+        return []       # (an entropy below 0 is a continuous policy's, SAC's target: no collapse onto one action)
     r = ordered(ret).values
     r = r[np.isfinite(r)]
     if len(r) < 5:
@@ -3788,9 +3789,14 @@ def _policy_entropy(run: Run, q: Quoter) -> list[Signal]:
         return []
     txt = (f"{ent.raw_name} falls from {_fmt(start)} to {_fmt(end)} while {ret.raw_name} rose to {_fmt(best)} and fell "
            f"back to {_fmt(last)}: the policy collapsed onto one action")
-    return [Signal("entropy_collapse", 0.8, txt, [q.ev(ent, len(ent) - 1, f"{ent.raw_name} at the end"),
+    return [Signal("entropy_collapse", 0.8, txt, [q.ev(ent, int(fi[-1]), f"{ent.raw_name} at the end"),
                                                  q.ev(ret, len(ret) - 1, f"{ret.raw_name} at the end")],
                    {"metric": ent.name, "start": start, "end": end})]
+
+
+# a sparsity of activations by its name's tokens (act_sparsity, relu/sparsity, hidden_sparsity), not a pruning run's
+_ACT_SPARSITY = re.compile(r"(?:^|[/_.])(?:acts?|activ\w*|relu\w*|neurons?|units?|hidden|features?)(?:$|[/_.])")
+_WEIGHT_SPARSITY = re.compile(r"weight|prun|target|param")
 
 
 def _dead_units(run: Run, q: Quoter) -> list[Signal]:
@@ -3799,7 +3805,7 @@ def _dead_units(run: Run, q: Quoter) -> list[Signal]:
         n = s.name
         if (any(k in n for k in ("dead", "zero_frac", "frac_zero", "act_zero", "zero_act"))
                 # (a sparsity of activations; a pruning run's "sparsity" is its weights')
-                or "sparsity" in n and any(k in n for k in ("act", "relu", "neuron", "unit", "hidden", "feature"))
+                or "sparsity" in n and _ACT_SPARSITY.search(n) and not _WEIGHT_SPARSITY.search(n)
                 or "inactive" in n and any(k in n for k in ("frac", "share", "ratio", "pct", "percent"))) and len(s):
             v = s.values[np.isfinite(s.values)]
             if not len(v):

@@ -325,9 +325,10 @@ DETECTORS: list[_Det] = [
     # a fill constant, a cast): half precision's range, not the data
     _Det("log:half_overflow", _P(r"value cannot be converted to type (?:at|c10)::Half without overflow"),
          0.9, lambda m: "a value too large for float16 was written into a half-precision tensor"),
-    # a model summary with no trainable parameter (Keras' and torchinfo's "Trainable params: 0"), Keras 3's warning that
-    # the model has no trainable weights: the whole model is frozen, nothing the optimizer steps moves it
-    _Det("log:no_trainable_params", _P(r"Trainable params:\s*0(?![\d.,])|The model does not have any trainable weights"),
+    # Keras 3's warning that the model it trains has no trainable weights: the whole model is frozen, nothing the
+    # optimizer steps moves it (not a summary's "Trainable params: 0": the usual recipe prints the frozen base's summary
+    # before it adds a trainable head)
+    _Det("log:no_trainable_params", _P(r"The model does not have any trainable weights"),
          1.0, lambda m: "the model has no trainable parameter: everything is frozen"),
     # TensorFlow/Keras: variables the loss does not depend on get no gradient (a branch not connected to
     # the output, layers built but unused, a loss computed outside the tape): they never train
@@ -1215,15 +1216,23 @@ _NORMALIZE = re.compile(r"Normalize\(\s*mean\s*=\s*[\[(]?([^\])]*)[\])]?\s*,\s*s
 TRANSFORM_SPAN = 2000      # characters of a printed Compose(...) read after its opening
 
 
-def _compose_body(text: str, at: int) -> str:
-    """The printed Compose( ... ) from `at` (just after its opening parenthesis) to its closing one, bounded."""
+def _compose_body(text: str, at: int) -> str | None:
+    """The printed Compose( ... ) from `at` (just after its opening parenthesis) to its closing one; None where it runs
+    past TRANSFORM_SPAN (a long AutoAugment policy: its Normalize may lie beyond what is read)."""
     depth, i, end = 1, at, min(len(text), at + TRANSFORM_SPAN)
     while i < end and depth:
         ch = text[i]
         depth += ch == "("
         depth -= ch == ")"
         i += 1
-    return text[at:i]
+    return text[at:i] if depth == 0 else None
+
+
+def _floats(s: str) -> tuple[float, ...] | None:
+    try:
+        return tuple(float(x) for x in re.findall(r"[-+]?\d*\.?\d+(?:[eE][-+]?\d+)?", s))
+    except ValueError:
+        return None
 
 
 def transforms_differ(art: TextArtifact) -> Signal | None:
@@ -1233,21 +1242,25 @@ def transforms_differ(art: TextArtifact) -> Signal | None:
     head = art.text[:CHECKPOINT_HEAD]
     if "Compose(" not in head:
         return None
-    seen: dict[str, tuple[tuple[str, str] | None, int]] = {}
+    seen: dict[str, tuple[tuple[float, ...] | None, int]] = {}
     for m in _SPLIT_TRANSFORM.finditer(head):
         body = _compose_body(head, m.end())
+        if body is None or ("Normalize" in body and not _NORMALIZE.search(body)):
+            continue        # (cut off, or a Normalize spelled another way: positional, albumentations': unknown)
         n = _NORMALIZE.search(body)
-        norm = (re.sub(r"\s+", "", n.group(1)), re.sub(r"\s+", "", n.group(2))) if n else None
+        norm = _floats(n.group(1) + " " + n.group(2)) if n else None
         seen.setdefault(m.group("split").lower(), (norm, art.line_of(m.start("split"))))
-    if len(seen) < 2 or len({v[0] for v in seen.values()}) < 2:
-        return None
+
+    def same(a: tuple[float, ...] | None, b: tuple[float, ...] | None) -> bool:
+        return a is None and b is None or a is not None and b is not None and len(a) == len(b) and all(
+            abs(x - y) <= 1e-3 * max(1.0, abs(x)) for x, y in zip(a, b))
     ka, (na, la) = next(((k, v) for k, v in seen.items() if v[0] is not None), ("", (None, 0)))
-    kb, (nb, lb) = next(((k, v) for k, v in seen.items() if v[0] != na), ("", (None, 0)))
+    kb, (nb, lb) = next(((k, v) for k, v in seen.items() if not same(v[0], na)), ("", (None, 0)))
     if na is None or not kb:
         return None
-    what = "no Normalize" if nb is None else f"Normalize(mean={nb[0]}, std={nb[1]})"
-    txt = (f"the {ka} transform normalises with mean={na[0]}, std={na[1]} ({art.path}:{la}) and the {kb} transform has "
-           f"{what} ({art.path}:{lb}): the splits' inputs are on different scales")
+    what = "no Normalize" if nb is None else f"Normalize with {', '.join(f'{x:g}' for x in nb)}"
+    txt = (f"the {ka} transform normalises with {', '.join(f'{x:g}' for x in na)} ({art.path}:{la}) and the {kb} transform "
+           f"has {what} ({art.path}:{lb}): the splits' inputs are on different scales")
     return Signal("log:eval_preprocessing_differs", 0.8, txt,
                   [Evidence(f"{ka} transform", art.path, la, quote=art.line(la)),
                    Evidence(f"{kb} transform", art.path, lb, quote=art.line(lb))], {"splits": [ka, kb]})

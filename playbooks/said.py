@@ -198,7 +198,8 @@ _PATTERNS: dict[str, tuple[str, str]] = {
     # evaluated (preprocessing, eval mode, vocabulary, weights, the metric), not the training's fit
     "said:serving_gap": (
         rf"\b(?:{_OFFLINE})\b{_CLAUSE_GAP}{{0,120}}?\b(?:but|while|however|yet|whereas)\b{_CLAUSE_GAP}{{0,120}}?(?:{_SERVING}"
-        rf"|(?:{_SCRIPT}){_CLAUSE_GAP}{{0,60}}?(?:\d*\.\d+|\d+\s*%)"
+        rf"|(?:{_SCRIPT}){_CLAUSE_GAP}{{0,60}}?\b(?:{_SCORES}|get|gets|got|gives?|gave|scores?|reach\w*)\b"
+        rf"{_CLAUSE_GAP}{{0,20}}?(?:\d*\.\d+|\d+\s*%)"
         r"|\b(?:the|our|my)\s+(?:api|service|server|endpoint)\b|(?:production|monitoring)\s+dashboard)"
         # "accuracy through TorchServe is lower than the validation number": a score compared across the two
         rf"|(?:{_SERVING}){_CLAUSE_GAP}{{0,80}}?\b(?:{_SCORES})\b{_CLAUSE_GAP}{{0,60}}?\b(?:{_VERSUS})\b{_CLAUSE_GAP}{{0,60}}?\b(?:{_OFFLINE})\b"
@@ -340,8 +341,12 @@ def without_worked_around(symptoms: list[str]) -> list[str]:
 
 
 # what every lr tried is said to do: fail alike (said:any_lr_no_help needs one in its sentence)
-_LR_FAILS = re.compile(r"\b(?:nan|diverg\w*|stuck|same|fails?|failed|plateau\w*|no\s+(?:change|difference)|barely|"
+_LR_FAILS = re.compile(r"\b(?:nan|diverg\w*|stuck|same\s+(?:loss|result|nan|value|accuracy|behaviou?r|problem|curve)|fails?|"
+                       r"failed|plateau\w*|no\s+(?:change|difference)|barely|"
                        r"does\s*n[o']t|won'?t|never|explod\w*|stays?|flat|not\s+(?:learn|converg|improv)\w*)\b", re.I)
+
+
+_OWN_ACTION = re.compile(r"\b(?:i|we)\b(?:\s+\w+){0,2}\s*$", re.I)
 
 
 def _sentence_of(text: str, m: re.Match) -> str:
@@ -412,6 +417,8 @@ def ruled_out(symptoms: list[str]) -> dict[str, Signal]:
             continue
         if m and kind in _FACTS and _denied_before(text, m.start()):
             m = None
+        if m and kind == "said:grows_to_nan" and _OWN_ACTION.search(text[max(0, m.start() - 30):m.start()]):
+            m = None        # ("I have increased the lr and then nan appears": the user's change, not a growth)
         if m and kind == "said:any_lr_no_help" and not _LR_FAILS.search(_sentence_of(text, m)):
             m = None        # ("with any learning rate I try, it trains fine": no failure said)
         if m and kind == "said:serving_gap" and _SERVING_DENIED.search(m.group(0)[-SERVING_DENIAL_BACK:]):

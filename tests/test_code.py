@@ -1349,6 +1349,8 @@ def test_layers_frozen_at_their_random_init_are_found(tmp_path):
                   "models.resnet18(True)"):       # torchvision's fine-tuning recipe: weights loaded by the constructor
         p.write_text(_HEAD_ONLY.format(load="").replace("GRUClassifier(5000)", built))
         assert not [x for x in code_signals(run_of(p)) if x.kind == "code:frozen_random_init"], built
+    p.write_text(_HEAD_ONLY.format(load="torch.use_deterministic_algorithms(True)\n"))     # (a True that loads nothing)
+    assert [x for x in code_signals(run_of(p)) if x.kind == "code:frozen_random_init"]
 
 
 _SHARED_EPOCH = """import torch

@@ -722,7 +722,8 @@ def test_a_best_checkpoint_chosen_the_wrong_way_round_is_read(tmp_path):
     p.write_text(code.format(m="loss", g=True))
     sig = {s.kind: s for s in config_signals(run_of(p))}["config:best_model_inverted"]
     assert sig.data == {"metric": "loss", "greater_is_better": True, "load_best": True} and sig.strength == 0.9
-    for m, g in (("loss", False), ("eval_accuracy", True), ("f1", True), ("eval_answer_f1", True), ("eval_power", True)):
+    for m, g in (("loss", False), ("eval_accuracy", True), ("f1", True), ("eval_answer_f1", True), ("eval_power", True),
+                 ("eval_logloss", False), ("valLoss", False), ("eval_wer", False)):
         p.write_text(code.format(m=m, g=g))
         assert "config:best_model_inverted" not in {s.kind for s in config_signals(run_of(p))}, (m, g)
     y = tmp_path / "args.yaml"

@@ -1709,6 +1709,8 @@ def test_a_pruning_runs_sparsity_is_no_share_of_dead_units():
     sparsity (act_sparsity, relu_sparsity) still reads as dead units."""
     loss = [3.25 - 0.001 * e for e in range(24)]
     assert "dead_units" not in kinds(_run(loss=loss, sparsity=[0.75] * 24))
+    for name in ("weight_sparsity_fraction", "actual_sparsity", "target_sparsity_factor"):
+        assert "dead_units" not in kinds(_run(loss=loss, **{name: [0.9] * 24})), name
     assert kinds(_run(loss=loss, act_sparsity=[0.9] * 24))["dead_units"].data["share"] == pytest.approx(0.9)
 
 
@@ -1723,6 +1725,12 @@ def test_a_policy_entropy_at_zero_from_the_start_and_one_that_collapses_with_the
     assert "entropy_collapse" in got and "entropy_zero_from_start" not in got
     got = kinds(_run(episode_reward_mean=ret, entropy=[0.69 - 0.015 * e for e in range(20)]))
     assert not {"entropy_collapse", "entropy_zero_from_start"} & set(got)
+    fall = [19.6, 40.6, 12.2] + [9.3] * 12
+    for name, ent in (("cross_entropy", [2.3 * math.exp(-e) + 0.002 for e in range(15)]),        # a classifier's loss
+                      ("train/entropy", [2.8 - 0.6 * e for e in range(15)]),                       # SAC: below 0 by design
+                      ("losses/entropy", [0.0] * 5 + [1.38] * 10)):                                # logged 0 before learning
+        got = kinds(_run(episode_reward_mean=fall, **{name: ent}))
+        assert not {"entropy_collapse", "entropy_zero_from_start"} & set(got), name
 
 
 def test_a_tiny_lr_that_is_a_warm_up_never_ending_is_the_schedule_not_a_low_setting():

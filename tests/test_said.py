@@ -94,7 +94,9 @@ def test_a_model_the_user_says_scores_well_offline_and_worse_where_served_is_a_s
                  "the val loss looks fine but I have not deployed anything yet",
                  "Training loss decreases, but when I run my inference script it crashes with a shape error.",
                  "Training is fine but predict.py raises FileNotFoundError.",
-                 "validation loss looks fine, but infer.py takes 10 minutes per image."):
+                 "validation loss looks fine, but infer.py takes 10 minutes per image.",
+                 "Validation is fine, but when I run predict.py it takes 3.5 seconds per image.",
+                 "Training is fine, but infer.py only uses 25% of the GPU."):
         assert "said:serving_gap" not in said.ruled_out([text]), text
     assert said.names_failure(["through TorchServe it misclassifies most of the same test images"])
 
@@ -744,5 +746,6 @@ def test_a_smaller_lr_that_trains_and_values_that_grow_into_nan_are_read():
         assert "said:grows_to_nan" in said.ruled_out([text]), text
     for text in ("the loss suddenly becomes nan at step 300", "the loss does not increase before it becomes nan",
                  "the accuracy goes up to 0.9 then nan", "I increased the batch size and then nan appears in the loss.",
-                 "This problem arises randomly and then nan shows up."):
+                 "This problem arises randomly and then nan shows up.",
+                 "I have increased the lr and then nan appears."):
         assert "said:grows_to_nan" not in said.ruled_out([text]), text

@@ -116,9 +116,8 @@ def _frozen_from_scratch(f: PyFile) -> list[Finding]:
     keep their random initialisation, and only the rest (a linear head on random features) trains."""
     if any(last(c) in _LOADS_WEIGHTS for c in f.calls) or any(
             kw.arg in ("pretrained", "weights") and not (isinstance(kw.value, ast.Constant) and kw.value.value in (None, False))
-            for c in f.calls for kw in c.keywords) or any(
-            c.args and isinstance(c.args[0], ast.Constant) and c.args[0].value is True for c in f.calls):
-        return []       # (weights=ResNet18_Weights.DEFAULT, pretrained=args.pretrained, resnet18(True): weights loaded)
+            for c in f.calls for kw in c.keywords):
+        return []       # (weights=ResNet18_Weights.DEFAULT, pretrained=args.pretrained: weights loaded)
     for n in f.of_type(ast.For):
         if not (isinstance(n, ast.For) and isinstance(n.iter, ast.Call)
                 and last(n.iter) in ("parameters", "named_parameters") and dotted(recv(n.iter))):
@@ -129,7 +128,8 @@ def _frozen_from_scratch(f: PyFile) -> list[Finding]:
                 path = dotted(recv(n.iter))
                 built = f.value_of(path, f.scope_of(n), n.lineno)
                 if not (isinstance(built, ast.Call) and is_model_name(path)) \
-                        or any(b.lineno < n.lineno for b in f.backward_calls):
+                        or any(b.lineno < n.lineno for b in f.backward_calls) \
+                        or built.args and isinstance(built.args[0], ast.Constant) and built.args[0].value is True:
                     return []       # (a backward() above the freeze: trained, then frozen, as a distillation's teacher)
                 return [Finding("code:frozen_random_init", MEDIUM, s.lineno,
                                 f"{path} is built in this file and no weights are loaded into it, yet this loop freezes "
