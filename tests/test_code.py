@@ -1397,3 +1397,19 @@ def test_a_model_evaluated_through_a_function_shared_with_training_without_eval_
     p.write_text(_SHARED_EPOCH.replace("{evl}", "") + "\ndef test(model, loader):\n    classifier = model.eval()\n"
                  "    with torch.no_grad():\n        for points, y in loader:\n            pred = classifier(points)\n")
     assert [x.evidence[0].line for x in code_signals(run_of(p)) if x.kind == "code:no_eval_at_inference"] == [27]
+
+
+def test_a_keras_model_called_with_training_true_at_evaluation_is_found(tmp_path):
+    """`def eval_step(x, y): logits = model(x, training=True)`: Keras' dropout and batch norm run as in training at
+    evaluation (the in-loop val accuracy 0.87 beside model.evaluate's 0.96). training=False there, or training=True in
+    train_step, is the usual loop."""
+    code = ("import tensorflow as tf\nmodel = tf.keras.Sequential([tf.keras.layers.Dense(64), tf.keras.layers.Dropout(0.5),\n"
+            "    tf.keras.layers.Dense(10)])\n\n@tf.function\ndef train_step(x, y):\n    with tf.GradientTape() as tape:\n"
+            "        logits = model(x, training=True)\n\n@tf.function\ndef eval_step(x, y):\n"
+            "    logits = model(x, training={flag})\n    return logits\n")
+    p = tmp_path / "train.py"
+    p.write_text(code.format(flag="True"))
+    (s,) = [x for x in code_signals(run_of(p)) if x.kind == "code:no_eval_at_inference"]
+    assert s.evidence[0].line == 12
+    p.write_text(code.format(flag="False"))
+    assert not [x for x in code_signals(run_of(p)) if x.kind == "code:no_eval_at_inference"]

@@ -51,7 +51,7 @@ import ast
 
 from mltdbg.analyzers.code.detached import check_detached
 from mltdbg.analyzers.code.div_std import check_div_std, check_sqrt
-from mltdbg.analyzers.code.eval_mode import check_eval, check_functional_dropout
+from mltdbg.analyzers.code.eval_mode import check_eval, check_functional_dropout, check_training_flag_at_eval
 from mltdbg.analyzers.code.fp16 import check_fp16
 from mltdbg.analyzers.code.frameworks import check_frameworks
 from mltdbg.analyzers.code.grad_clip import check_grad_clip
@@ -92,7 +92,7 @@ _FILE_CHECKS = (check_zero_grad, check_fp16, check_scheduler, check_eval, check_
 _PLAIN_CHECKS = (check_div_std, check_sqrt, check_var, check_resume, check_detached, check_params, check_no_shuffle,
                  check_separate_shuffle, check_registration, check_relu_output,
                  check_strict_load, check_preprocess_pair, check_functional_dropout, check_graph_kept,
-                 check_missing_unhandled)
+                 check_missing_unhandled, check_training_flag_at_eval)
 
 
 def code_signals(run: Run, files: list[PyFile] | None = None) -> list[Signal]:

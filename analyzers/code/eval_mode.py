@@ -249,6 +249,24 @@ def _loop_forward_all_no_grad(f: PyFile, region: ast.AST) -> bool:
 _FUNCTIONAL_DROPOUT = {"dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout"}
 
 
+def check_training_flag_at_eval(f: PyFile) -> list[Finding]:
+    """`code:no_eval_at_inference`, Keras' way: a model called with `training=True` inside a function named for
+    evaluation or prediction (`def eval_step(x, y): logits = model(x, training=True)`): dropout stays on and batch norm
+    normalises with each evaluation batch's own statistics, as a torch model left in train mode does."""
+    for fn in f.funcs:
+        name = getattr(fn, "name", "")
+        if name.startswith("train") or not set(name.lower().split("_")) & _INFER_TOKENS:
+            continue
+        for c in f.within(fn):
+            if isinstance(c, ast.Call) and is_model_name(dotted(c.func)) and any(
+                    k.arg == "training" and isinstance(k.value, ast.Constant) and k.value.value is True for k in c.keywords):
+                m = dotted(c.func)
+                return [Finding("code:no_eval_at_inference", CLEAR, c.lineno,
+                                f"{name}() calls {m}(..., training=True): dropout stays on and batch norm uses each "
+                                "evaluation batch's statistics", [(getattr(fn, "lineno", c.lineno), f"{name}() starts")])]
+    return []
+
+
 def check_functional_dropout(f: PyFile) -> list[Finding]:
     """`code:dropout_always_on`: `F.dropout(x, p)` in a forward without `training=self.training`. The
     functional form defaults to training=True: model.eval() does not reach it, so predictions stay
