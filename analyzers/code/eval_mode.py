@@ -42,6 +42,7 @@ def check_eval(f: PyFile, idx: RunIndex) -> list[Finding]:
     out, seen = [], set()
     evals = [c for c in f.calls_named("eval", "train") if (last(c) == "eval" and not c.args) or
              (last(c) == "train" and const(arg(c, 0, "mode"), True) is False)]
+    made_eval = _made_eval(f)      # (once per file: every candidate call asks)
     for scope, region in _inference_regions(f):
         cls = f.class_of(region)
         if cls is not None and (cls.name in idx.lightning_classes or isinstance(scope, FUNCS) and
@@ -61,7 +62,7 @@ def check_eval(f: PyFile, idx: RunIndex) -> list[Finding]:
             if not is_model_name(m) or (m == dotted(c.func) and not f.is_forward(c)):
                 handed = _handed_to_evaluator(idx, c)
                 if handed is None and region is not scope:
-                    local = handed = _handed_to_local(f, idx, c)     # (inside a no_grad block only)
+                    local = handed = _handed_to_local(idx, c, made_eval)     # (inside a no_grad block only)
                 if handed is None:
                     continue
                 m = handed
@@ -69,7 +70,7 @@ def check_eval(f: PyFile, idx: RunIndex) -> list[Finding]:
                 break
             seen.add((id(scope), m))
             if _eval_before(f, scope, cls, m, c.lineno, evals) or not _may_drop(f, idx, m) \
-                    or _from_pretrained(f, m) or m in _made_eval(f):
+                    or _from_pretrained(f, m) or m in made_eval:
                 break
             # a training forward inside no_grad is detached_graph, reported by check_detached
             if region is not scope and _loop_forward_all_no_grad(f, region):
@@ -102,25 +103,21 @@ def _handed_to_evaluator(idx: RunIndex, c: ast.Call) -> str | None:
     return None
 
 
-def _handed_to_local(f: PyFile, idx: RunIndex, c: ast.Call) -> str | None:
+def _handed_to_local(idx: RunIndex, c: ast.Call, made_eval: set[str]) -> str | None:
     """The model handed, inside a no_grad block, to a function of the run that runs it and never calls .eval() (a
     `run_epoch(model, test_loader)` shared by training and evaluation): that block is an inference region through it.
     Not a model made in eval mode where it is named (`ref_model = copy.deepcopy(model).eval()`)."""
     found = _local_function(idx, last(c) or "")
     if found is None:
         return None
-    g, fn = found
+    _, fn = found
     params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
-    for i, a in enumerate(c.args[:len(params)]):
+    calls = [n for n in ast.walk(fn) if isinstance(n, ast.Call)]
+    run = {n.func.id for n in calls if isinstance(n.func, ast.Name)}                   # parameters called: run
+    switched = {(dotted(recv(n)) or "").split(".")[0] for n in calls if last(n) in ("eval", "train")}
+    for a, p in zip(c.args, params):       # (model.eval(), model.module.eval(): a mode switch of the parameter)
         d = dotted(a)
-        if not (d and is_model_name(d)) or d in _made_eval(f):
-            continue
-        p = params[i]
-        body = list(ast.walk(fn))
-        runs = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == p for n in body)
-        evals = any(isinstance(n, ast.Call) and last(n) in ("eval", "train") and (dotted(recv(n)) or "").split(".")[0] == p
-                    for n in body)      # (model.eval(), model.module.eval())
-        if runs and not evals:
+        if d and is_model_name(d) and d not in made_eval and p in run and p not in switched:
             return d
     return None
 
