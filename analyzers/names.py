@@ -112,7 +112,7 @@ _NOT_METRICS = frozenset({"epoch", "time", "train_loss", "valid_loss", "trn_loss
                           "validation loss"})
 # (a table that also has its own step counter or a column named for the training set, Lightning's metrics.csv with
 # train_acc beside train_loss and valid_loss, is no fastai table: those columns keep their names)
-_STEP_COLUMNS = frozenset({"step", "global_step", "iteration", "iter", "it", "lr", "learning_rate"})
+_OWN_LAYOUT_COLUMNS = frozenset({"step", "global_step", "iteration", "iter", "it", "lr", "learning_rate"})
 _CATBOOST = {"learn": "loss", "test": "val_loss"}
 # - XGBoost names its eval sets in the order given: with `eval_set=[(X_train, y_train), (X_test, y_test)]`, the
 #   usual way to watch both, it prints "[50]\tvalidation_0-logloss:0.31\tvalidation_1-logloss:0.38": the first
@@ -128,7 +128,7 @@ def layout_names(raws: list[str], table: bool = True) -> dict[str, str]:
     if table and any(all(k in low for k in pair) for pair in _FASTAI_LOSSES):
         return {r: as_held_out(normalize(r)) for k, r in low.items()
                 if k not in _NOT_METRICS and not normalize(r).startswith("val_") and not k.startswith(_TRAIN_PREFIXES)
-                and k not in _STEP_COLUMNS}
+                and k not in _OWN_LAYOUT_COLUMNS}
     if all(k in low for k in _CATBOOST):
         return {low[k]: v for k, v in _CATBOOST.items()}
     sets = {(m.group("set"), m.group("m")): r for k, r in low.items() if (m := _SET_METRIC.fullmatch(k))}

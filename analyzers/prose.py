@@ -114,9 +114,14 @@ _DOC_NAME = re.compile(r"(?:^|/)(?:readme|changelog|changes|history|contributing
 _MODEL_CARD = re.compile(r"generated_from_trainer|model card has been generated automatically", re.I)
 
 
+def is_model_card(path: str, text: str) -> bool:
+    """A README the Hugging Face Trainer wrote: named as documentation, its head marks it as generated."""
+    return bool(_DOC_NAME.search(path)) and bool(_MODEL_CARD.search(text[:MODEL_CARD_HEAD]))
+
+
 def is_documentation(path: str, text: str | None = None) -> bool:
     """A project's documentation by its file name; `text`, where given, clears a model card."""
-    return bool(_DOC_NAME.search(path)) and not (text is not None and _MODEL_CARD.search(text[:MODEL_CARD_HEAD]))
+    return bool(_DOC_NAME.search(path)) and not (text is not None and is_model_card(path, text))
 
 
 MODEL_CARD_HEAD = 20_000
@@ -287,7 +292,7 @@ def prose_sentences(texts: Iterable[TextArtifact]) -> list[str]:
 def _prose_of(t: TextArtifact) -> str:
     """`t`'s sentence lines joined, or its short note; "" when it is no prose."""
     head = t.text[:SCAN_CHARS]
-    if is_data_sample(t.path, head) or _DOC_NAME.search(t.path) and _MODEL_CARD.search(head[:MODEL_CARD_HEAD]):
+    if is_data_sample(t.path, head) or is_model_card(t.path, head):
         return ""     # a data file's text column (a sample of the training set) or a model card's generated sentences
         #               (its README.md; a post that pastes a card keeps its own sentences)
     if head.isascii() and _FUNCTION_TOKENS.isdisjoint(head.lower().translate(_LETTERS_ONLY).split()):
