@@ -3602,6 +3602,19 @@ def _lr_signals(run: Run, lr: Series | None, q: Quoter) -> list[Signal]:
                        f"the warm-up never ends")
                 out.append(Signal("lr_schedule_odd", 0.8, txt, [q.ev(lr, int(fi[0]), "lr at the start"), q.ev(lr, k, txt)],
                                   {"detail": "warm-up spans the run"}))
+                # ... and the config names that warm-up while its lr is far above the last (highest) logged one: the
+                # configured warm-up is longer than the run (a LAION recipe's 20000 steps in a 160-step run), as
+                # config:warmup_exceeds_run says where the config also names the run's total steps
+                wf = run.fact("warmup_steps")
+                if wf is not None and isinstance(wf.value, (int, float)) and wf.value > 0 and cf is not None and conf \
+                        and 0 < peak <= conf / LR_NEVER_CONFIGURED and not _lr_scaled_in_code(run, cf):
+                    wtxt = (f"the configured warm-up of {wf.value} steps never ends: the logged lr climbs to "
+                            f"{_fmt(peak)}, {conf / peak:.0f}x below the configured lr {cf.value}")
+                    out.append(Signal("config:warmup_exceeds_run", 0.8, wtxt, [
+                        Evidence(text=f"warm-up {wf.value} steps", source=wf.source, line=wf.line, quote=wf.quote),
+                        q.ev(lr, k, wtxt),
+                        Evidence(text=f"configured lr = {cf.value}", source=cf.source, line=cf.line, quote=cf.quote)],
+                        {"warmup": wf.value, "peak": peak}))
             # No warm-up: a transformer-ish run (config.is_transformerish: its tokenizer, checkpoint or
             # scheduler names one) whose lr starts at its peak (only a hint; a small net needs no warm-up).
             if len(fv) >= 20 and fv[0] >= 0.99 * peak and peak > high / 10 and not sgd and is_transformerish(run.facts):

@@ -1738,3 +1738,22 @@ def test_a_tiny_lr_that_is_a_warm_up_never_ending_is_the_schedule_not_a_low_sett
     (lr_schedule_odd), and its tiny values are no lr_tiny of their own (they read lr_too_low 0.88 with the slow fall)."""
     got = kinds(_run(loss=[5.0 - 0.001 * e for e in range(160)], lr=[2.5e-7 * (e + 1) for e in range(160)]))
     assert got["lr_schedule_odd"].data["detail"] == "warm-up spans the run" and "lr_tiny" not in got
+
+
+def test_a_configured_warm_up_whose_ramp_spans_the_run_far_below_the_configured_lr_is_longer_than_the_run():
+    """A LAION recipe's `warmup: 20000` with `lr: 0.005` in a 160-step run: the logged lr climbs the whole run to
+    4e-5 (125x below the configured lr), so the configured warm-up is longer than the run (config:warmup_exceeds_run,
+    citing the warm-up, the last logged lr and the configured lr). No such reading from the ramp alone, from a ramp
+    that reaches the configured lr, or where the config names no warm-up."""
+    def run(lr_end, warmup=True):
+        r = _run(loss=[5.0 - 0.001 * e for e in range(160)], lr=[lr_end / 160 * (e + 1) for e in range(160)])
+        r.facts.append(Fact("lr", 0.005, "config.yaml", 6, "lr: 0.005"))
+        if warmup:
+            r.facts.append(Fact("warmup_steps", 20000, "config.yaml", 8, "warmup: 20000"))
+        return r
+    got = kinds(run(4e-5))
+    sig = got["config:warmup_exceeds_run"]
+    assert "20000" in sig.summary and "125x" in sig.summary
+    assert [e.source for e in sig.evidence] == ["config.yaml", "m.csv", "config.yaml"]
+    assert "config:warmup_exceeds_run" not in kinds(run(4e-5, warmup=False))
+    assert "config:warmup_exceeds_run" not in kinds(run(0.005))
