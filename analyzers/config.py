@@ -94,7 +94,9 @@ for _fact, _names in {
     "normalize": "normalize normalise normalize_inputs normalize_input normalise_inputs standardize standardise "
                  "standardize_inputs input_normalization normalize_data normalization feature_scaling scale_inputs",
     "freeze": "freeze freeze_backbone freeze_encoder freeze_base freeze_base_model freeze_body freeze_bert "
-              "freeze_feature_extractor freeze_pretrained freeze_layers freeze_weights frozen",
+              "freeze_feature_extractor freeze_pretrained freeze_layers freeze_weights frozen "
+              # open_clip's --lock-image / --lock-text: a tower held fixed
+              "lock_image lock_text lock_image_tower lock_text_tower",
     "init_std": "init_std weight_init_std weight_std initializer_range init_range weight_init_scale "
                 # (a nested init section: init: {type: normal, std: 1.0})
                 "init.std weight_init.std initializer.std initialization.std",

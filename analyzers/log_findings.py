@@ -68,6 +68,42 @@ _VOCAB_SIZE = _P(r"size mismatch for [\w.]*(?:embed_tokens|word_embeddings|wte|e
 _INPUT_WEIGHT = re.compile(r"Input type \(([\w.:]+)\) and (?:weight|bias) type \(([\w.:]+)\)")
 
 
+# A parameter count with both the total and the trainable number on one line, in either order and the usual wordings
+_PARAMS = r"(?:\s+param(?:eter)?s)?"
+_TRAINABLE_COUNT = _P(
+    r"(?i)(?P<a>\d[\d,]*)\s+total" + _PARAMS + r"\s*[,;|/]+\s*(?P<b>\d[\d,]*)\s+trainable\b"
+    r"|(?<![-\w])trainable" + _PARAMS + r"\s*[:=]\s*(?P<c>\d[\d,]*)\s*[,;|/]+\s*(?:all|total)" + _PARAMS
+    + r"\s*[:=]\s*(?P<d>\d[\d,]*)"
+    r"|\b(?:all|total)" + _PARAMS + r"\s*[:=]\s*(?P<e>\d[\d,]*)\s*[,;|/]+\s*trainable" + _PARAMS
+    + r"\s*[:=]\s*(?P<f>\d[\d,]*)"
+    r"|(?P<g>\d[\d,]*)\s+trainable" + _PARAMS + r"\s*(?:[,;|/]+|\bof\b|\bout of\b)\s*(?P<h>\d[\d,]*)")
+# At most this many trainable parameters in a model of at least TRAINABLE_MODEL_MIN: a scalar or two (a logit scale),
+# not an adapter
+TRAINABLE_FEW = 100
+TRAINABLE_MODEL_MIN = 1000
+
+
+def _trainable_counts(m: re.Match) -> tuple[int, int]:
+    """(trainable, total) of a _TRAINABLE_COUNT match."""
+    def num(*names: str) -> int:
+        return int(next(m.group(n) for n in names if m.group(n)).replace(",", ""))
+    return num("b", "c", "f", "g"), num("a", "d", "e", "h")
+
+
+def _trainable_data(counts: tuple[int, int]) -> dict | None:
+    trainable, total = counts
+    if total < TRAINABLE_MODEL_MIN or trainable > TRAINABLE_FEW or trainable > total:
+        return None
+    return {"trainable": trainable, "total": total}
+
+
+def _trainable_words(counts: tuple[int, int]) -> str:
+    trainable, total = counts
+    if trainable == 0:
+        return f"none of the model's {total:,} parameters is trainable: everything is frozen"
+    return f"only {trainable:,} of the model's {total:,} parameters are trainable: nearly everything is frozen"
+
+
 def _tensor_type(name: str) -> tuple[str, str]:
     """(device, scalar type) of a legacy tensor type name: torch.cuda.HalfTensor -> (cuda, Half),
     torch.FloatTensor -> (cpu, Float), MPSFloatType -> (mps, Float), torch.xpu.FloatTensor -> (xpu, Float); a
@@ -330,6 +366,12 @@ DETECTORS: list[_Det] = [
     # before it adds a trainable head)
     _Det("log:no_trainable_params", _P(r"The model does not have any trainable weights"),
          1.0, lambda m: "the model has no trainable parameter: everything is frozen"),
+    # ... or a count of the model's parameters that names both its total and its trainable ones on one line (peft's
+    # "trainable params: 0 || all params: ...", "Params: 59,969 total, 1 trainable") with at most a handful trainable:
+    # a temperature or a bias is all the optimizer moves (a LoRA adapter is thousands; a summary table's separate
+    # "Trainable params: 0" row is the frozen base's, printed before its head is added, and not read)
+    _Det("log:no_trainable_params", _TRAINABLE_COUNT, 0.8, lambda m: _trainable_words(_trainable_counts(m)),
+         data=lambda m: _trainable_data(_trainable_counts(m))),
     # TensorFlow/Keras: variables the loss does not depend on get no gradient (a branch not connected to
     # the output, layers built but unused, a loss computed outside the tape): they never train
     _Det("log:vars_without_grad", _P(r"Gradients do not exist for variables \[?([^\]\n]{0,200})"),
@@ -532,6 +574,7 @@ GATES = (
     "driver version", "kernel image",
     "std", "255",     # input statistics (log:inputs_unscaled): a std beside the mean, or a raw 8-bit max
     "dead", "units", "neurons", "_zero", "never_active",    # a printout of dead units (dead_units)
+    "rainable",        # a parameter count naming the trainable ones (log:no_trainable_params)
     "modes", "cover",   # a generative model's printed coverage of the data's modes (log:collapse_output)
     "encountered in",  # numpy's RuntimeWarnings (log:numpy_divide_invalid, log:numpy_log_invalid)
     "unning_var", "oving_var", "unning var", "oving var", "unning Var", "oving Var", "UNNING_VAR", "OVING_VAR",
@@ -973,6 +1016,8 @@ def _line_hits(s: str) -> list[tuple[_Det, re.Match, float, dict]]:
             keys = data["newly_initialized_keys"]
             if keys and all(_HEAD.search(k) for k in keys):
                 strength = EXPECTED_KEYS   # a fresh task head is expected when fine-tuning
+        if d.kind == "log:no_trainable_params" and data.get("trainable") == 0:
+            strength = 1.0       # a count of nothing trainable is as sure as Keras's warning
         if d.kind == "log:tests_skipped" and data.get("gpu_related"):
             strength = 0.8
         if d.kind == "log:host_oom" and re.fullmatch(r"\s*Killed\s*", s):

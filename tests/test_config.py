@@ -286,6 +286,11 @@ def test_the_setup_a_config_states_is_read_and_cited(tmp_path):
     assert kinds["config:label_noise"].data["rate"] == 0.4 and kinds["config:label_noise"].evidence[0].line == 2
     assert {"config:shuffle_off", "config:normalize_off", "config:freeze", "config:init_std_large",
             "config:bias_init_negative"} <= set(kinds)
+    # open_clip's lock flags hold a tower fixed
+    lock = tmp_path / "clip.yaml"
+    lock.write_text("lr: 0.001\nlock_image: true\nlock_text: true\n")
+    assert facts(run_of(lock))["freeze"] == [True, True]
+    assert "config:freeze" in {s.kind for s in config_signals(run_of(lock))}
 
 
 def test_usual_setup_values_are_no_signal(tmp_path):

@@ -837,3 +837,21 @@ def test_a_summary_with_no_trainable_parameter_is_read():
     assert [e.line for e in sig.evidence] == [4]
     base = " Total params: 2,257,984\n Trainable params: 0 (0.00 B)\n Non-trainable params: 2,257,984\n"
     assert "log:no_trainable_params" not in signals(run_of(("out.txt", base)))
+
+
+def test_a_parameter_count_with_a_handful_trainable_on_one_line_is_read():
+    """A count naming the total and the trainable parameters on one line, in the wordings people's scripts and peft
+    print: a model of 59,969 with 1 trainable (both towers of a dual encoder locked, only its logit scale left) is
+    nearly all frozen (log:no_trainable_params, 0.8; 1.0 at none). A LoRA adapter's thousands, a tiny model, and a
+    summary's separate rows are no finding."""
+    for line, trainable, total, strength in (
+            ("2026-12-07 | INFO | Params: 59,969 total, 1 trainable", 1, 59969, 0.8),
+            ("trainable params: 0 || all params: 124,439,808 || trainable%: 0.0", 0, 124439808, 1.0),
+            ("Total params: 60000, trainable params: 2", 2, 60000, 0.8),
+            ("3 trainable of 5000 parameters", 3, 5000, 0.8)):
+        sig = signals(run_of(("train.log", f"start\n{line}\nepoch 1 loss 5.0\n")))["log:no_trainable_params"]
+        assert sig.data["trainable"] == trainable and sig.data["total"] == total, line
+        assert sig.strength == strength and sig.evidence[0].line == 2, line
+    for line in ("trainable params: 294,912 || all params: 124,734,720 || trainable%: 0.2364",
+                 "Params: 120 total, 1 trainable", " Non-trainable params: 0\n Total params: 5000"):
+        assert "log:no_trainable_params" not in signals(run_of(("train.log", f"{line}\nepoch 1 loss 5.0\n"))), line
