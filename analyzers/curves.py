@@ -241,7 +241,7 @@ def _curve_signals(run: Run) -> list[Signal]:
     val = run.metric("val_loss")
     if loss is not None and val is not None and val is not loss and len(val) >= 3:
         out += _train_val(run, *_on_train_axis(ordered(loss), ordered(val)), quote)
-    elif val is None and (loss is None or _SUMMED in loss.raw_name):
+    elif val is None:
         out += _term_train_val(run, quote)
     if loss is not None and val is not None and val is not loss:
         out += _val_nonfinite_only(ordered(loss), ordered(val), quote)
@@ -1780,9 +1780,18 @@ def _vocab_size(run: Run) -> int | None:
     return _count_fact(run, "vocab_size")
 
 
-def _chance_level(run: Run) -> float | None:
+def _chance_level(run: Run, name: str = "") -> float | None:
+    """ln K of the run's K classes; for a contrastive loss (`name` an InfoNCE's: CLIP's, BLIP's ITA) where no class
+    count is known, ln B of its batch of B pairs: each sample's match among B in-batch candidates, guessed."""
     k = _num_classes(run)
+    if not k and name and _CONTRASTIVE.search(name):
+        k = min((f.value for f in train_batch_sizes(run.facts)), default=None)
+        k = k if k and k > 1 else None
     return math.log(k) if k else None
+
+
+# A contrastive (InfoNCE) loss's name: its chance level is ln of the batch, not of a class count
+_CONTRASTIVE = re.compile(r"contrastive|infonce|info_nce|nt_?xent|(?:^|[_/])(?:ita|itc|clip)(?:$|[_/])", re.I)
 
 
 # Class counts whose chance cross-entropy ln K a flat loss names by itself: 0.6931 is a binary
@@ -1998,14 +2007,15 @@ def _term_train_val(run: Run, q: Quoter) -> list[Signal]:
     kept (overfitting shows in every term; one is enough to cite)."""
     names = {s.name for s in run.series}
     best: list[Signal] = []
-    for s in run.series:
-        if not s.name.endswith("loss") or s.name.startswith("val_") or f"val_{s.name}" not in names or len(s) < 3:
+    for name in dict.fromkeys(x.name for x in loss_terms(run)):
+        s = run.metric(name)
+        if f"val_{name}" not in names or s is None or len(s) < 3:
             continue
-        va = run.metric(f"val_{s.name}")
+        va = run.metric(f"val_{name}")
         if va is None or va is s or len(va) < 3:
             continue
         got = [x for x in _train_val(run, *_on_train_axis(ordered(s), ordered(va)), q, (s.raw_name, va.raw_name))
-               if x.kind == "train_val_divergence"]
+               if x.kind in ("train_val_divergence", "val_gap_from_start", "memorizing_from_start")]
         for x in got:
             x.data["term"] = s.name
         if got and (not best or got[0].strength > best[0].strength):
@@ -2183,7 +2193,7 @@ def _val_gap(run: Run, ts: np.ndarray, tv: np.ndarray, va: Series, vi: np.ndarra
     t_first = _train_before(ts, tv, va.steps[vi[0]])
     t_end = float(np.median(tv[-max(1, len(tv) // 10):]))
     t_start = float(np.median(tv[: max(1, len(tv) // 20)]))
-    chance = _chance_level(run)
+    chance = _chance_level(run, va.raw_name or va.name)
     mem = _memorizing_from_start(tv, va, vi, vv, chance, q)
     if mem or (t_start - t_end) / (abs(t_start) + 1e-8) < 0.2:
         return mem                       # else: training did not learn either, not a train/val gap

@@ -1413,3 +1413,18 @@ def test_a_keras_model_called_with_training_true_at_evaluation_is_found(tmp_path
     assert s.evidence[0].line == 12
     p.write_text(code.format(flag="False"))
     assert not [x for x in code_signals(run_of(p)) if x.kind == "code:no_eval_at_inference"]
+
+
+def test_images_and_captions_reordered_by_two_permutations_are_unpaired():
+    """A dual encoder's training pairs: the images (train_imgs) reordered by one Generator permutation and the captions
+    (train_caps) by a second one drawn in a comprehension, so each image keeps another's caption (code:separate_shuffle).
+    One permutation for both, or the captions drawn through the same `order`, keeps every pair."""
+    bad = ("import numpy as np\nrng = np.random.default_rng(0)\norder = rng.permutation(len(train_imgs))\n"
+           "train_imgs, train_cls = train_imgs[order], train_cls[order]\n"
+           "train_caps = [train_caps[i] for i in rng.permutation(len(train_caps))]\n")
+    s = next(s for s in signals_of(bad) if s.kind == "code:separate_shuffle")
+    assert s.evidence[0].line == 5 and "train_imgs" in s.evidence[0].text and "train_caps" in s.evidence[0].text
+    same = bad.replace("rng.permutation(len(train_caps))", "order")
+    assert "code:separate_shuffle" not in kinds_of(same)
+    assert "code:separate_shuffle" not in kinds_of(bad.replace("train_caps[i] for i in rng.permutation(len(train_caps))",
+                                                               "train_caps[i] for i in order"))

@@ -1757,3 +1757,27 @@ def test_a_configured_warm_up_whose_ramp_spans_the_run_far_below_the_configured_
     assert [e.source for e in sig.evidence] == ["config.yaml", "m.csv", "config.yaml"]
     assert "config:warmup_exceeds_run" not in kinds(run(4e-5, warmup=False))
     assert "config:warmup_exceeds_run" not in kinds(run(0.005))
+
+
+def test_a_contrastive_term_whose_validation_twin_sits_at_ln_batch_is_a_gap_from_the_start(tmp_path):
+    """BLIP's log: an image-text contrastive term (loss_ita) beside a captioning one (loss_lm), summed for the run's
+    loss, and only the contrastive term evaluated (val_loss_ita). With batch 128 its chance level is ln 128 = 4.852:
+    a validation twin that starts there and never improves while training creeps down is validation the model cannot
+    use (val_gap_from_start, or memorizing_from_start where training creeps from that chance level as here, as with
+    unpaired images and captions), not overfitting; before, no term named `loss_*`
+    was compared with its twin and the run read healthy. The same twin that learns and then climbs is the divergence."""
+    from mltdbg.analyzers.analyze import analyze
+    from mltdbg.analyzers.ingest import ingest
+
+    def write(val):
+        (tmp_path / "config.yaml").write_text("batch_size: 128\nlr: 0.003\n")
+        (tmp_path / "log.txt").write_text("".join(
+            f'{{"epoch": {e}, "train_loss_ita": "{4.93 - 0.19 * e:.4f}", "train_loss_lm": "{3.75 / (1 + e):.4f}", '
+            f'"val_loss_ita": {v:.4f}}}\n' for e, v in enumerate(val)))
+        return {s.kind: s for s in analyze(ingest([str(tmp_path)]))}
+    got = write([4.864, 4.854, 4.90, 4.99, 5.30, 5.70, 6.10, 6.53, 7.05, 7.17])
+    gap = [got[k] for k in ("val_gap_from_start", "memorizing_from_start") if k in got]
+    assert gap and gap[0].data["chance"] == pytest.approx(math.log(128)) and gap[0].data["term"] == "loss_ita"
+    assert "healthy" not in got and "train_val_divergence" not in got
+    got = write([4.50, 3.90, 3.50, 3.30, 3.35, 3.50, 3.70, 3.90, 4.10, 4.30])
+    assert "train_val_divergence" in got and "val_gap_from_start" not in got

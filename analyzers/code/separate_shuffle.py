@@ -14,13 +14,18 @@ from mltdbg.analyzers.code.index import LOOPS, STRONG, Finding, PyFile, core, do
 
 
 _INPUT_RE = re.compile(r"^(x|xs|x_\w+|inputs?|images?|imgs|texts?|sentences|features|feats|samples|examples|data_x|train_x|xtrain)$", re.I)
-_LABEL_RE = re.compile(r"^(y|ys|y_\w+|labels?|targets?|classes|data_y|train_y|ytrain|\w+_labels?|\w+_targets?)$", re.I)
+_LABEL_RE = re.compile(r"^(y|ys|y_\w+|labels?|targets?|classes|data_y|train_y|ytrain|\w+_labels?|\w+_targets?"
+                       r"|captions?|caps)$", re.I)   # (an image's caption is its pair's other half)
+# a split's or a batch's prefix on a name (train_imgs, val_caps): the name after it says which side it is
+_SPLIT_PREFIX = re.compile(r"^(?:train|val|valid|test|tr|te|all|batch|shuffled)_(?=\w)", re.I)
 
 
 def _category(name: str | None) -> str | None:
     if not name:
         return None
     leaf = name.rsplit(".", 1)[-1]
+    if not (_LABEL_RE.match(leaf) or _INPUT_RE.match(leaf)):
+        leaf = _SPLIT_PREFIX.sub("", leaf)
     if _LABEL_RE.match(leaf):
         return "y"
     if _INPUT_RE.match(leaf):
@@ -140,7 +145,8 @@ def check_separate_shuffle(f: PyFile) -> list[Finding]:
                     shuffles.append((n.lineno, dotted(n.args[0]), n))
                 elif leaf in ("seed", "manual_seed", "set_state"):
                     seeds.append(n.lineno)
-                elif leaf in ("randperm", "permutation", "shuffle") and "rand" in fn.lower() or leaf == "randperm":
+                elif leaf == "shuffle" and "rand" in fn.lower() or leaf in ("randperm", "permutation"):
+                    # (a `permutation` is numpy's, a Generator's or a RandomState's: random whatever the object's name)
                     p = f.parent.get(n)
                     if isinstance(p, ast.Assign):
                         for t in p.targets:
@@ -153,6 +159,16 @@ def check_separate_shuffle(f: PyFile) -> list[Finding]:
                     key = f"call@{s.lineno}:{s.col_offset}"
                 elif dotted(s) in perms:
                     key = dotted(s)
+                elif isinstance(s, ast.Name):
+                    # an element of a comprehension over a permutation: [caps[i] for i in rng.permutation(n)]
+                    comp = f.parent.get(n)
+                    for g in comp.generators if isinstance(comp, (ast.ListComp, ast.GeneratorExp)) and comp.elt is n \
+                            else []:
+                        if isinstance(g.target, ast.Name) and g.target.id == s.id:
+                            if isinstance(g.iter, ast.Call) and last(g.iter) in ("randperm", "permutation"):
+                                key = f"call@{g.iter.lineno}:{g.iter.col_offset}"
+                            elif dotted(g.iter) in perms:
+                                key = dotted(g.iter)
                 if key:
                     indexed.append((n.lineno, dotted(n.value), key))
         # two arrays shuffled in place one after the other
