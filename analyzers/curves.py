@@ -2190,6 +2190,8 @@ def _val_gap(run: Run, ts: np.ndarray, tv: np.ndarray, va: Series, vi: np.ndarra
     improved = (first - float(np.min(vv))) / (abs(first) + 1e-8)
     if improved >= VAL_IMPROVED or (va.step_is_index and not same_lines):
         return []
+    if _CONTRASTIVE.search(va.raw_name or va.name) and _val_score_learned(run, va.source):
+        return []     # (a contrastive loss climbs with its learned temperature while retrieval improves)
     t_first = _train_before(ts, tv, va.steps[vi[0]])
     t_end = float(np.median(tv[-max(1, len(tv) // 10):]))
     t_start = float(np.median(tv[: max(1, len(tv) // 20)]))
@@ -2212,6 +2214,35 @@ def _val_gap(run: Run, ts: np.ndarray, tv: np.ndarray, va: Series, vi: np.ndarra
     return [Signal("val_gap_from_start", 0.8 if near_chance else 0.6, txt,
                    [q.ev(va, int(vi[0]), "val_loss at the first evaluation"), q.ev(va, int(vi[-1]), "val_loss at the end")],
                    {"first_val": first, "train_end": t_end, "chance": chance})]
+
+
+# A held-out score (higher is better) that learned: its high values (90th percentile, as a fraction) this much above its
+# first and at least VAL_SCORE_LEARNED_X times it
+VAL_SCORE_LEARNED = 0.15
+VAL_SCORE_LEARNED_X = 1.5
+_HIGHER_BETTER = re.compile(r"(?:^|_)(?:acc\w*|top\d\w*|r\d+|r_?at_?\d+|recall\w*|r_mean|f1\w*|auc\w*|map\w*|dice\w*|iou\w*|"
+                            r"bleu\w*|rouge\w*|psnr|ssim)$")
+
+
+def _val_score_learned(run: Run, source: str) -> bool:
+    """Whether a validation score the file `source` logs rose well above its first evaluation (zero-shot accuracy
+    0.09 -> 0.34, recall 1 % -> 14 %): validation the model reads, however its contrastive loss goes (one that climbs
+    from the first epochs beside it is a temperature grown overconfident, not data the model cannot use). Asked for
+    contrastive losses only: a classifier's accuracy rising from below 1/K up to it learned nothing. Another file's
+    scores are another job's."""
+    scores = [s for s in run.series if s.name.startswith("val_") and len(s) >= 3 and _HIGHER_BETTER.search(s.name)
+              and s.source == source]
+    # (a file that prints any score above 1 prints percentages: its recall of 0.39 is 0.39 %, not 39 %)
+    percent = {s.source for s in scores if np.nanmax(np.abs(s.values), initial=0.0) > 1.0}
+    for s in scores:
+        v = s.values[np.isfinite(s.values)]
+        if len(v) < 3:
+            continue
+        scale = 100.0 if s.source in percent else 1.0
+        first, high = float(v[0]) / scale, float(np.percentile(v, 90)) / scale
+        if 0 <= first and high - first >= VAL_SCORE_LEARNED and high >= VAL_SCORE_LEARNED_X * first:
+            return True
+    return False
 
 
 # A first validation loss at most this many times the training loss of the same moment started level

@@ -1781,3 +1781,23 @@ def test_a_contrastive_term_whose_validation_twin_sits_at_ln_batch_is_a_gap_from
     assert "healthy" not in got and "train_val_divergence" not in got
     got = write([4.50, 3.90, 3.50, 3.30, 3.35, 3.50, 3.70, 3.90, 4.10, 4.30])
     assert "train_val_divergence" in got and "val_gap_from_start" not in got
+
+
+def test_a_contrastive_val_loss_climbing_while_retrieval_improves_is_overfitting_not_a_gap(tmp_path):
+    """128 image-caption pairs trained for 30 epochs: val loss_ita dips 1.6 % and then climbs to 9 while zero-shot
+    accuracy rises 9 % -> 34 % in the same file: validation the model reads, its contrastive loss grown overconfident
+    (train_val_divergence), not data it cannot use (it read val_gap_from_start at ln 64). The same loss beside a score
+    that stays at its first value is the gap."""
+    from mltdbg.analyzers.analyze import analyze
+    from mltdbg.analyzers.ingest import ingest
+
+    def write(zs):
+        (tmp_path / "config.yaml").write_text("batch_size: 64\nlr: 0.005\n")
+        val = [4.924, 4.863, 4.847] + [4.9 + 0.14 * e for e in range(27)]
+        (tmp_path / "log.txt").write_text("".join(
+            f'{{"epoch": {e}, "train_loss_ita": "{4.26 * 0.8 ** e:.4f}", "train_loss_lm": "0.0000", '
+            f'"val_zs_acc": {zs(e):.4f}, "val_loss_ita": {v:.4f}}}\n' for e, v in enumerate(val)))
+        return {s.kind for s in analyze(ingest([str(tmp_path)]))}
+    got = write(lambda e: min(33.6, 9.2 + 2.0 * e))
+    assert "train_val_divergence" in got and "val_gap_from_start" not in got
+    assert "val_gap_from_start" in write(lambda e: 9.2 + 0.3 * (e % 3))
