@@ -1428,3 +1428,20 @@ def test_images_and_captions_reordered_by_two_permutations_are_unpaired():
     assert "code:separate_shuffle" not in kinds_of(same)
     assert "code:separate_shuffle" not in kinds_of(bad.replace("train_caps[i] for i in rng.permutation(len(train_caps))",
                                                                "train_caps[i] for i in order"))
+
+
+def test_a_step_function_a_framework_runs_every_iteration_without_zero_grad_accumulates():
+    """PyTorch-Ignite's custom update function, handed to Engine(train_step): backward() and step() with no zero_grad
+    anywhere in the file run every iteration (the framework's loop calls it), so the gradients accumulate
+    (code:missing_zero_grad, named for the function). With zero_grad() in the function, or a function nothing runs,
+    no finding."""
+    src = ("import torch\nfrom ignite.engine import Engine\nmodel = torch.nn.Linear(4, 2)\n"
+           "optimizer = torch.optim.SGD(model.parameters(), lr=0.001, momentum=0.9)\n"
+           "def train_step(engine, batch):\n    model.train()\n    x, y = batch\n"
+           "    loss = torch.nn.functional.cross_entropy(model(x), y)\n    loss.backward()\n    optimizer.step()\n"
+           "    return loss.item()\n\ntrainer = Engine(train_step)\ntrainer.run(loader, max_epochs=8)\n")
+    s = next(s for s in signals_of(src) if s.kind == "code:missing_zero_grad")
+    assert s.evidence[0].line == 9 and "train_step()" in s.evidence[0].text
+    zeroed = src.replace("    model.train()\n", "    model.train()\n    optimizer.zero_grad()\n")
+    assert "code:missing_zero_grad" not in kinds_of(zeroed)
+    assert "code:missing_zero_grad" not in kinds_of(src.replace("trainer = Engine(train_step)\n", ""))

@@ -1329,6 +1329,15 @@ def test_a_line_that_names_a_held_out_set_holds_that_sets_metrics(tmp_path):
                           f"eval epoch: {e}, loss: {1.2 / e:.4f}, accuracy: {89 + e / 10:.2f}\n" for e in range(1, 6)))
     assert sorted((x.name, len(x)) for x in read(fx).series if not x.name.endswith("epoch")) == [
         ("accuracy", 5), ("loss", 5), ("val_accuracy", 5), ("val_loss", 5)]
+    # PyTorch-Ignite's examples: "Training Results - Epoch: N  Avg accuracy: ..." and "Validation Results - Epoch: N ..."
+    ig = tmp_path / "ignite.log"
+    ig.write_text("".join(f"Epoch[{e}] Iteration[25/125] Loss: {1 / e:.4f}\n"
+                          f"Training Results - Epoch: {e}  Avg accuracy: {0.5 + e / 20:.4f} Avg loss: {1 / e:.4f}\n"
+                          f"Validation Results - Epoch: {e}  Avg accuracy: {0.45 + e / 20:.4f} Avg loss: {1.2 / e:.4f}\n"
+                          for e in range(1, 6)))
+    got = {(x.name, x.raw_name): len(x) for x in read(ig).series}
+    assert got[("val_accuracy", "test/Avg accuracy")] == 5 and got[("val_loss", "test/Avg loss")] == 5
+    assert got[("accuracy", "Avg accuracy")] == 5
     # a set's tag in brackets at the start of the line ("[val] epoch 3 loss=..."), not a timestamp's or a rank's
     br = tmp_path / "bracket.log"
     br.write_text("".join(f"[train] epoch {e} loss={1 / e:.4f} acc={0.5 + e / 20:.2f}\n"

@@ -95,8 +95,9 @@ def check_zero_grad(f: PyFile, idx: RunIndex) -> list[Finding]:
         if outside:
             more.append((outside[0].lineno, "zero_grad() only here, outside the loop"))
         strength = STRONG if loop is not None else MEDIUM
+        where = "inside the loop" if loop is not None else f"in {getattr(scope, 'name', 'the step function')}()"
         out.append(Finding("code:missing_zero_grad", strength, b.lineno,
-                           "backward() and step() run every iteration but gradients are never zeroed inside the loop:"
+                           f"backward() and step() run every iteration but gradients are never zeroed {where}:"
                            " they accumulate across steps", more))
     return out
 
@@ -174,12 +175,16 @@ def _snippet_strength(f: PyFile, scope: ast.AST) -> float:
 
 
 def _called_in_loop(idx: RunIndex, fn: ast.AST) -> bool:
-    """Is this function called from inside a loop anywhere in the run?"""
+    """Is this function called from inside a loop anywhere in the run, or handed by name to another call that runs it
+    for us (Ignite's `Engine(train_step)`, `Engine(process_function=update)`: a framework's loop calls it every
+    iteration)?"""
     name = getattr(fn, "name", None)
     if not name:
         return False
     if idx.loop_called is None:
-        idx.loop_called = {last(c) for g in idx.files for c in g.calls if g.loops_of(c)}
+        idx.loop_called = {last(c) for g in idx.files for c in g.calls if g.loops_of(c)} | {
+            a.id for g in idx.files for c in g.calls
+            for a in [*c.args, *(k.value for k in c.keywords)] if isinstance(a, ast.Name)}
     return name in idx.loop_called
 
 

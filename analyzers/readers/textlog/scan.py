@@ -470,7 +470,10 @@ def progress_counters(b: np.ndarray, masked: Masked):
 # keys are that set's (EVAL_KEY_PREFIX + key), not the training loss and accuracy printed beside them.
 # (also "eval epoch: 1, loss: 0.05, accuracy: 98.2", Flax's examples: the line's counter names the set)
 # (and a set's tag in brackets at the start: "[test] n=500 loss=0.94 acc=0.75", "[val] epoch 3 ...")
+# (and PyTorch-Ignite's examples: "Validation Results - Epoch: 3  Avg accuracy: 0.91 Avg loss: 0.30", beside
+# "Training Results - Epoch: 3 ...")
 _EVAL_LINE = re.compile(rb"(?:test|val|valid|validation|eval|evaluation)(?: set| epoch| step)?[ \t]*:"
+                        rb"|(?:test|val|valid|validation|eval|evaluation)[ \t]+results?\b"
                         rb"|\[(?:test|val|valid|validation|eval|evaluation|dev|holdout)\][ \t]", re.I)
 EVAL_KEY_PREFIX = "test/"
 _EVAL_WIDTH = 24
