@@ -1445,3 +1445,18 @@ def test_a_step_function_a_framework_runs_every_iteration_without_zero_grad_accu
     zeroed = src.replace("    model.train()\n", "    model.train()\n    optimizer.zero_grad()\n")
     assert "code:missing_zero_grad" not in kinds_of(zeroed)
     assert "code:missing_zero_grad" not in kinds_of(src.replace("trainer = Engine(train_step)\n", ""))
+
+
+def test_a_softmax_model_handed_to_skorch_with_cross_entropy_is_a_double_softmax():
+    """skorch's NeuralNetClassifier given a module that ends in nn.Softmax and `criterion=nn.CrossEntropyLoss` (a class
+    the wrapper builds and calls): probabilities go into a loss that applies log-softmax itself
+    (code:softmax_before_ce). skorch's default criterion (NLLLoss of the log of the module's output) expects the
+    softmax: no finding without the keyword."""
+    src = ("import torch.nn as nn\nfrom skorch import NeuralNetClassifier\n\nclass Net(nn.Module):\n"
+           "    def __init__(self):\n        super().__init__()\n"
+           "        self.layers = nn.Sequential(nn.Linear(30, 64), nn.ReLU(), nn.Linear(64, 10), nn.Softmax(dim=-1))\n\n"
+           "    def forward(self, X):\n        return self.layers(X)\n\n"
+           "net = NeuralNetClassifier(Net, criterion=nn.CrossEntropyLoss, lr=1e-3, max_epochs=40)\nnet.fit(X, y)\n")
+    s = next(s for s in signals_of(src) if s.kind == "code:softmax_before_ce")
+    assert any(e.line == 12 for e in s.evidence)
+    assert "code:softmax_before_ce" not in kinds_of(src.replace("criterion=nn.CrossEntropyLoss, ", ""))

@@ -152,6 +152,15 @@ def check_softmax(f: PyFile, idx: RunIndex) -> list[Finding]:
                                    f"log({src(x)}) without an epsilon or clamp: -inf when the value is 0"))
     if ce_ctors and not ce_called:      # a criterion built but its call not quoted (a post's model class + criterion)
         idx.ce_built.append((f, ce_ctors[0][1].lineno))
+    elif not ce_called:
+        # ... or handed as a class to a wrapper that builds and calls it (skorch's
+        # `NeuralNetClassifier(Module, criterion=nn.CrossEntropyLoss)`; skorch's own default, NLLLoss of the log of
+        # the module's probabilities, expects a softmax output and is not this)
+        ref = next((k.value for c in f.calls for k in c.keywords
+                    if isinstance(k.value, (ast.Attribute, ast.Name)) and dotted(k.value)
+                    and (dotted(k.value) or "").rsplit(".", 1)[-1] == "CrossEntropyLoss"), None)
+        if ref is not None:
+            idx.ce_built.append((f, ref.lineno))
     out += _activation_before_logits_loss(f)
     out += _softmax_one_unit(f)
     return out
