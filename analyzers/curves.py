@@ -1399,6 +1399,8 @@ def _softmax_floor(run: Run, s: Series, pre: np.ndarray, end_lvl: float, q: Quot
     if k is None:
         k = implied_classes(float(pre[0]), FIRST_AT_CHANCE)
     if k is None:
+        k = _floor_classes(run, end_lvl)
+    if k is None:
         return []
     floor = math.log(math.e + k - 1) - 1
     band = SOFTMAX_FLOOR_BAND if len(pre) >= 100 else SOFTMAX_FLOOR_BAND / 3   # few (epoch-mean) points: closer
@@ -1413,6 +1415,32 @@ def _softmax_floor(run: Run, s: Series, pre: np.ndarray, end_lvl: float, q: Quot
     return [Signal("loss_at_softmax_floor", 0.8, txt, [q.ev(s, int(np.argmin(pre)), f"{s.name} at its lowest"),
                                                        q.ev(s, len(pre) - 1, f"{s.name} at the end")],
                    {"level": end_lvl, "floor": floor, "k": k})]
+
+
+# _floor_classes: the accuracy (train's, else validation's; its last fifth) at least this, the class count the level
+# implies within this much of a whole number, up to FLOOR_K_MAX classes (above, a level names no count so closely)
+FLOOR_ACC = 0.95
+FLOOR_K_TOL = 0.15
+FLOOR_K_MAX = 20
+
+
+def _floor_classes(run: Run, level: float) -> int | None:
+    """The class count K whose softmax floor log(1 + (K - 1) / e) a loss level sits at, where an accuracy near perfect
+    says the model ranks its classes well (a cross-entropy of logits would then be near 0): a loss stuck at 1.052
+    beside 99 % accuracy is the floor of 6 classes (1.044) to within 0.07 of a class. None where no accuracy that high
+    is logged, or the level names no whole K closely."""
+    for name in ("accuracy", "val_accuracy"):
+        acc = run.metric(name)
+        v = acc.values[np.isfinite(acc.values)] if acc is not None else np.zeros(0)
+        if len(v) < 3:
+            continue
+        v = v / _percent_scale(v)
+        if float(np.median(v[-max(1, len(v) // 5):])) < FLOOR_ACC:
+            return None
+        kk = 1 + math.e * (math.exp(level) - 1) if 0 < level < 5 else 0.0
+        k = round(kk)
+        return k if 2 <= k <= FLOOR_K_MAX and abs(kk - k) <= FLOOR_K_TOL else None
+    return None
 
 
 # fell_back_to_chance: the loss learned (its 3-point mean this far below ln K at two points in a row),

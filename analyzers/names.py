@@ -217,17 +217,18 @@ def _composer(n: str) -> str | None:
 # letters before it reads them) and for the names below (labels in ASCII letters alone, "perda", "perda_teste",
 # "acuracia_validacao", "Verlust": the scanner's keys already, translated word by word here)
 FOREIGN_METRIC_WORDS = {
-    "loss": ("pérdida", "perdida", "perda", "perte", "verlust", "потеря", "потери", "потерь", "лосс"),
+    "loss": ("pérdida", "perdida", "perda", "perte", "verlust", "perdita", "verlies", "потеря", "потери", "потерь", "лосс"),
     "acc": ("acurácia", "acuracia", "precisión", "precisão", "precisao", "exactitud", "exatidão", "précision",
-            "exactitude", "genauigkeit", "точность"),
+            "exactitude", "genauigkeit", "accuratezza", "nauwkeurigheid", "точность"),
     "epoch": ("época", "epoca", "époque", "epoche", "эпоха", "эпохи", "эпоху"),
-    "step": ("paso", "passo", "étape", "schritt", "шаг"),
+    "step": ("paso", "passo", "étape", "schritt", "stap", "шаг"),
     "lr": ("tasa de aprendizaje", "taxa de aprendizado", "taxa de aprendizagem", "taux d'apprentissage", "lernrate",
-           "скорость обучения")}
+           "tasso di apprendimento", "leersnelheid", "скорость обучения")}
 FOREIGN_SPLIT_WORDS = {
-    "train": ("entrenamiento", "treinamento", "treino", "entraînement", "обучение", "обучения", "обучении", "трейн"),
-    "val": ("validación", "validacion", "validação", "validacao", "validierung", "валидация", "валидации", "вал",
-            "валидационная", "валидационный"),
+    "train": ("entrenamiento", "treinamento", "treino", "entraînement", "addestramento", "allenamento",
+              "обучение", "обучения", "обучении", "трейн"),
+    "val": ("validación", "validacion", "validação", "validacao", "validierung", "validazione", "validatie",
+            "валидация", "валидации", "вал", "валидационная", "валидационный"),
     "test": ("prueba", "teste", "тест", "теста", "тесте", "тестовая", "тестовый")}
 _FOREIGN_WORD = {w: k for table in (FOREIGN_METRIC_WORDS, FOREIGN_SPLIT_WORDS) for k, ws in table.items() for w in ws
                  if w.isascii() and w.isalpha()} | {"norma": "norm"}

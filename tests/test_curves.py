@@ -1801,3 +1801,15 @@ def test_a_contrastive_val_loss_climbing_while_retrieval_improves_is_overfitting
     got = write(lambda e: min(33.6, 9.2 + 2.0 * e))
     assert "train_val_divergence" in got and "val_gap_from_start" not in got
     assert "val_gap_from_start" in write(lambda e: 9.2 + 0.3 * (e % 3))
+
+
+def test_a_loss_stuck_at_the_softmax_floor_of_the_class_count_its_level_implies_beside_near_perfect_accuracy():
+    """Softmax before CrossEntropyLoss on 6 classes, no class count given: the loss stays at 1.052 while accuracy is
+    99 %; log(1 + (K - 1) / e) = 1.052 names K = 6.07, whose floor is 1.044 (loss_at_softmax_floor). Beside an accuracy
+    of 0.80, or at a level that names no whole class count (0.50), no such reading."""
+    loss = [1.56, 1.14] + [1.07 - 0.018 * (1 - math.exp(-e / 5)) for e in range(23)]
+    got = kinds(_run(loss=loss, accuracy=[86.3] + [99.0] * 24))
+    assert got["loss_at_softmax_floor"].data["k"] == 6
+    assert "loss_at_softmax_floor" not in kinds(_run(loss=loss, accuracy=[60.0] + [80.0] * 24))
+    low = [x - 0.552 for x in loss]
+    assert "loss_at_softmax_floor" not in kinds(_run(loss=low, accuracy=[86.3] + [99.0] * 24))

@@ -50,3 +50,32 @@ def test_prose_and_lengths_stay_as_they_were():
                                       ("prueba_loss", "val_loss")])
 def test_ascii_foreign_words_of_a_name_are_translated(raw, name):
     assert normalize(raw) == name
+
+
+@pytest.mark.parametrize("line,names", [
+    ("Époque {e:02d} | perte entraînement {l} | perte validation {v} | exactitude {a} %", {"loss", "val_loss", "accuracy"}),
+    ("Epoca {e}: perdita {l} perdita validazione {v} accuratezza {a}%", {"loss", "val_loss", "accuracy"}),
+    ("Epoche {e}/20 - Verlust: {l} - Genauigkeit: {a} %", {"loss", "accuracy"}),
+    ("epoch {e} | verlies {l} | nauwkeurigheid {a}", {"loss", "accuracy"}),
+])
+def test_numbers_printed_with_decimal_commas_are_read(tmp_path, line, names):
+    """French, Italian, German and Dutch code prints 1,5624 where English prints 1.5624: read as the number (was not
+    read at all, or as 1 and 5624), with the labels of such a log read even where they are ASCII ("perdita
+    validazione"); the text a user sees keeps its commas."""
+    def c(x: float) -> str:
+        return f"{x:.4f}".replace(".", ",")
+    rows = [line.format(e=e, l=c(1.5 / e), v=c(1.6 / e), a=f"{50 + 2 * e:.2f}".replace(".", ",")) for e in range(1, 9)]
+    got, run = _series(tmp_path, "\n".join(rows) + "\n")
+    assert names <= set(got), sorted(got)
+    assert got["loss"].values.tolist() == [round(1.5 / e, 4) for e in range(1, 9)]
+    assert got["accuracy"].values.tolist() == [50 + 2 * e for e in range(1, 9)]
+    assert run.texts[0].line(1) == rows[0]
+
+
+def test_english_thousands_and_tuples_are_no_decimal_commas(tmp_path):
+    """'1,024 samples' is a thousands separator and '(0,1)' a tuple: a log of those keeps its numbers as they were."""
+    from mltdbg.analyzers.readers.textlog.scan import decimal_commas
+    text = "".join(f"step {e}: 1,024 samples, loss: {1 / e:.4f}, range (0,1), lr=0.001\n" for e in range(1, 9)).encode()
+    assert decimal_commas(text) is text
+    dec = b"Verlust: 0,4123\nVerlust: 0,3981\nVerlust: 0,3517\nSchritte: 1,024\n"
+    assert decimal_commas(dec) == b"Verlust: 0.4123\nVerlust: 0.3981\nVerlust: 0.3517\nSchritte: 1.024\n"

@@ -34,7 +34,7 @@ from mltdbg.analyzers.model import LOC_LINE, Run, Series
 from mltdbg.analyzers.names import normalize, rename_by_layout
 from mltdbg.analyzers.readers.textlog.arrays import (Masked, count_before, factorize, find_byte, hash_rows,
                                                      release_memory, rows_of, small_pages)
-from mltdbg.analyzers.readers.textlog.scan import (BACK, EVAL_KEY_PREFIX, FWD, LONG_BACK, LONG_FWD, Keys, anchors,
+from mltdbg.analyzers.readers.textlog.scan import (BACK, EVAL_KEY_PREFIX, decimal_commas, FWD, LONG_BACK, LONG_FWD, Keys, anchors,
                                                    held_out_marks, inline_set_tags, line_ranks,
                                                    progress_counters, read_anchors)
 from mltdbg.analyzers.readers.textlog.layergrads import layer_series, scan_layer_tables, table_lines
@@ -83,7 +83,8 @@ def prepare_block(data: bytes, nl: np.ndarray | None, rel: str) -> dict | None:
     None for an empty block."""
     if not data:
         return None
-    data = cjk_keys(data)    # (same length: offsets and newlines stay)
+    dc = decimal_commas(data)    # (same length, as the keys' rewrites: offsets and newlines stay)
+    data = cjk_keys(dc, foreign=dc is not data)
     if nl is None:
         nl = find_byte(np.frombuffer(data, dtype=np.uint8), 10)
     sc = scan_block(data, nl)
@@ -99,7 +100,8 @@ def prepare_files(data: bytes, nl: np.ndarray, pieces: list[tuple[int, int, int,
     on every log the tests hold). The scan keeps each spelling of a key apart, and each file gets
     the spellings it prints; a file that spells one key two ways ("Loss", "loss") gets None: which
     spelling names its series depends on its own scan's order, so it is read alone."""
-    data = cjk_keys(data)
+    dc = decimal_commas(data)
+    data = cjk_keys(dc, foreign=dc is not data)
     sc = scan_block(data, nl, exact_keys=True, files=[(b0, n) for b0, n, _, _ in pieces])
     places = _places(sc, nl, [(b0, n, l0) for b0, n, l0, _ in pieces])
     return [_package(sc, data[b0:b0 + n], rel, at) for (b0, n, _, rel), at in zip(pieces, places)]

@@ -465,6 +465,32 @@ def progress_counters(b: np.ndarray, masked: Masked):
     return sl[ok], nv[ok], mv[ok]
 
 
+# Decimal commas ("Verlust: 0,4123", "perte validation 1,2404 | exactitude 86,33 %", "perdita 0,88"): numbers as French,
+# German, Italian, Dutch, Spanish and Russian code prints them. A number with a comma inside, after a space, ':' or '='
+# and not touching another digit, dot or comma (not a tuple's "(0,1)", nor a CSV row's "3,0.51,0.87"), is a decimal
+# where it starts with 0 or has other than three digits after the comma; with three (and a leading digit other than 0)
+# it may be an English thousands separator ("1,024 steps"). A block is read as printing decimal commas where its head
+# holds DECIMAL_COMMA_MIN such decimals and they are DECIMAL_COMMA_SHARE of its comma numbers at least (the others, three
+# digits after the comma, are decimals there too).
+_COMMA_NUMBER = re.compile(rb"(?<=[ \t:=])(\d+),(\d+)(?![\d.,])")
+DECIMAL_COMMA_MIN = 3
+DECIMAL_COMMA_SHARE = 0.5
+_DECIMAL_COMMA_HEAD = 64 * 1024
+
+
+def decimal_commas(data: bytes) -> bytes:
+    """`data` with the decimal commas of its numbers made dots (same length: offsets and newlines stay), where the
+    block prints decimal commas (see above); else as it is, at the cost of one search of its head."""
+    head = data[:_DECIMAL_COMMA_HEAD]
+    if b"," not in head or _COMMA_NUMBER.search(head) is None:
+        return data
+    found = _COMMA_NUMBER.findall(head)
+    dec = sum(1 for i, f in found if i == b"0" or len(f) != 3)
+    if dec < DECIMAL_COMMA_MIN or dec < DECIMAL_COMMA_SHARE * len(found):
+        return data
+    return _COMMA_NUMBER.sub(lambda m: m.group(1) + b"." + m.group(2), data)
+
+
 # A line that reports on a held-out set: "Test set: Average loss: 0.0334, Accuracy: 9890/10000 (99%)"
 # (PyTorch's MNIST example, and the many scripts made from it), "Validation: loss=0.41 acc=0.88". Its
 # keys are that set's (EVAL_KEY_PREFIX + key), not the training loss and accuracy printed beside them.

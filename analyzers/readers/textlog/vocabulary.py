@@ -179,7 +179,10 @@ def _cases(words) -> set[str]:
 
 
 _F_METRIC_OF = {v.encode(): k for k, ws in FOREIGN_METRIC_WORDS.items() for v in _cases(ws)}
-_F_SPLIT_OF = {v.encode(): k for k, ws in FOREIGN_SPLIT_WORDS.items() for v in _cases(ws)}
+# (and the English words French, German and Dutch use for the splits, "perte validation", "Verlust Training": a split
+# only after a foreign metric word, so not in names.FOREIGN_SPLIT_WORDS, whose words names.normalize translates)
+_F_SPLIT_OF = {v.encode(): k for k, ws in [*FOREIGN_SPLIT_WORDS.items(), ("train", ("training",)),
+                                             ("val", ("validation",))] for v in _cases(ws)}
 # the label words that hold an accented or Cyrillic letter, each spelling (a cheap test before the pattern)
 _F_NON_ASCII = sorted(w for w in list(_F_METRIC_OF) + list(_F_SPLIT_OF) if not w.isascii())
 _F_SPLITS = _alt(w.decode() for w in _F_SPLIT_OF)
@@ -201,25 +204,27 @@ def _foreign_key(m: re.Match) -> bytes:
     return key.encode().rjust(n)
 
 
-def foreign_keys(data: bytes) -> bytes:
-    """`data` with metric labels printed in Spanish, Portuguese, French, German or Russian with non-ASCII letters
-    rewritten to English keys of the same byte length (see above); data without an accented Latin or a Cyrillic
-    lead byte (C3, D0, D1) as it is."""
-    if data.isascii() or not (b"\xc3" in data or b"\xd0" in data or b"\xd1" in data) \
-            or not any(w in data for w in _F_NON_ASCII):
+def foreign_keys(data: bytes, ascii_too: bool = False) -> bytes:
+    """`data` with metric labels printed in Spanish, Portuguese, French, German, Italian, Dutch or Russian with non-ASCII
+    letters rewritten to English keys of the same byte length (see above); data without an accented Latin or a Cyrillic
+    lead byte (C3, D0, D1) as it is, unless `ascii_too` (a block that prints decimal commas, scan.decimal_commas: the
+    labels of such code in ASCII letters alone, "perdita validazione 0,88", are rewritten too)."""
+    if not ascii_too and (data.isascii() or not (b"\xc3" in data or b"\xd0" in data or b"\xd1" in data)
+                          or not any(w in data for w in _F_NON_ASCII)):
         return data         # (no label word with such a letter in it: French or Russian prose pays the finds alone)
     return _FOREIGN_NAME.sub(_foreign_key, data)
 
 
-def cjk_keys(data: bytes) -> bytes:
+def cjk_keys(data: bytes, foreign: bool = False) -> bytes:
     """`data` with metric names printed in Chinese, Japanese or Korean rewritten to English keys of the same byte
-    length (see above). ASCII data as it is at the cost of one isascii(); other data without a CJK lead byte
+    length (see above), and the labels of other languages (foreign_keys; `foreign`: those in ASCII letters too). ASCII
+    data as it is at the cost of one isascii(); other data without a CJK lead byte
     (tqdm's block characters) at the cost of one numpy pass; else the name pattern runs on each CJK run only
     only on runs a value follows (":", "=", a digit, a full-width colon): labels, not prose (a 4 MB Korean log of
     labelled lines: ~0.5 s, where the pattern over every byte took 3 s; 4 MB of Chinese prose ~0.1 s)."""
     if data.isascii():
-        return data
-    data = foreign_keys(data)
+        return foreign_keys(data, True) if foreign else data
+    data = foreign_keys(data, foreign)
     a = np.frombuffer(data, np.uint8)
     if not ((a - np.uint8(0xE3)) <= 12).any():       # no byte in E3..EF (uint8 wraps below E3)
         return data
