@@ -283,6 +283,7 @@ def _curve_signals(run: Run) -> list[Signal]:
     out += _dead_units(run, quote)
     out += _embedding_collapse(run, quote)
     out += _policy_entropy(run, quote)
+    out += _return_gap(run, quote)
     out += _params_unchanged(run, quote) or _policy_unchanged(run, quote)
     out += _dpo_reference_differs(run, quote)
     # Readings of the same points by a more specific signal: the huge first loss is a collapse's own start
@@ -3839,6 +3840,37 @@ def _return_series(run: Run) -> Series | None:
     got = [s for s in run.series if _REWARD.search(s.name) and not is_held_out(s.name)
            and not re.search(r"std|min|max|coef|best", s.name) and len(s) >= 5]
     return max(got, key=len) if got else None
+
+
+# return_gap: the held-out return's last fifth below the training return's by this share of the span both cover, at
+# least, and never within half that gap of the training return's end
+RETURN_GAP = 0.5
+
+
+def _return_gap(run: Run, q: Quoter) -> list[Signal]:
+    """return_gap: an agent whose training return ends high while the return on held-out environments (a test
+    collector on unseen levels, an evaluation env) stays far below it for the whole run: it learned its training
+    environments, not the task (one maze layout memorised; Procgen's generalisation gap)."""
+    tr = _return_series(run)
+    held = [s for s in run.series if _REWARD.search(s.name) and is_held_out(s.name)
+            and not re.search(r"std|min|max|coef|best", s.name) and len(s) >= 3]
+    if tr is None or not held:
+        return []
+    va = max(held, key=len)
+    t, v = ordered(tr).values, ordered(va).values
+    t, v = t[np.isfinite(t)], v[np.isfinite(v)]
+    if len(t) < 5 or len(v) < 3:
+        return []
+    t_end, v_end = float(np.median(t[-max(1, len(t) // 5):])), float(np.median(v[-max(1, len(v) // 5):]))
+    span = max(float(np.max(t)), float(np.max(v))) - min(float(np.min(t)), float(np.min(v)))
+    gap = t_end - v_end
+    if span <= 0 or gap < RETURN_GAP * span or float(np.max(v)) > t_end - 0.5 * gap:
+        return []
+    txt = (f"{tr.raw_name} ends at {_fmt(t_end)} while {va.raw_name} stays at {_fmt(v_end)} (at most "
+           f"{_fmt(float(np.max(v)))}): the agent does well only on the environments it trains on")
+    return [Signal("return_gap", 0.7, txt, [q.ev(tr, len(tr) - 1, f"{tr.raw_name} at the end"),
+                                           q.ev(va, len(va) - 1, f"{va.raw_name} at the end")],
+                   {"train_end": t_end, "held_out_end": v_end})]
 
 
 def _policy_entropy(run: Run, q: Quoter) -> list[Signal]:
