@@ -299,7 +299,13 @@ def normalize(raw: str) -> str:
     # them ({"layer_grad_norms": {"conv1": 0.0}} -> "layer_grad_norms/conv1")
     head, sep, tail = n.partition("/")
     if sep and tail and _LAYER_GRAD_HEAD.fullmatch(head):
-        # (the whole model's under the same namespace: "Gradients/total_norm", "grad/global_norm")
+        # (the whole model's under the same namespace: "Gradients/total_norm", "grad/global_norm"; per step or epoch
+        # as Lightning names them, "grad/global_norm_step", is that norm; its maximum over an update another series)
+        base, _, when = tail.rpartition("_")
+        if base in WHOLE_MODEL and when in ("step", "epoch"):
+            return "grad_norm"
+        if base in WHOLE_MODEL and when in ("max", "min", "mean", "avg", "std"):
+            return "grad_norm_" + when
         return "grad_norm" if tail in WHOLE_MODEL else "grad_norm/" + tail
     # (not the settings and counters named after gradients: grad_accum, grad_clip_norm, grad_steps)
     # a GAN's / an actor-critic's networks, each with its norm: "gradnorm_d", "gnorm_g", "d_grad_norm", "critic_gnorm"

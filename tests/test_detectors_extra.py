@@ -633,7 +633,10 @@ def test_layers_of_two_families_keep_the_models_order(tmp_path):
     ("Loss/validation", "val_loss"), ("loss_train", "loss"),
     # the whole model's gradient norm under a gradients namespace is no layer's
     ("Gradients/total_norm", "grad_norm"), ("gradients/global_norm", "grad_norm"), ("grad_norm/total", "grad_norm"),
-    ("gradients/fc1.weight", "grad_norm/fc1.weight"), ("something/train", "something/train")])
+    ("gradients/fc1.weight", "grad_norm/fc1.weight"), ("something/train", "something/train"),
+    # ... per step or epoch as Lightning names them, and its maximum over an update: no layers either
+    ("grad/global_norm_step", "grad_norm"), ("gradients/total_norm_epoch", "grad_norm"),
+    ("grad/global_norm_max", "grad_norm_max"), ("grad_norm/encoder_step", "grad_norm/encoder_step")])
 def test_a_metric_named_before_its_set(raw, name):
     from mltdbg.analyzers.names import normalize
     assert normalize(raw) == name
