@@ -1460,3 +1460,22 @@ def test_a_softmax_model_handed_to_skorch_with_cross_entropy_is_a_double_softmax
     s = next(s for s in signals_of(src) if s.kind == "code:softmax_before_ce")
     assert any(e.line == 12 for e in s.evidence)
     assert "code:softmax_before_ce" not in kinds_of(src.replace("criterion=nn.CrossEntropyLoss, ", ""))
+
+
+def test_an_optimizer_over_the_target_network_alone_leaves_the_online_network_untrained():
+    """CleanRL's DQN with the optimizer built on target_network.parameters(): the target network runs only under
+    no_grad (the TD target), the loss back-propagates into q_network, which no optimizer holds
+    (code:params_not_in_optimizer). The optimizer over q_network is the recipe: no finding."""
+    src = ("import torch\nimport torch.optim as optim\nq_network = QNetwork(envs)\ntarget_network = QNetwork(envs)\n"
+           "target_network.load_state_dict(q_network.state_dict())\n"
+           "optimizer = optim.Adam(target_network.parameters(), lr=2.5e-4)\n"
+           "for global_step in range(10000):\n    data = rb.sample(128)\n    with torch.no_grad():\n"
+           "        target_max, _ = target_network(data.next_observations).max(dim=1)\n"
+           "        td_target = data.rewards.flatten() + 0.99 * target_max\n"
+           "    old_val = q_network(data.observations).gather(1, data.actions).squeeze()\n"
+           "    loss = torch.nn.functional.mse_loss(td_target, old_val)\n"
+           "    optimizer.zero_grad()\n    loss.backward()\n    optimizer.step()\n")
+    s = next(s for s in signals_of(src) if s.kind == "code:params_not_in_optimizer")
+    assert s.evidence[0].line == 6 and "q_network" in s.evidence[0].text and s.evidence[1].line == 12
+    assert "code:params_not_in_optimizer" not in kinds_of(src.replace("optim.Adam(target_network.parameters()",
+                                                                      "optim.Adam(q_network.parameters()"))

@@ -295,8 +295,13 @@ def _check_opt_vs_forward(f: PyFile, opt: ast.Call, scope: ast.AST, paths: list[
                 return [Finding("code:params_not_in_optimizer", CLEAR, line,
                                 f"{r} is rebuilt after the optimizer was created: the optimizer updates the old"
                                 " parameters, the loop trains the new ones", [(opt.lineno, "optimizer built here")])]
-    # (a GAN's generator optimizer: its first backward is the discriminator's, but the loop runs the generator too)
+    # (a GAN's generator optimizer: its first backward is the discriminator's, but the loop runs the generator too;
+    # a call under no_grad is no training run of its module: a DQN's target network gives the TD target that way, and an
+    # optimizer over its parameters alone leaves the online network untrained)
     for c in calls if loops else fwd:
+        if f.under_no_grad(c) is not None and any((dotted(x.func) or "").split(".")[0] not in roots for x in fwd
+                                                  if f.under_no_grad(x) is None):
+            continue
         m = dotted(c.func)
         mroot = m.split(".")[0] if not m.startswith("self.") else ".".join(m.split(".")[:2])
         if mroot in roots or any(p.startswith(m + ".") or m.startswith(p) for p in paths):
@@ -307,7 +312,8 @@ def _check_opt_vs_forward(f: PyFile, opt: ast.Call, scope: ast.AST, paths: list[
         vals = [v for _, v in f.assigns(scope).get(mroot, [])]
         if any(r in src(v) for v in vals for r in roots):
             return []
-    m = dotted(fwd[0].func)
+    run_call = next((c for c in fwd if f.under_no_grad(c) is None), fwd[0])
+    m = dotted(run_call.func)
     return [Finding("code:params_not_in_optimizer", CLEAR, opt.lineno,
                     f"the optimizer gets the parameters of {', '.join(sorted(roots))} but the training loop runs {m}:"
-                    f" {m}'s weights never change", [(fwd[0].lineno, f"forward through {m}")])]
+                    f" {m}'s weights never change", [(run_call.lineno, f"forward through {m}")])]
