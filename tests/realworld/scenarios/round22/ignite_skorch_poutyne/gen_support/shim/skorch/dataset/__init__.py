@@ -1,0 +1,1 @@
+from skorch import ValidSplit  # noqa: F401

@@ -1,0 +1,1 @@
+from skorch import predefined_split  # noqa: F401
