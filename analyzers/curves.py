@@ -1274,6 +1274,10 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
                 out.append(Signal("below_chance_stuck", 0.6, txt, out[-1].evidence,
                                   {"level": end_lvl, "chance": chance}))
             out += _softmax_floor(run, s, pre, end_lvl, q)
+        if not any(x.kind == "loss_at_softmax_floor" for x in out) and _floor_classes(run, end_lvl) is not None:
+            # (a loss still creeping toward that floor at the end, beside an accuracy near perfect: no plateau
+            # read, the floor all the same)
+            out += _softmax_floor(run, s, pre, end_lvl, q)
 
     # Oscillation: large back-and-forth of the smoothed curve in the second half. A few spikes read above
     # count as their local baselines here: one bad batch (4.2 among 0.6s) is a spike, not an oscillation;

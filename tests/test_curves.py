@@ -1824,3 +1824,12 @@ def test_a_training_return_far_above_the_held_out_return_for_the_whole_run_is_a_
     assert got["return_gap"].data["train_end"] == pytest.approx(0.95)
     follows = kinds(_run(**{"train/reward": train, "test/reward": [x - 0.1 for x in train]}))
     assert "return_gap" not in follows
+
+
+def test_a_loss_still_creeping_onto_its_softmax_floor_beside_near_perfect_accuracy_is_read_there():
+    """A Keras model returning tf.nn.softmax into SparseCategoricalCrossentropy(from_logits=True), 10 classes: the loss
+    creeps from 2.29 to 1.469 and is still edging down in its second third (no plateau read), while train accuracy is
+    0.995: it ends on the floor log(1 + 9 / e) = 1.461 all the same (loss_at_softmax_floor)."""
+    loss = [1.461 + 0.83 * math.exp(-e / 18) for e in range(90)]
+    got = kinds(_run(loss=loss, accuracy=[min(0.995, 0.13 + 0.03 * e) for e in range(90)]))
+    assert "plateau" not in got and got["loss_at_softmax_floor"].data["k"] == 10
