@@ -50,12 +50,15 @@ for _fact, _names in {
     "scheduler": "scheduler lr_scheduler lr_scheduler_type scheduler.name scheduler.type lr_schedule "
                  "scheduler._target_ lr_scheduler.name lr_scheduler.type lr_decay_style",
     "warmup_steps": "warmup_steps num_warmup_steps warmup lr_warmup_steps warmup_iters warmup_num_steps "
-                    "scheduler.warmup_steps lr_warmup_iters",
+                    "scheduler.warmup_steps lr_warmup_iters t_warmup scheduler.t_warmup",   # (OLMo's t_warmup)
     "warmup_ratio": "warmup_ratio warmup_fraction pct_start warmup_pct warmup_proportion",
     "seed": "seed random_seed manual_seed seed_everything set_seed",
     "epochs": "epochs num_epochs num_train_epochs max_epochs n_epochs train_epochs",
     "max_steps": "max_steps max_iters total_steps num_training_steps train_steps max_iterations num_steps "
                  "train_iters total_optimization_steps",
+    # OLMo's and Composer's run length (an int is steps; "2ep" / "1e9T" say their unit); lhotse's --max-duration is
+    # seconds of audio a batch holds: read as steps only from a YAML / JSON config (_warmup_past_run)
+    "max_duration": "max_duration",
     "weight_decay": "weight_decay wd l2_reg optimizer.weight_decay",
     "momentum": "momentum sgd_momentum optimizer.momentum optim.momentum",
     "beta1": "beta1 adam_beta1 optimizer.beta1",
@@ -132,7 +135,7 @@ _CONFIG_CALLS = {"TrainingArguments", "Seq2SeqTrainingArguments", "Trainer", "Da
 
 # Optimisers whose `momentum` argument defaults to 0 in torch (a call without it runs without momentum).
 _MOMENTUM_OPTIMIZERS = {"sgd", "rmsprop"}
-_INT_FACTS = {"batch_size", "warmup_steps", "seed", "epochs", "max_steps", "num_classes", "num_workers", "grad_accum",
+_INT_FACTS = {"batch_size", "warmup_steps", "seed", "epochs", "max_steps", "max_duration", "num_classes", "num_workers", "grad_accum",
               "global_batch_size", "num_layers", "vocab_size", "hidden_width"}
 _FLOAT_FACTS = {"lr", "warmup_ratio", "weight_decay", "dropout", "grad_clip", "momentum", "beta1", "beta2", "eps",
                 "init_std", "bias_init"}
@@ -1371,7 +1374,8 @@ def _warmup_past_run(by: dict[str, list[Fact]]) -> list[Signal]:
     transformers' "use the epochs" and says nothing."""
     def num(f: Fact) -> float | None:
         return float(f.value) if isinstance(f.value, (int, float)) and not isinstance(f.value, bool) else None
-    steps = next((f for f in reversed(by.get("max_steps", [])) if (num(f) or 0) > 0), None)
+    steps = next((f for f in reversed(by.get("max_steps", []) + [
+        d for d in by.get("max_duration", []) if d.source.endswith((".yaml", ".yml", ".json"))]) if (num(f) or 0) > 0), None)
     total = num(steps) if steps is not None else None
     warm = next((f for f in reversed(by.get("warmup_steps", [])) if total and (num(f) or 0) >= total), None)
     if warm is not None and steps is not None:

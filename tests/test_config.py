@@ -750,3 +750,18 @@ def test_an_openmmlab_pipeline_whose_eval_twin_samples_otherwise_is_read(tmp_pat
     assert "train_pipeline.SampleFrames.frame_interval=4 vs val_pipeline.SampleFrames.frame_interval=1" == sig.data["detail"]
     p.write_text(p.read_text().replace("frame_interval=1", "frame_interval=4"))
     assert "config:eval_preprocessing_differs" not in {s.kind for s in config_signals(run_of(p))}
+
+
+@pytest.mark.parametrize("name, text, long", [
+    ("tiny.yaml", "optimizer:\n  learning_rate: 3.0e-3\nscheduler:\n  name: cosine_with_warmup\n  t_warmup: 5000\n"
+                  "max_duration: 300\n", True),                    # OLMo: a 5000-step warm-up in a 300-step run
+    ("tiny.yaml", "scheduler:\n  t_warmup: 100\nmax_duration: 300\n", False),
+    ("tiny.yaml", "scheduler:\n  t_warmup: 5000\nmax_duration: 2ep\n", False),          # Composer's unit: no step count
+    # lhotse's --max-duration is seconds of audio a batch holds, no run length
+    ("command.sh", "python3 bin/trainer.py --max-duration 40 --base-lr 0.05 --warmup-steps 200 --num-epochs 201\n", False)])
+def test_olmo_s_warm_up_and_run_length_are_read(tmp_path, name, text, long):
+    """OLMo's config names its warm-up t_warmup and its run length max_duration (steps where it is an int): a warm-up
+    longer than the run is config:warmup_exceeds_run; a batch's max duration in seconds on a command line is none."""
+    p = tmp_path / name
+    p.write_text(text)
+    assert ("config:warmup_exceeds_run" in {s.kind for s in config_signals(run_of(p))}) is long
