@@ -68,6 +68,26 @@ _VOCAB_SIZE = _P(r"size mismatch for [\w.]*(?:embed_tokens|word_embeddings|wte|e
 _INPUT_WEIGHT = re.compile(r"Input type \(([\w.:]+)\) and (?:weight|bias) type \(([\w.:]+)\)")
 
 
+# A mixture-of-experts load list: a name with "expert" and load / count / usage / tokens / fraction, then a bracketed
+# list of 3 to 64 numbers (several lists, one per layer, may follow)
+_EXPERT_LOAD = _P(r"(?i)\bexperts?[_ ]?(?:load|counts?|usage|util\w*|tokens?|fractions?|distribution|assignments?)"
+                  r"|(?:load|tokens?|counts?)[_ ]per[_ ]expert")
+_LIST = re.compile(r"\[\s*((?:-?\d+(?:\.\d+)?(?:e-?\d+)?[,\s]+){2,63}-?\d+(?:\.\d+)?(?:e-?\d+)?)\s*\]")
+# ... read as collapsed where one expert's share leaves at most this much to the others (in some list of the line)
+EXPERT_COLLAPSED_REST = 0.02
+
+
+def _expert_share(m: re.Match) -> float:
+    """The largest share one expert takes in any load list after the match on its line (0 where none is read)."""
+    best = 0.0
+    for lm in _LIST.finditer(m.string, m.end()):
+        vals = [float(x) for x in re.split(r"[,\s]+", lm.group(1).strip()) if x]
+        total = sum(v for v in vals if v > 0)
+        if len(vals) >= 3 and total > 0 and min(vals) >= 0:
+            best = max(best, max(vals) / total)
+    return best
+
+
 # A parameter count with both the total and the trainable number on one line, in either order and the usual wordings
 _PARAMS = r"(?:\s+param(?:eter)?s)?"
 _TRAINABLE_COUNT = _P(
@@ -366,6 +386,12 @@ DETECTORS: list[_Det] = [
     # before it adds a trainable head)
     _Det("log:no_trainable_params", _P(r"The model does not have any trainable weights"),
          1.0, lambda m: "the model has no trainable parameter: everything is frozen"),
+    # a mixture-of-experts model's per-expert load printed as a list ("expert_load=[0.00 0.00 1.00 0.00]", "tokens per
+    # expert: [0, 1024, 0, 0]") with one expert taking all but EXPERT_COLLAPSED_REST of it: the router sends every token
+    # to one expert, the others get nothing (routing collapse, a degenerate output of the router)
+    _Det("log:expert_collapse", _EXPERT_LOAD, 0.8,
+         lambda m: f"one expert takes {_expert_share(m):.0%} of the routed tokens: the router collapsed onto it",
+         data=lambda m: {"share": _expert_share(m)} if _expert_share(m) >= 1 - EXPERT_COLLAPSED_REST else None),
     # ... or a count of the model's parameters that names both its total and its trainable ones on one line (peft's
     # "trainable params: 0 || all params: ...", "Params: 59,969 total, 1 trainable") with at most a handful trainable:
     # a temperature or a bias is all the optimizer moves (a LoRA adapter is thousands; a summary table's separate
@@ -575,6 +601,7 @@ GATES = (
     "std", "255",     # input statistics (log:inputs_unscaled): a std beside the mean, or a raw 8-bit max
     "dead", "units", "neurons", "_zero", "never_active",    # a printout of dead units (dead_units)
     "rainable",        # a parameter count naming the trainable ones (log:no_trainable_params)
+    "xpert",           # a mixture of experts' load per expert (log:expert_collapse)
     "modes", "cover",   # a generative model's printed coverage of the data's modes (log:collapse_output)
     "encountered in",  # numpy's RuntimeWarnings (log:numpy_divide_invalid, log:numpy_log_invalid)
     "unning_var", "oving_var", "unning var", "oving var", "unning Var", "oving Var", "UNNING_VAR", "OVING_VAR",

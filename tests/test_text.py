@@ -855,3 +855,17 @@ def test_a_parameter_count_with_a_handful_trainable_on_one_line_is_read():
     for line in ("trainable params: 294,912 || all params: 124,734,720 || trainable%: 0.2364",
                  "Params: 120 total, 1 trainable", " Non-trainable params: 0\n Total params: 5000"):
         assert "log:no_trainable_params" not in signals(run_of(("train.log", f"{line}\nepoch 1 loss 5.0\n"))), line
+
+
+def test_a_mixture_of_experts_load_list_with_one_expert_taking_everything_is_a_routing_collapse():
+    """A MoE log printing each layer's expert load ("expert_load=[0.00 0.00 1.00 0.00] [0.00 1.00 0.00 0.00]") or the
+    tokens per expert: one expert with all of it is the router collapsed onto that expert (log:expert_collapse);
+    balanced or merely uneven loads are none."""
+    log = ("[step   0] lm_loss=6.2525 expert_load=[0.21 0.27 0.22 0.29] [0.18 0.31 0.08 0.43]\n"
+           "[step  15] lm_loss=6.1794 expert_load=[0.00 0.00 1.00 0.00] [0.00 1.00 0.00 0.00]\n"
+           "[step  20] lm_loss=6.1259 expert_load=[0.00 0.00 1.00 0.00] [0.00 1.00 0.00 0.00]\n")
+    sig = signals(run_of(("train.log", log)))["log:expert_collapse"]
+    assert sig.data["share"] == 1.0 and [e.line for e in sig.evidence] == [2, 3]
+    assert "log:expert_collapse" in signals(run_of(("out.log", "tokens per expert: [0, 1024, 0, 0]\n")))
+    for text in ("expert counts [512, 256, 256]\n", log.splitlines()[0] + "\n"):
+        assert "log:expert_collapse" not in signals(run_of(("out.log", text))), text
