@@ -65,8 +65,40 @@ def _built(f: PyFile) -> tuple[str, ast.Call | ast.Assign] | None:
     return None
 
 
+# A vocabulary built from the text a function is handed: a builder call (also a tokenizer class's from_text) or the
+# characters of it (`sorted(set(text))`)
+_FROM_TEXT = ("from_text", "from_texts", "from_corpus")
+_CHARSET = re.compile(r"sorted\(\s*set\(|\bset\(\s*(?:text|data|corpus|chars|raw)\b")
+_TRAIN_ARG = re.compile(r"train", re.I)
+_HELD_ARG = re.compile(r"val|valid|test|held|dev|eval", re.I)
+
+
+def _vocab_per_split(f: PyFile) -> list[Finding]:
+    """A function that builds a vocabulary from the text it loads (`load_split(path)`: read the file, then
+    `CharTokenizer.from_text(text)` or `sorted(set(text))`), called once for the training data and once for the held-out
+    data: each split gets a vocabulary of its own, and a character or word missing from one shifts every id after it
+    (the validation text scored on other ids than training taught)."""
+    out: list[Finding] = []
+    for fn in f.funcs:
+        name = getattr(fn, "name", "")
+        body = src(fn)
+        if not (_CHARSET.search(body) or any(isinstance(c, ast.Call) and last(c) in (*_BUILD_VOCAB, *_FROM_TEXT)
+                                             for c in f.subtree(fn))):
+            continue
+        calls = [c for c in f.calls if last(c) == name and c.args]
+        train = next((c for c in calls if _TRAIN_ARG.search(src(c.args[0]))), None)
+        held = next((c for c in calls if _HELD_ARG.search(src(c.args[0]))), None)
+        if train is not None and held is not None:
+            out.append(Finding("code:vocab_rebuilt_at_inference", STRONG, held.lineno,
+                               f"{name}() builds a vocabulary from the text it loads and is called for the training "
+                               f"and for the held-out data: each split gets its own, and the same tokens other ids",
+                               [(train.lineno, "the training split's vocabulary built here")],
+                               data={"per_split": name}))
+    return out
+
+
 def check_inference_refit(files: list[PyFile]) -> list[tuple[PyFile, Finding]]:
-    out: list[tuple[PyFile, Finding]] = []
+    out: list[tuple[PyFile, Finding]] = [(f, x) for f in files for x in _vocab_per_split(f)]
     for f in files:
         if not _INFER_FILE.search(f.t.path.rsplit("/", 1)[-1]) or (hit := _built(f)) is None:
             continue
