@@ -224,6 +224,8 @@ def _typed(name: str, key: str, value: Any) -> list[tuple[str, Any]]:
     if name in _INT_FACTS:
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             return []
+        if name == "warmup_steps" and isinstance(v, float) and 0 < v < 1:
+            return [("warmup_ratio", v)]     # (GPT-NeoX's `warmup: 0.01`: a share of the run, not 0 steps)
         return [(name, int(v))]
     if name in _FLOAT_FACTS:
         if name == "grad_clip" and (v is None or v is False):
@@ -1411,7 +1413,10 @@ def _optimizer_signals(by: dict[str, list[Fact]]) -> list[Signal]:
 
     wd = _last_number(by.get("weight_decay", []))
     if wd is not None and wd.value > 0:
-        decoupled = not opt or opt.startswith(_DECOUPLED)
+        # (DeepSpeed's and GPT-NeoX's `"optimizer": {"type": "Adam", "params": ...}` runs FusedAdam in AdamW mode)
+        deepspeed = opt == "adam" and opt_f is not None and opt_f.source.endswith((".json", ".yml", ".yaml")) \
+            and bool(re.search(r"\btype\b", opt_f.quote or ""))
+        decoupled = not opt or opt.startswith(_DECOUPLED) or deepspeed
         high = WD_HIGH_DECOUPLED if decoupled else WD_HIGH_COUPLED
         if wd.value >= high:
             times = wd.value / high

@@ -765,3 +765,20 @@ def test_olmo_s_warm_up_and_run_length_are_read(tmp_path, name, text, long):
     p = tmp_path / name
     p.write_text(text)
     assert ("config:warmup_exceeds_run" in {s.kind for s in config_signals(run_of(p))}) is long
+
+
+def test_a_gpt_neox_config_s_fractional_warm_up_and_deepspeed_adam_are_read_as_they_mean(tmp_path):
+    """GPT-NeoX's `"warmup": 0.01` is a share of the run (warmup_ratio 0.01), not a warm-up of 0 steps
+    (config:warmup_zero); DeepSpeed's `"optimizer": {"type": "Adam", "params": {...}}` runs FusedAdam in AdamW mode, so
+    `"weight_decay": 0.1` beside it is the usual decoupled decay (it read as a coupled L2 five times too strong). A
+    Keras or torch `Adam` with 0.1 is still that."""
+    p = tmp_path / "neox.yml"
+    p.write_text('{\n  "optimizer": {\n    "type": "Adam",\n    "params": {"lr": 0.00003}\n  },\n  "warmup": 0.01,\n'
+                 '  "lr_decay_style": "cosine",\n  "weight_decay": 0.1,\n  "train_iters": 400\n}\n')
+    run = run_of(p)
+    assert facts(run).get("warmup_ratio") == [0.01] and "warmup_steps" not in facts(run)
+    kinds = {s.kind for s in config_signals(run)}
+    assert "config:warmup_zero" not in kinds and "config:weight_decay_high" not in kinds
+    q = tmp_path / "train.py"
+    q.write_text("opt = torch.optim.Adam(model.parameters(), lr=1e-3, weight_decay=0.1)\n")
+    assert "config:weight_decay_high" in {s.kind for s in config_signals(run_of(q))}
