@@ -220,3 +220,21 @@ def test_a_log_over_the_small_size_is_not_prefetched(tmp_path, size):
     line = b"step=1 loss=1.0\n"
     p.write_bytes(line * (size // len(line) + 1))
     assert textlog.prefetch([(p, "big.log")]) == 1 and textlog._PREFETCHED == {}
+
+
+def test_a_log_with_decimal_commas_beside_english_ones_reads_the_same_scanned_together(tmp_path):
+    """One German log that prints decimal commas among English logs with thousands separators: scanned together each
+    file's commas are read as that file alone reads them (the German losses as decimals, the English '1,024 samples'
+    untouched), whichever file comes first."""
+    root = tmp_path / "mixed"
+    root.mkdir()
+    (root / "a_english.log").write_text("".join(f"step {i}: 1,024 samples, loss: {1 / i:.4f}\n" for i in range(1, 9)))
+    (root / "b_german.log").write_text("".join(f"Epoche {i} - Verlust: {1 / i:.4f}\n".replace(".", ",")
+                                               for i in range(1, 9)))
+    (root / "c_english.log").write_text("".join(f"step {i}: 2,048 samples, loss: {2 / i:.4f}\n" for i in range(1, 9)))
+    files = _textlog_files(root)
+    ref, _ = _read_each(files, root, batched=False)
+    got, used = _read_each(files, root, batched=True)
+    assert used == len(files) and _snapshot(got) == _snapshot(ref)
+    de = next(s for s in got.series if s.source == "b_german.log" and s.name == "loss")
+    assert de.values.tolist() == [round(1 / i, 4) for i in range(1, 9)]

@@ -45,7 +45,7 @@ from mltdbg.analyzers.readers.textlog.deepxde import DeepXDEOpen, Row, deepxde_l
 from mltdbg.analyzers.readers.textlog.flower import (HistoryOpen, HistoryPoint, flower_lines, flower_series, scan_flower,
                                                      scan_history)
 from mltdbg.analyzers.readers.textlog.tables import has_trigger, scan_tables, tables_series
-from mltdbg.analyzers.readers.textlog.vocabulary import cjk_keys, classify_key
+from mltdbg.analyzers.readers.textlog.vocabulary import cjk_keys, classify_key, foreign_keys
 
 
 # After this many bytes of blocks the freed temporaries are handed back to the OS
@@ -100,11 +100,26 @@ def prepare_files(data: bytes, nl: np.ndarray, pieces: list[tuple[int, int, int,
     on every log the tests hold). The scan keeps each spelling of a key apart, and each file gets
     the spellings it prints; a file that spells one key two ways ("Loss", "loss") gets None: which
     spelling names its series depends on its own scan's order, so it is read alone."""
-    dc = decimal_commas(data)
-    data = cjk_keys(dc, foreign=dc is not data)
+    data = cjk_keys(_decimal_commas_by_file(data, pieces))
     sc = scan_block(data, nl, exact_keys=True, files=[(b0, n) for b0, n, _, _ in pieces])
     places = _places(sc, nl, [(b0, n, l0) for b0, n, l0, _ in pieces])
     return [_package(sc, data[b0:b0 + n], rel, at) for (b0, n, _, rel), at in zip(pieces, places)]
+
+
+def _decimal_commas_by_file(data: bytes, pieces: list[tuple[int, int, int, str]]) -> bytes:
+    """decimal_commas (and the foreign labels of a file that prints them) file by file, as prepare_block reads each
+    alone: one file's decimal commas say nothing of its neighbours' commas."""
+    if b"," not in data:
+        return data
+    out: bytearray | None = None
+    for b0, n, _, _ in pieces:
+        seg = data[b0:b0 + n]
+        new = decimal_commas(seg)
+        if new is not seg:
+            if out is None:
+                out = bytearray(data)
+            out[b0:b0 + n] = foreign_keys(new, True)
+    return data if out is None else bytes(out)
 
 
 class _At(NamedTuple):
