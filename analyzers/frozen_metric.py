@@ -185,9 +185,14 @@ _ACC_WORDS = ("acc", "top1", "top5", "top_1", "top_5")
 _ATTACKED = re.compile(r"pgd|fgsm|adv|attack|robust")
 
 
+# ... and a localisation's hit rate (mmpose's acc_pose, a keypoint's or a box's accuracy): a model that finds nothing
+# scores exactly 0 there, no guess scores 1/K
+_LOCATED = re.compile(r"pose|kpt|keypoint|joint|landmark|bbox|box")
+
+
 def _is_accuracy(name: str) -> bool:
     n = name.lower()
-    return any(w in n for w in _ACC_WORDS) and "accum" not in n and not _ATTACKED.search(n)
+    return any(w in n for w in _ACC_WORDS) and "accum" not in n and not _ATTACKED.search(n) and not _LOCATED.search(n)
 
 
 def _all_zero(run: Run, wanted, min_points: int, near: float = 0.0):

@@ -327,6 +327,17 @@ def test_an_accuracy_under_attack_at_0_is_no_broken_metric(tmp_path):
     assert zero_accuracy_signals(ingest([str(tmp_path)])) == []
 
 
+def test_a_pose_accuracy_at_0_is_no_broken_metric(tmp_path):
+    """mmpose's acc_pose 0.0000 every epoch (a keypoint model that finds no marker within the threshold): a
+    localisation's hit rate is exactly 0 for a model that finds nothing, no guess scores 1/K; no accuracy_zero. A
+    classifier's acc at 0 still is one."""
+    from mltdbg.analyzers.frozen_metric import zero_accuracy_signals
+    (tmp_path / "train.log").write_text("".join(f"epoch {i} loss: {0.13 - 0.01 * i:.4f} acc_pose: 0.0000\n" for i in range(1, 10)))
+    assert zero_accuracy_signals(ingest([str(tmp_path)])) == []
+    (tmp_path / "train.log").write_text("".join(f"epoch {i} loss: {0.13 - 0.01 * i:.4f} acc: 0.0000\n" for i in range(1, 10)))
+    assert zero_accuracy_signals(ingest([str(tmp_path)]))
+
+
 def test_an_accuracy_exactly_0_at_every_epoch_is_a_failure_to_explain(tmp_path):
     """A Keras link-prediction notebook prints acc 0.0000e+00 at every epoch while the losses move; the user says
     "the acc of training and validation are both 0 for every epoch". Whether or not their words name a failure, the

@@ -392,6 +392,19 @@ def test_a_wide_table_of_per_layer_gradients_is_read_as_layers(tmp_path):
         assert normalize(raw) == name, raw
 
 
+def test_a_gradient_table_whose_columns_carry_a_module_index_is_read_as_layers(tmp_path):
+    """`step,conv0(0),conv1(2),...` (a Sequential's module index after each layer's name, as a hook over
+    named_children writes it) in grad_norms.csv: each column is a layer's gradient norm, so gradients shrinking by
+    orders of magnitude toward the input are read as vanishing."""
+    p = tmp_path / "grad_norms.csv"
+    p.write_text("step," + ",".join(f"conv{i}({2 * i})" for i in range(8)) + "\n" + "".join(
+        f"{10 * e}," + ",".join(f"{1e-2 * 10 ** (-1.2 * (7 - i)):.3e}" for i in range(8)) + "\n" for e in range(1, 11)))
+    run = read(p)
+    assert [s.name for s in run.series] == [f"grad_norm/conv{i}({2 * i})" for i in range(8)]
+    from mltdbg.analyzers.curves import curve_signals
+    assert "grad_vanish_layers" in {s.kind for s in curve_signals(run)}
+
+
 def test_lightnings_gradient_norm_columns_are_layers_and_the_total(tmp_path):
     """Lightning logs `grad_2.0_norm/<parameter>` per parameter and `grad_2.0_norm_total` for the whole
     model: the first are grad_norm/<parameter>, the total is grad_norm (it was read as one more layer,

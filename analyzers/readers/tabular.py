@@ -1318,7 +1318,9 @@ def _wide_layer_columns(path: Path, metric_cols: list[str]) -> set[str]:
     at least half of the metric columns; a column that names a known metric (loss, lr) is left out."""
     if "grad" not in path.name.lower():
         return set()
-    layers = {h for h in metric_cols if LAYER_NAME.fullmatch(h.strip()) and normalize(h) not in CANONICAL}
+    # (a layer's index in its Sequential may follow its name: `conv0(0)`, `conv1(2)`)
+    layers = {h for h in metric_cols if LAYER_NAME.fullmatch(_MODULE_INDEX.sub("", h.strip()))
+              and normalize(h) not in CANONICAL}
     # ... with its columns that name a layer in a plain word (`fc1,fc2,fc3,head,total`: `head`), never a
     # whole-model column (`total`, `global`) nor a clock, a counter or a clipping figure (`time_s`, `clip_coef`);
     # the epoch and the whole-model columns are no metric columns for the half below
@@ -1329,6 +1331,7 @@ def _wide_layer_columns(path: Path, metric_cols: list[str]) -> set[str]:
     return layers | plain
 
 
+_MODULE_INDEX = re.compile(r"\(\d+\)$")
 # The plain words that name a network's part (a module's usual attribute name).
 _PLAIN_LAYER = re.compile(r"(?i)(?:lm_|cls_|output_|final_)?(?:head|classifier|embed(?:ding)?s?|encoder|decoder|backbone|"
                           r"neck|stem|pooler|proj(?:ection)?|out(?:put)?|fc|linear|conv|attn|attention|mlp|rnn|lstm|gru)")
