@@ -2249,6 +2249,10 @@ def _val_gap(run: Run, ts: np.ndarray, tv: np.ndarray, va: Series, vi: np.ndarra
                    {"first_val": first, "train_end": t_end, "chance": chance})]
 
 
+# A PSNR (dB) this high at a first evaluation: errors under one grey level of 255 (val_near_perfect)
+PSNR_NEAR_PERFECT = 50.0
+
+
 # A held-out score (higher is better) that learned: its high values (90th percentile, as a fraction) this much above its
 # first and at least VAL_SCORE_LEARNED_X times it
 VAL_SCORE_LEARNED = 0.15
@@ -2888,6 +2892,20 @@ def _val_vs_train(run: Run, q: Quoter) -> list[Signal]:
                 out.append(Signal("val_near_perfect", 0.8 if early else 0.6, txt, [q.ev(va, j, txt)],
                                   {"step": int(va.steps[j]), "early": bool(early), "by": "accuracy" if vacc is not None else "auc"}))
                 return out
+    # ... or an image restoration's PSNR of 50 dB or more at its first evaluation (errors under one grey level of 255:
+    # outputs that equal their targets before the model learned anything, inputs that are the targets)
+    ps = next((x for n in ("val_psnr", "psnr") if (x := run.metric(n)) is not None and len(x) >= 2), None)
+    if ps is not None:
+        pv = ordered(ps)
+        pi = np.flatnonzero(np.isfinite(pv.values))
+        if len(pi) >= 2 and float(pv.values[pi[0]]) >= PSNR_NEAR_PERFECT:
+            j = int(pi[0])
+            txt = (f"{pv.raw_name or pv.name} is {_fmt(float(pv.values[j]))} dB at its first evaluation (step "
+                   f"{int(pv.steps[j])}) and ends at {_fmt(float(pv.values[pi[-1]]))} dB: outputs that match their "
+                   "targets before training could make them")
+            out.append(Signal("val_near_perfect", 0.8, txt, [q.ev(pv, j, txt)],
+                              {"step": int(pv.steps[j]), "early": True, "by": "psnr"}))
+            return out
     if val is not None and val is not loss and len(val) >= 2 and loss is not None and len(loss) >= 3:
         va = ordered(val)
         vi = np.flatnonzero(np.isfinite(va.values))

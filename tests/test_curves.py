@@ -1833,3 +1833,13 @@ def test_a_loss_still_creeping_onto_its_softmax_floor_beside_near_perfect_accura
     loss = [1.461 + 0.83 * math.exp(-e / 18) for e in range(90)]
     got = kinds(_run(loss=loss, accuracy=[min(0.995, 0.13 + 0.03 * e) for e in range(90)]))
     assert "plateau" not in got and got["loss_at_softmax_floor"].data["k"] == 10
+
+
+def test_a_psnr_of_50_db_at_the_first_evaluation_is_near_perfect_from_the_start():
+    """A denoiser whose inputs are its clean targets (BasicSR's dataroot_lq on the target folder): validation PSNR is
+    59 dB at the first evaluation and 69 dB at the end (val_near_perfect by psnr). A healthy field that climbs from
+    21 dB to 40 dB is none."""
+    got = kinds(_run(loss=[4e-4 * 0.8 ** e for e in range(12)], val_psnr=[59.2 + 0.8 * e for e in range(12)]))
+    assert got["val_near_perfect"].data["by"] == "psnr"
+    healthy = kinds(_run(loss=[8e-3 * 0.7 ** e for e in range(12)], val_psnr=[21.0 + 1.8 * e for e in range(12)]))
+    assert "val_near_perfect" not in healthy
