@@ -235,6 +235,10 @@ _FOREIGN_WORD = {w: k for table in (FOREIGN_METRIC_WORDS, FOREIGN_SPLIT_WORDS) f
 _FOREIGN_TOKEN = re.compile(r"(?<![a-z0-9])(?:" + "|".join(sorted(_FOREIGN_WORD, key=len, reverse=True)) + r")(?![a-z0-9])")
 
 
+# An image restoration's scores, read under an averaging word as themselves
+_IMAGE_SCORES = frozenset({"psnr", "ssim"})
+
+
 @lru_cache(maxsize=4096)
 def normalize(raw: str) -> str:
     """Canonical metric name for a raw name as it appears in an artifact."""
@@ -289,8 +293,8 @@ def normalize(raw: str) -> str:
     # "running_loss", "epoch_acc", "loss_avg", "avg_train_loss": an averaging word before or after a
     # loss, accuracy or perplexity name
     head, sep, tail = n.partition("_")
-    if sep and head in _AVERAGING and normalize(tail) in LOSS_ACC_PPL:
-        return normalize(tail)
+    if sep and head in _AVERAGING and (normalize(tail) in LOSS_ACC_PPL or tail in _IMAGE_SCORES):
+        return normalize(tail)       # (KAIR's "Average PSNR")
     head, sep, tail = n.rpartition("_")
     if sep and tail in _AVERAGING and normalize(head) in LOSS_ACC_PPL:
         return normalize(head)

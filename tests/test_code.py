@@ -1498,3 +1498,24 @@ def test_a_vocabulary_built_per_split_by_one_loader_function_is_another_vocabula
     assert "code:vocab_rebuilt_at_inference" not in kinds_of(one)
     shared = src.replace("    tok = CharTokenizer.from_text(text)\n", "")
     assert "code:vocab_rebuilt_at_inference" not in kinds_of(shared)
+
+
+@pytest.mark.parametrize("extra, fires", [
+    ("", True),
+    # a PSNR divides 255 by the error, and a grid by the image's size: neither scales the pixels
+    ("def psnr(mse):\n    return 20 * math.log10(255.0 / math.sqrt(mse))\n"
+     "t = (xx * np.cos(a) + yy * np.sin(a)) / max(h, w)\n", True),
+    ("eta = (time.time() - t0) / step * (steps - step)\n", True),             # a time per step, no standardisation
+    ("x = img.float() / 255.0\n", False),
+    ("x = (imgs - 0.35) / 1.0\n", False),                                    # (x - mean) / std written with numbers
+    ("x = (img - img.min()) / (img.max() - img.min())\n", False)])
+def test_what_scales_8_bit_pixels_and_what_does_not(extra, fires):
+    """8-bit images cast to float and fed to a net: code:raw_pixels_unscaled unless something scales them somewhere. A
+    division of 255 by the error (a PSNR), a grid over the image's builtin max(h, w) or an elapsed time per step is
+    no such scaling (each hid the finding); x / 255, (x - 0.35) / 1.0 and a min-max range are."""
+    src = ("import math, time\nimport numpy as np\nimport torch\n\n"
+           "def to_tensor3(img):\n    return torch.from_numpy(np.ascontiguousarray(img)).permute(2, 0, 1).float()\n\n"
+           "imgs = [(np.random.rand(16, 16, 3) * 255).round().astype(np.uint8) for _ in range(8)]\n"
+           "model = torch.nn.Sequential(torch.nn.Conv2d(3, 3, 3, padding=1), torch.nn.Sigmoid())\n"
+           "for img in imgs:\n    out = model(to_tensor3(img)[None])\n" + extra)
+    assert ("code:raw_pixels_unscaled" in kinds_of(src)) is fires

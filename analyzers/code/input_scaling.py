@@ -67,20 +67,36 @@ def _num(e: ast.AST):
     return None
 
 
+# What a standardisation subtracts: a mean, a centre, a minimum
+_CENTRE = re.compile(r"mean|\bmu\b|avg|average|cent(?:er|re)|\bmin\b|_min\b|\.min\(", re.IGNORECASE)
+# A random draw's call: what it makes is noise at the scale asked for, not 8-bit data
+_RANDOM_DRAW = re.compile(r"\b(?:standard_normal|normal|randn|rand|uniform|randn_like|rand_like)\(")
+
+
 def _scaling_anywhere(files: list[PyFile]) -> bool:
     for f in files:
         for n in f.of_type(ast.BinOp, ast.AugAssign, ast.Call):
+            # a value less a constant or a mean, divided: a standardisation, `(imgs - 0.35) / 1.0`, `(x - mu) / s`
+            # (not an elapsed time per step, `(time.time() - t0) / step`)
+            if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div) and isinstance(n.left, ast.BinOp) \
+                    and isinstance(n.left.op, ast.Sub) and (_num(n.left.right) is not None
+                                                            or _CENTRE.search(src(n.left.right))):
+                return True
             if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Div, ast.Mult, ast.FloorDiv, ast.Sub)):
                 sides = (n.left, n.right)
                 # (a product of constants is a size, `128 * 16 * 16`; only a division or a subtraction by 255, 128 ...
                 # scales, a product only by 1/255)
                 for side in sides if not all(_num(x) is not None for x in sides) else ():
                     v = _num(side)
+                    # (255 divided by something is no scaling: a PSNR's 20 * log10(255 / sqrt(mse)))
                     if isinstance(v, (int, float)) and not isinstance(v, bool) and (
-                            (v in _SCALE_CONSTS and not isinstance(n.op, ast.Mult))
+                            (v in _SCALE_CONSTS and not isinstance(n.op, ast.Mult)
+                             and not (isinstance(n.op, (ast.Div, ast.FloorDiv)) and side is n.left))
                             or (0 < v < 0.01 and abs(v * 255 - 1) < 0.05)):
                         return True
-                if isinstance(n.op, ast.Div) and re.search(r"std|sigma|scale|max\(|norm", src(n.right), re.IGNORECASE):
+                # (an array's own maximum, `x / x.max()`, `np.max(x)`; not the builtin max of two sizes, `max(h, w)`)
+                if isinstance(n.op, ast.Div) and re.search(r"std|sigma|scale|(?:\.|\bnp\.|\bnumpy\.|\btorch\.)max\(|norm",
+                                                           src(n.right), re.IGNORECASE):
                     return True
                 # images divided by their own range, whatever it is (sklearn's 8x8 digits are 0..16, 12- and 16-bit
                 # scans 0..4095 / 0..65535): an image array over such a range, or a float cast over any constant of 2
@@ -200,6 +216,8 @@ def check_input_scaling(files: list[PyFile]) -> list[tuple[PyFile, Finding]]:
     lists = {f: _image_lists(f) for f in {id(f): f for f, _, _ in casts}.values()} if casts else {}
     image_casts = casts if casts and _uint8_tensor_source(files) else [
         (f, c, w) for f, c, w in casts if _IMAGE_NAME.search(w) or _READ_IN.search(w) or w in lists.get(f, ())]
+    # (a random draw shaped like the images, `rng.standard_normal(img.shape)`, is noise at unit scale, no pixels)
+    image_casts = [(f, c, w) for f, c, w in image_casts if not _RANDOM_DRAW.search(w)]
     if not image_casts:
         fed = _keras_images_fed(files)
         if fed is None or _scaling_anywhere(files):

@@ -75,7 +75,7 @@ _SPACE_CANON = {"loss", "val_loss", "accuracy", "val_accuracy", "lr", "grad_norm
                 "val_perplexity", "loss_scale", "epoch", "data_time", "step_time", "throughput",
                 "tokens_per_s", "compute_time"}
 UNITS = {"ms", "s", "us", "ns", "sec", "secs", "min", "mins", "h", "hr", "gb", "mb", "kb", "gib",
-         "mib", "kib", "b", "k", "m", "g", "x", "it", "its", "tok", "img", "samples", "step"}
+         "mib", "kib", "b", "k", "m", "g", "x", "it", "its", "tok", "img", "samples", "step", "db"}
 
 
 # A snake_case name that ends as a metric does ("relu_zero_frac 0.98", "train_acc 0.91", "attn_entropy 2.1"): a
