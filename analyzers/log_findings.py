@@ -70,20 +70,27 @@ _INPUT_WEIGHT = re.compile(r"Input type \(([\w.:]+)\) and (?:weight|bias) type \
 
 # A mixture-of-experts load list: a name with "expert" and load / count / usage / tokens / fraction, then a bracketed
 # list of 3 to 64 numbers (several lists, one per layer, may follow)
-_EXPERT_LOAD = _P(r"(?i)\bexperts?[_ ]?(?:load|counts?|usage|util\w*|tokens?|fractions?|distribution|assignments?)"
+_EXPERT_LOAD = _P(r"(?i)\bexperts?[_ ]?(?:load|counts?|usage|util\w*|tokens?|fractions?|distribution)"
                   r"|(?:load|tokens?|counts?)[_ ]per[_ ]expert")
-_LIST = re.compile(r"\[\s*((?:-?\d+(?:\.\d+)?(?:e-?\d+)?[,\s]+){2,63}-?\d+(?:\.\d+)?(?:e-?\d+)?)\s*\]")
-# ... read as collapsed where one expert's share leaves at most this much to the others (in some list of the line)
+_NUM_ITEM = r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"
+_LIST = re.compile(r"\[\s*((?:" + _NUM_ITEM + r"[,\s]+){2,63}" + _NUM_ITEM + r")\s*\]")
+# the load lists right after the name: one per layer, side by side ("[0.00 1.00 0.00 0.00] [0.00 0.00 1.00 0.00]")
+_LISTS_AFTER = re.compile(r"\s*[:=]?\s*((?:\[[^\[\]\n]{0,800}\]\s*)+)")
+# ... read as collapsed where one expert's share leaves at most this much to the others (in one of those lists); a list of
+# whole counts only where they add up to EXPERT_MIN_TOKENS a expert (one decoded token is no load)
 EXPERT_COLLAPSED_REST = 0.02
+EXPERT_MIN_TOKENS = 8
 
 
 def _expert_share(m: re.Match) -> float:
-    """The largest share one expert takes in any load list after the match on its line (0 where none is read)."""
+    """The largest share one expert takes in the load lists right after the match (0 where none is read)."""
+    after = _LISTS_AFTER.match(m.string, m.end())
     best = 0.0
-    for lm in _LIST.finditer(m.string, m.end()):
+    for lm in _LIST.finditer(after.group(1)) if after else ():
         vals = [float(x) for x in re.split(r"[,\s]+", lm.group(1).strip()) if x]
         total = sum(v for v in vals if v > 0)
-        if len(vals) >= 3 and total > 0 and min(vals) >= 0:
+        counts = not re.search(r"[.eE]", lm.group(1))      # whole numbers as printed: token counts, not shares
+        if len(vals) >= 3 and total > 0 and min(vals) >= 0 and not (counts and total < EXPERT_MIN_TOKENS * len(vals)):
             best = max(best, max(vals) / total)
     return best
 
@@ -91,12 +98,12 @@ def _expert_share(m: re.Match) -> float:
 # A parameter count with both the total and the trainable number on one line, in either order and the usual wordings
 _PARAMS = r"(?:\s+param(?:eter)?s)?"
 _TRAINABLE_COUNT = _P(
-    r"(?i)(?P<a>\d[\d,]*)\s+total" + _PARAMS + r"\s*[,;|/]+\s*(?P<b>\d[\d,]*)\s+trainable\b"
+    r"(?i)(?<![\d,])(?P<a>\d[\d,]*)\s+total" + _PARAMS + r"\s*[,;|/]+\s*(?P<b>\d[\d,]*)\s+trainable\b"
     r"|(?<![-\w])trainable" + _PARAMS + r"\s*[:=]\s*(?P<c>\d[\d,]*)\s*[,;|/]+\s*(?:all|total)" + _PARAMS
     + r"\s*[:=]\s*(?P<d>\d[\d,]*)"
     r"|\b(?:all|total)" + _PARAMS + r"\s*[:=]\s*(?P<e>\d[\d,]*)\s*[,;|/]+\s*trainable" + _PARAMS
     + r"\s*[:=]\s*(?P<f>\d[\d,]*)"
-    r"|(?P<g>\d[\d,]*)\s+trainable" + _PARAMS + r"\s*(?:[,;|/]+|\bof\b|\bout of\b)\s*(?P<h>\d[\d,]*)")
+    r"|(?<![\d,])(?P<g>\d[\d,]*)\s+trainable" + _PARAMS + r"\s*(?:[,;|/]+|\bof\b|\bout of\b)\s*(?P<h>\d[\d,]*)")
 # At most this many trainable parameters in a model of at least TRAINABLE_MODEL_MIN: a scalar or two (a logit scale),
 # not an adapter
 TRAINABLE_FEW = 100
@@ -391,7 +398,7 @@ DETECTORS: list[_Det] = [
     # to one expert, the others get nothing (routing collapse, a degenerate output of the router)
     _Det("log:expert_collapse", _EXPERT_LOAD, 0.8,
          lambda m: f"one expert takes {_expert_share(m):.0%} of the routed tokens: the router collapsed onto it",
-         data=lambda m: {"share": _expert_share(m)} if _expert_share(m) >= 1 - EXPERT_COLLAPSED_REST else None),
+         data=lambda m: {"share": share} if (share := _expert_share(m)) >= 1 - EXPERT_COLLAPSED_REST else None),
     # ... or a count of the model's parameters that names both its total and its trainable ones on one line (peft's
     # "trainable params: 0 || all params: ...", "Params: 59,969 total, 1 trainable") with at most a handful trainable:
     # a temperature or a bias is all the optimizer moves (a LoRA adapter is thousands; a summary table's separate

@@ -1460,6 +1460,9 @@ def test_a_softmax_model_handed_to_skorch_with_cross_entropy_is_a_double_softmax
     s = next(s for s in signals_of(src) if s.kind == "code:softmax_before_ce")
     assert any(e.line == 12 for e in s.evidence)
     assert "code:softmax_before_ce" not in kinds_of(src.replace("criterion=nn.CrossEntropyLoss, ", ""))
+    # a registry of loss classes is no criterion handed over
+    registry = src.replace("criterion=nn.CrossEntropyLoss, ", "") + "LOSSES = dict(ce=nn.CrossEntropyLoss, nll=nn.NLLLoss)\n"
+    assert "code:softmax_before_ce" not in kinds_of(registry)
 
 
 def test_an_optimizer_over_the_target_network_alone_leaves_the_online_network_untrained():

@@ -867,5 +867,9 @@ def test_a_mixture_of_experts_load_list_with_one_expert_taking_everything_is_a_r
     sig = signals(run_of(("train.log", log)))["log:expert_collapse"]
     assert sig.data["share"] == 1.0 and [e.line for e in sig.evidence] == [2, 3]
     assert "log:expert_collapse" in signals(run_of(("out.log", "tokens per expert: [0, 1024, 0, 0]\n")))
-    for text in ("expert counts [512, 256, 256]\n", log.splitlines()[0] + "\n"):
+    for text in ("expert counts [512, 256, 256]\n", log.splitlines()[0] + "\n",
+                 # a later list of the line is no load; one decoded token is none; expert indices are none
+                 "expert_load=[0.26 0.24 0.25 0.25] | grad_norm_per_group=[3.91, 0.02, 0.01]\n",
+                 "tokens per expert: [0, 0, 1, 0]\n", "expert assignments: [0,0,0,0,0,0,0,3]\n"):
         assert "log:expert_collapse" not in signals(run_of(("out.log", text))), text
+    assert "log:expert_collapse" in signals(run_of(("out.log", "expert_load: [1.000e+00 0.000e+00 0.000e+00]\n")))

@@ -157,13 +157,17 @@ def check_softmax(f: PyFile, idx: RunIndex) -> list[Finding]:
         # `NeuralNetClassifier(Module, criterion=nn.CrossEntropyLoss)`; skorch's own default, NLLLoss of the log of
         # the module's probabilities, expects a softmax output and is not this)
         ref = next((k.value for c in f.calls for k in c.keywords
-                    if isinstance(k.value, (ast.Attribute, ast.Name)) and dotted(k.value)
+                    if k.arg in _CRITERION_KEYWORDS and isinstance(k.value, (ast.Attribute, ast.Name))
                     and (dotted(k.value) or "").rsplit(".", 1)[-1] == "CrossEntropyLoss"), None)
         if ref is not None:
             idx.ce_built.append((f, ref.lineno))
     out += _activation_before_logits_loss(f)
     out += _softmax_one_unit(f)
     return out
+
+
+# The keywords a wrapper takes its loss class by (skorch's criterion=; not a registry's dict(ce=nn.CrossEntropyLoss))
+_CRITERION_KEYWORDS = frozenset({"criterion", "loss", "loss_fn", "loss_func", "loss_function"})
 
 
 # A product's operand that holds probabilities (a name or a call that says so)
