@@ -1487,20 +1487,29 @@ def test_an_optimizer_over_the_target_network_alone_leaves_the_online_network_un
 def test_a_vocabulary_built_per_split_by_one_loader_function_is_another_vocabulary_at_evaluation():
     """load_split(path) reads a file and builds CharTokenizer.from_text(text), and is called for the training text and
     for the held-out stories: each split gets its own vocabulary (28 characters against 31), every id after a missing
-    character shifted (code:vocab_rebuilt_at_inference, per split). One vocabulary built from training and used for
-    both, or a loader called for one split only, is none."""
+    character shifted (code:vocab_per_split). A loader handed the training vocabulary for the held-out split, one
+    call over both splits' text, a loader called for one split only, and a folder's file list built the same way are
+    none."""
     src = ("import torch\n\nclass CharTokenizer:\n    def __init__(self, chars):\n        self.itos = list(chars)\n"
            "        self.stoi = {c: i for i, c in enumerate(self.itos)}\n\n    @classmethod\n"
            "    def from_text(cls, text):\n        return cls(sorted(set(text)))\n\n"
            "def load_split(path):\n    text = open(path).read()\n    tok = CharTokenizer.from_text(text)\n"
            "    return tok, torch.tensor([tok.stoi[c] for c in text])\n\n"
            "tok, train_data = load_split(cfg['train_path'])\n_, val_data = load_split(cfg['val_path'])\n")
-    s = next(s for s in signals_of(src) if s.kind == "code:vocab_rebuilt_at_inference")
+    s = next(s for s in signals_of(src) if s.kind == "code:vocab_per_split")
     assert s.evidence[0].line == 18 and "load_split()" in s.evidence[0].text and s.evidence[1].line == 17
-    one = src.replace("_, val_data = load_split(cfg['val_path'])\n", "")
-    assert "code:vocab_rebuilt_at_inference" not in kinds_of(one)
-    shared = src.replace("    tok = CharTokenizer.from_text(text)\n", "")
-    assert "code:vocab_rebuilt_at_inference" not in kinds_of(shared)
+    assert "code:vocab_per_split" not in kinds_of(src.replace("_, val_data = load_split(cfg['val_path'])\n", ""))
+    shared = ("def load_split(path, stoi=None):\n    text = open(path).read()\n"
+              "    if stoi is None:\n        chars = sorted(set(text))\n        stoi = {c: i for i, c in enumerate(chars)}\n"
+              "    return stoi, [stoi[c] for c in text]\n\n"
+              "stoi, train_ids = load_split('data/train.txt')\n_, val_ids = load_split('data/val.txt', stoi)\n")
+    assert "code:vocab_per_split" not in kinds_of(shared)
+    both = ("def build_vocab(text):\n    chars = sorted(set(text))\n    return {c: i for i, c in enumerate(chars)}\n\n"
+            "stoi = build_vocab(train_text + val_text)\n")
+    assert "code:vocab_per_split" not in kinds_of(both)
+    folders = ("import os\n\ndef list_images(root):\n    files = sorted(set(os.listdir(root)))\n    return files\n\n"
+               "train_files = list_images('data/train')\nval_files = list_images('data/val')\n")
+    assert "code:vocab_per_split" not in kinds_of(folders)
 
 
 @pytest.mark.parametrize("extra, fires", [

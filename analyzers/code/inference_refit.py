@@ -1,6 +1,6 @@
 """`code:vocab_rebuilt_at_inference`, `code:encoder_refit_at_inference`: a serving or prediction script builds its
 vocabulary (or fits its category encoder) again from the data it has, while the training script saved the one the
-model was trained with.
+model was trained with; `code:vocab_per_split`: one loader builds a vocabulary for each split it is called for.
 
 In:  the run's parsed files (PyFile, from code/index.py).
 Out: `check_inference_refit(files)` -> [(file, Finding)].
@@ -65,35 +65,49 @@ def _built(f: PyFile) -> tuple[str, ast.Call | ast.Assign] | None:
     return None
 
 
-# A vocabulary built from the text a function is handed: a builder call (also a tokenizer class's from_text) or the
-# characters of it (`sorted(set(text))`)
+# A vocabulary built from the text a function is handed: a builder call (also a tokenizer class's from_text), or the
+# characters of it (`sorted(set(text))`) bound to a vocabulary's name
 _FROM_TEXT = ("from_text", "from_texts", "from_corpus")
-_CHARSET = re.compile(r"sorted\(\s*set\(|\bset\(\s*(?:text|data|corpus|chars|raw)\b")
-_TRAIN_ARG = re.compile(r"train", re.I)
-_HELD_ARG = re.compile(r"val|valid|test|held|dev|eval", re.I)
+_CHARSET = re.compile(r"sorted\(\s*set\(|\bset\(")
+_TRAIN_ARG = re.compile(r"\btrain", re.I)
+_HELD_ARG = re.compile(r"\b(?:val|valid|validation|test|held\w*|dev|eval)\b|(?:val|valid|test|heldout|dev|eval)(?:[_.]|\.txt)", re.I)
+
+
+def _builds_vocab(f: PyFile, fn: ast.AST) -> bool:
+    """Whether function `fn` builds a vocabulary from data: a builder call, or `sorted(set(...))` bound to a name
+    like a vocabulary's (chars, itos, vocab: not a folder's file list or a frame's class list)."""
+    for n in f.subtree(fn):
+        if isinstance(n, ast.Call) and last(n) in (*_BUILD_VOCAB, *_FROM_TEXT):
+            return True
+        if isinstance(n, ast.Assign) and _CHARSET.search(src(n.value)) \
+                and any(_VOCAB_NAME.search(src(t)) or re.search(r"\bchars?\b", src(t)) for t in n.targets):
+            return True
+    return False
 
 
 def _vocab_per_split(f: PyFile) -> list[Finding]:
-    """A function that builds a vocabulary from the text it loads (`load_split(path)`: read the file, then
-    `CharTokenizer.from_text(text)` or `sorted(set(text))`), called once for the training data and once for the held-out
-    data: each split gets a vocabulary of its own, and a character or word missing from one shifts every id after it
-    (the validation text scored on other ids than training taught)."""
+    """`code:vocab_per_split`: a function that builds a vocabulary from the text it loads (`load_split(path)`: read the
+    file, then `CharTokenizer.from_text(text)`), called once for the training data and once, in another call with no
+    more arguments (no vocabulary handed to it), for the held-out data: each split gets a vocabulary of its own, and a
+    character or word missing from one shifts every id after it (the validation text scored on other ids than
+    training taught)."""
     out: list[Finding] = []
     for fn in f.funcs:
         name = getattr(fn, "name", "")
-        body = src(fn)
-        if not (_CHARSET.search(body) or any(isinstance(c, ast.Call) and last(c) in (*_BUILD_VOCAB, *_FROM_TEXT)
-                                             for c in f.subtree(fn))):
+        if not name or not _builds_vocab(f, fn):
             continue
-        calls = [c for c in f.calls if last(c) == name and c.args]
-        train = next((c for c in calls if _TRAIN_ARG.search(src(c.args[0]))), None)
-        held = next((c for c in calls if _HELD_ARG.search(src(c.args[0]))), None)
-        if train is not None and held is not None:
-            out.append(Finding("code:vocab_rebuilt_at_inference", STRONG, held.lineno,
-                               f"{name}() builds a vocabulary from the text it loads and is called for the training "
-                               f"and for the held-out data: each split gets its own, and the same tokens other ids",
-                               [(train.lineno, "the training split's vocabulary built here")],
-                               data={"per_split": name}))
+        calls = [c for c in f.calls if isinstance(c.func, ast.Name) and c.func.id == name and c.args]
+        train = next((c for c in calls if _TRAIN_ARG.search(src(c.args[0])) and not _HELD_ARG.search(src(c.args[0]))), None)
+        held = next((c for c in calls if c is not train and _HELD_ARG.search(src(c.args[0]))
+                     and not _TRAIN_ARG.search(src(c.args[0]))), None)
+        if train is None or held is None:
+            continue
+        if len(held.args) + len(held.keywords) > len(train.args) + len(train.keywords):
+            continue        # (the held-out call hands the training vocabulary over: `load_split(val_path, stoi)`)
+        out.append(Finding("code:vocab_per_split", STRONG, held.lineno,
+                           f"{name}() builds a vocabulary from the text it loads and is called for the training "
+                           f"and for the held-out data: each split gets its own, and the same tokens other ids",
+                           [(train.lineno, "the training split's vocabulary built here")], data={"function": name}))
     return out
 
 
