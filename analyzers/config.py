@@ -56,8 +56,8 @@ for _fact, _names in {
     "epochs": "epochs num_epochs num_train_epochs max_epochs n_epochs train_epochs",
     "max_steps": "max_steps max_iters total_steps num_training_steps train_steps max_iterations num_steps "
                  "train_iters total_optimization_steps",
-    # OLMo's and Composer's run length (an int is steps; "2ep" / "1e9T" say their unit); lhotse's --max-duration is
-    # seconds of audio a batch holds: read as steps only from a YAML / JSON config (_warmup_past_run)
+    # OLMo's and Composer's run length (an int is steps; "2ep" / "1e9T" say their unit); lhotse's --max-duration and
+    # NeMo's max_duration are seconds of audio: read as steps only beside OLMo's t_warmup (_warmup_past_run)
     "max_duration": "max_duration",
     "weight_decay": "weight_decay wd l2_reg optimizer.weight_decay",
     "momentum": "momentum sgd_momentum optimizer.momentum optim.momentum",
@@ -1352,6 +1352,9 @@ HIDDEN_NARROW = 2
 # 1e-4..5e-4); 0.02 (40x the top of that range) and above holds a small net far from its fit (SGD at 0.05 floors an
 # MLP on digits at ~80 % against 97 %), 0.1 pins the weights near 0. Decoupled decay (AdamW, LAMB, Lion, Adafactor)
 # is normally 0.01..0.1 (BERT/GPT recipes); 1.0 and above is off by an order of magnitude.
+# Keys only a DeepSpeed / GPT-NeoX / Megatron config holds
+_DEEPSPEED_KEY = re.compile(r"train_micro_batch_size_per_gpu|zero_optimization|train_iters|gradient_clipping|"
+                            r"pipe_parallel_size|model_parallel_size|lr_decay_style")
 WD_HIGH_COUPLED = 0.02
 WD_HIGH_DECOUPLED = 1.0
 _DECOUPLED = ("adamw", "lamb", "lion", "adafactor", "fusedlamb", "pagedadamw")
@@ -1376,8 +1379,10 @@ def _warmup_past_run(by: dict[str, list[Fact]]) -> list[Signal]:
     transformers' "use the epochs" and says nothing."""
     def num(f: Fact) -> float | None:
         return float(f.value) if isinstance(f.value, (int, float)) and not isinstance(f.value, bool) else None
-    steps = next((f for f in reversed(by.get("max_steps", []) + [
-        d for d in by.get("max_duration", []) if d.source.endswith((".yaml", ".yml", ".json"))]) if (num(f) or 0) > 0), None)
+    # (max_duration only beside OLMo's t_warmup in the same file: NeMo's and lhotse's max_duration is seconds of audio)
+    olmo = {f.source for f in by.get("warmup_steps", []) if re.search(r"\bt_warmup\b", f.quote or "")}
+    steps = next((f for f in reversed(by.get("max_steps", [])) if (num(f) or 0) > 0), None) or next(
+        (f for f in reversed(by.get("max_duration", [])) if f.source in olmo and (num(f) or 0) > 0), None)
     total = num(steps) if steps is not None else None
     warm = next((f for f in reversed(by.get("warmup_steps", [])) if total and (num(f) or 0) >= total), None)
     if warm is not None and steps is not None:
@@ -1413,9 +1418,11 @@ def _optimizer_signals(by: dict[str, list[Fact]]) -> list[Signal]:
 
     wd = _last_number(by.get("weight_decay", []))
     if wd is not None and wd.value > 0:
-        # (DeepSpeed's and GPT-NeoX's `"optimizer": {"type": "Adam", "params": ...}` runs FusedAdam in AdamW mode)
-        deepspeed = opt == "adam" and opt_f is not None and opt_f.source.endswith((".json", ".yml", ".yaml")) \
-            and bool(re.search(r"\btype\b", opt_f.quote or ""))
+        # (DeepSpeed's and GPT-NeoX's `"optimizer": {"type": "Adam", "params": ...}` runs FusedAdam in AdamW mode: a
+        # config that also names a DeepSpeed / Megatron setting; pytorch-template's {"type": "Adam", "args": ...} is
+        # torch's Adam, coupled)
+        deepspeed = opt == "adam" and opt_f is not None and bool(re.search(r"\btype\b", opt_f.quote or "")) \
+            and any(x.source == opt_f.source and _DEEPSPEED_KEY.search(x.quote or "") for xs in by.values() for x in xs)
         decoupled = not opt or opt.startswith(_DECOUPLED) or deepspeed
         high = WD_HIGH_DECOUPLED if decoupled else WD_HIGH_COUPLED
         if wd.value >= high:

@@ -3697,9 +3697,14 @@ def _lr_signals(run: Run, lr: Series | None, q: Quoter) -> list[Signal]:
                 # ... and the config names that warm-up while its lr is far above the last (highest) logged one: the
                 # configured warm-up is longer than the run (a LAION recipe's 20000 steps in a 160-step run), as
                 # config:warmup_exceeds_run says where the config also names the run's total steps
-                wf = run.fact("warmup_steps")
-                if wf is not None and isinstance(wf.value, (int, float)) and wf.value > 0 and cf is not None and conf \
-                        and 0 < peak <= conf / LR_NEVER_CONFIGURED and not _lr_scaled_in_code(run, cf):
+                # (not where the config names a run longer than the warm-up, a log cut short; nor a warm-up shorter
+                # than the points the ramp was logged at: another schedule than the configured one is ramping)
+                wf, mf = run.fact("warmup_steps"), run.fact("max_steps")
+                warm = wf.value if wf is not None and isinstance(wf.value, (int, float)) else 0
+                longer = mf is not None and isinstance(mf.value, (int, float)) and mf.value > warm
+                if wf is not None and warm > 0 and warm >= len(fv) and not longer \
+                        and cf is not None and conf and 0 < peak <= conf / LR_NEVER_CONFIGURED \
+                        and not _lr_scaled_in_code(run, cf):
                     wtxt = (f"the configured warm-up of {wf.value} steps never ends: the logged lr climbs to "
                             f"{_fmt(peak)}, {conf / peak:.0f}x below the configured lr {cf.value}")
                     out.append(Signal("config:warmup_exceeds_run", 0.8, wtxt, [

@@ -782,3 +782,17 @@ def test_a_gpt_neox_config_s_fractional_warm_up_and_deepspeed_adam_are_read_as_t
     q = tmp_path / "train.py"
     q.write_text("opt = torch.optim.Adam(model.parameters(), lr=1e-3, weight_decay=0.1)\n")
     assert "config:weight_decay_high" in {s.kind for s in config_signals(run_of(q))}
+
+
+def test_nemo_s_max_duration_is_seconds_of_audio_and_a_template_s_adam_is_torch_s(tmp_path):
+    """NeMo's `max_duration: 16.7` (seconds of audio) beside `warmup_steps: 10000` and `max_steps: 100000` is no
+    16-step run; pytorch-template's `"optimizer": {"type": "Adam", "args": {"weight_decay": 0.1}}` is torch's coupled
+    Adam (no DeepSpeed key in the file), so its weight decay of 0.1 stays high."""
+    nemo = tmp_path / "conformer.yaml"
+    nemo.write_text("model:\n  train_ds:\n    max_duration: 16.7\n  optim:\n    sched:\n      warmup_steps: 10000\n"
+                    "trainer:\n  max_steps: 100000\n")
+    assert "config:warmup_exceeds_run" not in {s.kind for s in config_signals(run_of(nemo))}
+    tpl = tmp_path / "config.json"
+    tpl.write_text('{\n  "optimizer": {\n    "type": "Adam",\n    "args": {\n      "lr": 0.001,\n'
+                   '      "weight_decay": 0.1\n    }\n  }\n}\n')
+    assert "config:weight_decay_high" in {s.kind for s in config_signals(run_of(tpl))}

@@ -1843,3 +1843,18 @@ def test_a_psnr_of_50_db_at_the_first_evaluation_is_near_perfect_from_the_start(
     assert got["val_near_perfect"].data["by"] == "psnr"
     healthy = kinds(_run(loss=[8e-3 * 0.7 ** e for e in range(12)], val_psnr=[21.0 + 1.8 * e for e in range(12)]))
     assert "val_near_perfect" not in healthy
+
+
+def test_a_configured_warm_up_is_not_read_past_a_longer_configured_run_or_as_shorter_than_its_logged_ramp():
+    """The warm-up ramp read as the configured warm-up outlasting the run (config:warmup_exceeds_run) only where the
+    config names no longer run (warmup_steps 20000 beside max_steps 200000 is a log cut short) and the warm-up is no
+    shorter than the points its ramp was logged at (warmup_steps 50 under a 160-point ramp is another schedule)."""
+    def run(extra):
+        r = _run(loss=[5.0 - 0.001 * e for e in range(160)], lr=[4e-5 / 160 * (e + 1) for e in range(160)])
+        r.facts.append(Fact("lr", 0.005, "config.yaml", 6, "lr: 0.005"))
+        r.facts.extend(extra)
+        return kinds(r)
+    assert "config:warmup_exceeds_run" in run([Fact("warmup_steps", 20000, "config.yaml", 8, "warmup: 20000")])
+    assert "config:warmup_exceeds_run" not in run([Fact("warmup_steps", 20000, "config.yaml", 8, "warmup: 20000"),
+                                                   Fact("max_steps", 200000, "config.yaml", 9, "max_steps: 200000")])
+    assert "config:warmup_exceeds_run" not in run([Fact("warmup_steps", 50, "config.yaml", 8, "warmup: 50")])
