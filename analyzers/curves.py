@@ -1274,9 +1274,11 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
                 out.append(Signal("below_chance_stuck", 0.6, txt, out[-1].evidence,
                                   {"level": end_lvl, "chance": chance}))
             out += _softmax_floor(run, s, pre, end_lvl, q)
-        if not any(x.kind == "loss_at_softmax_floor" for x in out) and _floor_classes(run, end_lvl) is not None:
-            # (a loss still creeping toward that floor at the end, beside an accuracy near perfect: no plateau
-            # read, the floor all the same)
+        if not any(x.kind == "loss_at_softmax_floor" for x in out) and _floor_classes(run, end_lvl) is not None \
+                and (_num_classes(run) or implied_classes(float(pre[0]), FIRST_AT_CHANCE)):
+            # (a loss still creeping toward that floor at the end, beside an accuracy near perfect, no plateau read:
+            # the floor all the same, where the class count is known or the first loss sat at ln K; a healthy
+            # loss that merely ends near some K's floor, label smoothing's or a segmentation's, names none)
             out += _softmax_floor(run, s, pre, end_lvl, q)
 
     # Oscillation: large back-and-forth of the smoothed curve in the second half. A few spikes read above
@@ -1396,10 +1398,11 @@ MEMORIZE_CHANCE_TOL = 0.03
 
 
 def _softmax_floor(run: Run, s: Series, pre: np.ndarray, end_lvl: float, q: Quoter) -> list[Signal]:
-    """loss_at_softmax_floor: a plateaued loss whose level sits within SOFTMAX_FLOOR_BAND above
-    log(e + K - 1) - 1 and that never went below it. Cross-entropy applies its own log-softmax; fed
-    probabilities (in [0, 1]) instead of logits, its best is that floor, however well the model ranks
-    the classes. K from num_classes, else from a first logged loss at ln K."""
+    """loss_at_softmax_floor: a loss whose level sits within SOFTMAX_FLOOR_BAND above log(e + K - 1) - 1 and that
+    never went below it (a plateau, or a loss still creeping onto it beside a near-perfect accuracy). Cross-entropy
+    applies its own log-softmax; fed probabilities (in [0, 1]) instead of logits, its best is that floor, however
+    well the model ranks the classes. K from num_classes, else from a first logged loss at ln K, else from the level
+    itself beside an accuracy near perfect (_floor_classes)."""
     k = _num_classes(run)
     if k is None:
         k = implied_classes(float(pre[0]), FIRST_AT_CHANCE)
@@ -2259,6 +2262,8 @@ VAL_SCORE_LEARNED = 0.15
 VAL_SCORE_LEARNED_X = 1.5
 _HIGHER_BETTER = re.compile(r"(?:^|_)(?:acc\w*|top\d\w*|r\d+|r_?at_?\d+|recall\w*|r_mean|f1\w*|auc\w*|map\w*|dice\w*|iou\w*|"
                             r"bleu\w*|rouge\w*|psnr|ssim)$")
+# ... not an error or a loss under such a name (val_top1_err, val_dice_loss, val_mape)
+_LOWER_BETTER = re.compile(r"loss|err|mape|mae|mse|rmse|wer|cer")
 
 
 def _val_score_learned(run: Run, source: str) -> bool:
@@ -2268,7 +2273,7 @@ def _val_score_learned(run: Run, source: str) -> bool:
     contrastive losses only: a classifier's accuracy rising from below 1/K up to it learned nothing. Another file's
     scores are another job's."""
     scores = [s for s in run.series if s.name.startswith("val_") and len(s) >= 3 and _HIGHER_BETTER.search(s.name)
-              and s.source == source]
+              and not _LOWER_BETTER.search(s.name) and s.source == source]
     # (a file that prints any score above 1 prints percentages: its recall of 0.39 is 0.39 %, not 39 %)
     percent = {s.source for s in scores if np.nanmax(np.abs(s.values), initial=0.0) > 1.0}
     for s in scores:
@@ -3862,10 +3867,17 @@ ENTROPY_ZERO = 1e-3
 ENTROPY_COLLAPSED = 0.02
 
 
+def _returns(run: Run, held_out: bool, n: int) -> list[Series]:
+    """The run's return series (episodic_return, episode_reward_mean, ep_rew_mean, reward) of training or of held-out
+    environments, n points at least: not a spread, a bound, a coefficient or a best so far, nor an episode's length
+    or time (charts/episodic_length)."""
+    return [s for s in run.series if _REWARD.search(s.name) and is_held_out(s.name) == held_out
+            and not re.search(r"std|min|max|coef|best|len|length|steps|time", s.name) and len(s) >= n]
+
+
 def _return_series(run: Run) -> Series | None:
-    """The run's training return (episodic_return, episode_reward_mean, ep_rew_mean, reward), the longest one."""
-    got = [s for s in run.series if _REWARD.search(s.name) and not is_held_out(s.name)
-           and not re.search(r"std|min|max|coef|best", s.name) and len(s) >= 5]
+    """The run's training return, the longest one."""
+    got = _returns(run, False, 5)
     return max(got, key=len) if got else None
 
 
@@ -3879,8 +3891,7 @@ def _return_gap(run: Run, q: Quoter) -> list[Signal]:
     collector on unseen levels, an evaluation env) stays far below it for the whole run: it learned its training
     environments, not the task (one maze layout memorised; Procgen's generalisation gap)."""
     tr = _return_series(run)
-    held = [s for s in run.series if _REWARD.search(s.name) and is_held_out(s.name)
-            and not re.search(r"std|min|max|coef|best", s.name) and len(s) >= 3]
+    held = _returns(run, True, 3)
     if tr is None or not held:
         return []
     va = max(held, key=len)

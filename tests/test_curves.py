@@ -1858,3 +1858,17 @@ def test_a_configured_warm_up_is_not_read_past_a_longer_configured_run_or_as_sho
     assert "config:warmup_exceeds_run" not in run([Fact("warmup_steps", 20000, "config.yaml", 8, "warmup: 20000"),
                                                    Fact("max_steps", 200000, "config.yaml", 9, "max_steps: 200000")])
     assert "config:warmup_exceeds_run" not in run([Fact("warmup_steps", 50, "config.yaml", 8, "warmup: 50")])
+
+
+def test_a_healthy_loss_that_merely_ends_near_some_softmax_floor_is_none():
+    """A loss that starts off any chance level (0.9) and ends at 0.560 beside 97.5 % accuracy: its level names K = 3's
+    floor, but no class count is known and the first loss sat at no ln K (label smoothing ends there too): no
+    loss_at_softmax_floor. An episode's length is no return, and an error under a score's name is no score."""
+    loss = [0.56 + 0.34 * math.exp(-e / 6) for e in range(30)]
+    assert "loss_at_softmax_floor" not in kinds(_run(loss=loss, accuracy=[min(0.975, 0.6 + 0.03 * e) for e in range(30)]))
+    got = kinds(_run(**{"charts/episodic_length": [3231.0] * 10, "charts/episodic_return": [18.0 + 0.1 * e for e in range(10)],
+                        "eval/episodic_return": [18.5 + 0.05 * e for e in range(10)]}))
+    assert "return_gap" not in got
+    from mltdbg.analyzers.curves import _val_score_learned
+    r = _run(val_top1_err=[0.9, 0.7, 0.5, 0.2], val_loss_ita=[4.9, 4.8, 5.0, 5.5])
+    assert not _val_score_learned(r, "m.csv")
