@@ -1445,6 +1445,15 @@ def test_a_step_function_a_framework_runs_every_iteration_without_zero_grad_accu
     zeroed = src.replace("    model.train()\n", "    model.train()\n    optimizer.zero_grad()\n")
     assert "code:missing_zero_grad" not in kinds_of(zeroed)
     assert "code:missing_zero_grad" not in kinds_of(src.replace("trainer = Engine(train_step)\n", ""))
+    # the user's own trainer, in another file, zeroes the gradients around the step function it is handed
+    trainer = ("class Trainer:\n    def __init__(self, step_fn, optimizer):\n        self.step_fn, self.opt = step_fn, optimizer\n"
+               "    def fit(self, loader):\n        for batch in loader:\n            self.opt.zero_grad()\n"
+               "            self.step_fn(None, batch)\n")
+    own = src.replace("from ignite.engine import Engine", "from trainer import Trainer").replace(
+        "trainer = Engine(train_step)\ntrainer.run(loader, max_epochs=8)", "Trainer(train_step, optimizer).fit(loader)")
+    run = Run(root=Path("."), texts=[TextArtifact(path="train.py", abspath=None, kind="code", text=own),
+                                     TextArtifact(path="trainer.py", abspath=None, kind="code", text=trainer)])
+    assert "code:missing_zero_grad" not in {x.kind for x in code_signals(run)}
 
 
 def test_a_softmax_model_handed_to_skorch_with_cross_entropy_is_a_double_softmax():

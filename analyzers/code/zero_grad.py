@@ -95,7 +95,7 @@ def check_zero_grad(f: PyFile, idx: RunIndex) -> list[Finding]:
         if outside:
             more.append((outside[0].lineno, "zero_grad() only here, outside the loop"))
         strength = STRONG if loop is not None else MEDIUM
-        where = "inside the loop" if loop is not None else f"in {getattr(scope, 'name', 'the step function')}()"
+        where = "inside the loop" if loop is not None else f"in {getattr(scope, 'name', '')}()"
         out.append(Finding("code:missing_zero_grad", strength, b.lineno,
                            f"backward() and step() run every iteration but gradients are never zeroed {where}:"
                            " they accumulate across steps", more))
@@ -177,14 +177,16 @@ def _snippet_strength(f: PyFile, scope: ast.AST) -> float:
 def _called_in_loop(idx: RunIndex, fn: ast.AST) -> bool:
     """Is this function called from inside a loop anywhere in the run, or handed by name to another call that runs it
     for us (Ignite's `Engine(train_step)`, `Engine(process_function=update)`: a framework's loop calls it every
-    iteration)?"""
+    iteration) where no file of the run zeroes gradients (a user's own Trainer may zero them around the step function
+    it is handed)?"""
     name = getattr(fn, "name", None)
     if not name:
         return False
     if idx.loop_called is None:
-        idx.loop_called = {last(c) for g in idx.files for c in g.calls if g.loops_of(c)} | {
-            a.id for g in idx.files for c in g.calls
-            for a in [*c.args, *(k.value for k in c.keywords)] if isinstance(a, ast.Name)}
+        idx.loop_called = {last(c) for g in idx.files for c in g.calls if g.loops_of(c)}
+        if not any(g.zero_grads() for g in idx.files):
+            idx.loop_called |= {a.id for g in idx.files for c in g.calls
+                                for a in [*c.args, *(k.value for k in c.keywords)] if isinstance(a, ast.Name)}
     return name in idx.loop_called
 
 
