@@ -77,5 +77,9 @@ def test_english_thousands_and_tuples_are_no_decimal_commas(tmp_path):
     from mltdbg.analyzers.readers.textlog.scan import decimal_commas
     text = "".join(f"step {e}: 1,024 samples, loss: {1 / e:.4f}, range (0,1), lr=0.001\n" for e in range(1, 9)).encode()
     assert decimal_commas(text) is text
+    # a long log's later block whose head holds only two decimals, and no other comma number, is read the same way
+    assert decimal_commas(b"Verlust: 0,4123\nVerlust: 0,3981\n") == b"Verlust: 0.4123\nVerlust: 0.3981\n"
+    mixed = b"step 1: 1,024 samples, range 0,1\n"
+    assert decimal_commas(mixed) is mixed
     dec = b"Verlust: 0,4123\nVerlust: 0,3981\nVerlust: 0,3517\nSchritte: 1,024\n"
     assert decimal_commas(dec) == b"Verlust: 0.4123\nVerlust: 0.3981\nVerlust: 0.3517\nSchritte: 1.024\n"

@@ -1338,6 +1338,10 @@ def test_a_line_that_names_a_held_out_set_holds_that_sets_metrics(tmp_path):
     got = {(x.name, x.raw_name): len(x) for x in read(ig).series}
     assert got[("val_accuracy", "test/Avg accuracy")] == 5 and got[("val_loss", "test/Avg loss")] == 5
     assert got[("accuracy", "Avg accuracy")] == 5
+    # KAIR's validation lines: "Average PSNR : 8.45dB" (the unit glued to the number) is the PSNR
+    ka = tmp_path / "kair.log"
+    ka.write_text("".join(f"<epoch:{e:3d}, iter: {25 * e:8,d}, Average PSNR : {20 + e / 10:.2f}dB\n" for e in range(1, 6)))
+    assert {x.name: len(x) for x in read(ka).series}.get("psnr") == 5
     # a set's tag in brackets at the start of the line ("[val] epoch 3 loss=..."), not a timestamp's or a rank's
     br = tmp_path / "bracket.log"
     br.write_text("".join(f"[train] epoch {e} loss={1 / e:.4f} acc={0.5 + e / 20:.2f}\n"

@@ -34,7 +34,7 @@ from mltdbg.analyzers.model import LOC_LINE, Run, Series
 from mltdbg.analyzers.names import normalize, rename_by_layout
 from mltdbg.analyzers.readers.textlog.arrays import (Masked, count_before, factorize, find_byte, hash_rows,
                                                      release_memory, rows_of, small_pages)
-from mltdbg.analyzers.readers.textlog.scan import (BACK, EVAL_KEY_PREFIX, decimal_commas, FWD, LONG_BACK, LONG_FWD, Keys, anchors,
+from mltdbg.analyzers.readers.textlog.scan import (BACK, EVAL_KEY_PREFIX, FWD, LONG_BACK, LONG_FWD, Keys, anchors, decimal_commas,
                                                    held_out_marks, inline_set_tags, line_ranks,
                                                    progress_counters, read_anchors)
 from mltdbg.analyzers.readers.textlog.layergrads import layer_series, scan_layer_tables, table_lines
