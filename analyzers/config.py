@@ -1230,7 +1230,10 @@ def config_signals(run: Run) -> list[Signal]:
         out.append(Signal("config:warmup_zero", 0.3, f"no warm-up with lr {lr.value:g} for a transformer ({lr.source}:{lr.line})",
                           [_ev(lr, f"lr {lr.value:g} and no warm-up setting")], {"warmup": None, "lr": lr.value}))
     out += _warmup_past_run(by)
-    out += _optimizer_signals(by)
+    # (the config files that name a DeepSpeed / Megatron setting anywhere: their {type: Adam} runs in AdamW mode)
+    deepspeed = {t.path for t in run.texts if t.path.endswith((".json", ".yml", ".yaml"))
+                 and _DEEPSPEED_KEY.search(t.text[:DEEPSPEED_SCAN])}
+    out += _optimizer_signals(by, deepspeed)
     code = [t.text for t in run.texts if t.kind == "code"]
     for f in by.get("key_misspelled", [])[:1]:
         key, meant = str(f.value).split("->")
@@ -1248,7 +1251,7 @@ def config_signals(run: Run) -> list[Signal]:
 
 # A metric that is better when lower: a loss, an error rate, a perplexity, a distance
 # (the long words anywhere, "eval_logloss", "valLoss"; the short ones as whole tokens: "answer" holds no WER, "apple" no ppl)
-_LOWER_IS_BETTER = re.compile(r"loss|perplexity|rmse|mse|mae|nll|distance|(?:^|[_/.\-])(?:err(?:or)?|wer|cer|ppl)(?:$|[_/.\-]|\d)",
+LOWER_IS_BETTER = re.compile(r"loss|perplexity|mse|mae|mape|nll|distance|(?:^|[_/.\-])(?:err(?:or)?|wer|cer|ppl)(?:$|[_/.\-]|\d)",
                               re.I)
 
 
@@ -1260,7 +1263,7 @@ def _best_model_inverted(by: dict[str, list[Fact]]) -> list[Signal]:
     greater = next((f for f in reversed(by.get("greater_is_better", []))), None)
     if metric is None or greater is None or not isinstance(greater.value, bool):
         return []
-    lower = bool(_LOWER_IS_BETTER.search(metric.value))
+    lower = bool(LOWER_IS_BETTER.search(metric.value))
     if lower != greater.value:
         return []
     load = next((f for f in reversed(by.get("load_best", []))), None)
@@ -1352,7 +1355,8 @@ HIDDEN_NARROW = 2
 # 1e-4..5e-4); 0.02 (40x the top of that range) and above holds a small net far from its fit (SGD at 0.05 floors an
 # MLP on digits at ~80 % against 97 %), 0.1 pins the weights near 0. Decoupled decay (AdamW, LAMB, Lion, Adafactor)
 # is normally 0.01..0.1 (BERT/GPT recipes); 1.0 and above is off by an order of magnitude.
-# Keys only a DeepSpeed / GPT-NeoX / Megatron config holds
+# Keys only a DeepSpeed / GPT-NeoX / Megatron config holds (looked for in a config's first DEEPSPEED_SCAN characters)
+DEEPSPEED_SCAN = 200_000
 _DEEPSPEED_KEY = re.compile(r"train_micro_batch_size_per_gpu|zero_optimization|train_iters|gradient_clipping|"
                             r"pipe_parallel_size|model_parallel_size|lr_decay_style")
 WD_HIGH_COUPLED = 0.02
@@ -1407,7 +1411,7 @@ def _names_optimizer(value: str) -> bool:
 MOMENTUM_NEAR_ONE = 0.995
 
 
-def _optimizer_signals(by: dict[str, list[Fact]]) -> list[Signal]:
+def _optimizer_signals(by: dict[str, list[Fact]], deepspeed_files: frozenset[str] | set[str] = frozenset()) -> list[Signal]:
     """Optimizer settings other than the lr that are off by themselves: weight decay, momentum, betas, eps."""
     out: list[Signal] = []
     # (the last that names an optimizer: `model.compile(optimizer=opt)` after `opt = Adam(...)` names a variable)
@@ -1422,7 +1426,7 @@ def _optimizer_signals(by: dict[str, list[Fact]]) -> list[Signal]:
         # config that also names a DeepSpeed / Megatron setting; pytorch-template's {"type": "Adam", "args": ...} is
         # torch's Adam, coupled)
         deepspeed = opt == "adam" and opt_f is not None and bool(re.search(r"\btype\b", opt_f.quote or "")) \
-            and any(x.source == opt_f.source and _DEEPSPEED_KEY.search(x.quote or "") for xs in by.values() for x in xs)
+            and opt_f.source in deepspeed_files
         decoupled = not opt or opt.startswith(_DECOUPLED) or deepspeed
         high = WD_HIGH_DECOUPLED if decoupled else WD_HIGH_COUPLED
         if wd.value >= high:

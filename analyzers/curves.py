@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from mltdbg.analyzers.config import is_transformerish, train_batch_sizes
+from mltdbg.analyzers.config import LOWER_IS_BETTER, is_transformerish, train_batch_sizes
 from mltdbg.analyzers.model import LOC_LINE, Evidence, Run, Series, Signal, TextArtifact, value_for_json
 from mltdbg.analyzers.names import FIXED_MODEL, NETWORK_PARTS, is_held_out
 from mltdbg.analyzers.readers.textlog.arrays import small_pages
@@ -2252,8 +2252,10 @@ def _val_gap(run: Run, ts: np.ndarray, tv: np.ndarray, va: Series, vi: np.ndarra
                    {"first_val": first, "train_end": t_end, "chance": chance})]
 
 
-# A PSNR (dB) this high at a first evaluation: errors under one grey level of 255 (val_near_perfect)
+# A PSNR (dB) this high at a first evaluation: errors under one grey level of 255 (val_near_perfect), that evaluation at
+# most this share into the logged steps
 PSNR_NEAR_PERFECT = 50.0
+PSNR_EARLY = 0.2
 
 
 # A held-out score (higher is better) that learned: its high values (90th percentile, as a fraction) this much above its
@@ -2262,8 +2264,7 @@ VAL_SCORE_LEARNED = 0.15
 VAL_SCORE_LEARNED_X = 1.5
 _HIGHER_BETTER = re.compile(r"(?:^|_)(?:acc\w*|top\d\w*|r\d+|r_?at_?\d+|recall\w*|r_mean|f1\w*|auc\w*|map\w*|dice\w*|iou\w*|"
                             r"bleu\w*|rouge\w*|psnr|ssim)$")
-# ... not an error or a loss under such a name (val_top1_err, val_dice_loss, val_mape)
-_LOWER_BETTER = re.compile(r"loss|err|mape|mae|mse|rmse|wer|cer")
+# ... not an error or a loss under such a name (val_top1_err, val_dice_loss, val_mape): config.LOWER_IS_BETTER's names
 
 
 def _val_score_learned(run: Run, source: str) -> bool:
@@ -2273,7 +2274,7 @@ def _val_score_learned(run: Run, source: str) -> bool:
     contrastive losses only: a classifier's accuracy rising from below 1/K up to it learned nothing. Another file's
     scores are another job's."""
     scores = [s for s in run.series if s.name.startswith("val_") and len(s) >= 3 and _HIGHER_BETTER.search(s.name)
-              and not _LOWER_BETTER.search(s.name) and s.source == source]
+              and not LOWER_IS_BETTER.search(s.name) and s.source == source]
     # (a file that prints any score above 1 prints percentages: its recall of 0.39 is 0.39 %, not 39 %)
     percent = {s.source for s in scores if np.nanmax(np.abs(s.values), initial=0.0) > 1.0}
     for s in scores:
@@ -2899,11 +2900,16 @@ def _val_vs_train(run: Run, q: Quoter) -> list[Signal]:
                 return out
     # ... or an image restoration's PSNR of 50 dB or more at its first evaluation (errors under one grey level of 255:
     # outputs that equal their targets before the model learned anything, inputs that are the targets)
+    # (the first evaluation early in the run, not a resumed run's; the last third still that high; +inf is an output
+    # equal to its target)
     ps = next((x for n in ("val_psnr", "psnr") if (x := run.metric(n)) is not None and len(x) >= 2), None)
     if ps is not None:
         pv = ordered(ps)
-        pi = np.flatnonzero(np.isfinite(pv.values))
-        if len(pi) >= 2 and float(pv.values[pi[0]]) >= PSNR_NEAR_PERFECT:
+        pi = np.flatnonzero(~np.isnan(pv.values) & (pv.values != -np.inf))
+        pvals = pv.values[pi]
+        if len(pi) >= 2 and float(pvals[0]) >= PSNR_NEAR_PERFECT \
+                and float(np.median(pvals[-max(1, len(pvals) // 3):])) >= PSNR_NEAR_PERFECT \
+                and float(pv.steps[pi[0]]) <= PSNR_EARLY * max(float(pv.steps[pi[-1]]), 1.0):
             j = int(pi[0])
             txt = (f"{pv.raw_name or pv.name} is {_fmt(float(pv.values[j]))} dB at its first evaluation (step "
                    f"{int(pv.steps[j])}) and ends at {_fmt(float(pv.values[pi[-1]]))} dB: outputs that match their "
@@ -3872,7 +3878,7 @@ def _returns(run: Run, held_out: bool, n: int) -> list[Series]:
     environments, n points at least: not a spread, a bound, a coefficient or a best so far, nor an episode's length
     or time (charts/episodic_length)."""
     return [s for s in run.series if _REWARD.search(s.name) and is_held_out(s.name) == held_out
-            and not re.search(r"std|min|max|coef|best|len|length|steps|time", s.name) and len(s) >= n]
+            and not re.search(r"std|min|max|coef|best|len|steps|time", s.name) and len(s) >= n]
 
 
 def _return_series(run: Run) -> Series | None:

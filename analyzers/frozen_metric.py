@@ -185,9 +185,9 @@ _ACC_WORDS = ("acc", "top1", "top5", "top_1", "top_5")
 _ATTACKED = re.compile(r"pgd|fgsm|adv|attack|robust")
 
 
-# ... and a localisation's hit rate (mmpose's acc_pose, a keypoint's or a box's accuracy): a model that finds nothing
-# scores exactly 0 there, no guess scores 1/K
-_LOCATED = re.compile(r"pose|kpt|keypoint|joint|landmark|bbox|box")
+# ... and a localisation's hit rate (mmpose's acc_pose, a keypoint's or a box's accuracy), by whole tokens: a model that
+# finds nothing scores exactly 0 there, no guess scores 1/K (a dialogue model's joint-goal accuracy is an accuracy)
+_LOCATED = re.compile(r"(?:^|[_/.])(?:pose|kpts?|keypoints?|landmarks?|b?box(?:es)?)(?:$|[_/.])")
 
 
 def _is_accuracy(name: str) -> bool:

@@ -1540,3 +1540,33 @@ def test_what_scales_8_bit_pixels_and_what_does_not(extra, fires):
            "model = torch.nn.Sequential(torch.nn.Conv2d(3, 3, 3, padding=1), torch.nn.Sigmoid())\n"
            "for img in imgs:\n    out = model(to_tensor3(img)[None])\n" + extra)
     assert ("code:raw_pixels_unscaled" in kinds_of(src)) is fires
+
+
+def test_second_review_cases_of_the_new_code_readings():
+    """A vocabulary a function builds but encodes nothing with (a corpus reader, a stats printer), or one handed the
+    training vocabulary for the held-out split, is no per-split vocabulary; images divided by np.amax or tf.reduce_max
+    are scaled, `(kernel_size - 1) / 2` scales nothing, and noise added to an image is still the image; a saliency
+    helper's model.zero_grad() does not zero the gradients of a step function Ignite runs."""
+    reader = ("def read_corpus(path):\n    text = open(path).read()\n    vocab = sorted(set(text))\n    return text, vocab\n\n"
+              "train_text, vocab = read_corpus('data/train.txt')\nval_text, _ = read_corpus('data/val.txt')\n")
+    assert "code:vocab_per_split" not in kinds_of(reader)
+    handed = ("def load_split(path, vocab=None):\n    text = open(path).read()\n    if vocab is None:\n"
+              "        vocab = {c: i for i, c in enumerate(sorted(set(text)))}\n    return vocab, [vocab[c] for c in text]\n\n"
+              "vocab, tr = load_split('data/train.txt', vocab=None)\n_, va = load_split('data/val.txt', vocab=vocab)\n")
+    assert "code:vocab_per_split" not in kinds_of(handed)
+    base = ("import numpy as np\nimport torch\nimgs = np.fromfile('x.bin', dtype=np.uint8).reshape(-1, 16, 16, 3)\n"
+            "model = torch.nn.Conv2d(3, 3, 3)\nfor img in imgs:\n    x = torch.from_numpy(img).float()\n    out = model(x)\n")
+    assert "code:raw_pixels_unscaled" in kinds_of(base)
+    assert "code:raw_pixels_unscaled" in kinds_of(base + "pad = int((kernel_size - 1) / 2)\n")
+    for scaled in ("imgs = imgs / np.amax(imgs)\n", "imgs = imgs / tf.reduce_max(imgs)\n"):
+        assert "code:raw_pixels_unscaled" not in kinds_of(base + scaled), scaled
+    noisy = base.replace("torch.from_numpy(img).float()", "torch.from_numpy((img + np.random.normal(0, 25, img.shape)).astype(np.float32))")
+    assert "code:raw_pixels_unscaled" in kinds_of(noisy)
+    ignite = ("import torch\nfrom ignite.engine import Engine\nmodel = torch.nn.Linear(4, 2)\n"
+              "optimizer = torch.optim.SGD(model.parameters(), lr=0.001)\n"
+              "def train_step(engine, batch):\n    x, y = batch\n    loss = torch.nn.functional.cross_entropy(model(x), y)\n"
+              "    loss.backward()\n    optimizer.step()\n    return loss.item()\n\ntrainer = Engine(train_step)\n")
+    viz = "def saliency(model, x):\n    model.zero_grad()\n    model(x).max().backward()\n    return x.grad\n"
+    run = Run(root=Path("."), texts=[TextArtifact(path="train.py", abspath=None, kind="code", text=ignite),
+                                     TextArtifact(path="viz.py", abspath=None, kind="code", text=viz)])
+    assert "code:missing_zero_grad" in {x.kind for x in code_signals(run)}

@@ -796,3 +796,12 @@ def test_nemo_s_max_duration_is_seconds_of_audio_and_a_template_s_adam_is_torch_
     tpl.write_text('{\n  "optimizer": {\n    "type": "Adam",\n    "args": {\n      "lr": 0.001,\n'
                    '      "weight_decay": 0.1\n    }\n  }\n}\n')
     assert "config:weight_decay_high" in {s.kind for s in config_signals(run_of(tpl))}
+
+
+def test_a_deepspeed_config_s_adam_is_decoupled_by_its_zero_optimization_block(tmp_path):
+    """A DeepSpeed config whose only DeepSpeed mark is its zero_optimization block (no fact of its own): its
+    {"type": "Adam", "params": {"weight_decay": 0.1}} runs in AdamW mode, so 0.1 is no coupled L2 too strong."""
+    p = tmp_path / "ds_config.json"
+    p.write_text('{\n  "optimizer": {\n    "type": "Adam",\n    "params": {\n      "lr": 0.0003,\n      "weight_decay": 0.1\n'
+                 '    }\n  },\n  "zero_optimization": {\n    "stage": 2\n  }\n}\n')
+    assert "config:weight_decay_high" not in {s.kind for s in config_signals(run_of(p))}

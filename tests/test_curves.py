@@ -1870,5 +1870,23 @@ def test_a_healthy_loss_that_merely_ends_near_some_softmax_floor_is_none():
                         "eval/episodic_return": [18.5 + 0.05 * e for e in range(10)]}))
     assert "return_gap" not in got
     from mltdbg.analyzers.curves import _val_score_learned
-    r = _run(val_top1_err=[0.9, 0.7, 0.5, 0.2], val_loss_ita=[4.9, 4.8, 5.0, 5.5])
+    r = _run(val_top1_err=[0.2, 0.5, 0.7, 0.9], val_loss_ita=[4.9, 4.8, 5.0, 5.5])     # (a rising error: it got worse)
     assert not _val_score_learned(r, "m.csv")
+
+
+def test_second_review_cases_of_the_psnr_and_pose_readings():
+    """A resumed run's PSNR above 50 dB (first evaluation at step 400000 of 410000), or one that starts at 52 dB and
+    falls to 12 dB, is not near perfect from the start; an infinite PSNR (outputs equal to targets) is. A dialogue
+    model's joint-goal accuracy at 0 is an accuracy at 0."""
+    def got(steps, vals):
+        r = Run(root=Path("."))
+        r.series.append(Series("loss", "loss", np.asarray(steps, np.int64), np.linspace(1e-3, 5e-4, len(steps)), "m.csv",
+                               np.arange(len(steps)) + 2, "line"))
+        r.series.append(Series("val_psnr", "val_psnr", np.asarray(steps, np.int64), np.asarray(vals, float), "m.csv",
+                               np.arange(len(steps)) + 2, "line"))
+        return {s.kind for s in curve_signals(r)}
+    assert "val_near_perfect" not in got([400000 + 1000 * i for i in range(10)], [50.4 + 0.05 * i for i in range(10)])
+    assert "val_near_perfect" not in got([50 * (i + 1) for i in range(10)], [52.0 - 4.4 * i for i in range(10)])
+    assert "val_near_perfect" in got([50 * (i + 1) for i in range(10)], [math.inf] * 10)
+    from mltdbg.analyzers.frozen_metric import _is_accuracy
+    assert _is_accuracy("val_joint_goal_acc") and not _is_accuracy("acc_pose")

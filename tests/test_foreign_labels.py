@@ -81,5 +81,7 @@ def test_english_thousands_and_tuples_are_no_decimal_commas(tmp_path):
     assert decimal_commas(b"Verlust: 0,4123\nVerlust: 0,3981\n") == b"Verlust: 0.4123\nVerlust: 0.3981\n"
     mixed = b"step 1: 1,024 samples, range 0,1\n"
     assert decimal_commas(mixed) is mixed
+    header = b"Using GPUs: 0,1\nimages/s = 1,057\n"
+    assert decimal_commas(header) is header
     dec = b"Verlust: 0,4123\nVerlust: 0,3981\nVerlust: 0,3517\nSchritte: 1,024\n"
     assert decimal_commas(dec) == b"Verlust: 0.4123\nVerlust: 0.3981\nVerlust: 0.3517\nSchritte: 1.024\n"

@@ -41,7 +41,7 @@ Where things live:
   optimizer_args.py    code:optimizer_arg_mismatch
   input_scaling.py     code:raw_pixels_unscaled, code:features_unscaled
   leakage.py           code:val_overlaps_train, code:target_in_features
-  inference_refit.py   code:vocab_rebuilt_at_inference, code:encoder_refit_at_inference (run-wide)
+  inference_refit.py   code:vocab_rebuilt_at_inference, code:encoder_refit_at_inference (run-wide), code:vocab_per_split
 This module runs them in a fixed order and turns their Findings into Signals; it also
 re-exports the index's public names (codemods use them).
 """

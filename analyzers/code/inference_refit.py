@@ -69,6 +69,9 @@ def _built(f: PyFile) -> tuple[str, ast.Call | ast.Assign] | None:
 # characters of it (`sorted(set(text))`) bound to a vocabulary's name
 _FROM_TEXT = ("from_text", "from_texts", "from_corpus")
 _CHARSET = re.compile(r"sorted\(\s*set\(|\bset\(")
+# ... and encodes the text with it: an encode call, or a lookup of each token in the vocabulary
+_ENCODES = re.compile(r"\.encode\(|\.tokenize\(|\b(?:stoi|vocab|char2idx|word2idx|w2i|token2id|char_to_idx|word_to_id)\s*\[",
+                      re.I)
 _TRAIN_ARG = re.compile(r"\btrain", re.I)
 _HELD_ARG = re.compile(r"\b(?:val|valid|validation|test|held\w*|dev|eval)\b|(?:val|valid|test|heldout|dev|eval)(?:[_.]|\.txt)", re.I)
 
@@ -102,8 +105,11 @@ def _vocab_per_split(f: PyFile) -> list[Finding]:
                      and not _TRAIN_ARG.search(src(c.args[0]))), None)
         if train is None or held is None:
             continue
-        if len(held.args) + len(held.keywords) > len(train.args) + len(train.keywords):
+        if len(held.args) + len(held.keywords) > len(train.args) + len(train.keywords) or any(
+                _VOCAB_NAME.search(src(a)) for a in [*held.args[1:], *(k.value for k in held.keywords)]):
             continue        # (the held-out call hands the training vocabulary over: `load_split(val_path, stoi)`)
+        if not _ENCODES.search(src(fn)):
+            continue        # (a function that builds a vocabulary but encodes nothing with it: a reader, a stats printer)
         out.append(Finding("code:vocab_per_split", STRONG, held.lineno,
                            f"{name}() builds a vocabulary from the text it loads and is called for the training "
                            f"and for the held-out data: each split gets its own, and the same tokens other ids",

@@ -69,17 +69,19 @@ def _num(e: ast.AST):
 
 # What a standardisation subtracts: a mean, a centre, a minimum
 _CENTRE = re.compile(r"mean|\bmu\b|avg|average|cent(?:er|re)|\bmin\b|_min\b|\.min\(", re.IGNORECASE)
-# A random draw's call: what it makes is noise at the scale asked for, not 8-bit data
-_RANDOM_DRAW = re.compile(r"\b(?:standard_normal|normal|randn|rand|uniform|randn_like|rand_like)\(")
+# A random draw's call as the whole cast expression: noise at the scale asked for, not 8-bit data (noise added to an
+# image, `img + np.random.normal(0, 25, img.shape)`, is still the image)
+_RANDOM_DRAW = re.compile(r"\s*[\w.]*\b(?:standard_normal|normal|randn|rand|uniform|randn_like|rand_like)\([^()]*(?:\([^()]*\))?[^()]*\)\s*$")
 
 
 def _scaling_anywhere(files: list[PyFile]) -> bool:
     for f in files:
         for n in f.of_type(ast.BinOp, ast.AugAssign, ast.Call):
-            # a value less a constant or a mean, divided: a standardisation, `(imgs - 0.35) / 1.0`, `(x - mu) / s`
-            # (not an elapsed time per step, `(time.time() - t0) / step`)
+            # a value less a fractional constant or a mean, divided: a standardisation, `(imgs - 0.35) / 1.0`,
+            # `(x - mu) / s` (not an elapsed time per step, `(time.time() - t0) / step`, nor `(kernel_size - 1) / 2`)
             if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div) and isinstance(n.left, ast.BinOp) \
-                    and isinstance(n.left.op, ast.Sub) and (_num(n.left.right) is not None
+                    and isinstance(n.left.op, ast.Sub) and (isinstance(_num(n.left.right), float)
+                                                            and not float(_num(n.left.right)).is_integer()
                                                             or _CENTRE.search(src(n.left.right))):
                 return True
             if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Div, ast.Mult, ast.FloorDiv, ast.Sub)):
@@ -95,7 +97,7 @@ def _scaling_anywhere(files: list[PyFile]) -> bool:
                             or (0 < v < 0.01 and abs(v * 255 - 1) < 0.05)):
                         return True
                 # (an array's own maximum, `x / x.max()`, `np.max(x)`; not the builtin max of two sizes, `max(h, w)`)
-                if isinstance(n.op, ast.Div) and re.search(r"std|sigma|scale|(?:\.|\bnp\.|\bnumpy\.|\btorch\.)max\(|norm",
+                if isinstance(n.op, ast.Div) and re.search(r"std|sigma|scale|(?:\.\w*|\b\w+)max\(|norm",
                                                            src(n.right), re.IGNORECASE):
                     return True
                 # images divided by their own range, whatever it is (sklearn's 8x8 digits are 0..16, 12- and 16-bit
@@ -217,7 +219,7 @@ def check_input_scaling(files: list[PyFile]) -> list[tuple[PyFile, Finding]]:
     image_casts = casts if casts and _uint8_tensor_source(files) else [
         (f, c, w) for f, c, w in casts if _IMAGE_NAME.search(w) or _READ_IN.search(w) or w in lists.get(f, ())]
     # (a random draw shaped like the images, `rng.standard_normal(img.shape)`, is noise at unit scale, no pixels)
-    image_casts = [(f, c, w) for f, c, w in image_casts if not _RANDOM_DRAW.search(w)]
+    image_casts = [(f, c, w) for f, c, w in image_casts if not _RANDOM_DRAW.match(w)]
     if not image_casts:
         fed = _keras_images_fed(files)
         if fed is None or _scaling_anywhere(files):

@@ -184,10 +184,24 @@ def _called_in_loop(idx: RunIndex, fn: ast.AST) -> bool:
         return False
     if idx.loop_called is None:
         idx.loop_called = {last(c) for g in idx.files for c in g.calls if g.loops_of(c)}
-        if not any(g.zero_grads() for g in idx.files):
+        if not any(_zeroes_around_handed_step(g) for g in idx.files):
             idx.loop_called |= {a.id for g in idx.files for c in g.calls
                                 for a in [*c.args, *(k.value for k in c.keywords)] if isinstance(a, ast.Name)}
     return name in idx.loop_called
+
+
+# A call in a loop of a function the loop's owner was handed (`self.step_fn(batch)`, `update(engine, batch)`)
+_HANDED_STEP = re.compile(r"(?:^|_)(?:fn|func|step_fn|update|train_step|closure|process\w*|step_function)$", re.I)
+
+
+def _zeroes_around_handed_step(g: PyFile) -> bool:
+    """A file whose loop zeroes gradients and calls a step function it was handed (a user's own Trainer): such a
+    runner does the zeroing for the functions handed to it (a saliency helper's lone model.zero_grad() does not)."""
+    for z in g.zero_grads():
+        for loop in g.loops_of(z):
+            if any(isinstance(c, ast.Call) and c is not z and _HANDED_STEP.search(last(c) or "") for c in g.within(loop)):
+                return True
+    return False
 
 
 def _between(f: PyFile, b: ast.Call, step: ast.Call, zeros: list[ast.AST]) -> ast.AST | None:

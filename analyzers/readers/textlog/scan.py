@@ -486,8 +486,9 @@ def decimal_commas(data: bytes) -> bytes:
         return data
     found = _COMMA_NUMBER.findall(head)
     dec = sum(1 for i, f in found if i == b"0" or len(f) != 3)
-    # (a later block of a long log whose head holds fewer: all of its comma numbers decimals is enough)
-    if (dec < DECIMAL_COMMA_MIN and not (dec and dec == len(found))) or dec < DECIMAL_COMMA_SHARE * len(found):
+    # (a later block of a long log whose head holds fewer: two or more, and all of its comma numbers decimals, is
+    # enough; one "GPUs: 0,1" in an English header is not)
+    if (dec < DECIMAL_COMMA_MIN and not (dec >= 2 and dec == len(found))) or dec < DECIMAL_COMMA_SHARE * len(found):
         return data
     return _COMMA_NUMBER.sub(lambda m: m.group(1) + b"." + m.group(2), data)
 
