@@ -209,8 +209,8 @@ def test_a_class_count_in_the_config_under_another_name_is_read(tmp_path):
     """files/config.yaml names the class count `n_classes` (the config reader's synonym of num_classes). A loss
     that flattens at log(e + 9) - 1 = 1.46 while the training accuracy reaches 0.999 is then cross-entropy fed
     probabilities for 10 classes: double_softmax, a finding. The first epoch's mean (2.15) is too far below
-    ln 10 to give K by itself: without the config's count only the user's words point there (0.20, beside
-    plateau_underfitting 0.19)."""
+    ln 10 to give K by itself; without the config's count the level beside a near-perfect accuracy names K, a
+    weaker reading (no finding)."""
     from mltdbg.playbooks.diagnose import diagnose
     files = tmp_path / "wandb" / "run-20240506_093027-gr3thd9j" / "files"
     files.mkdir(parents=True)
@@ -230,5 +230,8 @@ def test_a_class_count_in_the_config_under_another_name_is_read(tmp_path):
     assert run.fact("num_classes").value == 10
     top = diagnose([str(tmp_path)], symptom).hypotheses[0]
     assert top.id == "double_softmax" and top.confidence >= 0.8
+    # without the config's count the level itself names K = 10 (1 + e (e^1.4616 - 1) = 10.0) beside 0.999 accuracy:
+    # double_softmax still leads, but below a finding
     (files / "config.yaml").write_text(config.replace("n_classes", "n_colours"))
-    assert diagnose([str(tmp_path)], symptom).hypotheses[0].confidence < 0.5
+    top = diagnose([str(tmp_path)], symptom).hypotheses[0]
+    assert top.id == "double_softmax" and top.confidence < 0.8
