@@ -97,13 +97,16 @@ def _expert_share(m: re.Match) -> float:
 
 # A parameter count with both the total and the trainable number on one line, in either order and the usual wordings
 _PARAMS = r"(?:\s+param(?:eter)?s)?"
+# ... counting parameters, not layers, blocks or tokens ("12 trainable layers", "7 trainable / 2048 tokens")
+_NOT_PARTS = r"(?!\s*(?:layers?|blocks?|modules?|tensors?|groups?|heads?|tokens?|samples?|steps?|examples?|images?)\b)"
 _TRAINABLE_COUNT = _P(
-    r"(?i)(?<![\d,])(?P<a>\d[\d,]*)\s+total" + _PARAMS + r"\s*[,;|/]+\s*(?P<b>\d[\d,]*)\s+trainable\b"
-    r"|(?<![-\w])trainable" + _PARAMS + r"\s*[:=]\s*(?P<c>\d[\d,]*)\s*[,;|/]+\s*(?:all|total)" + _PARAMS
+    r"(?i)(?<![\d,])(?P<a>\d[\d,]*)\s+total" + _PARAMS + r"\s*[,;|/]+\s*(?P<b>\d[\d,]*)\s+trainable\b" + _NOT_PARTS
+    + r"|(?<![-\w])trainable" + _PARAMS + r"\s*[:=]\s*(?P<c>\d[\d,]*)\s*[,;|/]+\s*(?:all|total)" + _PARAMS
     + r"\s*[:=]\s*(?P<d>\d[\d,]*)"
     r"|\b(?:all|total)" + _PARAMS + r"\s*[:=]\s*(?P<e>\d[\d,]*)\s*[,;|/]+\s*trainable" + _PARAMS
     + r"\s*[:=]\s*(?P<f>\d[\d,]*)"
-    r"|(?<![\d,])(?P<g>\d[\d,]*)\s+trainable" + _PARAMS + r"\s*(?:[,;|/]+|\bof\b|\bout of\b)\s*(?P<h>\d[\d,]*)")
+    r"|(?<![\d,])(?P<g>\d[\d,]*)\s+trainable" + _PARAMS + _NOT_PARTS
+    + r"\s*(?:[,;|/]+|\bof\b|\bout of\b)\s*(?P<h>\d[\d,]*)" + _NOT_PARTS)
 # At most this many trainable parameters in a model of at least TRAINABLE_MODEL_MIN: a scalar or two (a logit scale),
 # not an adapter
 TRAINABLE_FEW = 100

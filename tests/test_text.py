@@ -852,7 +852,8 @@ def test_a_parameter_count_with_a_handful_trainable_on_one_line_is_read():
         sig = signals(run_of(("train.log", f"start\n{line}\nepoch 1 loss 5.0\n")))["log:no_trainable_params"]
         assert sig.data["trainable"] == trainable and sig.data["total"] == total, line
         assert sig.strength == strength and sig.evidence[0].line == 2, line
-    for line in ("trainable params: 294,912 || all params: 124,734,720 || trainable%: 0.2364",
+    for line in ("1,024 total, 12 trainable layers", "7 trainable / 2048 tokens per batch",
+                 "trainable params: 294,912 || all params: 124,734,720 || trainable%: 0.2364",
                  "Params: 120 total, 1 trainable", " Non-trainable params: 0\n Total params: 5000"):
         assert "log:no_trainable_params" not in signals(run_of(("train.log", f"{line}\nepoch 1 loss 5.0\n"))), line
 
