@@ -2276,12 +2276,11 @@ def _val_score_learned(run: Run, source: str) -> bool:
     scores = [s for s in run.series if s.name.startswith("val_") and len(s) >= 3 and _HIGHER_BETTER.search(s.name)
               and not LOWER_IS_BETTER.search(s.name) and s.source == source]
     # (a file that prints any score above 1 prints percentages: its recall of 0.39 is 0.39 %, not 39 %)
-    percent = {s.source for s in scores if np.nanmax(np.abs(s.values), initial=0.0) > 1.0}
+    scale = 100.0 if any(np.nanmax(np.abs(s.values), initial=0.0) > 1.0 for s in scores) else 1.0
     for s in scores:
         v = s.values[np.isfinite(s.values)]
         if len(v) < 3:
             continue
-        scale = 100.0 if s.source in percent else 1.0
         first, high = float(v[0]) / scale, float(np.percentile(v, 90)) / scale
         if 0 <= first and high - first >= VAL_SCORE_LEARNED and high >= VAL_SCORE_LEARNED_X * first:
             return True

@@ -34,8 +34,8 @@ from mltdbg.analyzers.model import LOC_LINE, Run, Series
 from mltdbg.analyzers.names import normalize, rename_by_layout
 from mltdbg.analyzers.readers.textlog.arrays import (Masked, count_before, factorize, find_byte, hash_rows,
                                                      release_memory, rows_of, small_pages)
-from mltdbg.analyzers.readers.textlog.scan import (BACK, EVAL_KEY_PREFIX, FWD, LONG_BACK, LONG_FWD, Keys, anchors, decimal_commas,
-                                                   held_out_marks, inline_set_tags, line_ranks,
+from mltdbg.analyzers.readers.textlog.scan import (BACK, DECIMAL_COMMA_HEAD, EVAL_KEY_PREFIX, FWD, LONG_BACK, LONG_FWD, Keys, anchors,
+                                                   decimal_commas, held_out_marks, inline_set_tags, line_ranks,
                                                    progress_counters, read_anchors)
 from mltdbg.analyzers.readers.textlog.layergrads import layer_series, scan_layer_tables, table_lines
 from mltdbg.analyzers.readers.textlog.settle import StepContext, counter_restarts, pass_ends
@@ -83,8 +83,7 @@ def prepare_block(data: bytes, nl: np.ndarray | None, rel: str) -> dict | None:
     None for an empty block."""
     if not data:
         return None
-    dc = decimal_commas(data)    # (same length, as the keys' rewrites: offsets and newlines stay)
-    data = cjk_keys(dc, foreign=dc is not data)
+    data = cjk_keys(_decimal_commas_by_file(data, [(0, len(data), 0, rel)]))    # (same length: offsets and newlines stay)
     if nl is None:
         nl = find_byte(np.frombuffer(data, dtype=np.uint8), 10)
     sc = scan_block(data, nl)
@@ -113,6 +112,8 @@ def _decimal_commas_by_file(data: bytes, pieces: list[tuple[int, int, int, str]]
         return data
     out: bytearray | None = None
     for b0, n, _, _ in pieces:
+        if data.find(b",", b0, b0 + min(n, DECIMAL_COMMA_HEAD)) < 0:
+            continue        # (no comma in the file's head: decimal_commas would leave it, without the copy)
         seg = data[b0:b0 + n]
         new = decimal_commas(seg)
         if new is not seg:

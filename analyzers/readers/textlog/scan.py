@@ -475,16 +475,16 @@ def progress_counters(b: np.ndarray, masked: Masked):
 _COMMA_NUMBER = re.compile(rb"(?<=[ \t:=])(\d+),(\d+)(?![\d.,])")
 DECIMAL_COMMA_MIN = 3
 DECIMAL_COMMA_SHARE = 0.5
-_DECIMAL_COMMA_HEAD = 64 * 1024
+DECIMAL_COMMA_HEAD = 64 * 1024
 
 
 def decimal_commas(data: bytes) -> bytes:
     """`data` with the decimal commas of its numbers made dots (same length: offsets and newlines stay), where the
     block prints decimal commas (see above); else as it is, at the cost of one search of its head."""
-    head = data[:_DECIMAL_COMMA_HEAD]
-    if b"," not in head or _COMMA_NUMBER.search(head) is None:
+    head = data[:DECIMAL_COMMA_HEAD]
+    found = _COMMA_NUMBER.findall(head) if b"," in head else []
+    if not found:
         return data
-    found = _COMMA_NUMBER.findall(head)
     dec = sum(1 for i, f in found if i == b"0" or len(f) != 3)
     # (a later block of a long log whose head holds fewer: two or more, and all of its comma numbers decimals, is
     # enough; one "GPUs: 0,1" in an English header is not)

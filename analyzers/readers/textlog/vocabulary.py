@@ -215,16 +215,16 @@ def foreign_keys(data: bytes, ascii_too: bool = False) -> bytes:
     return _FOREIGN_NAME.sub(_foreign_key, data)
 
 
-def cjk_keys(data: bytes, foreign: bool = False) -> bytes:
+def cjk_keys(data: bytes) -> bytes:
     """`data` with metric names printed in Chinese, Japanese or Korean rewritten to English keys of the same byte
-    length (see above), and the labels of other languages (foreign_keys; `foreign`: those in ASCII letters too). ASCII
-    data as it is at the cost of one isascii(); other data without a CJK lead byte
+    length (see above), and the labels of other languages (foreign_keys). ASCII data as it is at the cost of one
+    isascii(); other data without a CJK lead byte
     (tqdm's block characters) at the cost of one numpy pass; else the name pattern runs on each CJK run only
     only on runs a value follows (":", "=", a digit, a full-width colon): labels, not prose (a 4 MB Korean log of
     labelled lines: ~0.5 s, where the pattern over every byte took 3 s; 4 MB of Chinese prose ~0.1 s)."""
     if data.isascii():
-        return foreign_keys(data, True) if foreign else data
-    data = foreign_keys(data, foreign)
+        return data
+    data = foreign_keys(data)
     a = np.frombuffer(data, np.uint8)
     if not ((a - np.uint8(0xE3)) <= 12).any():       # no byte in E3..EF (uint8 wraps below E3)
         return data
