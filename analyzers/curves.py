@@ -1257,6 +1257,7 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
         third = _seg_median(pre, 0.3, 0.4)
         flat_late = (third - end_lvl) / span < 0.03 or (third - end_lvl) < noise_floor
         high = (end_lvl > 0.5 * chance) if chance is not None else rel_drop < 0.5
+        floor_read = False      # (the plateau below reads the softmax floor; a loss still creeping onto it, after)
         if linear:
             txt = f"{s.name} falls only {rel_drop*100:.0f}% over {n} points, nearly linearly (r={r:.2f}): still falling at the end"
             out.append(Signal("slow_descent", min(1.0, 0.6 + (0.35 - rel_drop)), txt,
@@ -1274,7 +1275,8 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
                 out.append(Signal("below_chance_stuck", 0.6, txt, out[-1].evidence,
                                   {"level": end_lvl, "chance": chance}))
             out += _softmax_floor(run, s, pre, end_lvl, q)
-        if not any(x.kind == "loss_at_softmax_floor" for x in out) and _floor_classes(run, end_lvl) is not None \
+            floor_read = True
+        if not floor_read and _floor_classes(run, end_lvl) is not None \
                 and (_num_classes(run) or implied_classes(float(pre[0]), FIRST_AT_CHANCE)):
             # (a loss still creeping toward that floor at the end, beside an accuracy near perfect, no plateau read:
             # the floor all the same, where the class count is known or the first loss sat at ln K; a healthy
@@ -1439,10 +1441,9 @@ def _floor_classes(run: Run, level: float) -> int | None:
     is logged, or the level names no whole K closely."""
     for name in ("accuracy", "val_accuracy"):
         acc = run.metric(name)
-        v = acc.values[np.isfinite(acc.values)] if acc is not None else np.zeros(0)
+        v = _unit_values(acc.values) if acc is not None else np.zeros(0)
         if len(v) < 3:
             continue
-        v = v / _percent_scale(v)
         if float(np.median(v[-max(1, len(v) // 5):])) < FLOOR_ACC:
             return None
         kk = 1 + math.e * (math.exp(level) - 1) if 0 < level < 5 else 0.0
@@ -1519,8 +1520,8 @@ def _val_creeping(run: Run, q: Quoter) -> list[Signal]:
     val, vacc = run.metric("val_loss"), run.metric("val_accuracy")
     if val is None or vacc is None or len(val) < VAL_CREEP_POINTS:
         return []
-    v = ordered(val).values
-    v = v[np.isfinite(v)]
+    vs = ordered(val)
+    v = vs.values[np.isfinite(vs.values)]
     a = _unit_values(ordered(vacc).values)
     if len(v) < VAL_CREEP_POINTS or len(a) < 2 or float(a[-1]) - float(a[0]) < VAL_CREEP_ACC_GAIN \
             or int(np.count_nonzero(np.diff(v) >= 0)) > 1 or np.std(v) == 0:
@@ -1528,7 +1529,6 @@ def _val_creeping(run: Run, q: Quoter) -> list[Signal]:
     r = float(np.corrcoef(np.arange(len(v), dtype=np.float64), v)[0, 1])
     if r >= -0.95:
         return []
-    vs = ordered(val)
     txt = (f"{val.name} falls only {(v[0] - v[-1]) / abs(v[0]) * 100:.1f}% over {len(v)} evaluations, but at every one "
            f"(r={r:.2f}), while validation accuracy rises {float(a[0]):.3f} -> {float(a[-1]):.3f}: learning, slowly")
     return [Signal("slow_descent", 0.6, txt, [q.ev(vs, 0, f"{val.name} at the first evaluation"),
