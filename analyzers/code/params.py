@@ -298,9 +298,10 @@ def _check_opt_vs_forward(f: PyFile, opt: ast.Call, scope: ast.AST, paths: list[
     # (a GAN's generator optimizer: its first backward is the discriminator's, but the loop runs the generator too;
     # a call under no_grad is no training run of its module: a DQN's target network gives the TD target that way, and an
     # optimizer over its parameters alone leaves the online network untrained)
+    grad_fwd = [x for x in fwd if f.under_no_grad(x) is None]
+    others_run = any((dotted(x.func) or "").split(".")[0] not in roots for x in grad_fwd)
     for c in calls if loops else fwd:
-        if f.under_no_grad(c) is not None and any((dotted(x.func) or "").split(".")[0] not in roots for x in fwd
-                                                  if f.under_no_grad(x) is None):
+        if others_run and f.under_no_grad(c) is not None:
             continue
         m = dotted(c.func)
         mroot = m.split(".")[0] if not m.startswith("self.") else ".".join(m.split(".")[:2])
@@ -312,7 +313,7 @@ def _check_opt_vs_forward(f: PyFile, opt: ast.Call, scope: ast.AST, paths: list[
         vals = [v for _, v in f.assigns(scope).get(mroot, [])]
         if any(r in src(v) for v in vals for r in roots):
             return []
-    run_call = next((c for c in fwd if f.under_no_grad(c) is None), fwd[0])
+    run_call = grad_fwd[0] if grad_fwd else fwd[0]
     m = dotted(run_call.func)
     return [Finding("code:params_not_in_optimizer", CLEAR, opt.lineno,
                     f"the optimizer gets the parameters of {', '.join(sorted(roots))} but the training loop runs {m}:"
