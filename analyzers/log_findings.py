@@ -46,6 +46,8 @@ class _Det:
     words: Callable[[re.Match], str]            # one line in words for the evidence
     data: Callable[[re.Match], dict | None] | None = None   # None from it: the detector's own check said no
     exclude: re.Pattern | None = None          # lines matching this are not this kind
+    # where the words are made from what `data` read (a count, a share): read from it, not parsed from the match again
+    said: Callable[[dict], str] | None = None
     # the kind is an everyday word ("resume", "load the checkpoint"): in the user's own narration ("When I resume
     # training ...", _NARRATED) it is what they say happened, words, not a line a program printed (data "narrated")
     told: bool = False
@@ -127,8 +129,8 @@ def _trainable_data(counts: tuple[int, int]) -> dict | None:
     return {"trainable": trainable, "total": total}
 
 
-def _trainable_words(counts: tuple[int, int]) -> str:
-    trainable, total = counts
+def _trainable_words(data: dict) -> str:
+    trainable, total = data["trainable"], data["total"]
     if trainable == 0:
         return f"none of the model's {total:,} parameters is trainable: everything is frozen"
     return f"only {trainable:,} of the model's {total:,} parameters are trainable: nearly everything is frozen"
@@ -399,15 +401,15 @@ DETECTORS: list[_Det] = [
     # a mixture-of-experts model's per-expert load printed as a list ("expert_load=[0.00 0.00 1.00 0.00]", "tokens per
     # expert: [0, 1024, 0, 0]") with one expert taking all but EXPERT_COLLAPSED_REST of it: the router sends every token
     # to one expert, the others get nothing (routing collapse, a degenerate output of the router)
-    _Det("log:expert_collapse", _EXPERT_LOAD, 0.8,
-         lambda m: f"one expert takes {_expert_share(m):.0%} of the routed tokens: the router collapsed onto it",
-         data=lambda m: {"share": share} if (share := _expert_share(m)) >= 1 - EXPERT_COLLAPSED_REST else None),
+    _Det("log:expert_collapse", _EXPERT_LOAD, 0.8, lambda m: "",
+         data=lambda m: {"share": share} if (share := _expert_share(m)) >= 1 - EXPERT_COLLAPSED_REST else None,
+         said=lambda d: f"one expert takes {d['share']:.0%} of the routed tokens: the router collapsed onto it"),
     # ... or a count of the model's parameters that names both its total and its trainable ones on one line (peft's
     # "trainable params: 0 || all params: ...", "Params: 59,969 total, 1 trainable") with at most a handful trainable:
     # a temperature or a bias is all the optimizer moves (a LoRA adapter is thousands; a summary table's separate
     # "Trainable params: 0" row is the frozen base's, printed before its head is added, and not read)
-    _Det("log:no_trainable_params", _TRAINABLE_COUNT, 0.8, lambda m: _trainable_words(_trainable_counts(m)),
-         data=lambda m: _trainable_data(_trainable_counts(m))),
+    _Det("log:no_trainable_params", _TRAINABLE_COUNT, 0.8, lambda m: "",
+         data=lambda m: _trainable_data(_trainable_counts(m)), said=_trainable_words),
     # TensorFlow/Keras: variables the loss does not depend on get no gradient (a branch not connected to
     # the output, layers built but unused, a loss computed outside the tape): they never train
     _Det("log:vars_without_grad", _P(r"Gradients do not exist for variables \[?([^\]\n]{0,200})"),
@@ -1068,7 +1070,7 @@ def _line_hits(s: str) -> list[tuple[_Det, re.Match, float, dict]]:
 def _scan_lines(art: TextArtifact, acc: _Acc) -> None:
     for n, s in _candidates(art):
         for d, m, strength, data in _line_hits(s):
-            acc.add(d.kind, strength, art.path, n, line_quote(s, m.start()), d.words(m), data,
+            acc.add(d.kind, strength, art.path, n, line_quote(s, m.start()), d.said(data) if d.said else d.words(m), data,
                     d.told and bool(_NARRATED.search(s)))
 
 
@@ -1310,11 +1312,8 @@ def _compose_body(text: str, at: int) -> str | None:
     return text[at:i] if depth == 0 else None
 
 
-def _floats(s: str) -> tuple[float, ...] | None:
-    try:
-        return tuple(float(x) for x in re.findall(r"[-+]?\d*\.?\d+(?:[eE][-+]?\d+)?", s))
-    except ValueError:
-        return None
+def _floats(s: str) -> tuple[float, ...]:
+    return tuple(float(x) for x in re.findall(r"[-+]?\d*\.?\d+(?:[eE][-+]?\d+)?", s))
 
 
 def transforms_differ(art: TextArtifact) -> Signal | None:
@@ -1327,9 +1326,9 @@ def transforms_differ(art: TextArtifact) -> Signal | None:
     seen: dict[str, tuple[tuple[float, ...] | None, int]] = {}
     for m in _SPLIT_TRANSFORM.finditer(head):
         body = _compose_body(head, m.end())
-        if body is None or ("Normalize" in body and not _NORMALIZE.search(body)):
+        n = _NORMALIZE.search(body) if body is not None else None
+        if body is None or ("Normalize" in body and not n):
             continue        # (cut off, or a Normalize spelled another way: positional, albumentations': unknown)
-        n = _NORMALIZE.search(body)
         norm = _floats(n.group(1) + " " + n.group(2)) if n else None
         seen.setdefault(m.group("split").lower(), (norm, art.line_of(m.start("split"))))
 
