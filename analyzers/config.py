@@ -1230,10 +1230,7 @@ def config_signals(run: Run) -> list[Signal]:
         out.append(Signal("config:warmup_zero", 0.3, f"no warm-up with lr {lr.value:g} for a transformer ({lr.source}:{lr.line})",
                           [_ev(lr, f"lr {lr.value:g} and no warm-up setting")], {"warmup": None, "lr": lr.value}))
     out += _warmup_past_run(by)
-    # (the config files that name a DeepSpeed / Megatron setting anywhere: their {type: Adam} runs in AdamW mode)
-    deepspeed = {t.path for t in run.texts if t.path.endswith((".json", ".yml", ".yaml"))
-                 and _DEEPSPEED_KEY.search(t.text[:DEEPSPEED_SCAN])}
-    out += _optimizer_signals(by, deepspeed)
+    out += _optimizer_signals(by, run.texts)
     code = [t.text for t in run.texts if t.kind == "code"]
     for f in by.get("key_misspelled", [])[:1]:
         key, meant = str(f.value).split("->")
@@ -1351,14 +1348,16 @@ def _setup_signals(by: dict[str, list[Fact]]) -> list[Signal]:
 HIDDEN_NARROW = 2
 
 
-# Weight decay. Coupled L2 (SGD, Adam, RMSprop) is normally 1e-5..5e-4 (torchvision ImageNet recipes
-# 1e-4..5e-4); 0.02 (40x the top of that range) and above holds a small net far from its fit (SGD at 0.05 floors an
-# MLP on digits at ~80 % against 97 %), 0.1 pins the weights near 0. Decoupled decay (AdamW, LAMB, Lion, Adafactor)
-# is normally 0.01..0.1 (BERT/GPT recipes); 1.0 and above is off by an order of magnitude.
 # Keys only a DeepSpeed / GPT-NeoX / Megatron config holds (looked for in a config's first DEEPSPEED_SCAN characters)
 DEEPSPEED_SCAN = 200_000
 _DEEPSPEED_KEY = re.compile(r"train_micro_batch_size_per_gpu|zero_optimization|train_iters|gradient_clipping|"
                             r"pipe_parallel_size|model_parallel_size|lr_decay_style")
+
+
+# Weight decay. Coupled L2 (SGD, Adam, RMSprop) is normally 1e-5..5e-4 (torchvision ImageNet recipes
+# 1e-4..5e-4); 0.02 (40x the top of that range) and above holds a small net far from its fit (SGD at 0.05 floors an
+# MLP on digits at ~80 % against 97 %), 0.1 pins the weights near 0. Decoupled decay (AdamW, LAMB, Lion, Adafactor)
+# is normally 0.01..0.1 (BERT/GPT recipes); 1.0 and above is off by an order of magnitude.
 WD_HIGH_COUPLED = 0.02
 WD_HIGH_DECOUPLED = 1.0
 _DECOUPLED = ("adamw", "lamb", "lion", "adafactor", "fusedlamb", "pagedadamw")
@@ -1411,7 +1410,7 @@ def _names_optimizer(value: str) -> bool:
 MOMENTUM_NEAR_ONE = 0.995
 
 
-def _optimizer_signals(by: dict[str, list[Fact]], deepspeed_files: frozenset[str] | set[str] = frozenset()) -> list[Signal]:
+def _optimizer_signals(by: dict[str, list[Fact]], texts: list[TextArtifact]) -> list[Signal]:
     """Optimizer settings other than the lr that are off by themselves: weight decay, momentum, betas, eps."""
     out: list[Signal] = []
     # (the last that names an optimizer: `model.compile(optimizer=opt)` after `opt = Adam(...)` names a variable)
@@ -1425,8 +1424,10 @@ def _optimizer_signals(by: dict[str, list[Fact]], deepspeed_files: frozenset[str
         # (DeepSpeed's and GPT-NeoX's `"optimizer": {"type": "Adam", "params": ...}` runs FusedAdam in AdamW mode: a
         # config that also names a DeepSpeed / Megatron setting; pytorch-template's {"type": "Adam", "args": ...} is
         # torch's Adam, coupled)
+        # (... told by a DeepSpeed / Megatron key anywhere in that config's text: zero_optimization is no fact)
         deepspeed = opt == "adam" and opt_f is not None and bool(re.search(r"\btype\b", opt_f.quote or "")) \
-            and opt_f.source in deepspeed_files
+            and opt_f.source.endswith((".json", ".yml", ".yaml")) and any(
+                t.path == opt_f.source and _DEEPSPEED_KEY.search(t.text[:DEEPSPEED_SCAN]) for t in texts)
         decoupled = not opt or opt.startswith(_DECOUPLED) or deepspeed
         high = WD_HIGH_DECOUPLED if decoupled else WD_HIGH_COUPLED
         if wd.value >= high:
