@@ -37,6 +37,17 @@ def _category(name: str | None) -> str | None:
 _READ = (ast.Call, ast.Subscript, ast.Tuple, ast.Name, *LOOPS)
 # The calls whose scope the check reads whole (the shuffles, permutations and zips it starts from).
 _STARTS = frozenset({"shuffle", "randperm", "permutation", "zip"})
+# The calls that draw a random order (a `permutation` is numpy's, a Generator's or a RandomState's)
+_PERMUTE = ("randperm", "permutation")
+
+
+def _perm_key(e: ast.AST, perms: dict[str | None, int]) -> str | None:
+    """Which random order an index expression is: a permutation drawn in place (by its position), a name bound to
+    one in `perms`, or None."""
+    if isinstance(e, ast.Call) and last(e) in _PERMUTE:
+        return f"call@{e.lineno}:{e.col_offset}"
+    d = dotted(e)
+    return d if d in perms else None
 
 
 # random geometric augmentations (torchvision's, albumentations', kornia's): they move the pixels, so an image and
@@ -145,7 +156,7 @@ def check_separate_shuffle(f: PyFile) -> list[Finding]:
                     shuffles.append((n.lineno, dotted(n.args[0]), n))
                 elif leaf in ("seed", "manual_seed", "set_state"):
                     seeds.append(n.lineno)
-                elif leaf == "shuffle" and "rand" in fn.lower() or leaf in ("randperm", "permutation"):
+                elif leaf == "shuffle" and "rand" in fn.lower() or leaf in _PERMUTE:
                     # (a `permutation` is numpy's, a Generator's or a RandomState's: random whatever the object's name)
                     p = f.parent.get(n)
                     if isinstance(p, ast.Assign):
@@ -154,21 +165,14 @@ def check_separate_shuffle(f: PyFile) -> list[Finding]:
                                 perms[dotted(t)] = n.lineno
             if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load):
                 s = n.slice
-                key = None
-                if isinstance(s, ast.Call) and last(s) in ("randperm", "permutation"):
-                    key = f"call@{s.lineno}:{s.col_offset}"
-                elif dotted(s) in perms:
-                    key = dotted(s)
-                elif isinstance(s, ast.Name):
+                key = _perm_key(s, perms)
+                if key is None and isinstance(s, ast.Name):
                     # an element of a comprehension over a permutation: [caps[i] for i in rng.permutation(n)]
                     comp = f.parent.get(n)
                     for g in comp.generators if isinstance(comp, (ast.ListComp, ast.GeneratorExp)) and comp.elt is n \
                             else []:
                         if isinstance(g.target, ast.Name) and g.target.id == s.id:
-                            if isinstance(g.iter, ast.Call) and last(g.iter) in ("randperm", "permutation"):
-                                key = f"call@{g.iter.lineno}:{g.iter.col_offset}"
-                            elif dotted(g.iter) in perms:
-                                key = dotted(g.iter)
+                            key = _perm_key(g.iter, perms)
                 if key:
                     indexed.append((n.lineno, dotted(n.value), key))
         # two arrays shuffled in place one after the other
