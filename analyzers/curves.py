@@ -1250,7 +1250,7 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
     elif rel_drop >= NO_LEARNING_DROP and n >= 10:
         r = 0.0    # only read when rel_drop < 0.35 (the linear test): np.corrcoef is costly on a long curve
         if rel_drop < 0.35 and np.std(sm) > 0:
-            r = float(np.corrcoef(np.arange(n, dtype=np.float64), sm)[0, 1])
+            r = _line_r(sm)
         mid = _seg_median(pre, 0.45, 0.55)
         linear = rel_drop < 0.35 and r < -0.9 and (mid - end_lvl) > 0.5 * (start - mid)
         # Improvement after the first third, relative to the start (noise-aware).
@@ -1383,6 +1383,8 @@ def _first_bad_in_time(s: Series, bad: np.ndarray, finite: np.ndarray) -> tuple[
 # sample of them.
 CREEP_SHARE = 0.9
 CREEP_POINTS = 100_000
+# ... on a line: its correlation with the index below minus this (_line_r)
+CREEP_LINE_R = 0.95
 # A loss that starts this many times the chance level or more, then sits at chance after a transient,
 # blew up in its first steps and collapsed to the class prior (dead units, saturated outputs).
 COLLAPSE_FROM = 2.0
@@ -1497,13 +1499,18 @@ def _creeping(s: Series, sm: np.ndarray, drop: float, noise_floor: float, rel_dr
     falling = np.diff(x) < 0
     if len(x) < 10 or np.std(x) == 0 or float(np.mean(falling)) < CREEP_SHARE:
         return []
-    r = float(np.corrcoef(np.arange(len(x), dtype=np.float64), x)[0, 1])
-    if r >= -0.95:
+    r = _line_r(x)
+    if r >= -CREEP_LINE_R:
         return []
     txt = (f"{s.name} falls only {rel_drop*100:.1f}% over {n} points, but steadily (lower at "
            f"{np.mean(falling)*100:.0f}% of its smoothed steps, r={r:.2f}): learning, slowly")
     return [Signal("slow_descent", 0.7, txt, [q.ev(s, 0, f"{s.name} at the start"), q.ev(s, n - 1, f"{s.name} at the end")],
                    {"rel_drop": rel_drop, "linearity": -r, "creeping": True})]
+
+
+def _line_r(x: np.ndarray) -> float:
+    """The correlation of `x` with its index: -1 for points on a falling line."""
+    return float(np.corrcoef(np.arange(len(x), dtype=np.float64), x)[0, 1])
 
 
 # slow_descent read from validation beside a training loss at chance: at least this many evaluations, ...
@@ -1526,8 +1533,8 @@ def _val_creeping(run: Run, q: Quoter) -> list[Signal]:
     if len(v) < VAL_CREEP_POINTS or len(a) < 2 or float(a[-1]) - float(a[0]) < VAL_CREEP_ACC_GAIN \
             or int(np.count_nonzero(np.diff(v) >= 0)) > 1 or np.std(v) == 0:
         return []
-    r = float(np.corrcoef(np.arange(len(v), dtype=np.float64), v)[0, 1])
-    if r >= -0.95:
+    r = _line_r(v)
+    if r >= -CREEP_LINE_R:
         return []
     txt = (f"{val.name} falls only {(v[0] - v[-1]) / abs(v[0]) * 100:.1f}% over {len(v)} evaluations, but at every one "
            f"(r={r:.2f}), while validation accuracy rises {float(a[0]):.3f} -> {float(a[-1]):.3f}: learning, slowly")
