@@ -111,8 +111,14 @@ def diagnosis_schema() -> dict[str, Any]:
     return json.loads(resources.files(_PKG).joinpath("contracts/diagnosis.schema.json").read_text("utf-8"))
 
 
+# A playbook pattern's `.*` links two words within one sentence of the user's text, not across a whole post
+# ("learning rate 5e-5 ... the loss does not go down. Is something set wrong?" is no schedule gone wrong): it
+# may cross a full stop only inside a token (0.001, torch.float16, e.g.), not at a sentence's end.
+_IN_SENTENCE = r"(?:[^\n.!?;]|[.!?;](?=\S))*"
+
+
 def _rx(items) -> list[re.Pattern]:
-    return [re.compile(s, re.I | re.A) for s in (items or [])]
+    return [re.compile(s.replace(".*", _IN_SENTENCE), re.I | re.A) for s in (items or [])]
 
 
 @lru_cache(maxsize=1)
