@@ -1570,3 +1570,44 @@ def test_second_review_cases_of_the_new_code_readings():
     run = Run(root=Path("."), texts=[TextArtifact(path="train.py", abspath=None, kind="code", text=ignite),
                                      TextArtifact(path="viz.py", abspath=None, kind="code", text=viz)])
     assert "code:missing_zero_grad" in {x.kind for x in code_signals(run)}
+
+
+_COPIES = "import numpy as np\nimport torch\nfrom sklearn.model_selection import train_test_split\n\n"
+
+
+@pytest.mark.parametrize("name,code", [
+    ("noisy copies appended in a loop, then a permutation split",
+     "X, y = load()\nxs, ys = [X], [y]\nfor _ in range(5):\n    xs.append(X + np.random.normal(0, 0.05, X.shape))\n"
+     "    ys.append(y)\nX = np.concatenate(xs)\ny = np.concatenate(ys)\nidx = np.random.permutation(len(X))\n"
+     "tr, va = idx[:800], idx[800:]\nX_train, X_val = X[tr], X[va]\n"),
+    ("flipped copies bound to a name, then train_test_split",
+     "x_flip = np.flip(images, axis=2)\nall_x = np.concatenate([images, x_flip])\nall_y = np.concatenate([labels, labels])\n"
+     "x_tr, x_va, y_tr, y_va = train_test_split(all_x, all_y, test_size=0.2)\n"),
+    ("rows tiled, then random_split",
+     "feats = torch.tensor(np.tile(base, (4, 1)))\nds = torch.utils.data.TensorDataset(feats, targets)\n"
+     "big = torch.cat([feats, feats + 0.01 * torch.randn_like(feats)])\n"
+     "train_ds, val_ds = torch.utils.data.random_split(big, [0.8, 0.2])\n"),
+    ("each row repeated along the first axis", "Xr = X.repeat(3, axis=0)\nyr = y.repeat(3)\n"
+     "x_tr, x_va, y_tr, y_va = train_test_split(Xr, yr)\n"),
+])
+def test_rows_copied_before_a_random_split_leak(tmp_path, name, code):
+    """Copies of every row (noise added, flipped, tiled) made before a random split: copies of one sample land
+    on both sides, so validation follows training up to 1.0 while new data scores far lower."""
+    assert "code:val_overlaps_train" in _kinds_in(tmp_path, "train.py", _COPIES + code), name
+
+
+@pytest.mark.parametrize("name,code", [
+    ("train and validation arrays joined", "X = np.concatenate([X_train, X_val])\nidx = np.random.permutation(len(X))\n"
+     "a, b = X[idx[:10]], X[idx[10:]]\n"),
+    ("copies made after the split, of the training part only",
+     "x_tr, x_va, y_tr, y_va = train_test_split(X, y)\nx_tr = np.concatenate([x_tr, x_tr + 0.01])\n"
+     "y_tr = np.concatenate([y_tr, y_tr])\n"),
+    ("features joined along the columns", "X = np.concatenate([X, X ** 2], axis=1)\n"
+     "x_tr, x_va, y_tr, y_va = train_test_split(X, y)\n"),
+    ("an embedding doubled along dim 1", "h = torch.cat([h, h * 2], dim=1)\nidx = torch.randperm(len(h))\n"
+     "a, b = h[idx[:5]], h[idx[5:]]\n"),
+    ("copies shuffled but not split", "X = np.concatenate([X, X + 0.1])\nidx = np.random.permutation(len(X))\n"
+     "X = X[idx]\n"),
+])
+def test_copies_that_do_not_cross_the_split_are_no_leak(tmp_path, name, code):
+    assert "code:val_overlaps_train" not in _kinds_in(tmp_path, "train.py", _COPIES + code), name

@@ -30,6 +30,7 @@ from mltdbg.analyzers.code.index import (
     dotted,
     kwarg,
     last,
+    recv,
     src,
 )
 
@@ -49,6 +50,8 @@ def check_leakage(f: PyFile) -> list[Finding]:
         out += _target_in_features(f, scope)
     out += _validates_on_train(f)
     out += _oversampled_before_split(f)
+    for scope in scopes:
+        out += _copies_before_split(f, scope)
     return out
 
 
@@ -79,6 +82,97 @@ def _oversampled_before_split(f: PyFile) -> list[Finding]:
                                    "both training and validation, and validation scores rows training has seen",
                                    [(c.lineno, "oversampling before the split")]))
                 return out
+    return out
+
+
+# Calls that stack arrays' rows (the first axis by default), and those that repeat one array's rows
+_STACK_ROWS = frozenset({"concatenate", "vstack", "row_stack", "cat", "concat"})
+_REPEAT_ROWS = frozenset({"tile", "repeat", "repeat_interleave"})
+_PERMUTES = frozenset({"permutation", "randperm", "shuffle"})
+_SPLITS = frozenset({"train_test_split", "random_split"})
+
+
+def _names(e: ast.AST | None) -> set[str]:
+    return {d for n in ast.walk(e) if isinstance(n, (ast.Name, ast.Attribute)) and (d := dotted(n))} if e is not None else set()
+
+
+def _copied_from(f: PyFile, scope: ast.AST, call: ast.Call) -> str | None:
+    """The array whose rows `call` stacks more than once: `concatenate([X, X + noise])`, `concatenate(parts)` of a
+    list started as `[X]` and appended copies of X in a loop, `cat([x, x_aug])` with `x_aug = flip(x)`, `tile(X, (5, 1))`,
+    `X.repeat(5, axis=0)`; None when it stacks other arrays or along another axis."""
+    leaf = last(call)
+    axis = kwarg(call, "axis") or kwarg(call, "dim")
+    if axis is None and leaf in _STACK_ROWS and len(call.args) > 1:
+        axis = call.args[1]
+    if axis is not None and const(axis) != 0:
+        return None
+    if leaf in _REPEAT_ROWS:
+        base = dotted(call.args[0]) if leaf == "tile" and call.args else dotted(recv(call)) if isinstance(call.func, ast.Attribute) else None
+        if leaf != "tile" and (axis is None or base in ("np", "numpy", "torch")):
+            return None           # a flattened repeat, or np.repeat(x, k) over elements
+        return base
+    if leaf not in _STACK_ROWS or not call.args:
+        return None
+    first = call.args[0]
+
+    def holds(e: ast.AST, base: str) -> bool:      # e is a copy of base's rows (itself, or a name bound to one)
+        got = _names(e)
+        return base in got or any(base in _names(f.value_of(n, scope, call.lineno)) for n in got if n != base)
+
+    if isinstance(first, (ast.List, ast.Tuple)) and len(first.elts) >= 2:
+        base = dotted(first.elts[0])
+        return base if base and all(holds(e, base) for e in first.elts[1:]) else None
+    if isinstance(first, ast.Name):
+        start = next((v for n in reversed(f.scope_nodes_of(scope, ast.Assign)) if n.lineno < call.lineno
+                      for t, v in _pairs(n) if t == first.id), None)     # (`xs, ys = [x], [y]` unpacked)
+        if isinstance(start, ast.List) and len(start.elts) == 1 and (base := dotted(start.elts[0])):
+            grown = [c for c in f.calls_in(scope) if last(c) in ("append", "extend") and c.lineno < call.lineno
+                     and isinstance(c.func, ast.Attribute) and dotted(c.func.value) == first.id and c.args and holds(c.args[0], base)]
+            return base if grown else None
+    return None
+
+
+def _copies_before_split(f: PyFile, scope: ast.AST) -> list[Finding]:
+    """Rows copied (augmented with noise, flipped, tiled) into the array that a random split then cuts into training
+    and validation: copies of one sample land on both sides, and validation scores near-copies of training rows
+    (val accuracy that follows train to 1.0 while new data scores far lower). The split: train_test_split /
+    random_split of the array, or two different random index sets taken from it (`X[idx[:n]]`, `X[idx[n:]]`)."""
+    out: list[Finding] = []
+    calls = f.calls_in(scope)
+    stacked = []
+    for n in f.scope_nodes_of(scope, ast.Assign):
+        if isinstance(n.value, ast.Call) and (base := _copied_from(f, scope, n.value)):
+            stacked += [(d, n.lineno, base) for t in n.targets if (d := dotted(t))]
+    if not stacked:
+        return out
+    # names holding a random order of the rows (or part of one): idx = permutation(n); tr = idx[:k]
+    perm: set[str] = {dotted(c.args[0]) or "" for c in calls if last(c) == "shuffle" and c.args}
+    assigns = f.assigns(scope)
+    for name, vals in assigns.items():
+        if any(isinstance(v, ast.Call) and last(v) in _PERMUTES for _, v in vals):
+            perm.add(name)
+    grew = True
+    while grew:
+        grew = False
+        for name, vals in assigns.items():
+            if name not in perm and any(isinstance(v, (ast.Subscript, ast.Tuple)) and _names(v) & perm for _, v in vals):
+                perm.add(name)
+                grew = True
+    perm.discard("")
+    for name, line, base in stacked:
+        split = next((c for c in calls if c.lineno > line and last(c) in _SPLITS and c.args and dotted(c.args[0]) == name), None)
+        where = split.lineno if split is not None else None
+        if where is None:
+            picks = {(s.lineno, src(s.slice)) for s in f.scope_nodes_of(scope, ast.Subscript)
+                     if s.lineno > line and dotted(s.value) == name and _names(s.slice) & perm}
+            if len({p[1] for p in picks}) >= 2:
+                where = min(p[0] for p in picks)
+        if where is not None:
+            out.append(Finding("code:val_overlaps_train", STRONG, where,
+                               f"the rows of `{base}` are copied into `{name}` (line {line}) before this random split: "
+                               "copies of one sample land in both training and validation, and validation scores "
+                               "near-copies of rows training has seen", [(line, "the rows are copied here")],
+                               {"array": name}))
     return out
 
 
