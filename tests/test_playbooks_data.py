@@ -440,3 +440,18 @@ def test_data_not_shuffleds_sorted_words_name_the_data_order(text, unshuffled):
     sorted list of class names or of predictions is not (a YOLO post's "sorted set of names" had read so)."""
     from mltdbg.playbooks import library
     assert library.causes()["data_not_shuffled"].symptom_match([text]) is unshuffled
+
+
+def test_a_patterns_gap_stays_inside_one_sentence():
+    """`learning rate.*(wrong|...)` links the two words in one sentence ("the learning rate drops to 0.001 at
+    epoch 3"), not across a post ("a small learning rate 5e-5 ... the loss does not go down. Is something set
+    wrong?" names no schedule); a full stop inside a number or a dotted name does not end the sentence."""
+    from mltdbg.playbooks import library
+    sched = library.causes()["lr_schedule_bug"]
+    low = library.causes()["lr_too_low"]
+    post = ("I train with a small learning rate 5e-5 on ten thousand examples, and the loss does not go down. "
+            "Is something set wrong?")
+    assert not sched.symptom_match([post])
+    assert low.symptom_match(["maybe the learning rate (1e-6) is too small?"])
+    assert sched.symptom_match(["the learning rate of 0.001 drops after epoch 3"])
+    assert not low.symptom_match(["I set the learning rate to 0.01. Training is slow."])
