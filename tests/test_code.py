@@ -1611,3 +1611,22 @@ def test_rows_copied_before_a_random_split_leak(tmp_path, name, code):
 ])
 def test_copies_that_do_not_cross_the_split_are_no_leak(tmp_path, name, code):
     assert "code:val_overlaps_train" not in _kinds_in(tmp_path, "train.py", _COPIES + code), name
+
+
+def test_validation_picked_by_index_from_an_array_training_takes_whole(tmp_path):
+    """`X_val = X[val_idx]` from a permutation while the training set wraps the whole X: all validation rows are
+    trained on (val accuracy at or above train's; fresh data far lower). Picking the training rows by their own
+    index, or a neutral whole-set dataset cut later, is no leak."""
+    head = ("import numpy as np\nimport torch\nfrom torch.utils.data import TensorDataset, Subset\n\n"
+            "perm = np.random.permutation(len(X))\nval_idx, train_idx = perm[:600], perm[600:]\n"
+            "X_val, y_val = X[val_idx], y[val_idx]\n")
+    leak = head + "train_ds = TensorDataset(torch.from_numpy(X), torch.from_numpy(y))\n"
+    clean = head + "train_ds = TensorDataset(torch.from_numpy(X[train_idx]), torch.from_numpy(y[train_idx]))\n"
+    neutral = head + "full = TensorDataset(torch.from_numpy(X), torch.from_numpy(y))\ntrain_ds = Subset(full, train_idx)\n"
+    rebound = ("import numpy as np\nimport torch\nfrom torch.utils.data import TensorDataset\n\n"
+               "X, Xv = X[~is_val], X[is_val]\ntrain_set = TensorDataset(torch.from_numpy(X))\n")
+    (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir(), (tmp_path / "c").mkdir(), (tmp_path / "d").mkdir()
+    assert "code:val_overlaps_train" not in _kinds_in(tmp_path / "d", "train.py", rebound)
+    assert "code:val_overlaps_train" in _kinds_in(tmp_path / "a", "train.py", leak)
+    assert "code:val_overlaps_train" not in _kinds_in(tmp_path / "b", "train.py", clean)
+    assert "code:val_overlaps_train" not in _kinds_in(tmp_path / "c", "train.py", neutral)

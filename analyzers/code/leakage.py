@@ -253,6 +253,8 @@ def _val_overlaps(f: PyFile, scope: ast.AST) -> list[Finding]:
             r = _rows(value)
             if r is not None:
                 val_rows.append((name, r[0], (r[1], r[2]), n.lineno))
+            elif (pick := _picked(value)) is not None:
+                out += _picked_from_trained(f, scope, assigns, name, pick, n.lineno)
     if not val_rows:
         return out
     uses = _train_uses(f, scope, nodes, {v[0] for v in val_rows})
@@ -269,6 +271,48 @@ def _val_overlaps(f: PyFile, scope: ast.AST) -> list[Finding]:
                                [(uline, "training uses the same rows here")], {"val": name, "array": base}))
             break
     return out
+
+
+# Calls that only convert an array (its rows stay the same rows)
+_CONVERTS = frozenset({"from_numpy", "tensor", "as_tensor", "asarray", "array", "FloatTensor", "LongTensor", "Tensor"})
+
+
+def _unwrap(e: ast.AST) -> ast.AST:
+    while isinstance(e, ast.Call) and last(e) in _CONVERTS and len(e.args) == 1:
+        e = e.args[0]
+    return e
+
+
+def _picked(e: ast.AST) -> tuple[str, str] | None:
+    """(array, index) when e takes rows of an array by an index array or a mask (`X[val_idx]`, `x[perm[:n]]`)."""
+    e = _unwrap(e)
+    if not isinstance(e, ast.Subscript) or isinstance(e.slice, (ast.Slice, ast.Tuple, ast.Constant)):
+        return None
+    base = dotted(e.value)
+    return (base, src(e.slice)) if base else None
+
+
+def _picked_from_trained(f: PyFile, scope: ast.AST, assigns: list[ast.Assign], name: str, pick: tuple[str, str],
+                         line: int) -> list[Finding]:
+    """A validation set picked from an array by an index (`X_val = X[val_idx]`) while a training-named object takes
+    that array whole (`train_ds = TensorDataset(torch.from_numpy(X), ...)`, `X_train = X`): every validation row is
+    trained on. Only a training-named target counts here (a neutral `full_ds = TensorDataset(X)` is usually cut by
+    Subset later), and only while the array is the one picked from (`X, Xv = X[~is_val], X[is_val]` rebinds X to
+    the training rows)."""
+    base, idx = pick
+    for n in assigns:
+        for tname, value in _pairs(n):
+            if not tname or not _TRAIN.search(tname) or _VAL.search(tname):
+                continue
+            args: list[ast.AST] = [value]
+            if isinstance(value, ast.Call) and _SINKS.search(last(value)):
+                args = [*value.args, *(k.value for k in value.keywords if k.arg in ("dataset", "x", "X", "data"))]
+            if any(dotted(_unwrap(a)) == base for a in args) and not f.assigns_between(scope, base, line - 1, n.lineno):
+                return [Finding("code:val_overlaps_train", STRONG, line,
+                                f"`{name}` takes rows {base}[{idx}] of `{base}`, and `{tname}` trains on `{base}` whole "
+                                f"(line {n.lineno}): every validation sample is also a training sample",
+                                [(n.lineno, "training takes the whole array here")], {"val": name, "array": base})]
+    return []
 
 
 def _train_uses(f: PyFile, scope: ast.AST, nodes: list[ast.AST], val_names: set[str]) -> list[tuple[str, tuple | None, int]]:
