@@ -34,9 +34,11 @@ from mltdbg.analyzers.model import Run
 # Directories that never hold run artifacts and can be huge.
 SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "env", "node_modules", "__pycache__",
              ".mltdbg", ".mypy_cache", ".pytest_cache", ".tox", "site-packages", ".idea", ".ipynb_checkpoints"}
-# Hidden folders are skipped, except these a training run writes its own settings to: Hydra's `.hydra/` (the
-# composed config.yaml and the command line's overrides.yaml; its hydra.yaml is Hydra's own settings, not the run's)
-RUN_DOT_DIRS = {".hydra"}
+# Hidden folders are skipped, except these a training run writes its own settings or records to: Hydra's `.hydra/` (the
+# composed config.yaml and the command line's overrides.yaml; its hydra.yaml is Hydra's own settings, not the run's),
+# Neptune's `.neptune/` (the offline and async queues of logged values), Guild AI's `.guild/` (a run's console output,
+# its flags and a copy of its source code)
+RUN_DOT_DIRS = {".hydra", ".neptune", ".guild"}
 SKIP_FILES = {(".hydra", "hydra.yaml")}
 # Beyond this many files in one ingest we stop and say so (a folder of thousands of files).
 MAX_FILES = 5000

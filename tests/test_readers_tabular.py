@@ -752,3 +752,49 @@ def test_a_cloudwatch_export_is_a_long_table_of_sagemaker_metric_names(tmp_path)
     q.parent.mkdir()
     q.write_text("id,name,value,label\n" + "".join(f"{i},{('alice', 'bob')[i % 2]},{i * 1.5},{i % 3}\n" for i in range(40)))
     assert not ingest([str(q.parent)]).series
+
+
+def test_a_neptune_operation_queue_gives_its_logged_series(tmp_path):
+    """Neptune's offline queue (`.neptune/offline/run__<id>/data-1.log`, a hidden folder): one JSON operation a line;
+    LogFloats values become series named by the attribute's path, at their steps (per-layer gradient norms
+    included); parameters and tags are no series."""
+    q = tmp_path / ".neptune" / "offline" / "run__1" / "data-1.log"
+    q.parent.mkdir(parents=True)
+    ops = [{"obj": {"type": "AssignFloat", "path": ["parameters", "lr"], "value": 0.05}, "version": 1}]
+    for step in range(6):
+        ops.append({"obj": {"type": "LogFloats", "path": ["train", "loss"],
+                            "values": [{"value": 2.3 - 0.01 * step, "step": float(step), "ts": 1.0}]}, "version": 2 + step})
+        ops.append({"obj": {"type": "LogFloats", "path": ["grad_norm", "fc00"],
+                            "values": [{"value": 1e-9, "step": float(step), "ts": 1.0}]}, "version": 20 + step})
+    q.write_text("\n".join(json.dumps(o) for o in ops) + "\n")
+    run = ingest([tmp_path])
+    got = {s.name: s for s in run.series}
+    assert set(got) == {"loss", "grad_norm/fc00"}, sorted(got)
+    assert got["loss"].values.tolist() == pytest.approx([2.3 - 0.01 * i for i in range(6)])
+    assert got["grad_norm/fc00"].steps.tolist() == [0, 1, 2, 3, 4, 5]
+
+
+def test_one_exported_series_per_file_is_named_by_the_file(tmp_path):
+    """A tracker's per-attribute download ({"path": "val/loss", "values": [{"step", "value", "timestamp"}]}) is the
+    series the document names; without a name, the file's folder and stem name it (train/acc.json)."""
+    (tmp_path / "val").mkdir()
+    (tmp_path / "train").mkdir()
+    pts = [{"step": float(i), "value": 1.0 - 0.1 * i, "timestamp": "2024-06-10T09:39:05Z"} for i in range(5)]
+    (tmp_path / "val" / "loss.json").write_text(json.dumps({"path": "val/loss", "type": "FloatSeries", "values": pts}))
+    (tmp_path / "train" / "acc.json").write_text(json.dumps({"values": [{**p, "value": 0.1 * i} for i, p in enumerate(pts)]}))
+    names = sorted(s.name for s in ingest([tmp_path]).series)
+    assert names == ["accuracy", "val_loss"], names
+
+
+def test_a_guild_run_folder_is_read(tmp_path):
+    """Guild AI keeps a run's console output, flags and a copy of the source in the hidden `.guild/` folder: its
+    `output` (no extension) gives the logged series and `sourcecode/train.py` is read as code."""
+    g = tmp_path / "runs" / "1bdb4e" / ".guild"
+    (g / "sourcecode").mkdir(parents=True)
+    (g / "attrs").mkdir()
+    (g / "attrs" / "flags").write_text("lr: 0.1\nbatch_size: 32\n")
+    (g / "sourcecode" / "train.py").write_text("import torch\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n")
+    (g / "output").write_text("".join(f"step: {i}\nloss: {2.0 / (i + 1):.4f}\n" for i in range(12)))
+    run = ingest([tmp_path])
+    assert any(s.name == "loss" and len(s) == 12 for s in run.series), [(s.name, len(s)) for s in run.series]
+    assert any(t.kind == "code" and t.path.endswith("sourcecode/train.py") for t in run.texts)

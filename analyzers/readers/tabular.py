@@ -152,9 +152,50 @@ def _detect_jsonl(path: Path, head: bytes):
         return None
     if len(recs) < 2 and table_name(path) != "jsonl":
         return None
+    if all(_operation(r) is not None for r in recs):
+        return ("operations",)
     if not any(_metric_dict(r) for r in recs) or not _metricish_keys(recs):
         return None
     return ("jsonl",)
+
+
+def _operation(r: dict) -> tuple[str, list] | None:
+    """(type, path) of a tracker's queued operation, one JSON object a line (Neptune's offline and async queues,
+    `.neptune/.../data-1.log`: {"obj": {"type": "LogFloats", "path": ["train", "loss"], "values": [{"value": 0.5,
+    "step": 3.0, "ts": ...}]}, "version": 16}); None for any other record."""
+    obj = r.get("obj")
+    if isinstance(obj, dict) and isinstance(obj.get("type"), str) and isinstance(obj.get("path"), list):
+        return obj["type"], obj["path"]
+    return None
+
+
+def _read_operations(path: Path, rel: str, run: Run) -> None:
+    """The numeric series a tracker's operation queue logged (LogFloats: one record per value, named by the
+    attribute's path joined with `/`, at its step); the other operations (parameters, tags, stdout) are left to
+    the text reader's copy of the file."""
+    text = decode_utf8(read_bytes(path, rel, run), rel, run)
+    recs, lines, bad = [], [], []
+    for i, ln in enumerate(text.split("\n"), 1):
+        if not ln.strip():
+            continue
+        r = loads_lenient(ln)
+        op = _operation(r) if isinstance(r, dict) else None
+        if op is None:
+            bad.append(i)
+            continue
+        kind, where = op
+        if kind != "LogFloats" or not all(isinstance(x, str) for x in where):
+            continue
+        name = "/".join(where)
+        for v in r["obj"].get("values") or []:
+            x = v.get("value") if isinstance(v, dict) else None
+            if isinstance(x, (int, float)) and not isinstance(x, bool):
+                rec = {name: x}
+                if isinstance(v.get("step"), (int, float)):
+                    rec["step"] = v["step"]
+                recs.append(rec)
+                lines.append(i)
+    emit_records(run, rel, path, recs, np.asarray(lines, dtype=np.int64), bad)
 
 
 def _detect_json(path: Path):
@@ -177,7 +218,24 @@ def _detect_json(path: Path):
     rows, where, beside = _json_history(doc, "grad" in path.name.lower())
     if rows is None:
         return None
-    return ("json", rows, where, beside)
+    return ("json", _one_series_named(doc, rows, path), where, beside)
+
+
+# Keys of one exported series' points besides its value: {"step": 3, "value": 0.41, "timestamp": "..."}
+_POINT_KEYS = frozenset({"step", "x", "timestamp", "ts", "time", "wall_time", "walltime"})
+_SERIES_NAME_KEYS = ("path", "name", "metric", "key", "tag", "attribute", "series")
+
+
+def _one_series_named(doc, rows: list, path: Path) -> list:
+    """One exported series per file ({"path": "val/loss", "type": "FloatSeries", "values": [{"step": 0, "value":
+    1.09}, ...]}, Neptune's and other trackers' per-attribute downloads): its points' `value` named by the document's
+    own name for it, else by the file's folder and stem (`val/loss.json` -> val/loss)."""
+    if not rows or not all(isinstance(r, dict) and "value" in r and set(r) - {"value"} <= _POINT_KEYS for r in rows[:50]):
+        return rows
+    named = next((doc[k] for k in _SERIES_NAME_KEYS if isinstance(doc, dict) and isinstance(doc.get(k), str)
+                  and doc[k].strip()), None)
+    name = named.strip() if named else f"{path.parent.name}/{path.stem}" if path.parent.name else path.stem
+    return [{(name if k == "value" else k): v for k, v in r.items()} for r in rows]
 
 
 def _log_history_arrow(data: bytes):
@@ -464,6 +522,8 @@ def _read(path: Path, rel: str, run: Run) -> None:
             _read_json(path, rel, run, rows, where)
     elif kind[0] == "jsonl":
         _read_jsonl(path, rel, run)
+    elif kind[0] == "operations":
+        _read_operations(path, rel, run)
     else:
         _read_json(path, rel, run, kind[1], kind[2], kind[3])
 
