@@ -803,8 +803,13 @@ _TA_BLOCK = re.compile(r"(?:Seq2Seq)?TrainingArguments\(\s*\n")
 _KV_LINE = re.compile(r"^\s*(\w+)=(.*?),?\s*$")
 # (a key may be quoted: a printed dict, "train_config: {'lr': 5e-06, 'use_fp16': True}")
 _KV_ANY = re.compile(
-    r"(?<![\w.])(--)?['\"]?([A-Za-z_][\w.-]{0,60}?)['\"]?\s*(?:[:=]|\s=\s)\s*(?![=:])(\"[^\"\n]{0,200}\"|'[^'\n]{0,200}'|[^\s,;(){}\[\]]{1,200})")
-_METRIC_LINE = re.compile(r"loss|\bstep\s*[:=]?\s*\d|\biter\w*\s*[:=]?\s*\d|it/s|s/it", re.I)
+    r"(?<![\w.])(--)?['\"]?([A-Za-z_][\w.-]{0,60}?)['\"]?\s*(?:[:=]|\s=\s)\s*(?![=:])(?![A-Za-z_][\w.-]{0,60}=[^=])"
+    r"(\"[^\"\n]{0,200}\"|'[^'\n]{0,200}'|[^\s,;(){}\[\]]{1,200})")
+# (a value is never itself a `key=value` pair: "params: optimizer=sgd lr=1.3" sets the optimizer, not `params`)
+# A progress line: a loss with its value (a line that only names the loss, "params: optimizer=sgd lr=1.3 ... pasted from
+# the metrics table (train loss / grad_norm):", sets things), a step or iteration count, a rate
+_LOSS_VALUED = re.compile(r"loss[^\n\d]{0,16}\d", re.I)
+_METRIC_LINE = re.compile(rf"{_LOSS_VALUED.pattern}|\bstep\s*[:=]?\s*\d|\biter\w*\s*[:=]?\s*\d|it/s|s/it", re.I)
 _HF_BANNER = re.compile(r"^\s+(Num Epochs|Instantaneous batch size per device|Total optimization steps"
                         r"|Total train batch size \(w\. parallel, distributed & accumulation\))\s*=\s*([\d,]+)", re.M)
 _HF_BANNER_FACT = {"Num Epochs": "epochs", "Instantaneous batch size per device": "batch_size",
@@ -1013,7 +1018,7 @@ _PROGRESS_START = re.compile(r"\s*[\[(]?(?:epoch|step|iter\w*|batch|it)\b\W*\d",
 def _kv_spans(text: str) -> list[tuple[int, int]]:
     """The parts of `text` that _regex_facts scans: runs of lines that are not surely progress lines.
 
-    A line holding `loss`, `it/s` or `s/it` (any case) is a progress line by _METRIC_LINE, whose
+    A line holding a loss and a value after it, `it/s` or `s/it` (any case) is a progress line by _METRIC_LINE, whose
     keys are skipped anyway; a log's head is mostly such lines, and _KV_ANY tries every position
     of what it scans (~9 ms per 300 KB: 64 rank logs took 0.7 s). Each run is scanned up to the
     end of the line after it, so a pair whose separator or value sits on the next line is still read.
@@ -1028,7 +1033,7 @@ def _kv_spans(text: str) -> list[tuple[int, int]]:
     start = -1
     for s, low in zip(lines, low_lines):
         end = pos + len(s) + 1
-        if ("loss" in low and not _said(s)) or "it/s" in low or "s/it" in low:
+        if ("loss" in low and _LOSS_VALUED.search(low) and not _said(s)) or "it/s" in low or "s/it" in low:
             if start >= 0:
                 spans.append((start, min(end, len(text))))
                 start = -1

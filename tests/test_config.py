@@ -805,3 +805,17 @@ def test_a_deepspeed_config_s_adam_is_decoupled_by_its_zero_optimization_block(t
     p.write_text('{\n  "optimizer": {\n    "type": "Adam",\n    "params": {\n      "lr": 0.0003,\n      "weight_decay": 0.1\n'
                  '    }\n  },\n  "zero_optimization": {\n    "stage": 2\n  }\n}\n')
     assert "config:weight_decay_high" not in {s.kind for s in config_signals(run_of(p))}
+
+
+def test_a_settings_line_that_names_the_loss_sets_things(tmp_path):
+    """A note's "params: optimizer=sgd lr=1.3 momentum=0.9 ... Pasted from the metrics table (train loss / grad_norm):"
+    names the loss without a value: no progress line, so its settings are read, each pair by its own key (the
+    `params:` label does not swallow `optimizer=sgd`). A progress line with the loss's value keeps its lr unread,
+    and the run's lr of 1.3 under SGD is high."""
+    p = tmp_path / "note.md"
+    p.write_text("Aim run `b07e41c9`, params: optimizer=sgd lr=1.3 momentum=0.9 batch_size=256 epochs=10. Pasted from "
+                 "the metrics table (train loss / grad_norm):\n\nepoch 1 step 20 loss: 1.2392 lr=0.5\n")
+    run = run_of(p)
+    got = facts(run)
+    assert got["optimizer"] == ["sgd"] and got["lr"] == [1.3] and got["momentum"] == [0.9], got
+    assert any(s.kind == "lr_high" for s in curve_signals(run))
