@@ -1584,6 +1584,10 @@ def test_a_notes_few_values_in_words_are_a_history(tmp_path):
     assert got["grad_norm"][:5] == [1.2, 3.5, 40.0, 900.0, 2e5] and math.isinf(got["grad_norm"][5])
     got = _series_of(tmp_path, "c.txt", "my loss 2.302 2.301 2.301 2.300 2.300 after 5 epochs with lr 1e-7\n")
     assert got["loss"] == [2.302, 2.301, 2.301, 2.300, 2.300]
+    # a history given per epoch or per step in the note's words
+    got = _series_of(tmp_path, "d.txt", "Val accuracy peaks in epoch 2 and then falls apart, why?\n"
+                     "val accuracy by epoch: 0.599 0.701 0.608 0.644 0.572 0.401\n")
+    assert got["val_accuracy"] == [0.599, 0.701, 0.608, 0.644, 0.572, 0.401], got
     # a log's per-class values are no history
     got = _series_of(tmp_path, "train.log", "epoch 47 TRAIN loss 8.3984\ntest loss 0.0000, 0.0000, 0.0000, 0.0000\n")
     assert len(got.get("val_loss", [])) <= 1 and got["loss"] == [8.3984]

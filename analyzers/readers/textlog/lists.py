@@ -123,7 +123,7 @@ def _points(m: re.Match, nums: list[re.Match]) -> list[tuple[str, int]]:
 
 
 # A post's few values in words, on one line: "loss went 2.3 -> 2.1 -> 45.2 -> nan", "grad norm 1.2, 3.5, 40,
-# 900, inf", "loss 2.302 2.301 2.301 2.300". Read in texts up to WORDED_MAX_CHARS (a post, a note), MIN_POINTS
+# 900, inf", "loss 2.302 2.301 2.301 2.300", "val accuracy by epoch: 0.599 0.701 0.608 0.644". Read in texts up to WORDED_MAX_CHARS (a post, a note), MIN_POINTS
 # numbers at least under a metric name (one or two words; a verb between: "went", "goes from"), separated by
 # arrows, commas or "then" / "to"; by spaces alone only from WORDED_SPACED numbers on (a table row has columns).
 WORDED_MAX_CHARS = 4000
@@ -131,7 +131,9 @@ WORDED_SPACED = 4
 _SEP = r"(?:[ \t]*(?:->|→|=>|,|;)[ \t]*|[ \t]+(?:then|to)[ \t]+|[ \t]+)"
 _WORDED = re.compile(
     r"(?P<key>(?<![\w.])[A-Za-z][A-Za-z_]{1,24}(?:[ \t][A-Za-z_]{2,24})?)"
-    r"(?:[ \t]+(?:went|goes|go|going|is|was|were|are|from|values?|curve|history))*[ \t]*[:=]?[ \t]*"
+    r"(?:[ \t]+(?:went|goes|go|going|is|was|were|are|from|values?|curve|history))*"
+    r"(?:[ \t]+(?:by|per|for|over|across|at)[ \t]+(?:each[ \t]+|every[ \t]+)?(?:epochs?|steps?|iter\w*|rounds?))?"
+    r"[ \t]*[:=]?[ \t]*"
     r"(?P<nums>" + _NUM + r"(?:" + _SEP + _NUM + r"){2,})(?![\w.])", re.IGNORECASE)
 _WORDED_NAMES = ("grad_norm",)
 
