@@ -2001,3 +2001,31 @@ def test_a_boxed_table_as_rich_draws_it(tmp_path):
     assert loss.raw_name == "train_loss" and loss.steps.tolist() == [1, 2, 3, 4, 5, 6] and loss.locs.tolist()[0] == 6
     assert series(run, "val_accuracy").values[0] == pytest.approx(0.162)
     assert [s for s in run.series if s.raw_name == "zero_act_l1"][0].values.tolist() == [86.9] * 6
+
+
+@pytest.mark.parametrize("lines", [
+    ["epoch 01 | train loss 0.3457 acc 0.80 | val loss 0.1400 acc 0.85",
+     "epoch 02 | train loss 0.2000 acc 0.90 | val loss 0.1000 acc 0.91",
+     "epoch 03 | train loss 0.1000 acc 0.95 | val loss 0.0900 acc 0.93"],
+    ["epoch 1 train: loss 0.3457 acc 0.80, val: loss 0.1400 acc 0.85",
+     "epoch 2 train: loss 0.2000 acc 0.90, val: loss 0.1000 acc 0.91",
+     "epoch 3 train: loss 0.1000 acc 0.95, val: loss 0.0900 acc 0.93"],
+])
+def test_a_lines_held_out_part_after_a_bar_or_comma_is_that_sets(tmp_path, lines):
+    """"| val loss 0.14 acc 0.85" or ", val: loss 0.14 acc 0.85" after the training part of the line: the keys there
+    are the validation set's (the bare `acc` was one series of train and val values, alternating)."""
+    got = _series_of(tmp_path, "train.log", "\n".join(lines) + "\n")
+    assert got["loss"] == [0.3457, 0.2, 0.1] and got["accuracy"] == [0.8, 0.9, 0.95], got
+    assert got["val_loss"] == [0.14, 0.1, 0.09] and got["val_accuracy"] == [0.85, 0.91, 0.93], got
+
+
+def test_a_bar_before_a_word_that_only_starts_like_a_set_is_no_tag(tmp_path):
+    got = _series_of(tmp_path, "train.log", "".join(f"step {i} | loss {1.0 / (i + 1):.3f} | value_loss {0.5:.3f} "
+                                                     f"| testing acc {0.5:.2f}\n" for i in range(3)))
+    assert "val_loss" not in got and got["loss"] == [1.0, 0.5, 0.333], got
+
+
+def test_auroc_and_auprc_printed_bare_are_metrics(tmp_path):
+    got = _series_of(tmp_path, "train.log", "".join(f"epoch {i} | train loss {0.3 / i:.3f} auroc 0.99 | val loss 0.1 "
+                                                     f"auroc 0.99{i} auprc 0.98{i}\n" for i in range(1, 4)))
+    assert got["val_auroc"] == [0.991, 0.992, 0.993] and got["val_auprc"] == [0.981, 0.982, 0.983], got

@@ -88,7 +88,7 @@ _SPACED_IDENT = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*_(?:acc|accuracy|norm|
 # and any name at a cut-off ("HR@10 0.11", "recall@20 0.04")
 # ("hr" alone is as often an hour, "eta 2 hr 59 min"; HR@10 is a name at a cut-off)
 _SPACED_BARE = {"auc", "mrr", "ndcg", "f1", "iou", "miou", "dice", "wer", "cer", "bleu", "rmse", "mae", "mse",
-                "recall", "precision", "logloss"}
+                "recall", "precision", "logloss", "auroc", "auprc", "roc_auc", "pr_auc", "mcc"}
 AT_K = r"@\d{1,4}"          # a metric's cut-off (HR@10, recall@20), as the key scanner's anchors find it too
 _NAME_AT_K = re.compile(rf"[a-z][a-z0-9_]*{AT_K}")
 
