@@ -2102,13 +2102,42 @@ _OUTPUT_LINE = re.compile(
     r"^[ \t]*[\[(]?(?:generated(?:[ _]\w+)?|samples?|outputs?|predictions?|preds?|predicted(?:[ _]\w+)?|responses?|answers?"
     r"|completions?|translations?|decoded|hypothes[ie]s|hyp|reply)[ \t]*(?:#?\d+)?[\])]?[ \t]*(?:=>|->|:|=)[ \t]*(\S[^\n]*?)[ \t]*\r?$",
     re.I | re.M)
-_OUTPUT_WORDS = ("generat", "sample", "output", "pred", "respon", "answer", "complet", "translat", "decod", "hyp", "reply")
+_OUTPUT_WORDS = ("generat", "sample", "output", "pred", "respon", "answer", "complet", "translat", "decod", "hyp", "reply",
+                 "out:", "out :")
 # Printed outputs needed, and the share of them that must be one and the same text.
 SAME_OUTPUT_MIN = 4
 SAME_OUTPUT_SHARE = 0.8
 SAME_OUTPUT_SCAN_CHARS = 200_000
 # A file path or a URL printed after "output:" is where something was written, not what the model said.
 _PATHLIKE = re.compile(r"^(?:[\w.~-]*[/\\][^\s]*|\w+://\S+)$")
+# An output printed as "out: ..." counts where inputs are printed as "in: ..." beside it (a bare "out:" is as often a
+# shape or a path)
+_IN_LINE = re.compile(r"^[ \t]*(?:in|input)[ \t]*(?::|=>|->)[ \t]*\S", re.I | re.M)
+_OUT_LINE = re.compile(r"^[ \t]*out[ \t]*(?::|=>|->)[ \t]*(\S[^\n]*?)[ \t]*\r?$", re.I | re.M)
+# Outputs listed one a line under a caption that names them ("samples from prior:", "Generated texts:", "Predictions
+# for the test images:"), up to the first blank line
+_OUTPUT_CAPTION = re.compile(r"^[ \t]*(?:[\w-]+[ \t]+){0,3}(?:samples?|generated|generations?|outputs?|predictions?|completions?)"
+                             r"\b[^\n:]{0,40}:[ \t]*\r?\n", re.I | re.M)
+_LISTED = re.compile(r"[ \t]*(?:\d{1,4}[:.)][ \t]*)?(\S[^\n]*?)[ \t]*\r?(?:\n|$)")
+LISTED_MAX = 200
+_SHAPE_PRINT = re.compile(r"torch\.Size|\(?\d+(?:,[ \t]*\d+)+\)?$|shape\b", re.I)
+
+
+def _listed_outputs(head: str) -> list[tuple[int, str]]:
+    """(offset, text) of the outputs listed under each caption (_OUTPUT_CAPTION), at most LISTED_MAX each."""
+    out: list[tuple[int, str]] = []
+    for c in _OUTPUT_CAPTION.finditer(head):
+        at = c.end()
+        for _ in range(LISTED_MAX):
+            m = _LISTED.match(head, at)
+            if m is None or m.end() == at:
+                break
+            if not _SHAPE_PRINT.match(m.group(1)):       # (printed shapes are no outputs)
+                out.append((m.start(1), m.group(1)))
+            at = m.end()
+    return out
+
+
 # The expected answer printed beside each output ("reference: ...", "target: ...", "REF:"; not the input: a model that
 # echoes its prompt has collapsed): when it is one and the same text, the very text the outputs repeat, the run printed
 # one fixed example each time (a speech run's dev utterance each epoch) and the model gets it right: no collapse.
@@ -2187,6 +2216,9 @@ def same_output(art: TextArtifact) -> Signal | None:
     if not contains_any(head.lower(), _OUTPUT_WORDS):
         return None
     found = [(m.start(1), m.group(1).strip(" \"'`")) for m in _OUTPUT_LINE.finditer(head)]
+    if _IN_LINE.search(head):       # "in : <input>" / "out: <output>" pairs
+        found += [(m.start(1), m.group(1).strip(" \"'`")) for m in _OUT_LINE.finditer(head)]
+    found += _listed_outputs(head)
     found = [(at, v) for at, v in found if v and not _PATHLIKE.match(v) and not _in_traceback(head, at)]
     if len(found) < SAME_OUTPUT_MIN:
         return None

@@ -937,3 +937,19 @@ def test_a_described_raw_frame_is_no_finding(tmp_path):
     onehot["customer_id"] = np.arange(300) * 1000.0
     (tmp_path / "b").mkdir()
     assert "log:inputs_unscaled" not in signals(tmp_path / "b", {"console.txt": onehot.describe().T.to_string() + "\n"})
+
+
+def test_outputs_printed_beside_inputs_or_listed_under_a_caption_are_read(tmp_path):
+    """A VAE's reconstructions as "in : <input>" / "out: <output>" pairs, and its prior samples listed one a line under
+    "samples from prior:", all the same string: a collapse. A bare "out:" without inputs, and printed shapes listed
+    under an "Outputs:" caption, are not."""
+    pairs = "".join(f"  in : C{'C' * i}O\n  out: CC(=O)NC1CCCC1\n" for i in range(5))
+    listed = "samples from prior:\n" + "  CC(=O)NC1CCCC1\n" * 6 + "\nunique: 1/1000\n"
+    for d in "abcd":
+        (tmp_path / d).mkdir()
+    assert signals(tmp_path / "a", {"stdout.txt": "reconstructions (val):\n" + pairs})["log:collapse_output"].data[
+        "repeated"] == "CC(=O)NC1CCCC1"
+    assert signals(tmp_path / "b", {"stdout.txt": listed})["log:collapse_output"].data["count"] == 6
+    assert "log:collapse_output" not in signals(tmp_path / "c", {"run.log": "".join("out: 32\n" for _ in range(6))})
+    shapes = "Outputs:\n" + "torch.Size([32, 10])\n" * 6
+    assert "log:collapse_output" not in signals(tmp_path / "d", {"run.log": shapes})
