@@ -1942,6 +1942,11 @@ def _phase_tag(s: Series, i: int, q: Quoter) -> str | None:
 _NEW_TRIAL = re.compile(r"agent starting run|\btrial[ _#]*\w*\s+(?:finished|pruned|complete[d]?|start(?:ed|ing)?|failed)\b"
                         r"|\brunning trial\b|\bstarting trial\b|^[ \t]*[-=#*]{2,}[ \t]*trial[ \t#]*\d+", re.I | re.M)
 _RESUMED = re.compile(r"\bresum|\brestor|\bload(?:ed|ing)? (?:the )?(?:checkpoint|state|weights)", re.I)
+# ... or a caption that names another run to compare with ("Before (last 3 epochs):" ... "After (last 3 epochs):", "old
+# config:" / "new config:", "Run 2:", "with dropout 0.4:"): a post's two runs side by side, no resumed job
+_OTHER_RUN = re.compile(r"^[ \t>*#_`-]*(?:after|before|now|then|old|new|previous(?:ly)?|baseline|original|modified|changed"
+                        r"|with(?:out)?|run[ \t]*#?\d+|v\d+|version[ \t]*\d+|first|second|another)\b[^\n:]{0,60}:[ \t*_`]*$",
+                        re.I | re.M)
 
 
 def _restart(s: Series, q: Quoter) -> list[Signal]:
@@ -1957,8 +1962,8 @@ def _restart(s: Series, q: Quoter) -> list[Signal]:
         if a is not None and b is not None and a != b:
             return out
         gap = q.lines_between(s, j, i)
-        if _NEW_TRIAL.search(gap) and not _RESUMED.search(gap):
-            return out      # a search's next trial (its own config, its own run), no resumed job
+        if (_NEW_TRIAL.search(gap) or _OTHER_RUN.search(gap)) and not _RESUMED.search(gap):
+            return out      # a search's next trial, or another run set beside the first (its own config), no resumed job
         out.append(Signal("step_restart", 0.6, f"{s.name}: step goes back to {int(s.steps[i])} (restart)",
                           [q.ev(s, i, "step counter restarts")], {"step": int(s.steps[i])}))
     return out

@@ -1296,7 +1296,9 @@ def test_a_first_val_loss_near_ln_k_beside_an_accuracy_far_above_chance_is_no_ch
 @pytest.mark.parametrize("banner", [
     "2024-03-14 21:40:09,400 - wandb.wandb_agent - INFO - Agent starting run with config:\n\tlr: 2.74",
     "[I 2024-05-02 10:11:12,345] Trial 0 finished with value: 1.2 and parameters: {'lr': 0.3}.",
-    "Search: Running Trial #2", "----- trial 2 -----"])
+    "Search: Running Trial #2", "----- trial 2 -----",
+    # a post's two runs side by side: "Before (last 3 epochs):" ... "After (last 3 epochs):"
+    "```\nAfter (dropout 0.4, last epochs):\n```", "**new config:**"])
 def test_a_searchs_next_trial_is_no_restart(tmp_path, banner):
     """A hyperparameter search's console: trial after trial, each counting its epochs from 1 with its own config. The
     step going back under the tool's banner for the next trial is no resumed job (step_restart read it as a resume
