@@ -455,3 +455,14 @@ def test_a_patterns_gap_stays_inside_one_sentence():
     assert low.symptom_match(["maybe the learning rate (1e-6) is too small?"])
     assert sched.symptom_match(["the learning rate of 0.001 drops after epoch 3"])
     assert not low.symptom_match(["I set the learning rate to 0.01. Training is slow."])
+
+
+def test_a_restart_the_user_asks_about_is_no_resume():
+    """"Should I restart with a higher lr?" asks about a restart that has not happened: no resume symptom; a resume
+    that happened still is one."""
+    from mltdbg.playbooks import library
+    pb = library.causes()["resume_mismatch"]
+    assert not pb.symptom_match(["Is my run stuck? Should I restart with a higher lr or a bigger model?"])
+    assert not pb.symptom_match(["the loss plateaued, do I need to restart from scratch?"])
+    assert pb.symptom_match(["I'm trying to resume my pretraining and the lr is much bigger than before"])
+    assert pb.symptom_match(["after I restarted from the last checkpoint the loss jumped"])
