@@ -3968,6 +3968,10 @@ _ACT_SPARSITY = re.compile(r"(?:^|[/_.])(?:acts?|activ\w*|relu\w*|neurons?|units
 _WEIGHT_SPARSITY = re.compile(r"weight|prun|target|param")
 
 
+# a layer's inactive units by the layer's number ("inactive L5", "inactive_layer3", "relu/inactive_h2")
+_INACTIVE_LAYER = re.compile(r"(?:^|[/_.])inactive[/_.](?:l|layer|fc|conv|block|h)?\d+$")
+
+
 def _dead_units(run: Run, q: Quoter) -> list[Signal]:
     out = []
     for s in run.series:
@@ -3975,7 +3979,10 @@ def _dead_units(run: Run, q: Quoter) -> list[Signal]:
         if (any(k in n for k in ("dead", "zero_frac", "frac_zero", "act_zero", "zero_act"))
                 # (a sparsity of activations; a pruning run's "sparsity" is its weights')
                 or "sparsity" in n and _ACT_SPARSITY.search(n) and not _WEIGHT_SPARSITY.search(n)
-                or "inactive" in n and any(k in n for k in ("frac", "share", "ratio", "pct", "percent"))) and len(s):
+                or "inactive" in n and (any(k in n for k in ("frac", "share", "ratio", "pct", "percent"))
+                                        # (or a column per layer of shares, "inactive L5": every value a share)
+                                        or _INACTIVE_LAYER.search(n) and bool(np.all(s.values[np.isfinite(s.values)] <= 1.0)))) \
+                and len(s):
             v = s.values[np.isfinite(s.values)]
             if not len(v):
                 continue

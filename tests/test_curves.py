@@ -1892,3 +1892,17 @@ def test_second_review_cases_of_the_psnr_and_pose_readings():
     assert "val_near_perfect" in got([50 * (i + 1) for i in range(10)], [math.inf] * 10)
     from mltdbg.analyzers.frozen_metric import _is_accuracy
     assert _is_accuracy("val_joint_goal_acc") and not _is_accuracy("acc_pose")
+
+
+def test_a_column_per_layer_of_inactive_shares_is_dead_units(tmp_path):
+    """A report's table with a column per hidden layer of the share of units that output zero ("inactive L1" ..
+    "inactive L5", L5 at 1.00 every epoch): dead units. A count of inactive units is no share."""
+    from mltdbg.analyzers.analyze import analyze
+    from mltdbg.analyzers.ingest import ingest
+    head = "| epoch | train_loss | inactive L1 | inactive L2 | inactive L3 |\n|---|---|---|---|---|\n"
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "report.md").write_text(head + "".join(f"| {e} | 1.609 | 0.00 | 0.36 | 1.00 |\n" for e in range(1, 7)))
+    assert "dead_units" in {s.kind for s in analyze(ingest([str(tmp_path / "a")]))}
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "report.md").write_text(head + "".join(f"| {e} | 1.609 | 0 | 12 | 128 |\n" for e in range(1, 7)))
+    assert "dead_units" not in {s.kind for s in analyze(ingest([str(tmp_path / "b")]))}
