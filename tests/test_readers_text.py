@@ -2007,16 +2007,17 @@ def test_a_boxed_table_as_rich_draws_it(tmp_path):
     ["epoch 01 | train loss 0.3457 acc 0.80 | val loss 0.1400 acc 0.85",
      "epoch 02 | train loss 0.2000 acc 0.90 | val loss 0.1000 acc 0.91",
      "epoch 03 | train loss 0.1000 acc 0.95 | val loss 0.0900 acc 0.93"],
-    ["epoch 1 train: loss 0.3457 acc 0.80, val: loss 0.1400 acc 0.85",
-     "epoch 2 train: loss 0.2000 acc 0.90, val: loss 0.1000 acc 0.91",
-     "epoch 3 train: loss 0.1000 acc 0.95, val: loss 0.0900 acc 0.93"],
+    ["epoch 1 train: loss 0.3457 acc 0.80 | Val: loss 0.1400 acc 0.85 | lr 0.001 | time 11.2s",
+     "epoch 2 train: loss 0.2000 acc 0.90 | Val: loss 0.1000 acc 0.91 | lr 0.002 | time 12.2s",
+     "epoch 3 train: loss 0.1000 acc 0.95 | Val: loss 0.0900 acc 0.93 | lr 0.003 | time 13.2s"],
 ])
-def test_a_lines_held_out_part_after_a_bar_or_comma_is_that_sets(tmp_path, lines):
-    """"| val loss 0.14 acc 0.85" or ", val: loss 0.14 acc 0.85" after the training part of the line: the keys there
-    are the validation set's (the bare `acc` was one series of train and val values, alternating)."""
+def test_a_lines_held_out_part_after_a_bar_is_that_sets(tmp_path, lines):
+    """"| val loss 0.14 acc 0.85" (any case) after the training part of the line: the keys there are the validation
+    set's (the bare `acc` was one series of train and val values, alternating), up to the next bar (its lr is none)."""
     got = _series_of(tmp_path, "train.log", "\n".join(lines) + "\n")
     assert got["loss"] == [0.3457, 0.2, 0.1] and got["accuracy"] == [0.8, 0.9, 0.95], got
     assert got["val_loss"] == [0.14, 0.1, 0.09] and got["val_accuracy"] == [0.85, 0.91, 0.93], got
+    assert "val_lr" not in got and "val_step_time" not in got, got
 
 
 def test_a_bar_before_a_word_that_only_starts_like_a_set_is_no_tag(tmp_path):

@@ -282,7 +282,7 @@ def scan_block(data: bytes, nl: np.ndarray, exact_keys: bool = False,
     seg = count_before(breaks, pos) if len(breaks) < len(pos) else np.searchsorted(breaks, pos)
     # metrics after a held-out set's tag inside their own line (inline_set_tags: ESPnet's "[train] ... [valid] ...")
     inline_on = None
-    tag_at, tag_held = inline_set_tags(data) if b"[" in data or b"| " in data or b", " in data \
+    tag_at, tag_held = inline_set_tags(data) if b"[" in data or b"| " in data \
         else (np.zeros(0, np.int64), np.zeros(0, bool))
     if tag_at.size and tag_held.any() and len(pos):
         j = np.searchsorted(tag_at, pos, side="right") - 1
