@@ -1608,6 +1608,12 @@ def test_rows_copied_before_a_random_split_leak(tmp_path, name, code):
      "a, b = h[idx[:5]], h[idx[5:]]\n"),
     ("copies shuffled but not split", "X = np.concatenate([X, X + 0.1])\nidx = np.random.permutation(len(X))\n"
      "X = X[idx]\n"),
+    # review cases (stop 64): noise of the array's shape, grey to RGB, minibatches of a training-only array
+    ("noise samples of the array's shape", "X_noise = np.random.randn(*X.shape)\nX_all = np.concatenate([X, X_noise])\n"
+     "a, b = train_test_split(X_all)\n"),
+    ("grey images tiled to three channels", "imgs_rgb = np.tile(imgs, (1, 3, 1, 1))\na, b = train_test_split(imgs_rgb)\n"),
+    ("minibatches of an augmented training array", "X = np.concatenate([X, X[:, :, ::-1]])\n"
+     "idx = np.random.permutation(len(X))\nfor i in range(0, len(X), 64):\n    xb = X[idx[i:i + 64]]\npreview = X[idx[:8]]\n"),
 ])
 def test_copies_that_do_not_cross_the_split_are_no_leak(tmp_path, name, code):
     assert "code:val_overlaps_train" not in _kinds_in(tmp_path, "train.py", _COPIES + code), name
@@ -1623,6 +1629,11 @@ def test_validation_picked_by_index_from_an_array_training_takes_whole(tmp_path)
     leak = head + "train_ds = TensorDataset(torch.from_numpy(X), torch.from_numpy(y))\n"
     clean = head + "train_ds = TensorDataset(torch.from_numpy(X[train_idx]), torch.from_numpy(y[train_idx]))\n"
     neutral = head + "full = TensorDataset(torch.from_numpy(X), torch.from_numpy(y))\ntrain_ds = Subset(full, train_idx)\n"
+    # review cases (stop 64): the whole array with its training index, or behind a sampler of the training rows
+    for i, later in enumerate(("train_ds = WindowDataset(X, train_idx)\n",
+                               "train_set = TensorDataset(X, y)\nloader = DataLoader(train_set, sampler=SubsetRandomSampler(train_idx))\n")):
+        (tmp_path / f"e{i}").mkdir()
+        assert "code:val_overlaps_train" not in _kinds_in(tmp_path / f"e{i}", "train.py", head + later)
     rebound = ("import numpy as np\nimport torch\nfrom torch.utils.data import TensorDataset\n\n"
                "X, Xv = X[~is_val], X[is_val]\ntrain_set = TensorDataset(torch.from_numpy(X))\n")
     (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir(), (tmp_path / "c").mkdir(), (tmp_path / "d").mkdir()

@@ -11,7 +11,11 @@ val_overlaps_train, inside one function (or the module body):
   `val_loader = DataLoader(train_ds)`, `val_ds = Subset(train_ds, ...)`), or
 - a validation-named target that takes rows of an array (`x_val = x[:n_val]`) whose rows also
   reach training: the same array passed whole or with an overlapping slice to a Dataset/Loader
-  or bound to a training-named target. `x[:n]` vs `x[n:]` (same bound) is a clean split.
+  or bound to a training-named target. `x[:n]` vs `x[n:]` (same bound) is a clean split; or
+- a validation-named target picked from an array by an index (`X_val = X[val_idx]`) while a training-named
+  set takes that array whole and is not cut later (an index beside it, a sampler, a Subset), or
+- rows copied (noise added, flipped, tiled or repeated along the rows) into an array that a random split then
+  cuts (train_test_split / random_split of it, or `X[p[:n]]` and `X[p[n:]]` of one permutation).
 target_in_features: a label taken as a column of an array (`y = arr[:, -1]`) while the features
 take a column range of the same array that contains that column (`x = arr[:, 1:]`), or a pandas
 frame whose label column is not among the dropped ones (`y = df["label"]`, `X = df.drop(columns=["id"])`).
@@ -96,6 +100,29 @@ def _names(e: ast.AST | None) -> set[str]:
     return {d for n in ast.walk(e) if isinstance(n, (ast.Name, ast.Attribute)) and (d := dotted(n))} if e is not None else set()
 
 
+def _copy_of(e: ast.AST | None) -> set[str]:
+    """The arrays whose rows `e` carries: a bare name, arithmetic on it (`X + noise`, `-X`), a call that takes it as its
+    first argument or is a method of it (`np.flip(X, 2)`, `X.clone()`, `augment(X)`); not `len(X)`, `X.shape` or a
+    new array of its size (`np.random.randn(*X.shape)`)."""
+    if e is None:
+        return set()
+    if isinstance(e, (ast.Name, ast.Attribute)):
+        d = dotted(e)
+        return {d} if d and not (isinstance(e, ast.Attribute) and e.attr in ("shape", "size", "dtype", "ndim", "T")) else set()
+    if isinstance(e, ast.BinOp):
+        return _copy_of(e.left) | _copy_of(e.right)
+    if isinstance(e, ast.UnaryOp):
+        return _copy_of(e.operand)
+    if isinstance(e, ast.Subscript):
+        return _copy_of(e.value)
+    if isinstance(e, ast.Call) and last(e) not in ("len", "zeros_like", "ones_like", "empty_like", "randn_like", "rand_like"):
+        inner = e.args[0] if e.args and not isinstance(e.args[0], ast.Starred) else None
+        if inner is None and isinstance(e.func, ast.Attribute):
+            inner = e.func.value
+        return _copy_of(inner)
+    return set()
+
+
 def _copied_from(f: PyFile, scope: ast.AST, call: ast.Call) -> str | None:
     """The array whose rows `call` stacks more than once: `concatenate([X, X + noise])`, `concatenate(parts)` of a
     list started as `[X]` and appended copies of X in a loop, `cat([x, x_aug])` with `x_aug = flip(x)`, `tile(X, (5, 1))`,
@@ -107,17 +134,21 @@ def _copied_from(f: PyFile, scope: ast.AST, call: ast.Call) -> str | None:
     if axis is not None and const(axis) != 0:
         return None
     if leaf in _REPEAT_ROWS:
-        base = dotted(call.args[0]) if leaf == "tile" and call.args else dotted(recv(call)) if isinstance(call.func, ast.Attribute) else None
-        if leaf != "tile" and (axis is None or base in ("np", "numpy", "torch")):
-            return None           # a flattened repeat, or np.repeat(x, k) over elements
-        return base
+        owner = dotted(recv(call)) if isinstance(call.func, ast.Attribute) else None
+        module = owner in (None, "np", "numpy", "torch")
+        base = (dotted(call.args[0]) if call.args else None) if module else owner
+        reps = call.args[1:2] if module else call.args[:1]
+        if leaf == "tile":       # (the first axis's reps: np.tile(imgs, (1, 3, 1, 1)) copies channels, not rows)
+            first = reps[0].elts[0] if reps and isinstance(reps[0], ast.Tuple) and reps[0].elts else reps[0] if reps else None
+            return base if first is not None and const(first) != 1 else None
+        return base if axis is not None else None       # (without an axis, a repeat flattens: elements, not rows)
     if leaf not in _STACK_ROWS or not call.args:
         return None
     first = call.args[0]
 
     def holds(e: ast.AST, base: str) -> bool:      # e is a copy of base's rows (itself, or a name bound to one)
-        got = _names(e)
-        return base in got or any(base in _names(f.value_of(n, scope, call.lineno)) for n in got if n != base)
+        got = _copy_of(e)
+        return base in got or any(base in _copy_of(f.value_of(n, scope, call.lineno)) for n in got if n != base)
 
     if isinstance(first, (ast.List, ast.Tuple)) and len(first.elts) >= 2:
         base = dotted(first.elts[0])
@@ -130,6 +161,19 @@ def _copied_from(f: PyFile, scope: ast.AST, call: ast.Call) -> str | None:
                      and isinstance(c.func, ast.Attribute) and dotted(c.func.value) == first.id and c.args and holds(c.args[0], base)]
             return base if grown else None
     return None
+
+
+def _cut(f: PyFile, scope: ast.AST, e: ast.AST, line: int) -> tuple[str, str | None, str | None] | None:
+    """(permutation, lower, upper) of an index that is a slice of a permutation, directly (`idx[:n]`) or by a name bound
+    to one (`tr = idx[:n]`, `tr, va = idx[:n], idx[n:]`): the two sides of a split are `p[:n]` and `p[n:]`."""
+    if isinstance(e, ast.Name):
+        bound = next((v for n in reversed(f.scope_nodes_of(scope, ast.Assign)) if n.lineno <= line
+                      for t, v in _pairs(n) if t == e.id), None)
+        if bound is None:
+            return None
+        e = bound
+    r = _rows(e)
+    return r if r is not None and (r[1] is None) != (r[2] is None) else None
 
 
 def _copies_before_split(f: PyFile, scope: ast.AST) -> list[Finding]:
@@ -163,10 +207,11 @@ def _copies_before_split(f: PyFile, scope: ast.AST) -> list[Finding]:
         split = next((c for c in calls if c.lineno > line and last(c) in _SPLITS and c.args and dotted(c.args[0]) == name), None)
         where = split.lineno if split is not None else None
         if where is None:
-            picks = {(s.lineno, src(s.slice)) for s in f.scope_nodes_of(scope, ast.Subscript)
-                     if s.lineno > line and dotted(s.value) == name and _names(s.slice) & perm}
-            if len({p[1] for p in picks}) >= 2:
-                where = min(p[0] for p in picks)
+            picks = [s for s in f.scope_nodes_of(scope, ast.Subscript)
+                     if s.lineno > line and dotted(s.value) == name and _names(s.slice) & perm]
+            cuts = {c for s in picks if (c := _cut(f, scope, s.slice, s.lineno)) is not None}
+            if any((a, hi, None) in cuts for a, lo, hi in cuts if lo is None and hi is not None):
+                where = min(s.lineno for s in picks)
         if where is not None:
             out.append(Finding("code:val_overlaps_train", STRONG, where,
                                f"the rows of `{base}` are copied into `{name}` (line {line}) before this random split: "
@@ -292,6 +337,26 @@ def _picked(e: ast.AST) -> tuple[str, str] | None:
     return (base, src(e.slice)) if base else None
 
 
+_INDEXISH = re.compile(r"idx|index|indices|perm|split|mask|fold|ids$", re.I)
+
+
+def _cut_later(f: PyFile, scope: ast.AST, base: str, tname: str, args: list[ast.AST], pick: int, use: int) -> bool:
+    """Whether the whole-array training set is cut to its training rows after all: an index handed beside the array
+    (`WindowDataset(X, train_idx)`), the set handed to a sampler or a Subset (`DataLoader(train_set,
+    sampler=SubsetRandomSampler(train_idx))`), or the validation rows dropped from the array in place in between
+    (`df.drop(val_df.index, inplace=True)`)."""
+    if any(_INDEXISH.search(n) for a in args if dotted(_unwrap(a)) != base for n in _names(a)):
+        return True
+    for c in f.calls_in(scope):
+        if c.lineno >= use and any(dotted(a) == tname for a in c.args) and (
+                last(c) == "Subset" or any(k.arg in ("sampler", "batch_sampler") for k in c.keywords)):
+            return True
+        if pick <= c.lineno <= use and isinstance(c.func, ast.Attribute) and dotted(c.func.value) == base \
+                and const(kwarg(c, "inplace")) is True:
+            return True
+    return False
+
+
 def _picked_from_trained(f: PyFile, scope: ast.AST, assigns: list[ast.Assign], name: str, pick: tuple[str, str],
                          line: int) -> list[Finding]:
     """A validation set picked from an array by an index (`X_val = X[val_idx]`) while a training-named object takes
@@ -307,7 +372,8 @@ def _picked_from_trained(f: PyFile, scope: ast.AST, assigns: list[ast.Assign], n
             args: list[ast.AST] = [value]
             if isinstance(value, ast.Call) and _SINKS.search(last(value)):
                 args = [*value.args, *(k.value for k in value.keywords if k.arg in ("dataset", "x", "X", "data"))]
-            if any(dotted(_unwrap(a)) == base for a in args) and not f.assigns_between(scope, base, line - 1, n.lineno):
+            if any(dotted(_unwrap(a)) == base for a in args) and not f.assigns_between(scope, base, line - 1, n.lineno) \
+                    and not _cut_later(f, scope, base, tname, args, line, n.lineno):
                 return [Finding("code:val_overlaps_train", STRONG, line,
                                 f"`{name}` takes rows {base}[{idx}] of `{base}`, and `{tname}` trains on `{base}` whole "
                                 f"(line {n.lineno}): every validation sample is also a training sample",
