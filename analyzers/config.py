@@ -808,7 +808,7 @@ _KV_ANY = re.compile(
 # (a value is never itself a `key=value` pair: "params: optimizer=sgd lr=1.3" sets the optimizer, not `params`)
 # A progress line: a loss with its value (a line that only names the loss, "params: optimizer=sgd lr=1.3 ... pasted from
 # the metrics table (train loss / grad_norm):", sets things), a step or iteration count, a rate
-_LOSS_VALUED = re.compile(r"loss[^\n\d]{0,16}\d", re.I)
+_LOSS_VALUED = re.compile(r"loss[^\n\d]{0,16}?(?:\d|nan|inf)", re.I)
 _METRIC_LINE = re.compile(rf"{_LOSS_VALUED.pattern}|\bstep\s*[:=]?\s*\d|\biter\w*\s*[:=]?\s*\d|it/s|s/it", re.I)
 _HF_BANNER = re.compile(r"^\s+(Num Epochs|Instantaneous batch size per device|Total optimization steps"
                         r"|Total train batch size \(w\. parallel, distributed & accumulation\))\s*=\s*([\d,]+)", re.M)

@@ -819,3 +819,11 @@ def test_a_settings_line_that_names_the_loss_sets_things(tmp_path):
     got = facts(run)
     assert got["optimizer"] == ["sgd"] and got["lr"] == [1.3] and got["momentum"] == [0.9], got
     assert any(s.kind == "lr_high" for s in curve_signals(run))
+
+
+def test_a_progress_line_whose_loss_is_nan_keeps_its_lr_unread(tmp_path):
+    """Review case (stop 64): a diverged run's progress line prints the loss as nan; it is still a progress line, and
+    its lr is the schedule's value at that step, no setting."""
+    p = tmp_path / "train.log"
+    p.write_text("".join(f"Epoch {e}: loss: nan, grad_norm: nan, lr: {3e-7 * e:.1e}\n" for e in range(1, 4)))
+    assert "lr" not in facts(run_of(p)), facts(run_of(p))
