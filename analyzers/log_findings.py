@@ -2132,7 +2132,7 @@ def _listed_outputs(head: str) -> list[tuple[int, str]]:
             m = _LISTED.match(head, at)
             if m is None or m.end() == at:
                 break
-            if not _SHAPE_PRINT.match(m.group(1)):       # (printed shapes are no outputs)
+            if not _SHAPE_PRINT.match(m.group(1)) and not _NUMBERISH.fullmatch(m.group(1)):   # (shapes, counts: no outputs)
                 out.append((m.start(1), m.group(1)))
             at = m.end()
     return out
@@ -2216,8 +2216,9 @@ def same_output(art: TextArtifact) -> Signal | None:
     if not contains_any(head.lower(), _OUTPUT_WORDS):
         return None
     found = [(m.start(1), m.group(1).strip(" \"'`")) for m in _OUTPUT_LINE.finditer(head)]
-    if _IN_LINE.search(head):       # "in : <input>" / "out: <output>" pairs
-        found += [(m.start(1), m.group(1).strip(" \"'`")) for m in _OUT_LINE.finditer(head)]
+    if _IN_LINE.search(head):       # "in : <input>" / "out: <output>" pairs (not a layer's shapes or channel counts)
+        found += [(m.start(1), v) for m in _OUT_LINE.finditer(head)
+                  if not _SHAPE_PRINT.match(v := m.group(1).strip(" \"'`")) and not _NUMBERISH.fullmatch(v)]
     found += _listed_outputs(head)
     found = [(at, v) for at, v in found if v and not _PATHLIKE.match(v) and not _in_traceback(head, at)]
     if len(found) < SAME_OUTPUT_MIN:

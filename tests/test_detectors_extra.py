@@ -953,3 +953,7 @@ def test_outputs_printed_beside_inputs_or_listed_under_a_caption_are_read(tmp_pa
     assert "log:collapse_output" not in signals(tmp_path / "c", {"run.log": "".join("out: 32\n" for _ in range(6))})
     shapes = "Outputs:\n" + "torch.Size([32, 10])\n" * 6
     assert "log:collapse_output" not in signals(tmp_path / "d", {"run.log": shapes})
+    # review cases (stop 64): a layer's shapes and channel counts printed as in/out pairs
+    for i, pair in enumerate(("in: torch.Size([32, 3, 224, 224])\nout: torch.Size([32, 10])\n", "in: 64\nout: 64\n")):
+        (tmp_path / f"e{i}").mkdir()
+        assert "log:collapse_output" not in signals(tmp_path / f"e{i}", {"shapes.log": pair * 6})
