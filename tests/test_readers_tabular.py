@@ -766,6 +766,7 @@ def test_a_neptune_operation_queue_gives_its_logged_series(tmp_path):
                             "values": [{"value": 2.3 - 0.01 * step, "step": float(step), "ts": 1.0}]}, "version": 2 + step})
         ops.append({"obj": {"type": "LogFloats", "path": ["grad_norm", "fc00"],
                             "values": [{"value": 1e-9, "step": float(step), "ts": 1.0}]}, "version": 20 + step})
+    ops.append({"obj": {"type": "LogFloats", "path": ["train", "loss"], "values": 7}, "version": 99})  # (a bad line)
     q.write_text("\n".join(json.dumps(o) for o in ops) + "\n")
     run = ingest([tmp_path])
     got = {s.name: s for s in run.series}

@@ -187,12 +187,17 @@ def _read_operations(path: Path, rel: str, run: Run) -> None:
         if kind != "LogFloats" or not all(isinstance(x, str) for x in where):
             continue
         name = "/".join(where)
-        for v in r["obj"].get("values") or []:
+        values = r["obj"].get("values")
+        if not isinstance(values, list):
+            bad.append(i)
+            continue
+        for v in values:
             x = v.get("value") if isinstance(v, dict) else None
             if isinstance(x, (int, float)) and not isinstance(x, bool):
                 rec = {name: x}
-                if isinstance(v.get("step"), (int, float)):
-                    rec["step"] = v["step"]
+                st = v.get("step")
+                if isinstance(st, (int, float)) and not isinstance(st, bool):
+                    rec["step"] = st
                 recs.append(rec)
                 lines.append(i)
     emit_records(run, rel, path, recs, np.asarray(lines, dtype=np.int64), bad)
