@@ -1588,6 +1588,9 @@ def test_a_notes_few_values_in_words_are_a_history(tmp_path):
     got = _series_of(tmp_path, "d.txt", "Val accuracy peaks in epoch 2 and then falls apart, why?\n"
                      "val accuracy by epoch: 0.599 0.701 0.608 0.644 0.572 0.401\n")
     assert got["val_accuracy"] == [0.599, 0.701, 0.608, 0.644, 0.572, 0.401], got
+    # ... but the steps a sentence names are no values (review case, stop 64)
+    got = _series_of(tmp_path, "e.txt", "Why? My val loss at steps 100, 200, 300 stayed flat, and loss for epochs 1, 2, 3, 4 too.\n")
+    assert got.get("val_loss") != [100.0, 200.0, 300.0] and got.get("loss") != [1.0, 2.0, 3.0, 4.0], got
     # a log's per-class values are no history
     got = _series_of(tmp_path, "train.log", "epoch 47 TRAIN loss 8.3984\ntest loss 0.0000, 0.0000, 0.0000, 0.0000\n")
     assert len(got.get("val_loss", [])) <= 1 and got["loss"] == [8.3984]

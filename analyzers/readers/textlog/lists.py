@@ -132,8 +132,7 @@ _SEP = r"(?:[ \t]*(?:->|→|=>|,|;)[ \t]*|[ \t]+(?:then|to)[ \t]+|[ \t]+)"
 _WORDED = re.compile(
     r"(?P<key>(?<![\w.])[A-Za-z][A-Za-z_]{1,24}(?:[ \t][A-Za-z_]{2,24})?)"
     r"(?:[ \t]+(?:went|goes|go|going|is|was|were|are|from|values?|curve|history))*"
-    r"(?:[ \t]+(?:by|per|for|over|across|at)[ \t]+(?:each[ \t]+|every[ \t]+)?(?:epochs?|steps?|iter\w*|rounds?))?"
-    r"[ \t]*[:=]?[ \t]*"
+    r"(?:[ \t]*[:=]?|[ \t]+(?:by|per)[ \t]+(?:epoch|step|iteration|iter|round)[ \t]*[:=])[ \t]*"
     r"(?P<nums>" + _NUM + r"(?:" + _SEP + _NUM + r"){2,})(?![\w.])", re.IGNORECASE)
 _WORDED_NAMES = ("grad_norm",)
 
