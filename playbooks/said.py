@@ -374,6 +374,14 @@ SAID_HUGE_START = 1e4
 SERVING_DENIAL_BACK = 30
 
 
+# What the user says as a guess in the same sentence ("I think the checkpoint isn't restored", "maybe the weights were
+# not loaded"): a hypothesis to test, not a fact they saw; read only for the kinds users most often guess at.
+_GUESSABLE = frozenset({"said:weights_not_loaded"})
+_HEDGED = re.compile(r"\b(?:i\s+(?:think|suspect|guess|believe|assume|wonder\s+(?:if|whether))|maybe|perhaps|probably|possibly"
+                     r"|my\s+guess|could\s+it\s+be|is\s+it\s+(?:because|possible|that)|might|may\s+be)\b[^.;!?\n]*$", re.I)
+HEDGE_BACK = 120
+
+
 def ruled_out(symptoms: list[str]) -> dict[str, Signal]:
     text = " ".join(symptoms)
     if not text.strip():
@@ -423,6 +431,8 @@ def ruled_out(symptoms: list[str]) -> dict[str, Signal]:
             m = None        # ("with any learning rate I try, it trains fine": no failure said)
         if m and kind == "said:serving_gap" and _SERVING_DENIED.search(m.group(0)[-SERVING_DENIAL_BACK:]):
             m = None        # "... but I have not deployed anything yet"
+        if m and kind in _GUESSABLE and _HEDGED.search(text[max(0, m.start() - HEDGE_BACK):m.start()]):
+            m = None        # ("I think the checkpoint isn't restored properly": the user's guess, no observation)
         if m and kind == "said:fp32_works" and (_denied_before(text, m.start())
                                                 or _FP32_DENIED.search(text[m.start():m.end() + 20])):
             m = None   # "it does not work in fp32 either": the opposite

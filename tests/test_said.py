@@ -749,3 +749,12 @@ def test_a_smaller_lr_that_trains_and_values_that_grow_into_nan_are_read():
                  "This problem arises randomly and then nan shows up.",
                  "I have increased the lr and then nan appears."):
         assert "said:grows_to_nan" not in said.ruled_out([text]), text
+
+
+def test_a_guess_about_the_checkpoint_is_no_observation():
+    """"I think the checkpoint isn't restored properly" is the user's guess (the run had predict.py without eval()):
+    no said:weights_not_loaded; "the checkpoint was never loaded" still is one."""
+    from mltdbg.playbooks import said
+    assert "said:weights_not_loaded" not in said.ruled_out(
+        ["Val acc was 0.729 in training but 0.6513 now; I think the checkpoint isn't restored properly."])
+    assert "said:weights_not_loaded" in said.ruled_out(["I found that the checkpoint was never loaded in eval.py."])
