@@ -1199,7 +1199,8 @@ def text_signals(run: Run) -> list[Signal]:
     # per-log readings, each kept from the first log that shows it (and not read where another reading gave its kind)
     per_log: tuple[tuple[Callable[[TextArtifact], Signal | None], str | None], ...] = (
         (param_imbalance, None), (printed_input_stats, "log:inputs_unscaled"), (described_unscaled, "log:inputs_unscaled"),
-        (dead_table, "dead_units"), (same_output, "log:collapse_output"), (repeated_strings, "log:collapse_output"),
+        (dead_table, "dead_units"), (zero_share_dict, "dead_units"), (same_output, "log:collapse_output"),
+        (repeated_strings, "log:collapse_output"),
         (nan_at_math_line, "log:anomaly_math"), (metric_disagrees, None), (transforms_differ, None))
     for read_log, kind in per_log:
         if kind is None or not any(s.kind == kind for s in out):
@@ -1832,6 +1833,33 @@ def _dead_signal(art: TextArtifact, share: float, line: int, layer: str, layers:
     words = f"a per-layer table says {share:.0%} of {layer}'s units never fire (dead ReLUs)"
     return Signal("dead_units", 0.8, words, [Evidence(text=words, source=art.path, line=line, quote=art.line(line).strip())],
                   {"share": share, "layer": layer, "layers": layers})
+
+
+# A dict printed with each activation layer's share of zero outputs ({'relu1': 0.686, 'relu3': 0.989}: a forward hook's
+# reading in a notebook or a debugger), under the expression that computed it ("(v == 0).float().mean()" in the lines
+# just above, or the dict's own line): the keys name activation layers, every value a share.
+_ZERO_DICT = re.compile(r"\{(?P<body>(?:\s*['\"][\w./-]*(?:relu|act|activation|hidden|layer|block)[\w./-]*['\"]\s*:\s*"
+                        r"(?:0?\.\d+|[01](?:\.0+)?)\s*,?){2,40})\s*\}", re.I)
+_ZERO_ITEM = re.compile(r"['\"]([\w./-]+)['\"]\s*:\s*(0?\.\d+|[01](?:\.0+)?)")
+_ZERO_EXPR = re.compile(r"==\s*0(?![.\d])|<=\s*0(?![.\d])|\bzeros?\b|\bdead\b|\binactive\b", re.I)
+ZERO_EXPR_LINES = 4
+
+
+def zero_share_dict(art: TextArtifact) -> Signal | None:
+    """dead_units from a printed dict of zero shares per activation layer (see _ZERO_DICT): the largest share, where it
+    is half or more."""
+    text = art.text
+    if len(text) > DEAD_TABLE_CHARS or "{" not in text:
+        return None
+    for m in _ZERO_DICT.finditer(text):
+        line = art.line_of(m.start())
+        above = "\n".join(art.line(n) for n in range(max(1, line - ZERO_EXPR_LINES), line + 1)).replace(m.group(0), " ")
+        if not _ZERO_EXPR.search(above):
+            continue
+        share, layer = max((float(v), k) for k, v in _ZERO_ITEM.findall(m.group("body")))
+        if share >= 0.5:
+            return _dead_signal(art, share, line, layer, len(_ZERO_ITEM.findall(m.group("body"))))
+    return None
 
 
 def _dead_wide_table(art: TextArtifact) -> Signal | None:

@@ -957,3 +957,18 @@ def test_outputs_printed_beside_inputs_or_listed_under_a_caption_are_read(tmp_pa
     for i, pair in enumerate(("in: torch.Size([32, 3, 224, 224])\nout: torch.Size([32, 10])\n", "in: 64\nout: 64\n")):
         (tmp_path / f"e{i}").mkdir()
         assert "log:collapse_output" not in signals(tmp_path / f"e{i}", {"shapes.log": pair * 6})
+
+
+def test_a_printed_dict_of_zero_shares_per_relu_is_dead_units(tmp_path):
+    """An IPython cell that hooks the ReLUs and prints each one's share of zero outputs: {'relu1': 0.686, 'relu3': 0.989,
+    'relu5': 0.977} under "(v == 0).float().mean()". The same dict of mean activations (no zero test above it), or of
+    shares under one half, is no such reading."""
+    cell = ("In [34]: with torch.no_grad():\n    ...:     _ = model(Xva)\n"
+            "    ...: {k: round((v == 0).float().mean().item(), 3) for k, v in acts.items()}\n")
+    for d in "abc":
+        (tmp_path / d).mkdir()
+    got = signals(tmp_path / "a", {"session.txt": cell + "Out[34]: {'relu1': 0.686, 'relu3': 0.989, 'relu5': 0.977}\n"})
+    assert got["dead_units"].data["share"] == 0.989 and got["dead_units"].data["layer"] == "relu3"
+    means = cell.replace("(v == 0).float().mean()", "v.mean()") + "Out[34]: {'relu1': 0.686, 'relu3': 0.989}\n"
+    assert "dead_units" not in signals(tmp_path / "b", {"session.txt": means})
+    assert "dead_units" not in signals(tmp_path / "c", {"session.txt": cell + "Out[34]: {'relu1': 0.12, 'relu3': 0.31}\n"})
