@@ -123,6 +123,13 @@ def _copy_of(e: ast.AST | None) -> set[str]:
     return set()
 
 
+def _bound_before(f: PyFile, scope: ast.AST, name: str, line: int) -> ast.AST | None:
+    """The value last bound to `name` in scope on a line before `line`, tuple targets unpacked (`xs, ys = [x], [y]`
+    binds xs to `[x]`; PyFile.value_of gives the whole tuple)."""
+    return next((v for n in reversed(f.scope_nodes_of(scope, ast.Assign)) if n.lineno < line
+                 for t, v in _pairs(n) if t == name), None)
+
+
 def _copied_from(f: PyFile, scope: ast.AST, call: ast.Call) -> str | None:
     """The array whose rows `call` stacks more than once: `concatenate([X, X + noise])`, `concatenate(parts)` of a
     list started as `[X]` and appended copies of X in a loop, `cat([x, x_aug])` with `x_aug = flip(x)`, `tile(X, (5, 1))`,
@@ -154,8 +161,7 @@ def _copied_from(f: PyFile, scope: ast.AST, call: ast.Call) -> str | None:
         base = dotted(first.elts[0])
         return base if base and all(holds(e, base) for e in first.elts[1:]) else None
     if isinstance(first, ast.Name):
-        start = next((v for n in reversed(f.scope_nodes_of(scope, ast.Assign)) if n.lineno < call.lineno
-                      for t, v in _pairs(n) if t == first.id), None)     # (`xs, ys = [x], [y]` unpacked)
+        start = _bound_before(f, scope, first.id, call.lineno)
         if isinstance(start, ast.List) and len(start.elts) == 1 and (base := dotted(start.elts[0])):
             grown = [c for c in f.calls_in(scope) if last(c) in ("append", "extend") and c.lineno < call.lineno
                      and isinstance(c.func, ast.Attribute) and dotted(c.func.value) == first.id and c.args and holds(c.args[0], base)]
@@ -167,8 +173,7 @@ def _cut(f: PyFile, scope: ast.AST, e: ast.AST, line: int) -> tuple[str, str | N
     """(permutation, lower, upper) of an index that is a slice of a permutation, directly (`idx[:n]`) or by a name bound
     to one (`tr = idx[:n]`, `tr, va = idx[:n], idx[n:]`): the two sides of a split are `p[:n]` and `p[n:]`."""
     if isinstance(e, ast.Name):
-        bound = next((v for n in reversed(f.scope_nodes_of(scope, ast.Assign)) if n.lineno <= line
-                      for t, v in _pairs(n) if t == e.id), None)
+        bound = _bound_before(f, scope, e.id, line + 1)
         if bound is None:
             return None
         e = bound
