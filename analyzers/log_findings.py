@@ -1856,9 +1856,10 @@ def zero_share_dict(art: TextArtifact) -> Signal | None:
         above = "\n".join(art.line(n) for n in range(max(1, line - ZERO_EXPR_LINES), line + 1)).replace(m.group(0), " ")
         if not _ZERO_EXPR.search(above):
             continue
-        share, layer = max((float(v), k) for k, v in _ZERO_ITEM.findall(m.group("body")))
+        items = _ZERO_ITEM.findall(m.group("body"))
+        share, layer = max((float(v), k) for k, v in items)
         if share >= 0.5:
-            return _dead_signal(art, share, line, layer, len(_ZERO_ITEM.findall(m.group("body"))))
+            return _dead_signal(art, share, line, layer, len(items))
     return None
 
 
@@ -2151,6 +2152,12 @@ LISTED_MAX = 200
 _SHAPE_PRINT = re.compile(r"torch\.Size|\(?\d+(?:,[ \t]*\d+)+\)?$|shape\b", re.I)
 
 
+def _an_output(v: str) -> bool:
+    """Whether a printed value can be what a model produced: not a shape (`torch.Size([32, 10])`, `(32, 10)`) nor a bare
+    number (a channel count beside "in: 64")."""
+    return not _SHAPE_PRINT.match(v) and not _NUMBERISH.fullmatch(v)
+
+
 def _listed_outputs(head: str) -> list[tuple[int, str]]:
     """(offset, text) of the outputs listed under each caption (_OUTPUT_CAPTION), at most LISTED_MAX each."""
     out: list[tuple[int, str]] = []
@@ -2160,7 +2167,7 @@ def _listed_outputs(head: str) -> list[tuple[int, str]]:
             m = _LISTED.match(head, at)
             if m is None or m.end() == at:
                 break
-            if not _SHAPE_PRINT.match(m.group(1)) and not _NUMBERISH.fullmatch(m.group(1)):   # (shapes, counts: no outputs)
+            if _an_output(m.group(1)):
                 out.append((m.start(1), m.group(1)))
             at = m.end()
     return out
@@ -2245,8 +2252,7 @@ def same_output(art: TextArtifact) -> Signal | None:
         return None
     found = [(m.start(1), m.group(1).strip(" \"'`")) for m in _OUTPUT_LINE.finditer(head)]
     if _IN_LINE.search(head):       # "in : <input>" / "out: <output>" pairs (not a layer's shapes or channel counts)
-        found += [(m.start(1), v) for m in _OUT_LINE.finditer(head)
-                  if not _SHAPE_PRINT.match(v := m.group(1).strip(" \"'`")) and not _NUMBERISH.fullmatch(v)]
+        found += [(m.start(1), v) for m in _OUT_LINE.finditer(head) if _an_output(v := m.group(1).strip(" \"'`"))]
     found += _listed_outputs(head)
     found = [(at, v) for at, v in found if v and not _PATHLIKE.match(v) and not _in_traceback(head, at)]
     if len(found) < SAME_OUTPUT_MIN:
