@@ -282,8 +282,7 @@ def scan_block(data: bytes, nl: np.ndarray, exact_keys: bool = False,
     seg = count_before(breaks, pos) if len(breaks) < len(pos) else np.searchsorted(breaks, pos)
     # metrics after a held-out set's tag inside their own line (inline_set_tags: ESPnet's "[train] ... [valid] ...")
     inline_on = None
-    tag_at, tag_held = inline_set_tags(data) if b"[" in data or b"| " in data \
-        else (np.zeros(0, np.int64), np.zeros(0, bool))
+    tag_at, tag_held = inline_set_tags(data)       # (it looks for a '[' or a bar first)
     if tag_at.size and tag_held.any() and len(pos):
         j = np.searchsorted(tag_at, pos, side="right") - 1
         jj = np.maximum(j, 0)
