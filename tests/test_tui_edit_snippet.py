@@ -56,9 +56,10 @@ def test_fill_in_a_marker_then_approve_and_run(tmp_path):
             await until(pilot, lambda: screen._snippet, 60, "the scratch copy")
             assert screen._left == ["loader"] and "<<loader?>>" in screen._snippet
             assert "fill in loader" in str(screen.query_one("#instr").render())
-            await pilot.pause(0.2)
-            keys = [(k, d) for k, d, right in footer_keys(app) if right <= 80]
-            assert ("i", "Snippet") in keys, keys
+            # the footer is laid out a refresh or two after the screen shows: wait for it, then read it
+            await until(pilot, lambda: footer_keys(app), 30, "the footer")
+            await until(pilot, lambda: ("i", "Snippet") in [(k, d) for k, d, right in footer_keys(app) if right <= 80],
+                        10, "the Snippet key on screen")
             # approving is refused while the marker is there: no dialog
             await pilot.press("a")
             await pilot.pause()

@@ -92,7 +92,9 @@ def test_a_probe_check_run_from_the_check_screen_opens_in_the_probe_view(tmp_pat
             check = list(app.session.state.checks.values())[-1]
             assert check.status == "done" and check.exit_code == 0, check.output
             assert "result: " in check.output
-            vis = _visible(app)     # the key is there (last, after Back, which stays on screen at 80 columns)
+            # the key is there (last, after Back, which stays on screen at 80 columns)
+            await until(pilot, lambda: "Probe" in _visible(app), timeout=30, what="the Probe key")
+            vis = _visible(app)
             assert "Probe" in vis and vis["Back"] <= 80, footer_keys(app)
             assert "/.mltdbg/probes/gradients-" in check.output
             await pilot.press("p")
@@ -123,6 +125,7 @@ def test_a_probe_result_the_user_captured_opens_from_the_hypotheses_screen(tmp_p
             await diagnose_from_capture(app, pilot)
             # the session captured the user's files, the probe result among them
             assert {"runs/probe/grad.json", "runs/probe/notes.json"} <= set(app.session.state.artifacts)
+            await until(pilot, lambda: "Probe" in _visible(app), timeout=30, what="the Probe key")
             vis = _visible(app)
             assert "Probe" in vis and vis["Probe"] <= 80 and vis.get("Back", 99) <= 80, footer_keys(app)
             held = session_probe_results(app.session.state, repo)
