@@ -79,9 +79,12 @@ def analyze(run: Run, baseline: Run | None = None, repo_root: Path | None = None
         run.warnings.append(f"(analysis) {_GAP[0]} analyzer failed: {type(e).__name__}: {e}")
     # each side of a resume may fall as a healthy curve does, but not across the resume; nor is a run healthy whose
     # optimizer setting is lost to a misspelled key, or whose scheduler is stepped at the wrong interval (it trains,
-    # worse than its recipe); nor one whose recall or Dice is exactly 0 throughout (the majority class everywhere)
+    # worse than its recipe); nor one whose recall or Dice is exactly 0 throughout (the majority class everywhere); nor
+    # one that a framework, autograd's anomaly mode or the script itself stopped for a non-finite loss (the NaN is in
+    # the words, not among the logged values)
     out = without_healthy(out + _resume_jumps(run, out), {"loss_jump_at_resume", "config:key_misspelled",
-                                                           "code:scheduler_wrong_loop", "recall_zero"})
+                                                           "code:scheduler_wrong_loop", "recall_zero",
+                                                           "log:loss_nonfinite", "log:anomaly_nan"})
     # transformers' "newly initialized: ['classifier.bias', ...]" before a run that then trained well is the
     # start of a fine-tune, not weights that failed to load
     out = without(out, "log:missing_keys", {"healthy"}, lambda s: bool(s.data.get("expected")))

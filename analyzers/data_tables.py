@@ -123,8 +123,8 @@ def _missing_counts(path: str, text: str) -> Signal | None:
 # (each pattern starts with a literal, which the regex engine looks for first: ~30 ms each over a 60 MB log
 # that holds the words "count", "mean" and "std" but no such table; a log without them costs nothing)
 _DESCRIBE_HEAD = re.compile(r"count[ \t]+mean[ \t]+std[ \t]+min\b")
-_DESCRIBE_ROW = re.compile(r"^(\S+)\s+(\d+(?:\.0+)?)\s+[-+\d.eE]+\s")
-_COUNT_LINE = re.compile(r"\ncount((?:[ \t]+\d+(?:\.0+)?)+)[ \t]*\r?(?=\n|$)")
+_DESCRIBE_ROW = re.compile(r"^[ \t]*(\S+)\s+(\d+(?:\.0+)?)\s+[-+\d.eE]+\s")
+_COUNT_LINE = re.compile(r"\n[ \t]*count((?:[ \t]+\d+(?:\.0+)?)+)[ \t]*\r?(?=\n|$)")
 _INFO_ROW = re.compile(r"^\s*(?:\d+\s+)?(\S+)\s+(\d+)\s+non-null\s+\w+")
 _INFO_ENTRIES = re.compile(r"Index:\s*(\d+)\s+entries")     # RangeIndex / Int64Index / Index
 _INFO_HEAD = re.compile(r"^[ \t]*#?[ \t]*Column[ \t]+Non-Null Count[ \t]+Dtype", re.M)

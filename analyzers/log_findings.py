@@ -377,9 +377,12 @@ DETECTORS: list[_Det] = [
                                   # MindSpore's and Keras' TerminateOnNaN, TF Estimator's NanTensorHook
                                   r"|Invalid loss, terminating training|NanLossDuringTrainingError"
                                   # ... and its log line and message (TF 1.x / 2.x Estimator)
-                                  r"|Model diverged with loss = (?:NaN|nan|inf|Inf)|NaN loss during training"),
+                                  r"|Model diverged with loss = (?:NaN|nan|inf|Inf)|NaN loss during training"
+                                  # a training script's own stop: "non-finite loss at epoch 0 step 181: nan"
+                                  r"|\b(?:[Nn]on-?finite|NaN|nan|[Ii]nf(?:inite)?) loss (?:at|in|on) (?:epoch \d+,? )?"
+                                  r"(?:step|iter(?:ation)?|batch) (\d+)"),
          0.9, lambda m: "the framework reports the loss (or weights) went non-finite",
-         lambda m: {"step": int(m.group(1))} if m.group(1) else {}),
+         lambda m: {"step": int(m.group(1) or m.group(2))} if (m.group(1) or m.group(2)) else {}),
     # torch.distributions refusing a NaN parameter: the network's output (a policy's mean, a VAE's
     # mu) went non-finite, the same evidence as a NaN loss one step earlier in the graph
     _Det("log:loss_nonfinite", _P(r"Expected parameter (\w+) \(Tensor of shape .*?\) of distribution \w+"

@@ -1641,3 +1641,22 @@ def test_validation_picked_by_index_from_an_array_training_takes_whole(tmp_path)
     assert "code:val_overlaps_train" in _kinds_in(tmp_path / "a", "train.py", leak)
     assert "code:val_overlaps_train" not in _kinds_in(tmp_path / "b", "train.py", clean)
     assert "code:val_overlaps_train" not in _kinds_in(tmp_path / "c", "train.py", neutral)
+
+
+def test_layers_appended_to_a_plain_list_in_init_are_unregistered(tmp_path):
+    """`self.layers = []` then `self.layers.append(nn.Sequential(nn.Linear(..), nn.ReLU()))` in __init__ (or a dict
+    filled by key): the same unregistered layers as a list written out whole. A list of plain numbers, or a
+    ModuleList appended to, is no finding."""
+    body = ("import torch.nn as nn\n\n\nclass MLP(nn.Module):\n    def __init__(self, d, hidden=64, depth=3):\n"
+            "        super().__init__()\n        self.layers = {empty}\n        self.sizes = []\n"
+            "        for i in range(depth):\n            {fill}\n            self.sizes.append(hidden)\n"
+            "            d = hidden\n        self.head = nn.Linear(d, 10)\n")
+    for empty, fill, want in (("[]", "self.layers.append(nn.Sequential(nn.Linear(d, hidden), nn.ReLU()))", True),
+                              ("{}", "self.layers[f'fc{i}'] = nn.Linear(d, hidden)", True),
+                              ("nn.ModuleList()", "self.layers.append(nn.Linear(d, hidden))", False)):
+        p = tmp_path / "model.py"
+        p.write_text(body.format(empty=empty, fill=fill))
+        hit = [s for s in code_signals(run_of(p)) if s.kind == "code:modules_in_plain_list"]
+        assert bool(hit) is want, (empty, fill)
+        if want:
+            assert hit[0].evidence[0].line == 7 and "self.layers" in hit[0].evidence[0].quote

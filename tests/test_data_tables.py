@@ -166,8 +166,13 @@ def test_a_printed_describe_or_info_that_counts_fewer_values_in_a_column_is_miss
         text = info(frame)
         return text[text.index(" #   Column"):text.index("dtypes:")]
 
+    def indented(text):         # a post's code block (four spaces), or an index printed right-aligned
+        return "\n".join("    " + ln for ln in text.split("\n"))
+
     for name, show in (("T", lambda f: f.describe().T.to_string()), ("wide", lambda f: f.describe().to_string()),
-                       ("info", info), ("info rows", info_rows)):
+                       ("info", info), ("info rows", info_rows),
+                       ("T indented", lambda f: indented(f.describe().T.to_string())),
+                       ("wide indented", lambda f: indented(f.describe().to_string()))):
         (tmp_path / "notes.txt").write_text(f"In [3]: df.describe()\n{show(df)}\n")
         s = {x.kind: x for x in analyze(ingest([tmp_path]))}.get("data:missing_values")
         assert s is not None, name

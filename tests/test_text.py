@@ -299,6 +299,7 @@ def test_clean_training_log_gives_nothing():
     ("FloatingPointError: Loss became infinite or NaN at iteration=1234!", "log:loss_nonfinite"),
     ("InvalidArgumentError: Nan in summary histogram for: conv1/kernel_0", "log:loss_nonfinite"),
     ("Batch 312: Invalid loss, terminating training", "log:loss_nonfinite"),
+    ("RuntimeError: non-finite loss at epoch 0 step 181: nan", "log:loss_nonfinite"),
     ("RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one. This error "
      "indicates that your module has parameters that were not used in producing loss.", "log:ddp_unused_params"),
     ("ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm).",
@@ -874,3 +875,20 @@ def test_a_mixture_of_experts_load_list_with_one_expert_taking_everything_is_a_r
                  "tokens per expert: [0, 0, 1, 0]\n", "expert assignments: [0,0,0,0,0,0,0,3]\n"):
         assert "log:expert_collapse" not in signals(run_of(("out.log", text))), text
     assert "log:expert_collapse" in signals(run_of(("out.log", "expert_load: [1.000e+00 0.000e+00 0.000e+00]\n")))
+
+
+def test_a_falling_loss_that_the_script_stops_for_a_nan_is_no_healthy_run(tmp_path):
+    """A log whose every printed loss falls, ended by the script's own raise for a NaN loss (the NaN is in the
+    message, not among the logged values): the stop is log:loss_nonfinite at its step, and the run is not called
+    healthy. The same log without the stop is."""
+    from mltdbg.analyzers.analyze import analyze  # noqa: PLC0415
+    from mltdbg.analyzers.ingest import ingest  # noqa: PLC0415
+
+    rows = "".join(f"epoch 0 | step {k:4d} | loss {1.1 * 0.985 ** k:.4f} | grad_norm 0.5\n" for k in range(5, 185, 5))
+    (tmp_path / "train.log").write_text(rows)
+    assert "healthy" in {s.kind for s in analyze(ingest([str(tmp_path)]))}
+    (tmp_path / "train.log").write_text(rows + 'Traceback (most recent call last):\n  File "train.py", line 71, in <module>\n'
+                                        '    raise RuntimeError(f"non-finite loss at epoch {epoch} step {step}")\n'
+                                        "RuntimeError: non-finite loss at epoch 0 step 181: nan\n")
+    got = {s.kind: s for s in analyze(ingest([str(tmp_path)]))}
+    assert "healthy" not in got and got["log:loss_nonfinite"].data.get("step") == 181

@@ -43,6 +43,25 @@ def _builds_layer(f: PyFile, e: ast.AST, own: set[str]) -> bool:
     return any(isinstance(n, ast.Call) and (last(n) in _LAYERS or last(n) in own) for n in f.subtree(e))
 
 
+def _filled_later(f: PyFile, init: ast.FunctionDef, n: ast.Assign, attr: str, own: set[str]) -> bool:
+    """An empty list or dict assigned to self.<attr> that __init__ then fills with layers
+    (`self.layers = []` ... `self.layers.append(nn.Linear(d, h))`, `self.heads[k] = nn.Linear(..)`)."""
+    if not (isinstance(n.value, (ast.List, ast.Tuple)) and not n.value.elts
+            or isinstance(n.value, ast.Dict) and not n.value.keys):
+        return False
+    name = f"self.{attr}"
+    for x in f.subtree(init):
+        if getattr(x, "lineno", 0) <= n.lineno:
+            continue
+        if (isinstance(x, ast.Call) and last(x) in ("append", "extend", "insert") and dotted(recv(x)) == name
+                and any(_builds_layer(f, a, own) for a in x.args)):
+            return True
+        if (isinstance(x, ast.Assign) and any(isinstance(t, ast.Subscript) and dotted(t.value) == name for t in x.targets)
+                and _builds_layer(f, x.value, own)):
+            return True
+    return False
+
+
 def check_registration(f: PyFile) -> list[Finding]:
     out: list[Finding] = []
     own = _module_classes(f)
@@ -58,7 +77,7 @@ def check_registration(f: PyFile) -> list[Finding]:
                                                                              ast.DictComp, ast.Tuple)):
                     continue
                 tgt = next((t for t in n.targets if isinstance(t, ast.Attribute) and dotted(t.value) == "self"), None)
-                if tgt is None or not _builds_layer(f, n.value, own):
+                if tgt is None or not (_builds_layer(f, n.value, own) or _filled_later(f, fn, n, tgt.attr, own)):
                     continue
                 kind = "ModuleDict" if isinstance(n.value, (ast.Dict, ast.DictComp)) else "ModuleList"
                 out.append(Finding("code:modules_in_plain_list", CLEAR, n.lineno,
