@@ -215,6 +215,7 @@ def _curve_signals(run: Run) -> list[Signal]:
         out += _per_side(run, _sides(loss, cur), quote)
         out += _huge_start(run, cur, quote)
         out += _restart(loss, quote)
+        out += _nonfinite_same_step(loss, quote)
         out += _loss_reset(cur, ordered(lr) if lr is not None else None, quote)
         if len(cur) < len(loss) and not any(x.kind == "nonfinite" for x in out) \
                 and not np.isfinite(loss.values).all():
@@ -1943,8 +1944,9 @@ _NEW_TRIAL = re.compile(r"agent starting run|\btrial[ _#]*\w*\s+(?:finished|prun
                         r"|\brunning trial\b|\bstarting trial\b|^[ \t]*[-=#*]{2,}[ \t]*trial[ \t#]*\d+", re.I | re.M)
 _RESUMED = re.compile(r"\bresum|\brestor|\bload(?:ed|ing)? (?:the )?(?:checkpoint|state|weights)", re.I)
 # ... or a caption that names another run to compare with ("Before (last 3 epochs):" ... "After (last 3 epochs):", "old
-# config:" / "new config:", "Run 2:", "with dropout 0.4:"): a post's two runs side by side, no resumed job
+# config:" / "new config:", "Run 2:", "with dropout 0.4:", "lr=1e-4:"): a post's two runs side by side, no resumed job
 _OTHER_RUN = re.compile(r"^[ \t>*#_`-]*(?:after|before|now|then|old|new|previous(?:ly)?|baseline|original|modified|changed"
+                        r"|lr|learning[ _]rate|seed|batch[ _]?size|bs"
                         r"|with(?:out)?|run[ \t]*#?\d+|v\d+|version[ \t]*\d+|first|second|another)\b[^\n:]{0,60}:[ \t*_`]*$",
                         re.I | re.M)
 
@@ -1967,6 +1969,40 @@ def _restart(s: Series, q: Quoter) -> list[Signal]:
         out.append(Signal("step_restart", 0.6, f"{s.name}: step goes back to {int(s.steps[i])} (restart)",
                           [q.ev(s, i, "step counter restarts")], {"step": int(s.steps[i])}))
     return out
+
+
+# A NaN that every posted attempt meets at one step, each after a loss that was not rising (at most this many times
+# its attempt's median before it): the same batch each time, whatever else changed (a lower lr, clipping)
+SAME_STEP_RISE = 3.0
+
+
+def _nonfinite_same_step(s: Series, q: Quoter) -> list[Signal]:
+    """`nonfinite_same_step`: two or more attempts in one artifact (the step going back between them: runs
+    posted one under the other, or restarts) whose loss first goes non-finite at the same step, suddenly (no
+    climb before it). A divergence comes earlier at a higher lr and later at a lower one; a NaN that waits for
+    one step of the data order whatever the setting is that step's batch."""
+    order, st, back = _file_steps(s)
+    if not len(back) or len(back) > MAX_RESTARTS:
+        return []
+    idx = np.arange(len(st)) if order is None else order
+    v = s.values[idx]
+    firsts: list[int] = []        # positions (in file order) of each attempt's first non-finite point
+    for a, b in zip(np.r_[0, back], np.r_[back, len(st)]):
+        bad = np.flatnonzero(~np.isfinite(v[a:b]))
+        if not len(bad):
+            continue
+        k = a + int(bad[0])
+        before = v[a:k]
+        if len(before) and np.isfinite(before).all() and before[-1] > SAME_STEP_RISE * float(np.median(before)):
+            return []
+        firsts.append(k)
+    if len(firsts) < 2 or len({int(st[k]) for k in firsts}) != 1:
+        return []
+    step = int(st[firsts[0]])
+    txt = (f"{s.name} first goes non-finite at step {step} in each of {len(firsts)} attempts, suddenly each time: "
+           "the same step whatever changed between them")
+    return [Signal("nonfinite_same_step", 0.8, txt, [q.ev(s, int(idx[k]), txt) for k in firsts[:3]],
+                   {"step": step, "attempts": len(firsts)})]
 
 
 def resume_jump(s: Series, step: int, q: "Quoter") -> Signal | None:

@@ -1906,3 +1906,26 @@ def test_a_column_per_layer_of_inactive_shares_is_dead_units(tmp_path):
     (tmp_path / "b").mkdir()
     (tmp_path / "b" / "report.md").write_text(head + "".join(f"| {e} | 1.609 | 0 | 12 | 128 |\n" for e in range(1, 7)))
     assert "dead_units" not in {s.kind for s in analyze(ingest([str(tmp_path / "b")]))}
+
+
+def test_a_nan_that_each_posted_run_meets_at_one_step_is_that_steps_batch(tmp_path):
+    """A post's two runs, captioned "lr=1e-3:" and "lr=1e-4:", each finite and calm up to step 136 and NaN from step
+    137: nonfinite_same_step (the same batch whatever the lr), and no resumed job. A lower lr that meets its NaN
+    later, or a loss that climbs into the NaN, says nothing of the kind."""
+    from mltdbg.analyzers.analyze import analyze
+    from mltdbg.analyzers.ingest import ingest
+
+    def block(lr, losses, nan_at):
+        rows = "".join(f"step {k:4d} | loss {v:.4f} | grad_norm 0.45\n" for k, v in zip(range(120, nan_at), losses))
+        return f"lr={lr}:\n```\n{rows}" + "".join(f"step {k:4d} | loss nan | grad_norm nan\n" for k in (nan_at, nan_at + 1)) + "```\n"
+
+    calm = [0.4 - 0.001 * i for i in range(40)]
+    (tmp_path / "post.md").write_text("Loss goes NaN, here are two runs.\n\n" + block("1e-3", calm, 137) + block("1e-4", calm, 137))
+    got = {x.kind: x for x in analyze(ingest([str(tmp_path)]))}
+    assert got["nonfinite_same_step"].data == {"step": 137, "attempts": 2}
+    assert "step_restart" not in got and "loss_jump_at_resume" not in got
+    (tmp_path / "post.md").write_text("two runs\n\n" + block("1e-3", calm, 137) + block("1e-4", calm, 152))
+    assert "nonfinite_same_step" not in {x.kind for x in analyze(ingest([str(tmp_path)]))}
+    climb = calm[:14] + [1.0, 3.0, 9.0]
+    (tmp_path / "post.md").write_text("two runs\n\n" + block("1e-3", climb, 137) + block("1e-4", climb, 137))
+    assert "nonfinite_same_step" not in {x.kind for x in analyze(ingest([str(tmp_path)]))}
