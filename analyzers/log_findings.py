@@ -27,7 +27,7 @@ from typing import Callable
 
 from mltdbg.analyzers.common.textfind import SHORT_TEXT, TextFinder, contains_any
 from mltdbg.analyzers.model import Evidence, Run, Signal, TextArtifact
-from mltdbg.analyzers.tracebacks import LOG_KINDS, extract_tracebacks, line_quote, lines_of_offsets
+from mltdbg.analyzers.tracebacks import LOG_KINDS, blank_json_escapes, extract_tracebacks, line_quote, lines_of_offsets
 
 _GATE_CAP = 5000          # lines per gate handed to detectors (the first ones: causes come first)
 
@@ -1175,6 +1175,20 @@ def quoted_messages(texts: list[str]) -> dict[str, tuple[float, str]]:
     return out
 
 
+# A JSON file's strings that hold a program's printed output with its line breaks escaped (Gradescope's results.json
+# "output", a CI report's log field): their error messages are read as a log's, at the file's own lines
+_JSON_OUTPUT_WORDS = ("Error", "Exception", "Traceback", "nan", "NaN", "Warning")
+
+
+def _output_in_json(art: TextArtifact) -> TextArtifact | None:
+    """The artifact's text with its JSON escapes blanked (tracebacks.blank_json_escapes), as a log of the same path,
+    where it is a .json file (read as a config) whose strings carry escaped line breaks and an error word."""
+    if (art.kind != "config" or not art.path.lower().endswith(".json") or "\\n" not in art.text
+            or not contains_any(art.text, _JSON_OUTPUT_WORDS)):
+        return None
+    return TextArtifact(path=art.path, abspath=art.abspath, kind="log", text=blank_json_escapes(art.text))
+
+
 def text_signals(run: Run) -> list[Signal]:
     """`log:*` signals from every log-like text artifact and from run.tracebacks.
 
@@ -1184,6 +1198,8 @@ def text_signals(run: Run) -> list[Signal]:
     acc = _Acc()
     for art in run.texts:
         if art.kind not in LOG_KINDS:
+            if (inner := _output_in_json(art)) is not None:
+                _scan_lines(inner, acc)
             continue
         try:
             _scan_lines(art, acc)

@@ -210,6 +210,18 @@ def lines_of_offsets(art: TextArtifact, offs: list[int]) -> list[int]:
     return out
 
 
+# A JSON string's escapes for a line break, a tab and a quote mark: printed output kept inside a JSON file (an
+# autograder's results.json, a CI job's report) reads as its lines once these are blanks
+_JSON_ESCAPE = re.compile(r'\\[nrt"]')
+
+
+def blank_json_escapes(text: str) -> str:
+    """`text` with each JSON escape of a line break or tab made two blanks (and of a quote mark, a blank and the mark):
+    the same length, so every offset and line stays where it was, and a message the string held stands apart
+    ("...\\nValueError: ..." reads "...  ValueError: ...")."""
+    return _JSON_ESCAPE.sub(lambda m: ' "' if m.group(0) == '\\"' else "  ", text)
+
+
 def line_quote(line: str, at: int = 0) -> str:
     """The line itself, or a 300-char window of it around position `at`."""
     if len(line) <= QUOTE_MAX:

@@ -21,6 +21,7 @@ from mltdbg.analyzers.common.gitrepo import file_at
 from mltdbg.analyzers.ingest import UTF16_BOMS, data_blocks, drop_nul_runs
 from mltdbg.analyzers.model import Evidence, Run
 from mltdbg.analyzers.readers.npdata import ARRAY_SUFFIXES, cited_row_nonfinite
+from mltdbg.analyzers.tracebacks import blank_json_escapes
 from mltdbg.analyzers.readers.textlog.sparse import SparseText
 
 # The rule: the quoted text must appear within 3 lines of the cited line.
@@ -179,6 +180,9 @@ class Verifier:
         for s in near:
             ns = _norm(s.replace("\r", "\n"))
             if any(f and f in ns for f in forms):
+                return True
+            # (printed output kept in a JSON string, read with its escapes blanked: log_findings._output_in_json)
+            if "\\" in s and q in _norm(blank_json_escapes(s)):
                 return True
         # a quote spanning several lines
         return q in _norm(" ".join(near))

@@ -2033,3 +2033,32 @@ def test_auroc_and_auprc_printed_bare_are_metrics(tmp_path):
     got = _series_of(tmp_path, "train.log", "".join(f"epoch {i} | train loss {0.3 / i:.3f} auroc 0.99 | val loss 0.1 "
                                                      f"auroc 0.99{i} auprc 0.98{i}\n" for i in range(1, 4)))
     assert got["val_auroc"] == [0.991, 0.992, 0.993] and got["val_auprc"] == [0.981, 0.982, 0.983], got
+
+
+def test_printed_output_kept_in_a_json_string_is_read_for_its_messages(tmp_path):
+    """An autograder's results.json: a test's "output" string holds the program's printed traceback, its line
+    breaks JSON-escaped. Its error message is read as a log line's, cited at the file's own line, and the evidence
+    verifies against the file as it is. The same file without the message says nothing; blanking the escapes keeps
+    the text's length (every offset stays)."""
+    import json as _json
+    from mltdbg.analyzers.ingest import ingest
+    from mltdbg.analyzers.log_findings import text_signals
+    from mltdbg.analyzers.tracebacks import blank_json_escapes
+    from mltdbg.playbooks.diagnose import diagnose
+    out = ("[grader] train_model on X_small (1089, 64)\nTraceback (most recent call last):\n"
+           '  File "/autograder/submission/train.py", line 47, in train_model\n    loss = loss_fn(model(xb), yb)\n'
+           "ValueError: Expected more than 1 value per channel when training, got input size torch.Size([1, 128])\n")
+    doc = {"score": 15.0, "tests": [{"name": "0) imports", "score": 5.0, "status": "passed", "output": ""},
+                                    {"name": "1) train_model runs", "score": 0.0, "status": "failed", "output": out}]}
+    p = tmp_path / "results.json"
+    p.write_text(_json.dumps(doc, indent=2))
+    run = ingest([str(tmp_path)])
+    hit = {s.kind: s for s in text_signals(run)}["log:var_dof"]
+    line = p.read_text().split("\n")[hit.evidence[0].line - 1]
+    assert '"output": "[grader]' in line and "value per channel" in hit.evidence[0].quote
+    h = diagnose([str(tmp_path)], []).hypotheses[0]
+    assert h.id == "zero_variance_statistic" and any(e.source == "results.json" and e.verified for e in h.evidence)
+    p.write_text(_json.dumps({**doc, "tests": doc["tests"][:1]}, indent=2))
+    assert "log:var_dof" not in {s.kind for s in text_signals(ingest([str(tmp_path)]))}
+    text = p.read_text() + '"a\\nb\\t\\"c\\""'
+    assert len(blank_json_escapes(text)) == len(text) and "\\n" not in blank_json_escapes(text)
