@@ -783,6 +783,17 @@ def by_step(s: Series) -> Series:
 MAX_RESTARTS = 5
 
 
+# A curve whose first logged step is at least this share of its last (and at least TAIL_FIRST_STEP) is a log's tail
+TAIL_SHARE = 0.4
+TAIL_FIRST_STEP = 5
+
+
+def _a_tail(s: Series) -> bool:
+    """The series starts well into the run it shows (`tail -n 12` of a log: epochs 19..30)."""
+    first, last = float(s.steps[0]), float(s.steps[-1])
+    return first >= TAIL_FIRST_STEP and first >= TAIL_SHARE * last
+
+
 def _file_order(s: Series) -> np.ndarray | None:
     """Indices of the series' points in the artifact's order; None when that is index order."""
     locs = s.locs
@@ -1253,7 +1264,9 @@ def _loss_signals(run: Run, s: Series, q: Quoter) -> list[Signal]:
         if rel_drop < 0.35 and np.std(sm) > 0:
             r = _line_r(sm)
         mid = _seg_median(pre, 0.45, 0.55)
-        linear = rel_drop < 0.35 and r < -0.9 and (mid - end_lvl) > 0.5 * (start - mid)
+        # (not on a log's tail: a curve first logged at step 19 of the 30 it shows began before it, and what it did at
+        # the start is not there to read)
+        linear = rel_drop < 0.35 and r < -0.9 and (mid - end_lvl) > 0.5 * (start - mid) and not _a_tail(s)
         # Improvement after the first third, relative to the start (noise-aware).
         third = _seg_median(pre, 0.3, 0.4)
         flat_late = (third - end_lvl) / span < 0.03 or (third - end_lvl) < noise_floor

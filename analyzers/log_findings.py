@@ -1219,7 +1219,7 @@ def text_signals(run: Run) -> list[Signal]:
     per_log: tuple[tuple[Callable[[TextArtifact], Signal | None], str | None], ...] = (
         (param_imbalance, None), (printed_input_stats, "log:inputs_unscaled"), (described_unscaled, "log:inputs_unscaled"),
         (dead_table, "dead_units"), (zero_share_dict, "dead_units"), (same_output, "log:collapse_output"),
-        (repeated_strings, "log:collapse_output"),
+        (repeated_strings, "log:collapse_output"), (prefixed_key_lines, "log:ddp_prefixed_keys"),
         (nan_at_math_line, "log:anomaly_math"), (metric_disagrees, None), (transforms_differ, None))
     for read_log, kind in per_log:
         if kind is None or not any(s.kind == kind for s in out):
@@ -1862,6 +1862,29 @@ _ZERO_DICT = re.compile(r"\{(?P<body>(?:\s*['\"][\w./-]*(?:relu|act|activation|h
 _ZERO_ITEM = re.compile(r"['\"]([\w./-]+)['\"]\s*:\s*(0?\.\d+|[01](?:\.0+)?)")
 _ZERO_EXPR = re.compile(r"==\s*0(?![.\d])|<=\s*0(?![.\d])|\bzeros?\b|\bdead\b|\binactive\b", re.I)
 ZERO_EXPR_LINES = 4
+
+
+# A checkpoint's keys printed one a line with their shapes ("module.encoder.0.weight   (128, 24)", "module.fc.bias:
+# torch.Size([10])"), three or more in a row and each under DDP's / DataParallel's "module." prefix (the list form is
+# a log:ddp_prefixed_keys detector's)
+_PREFIXED_KEY_LINE = r"[ \t>]*['\"]?module\.[\w.]+['\"]?[ \t]*[:,]?[ \t]+(?:\(|torch\.Size|\[|tensor\(|\d)[^\n]*"
+_PREFIXED_KEY_LINES = re.compile(rf"(?m)^{_PREFIXED_KEY_LINE}(?:\r?\n{_PREFIXED_KEY_LINE}){{2,}}")
+
+
+def prefixed_key_lines(art: TextArtifact) -> Signal | None:
+    """log:ddp_prefixed_keys from a checkpoint's keys printed one a line, every one of three or more in a row under
+    the "module." prefix: loaded into the bare model with strict=False, none of them matches."""
+    if "module." not in art.text:
+        return None
+    m = _PREFIXED_KEY_LINES.search(art.text)
+    if m is None:
+        return None
+    line = art.line_of(m.start())
+    n = m.group(0).count("\n") + 1
+    txt = f"the checkpoint's keys printed at {art.path}:{line} all carry DDP's 'module.' prefix ({n} of {n})"
+    return Signal("log:ddp_prefixed_keys", 0.7, txt,
+                  [Evidence(text=txt, source=art.path, line=line, quote=line_quote(art.line(line).rstrip("\r")))],
+                  {"keys": n})
 
 
 def zero_share_dict(art: TextArtifact) -> Signal | None:

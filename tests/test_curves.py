@@ -164,6 +164,14 @@ def test_slow_linear_descent():
     assert "slow_descent" in s and "healthy" not in s
 
 
+def test_a_logs_tail_is_no_slow_start():
+    """`tail -n 12` of a 30-epoch log: epochs 19..30 falling slowly and evenly are the end of a run whose start is not
+    there to read, no learning rate too low. The same twelve points from epoch 1 are a slow descent."""
+    vals = [0.2 - 0.005 * i for i in range(12)]
+    assert "slow_descent" not in kinds(_run_at(range(19, 31), loss=vals))
+    assert "slow_descent" in kinds(_run_at(range(1, 13), loss=vals))
+
+
 def test_a_five_point_blow_up_is_grad_growth_not_a_steady_climb():
     s = kinds(_run(loss=[10.83, 10.79, 10.91, 11.88, 15.02, np.nan], grad_norm=[2.1, 2.4, 15.3, 240.7, 9811.4, np.nan]))
     assert "grad_growth" in s and "grad_steady_climb" not in s

@@ -892,3 +892,17 @@ def test_a_falling_loss_that_the_script_stops_for_a_nan_is_no_healthy_run(tmp_pa
                                         "RuntimeError: non-finite loss at epoch 0 step 181: nan\n")
     got = {s.kind: s for s in analyze(ingest([str(tmp_path)]))}
     assert "healthy" not in got and got["log:loss_nonfinite"].data.get("step") == 181
+
+
+def test_a_checkpoints_keys_printed_one_a_line_under_the_module_prefix():
+    """A post prints its checkpoint's keys one a line with their shapes, every one under DataParallel's "module."
+    prefix: log:ddp_prefixed_keys at the first key's line. Keys without the prefix, or only two of them, say nothing."""
+    keys = ["encoder.0.weight      (128, 24)", "encoder.0.bias        (128,)", "classifier.weight     (10, 128)",
+            "classifier.bias       (10,)"]
+    head = ">>> for k, v in sd.items(): print(f'{k:<28s} {tuple(v.shape)}')\n"
+    text = head + "".join(f"module.{k}\n" for k in keys)
+    got = signals(run_of(("post.md", text), kind="text"))["log:ddp_prefixed_keys"]
+    assert got.evidence[0].line == 2 and got.data["keys"] == 4
+    assert "log:ddp_prefixed_keys" not in signals(run_of(("post.md", head + "".join(f"{k}\n" for k in keys)), kind="text"))
+    two = head + "".join(f"module.{k}\n" for k in keys[:2]) + "".join(f"{k}\n" for k in keys[2:])
+    assert "log:ddp_prefixed_keys" not in signals(run_of(("post.md", two), kind="text"))
