@@ -1525,12 +1525,16 @@ def _series_over(run: Run, metric: str, by_epoch: bool) -> tuple[list[int], list
 # another metric that moved. Read in the head of a text (a post), on lines of two to six "name: number" pairs.
 _SCORE_NAME = (r"acc(?:uracy)?|f1(?:[_-]?(?:score|macro|micro|weighted))?|precision|recall|auc|roc_auc|map(?:50)?"
                r"|bleu|rouge\w*|wer|cer|iou|miou|dice|top1|top5|exact_match|em")
+# (a name may carry its split's prefix, "eval_acc"; a loss equal to its last digit is the same predictions as well,
+# "eval_loss=0.5416 eval_acc=0.7850" before a refactor and "eval_loss=0.5416 eval_acc=0.5738" after it, but a loss
+# that moved is a changed model, never the metric that moved)
+_PAIR_NAME = rf"(?:[a-z0-9]+_)?(?:{_SCORE_NAME}|loss)"
 _SCORE_VALUE = r"\s*[:=]\s*(?:\d*\.\d+|\d+)"
-_SCORE_PAIR = re.compile(rf"\b({_SCORE_NAME})\s*[:=]\s*(\d*\.\d+|\d+)(%?)", re.I)
-_TWO_SCORES = re.compile(rf"\b(?:{_SCORE_NAME}){_SCORE_VALUE}[^\n]{{0,200}}?\b(?:{_SCORE_NAME}){_SCORE_VALUE}", re.I)
+_SCORE_PAIR = re.compile(rf"\b({_PAIR_NAME})\s*[:=]\s*(\d*\.\d+|\d+)(%?)", re.I)
+_TWO_SCORES = re.compile(rf"\b(?:{_PAIR_NAME}){_SCORE_VALUE}[^\n]{{0,200}}?\b(?:{_PAIR_NAME}){_SCORE_VALUE}", re.I)
 METRIC_PAIR_HEAD = 65536
 _SCORE_WORDS = ("acc", "f1", "precision", "recall", "auc", "map", "bleu", "rouge", "wer", "cer", "iou", "dice", "top1",
-                "top5", "exact_match")
+                "top5", "exact_match", "loss")
 # lines of a training log (an epoch's or a step's scores, a class's row of a report) are no two evaluations of one model
 _PROGRESS_WORDS = re.compile(r"\b(?:epoch|ep|step|iter(?:ation)?|batch|class|fold|round)\b", re.I)
 METRIC_MOVED = 0.02
@@ -1563,6 +1567,8 @@ def metric_disagrees(art: TextArtifact) -> Signal | None:
             line0, before = seen[key]
             same = [k for k in key if before[k] == vals[k] and len(before[k].rstrip("%").partition(".")[2]) >= 3]
             moved = [k for k in key if k not in same and abs(_score_value(before[k]) - _score_value(vals[k])) >= METRIC_MOVED]
+            if any(k.endswith("loss") and before[k] != vals[k] for k in key):
+                moved = []      # the model's outputs changed (a training log's next line)
             if same and moved:
                 k = moved[0]
                 words = (f"{same[0]} is {vals[same[0]]} on both lines while {k} goes from {before[k]} to {vals[k]}: the same "

@@ -462,3 +462,17 @@ def test_two_versions_with_the_same_losses_and_a_score_that_differs_are_a_metric
     __import__("shutil").rmtree(tmp_path / "after")
     write(versions=("before",))
     assert kinds() == []
+
+
+def test_a_bare_mean_call_in_a_posted_diff_is_no_preprocessing_change(tmp_path):
+    """A post's diff of an accuracy's computation (`.float().mean()` in both versions): a score averaged, not input
+    statistics, so no preprocessing change. A changed mean/std of the inputs still is one."""
+    from mltdbg.analyzers.analyze import analyze
+    from mltdbg.analyzers.ingest import ingest
+    post = ("eval accuracy dropped after the refactor\n\n```diff\n-    acc = (pred == y).float().mean()\n"
+            "+    acc = torch.stack([(pred[y == c] == c).float().mean()\n"
+            "+                       for c in range(num_classes)]).mean()\n```\n")
+    (tmp_path / "issue.md").write_text(post)
+    assert "baseline:preprocessing_changed" not in {s.kind for s in analyze(ingest([str(tmp_path)]))}
+    (tmp_path / "issue.md").write_text(post.replace("acc = (pred == y).float().mean()", "x = (x - x.mean(0)) / x.std(0)"))
+    assert "baseline:preprocessing_changed" in {s.kind for s in analyze(ingest([str(tmp_path)]))}

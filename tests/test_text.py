@@ -663,6 +663,16 @@ def test_one_models_two_scores_with_an_equal_accuracy_and_a_moved_f1_is_a_metric
     assert "log:metric_disagrees" not in signals(run_of(("q.txt", post.replace("0.8841   f1: 0.7012", "0.8012   f1: 0.7012"))))
 
 
+def test_an_equal_eval_loss_beside_a_moved_accuracy_is_a_metric_disagreement():
+    """One checkpoint evaluated before and after a refactor: eval_loss 0.5416 on both lines (the same outputs), eval_acc
+    0.7850 then 0.5738. A training log's next line, whose loss moved however little, is another model."""
+    post = "[main@3f1c2a9] eval_loss=0.5416 eval_acc=0.7850\n[main@b72e0d4] eval_loss=0.5416 eval_acc=0.5738\n"
+    s = signals(run_of(("issue.md", post)))["log:metric_disagrees"]
+    assert (s.data["same"], s.data["moved"]) == ("eval_loss", "eval_acc")
+    train = "[000] loss=1.1179 acc=0.342 val_acc=0.317\n[015] loss=1.1126 acc=0.321 val_acc=0.317\n"
+    assert "log:metric_disagrees" not in signals(run_of(("cout.txt", train)))
+
+
 def test_warnings_and_training_lines_that_look_like_failures_are_not_read_as_them():
     """TensorFlow's BFC allocator warning that says it is not a failure; two epochs' scores of one training run;
     a bf16 weight on the GPU beside a float input on the GPU (no device differs); self.log(...) in a NaN traceback."""
