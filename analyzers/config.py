@@ -1466,6 +1466,15 @@ def _optimizer_signals(by: dict[str, list[Fact]], texts: list[TextArtifact]) -> 
                               f"{f.source}:{f.line} does not pass it (torch's default is 0: no momentum)",
                               [_ev(want, f"momentum = {want.value:g} configured"), _ev(f, "the optimizer is built without momentum")],
                               {"momentum": 0.0, "configured": want.value, "detail": "not_passed"}))
+        elif (zero := next((f for f in set_ if f.value == 0), None)) is not None and \
+                (other := next((f for f in set_ if f.value > 0 and f.source != zero.source), None)) is not None:
+            # two files of one run disagree: the user's args turn momentum off where the reference config (the
+            # paper's, the repository's, last week's) sets it; either way one of them is not the recipe that trains
+            out.append(Signal("config:momentum_odd", 0.6,
+                              f"momentum is 0 in {zero.source}:{zero.line} but {other.value:g} in {other.source}:{other.line}: "
+                              f"one of the two runs SGD without momentum",
+                              [_ev(zero, "momentum = 0"), _ev(other, f"momentum = {other.value:g}")],
+                              {"momentum": 0.0, "configured": other.value, "detail": "differs"}))
         elif set_ and all(f.value == 0 for f in set_):
             f = set_[-1]
             out.append(Signal("config:momentum_odd", 0.3, f"{opt or 'SGD'} with momentum 0 ({f.source}:{f.line}); "

@@ -139,6 +139,19 @@ def test_configured_momentum_the_sgd_call_does_not_pass(tmp_path):
     assert {e.source for e in s.evidence} == {"config.yaml", "train.py"}
 
 
+def test_momentum_off_in_the_users_args_where_the_reference_config_sets_it(tmp_path):
+    """A reproduction: the user's args dump says momentum=0.0, the authors' config momentum: 0.9 (same SGD, same lr):
+    config:momentum_odd citing both files. The args alone are the weak 'SGD without momentum' reading."""
+    ref = "optim:\n  name: sgd\n  lr: 0.02\n  momentum: 0.9\n"
+    args = "Namespace(arch='mlp', batch_size=128, lr=0.02, momentum=0.0, nesterov=False, seed=0)\n"
+    s = signals(run_of(tmp_path, {"official_config.yaml": ref, "args.txt": args}))["config:momentum_odd"]
+    assert s.data["detail"] == "differs" and s.strength == 0.6
+    assert {e.source for e in s.evidence} == {"official_config.yaml", "args.txt"}
+    (tmp_path / "official_config.yaml").unlink()
+    alone = signals(run_of(tmp_path, {"args.txt": args + "optimizer: sgd\n"}))["config:momentum_odd"]
+    assert alone.data["detail"] == "zero" and alone.strength < 0.5
+
+
 def test_sgd_momentum_next_to_one(tmp_path):
     # Ray Tune's params.json with SGD at momentum 0.999: ~1000 gradients in every step; the loss climbs back up
     s = signals(run_of(tmp_path, {"params.json": '{"lr": 0.01, "momentum": 0.999, "optimizer": "sgd"}'}))["config:momentum_odd"]
