@@ -881,6 +881,10 @@ def _input_stats_data(line: str) -> dict | None:
     mx, mn, mean, std = (vals.get(k, []) for k in ("max", "min", "mean", "std"))
     raw = bool(mx) and RAW_PIXEL_MAX[0] <= max(mx) <= RAW_PIXEL_MAX[1] and (not mn or min(mn) >= 0)
     big = bool(mean) and bool(std) and max(abs(x) for x in mean) >= UNSCALED_MEAN and min(std) >= UNSCALED_STD
+    if not big and len(mean) == len(std) > 1:
+        # per-feature vectors: one feature at its raw size (square feet, years) is inputs left unscaled, whatever the
+        # small ones beside it (a bedroom count's std of 1.4)
+        big = any(abs(m) >= UNSCALED_MEAN and sd >= UNSCALED_STD for m, sd in zip(mean, std))
     # ... or heavy-tailed raw magnitudes from 0 (a power spectrogram without its log, counts): a max in the thousands and
     # a std of UNSCALED_STD or more, however small the mean
     heavy = bool(mx) and bool(std) and max(mx) >= UNSCALED_HEAVY_MAX and min(std) >= UNSCALED_STD and bool(mn) \
@@ -1218,6 +1222,7 @@ def text_signals(run: Run) -> list[Signal]:
     # per-log readings, each kept from the first log that shows it (and not read where another reading gave its kind)
     per_log: tuple[tuple[Callable[[TextArtifact], Signal | None], str | None], ...] = (
         (param_imbalance, None), (printed_input_stats, "log:inputs_unscaled"), (described_unscaled, "log:inputs_unscaled"),
+        (repl_input_stats, "log:inputs_unscaled"),
         (dead_table, "dead_units"), (zero_share_dict, "dead_units"), (same_output, "log:collapse_output"),
         (repeated_strings, "log:collapse_output"), (prefixed_key_lines, "log:ddp_prefixed_keys"),
         (nan_at_math_line, "log:anomaly_math"), (metric_disagrees, None), (transforms_differ, None))
@@ -1739,12 +1744,61 @@ def _stat_of(node: ast.expr) -> tuple[str, str] | None:
     if isinstance(f, ast.Attribute) and f.attr in _STAT_CALL and not node.args:
         base, stat = f.value, f.attr
     elif isinstance(f, ast.Attribute) and f.attr in _STAT_CALL and node.args:
-        base, stat = node.args[0], f.attr
+        # `np.max(X)`, or the array's own method over an axis (`X.mean(0)`, `xb.std(dim=0)`)
+        own = _INPUT_HEAD.match(re.split(r"[.\[]", ast.unparse(f.value), maxsplit=1)[0])
+        base, stat = (f.value if own and isinstance(node.args[0], ast.Constant) else node.args[0]), f.attr
     else:
         return None
     name = ast.unparse(base)
     head = re.split(r"[.\[]", name, maxsplit=1)[0]
     return (stat.replace("amin", "min").replace("amax", "max"), name) if _INPUT_HEAD.match(head) else None
+
+
+# An interactive session's input cell that evaluates an input array's statistics (`In [14]: X.mean(0), X.std(0)`,
+# `>>> xb.mean(), xb.std()`), its value shown in the lines after it (IPython's "Out[14]: (tensor([...]), tensor([...]))")
+_REPL_STATS = re.compile(r"^(?:In \[\d+\]:|>>>)[ \t]*(?P<expr>[^\n]*\.(?:mean|std|max)\([^\n]*?)[ \t]*\r?$", re.M)
+_REPL_PROMPT = re.compile(r"^(?:In \[\d+\]:|>>>|\s+\.\.\.:)")
+_REPL_VALUE = re.compile(r"(?:tensor|array)\(\[[^\]\n]*\]\)?|\[[^\[\]\n]*\]|[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
+REPL_OUT_LINES = 6
+
+
+def repl_input_stats(art: TextArtifact) -> Signal | None:
+    """log:inputs_unscaled from an interactive session's cell that evaluates an input array's mean and std (or max):
+    its shown value, read in the expression's order, as printed_input_stats reads a print()'s output."""
+    text = art.text
+    if len(text) > INPUT_STATS_CHARS or ("In [" not in text and ">>>" not in text):
+        return None
+    for m in _REPL_STATS.finditer(text):
+        try:
+            node = ast.parse(m.group("expr").strip(), mode="eval").body
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        stats = [_stat_of(e) for e in (node.elts if isinstance(node, ast.Tuple) else [node])]
+        if sum(x is not None for x in stats) < 2:
+            continue
+        line = art.line_of(m.start())
+        shown: list[str] = []
+        first = 0
+        for n in range(line + 1, min(art.n_lines, line + REPL_OUT_LINES) + 1):
+            row = art.line(n)
+            if _REPL_PROMPT.match(row) and not row.lstrip().startswith("...:"):
+                break
+            if row.lstrip().startswith("...:"):
+                continue
+            first = first or n
+            shown.append(re.sub(r"^Out\[\d+\]:", "", row))
+        values = _REPL_VALUE.findall(" ".join(shown))
+        if len(values) != len(stats) or not first:
+            continue
+        named = " ".join(f"{st[0]}={v}" for st, v in zip(stats, values) if st is not None)
+        if (data := _input_stats_data(named)) is None:
+            continue
+        words = f"the session's printed input statistics show raw, unscaled values ({named[:200]})"
+        return Signal("log:inputs_unscaled", 0.7, words,
+                      [Evidence(text=words, source=art.path, line=first, quote=art.line(first).strip()[:300]),
+                       Evidence(text="the cell that asks for them", source=art.path, line=line,
+                                quote=art.line(line).strip())], data)
+    return None
 
 
 def printed_input_stats(art: TextArtifact) -> Signal | None:

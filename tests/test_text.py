@@ -916,3 +916,18 @@ def test_a_checkpoints_keys_printed_one_a_line_under_the_module_prefix():
     assert "log:ddp_prefixed_keys" not in signals(run_of(("post.md", head + "".join(f"{k}\n" for k in keys)), kind="text"))
     two = head + "".join(f"module.{k}\n" for k in keys[:2]) + "".join(f"{k}\n" for k in keys[2:])
     assert "log:ddp_prefixed_keys" not in signals(run_of(("post.md", two), kind="text"))
+
+
+def test_an_ipython_cell_showing_raw_feature_means_and_stds_is_unscaled_inputs():
+    """`In [14]: X.mean(0), X.std(0)` and its Out[14] of two tensors: square feet and years at their raw size beside a
+    bedroom count (std 1.4) are inputs left unscaled, cited at the Out line. The same cell after standardising, or a
+    cell over a model's outputs, says nothing."""
+    raw = ("In [14]: X.mean(0), X.std(0)\n"
+           "Out[14]: (tensor([1.7802e+03, 1.9848e+03, 7.9286e+03, 2.9660e+00]), "
+           "tensor([5.9287e+02, 1.9969e+01, 3.2859e+03, 1.4090e+00]))\n\nIn [15]: model\n")
+    s = signals(run_of(("ipython.txt", raw)))["log:inputs_unscaled"]
+    assert s.evidence[0].line == 2 and s.evidence[1].line == 1 and s.data["mean"][0] == 1780.2
+    scaled = raw.replace("1.7802e+03, 1.9848e+03, 7.9286e+03, 2.9660e+00", "1.2e-08, -3.1e-08, 2.2e-09, 4.0e-09").replace(
+        "5.9287e+02, 1.9969e+01, 3.2859e+03, 1.4090e+00", "1.0000, 1.0000, 1.0000, 1.0000")
+    assert "log:inputs_unscaled" not in signals(run_of(("ipython.txt", scaled)))
+    assert "log:inputs_unscaled" not in signals(run_of(("ipython.txt", raw.replace("X.mean(0), X.std(0)", "out.mean(0), out.std(0)"))))
