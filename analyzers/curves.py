@@ -1603,6 +1603,32 @@ def _initial_transient_blocks(v: np.ndarray, w: int, lim: int) -> int:
 _CE_NAME = re.compile(r"\b(lm|nll|ce|xent|cross.?entropy|ppl|perplexity)\b|lm[ _]loss", re.IGNORECASE)
 
 
+# A loss of no known scale (MSE, L1) whose first logged point is at least HUGE_FIRST_X times where the second half
+# settles, and at least HUGE_FIRST_MIN: the first outputs were off by orders of magnitude (raw inputs in the hundreds
+# through a fresh layer, a wild init), and the first updates spent themselves shrinking them
+HUGE_FIRST_X = 100.0
+HUGE_FIRST_MIN = 50.0
+HUGE_FIRST_SETTLED = 3.0
+
+
+def _huge_first_point(s: Series, i0: int, first: float, later: np.ndarray, q: "Quoter") -> list[Signal]:
+    if len(later) < 4 or first < HUGE_FIRST_MIN:
+        return []
+    end = float(np.median(later))
+    if not (0 < end and first >= HUGE_FIRST_X * end):
+        return []
+    # ... and came down at once: the next point already at (or within HUGE_FIRST_SETTLED of) that level. A loss that
+    # keeps falling decade after decade (a PINN's residual, 1040 -> 59 -> 5.8 -> 0.09 -> ...) is training, not a start
+    # off scale
+    nxt = s.values[i0 + 1:i0 + 2]
+    if not (len(nxt) and np.isfinite(nxt[0]) and nxt[0] <= HUGE_FIRST_SETTLED * end):
+        return []
+    txt = (f"{s.name} starts at {_fmt(first)} (step {int(s.steps[i0])}), {first / end:.0f}x the {_fmt(end)} it settles at "
+           "in the second half: the first outputs were off scale")
+    return [Signal("loss_huge_at_start", 0.5, txt, [q.ev(s, i0, txt)],
+                   {"first": first, "chance": None, "ratio": first / end, "step": int(s.steps[i0])})]
+
+
 def _huge_start(run: Run, s: Series, q: Quoter) -> list[Signal]:
     """loss_huge_at_start: the first logged loss far above where a standard init puts it (ln K),
     or non-finite at the very first point."""
@@ -1638,7 +1664,7 @@ def _huge_start(run: Run, s: Series, q: Quoter) -> list[Signal]:
             m in run.metric_names() for m in ("accuracy", "val_accuracy", "perplexity", "val_perplexity"))
         if not ce:
             if first < LOSS_OFF_SCALE:
-                return []
+                return _huge_first_point(s, i0, first, later, q)
             txt = f"{s.name} starts at {_fmt(first)} (step {int(s.steps[i0])}); no loss on inputs and targets near unit " \
                   f"scale starts above {LOSS_OFF_SCALE:g}"
             return [Signal("loss_huge_at_start", 0.6, txt, [q.ev(s, i0, txt)],

@@ -812,6 +812,17 @@ def test_a_regression_loss_off_any_sane_scale_at_the_start_is_a_huge_start():
     assert "loss_huge_at_start" not in kinds(_run(loss=[5e5, 4e5, 3e5, 2e5, 1e5]))
 
 
+def test_an_mse_that_drops_hundredfold_in_one_step_then_settles_is_a_huge_start():
+    """Raw millimetres into an MLP: the action MSE is 153 at the first epoch and 0.65 at the next, then hovers about 1
+    (the first outputs off scale, shrunk by the first updates): loss_huge_at_start, weak. A PINN's residual falling a
+    decade at a time (1040, 59, 5.8, 0.09, ...) is training, not an off-scale start."""
+    robot = [153.2303,0.6485,0.5211,0.6631,0.9605,2.4930,1.7652,1.4222,1.9346,2.3153,1.1796,1.5210,1.5336,1.6192,1.3155,0.7196,1.3619,1.5060,1.5641,1.1705]
+    s = kinds(_run(loss=robot))["loss_huge_at_start"]
+    assert s.strength == 0.5 and s.data["first"] == 153.2303 and s.evidence[0].step == 0
+    pinn = [1040.0, 58.7, 5.755, 0.0889, 0.0111, 0.004, 0.002, 0.0012, 0.0008, 0.0005, 0.0003, 0.00024, 0.00007]
+    assert "loss_huge_at_start" not in kinds(_run(loss=pinn))
+
+
 def test_data_time_from_two_printed_lines_is_read_a_little_weaker():
     """Two mmdetection lines (each an average over 50 iterations): data_time 1.91 of time 2.10 is the loader's
     wait. Read from fewer than three points it weighs TIMING_FEW of a whole log's."""
