@@ -1948,3 +1948,22 @@ def test_a_nan_that_each_posted_run_meets_at_one_step_is_that_steps_batch(tmp_pa
     climb = calm[:14] + [1.0, 3.0, 9.0]
     (tmp_path / "post.md").write_text("two runs\n\n" + block("1e-3", climb, 137) + block("1e-4", climb, 137))
     assert "nonfinite_same_step" not in {x.kind for x in analyze(ingest([str(tmp_path)]))}
+
+
+def test_validation_ahead_of_training_under_heavy_dropout_is_expected(tmp_path):
+    """A metrics table with validation accuracy above training accuracy all run and the training accuracy flat: with
+    `dropout: 0.5` in the config both readings are held at 0.3 and train_regularised cites the config's line (noisy
+    labels are not needed to explain it). Without the dropout they keep their weight."""
+    from mltdbg.analyzers.analyze import analyze
+    from mltdbg.analyzers.ingest import ingest
+    rows = ["epoch,loss,accuracy,val_loss,val_accuracy"]
+    for e in range(1, 31):
+        acc = 0.70 + 0.07 * min(e, 10) / 10
+        rows.append(f"{e},{1.2 - 0.4 * min(e, 10) / 10:.4f},{acc:.4f},{0.9 - 0.35 * min(e, 10) / 10:.4f},{acc + 0.12:.4f}")
+    (tmp_path / "metrics.csv").write_text("\n".join(rows) + "\n")
+    (tmp_path / "config.yaml").write_text("model:\n  hidden: 256\n  dropout: 0.5\noptim:\n  lr: 0.001\n")
+    got = {s.kind: s for s in analyze(ingest([str(tmp_path)]))}
+    assert got["val_above_train"].strength <= 0.3 and got["train_regularised"].evidence[0].line == 3
+    (tmp_path / "config.yaml").write_text("model:\n  hidden: 256\noptim:\n  lr: 0.001\n")
+    got = {s.kind: s for s in analyze(ingest([str(tmp_path)]))}
+    assert got["val_above_train"].strength > 0.3 and "train_regularised" not in got
