@@ -139,7 +139,7 @@ def _resume_jumps(run: Run, signals: list[Signal]) -> list[Signal]:
     seen = set()
     out = []
     for sig in signals:
-        if sig.kind not in ("log:resume", "step_restart"):
+        if sig.kind not in ("log:resume", "step_restart", "lr_rewarm"):
             continue
         st = sig.data.get("step")
         if not isinstance(st, int) and loss is not None:
@@ -148,11 +148,12 @@ def _resume_jumps(run: Run, signals: list[Signal]) -> list[Signal]:
             if st in seen:
                 continue
             seen.add(st)
-            jump = resume_jump(s, st, q) if s is not None and sig.kind == "log:resume" else None
+            # (where the lr warms up again mid-run, the resume it points to is there: the loss is read across it)
+            jump = resume_jump(s, st, q) if s is not None and sig.kind in ("log:resume", "lr_rewarm") else None
             if sig.kind == "step_restart":
                 jumps = [j for j in (restart_jump(x, q) for x in loss_terms(run)) if j is not None]
                 jump = max(jumps, key=lambda j: j.strength, default=None)
-            for j in (jump, resume_lr_jump(lrs, st, q) if lrs is not None else None):
+            for j in (jump, resume_lr_jump(lrs, st, q) if lrs is not None and sig.kind != "lr_rewarm" else None):
                 if j is not None:
                     out.append(j)
     return out

@@ -556,7 +556,7 @@ NOT_HEALTHY_BESIDE = frozenset({"loss_huge_at_start", "train_acc_capped", "val_g
                                 "grad_zero_below_head", "grad_died", "memorized_after_plateau",
                                 "memorizing_from_start", "train_acc_falls", "collapsed_to_chance", "fell_back_to_chance",
                                 "grad_pinned", "val_above_train_early", "held_out_at_chance", "val_nonfinite_only",
-                                "lr_schedule_odd", "val_unstable", "train_at_chance_val_learned",
+                                "lr_schedule_odd", "val_unstable", "train_at_chance_val_learned", "lr_rewarm",
                                 "loss_above_chance", "params_unchanged", "dpo_reference_differs", "embedding_collapse"})
 
 
@@ -3853,6 +3853,8 @@ def _lr_signals(run: Run, lr: Series | None, q: Quoter) -> list[Signal]:
             if len(fv) >= 20 and fv[0] >= 0.99 * peak and peak > high / 10 and not sgd and is_transformerish(run.facts):
                 out.append(Signal("lr_no_warmup", 0.3, f"lr starts at its peak {_fmt(peak)} (no warm-up)",
                                   [q.ev(lr, 0, "lr at the first step")], {"detail": "no warm-up"}))
+            if (rw := _lr_rewarm(lr, fv, fi, q)) is not None:
+                out.append(rw)
     else:
         f = run.fact("lr")
         try:
@@ -3874,6 +3876,44 @@ def _lr_signals(run: Run, lr: Series | None, q: Quoter) -> list[Signal]:
     return without(out, "lr_tiny", lambda x: x.kind == "lr_schedule_odd" and (
         x.data.get("detail") == "warm-up spans the run"
         or x.data.get("detail") == "never at the configured lr" and lowness(float(x.data.get("configured") or 0)) == 0))
+
+
+# A warm-up run again mid-run: after its early peak (in the first REWARM_PEAK_BY share of the points) the lr decayed
+# below REWARM_LOW of it, then ramps back, over REWARM_RAMP points or more, to REWARM_BACK of that peak, once.
+REWARM_PEAK_BY = 0.3
+REWARM_LOW = 0.5
+REWARM_BACK = 0.9
+REWARM_RAMP = 3
+
+
+def _lr_rewarm(lr: Series, fv: np.ndarray, fi: np.ndarray, q: Quoter) -> Signal | None:
+    """lr_rewarm: the schedule starts over within one run whose steps go on (a resume that restored the weights and
+    the step but built a fresh scheduler: its warm-up again). Not a cyclic schedule (SGDR, a triangular policy):
+    those restart more than once, and jump back to the peak rather than ramp."""
+    n = len(fv)
+    if n < 20:
+        return None
+    p0 = int(np.argmax(fv))
+    peak = float(fv[p0])
+    if peak <= 0 or p0 > REWARM_PEAK_BY * n:
+        return None
+    high = fv >= REWARM_BACK * peak
+    back = np.flatnonzero(high[p0 + 1:] & ~high[p0:-1]) + p0 + 1       # re-entries into the peak band
+    low = np.flatnonzero(fv[p0:] < REWARM_LOW * peak) + p0
+    if len(low) == 0:
+        return None
+    back = back[back > low[0]]
+    if len(back) != 1:
+        return None
+    t2 = int(back[0])
+    t1 = int(np.argmin(fv[low[0]:t2])) + int(low[0])            # the bottom the ramp starts from
+    ramp = fv[t1:t2 + 1]
+    if t2 - t1 < REWARM_RAMP or float(np.mean(np.diff(ramp) > 0)) < 0.8:
+        return None
+    txt = (f"lr falls to {_fmt(float(fv[t1]))} by step {int(lr.steps[fi[t1]])}, then climbs back to {_fmt(float(fv[t2]))} "
+           f"(its early peak {_fmt(peak)}) by step {int(lr.steps[fi[t2]])} while the steps go on: the schedule started over")
+    return Signal("lr_rewarm", 0.7, txt, [q.ev(lr, int(fi[t1]), "lr where the ramp starts again"), q.ev(lr, int(fi[t2]), txt)],
+                  {"step": int(lr.steps[fi[t1]]), "peak": peak})
 
 
 def _lr_scaled_in_code(run: Run, f) -> bool:

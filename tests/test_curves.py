@@ -1967,3 +1967,21 @@ def test_validation_ahead_of_training_under_heavy_dropout_is_expected(tmp_path):
     (tmp_path / "config.yaml").write_text("model:\n  hidden: 256\noptim:\n  lr: 0.001\n")
     got = {s.kind: s for s in analyze(ingest([str(tmp_path)]))}
     assert got["val_above_train"].strength > 0.3 and "train_regularised" not in got
+
+
+def test_a_warm_up_run_again_mid_run_is_a_schedule_started_over():
+    """Warm-up to 2e-3, cosine decay, and at step 1750 the lr back at the warm-up's first value climbing to the peak
+    again while the steps go on (a fresh scheduler after a resume): lr_rewarm at the ramp's start. A plain warm-up and
+    cosine, or SGDR's periodic restarts that jump back to the peak, say nothing of the kind."""
+    import math as _m
+
+    def warm_cos(step, start=0, total=2500):
+        k = step - start
+        return 2e-3 * k / 150 if k < 150 else 2e-3 * 0.5 * (1 + _m.cos(_m.pi * (k - 150) / (total - 150)))
+    steps = list(range(10, 2510, 10))
+    resumed = [warm_cos(s) if s <= 1750 else warm_cos(s, start=1750) for s in steps]
+    s = kinds(_run_at(steps, lr=resumed))["lr_rewarm"]
+    assert s.data["step"] == 1760 and s.strength == 0.7
+    assert "lr_rewarm" not in kinds(_run_at(steps, lr=[warm_cos(s) for s in steps]))
+    sgdr = [2e-3 * 0.5 * (1 + _m.cos(_m.pi * (s % 500) / 500)) for s in steps]
+    assert "lr_rewarm" not in kinds(_run_at(steps, lr=sgdr))
