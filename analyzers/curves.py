@@ -1447,6 +1447,7 @@ def _softmax_floor(run: Run, s: Series, pre: np.ndarray, end_lvl: float, q: Quot
 # implies within this much of a whole number, up to FLOOR_K_MAX classes (above, a level names no count so closely)
 FLOOR_ACC = 0.95
 FLOOR_K_TOL = 0.15
+FLOOR_K_ABOVE = 0.5
 FLOOR_K_MAX = 20
 
 
@@ -1463,8 +1464,10 @@ def _floor_classes(run: Run, level: float) -> int | None:
         if float(np.median(v[-max(1, len(v) // 5):])) < FLOOR_ACC:
             return None
         kk = 1 + math.e * (math.exp(level) - 1) if 0 < level < 5 else 0.0
-        k = round(kk)
-        return k if 2 <= k <= FLOOR_K_MAX and abs(kk - k) <= FLOOR_K_TOL else None
+        # (no loss goes below its floor: the level names K from just under (rounding) to FLOOR_K_ABOVE over, where a
+        # mean over the last steps, or a loss still creeping onto it, sits)
+        k = math.floor(kk + FLOOR_K_TOL)
+        return k if 2 <= k <= FLOOR_K_MAX and -FLOOR_K_TOL <= kk - k <= FLOOR_K_ABOVE else None
     return None
 
 

@@ -1836,6 +1836,18 @@ def test_a_loss_stuck_at_the_softmax_floor_of_the_class_count_its_level_implies_
     assert "loss_at_softmax_floor" not in kinds(_run(loss=low, accuracy=[86.3] + [99.0] * 24))
 
 
+def test_a_loss_flattening_a_little_above_its_softmax_floor_names_the_class_count_below_it():
+    """An HF Trainer's log of a 10-class softmax-before-cross-entropy model, no class count given and a first logged
+    loss already under ln 10: the loss flattens at 1.488 (2 % above the floor log(1 + 9 / e) = 1.459; the level itself
+    names K = 10.3) beside 99.3 % eval accuracy: loss_at_softmax_floor with K = 10. Not below a floor: a level that
+    names K = 10.8 is no class count's."""
+    loss = [2.253, 2.078] + [1.4877 + 0.45 * math.exp(-e / 2.5) for e in range(23)]
+    got = kinds(_run(loss=loss, val_accuracy=[0.55, 0.9] + [0.993] * 23))
+    assert got["loss_at_softmax_floor"].data["k"] == 10
+    far = loss[:2] + [x + 0.04 for x in loss[2:]]
+    assert "loss_at_softmax_floor" not in kinds(_run(loss=far, val_accuracy=[0.55, 0.9] + [0.993] * 23))
+
+
 def test_a_training_return_far_above_the_held_out_return_for_the_whole_run_is_a_generalisation_gap():
     """Tianshou's DQN on one maze layout: train/reward climbs to 0.95 while test_reward on 50 unseen levels stays near
     -0.3 every epoch (return_gap). A test return that follows the training one, or ends close to it, is none."""

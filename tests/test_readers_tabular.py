@@ -799,3 +799,16 @@ def test_a_guild_run_folder_is_read(tmp_path):
     run = ingest([tmp_path])
     assert any(s.name == "loss" and len(s) == 12 for s in run.series), [(s.name, len(s)) for s in run.series]
     assert any(t.kind == "code" and t.path.endswith("sourcecode/train.py") for t in run.texts)
+
+
+def test_a_csv_with_pandas_index_column_is_a_metrics_table(tmp_path):
+    """W&B's "Export CSV" of a run's history, written by pandas: its first header cell is empty (the index). The table
+    is read, each column a series (per-layer gradient norms under their layer names), and the index is no series."""
+    from mltdbg.analyzers.ingest import ingest
+    rows = [",_step,grad_norm/net.0.weight,grad_norm/net.2.weight,train/loss,train/acc"]
+    rows += [f"{i},{50 * i},{6e-9 * (1 + 0.01 * i)},{2e-5},{2.30 + 0.001 * (i % 3)},0.1" for i in range(20)]
+    (tmp_path / "wandb_export_history.csv").write_text("\n".join(rows) + "\n")
+    run = ingest([str(tmp_path)])
+    names = {s.name for s in run.series}
+    assert {"grad_norm/net.0.weight", "grad_norm/net.2.weight", "loss", "accuracy"} <= names and "" not in names
+    assert next(s for s in run.series if s.name == "loss").steps[-1] == 950

@@ -382,7 +382,8 @@ def _detect_csv(path: Path, head: bytes):
     best = None
     for d in DELIMITERS:
         header = split_csv_line(lines[0], d)
-        if len(header) < 2 or any(not h or len(h) > 100 or _is_number(h) for h in header):
+        # (the first name may be empty: pandas' to_csv writes its index there, a W&B "Export CSV" of a run's history)
+        if len(header) < 2 or any((not h and j) or len(h) > 100 or _is_number(h) for j, h in enumerate(header)):
             continue
         rows = [split_csv_line(ln, d) for ln in lines[1:40]]
         same = [r for r in rows if len(r) == len(header)]
@@ -412,6 +413,8 @@ def read(path: Path, rel: str, run: Run) -> None:
     """Append the series of a metric table to `run` (warnings for junk rows)."""
     n_series = len(run.series)
     _read(path, rel, run)
+    # (a column without a name is pandas' index, written by to_csv: a row counter, no metric)
+    run.series[n_series:] = [x for x in run.series[n_series:] if x.raw_name.strip()]
     mine = run.series[n_series:]
     _strip_run_prefix(mine)
     if path.name == "scalars.json":
