@@ -682,6 +682,9 @@ def test_warnings_and_training_lines_that_look_like_failures_are_not_read_as_the
     assert "log:cuda_oom" not in signals(run_of(("err.log", bfc)))
     epochs = "epoch 1 acc: 0.5000 f1: 0.3312\nepoch 2 acc: 0.5000 f1: 0.4517\n"
     assert "log:metric_disagrees" not in signals(run_of(("train.log", epochs)))
+    # an incident timeline's row says a job was killed (at a time limit), in words: no shell's OOM kill
+    timeline = "| 2024-07-02 04:00 | Nightly retrain killed at the window limit. |\n| 2024-07-04 04:00 | Killed again. |\n"
+    assert "log:host_oom" not in signals(run_of(("INC-3092.md", timeline)))
     bf16 = "RuntimeError: Input type (torch.cuda.FloatTensor) and weight type (CUDABFloat16Type) should be the same\n"
     sig = signals(run_of(("err.log", bf16)))
     assert "log:dtype_mismatch" in sig and "log:device_mismatch" not in sig
