@@ -1230,11 +1230,13 @@ def text_signals(run: Run) -> list[Signal]:
         (repl_input_stats, "log:inputs_unscaled"),
         (dead_table, "dead_units"), (zero_share_dict, "dead_units"), (same_output, "log:collapse_output"),
         (repeated_strings, "log:collapse_output"), (prefixed_key_lines, "log:ddp_prefixed_keys"),
-        (nan_at_math_line, "log:anomaly_math"), (metric_disagrees, None), (transforms_differ, None))
+        (nan_at_math_line, "log:anomaly_math"), (transforms_differ, None))
     for read_log, kind in per_log:
         if kind is None or not any(s.kind == kind for s in out):
             if (sig := _first_log_reading(run, read_log)) is not None:
                 out.append(sig)
+    if (sig := metric_disagrees_in(run)) is not None:
+        out.append(sig)
     loaded = _loaded_checkpoints(run)
     for reading in (checkpoint_of_other_run, checkpoint_of_earlier_epoch):
         if (sig := reading(run, loaded)) is not None:
@@ -1539,8 +1541,9 @@ _SCORE_NAME = (r"acc(?:uracy)?|f1(?:[_-]?(?:score|macro|micro|weighted))?|precis
 # "eval_loss=0.5416 eval_acc=0.7850" before a refactor and "eval_loss=0.5416 eval_acc=0.5738" after it, but a loss
 # that moved is a changed model, never the metric that moved)
 _PAIR_NAME = rf"(?:[a-z0-9]+_)?(?:{_SCORE_NAME}|loss)"
-_SCORE_VALUE = r"\s*[:=]\s*(?:\d*\.\d+|\d+)"
-_SCORE_PAIR = re.compile(rf"\b({_PAIR_NAME})\s*[:=]\s*(\d*\.\d+|\d+)(%?)", re.I)
+# ("acc: 0.7167", "acc=0.7167", or a logger's "acc 0.7167 | f1 0.7005")
+_SCORE_VALUE = r"(?:\s*[:=]\s*|[ \t]+)(?:\d*\.\d+|\d+)"
+_SCORE_PAIR = re.compile(rf"\b({_PAIR_NAME})(?:\s*[:=]\s*|[ \t]+)(\d*\.\d+|\d+)(%?)(?![A-Za-z_])", re.I)   # (not "{acc:.4f}")
 _TWO_SCORES = re.compile(rf"\b(?:{_PAIR_NAME}){_SCORE_VALUE}[^\n]{{0,200}}?\b(?:{_PAIR_NAME}){_SCORE_VALUE}", re.I)
 METRIC_PAIR_HEAD = 65536
 _SCORE_WORDS = ("acc", "f1", "precision", "recall", "auc", "map", "bleu", "rouge", "wer", "cer", "iou", "dice", "top1",
@@ -1550,18 +1553,29 @@ _PROGRESS_WORDS = re.compile(r"\b(?:epoch|ep|step|iter(?:ation)?|batch|class|fol
 METRIC_MOVED = 0.02
 
 
-def metric_disagrees(art: TextArtifact) -> Signal | None:
+def metric_disagrees_in(run: Run) -> Signal | None:
+    """metric_disagrees over the run's log texts in turn, a line of one compared with the lines of those before it
+    (the old version's eval log, then the new one's)."""
+    seen: dict[tuple[str, ...], tuple[TextArtifact, int, dict[str, str]]] = {}
+    for art in run.texts:
+        if art.kind in LOG_KINDS and (sig := metric_disagrees(art, seen)) is not None:
+            return sig
+    return None
+
+
+def metric_disagrees(art: TextArtifact, seen: dict | None = None) -> Signal | None:
     """log:metric_disagrees: two lines scoring one model with the same metrics, where one metric is equal to its
     last printed digit and another differs by METRIC_MOVED or more: the predictions are the same, so the
-    difference is in how the other metric is computed (its averaging, threshold or ignored labels)."""
-    seen: dict[tuple[str, ...], tuple[int, dict[str, str]]] = {}
+    difference is in how the other metric is computed (its averaging, threshold or ignored labels). `seen`: the
+    lines of texts read before (metric_disagrees_in), filled with this one's."""
+    seen = {} if seen is None else seen
     # (one search over the head, then the lines that hold two pairs or more: a log of many small files pays one
     # regex call each, not one a line)
     head = art.text[:METRIC_PAIR_HEAD].lower()
     if sum(w in head for w in _SCORE_WORDS) < 2 or _TWO_SCORES.search(head) is None:
         return None     # (two metrics' names somewhere first, by finds in C: most logs stop there)
     found = list(_SCORE_PAIR.finditer(art.text, 0, METRIC_PAIR_HEAD))
-    if len(found) < 4:
+    if len(found) < 2:
         return None
     by_line: dict[int, list[tuple[str, str, str]]] = {}
     for m in found:
@@ -1574,7 +1588,7 @@ def metric_disagrees(art: TextArtifact) -> Signal | None:
             continue
         key = tuple(sorted(vals))
         if key in seen:
-            line0, before = seen[key]
+            art0, line0, before = seen[key]
             same = [k for k in key if before[k] == vals[k] and len(before[k].rstrip("%").partition(".")[2]) >= 3]
             moved = [k for k in key if k not in same and abs(_score_value(before[k]) - _score_value(vals[k])) >= METRIC_MOVED]
             if any(k.endswith("loss") and before[k] != vals[k] for k in key):
@@ -1584,11 +1598,11 @@ def metric_disagrees(art: TextArtifact) -> Signal | None:
                 words = (f"{same[0]} is {vals[same[0]]} on both lines while {k} goes from {before[k]} to {vals[k]}: the same "
                          f"predictions scored two ways (the metric's computation changed)")
                 return Signal("log:metric_disagrees", 0.8, words,
-                              [Evidence(text=f"{k} = {before[k]}", source=art.path, line=line0, quote=art.line(line0).strip()),
+                              [Evidence(text=f"{k} = {before[k]}", source=art0.path, line=line0, quote=art0.line(line0).strip()),
                                Evidence(text=words, source=art.path, line=ln_no, quote=art.line(ln_no).strip())],
                               {"same": same[0], "moved": k, "before": before[k], "after": vals[k]})
         else:
-            seen[key] = (ln_no, vals)
+            seen[key] = (art, ln_no, vals)
     return None
 
 

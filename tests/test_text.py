@@ -663,6 +663,20 @@ def test_one_models_two_scores_with_an_equal_accuracy_and_a_moved_f1_is_a_metric
     assert "log:metric_disagrees" not in signals(run_of(("q.txt", post.replace("0.8841   f1: 0.7012", "0.8012   f1: 0.7012"))))
 
 
+def test_two_eval_logs_that_score_one_checkpoint_with_an_equal_accuracy_and_a_moved_f1_disagree(tmp_path):
+    """One checkpoint evaluated by version 0.8.2 and by 0.9.0, each log in its own file, "acc 0.7167 | f1 0.7005" and
+    "acc 0.7167 | f1 0.5644" (a logger's space form): log:metric_disagrees citing both files. A diff's format string
+    ("acc {acc:.4f} | f1 {f1:.4f}") holds no scores."""
+    from mltdbg.analyzers.ingest import ingest
+    from mltdbg.analyzers.log_findings import text_signals
+    (tmp_path / "eval.diff").write_text('-    log.info(f"eval on {n} regions | acc {acc:.4f} | f1 {f1:.4f}")\n')
+    (tmp_path / "eval_v0.8.2.log").write_text("INFO doclayout.eval: eval on 3000 regions | acc 0.7167 | f1 0.7005\n")
+    (tmp_path / "eval_v0.9.0.log").write_text("INFO doclayout.eval: eval on 3000 regions | acc 0.7167 | f1 0.5644\n")
+    s = {x.kind: x for x in text_signals(ingest([str(tmp_path)]))}["log:metric_disagrees"]
+    assert (s.data["same"], s.data["moved"]) == ("acc", "f1")
+    assert [e.source for e in s.evidence] == ["eval_v0.8.2.log", "eval_v0.9.0.log"]
+
+
 def test_an_equal_eval_loss_beside_a_moved_accuracy_is_a_metric_disagreement():
     """One checkpoint evaluated before and after a refactor: eval_loss 0.5416 on both lines (the same outputs), eval_acc
     0.7850 then 0.5738. A training log's next line, whose loss moved however little, is another model."""
