@@ -1206,11 +1206,11 @@ def text_signals(run: Run) -> list[Signal]:
     extract_tracebacks(run)
     acc = _Acc()
     for art in run.texts:
-        if art.kind not in LOG_KINDS:
-            if (inner := _output_in_json(art)) is not None:
-                _scan_lines(inner, acc)
-            continue
         try:
+            if art.kind not in LOG_KINDS:
+                if (inner := _output_in_json(art)) is not None:
+                    _scan_lines(inner, acc)
+                continue
             _scan_lines(art, acc)
             _launcher_failures(art, acc)
         except Exception as e:  # an odd log must not stop the others
@@ -1558,8 +1558,13 @@ def metric_disagrees_in(run: Run) -> Signal | None:
     (the old version's eval log, then the new one's)."""
     seen: dict[tuple[str, ...], tuple[TextArtifact, int, dict[str, str]]] = {}
     for art in run.texts:
-        if art.kind in LOG_KINDS and (sig := metric_disagrees(art, seen)) is not None:
-            return sig
+        if art.kind not in LOG_KINDS:
+            continue
+        try:
+            if (sig := metric_disagrees(art, seen)) is not None:
+                return sig
+        except Exception as e:  # noqa: BLE001 - an odd log must not stop the other readings
+            run.warnings.append(f"{art.path}: metric_disagrees not read ({type(e).__name__}: {e})")
     return None
 
 
