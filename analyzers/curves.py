@@ -2966,16 +2966,15 @@ def _val_vs_train(run: Run, q: Quoter) -> list[Signal]:
                        f"{_fmt(float(np.median(t)))} over the later evaluations")
                 best = (strength, txt, [q.ev(va, int(idx[-1]), "val_loss late")], {"by": "loss", "ratio": r})
     if best is not None:
-        if (why := _train_regularised(run)) is not None:
+        if (at := _regularised_at(run)) is not None:
             # dropout, label smoothing or mixed targets score the training batches below what the model does at
             # evaluation: validation ahead of training is what they give, weak evidence of anything else
-            best = (min(best[0], REGULARISED_CAP), f"{best[1]}; the run trains with {why}, which alone puts training "
-                    "behind validation", best[2], {**best[3], "regularised": why})
-        out.append(Signal("val_above_train", best[0], best[1], best[2], best[3]))
-        if (at := _regularised_at(run)) is not None:
+            best = (min(best[0], REGULARISED_CAP), f"{best[1]}; the run trains with {at[0]}, which alone puts training "
+                    "behind validation", best[2], {**best[3], "regularised": at[0]})
             txt = (f"the run trains with {at[0]}: training is scored below evaluation by design, so validation ahead "
                    "of it is expected")
             out.append(Signal("train_regularised", 0.6, txt, [at[1]], {"what": at[0]}))
+        out.append(Signal("val_above_train", best[0], best[1], best[2], best[3]))
 
     # Near perfect on validation: accuracy ~1 (or, where no accuracy is logged, a ROC AUC ~1: a churn or CTR model's
     # only score) or a loss near 0 (how close the labels are to the inputs).
@@ -3140,9 +3139,9 @@ def _accuracy_signals(run: Run, q: Quoter) -> list[Signal]:
         if len(vv) and float(np.median(vv[-max(1, len(vv) // 3):])) >= last3 + VAL_ACC_ABOVE:
             strength = 0.85
             txt += f"; validation accuracy is higher ({float(np.median(vv[-max(1, len(vv) // 3):])):.3f})"
-    if (why := _train_regularised(run)) is not None:
+    if (at := _regularised_at(run)) is not None:
         strength = min(strength, REGULARISED_CAP)
-        txt += f"; the run trains with {why}, which caps the training score by itself"
+        txt += f"; the run trains with {at[0]}, which caps the training score by itself"
     return [Signal("train_acc_capped", strength, txt, [q.ev(a, int(fi[-1]), "train accuracy at the end")],
                    {"level": last3, "middle": mid3})]
 
@@ -3184,12 +3183,6 @@ def _regularised_at(run: Run) -> tuple[str, Evidence] | None:
             why, line = m.group(0).replace("_", " "), t.line_of(m.start())
             return why, Evidence(text=why, source=t.path, line=line, quote=t.line(line).strip()[:300])
     return None
-
-
-def _train_regularised(run: Run) -> str | None:
-    """_regularised_at's words only."""
-    at = _regularised_at(run)
-    return at[0] if at is not None else None
 
 
 def _train_at_chance_val_learned(run: Run, q: Quoter) -> list[Signal]:
