@@ -1118,10 +1118,26 @@ def _child_failed_data(msg: str) -> dict:
 _LAUNCHER_FAIL = re.compile(r"failed \(exitcode: (-?\d+)\) local_rank: (\d+) \(pid: (\d+)\)")
 
 
+# A frame of a prediction / evaluation entry point: its file or its function named for inference
+_INFER_FRAME = re.compile(r"(?:^|[/\\_])(?:predict|prediction|infer|inference|serve|serving|score|evaluate|eval|test)"
+                          r"(?:ion)?(?:[_.]|$)", re.I)
+
+
+def _train_mode_at_inference(tb) -> bool:
+    """Batch norm's "Expected more than 1 value per channel when training" raised below a prediction or evaluation
+    entry point (predict.py, def predict): the model is still in training mode where it should be in eval mode."""
+    return ("value per channel when training" in tb.message
+            and any(_INFER_FRAME.search(f.file.rsplit("/", 1)[-1]) or _INFER_FRAME.search(f.func) for f in tb.frames))
+
+
 def _traceback_signals(run: Run, acc: _Acc, specific_lines: set[tuple[str, int]]) -> None:
     """Tracebacks: ChildFailedError tables, and `log:exception` for those no detector explained."""
     for tb in run.tracebacks:
         quote = tb.quote
+        if _train_mode_at_inference(tb):
+            acc.add("log:train_mode_at_inference", 0.8, tb.source, tb.line, quote,
+                    "batch norm's training-mode error raised from a prediction / evaluation entry point: the model "
+                    "was not put in eval mode there", {})
         if tb.exc_type.endswith("ChildFailedError"):
             d = _child_failed_data(tb.message)
             acc.add("log:child_failed", 1.0, tb.source, tb.line, quote,

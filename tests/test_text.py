@@ -948,3 +948,16 @@ def test_an_ipython_cell_showing_raw_feature_means_and_stds_is_unscaled_inputs()
         "5.9287e+02, 1.9969e+01, 3.2859e+03, 1.4090e+00", "1.0000, 1.0000, 1.0000, 1.0000")
     assert "log:inputs_unscaled" not in signals(run_of(("ipython.txt", scaled)))
     assert "log:inputs_unscaled" not in signals(run_of(("ipython.txt", raw.replace("X.mean(0), X.std(0)", "out.mean(0), out.std(0)"))))
+
+
+def test_batch_norms_training_mode_error_raised_from_predict_is_a_model_left_in_training_mode():
+    """`python predict.py --bs 1` crashes with batch norm's "Expected more than 1 value per channel when training": the
+    model was never put in eval mode (log:train_mode_at_inference, beside log:var_dof). The same error from train.py's
+    last batch of one is the batch's, not the mode's."""
+    tb = ('Traceback (most recent call last):\n  File "/home/fh/har/{f}", line 26, in {fn}\n'
+          "    preds.append(model(X[i:i + args.bs]).argmax(1))\n"
+          "ValueError: Expected more than 1 value per channel when training, got input size torch.Size([1, 128])\n")
+    got = signals(run_of(("out.txt", tb.format(f="predict.py", fn="<module>"))))
+    assert "log:train_mode_at_inference" in got and "log:var_dof" in got
+    assert "log:train_mode_at_inference" in signals(run_of(("out.txt", tb.format(f="run.py", fn="evaluate"))))
+    assert "log:train_mode_at_inference" not in signals(run_of(("out.txt", tb.format(f="train.py", fn="train_one_epoch"))))
