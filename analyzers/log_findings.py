@@ -1135,7 +1135,7 @@ def _traceback_signals(run: Run, acc: _Acc, specific_lines: set[tuple[str, int]]
     for tb in run.tracebacks:
         quote = tb.quote
         if _train_mode_at_inference(tb):
-            acc.add("log:train_mode_at_inference", 0.8, tb.source, tb.line, quote,
+            acc.add("log:train_mode_at_inference", 0.8, tb.source, tb.line, quote or "",
                     "batch norm's training-mode error raised from a prediction / evaluation entry point: the model "
                     "was not put in eval mode there", {})
         if tb.exc_type.endswith("ChildFailedError"):
