@@ -248,7 +248,7 @@ _CODE_RULES: list[tuple[str, re.Pattern]] = [
                                            r"seqeval|torchmetrics|F1Score|\bAccuracy\(|mean_?iou|average_precision|"
                                            r"precision_score|recall_score|roc_auc|top_k_accuracy|"
                                            r"\bzero_division\b|[<>]=?\s*0\.\d+\s*\)?\s*$", re.I)),
-    ("baseline:preprocessing_changed", re.compile(r"normali[sz]|Normalize|\bmean\b(?!\(\))|\bstd\b|transforms?\b|Resize|resize|"
+    ("baseline:preprocessing_changed", re.compile(r"normali[sz]|Normalize|(?<!\)\.)(?<!loss\.)(?<!acc\.)\bmean\b|\bstd\b|transforms?\b|Resize|resize|"
                                                   r"CenterCrop|RandomCrop|ToTensor|/\s*255|255\.0|max_length|"
                                                   r"max_len|padding|truncat|\.lower\(\)|augment|scaler\.fit|"
                                                   r"StandardScaler|MinMaxScaler|interpolation|clip\(|preprocess|min-max|minmax|\bscal(e|ing)\b|"

@@ -1444,7 +1444,8 @@ def _softmax_floor(run: Run, s: Series, pre: np.ndarray, end_lvl: float, q: Quot
 
 
 # _floor_classes: the accuracy (train's, else validation's; its last fifth) at least this, the class count the level
-# implies within this much of a whole number, up to FLOOR_K_MAX classes (above, a level names no count so closely)
+# implies from FLOOR_K_TOL under a whole number to FLOOR_K_ABOVE over it (no loss goes below its floor; an epoch's mean
+# sits a little above it), up to FLOOR_K_MAX classes (above, a level names no count so closely)
 FLOOR_ACC = 0.95
 FLOOR_K_TOL = 0.15
 FLOOR_K_ABOVE = 0.5
@@ -1455,7 +1456,7 @@ def _floor_classes(run: Run, level: float) -> int | None:
     """The class count K whose softmax floor log(1 + (K - 1) / e) a loss level sits at, where an accuracy near perfect
     says the model ranks its classes well (a cross-entropy of logits would then be near 0): a loss stuck at 1.052
     beside 99 % accuracy is the floor of 6 classes (1.044) to within 0.07 of a class. None where no accuracy that high
-    is logged, or the level names no whole K closely."""
+    is logged, or the level names no whole K (from FLOOR_K_TOL under it to FLOOR_K_ABOVE over it)."""
     for name in ("accuracy", "val_accuracy"):
         acc = run.metric(name)
         v = _unit_values(acc.values) if acc is not None else np.zeros(0)
@@ -1625,6 +1626,13 @@ def _huge_first_point(s: Series, i0: int, first: float, later: np.ndarray, q: "Q
     # off scale
     nxt = s.values[i0 + 1:i0 + 2]
     if not (len(nxt) and np.isfinite(nxt[0]) and nxt[0] <= HUGE_FIRST_SETTLED * end):
+        return []
+    # ... and learned nothing after it: a healthy fit of targets in their raw units (MSE 148, 2.1, 1.8, ..., 0.8) drops at
+    # once too, then keeps falling; the broken start's run makes no progress past its first update
+    after = s.values[i0 + 1:]
+    after = after[np.isfinite(after)]
+    third = max(1, len(after) // 3)
+    if float(np.median(after[-third:])) < 0.9 * float(np.median(after[:third])):
         return []
     txt = (f"{s.name} starts at {_fmt(first)} (step {int(s.steps[i0])}), {first / end:.0f}x the {_fmt(end)} it settles at "
            "in the second half: the first outputs were off scale")
@@ -3179,10 +3187,17 @@ def _regularised_at(run: Run) -> tuple[str, Evidence] | None:
         why = f"dropout {f.value:g}"
         return why, Evidence(text=why, source=f.source, line=f.line, quote=f.quote)
     for t in run.texts:
-        if t.kind in ("config", "code") and (m := _MIXED_TARGETS.search(t.text[:200_000])) is not None:
-            why, line = m.group(0).replace("_", " "), t.line_of(m.start())
+        if t.kind in ("config", "code") and (m := _TRAIN_MIXING_SET.search(t.text[:200_000])) is not None:
+            why, line = m.group(1).replace("_", " ").lower(), t.line_of(m.start())
             return why, Evidence(text=why, source=t.path, line=line, quote=t.line(line).strip()[:300])
     return None
+
+
+# Label smoothing, mixup or cutmix set to a value that turns it on (`label_smoothing: 0.1`,
+# `CrossEntropyLoss(label_smoothing=0.1)`, `mixup_alpha: 0.2`, `cutmix=True`), on a line that is no comment: not a
+# default of 0 (`default=0.0`), nor a word in a note ("# try mixup later"), nor tqdm's `smoothing=0.1`
+_TRAIN_MIXING_SET = re.compile(r"(?im)^(?![ \t]*#)[^\n#]*?(?<![a-z])(label[_\- ]?smoothing|mix[_\- ]?up|cut[_\- ]?mix)(?:_?[a-z]{0,12})?"
+                               r"[\"']?[ \t]*[:=][ \t]*[\"']?(?:0*\.\d*[1-9]|[1-9]\d*(?:\.\d+)?|true|on|yes)\b")
 
 
 def _train_at_chance_val_learned(run: Run, q: Quoter) -> list[Signal]:
@@ -3880,12 +3895,15 @@ REWARM_PEAK_BY = 0.3
 REWARM_LOW = 0.5
 REWARM_BACK = 0.9
 REWARM_RAMP = 3
+# ... after a decay at least this many times as long as the ramp (a warm-up is short beside the decay it starts)
+REWARM_DECAY_X = 3
 
 
 def _lr_rewarm(lr: Series, fv: np.ndarray, fi: np.ndarray, q: Quoter) -> Signal | None:
     """lr_rewarm: the schedule starts over within one run whose steps go on (a resume that restored the weights and
     the step but built a fresh scheduler: its warm-up again). Not a cyclic schedule (SGDR, a triangular policy):
-    those restart more than once, and jump back to the peak rather than ramp."""
+    those restart more than once, jump back to the peak rather than ramp, or (a triangular policy) climb as long as
+    they fell."""
     n = len(fv)
     if n < 20:
         return None
@@ -3906,6 +3924,8 @@ def _lr_rewarm(lr: Series, fv: np.ndarray, fi: np.ndarray, q: Quoter) -> Signal 
     ramp = fv[t1:t2 + 1]
     if t2 - t1 < REWARM_RAMP or float(np.mean(np.diff(ramp) > 0)) < 0.8:
         return None
+    if t1 - p0 < REWARM_DECAY_X * (t2 - t1):
+        return None     # (a triangular cycle climbs as long as it fell: a schedule's shape, not a warm-up run again)
     txt = (f"lr falls to {_fmt(float(fv[t1]))} by step {int(lr.steps[fi[t1]])}, then climbs back to {_fmt(float(fv[t2]))} "
            f"(its early peak {_fmt(peak)}) by step {int(lr.steps[fi[t2]])} while the steps go on: the schedule started over")
     return Signal("lr_rewarm", 0.7, txt, [q.ev(lr, int(fi[t1]), "lr where the ramp starts again"), q.ev(lr, int(fi[t2]), txt)],

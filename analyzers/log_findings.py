@@ -387,7 +387,10 @@ DETECTORS: list[_Det] = [
                                   r"|\b(?:[Nn]on-?finite|NaN|nan|[Ii]nf(?:inite)?) loss (?:at|in|on) (?:epoch \d+,? )?"
                                   r"(?:step|iter(?:ation)?|batch) (\d+)"),
          0.9, lambda m: "the framework reports the loss (or weights) went non-finite",
-         lambda m: {"step": int(m.group(1) or m.group(2))} if (m.group(1) or m.group(2)) else {}),
+         lambda m: {"step": int(m.group(1) or m.group(2))} if (m.group(1) or m.group(2)) else {},
+         # (a loop that drops the batch's update: "nan loss at step 1213, skipping batch", a scaler backing off; not one
+         # that carries on with the NaN, "continuing (nan_policy=warn)")
+         _P(r"(?i)\bskip|\bignor|\bretry|\bscal(?:e|ing)\b")),
     # torch.distributions refusing a NaN parameter: the network's output (a policy's mean, a VAE's
     # mu) went non-finite, the same evidence as a NaN loss one step earlier in the graph
     _Det("log:loss_nonfinite", _P(r"Expected parameter (\w+) \(Tensor of shape .*?\) of distribution \w+"
@@ -862,7 +865,7 @@ def _one_class_data(value: str, min_classes: int = 3) -> dict | None:
     return {"share": round(share, 3), "classes": len(nums), "top_class": nums.index(max(nums))}
 
 
-_STAT = re.compile(r"\b(mean|std|min|max)\b(?:\(\))?\s*(?:[:=]|\bis\b)?\s*(\[[^\]\n]{0,300}\]|\([^)\n]{0,300}\)|tensor\([^)\n]{0,300}\)"
+_STAT = re.compile(r"\b(mean|std|min|max)\b(?:\(\))?\s*(?:[:=]|\bis\b)?\s*(\[[^\]\n]{0,300}\]|\([^)\n]{0,300}\)|(?:tensor|array)\([^)\n]{0,300}\)"
                    r"|[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)", re.I)
 _STAT_NUM = re.compile(r"[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 # Raw 8-bit pixels: a max of 200-255.x with no negative min; features not standardised: means of 20 or
@@ -1202,14 +1205,19 @@ def quoted_messages(texts: list[str]) -> dict[str, tuple[float, str]]:
 
 # A JSON file's strings that hold a program's printed output with its line breaks escaped (Gradescope's results.json
 # "output", a CI report's log field): their error messages are read as a log's, at the file's own lines
-_JSON_OUTPUT_WORDS = ("Error", "Exception", "Traceback", "nan", "NaN", "Warning")
+_JSON_OUTPUT_WORDS = ("Error", "Exception", "Traceback", "NaN", "Warning")
+# ... under a key that names printed output (not a dataset's strings: an instruction set's samples may quote errors)
+_JSON_OUTPUT_KEY = re.compile(r'"(?:output|stdout|stderr|log|logs|traceback|console|message)"\s*:\s*"', re.I)
+JSON_OUTPUT_MAX = 1 << 20      # (a bigger JSON file is data, and its blanked lines would be searched whole)
 
 
 def _output_in_json(art: TextArtifact) -> TextArtifact | None:
     """The artifact's text with its JSON escapes blanked (tracebacks.blank_json_escapes), as a log of the same path,
-    where it is a .json file (read as a config) whose strings carry escaped line breaks and an error word."""
-    if (art.kind != "config" or not art.path.lower().endswith(".json") or "\\n" not in art.text
-            or not contains_any(art.text, _JSON_OUTPUT_WORDS)):
+    where it is a .json file (read as a config) of at most JSON_OUTPUT_MAX characters whose output-named strings
+    carry escaped line breaks and an error word."""
+    if (art.kind != "config" or not art.path.lower().endswith(".json") or len(art.text) > JSON_OUTPUT_MAX
+            or "\\n" not in art.text or not contains_any(art.text, _JSON_OUTPUT_WORDS)
+            or _JSON_OUTPUT_KEY.search(art.text) is None):
         return None
     return TextArtifact(path=art.path, abspath=art.abspath, kind="log", text=blank_json_escapes(art.text))
 
@@ -1808,7 +1816,10 @@ def repl_input_stats(art: TextArtifact) -> Signal | None:
     text = art.text
     if len(text) > INPUT_STATS_CHARS or ("In [" not in text and ">>>" not in text):
         return None
-    for m in _REPL_STATS.finditer(text):
+    read: set[str] = set()
+    # (the latest such cell of an array speaks for it: raw statistics, then the array standardised and shown again,
+    # are inputs that were scaled)
+    for m in reversed(list(_REPL_STATS.finditer(text))):
         try:
             node = ast.parse(m.group("expr").strip(), mode="eval").body
         except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -1816,6 +1827,10 @@ def repl_input_stats(art: TextArtifact) -> Signal | None:
         stats = [_stat_of(e) for e in (node.elts if isinstance(node, ast.Tuple) else [node])]
         if sum(x is not None for x in stats) < 2:
             continue
+        names = {x[1] for x in stats if x is not None}
+        if names & read:
+            continue
+        read |= names
         line = art.line_of(m.start())
         shown: list[str] = []
         first = 0
@@ -1971,6 +1986,10 @@ _PREFIXED_KEY_LINE = r"[ \t>]*['\"]?module\.[\w.]+['\"]?[ \t]*[:,]?[ \t]+(?:\(|t
 _PREFIXED_KEY_LINES = re.compile(rf"(?m)^{_PREFIXED_KEY_LINE}(?:\r?\n{_PREFIXED_KEY_LINE}){{2,}}")
 
 
+_LOAD_CONTEXT = re.compile(r"(?i)\bload|state_dict|checkpoint|ckpt|\.pth?\b|missing|unexpected|strict")
+LOAD_CONTEXT_LINES = 4
+
+
 def prefixed_key_lines(art: TextArtifact) -> Signal | None:
     """log:ddp_prefixed_keys from a checkpoint's keys printed one a line, every one of three or more in a row under
     the "module." prefix: loaded into the bare model with strict=False, none of them matches."""
@@ -1980,6 +1999,9 @@ def prefixed_key_lines(art: TextArtifact) -> Signal | None:
     if m is None:
         return None
     line = art.line_of(m.start())
+    # (a checkpoint's keys, loaded or looked at: not a DDP model printing its own parameters as it trains)
+    if not _LOAD_CONTEXT.search("\n".join(art.line(n) for n in range(max(1, line - LOAD_CONTEXT_LINES), line))):
+        return None
     n = m.group(0).count("\n") + 1
     txt = f"the checkpoint's keys printed at {art.path}:{line} all carry DDP's 'module.' prefix ({n} of {n})"
     return Signal("log:ddp_prefixed_keys", 0.7, txt,

@@ -474,5 +474,6 @@ def test_a_bare_mean_call_in_a_posted_diff_is_no_preprocessing_change(tmp_path):
             "+                       for c in range(num_classes)]).mean()\n```\n")
     (tmp_path / "issue.md").write_text(post)
     assert "baseline:preprocessing_changed" not in {s.kind for s in analyze(ingest([str(tmp_path)]))}
-    (tmp_path / "issue.md").write_text(post.replace("acc = (pred == y).float().mean()", "x = (x - x.mean(0)) / x.std(0)"))
-    assert "baseline:preprocessing_changed" in {s.kind for s in analyze(ingest([str(tmp_path)]))}
+    for pre in ("x = (x - x.mean(0)) / x.std(0)", "img = img - img.mean()"):
+        (tmp_path / "issue.md").write_text(post.replace("acc = (pred == y).float().mean()", pre))
+        assert "baseline:preprocessing_changed" in {s.kind for s in analyze(ingest([str(tmp_path)]))}, pre

@@ -1653,7 +1653,14 @@ def test_layers_appended_to_a_plain_list_in_init_are_unregistered(tmp_path):
             "            d = hidden\n        self.head = nn.Linear(d, 10)\n")
     for empty, fill, want in (("[]", "self.layers.append(nn.Sequential(nn.Linear(d, hidden), nn.ReLU()))", True),
                               ("{}", "self.layers[f'fc{i}'] = nn.Linear(d, hidden)", True),
-                              ("nn.ModuleList()", "self.layers.append(nn.Linear(d, hidden))", False)):
+                              ("nn.ModuleList()", "self.layers.append(nn.Linear(d, hidden))", False),
+                              # registered after all: wrapped whole, or each item handed to add_module
+                              ("[]", "self.layers.append(nn.Linear(d, hidden))\n"
+                                     "        self.layers = nn.ModuleList(self.layers)", False),
+                              ("[]", "self.layers.append(nn.Linear(d, hidden))\n"
+                                     "        self.net = nn.Sequential(*self.layers)", False),
+                              ("{}", "self.layers[f'fc{i}'] = nn.Linear(d, hidden)\n"
+                                     "            self.add_module(f'fc{i}', self.layers[f'fc{i}'])", False)):
         p = tmp_path / "model.py"
         p.write_text(body.format(empty=empty, fill=fill))
         hit = [s for s in code_signals(run_of(p)) if s.kind == "code:modules_in_plain_list"]

@@ -821,6 +821,10 @@ def test_an_mse_that_drops_hundredfold_in_one_step_then_settles_is_a_huge_start(
     assert s.strength == 0.5 and s.data["first"] == 153.2303 and s.evidence[0].step == 0
     pinn = [1040.0, 58.7, 5.755, 0.0889, 0.0111, 0.004, 0.002, 0.0012, 0.0008, 0.0005, 0.0003, 0.00024, 0.00007]
     assert "loss_huge_at_start" not in kinds(_run(loss=pinn))
+    # targets in their raw units (mean ~12): the first MSE is huge, then the fit goes on improving (a healthy run)
+    raw_targets = [148.0] + [2.1 * 0.95 ** e for e in range(19)]
+    got = kinds(_run(loss=raw_targets))
+    assert "loss_huge_at_start" not in got and "healthy" in got
 
 
 def test_data_time_from_two_printed_lines_is_read_a_little_weaker():
@@ -1979,6 +1983,15 @@ def test_validation_ahead_of_training_under_heavy_dropout_is_expected(tmp_path):
     (tmp_path / "config.yaml").write_text("model:\n  hidden: 256\noptim:\n  lr: 0.001\n")
     got = {s.kind: s for s in analyze(ingest([str(tmp_path)]))}
     assert got["val_above_train"].strength > 0.3 and "train_regularised" not in got
+    # switched off, a note, or tqdm's own smoothing: no regularisation
+    for off in ("p.add_argument('--label_smoothing', type=float, default=0.0)\n", "# TODO: try mixup later\n",
+                "for xb, yb in tqdm(loader, smoothing=0.1):\n    pass\n", "loss:\n  label_smoothing: 0.0\n"):
+        (tmp_path / ("train.py" if "(" in off else "extra.yaml")).write_text(off)
+        assert "train_regularised" not in {s.kind for s in analyze(ingest([str(tmp_path)]))}, off
+        for f in ("train.py", "extra.yaml"):
+            (tmp_path / f).unlink(missing_ok=True)
+    (tmp_path / "extra.yaml").write_text("loss:\n  label_smoothing: 0.1\n")
+    assert "train_regularised" in {s.kind for s in analyze(ingest([str(tmp_path)]))}
 
 
 def test_a_warm_up_run_again_mid_run_is_a_schedule_started_over():
@@ -1997,3 +2010,6 @@ def test_a_warm_up_run_again_mid_run_is_a_schedule_started_over():
     assert "lr_rewarm" not in kinds(_run_at(steps, lr=[warm_cos(s) for s in steps]))
     sgdr = [2e-3 * 0.5 * (1 + _m.cos(_m.pi * (s % 500) / 500)) for s in steps]
     assert "lr_rewarm" not in kinds(_run_at(steps, lr=sgdr))
+    # a triangular CyclicLR of two cycles climbs as long as it fell
+    tri = [1e-4 + 9e-4 * (1 - abs((i % 50) - 25) / 25) for i in range(100)]
+    assert "lr_rewarm" not in kinds(_run_at(range(100), lr=tri))

@@ -2060,5 +2060,11 @@ def test_printed_output_kept_in_a_json_string_is_read_for_its_messages(tmp_path)
     assert h.id == "zero_variance_statistic" and any(e.source == "results.json" and e.verified for e in h.evidence)
     p.write_text(_json.dumps({**doc, "tests": doc["tests"][:1]}, indent=2))
     assert "log:var_dof" not in {s.kind for s in text_signals(ingest([str(tmp_path)]))}
+    # a dataset's strings that quote an error (an instruction set's samples) are no program's output
+    data = [{"instruction": "Explain this error", "input": "Traceback ...\nRuntimeError: CUDA out of memory. Tried to "
+             "allocate 2.00 GiB\n", "response": "Lower the batch size."}]
+    (tmp_path / "ds").mkdir()
+    (tmp_path / "ds" / "train_data.json").write_text(_json.dumps(data, indent=1))
+    assert "log:cuda_oom" not in {s.kind for s in text_signals(ingest([str(tmp_path / "ds")]))}
     text = p.read_text() + '"a\\nb\\t\\"c\\""'
     assert len(blank_json_escapes(text)) == len(text) and "\\n" not in blank_json_escapes(text)

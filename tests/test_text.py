@@ -919,6 +919,10 @@ def test_a_falling_loss_that_the_script_stops_for_a_nan_is_no_healthy_run(tmp_pa
                                         "RuntimeError: non-finite loss at epoch 0 step 181: nan\n")
     got = {s.kind: s for s in analyze(ingest([str(tmp_path)]))}
     assert "healthy" not in got and got["log:loss_nonfinite"].data.get("step") == 181
+    # a loop that skips the batch and goes on has not stopped
+    (tmp_path / "train.log").write_text(rows + "WARNING: nan loss at step 1213, skipping batch\n")
+    got = {s.kind for s in analyze(ingest([str(tmp_path)]))}
+    assert "log:loss_nonfinite" not in got and "healthy" in got
 
 
 def test_a_checkpoints_keys_printed_one_a_line_under_the_module_prefix():
@@ -926,10 +930,14 @@ def test_a_checkpoints_keys_printed_one_a_line_under_the_module_prefix():
     prefix: log:ddp_prefixed_keys at the first key's line. Keys without the prefix, or only two of them, say nothing."""
     keys = ["encoder.0.weight      (128, 24)", "encoder.0.bias        (128,)", "classifier.weight     (10, 128)",
             "classifier.bias       (10,)"]
-    head = ">>> for k, v in sd.items(): print(f'{k:<28s} {tuple(v.shape)}')\n"
+    head = (">>> sd = torch.load('checkpoints/best.pt', map_location='cpu')\n"
+            ">>> for k, v in sd.items(): print(f'{k:<28s} {tuple(v.shape)}')\n")
     text = head + "".join(f"module.{k}\n" for k in keys)
     got = signals(run_of(("post.md", text), kind="text"))["log:ddp_prefixed_keys"]
-    assert got.evidence[0].line == 2 and got.data["keys"] == 4
+    assert got.evidence[0].line == 3 and got.data["keys"] == 4
+    # a DDP job printing its own parameters as it starts (no checkpoint in sight) is no load of them
+    own = "rank 0: model parameters\n" + "".join(f"module.{k}\n" for k in keys) + "epoch 1 loss 0.52\n"
+    assert "log:ddp_prefixed_keys" not in signals(run_of(("train.log", own)))
     assert "log:ddp_prefixed_keys" not in signals(run_of(("post.md", head + "".join(f"{k}\n" for k in keys)), kind="text"))
     two = head + "".join(f"module.{k}\n" for k in keys[:2]) + "".join(f"{k}\n" for k in keys[2:])
     assert "log:ddp_prefixed_keys" not in signals(run_of(("post.md", two), kind="text"))
@@ -948,6 +956,13 @@ def test_an_ipython_cell_showing_raw_feature_means_and_stds_is_unscaled_inputs()
         "5.9287e+02, 1.9969e+01, 3.2859e+03, 1.4090e+00", "1.0000, 1.0000, 1.0000, 1.0000")
     assert "log:inputs_unscaled" not in signals(run_of(("ipython.txt", scaled)))
     assert "log:inputs_unscaled" not in signals(run_of(("ipython.txt", raw.replace("X.mean(0), X.std(0)", "out.mean(0), out.std(0)"))))
+    # standardised afterwards and shown again: the latest cell speaks for X
+    later = raw.replace("In [15]: model\n", "In [15]: X = (X - X.mean(0)) / X.std(0)\n\nIn [16]: X.mean(0), X.std(0)\n"
+                        "Out[16]: (tensor([1.2e-08, -3.1e-08, 2.2e-09, 4.0e-09]), tensor([1.0000, 1.0000, 1.0000, 1.0000]))\n")
+    assert "log:inputs_unscaled" not in signals(run_of(("ipython.txt", later)))
+    # numpy's arrays as well as torch's tensors
+    np_raw = raw.replace("tensor(", "array(")
+    assert "log:inputs_unscaled" in signals(run_of(("ipython.txt", np_raw)))
 
 
 def test_batch_norms_training_mode_error_raised_from_predict_is_a_model_left_in_training_mode():

@@ -50,9 +50,22 @@ def _filled_later(f: PyFile, init: ast.FunctionDef, n: ast.Assign, attr: str, ow
             or isinstance(n.value, ast.Dict) and not n.value.keys):
         return False
     name = f"self.{attr}"
-    for x in f.subtree(init):
-        if getattr(x, "lineno", 0) <= n.lineno:
-            continue
+    later = [x for x in f.subtree(init) if getattr(x, "lineno", 0) > n.lineno]
+    # ... and not registered after all: the filled list wrapped whole (`nn.ModuleList(self.layers)`,
+    # `nn.Sequential(*self.blocks)`), the attribute assigned again, or each item handed to add_module / setattr
+    def registers(x: ast.AST) -> bool:
+        if isinstance(x, ast.Assign):
+            return any(dotted(t) == name for t in x.targets)
+        if not isinstance(x, ast.Call):
+            return False
+        if last(x) in ("add_module", "register_module", "setattr"):
+            return True
+        return last(x) in ("ModuleList", "ModuleDict", "Sequential") and any(
+            dotted(a.value if isinstance(a, ast.Starred) else a) == name for a in x.args)
+
+    if any(registers(x) for x in later):
+        return False
+    for x in later:
         if (isinstance(x, ast.Call) and last(x) in ("append", "extend", "insert") and dotted(recv(x)) == name
                 and any(_builds_layer(f, a, own) for a in x.args)):
             return True
