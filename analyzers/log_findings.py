@@ -204,12 +204,12 @@ DETECTORS: list[_Det] = [
                             r"|\bMemoryError\b|(?i:out of memory): Kill(?:ed)? process|oom[-_ ]kill|OOMKilled"
                             r"|cgroup out-of-memory|is killed by signal: Killed|Signal 9 \(SIGKILL\)"
                             r"|exit ?code\s*[:=]?\s*(?:-9|137)\b|exit status\s*[:=]?\s*137\b|exitcode\s*:\s*-9\b"
-                            r"|Signals\.SIGKILL|(?<!\d)\d+\s+Killed\s"
+                            r"|Signals\.SIGKILL|(?:^|[\s:])\d{2,}\s+Killed\s"
                             # the shell's "Killed" alone on its line, or its job line padded before the command
                             # ("Killed                  python train.py"), or a post naming it ("I get the Killed
                             # error", "Process Killed Suddenly"): not another sentence ("Killed again." in a timeline)
                             r"|(?:^|\s)[\"'“]?Killed[\"'”]?(?:(?:[ \t]{2,}|[ \t]+(?=python|torchrun|accelerate|deepspeed|srun|\./|/))"
-                            r"[\w./-]+.*|[ \t]+(?i:errors?|message|suddenly|signal|process)\b.*)?\s*$"
+                            r"[A-Za-z./][\w./-]*.*|[ \t]+(?i:errors?|message|suddenly|signal|process)\b.*)?\s*$"
                             r"|out of shared memory|killed by signal: Bus error"
                             # numpy asking for one array bigger than the host's memory
                             r"|_ArrayMemoryError|Unable to allocate [\d.]+ ?[KMGTP]i?B for an array"

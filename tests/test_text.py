@@ -699,6 +699,7 @@ def test_warnings_and_training_lines_that_look_like_failures_are_not_read_as_the
     # an incident timeline's row says a job was killed (at a time limit), in words: no shell's OOM kill
     timeline = "| 2024-07-02 04:00 | Nightly retrain killed at the window limit. |\n| 2024-07-04 04:00 | Killed again. |\n"
     assert "log:host_oom" not in signals(run_of(("INC-3092.md", timeline)))
+    assert "log:host_oom" not in signals(run_of(("jobs.txt", "worker-1    Killed    00:12:03\n")))     # a status table
     bf16 = "RuntimeError: Input type (torch.cuda.FloatTensor) and weight type (CUDABFloat16Type) should be the same\n"
     sig = signals(run_of(("err.log", bf16)))
     assert "log:dtype_mismatch" in sig and "log:device_mismatch" not in sig
