@@ -3703,6 +3703,8 @@ FINETUNE_LR_SCALE = 10.0
 SGD_FULL_LR_BATCH = 128
 
 
+# A run's last lr (a tracker's summary, one point) this far under the configured lr: decayed away, not by plan.
+LR_SUMMARY_COLLAPSED = 1e-12
 # The share of the logged run by which an lr that fell under 1/1000 of its peak has collapsed.
 LR_COLLAPSE_BY = 0.8
 # ... read in a history of at least this many lr points (five epochs of a per-epoch log: 0.1, 0.01, 0.001, 1e-4, 0)
@@ -3872,6 +3874,17 @@ def _lr_signals(run: Run, lr: Series | None, q: Quoter) -> list[Signal]:
             val = float(f.value) if f is not None else None
         except (TypeError, ValueError):
             val = None
+        if val is not None and f is not None and lr is not None and len(lr) == 1 \
+                and 0 < float(lr.values[0]) < val * LR_SUMMARY_COLLAPSED:
+            # a tracker's summary keeps the last lr only: 1e-157 where 0.1 was configured is no planned decay (a
+            # cosine ends at its floor, a step decay a few factors of 10 down) but one stepped far more often than
+            # it was meant to (a per-epoch schedule stepped per batch)
+            last = float(lr.values[0])
+            txt = f"the last logged lr is {_fmt(last)}, {val / last:.0e}x below the configured {f.value}: the schedule decayed it away"
+            out.append(Signal("lr_schedule_odd", 0.7, txt,
+                              [q.ev(lr, 0, txt), Evidence(text=f"configured lr = {f.value}", source=f.source, line=f.line,
+                                                          quote=f.quote)],
+                              {"detail": "collapse", "step": int(lr.steps[0])}))
         if val is not None and f is not None:
             ev = Evidence(text=f"configured lr = {f.value}", source=f.source, line=f.line, quote=f.quote)
             if (val > high or (sgd and val >= SGD_LR_HIGH)) and opt:

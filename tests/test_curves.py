@@ -2013,3 +2013,16 @@ def test_a_warm_up_run_again_mid_run_is_a_schedule_started_over():
     # a triangular CyclicLR of two cycles climbs as long as it fell
     tri = [1e-4 + 9e-4 * (1 - abs((i % 50) - 25) / 25) for i in range(100)]
     assert "lr_rewarm" not in kinds(_run_at(range(100), lr=tri))
+
+
+def test_a_summarys_last_lr_far_below_the_configured_one_is_a_schedule_that_decayed_it_away():
+    """A W&B run page's summary keeps the last lr only: 1e-157 where the config says 0.1 is lr_schedule_odd
+    (a per-epoch StepLR stepped per batch), citing the summary and the config. A last lr of 1e-5 (a planned decay)
+    or exactly 0 (a cosine's end) is none."""
+    def run(last):
+        r = _run(loss=[2.30, 2.09, 2.08, 2.08, 2.08], lr=[last])
+        r.facts.append(Fact("lr", 0.1, "config.yaml", 13, "  lr: 0.1"))
+        return kinds(r)
+    got = run(1e-157)["lr_schedule_odd"]
+    assert got.data["detail"] == "collapse" and got.evidence[1].source == "config.yaml"
+    assert "lr_schedule_odd" not in run(1e-5) and "lr_schedule_odd" not in run(0.0)
