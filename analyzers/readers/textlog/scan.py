@@ -550,8 +550,9 @@ _HELD_TAG = re.compile(rb"\[(?:" + "|".join(_INLINE_HELD).encode() + rb")\]")
 # held part ends at the next bar that opens no held set ("| val loss 0.1 acc 0.8 | lr 0.001": the lr is no validation
 # metric). (The same after a comma, ", val: loss 0.2", is left unread: a regex pass over every comma of a 4 MB block cost
 # ~13 ms, a pass over its bars ~3 ms.)
-_SEP_TAG = re.compile(rb"\| (?i:" + "|".join(_INLINE_HELD).encode() + rb")(?![\w])")
-_SEP_END = re.compile(rb"\| (?!(?i:" + "|".join(_INLINE_HELD).encode() + rb")(?![\w]))")
+_HELD_WORD = rb"(?i:" + "|".join(_INLINE_HELD).encode() + rb")(?![\w])"
+_SEP_TAG = re.compile(rb"\| " + _HELD_WORD)
+_SEP_END = re.compile(rb"\| (?!" + _HELD_WORD + rb")")
 
 
 def inline_set_tags(data: bytes) -> tuple[np.ndarray, np.ndarray]:
@@ -566,7 +567,7 @@ def inline_set_tags(data: bytes) -> tuple[np.ndarray, np.ndarray]:
             while k >= 0:
                 found.append((k, held))
                 k = data.find(tag, k + len(tag))
-    if b"| " in data and _SEP_TAG.search(data) is not None:
+    if b"| " in data:
         for m in _SEP_TAG.finditer(data):
             found.append((m.start(), True))
             eol = data.find(b"\n", m.end())
