@@ -249,7 +249,8 @@ def _curve_signals(run: Run) -> list[Signal]:
         out += _val_off_scale(run, ordered(loss), ordered(val), quote)
     if not any(x.kind in ("val_gap_from_start", "memorizing_from_start") for x in out):
         out += _val_acc_gap(run, quote)
-    out += _val_vs_train(run, quote)
+    regularised = cache(lambda: _regularised_at(run))     # (read where either reading needs it, once)
+    out += _val_vs_train(run, quote, regularised)
     out += _val_at_chance(run, quote)
     if not any(x.kind in ("divergence", "nonfinite") for x in out):
         out += _val_unstable(run, quote)     # (beside a training loss that runs away, validation swings with it)
@@ -260,7 +261,7 @@ def _curve_signals(run: Run) -> list[Signal]:
     elif not any(x.kind == "slow_descent" for x in out):
         out += _val_creeping(run, quote)
     out += _held_out_at_chance(run, quote)
-    out += _accuracy_signals(run, quote)
+    out += _accuracy_signals(run, quote, regularised)
     out += _memorized_after_plateau(run, quote)
     out += _val_above_train_early(run, quote)
     out += _train_at_chance_val_learned(run, quote)
@@ -2945,8 +2946,9 @@ def _aligned(tr: Series | None, va: Series | None, early: bool = False) -> tuple
 _AUC_NAMES = ("val_auc", "val_roc_auc", "val_auroc")
 
 
-def _val_vs_train(run: Run, q: Quoter) -> list[Signal]:
-    """val_above_train (validation better than training late in the run) and val_near_perfect."""
+def _val_vs_train(run: Run, q: Quoter, regularised: Callable[[], tuple[str, Evidence] | None]) -> list[Signal]:
+    """val_above_train (validation better than training late in the run) and val_near_perfect; `regularised`:
+    _regularised_at of the run, read on demand."""
     out: list[Signal] = []
     loss, val = run.metric("loss"), run.metric("val_loss")
     acc, vacc = run.metric("accuracy"), run.metric("val_accuracy")
@@ -2974,7 +2976,7 @@ def _val_vs_train(run: Run, q: Quoter) -> list[Signal]:
                        f"{_fmt(float(np.median(t)))} over the later evaluations")
                 best = (strength, txt, [q.ev(va, int(idx[-1]), "val_loss late")], {"by": "loss", "ratio": r})
     if best is not None:
-        if (at := _regularised_at(run)) is not None:
+        if (at := regularised()) is not None:
             # dropout, label smoothing or mixed targets score the training batches below what the model does at
             # evaluation: validation ahead of training is what they give, weak evidence of anything else
             best = (min(best[0], REGULARISED_CAP), f"{best[1]}; the run trains with {at[0]}, which alone puts training "
@@ -3096,7 +3098,7 @@ def _loss_negative(run: Run, s: Series, q: Quoter) -> list[Signal]:
                    {"step": int(s.steps[k]), "min": float(np.min(v))})]
 
 
-def _accuracy_signals(run: Run, q: Quoter) -> list[Signal]:
+def _accuracy_signals(run: Run, q: Quoter, regularised: Callable[[], tuple[str, Evidence] | None]) -> list[Signal]:
     """train_acc_capped: train accuracy flat well below 100 % (and well above chance) through the
     last third, level with the middle third, with the train loss flooring far from 0. Or
     train_acc_falls: the last third's median below the middle third's by more than the flat band
@@ -3147,7 +3149,7 @@ def _accuracy_signals(run: Run, q: Quoter) -> list[Signal]:
         if len(vv) and float(np.median(vv[-max(1, len(vv) // 3):])) >= last3 + VAL_ACC_ABOVE:
             strength = 0.85
             txt += f"; validation accuracy is higher ({float(np.median(vv[-max(1, len(vv) // 3):])):.3f})"
-    if (at := _regularised_at(run)) is not None:
+    if (at := regularised()) is not None:
         strength = min(strength, REGULARISED_CAP)
         txt += f"; the run trains with {at[0]}, which caps the training score by itself"
     return [Signal("train_acc_capped", strength, txt, [q.ev(a, int(fi[-1]), "train accuracy at the end")],
@@ -3180,7 +3182,7 @@ REGULARISED_CAP = 0.3
 
 def _regularised_at(run: Run) -> tuple[str, Evidence] | None:
     """What in the run's config or code scores training below evaluation by design, and where: mixed or smoothed
-    targets (_MIXED_TARGETS, named and not set off), or dropout of DROPOUT_HEAVY or more; None where nothing does."""
+    targets switched on (_TRAIN_MIXING_SET), or dropout of DROPOUT_HEAVY or more; None where nothing does."""
     drop = [f for f in run.facts if f.name == "dropout" and isinstance(f.value, (int, float))
             and not isinstance(f.value, bool)]
     if drop and (f := max(drop, key=lambda x: x.value)).value >= DROPOUT_HEAVY:
@@ -3874,19 +3876,16 @@ def _lr_signals(run: Run, lr: Series | None, q: Quoter) -> list[Signal]:
             val = float(f.value) if f is not None else None
         except (TypeError, ValueError):
             val = None
-        if val is not None and f is not None and lr is not None and len(lr) == 1 \
-                and 0 < float(lr.values[0]) < val * LR_SUMMARY_COLLAPSED:
-            # a tracker's summary keeps the last lr only: 1e-157 where 0.1 was configured is no planned decay (a
-            # cosine ends at its floor, a step decay a few factors of 10 down) but one stepped far more often than
-            # it was meant to (a per-epoch schedule stepped per batch)
-            last = float(lr.values[0])
-            txt = f"the last logged lr is {_fmt(last)}, {val / last:.0e}x below the configured {f.value}: the schedule decayed it away"
-            out.append(Signal("lr_schedule_odd", 0.7, txt,
-                              [q.ev(lr, 0, txt), Evidence(text=f"configured lr = {f.value}", source=f.source, line=f.line,
-                                                          quote=f.quote)],
-                              {"detail": "collapse", "step": int(lr.steps[0])}))
         if val is not None and f is not None:
             ev = Evidence(text=f"configured lr = {f.value}", source=f.source, line=f.line, quote=f.quote)
+            if lr is not None and len(lr) == 1 and 0 < float(lr.values[0]) < val * LR_SUMMARY_COLLAPSED:
+                # a tracker's summary keeps the last lr only: 1e-157 where 0.1 was configured is no planned decay (a
+                # cosine ends at its floor, a step decay a few factors of 10 down) but one stepped far more often than
+                # it was meant to (a per-epoch schedule stepped per batch)
+                last = float(lr.values[0])
+                txt = f"the last logged lr is {_fmt(last)}, {val / last:.0e}x below the configured {f.value}: the schedule decayed it away"
+                out.append(Signal("lr_schedule_odd", 0.7, txt, [q.ev(lr, 0, txt), ev],
+                                  {"detail": "collapse", "step": int(lr.steps[0])}))
             if (val > high or (sgd and val >= SGD_LR_HIGH)) and opt:
                 what = f"fine-tuning a pretrained model with {opt}" if high == FINETUNE_LR_HIGH else opt
                 out.append(Signal("lr_high", min(1.0, 0.4 + 0.3 * math.log10(val / high + 1)),
