@@ -1592,12 +1592,11 @@ def metric_disagrees_in(run: Run) -> Signal | None:
     return None
 
 
-def metric_disagrees(art: TextArtifact, seen: dict | None = None) -> Signal | None:
+def metric_disagrees(art: TextArtifact, seen: dict) -> Signal | None:
     """log:metric_disagrees: two lines scoring one model with the same metrics, where one metric is equal to its
     last printed digit and another differs by METRIC_MOVED or more: the predictions are the same, so the
     difference is in how the other metric is computed (its averaging, threshold or ignored labels). `seen`: the
     lines of texts read before (metric_disagrees_in), filled with this one's."""
-    seen = {} if seen is None else seen
     # (one search over the head, then the lines that hold two pairs or more: a log of many small files pays one
     # regex call each, not one a line)
     head = art.text[:METRIC_PAIR_HEAD].lower()
@@ -1805,8 +1804,8 @@ def _stat_of(node: ast.expr) -> tuple[str, str] | None:
 # An interactive session's input cell that evaluates an input array's statistics (`In [14]: X.mean(0), X.std(0)`,
 # `>>> xb.mean(), xb.std()`), its value shown in the lines after it (IPython's "Out[14]: (tensor([...]), tensor([...]))")
 _REPL_STATS = re.compile(r"^(?:In \[\d+\]:|>>>)[ \t]*(?P<expr>[^\n]*\.(?:mean|std|max)\([^\n]*?)[ \t]*\r?$", re.M)
-_REPL_PROMPT = re.compile(r"^(?:In \[\d+\]:|>>>|\s+\.\.\.:)")
-_REPL_VALUE = re.compile(r"(?:tensor|array)\(\[[^\]\n]*\]\)?|\[[^\[\]\n]*\]|[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
+_REPL_PROMPT = re.compile(r"^(?:In \[\d+\]:|>>>)")
+_REPL_VALUE = re.compile(rf"(?:tensor|array)\(\[[^\]\n]*\]\)?|\[[^\[\]\n]*\]|{_STAT_NUM.pattern}")
 REPL_OUT_LINES = 6
 
 
@@ -1836,10 +1835,10 @@ def repl_input_stats(art: TextArtifact) -> Signal | None:
         first = 0
         for n in range(line + 1, min(art.n_lines, line + REPL_OUT_LINES) + 1):
             row = art.line(n)
-            if _REPL_PROMPT.match(row) and not row.lstrip().startswith("...:"):
-                break
             if row.lstrip().startswith("...:"):
-                continue
+                continue        # (the cell's own continuation lines)
+            if _REPL_PROMPT.match(row):
+                break
             first = first or n
             shown.append(re.sub(r"^Out\[\d+\]:", "", row))
         values = _REPL_VALUE.findall(" ".join(shown))
