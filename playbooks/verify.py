@@ -21,8 +21,8 @@ from mltdbg.analyzers.common.gitrepo import file_at
 from mltdbg.analyzers.ingest import UTF16_BOMS, data_blocks, drop_nul_runs
 from mltdbg.analyzers.model import Evidence, Run
 from mltdbg.analyzers.readers.npdata import ARRAY_SUFFIXES, cited_row_nonfinite
-from mltdbg.analyzers.tracebacks import blank_json_escapes
 from mltdbg.analyzers.readers.textlog.sparse import SparseText
+from mltdbg.analyzers.tracebacks import blank_json_escapes
 
 # The rule: the quoted text must appear within 3 lines of the cited line.
 QUOTE_WINDOW = 3
