@@ -977,3 +977,7 @@ def test_batch_norms_training_mode_error_raised_from_predict_is_a_model_left_in_
     assert "log:train_mode_at_inference" in got and "log:var_dof" in got
     assert "log:train_mode_at_inference" in signals(run_of(("out.txt", tb.format(f="run.py", fn="evaluate"))))
     assert "log:train_mode_at_inference" not in signals(run_of(("out.txt", tb.format(f="train.py", fn="train_one_epoch"))))
+    # pytest's names say where a test lives, not where the model is used: a training step's test with a batch of one
+    for f, fn in (("test_model.py", "test_train_step"), ("model_test.py", "<module>"), ("train.py", "test_one_batch")):
+        assert "log:train_mode_at_inference" not in signals(run_of(("out.txt", tb.format(f=f, fn=fn)))), (f, fn)
+    assert "log:train_mode_at_inference" in signals(run_of(("out.txt", tb.format(f="train.py", fn="test"))))
