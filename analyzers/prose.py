@@ -23,6 +23,18 @@ from collections.abc import Iterable
 
 from mltdbg.analyzers.model import TextArtifact
 
+# A guess in the user's words: the cue ("I suspect the default init", "maybe the lr is too high", "could it be
+# overfitting?"). What follows it in its clause names a hypothesis to test, not something the user saw.
+HEDGE_CUE = (r"\b(?:i\s+(?:think|suspect|guess|believe|assume|wonder\s+(?:if|whether))|maybe|perhaps|probably|possibly"
+             r"|my\s+guess|could\s+it\s+be|is\s+it\s+(?:because|possible|that)|might|may\s+be)\b")
+_GUESS = re.compile(HEDGE_CUE + r"[^.;!?\n]*", re.I)
+
+
+def without_guesses(text: str) -> str:
+    """`text` with each guess (HEDGE_CUE to the end of its clause) blanked: what the user saw, not what they suspect."""
+    return _GUESS.sub(" ", text)
+
+
 PROSE_SHARE = 0.5
 # a line with two or more `key=value` / `key: number` shapes is a metric line unless it has at least this
 # many words per shape: a sentence may quote a call ("I use DataLoader(ds, batch_size=256, num_workers=0)")

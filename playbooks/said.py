@@ -23,6 +23,7 @@ import re
 
 from mltdbg.analyzers.curves import ADAM_LR_HIGH, FINETUNE_LR_HIGH, implied_classes
 from mltdbg.analyzers.model import Signal
+from mltdbg.analyzers.prose import HEDGE_CUE
 from mltdbg.playbooks.library import undenied
 
 # "did not help" in its usual spellings, and "same"/"still" results.
@@ -377,8 +378,7 @@ SERVING_DENIAL_BACK = 30
 # What the user says as a guess in the same sentence ("I think the checkpoint isn't restored", "maybe the weights were
 # not loaded"): a hypothesis to test, not a fact they saw; read only for the kinds users most often guess at.
 _GUESSABLE = frozenset({"said:weights_not_loaded"})
-_HEDGED = re.compile(r"\b(?:i\s+(?:think|suspect|guess|believe|assume|wonder\s+(?:if|whether))|maybe|perhaps|probably|possibly"
-                     r"|my\s+guess|could\s+it\s+be|is\s+it\s+(?:because|possible|that)|might|may\s+be)\b[^.;!?\n]*$", re.I)
+_HEDGED = re.compile(HEDGE_CUE + r"[^.;!?\n]*$", re.I)
 HEDGE_BACK = 120
 
 

@@ -1,6 +1,7 @@
 """A learned reading of the words: which causes the user's sentences and the artifacts' text point to.
 
-In: the user's symptom sentences and the run's text artifacts (a bounded head and tail of each).
+In: the user's symptom sentences and the run's text artifacts (a bounded head and tail of each), each guess in them
+("I suspect the default init") blanked to the end of its clause: a guess is no observation (prose.without_guesses).
 Out: one number per cause, `log p_text(cause) + log(n_causes)` (0 = no opinion, clipped to
 +-TEXT_CLIP), which scoring.py adds as a feature with a fitted weight.
 
@@ -25,7 +26,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 
-from mltdbg.analyzers.prose import CJK_CHARS, is_data_sample
+from mltdbg.analyzers.prose import CJK_CHARS, is_data_sample, without_guesses
 
 MODEL_FILE = "textmodel.json"
 # How much of each text artifact is read: errors sit at the end of logs, setup at the start.
@@ -132,8 +133,9 @@ class TextModel:
     def scores(self, symptoms: list[str], artifacts: str = "") -> dict[str, float]:
         """cause -> log p(cause | words) + log(n causes), clipped; {} when there are no words. In order
         of the unclipped value, highest first (what a ranking by the words reads past the clip)."""
-        ws = Counter(tokens(" ".join(symptoms)))
-        wf = Counter(tokens(artifacts)) if artifacts else Counter()
+        # (a guess, "I suspect the default init", is no evidence for what it names: prose.without_guesses)
+        ws = Counter(tokens(without_guesses(" ".join(symptoms))))
+        wf = Counter(tokens(without_guesses(artifacts))) if artifacts else Counter()
         if not ws and not wf or not self.counts:
             return {}
         n_s, n_f = sum(ws.values()), sum(wf.values())

@@ -131,6 +131,23 @@ def test_the_word_model_counts_the_forms_of_a_word_as_one():
     assert s["lr_too_high"] > s["cuda_oom"]
 
 
+def test_the_word_model_does_not_count_the_users_guess_as_what_they_saw():
+    """"I suspect the default init, should I change it?" names a hypothesis to test, not an observation: the words
+    of a guess (to the end of its clause) are not scored, in the symptom or in a post; what the user saw still is."""
+    from mltdbg.playbooks import textmodel as T  # noqa: PLC0415 - the word model's own helpers
+    m = T.TextModel.build({"bad_initialization": ["default weight init is wrong, change the init"] * 3,
+                           "unnormalized_inputs": ["raw feature values in the thousands, huge first loss"] * 3})
+    seen = "The first loss is huge and the features are in the thousands."
+    for guess in ("I suspect the default init, should I change the init", "Maybe the weight init is wrong",
+                  "could it be the init?"):
+        s = m.scores([f"{seen} {guess}."])
+        assert list(s)[0] == "unnormalized_inputs", guess
+        assert s == m.scores([seen])
+        assert m.scores([], f"{seen} {guess}.") == m.scores([], seen)        # the same in a post
+    # said plainly, the words count
+    assert list(m.scores(["the default weight init is wrong"]))[0] == "bad_initialization"
+
+
 def test_the_word_model_reads_chinese_japanese_and_korean_text_by_character_pairs():
     """A post written in Chinese has no spaces and no Latin words: its character pairs are its tokens,
     so a cause learned from one Chinese post scores another that shares its words."""
