@@ -1870,6 +1870,34 @@ def test_cjk_names_keep_the_byte_length_and_leave_ascii_and_prose_alone():
     assert b"val" not in cjk_keys("interval損失: 2".encode()).replace(b"interval", b"")
 
 
+@pytest.mark.parametrize("fmt", ["iter {s:5d} | loss {l:.4e} | ic 8.5e-01 | |g| {g:.3e} | rel_l2 1.04",
+                                 "ep {s}  loss {l:.4f}  val 0.9  |grad| mean {g:.1f} max 9999.0",
+                                 "step {s}: loss={l:.4f}, ||grad||={g:.3f}", "step {s} loss {l:.4f} \u2016\u2207\u03b8\u2016 {g:.3f}",
+                                 "step {s} loss {l:.4f} ||g||_2: {g:.3f}"])
+def test_a_gradient_norm_written_as_a_norm_is_the_grad_norm(tmp_path, fmt):
+    """"|g| 3.354e+00", "|grad| mean 14564.2", "||grad||=1.2", "‖∇θ‖ 2.0": a gradient norm in a formula's notation is the
+    run's grad_norm (the huge gradients of raw inputs, the growth before a NaN); the file's text is unchanged."""
+    p = tmp_path / "train.log"
+    text = "\n".join(fmt.format(s=s, l=3 - s / 200, g=1000.0 / (s + 1)) for s in range(0, 300, 10)) + "\n"
+    p.write_text(text, encoding="utf-8")
+    g = series(read(p), "grad_norm")
+    assert g.values.tolist()[:2] == pytest.approx([1000.0, 1000.0 / 11], rel=1e-3) and len(g.values) == 30
+    assert series(read(p), "loss").values[0] == 3.0
+    from mltdbg.analyzers.readers.textlog.vocabulary import norm_keys  # noqa: PLC0415 - the rewrite itself
+    raw = text.encode()
+    assert len(norm_keys(raw)) == len(raw) and norm_keys(raw).count(b"\n") == raw.count(b"\n")
+
+
+def test_bars_around_anything_else_are_no_gradient_norm(tmp_path):
+    """|w|, |x - y|, a table's cells ("| g | 3 |" is a column named g) and "|g|" with no room for a key stay as printed."""
+    from mltdbg.analyzers.readers.textlog.vocabulary import norm_keys  # noqa: PLC0415 - the rewrite itself
+    for b in (b"|w| 3.3", b"|x - y| 2", b"|g| 3.3", b"x|g| 3", b"step 1 | loss 0.5 | lr 0.1", b"|grad| is large"):
+        assert norm_keys(b) == b, b
+    p = tmp_path / "train.log"
+    p.write_text("".join(f"step {s} loss {3 - s / 200:.3f} |w| {1 + s:.1f}\n" for s in range(0, 300, 10)))
+    assert not [s for s in read(p).series if s.name == "grad_norm"]
+
+
 def test_mmengine_validation_lines_sit_at_the_step_that_closed_their_epoch(tmp_path):
     # "Epoch(val) [2][4/4]": 4/4 is the evaluation loop's batch counter, no training step; mmpretrain's training lines
     # print top-1 accuracy as accuracy_top-1

@@ -45,7 +45,7 @@ from mltdbg.analyzers.readers.textlog.deepxde import DeepXDEOpen, Row, deepxde_l
 from mltdbg.analyzers.readers.textlog.flower import (HistoryOpen, HistoryPoint, flower_lines, flower_series, scan_flower,
                                                      scan_history)
 from mltdbg.analyzers.readers.textlog.tables import has_trigger, scan_tables, tables_series
-from mltdbg.analyzers.readers.textlog.vocabulary import cjk_keys, classify_key, foreign_keys
+from mltdbg.analyzers.readers.textlog.vocabulary import cjk_keys, classify_key, foreign_keys, norm_keys
 
 
 # After this many bytes of blocks the freed temporaries are handed back to the OS
@@ -83,7 +83,7 @@ def prepare_block(data: bytes, nl: np.ndarray | None, rel: str) -> dict | None:
     None for an empty block."""
     if not data:
         return None
-    data = cjk_keys(_decimal_commas_by_file(data, [(0, len(data), 0, rel)]))    # (same length: offsets and newlines stay)
+    data = norm_keys(cjk_keys(_decimal_commas_by_file(data, [(0, len(data), 0, rel)])))    # (same length: offsets and newlines stay)
     if nl is None:
         nl = find_byte(np.frombuffer(data, dtype=np.uint8), 10)
     sc = scan_block(data, nl)
@@ -99,7 +99,7 @@ def prepare_files(data: bytes, nl: np.ndarray, pieces: list[tuple[int, int, int,
     on every log the tests hold). The scan keeps each spelling of a key apart, and each file gets
     the spellings it prints; a file that spells one key two ways ("Loss", "loss") gets None: which
     spelling names its series depends on its own scan's order, so it is read alone."""
-    data = cjk_keys(_decimal_commas_by_file(data, pieces))
+    data = norm_keys(cjk_keys(_decimal_commas_by_file(data, pieces)))
     sc = scan_block(data, nl, exact_keys=True, files=[(b0, n) for b0, n, _, _ in pieces])
     places = _places(sc, nl, [(b0, n, l0) for b0, n, l0, _ in pieces])
     return [_package(sc, data[b0:b0 + n], rel, at) for (b0, n, _, rel), at in zip(pieces, places)]
