@@ -534,12 +534,16 @@ DETECTORS: list[_Det] = [
             r"|CUDA driver version is insufficient for CUDA runtime version|no kernel image is available for execution on the device"),
          0.9, lambda m: "the installed torch build does not fit this machine's GPU / driver"),
     _Det("log:dataloader_slow",
-         _P(r"This DataLoader will create (\d+) worker processes in total\. Our suggested max number of worker in current system is (\d+)"
-            r"|does not have many workers which may be a bottleneck|data ?loading (?:is|was|may be) (?:the |a )?(?:main )?bottleneck"
+         _P(r"does not have many workers which may be a bottleneck|data ?loading (?:is|was|may be) (?:the |a )?(?:main )?bottleneck"
             r"|[Dd]ata[Ll]oader[^\n]{0,80}\bbottleneck|DataLoader timed out after \d+ seconds"
             r"|Your program is (?:HIGHLY|MODERATELY) input-bound", re.I),      # TensorFlow's profiler
-         0.5, lambda m: "the DataLoader warns about its workers / throughput",
-         lambda m: {"workers": int(m.group(1)), "suggested_max": int(m.group(2))} if m.group(1) else {}),
+         0.5, lambda m: "the DataLoader warns about its throughput"),
+    # more workers than the machine's CPUs: a setting torch warns about on every run so set, which may slow loading; no
+    # measure of a starved step (runs that print it train fine, or fail for other reasons)
+    _Det("log:loader_workers_over",
+         _P(r"This DataLoader will create (\d+) worker processes in total\. Our suggested max number of worker in current system is (\d+)"),
+         0.5, lambda m: f"the DataLoader starts {m.group(1)} workers where the machine suggests at most {m.group(2)}",
+         lambda m: {"workers": int(m.group(1)), "suggested_max": int(m.group(2))}),
     _Det("log:tokenizer_warning",
          _P(r"Token indices sequence length is longer than the specified maximum sequence length"
             r"|The tokenizer class you load from this checkpoint is not the same type"

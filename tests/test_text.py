@@ -217,7 +217,7 @@ def test_warnings_overflow_weights_resume_nan():
     run = fixture_run("misc_warnings.log")
     sigs = signals(run)
     assert sigs["log:var_dof"].evidence[0].line == 1
-    assert sigs["log:dataloader_slow"].data == {"workers": 16, "suggested_max": 4, "count": 1}
+    assert sigs["log:loader_workers_over"].data == {"workers": 16, "suggested_max": 4, "count": 1}
     ls = sigs["log:loss_scale_overflow"]
     assert ls.data["count"] == 3 and ls.data["scale"] == 32768.0
     mk = sigs["log:missing_keys"]
