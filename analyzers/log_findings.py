@@ -1423,6 +1423,13 @@ def transforms_differ(art: TextArtifact) -> Signal | None:
 # runs/train/exp/best.pt", "loading checkpoint 'ckpt/run2/model.pth'"), read in the head of each log or post.
 _SAVED_TO = re.compile(r"(?i)\b(?:sav(?:ed?|ing)|logging\s+results|writ(?:ten|ing))\b[^\n]{0,40}?\b(?:to|in|at|into|under)\s+"
                        r"['\"`]?(?:\x1b\[[\d;]*m)?(/?(?:[\w.~-]+/)+[\w.-]+)/?")
+# ... or names the weights file it saved with no preposition ("new best val_acc 0.7770 -> saved runs/exp13/best.pt")
+_SAVED_FILE = re.compile(r"(?i)\bsav(?:ed?|ing)\b[^\n/]{0,20}?[\s:=>'\"`]((?:[\w.~-]+/)+[\w.-]+\.(?:pt|pth|ckpt|bin|safetensors|h5|keras"
+                         r"|pkl|tar))\b")
+# A text that trains (a word of training, or a line that starts with its epoch): a load in a text without them and without
+# saves of its own is another job (an evaluation's output, "loaded runs/exp12/best.pt (epoch 1)"), compared with the saves
+# of the run's other texts
+_TRAINS = re.compile(r"(?im)\btrain|^[^\w\n]*epoch\b")
 _LOADED = re.compile(r"(?i)\b(?:load(?:ed|ing|s)?|restor(?:ed|ing|es))\b[^\n]{0,60}?['\"`:=\s]"
                      r"((?:[\w.~-]+/)+[\w.-]+\.(?:pt|pth|ckpt|bin|safetensors|h5|keras|pkl|tar))\b")
 CHECKPOINT_HEAD = 262144
@@ -1470,13 +1477,16 @@ def checkpoint_of_other_run(run: Run, loaded: list[tuple[str, TextArtifact, int]
         head = art.text[:CHECKPOINT_HEAD]
         if "/" not in head:
             continue
-        saved += [(_parts(m.group(1)), art, m.start(1)) for m in _SAVED_TO.finditer(head)]
+        saved += [(_parts(m.group(1)), art, m.start(1)) for rx in (_SAVED_TO, _SAVED_FILE) for m in rx.finditer(head)]
         for m in _FLAG_LOADED.finditer(head) if "--" in head else ():
             start = head.rfind("\n", 0, m.start()) + 1
             end = head.find("\n", m.end())
             if _evaluation_command(head[start:end if end >= 0 else len(head)]):
                 loads.append((_parts(m.group(1)), art, m.start(1)))
                 jobs.add(len(loads) - 1)
+    savers = {id(a) for _, a, _ in saved}
+    jobs.update(i for i, (_, art, _) in enumerate(loads)
+                if id(art) not in savers and not _TRAINS.search(art.text[:CHECKPOINT_HEAD]))
     for n_load, (lp, art, off) in enumerate(loads):
         folder = lp[:-1]
         if not folder or any(folder[:len(sp)] == sp or sp[:len(folder)] == folder for sp, _, _ in saved):

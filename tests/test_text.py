@@ -736,6 +736,23 @@ def test_weights_loaded_from_the_folder_beside_the_one_the_run_saved_to():
     assert signals(run_of(("out.log", bold)))["log:checkpoint_other_run"].data["saved"] == "runs/train/exp2"
 
 
+def test_an_evaluation_jobs_output_loading_weights_from_beside_the_training_runs_folder():
+    """Two cluster jobs: training printed "-> saved runs/exp13/best.pt" each time it kept a best model; the evaluation
+    job's output (no training in it) says "loaded runs/exp12/best.pt (epoch 1)": it scored an older run's weights. The
+    run's own file, or a second training job's warm start from a folder beside it, is no such finding."""
+    train = ("epoch  1  train_loss 0.5995  val_acc 0.7770\n  new best val_acc 0.7770 -> saved runs/exp13/best.pt\n"
+             "epoch  2  train_loss 0.4787  val_acc 0.7925\n  new best val_acc 0.7925 -> saved runs/exp13/best.pt\n")
+    ev = ("config: {'checkpoint': 'runs/exp12/best.pt', 'split_x': 'x_val'}\nloaded runs/exp12/best.pt (epoch 1)\n"
+          "n=2000  accuracy=0.3730\n")
+    s = signals(run_of(("slurm-1187320.out", train), ("slurm-1187955.out", ev)))["log:checkpoint_other_run"]
+    assert s.data == {"loaded": "runs/exp12/best.pt", "saved": "runs/exp13"}
+    assert [(e.source, e.line) for e in s.evidence] == [("slurm-1187320.out", 2), ("slurm-1187955.out", 2)]
+    own = ev.replace("exp12", "exp13")
+    assert "log:checkpoint_other_run" not in signals(run_of(("slurm-1187320.out", train), ("slurm-1187955.out", own)))
+    warm = "loaded runs/exp12/best.pt\nEpoch 1/10 loss 0.61\nEpoch 2/10 loss 0.52\n"     # another training job's start
+    assert "log:checkpoint_other_run" not in signals(run_of(("slurm-1187320.out", train), ("slurm-1190000.out", warm)))
+
+
 def _ds_log(skips: list[int], steps: int, scale_to: int = 32768, minimum: bool = False) -> str:
     out, skipped = [], 0
     for st in range(0, steps + 1, 100):
