@@ -455,6 +455,30 @@ def test_label_column_among_the_features(tmp_path):
     assert "code:target_in_features" not in signals(run_of(tmp_path, {"data.py": dropped}))
 
 
+def test_a_sliding_window_that_holds_the_step_it_predicts(tmp_path):
+    """Forecasting windows: `X.append(series[t - window + 1 : t + 1])` beside `y.append(series[t])` puts the target in
+    its own input (validation error far under a persistence baseline from epoch 1). The window that ends before the
+    target (`series[t - window : t]`) is the clean one; forms that start at the target or end one past it are read too."""
+    code = ("import numpy as np\nwindow = 24\nX, y = [], []\n"
+            "for t in range(window, len(series)):\n"
+            "    X.append(series[t - window + 1 : t + 1])\n"
+            "    y.append(series[t])\n")
+    s = signals(run_of(tmp_path, {"data.py": code}))["code:target_in_features"]
+    assert s.evidence[0].line == 5 and s.evidence[1].line == 6
+    clean = code.replace("series[t - window + 1 : t + 1]", "series[t - window : t]")
+    assert "code:target_in_features" not in signals(run_of(tmp_path, {"data.py": clean}))
+    for feats, target in (("series[i : i + w]", "series[i]"), ("series[i : i + w]", "series[i + w - 1]"),
+                          ("vals[i - w + 1 : i + 1, :]", "vals[i, 3]")):
+        base = feats.split("[")[0]
+        loop = (f"xs, ys = [], []\nfor i in range(n):\n    win = {feats}\n    xs.append(win)\n"
+                f"    ys.append({target})\n")
+        assert "code:target_in_features" in signals(run_of(tmp_path, {"data.py": loop})), (feats, target)
+        other = loop.replace(f"ys.append({base}", "ys.append(targets")      # the target from another array
+        assert "code:target_in_features" not in signals(run_of(tmp_path, {"data.py": other})), other
+    ahead = code.replace("y.append(series[t])", "y.append(series[t + 1])")      # the next step: clean
+    assert "code:target_in_features" not in signals(run_of(tmp_path, {"data.py": ahead}))
+
+
 # ---------------------------------------------------------------- curves
 
 def curve_run(num_classes: int | None = None, **series) -> Run:

@@ -18,7 +18,9 @@ val_overlaps_train, inside one function (or the module body):
   cuts (train_test_split / random_split of it, or `X[p[:n]]` and `X[p[n:]]` of one permutation).
 target_in_features: a label taken as a column of an array (`y = arr[:, -1]`) while the features
 take a column range of the same array that contains that column (`x = arr[:, 1:]`), or a pandas
-frame whose label column is not among the dropped ones (`y = df["label"]`, `X = df.drop(columns=["id"])`).
+frame whose label column is not among the dropped ones (`y = df["label"]`, `X = df.drop(columns=["id"])`); or a
+sliding window whose input slice holds the step it predicts (`X.append(s[t - w + 1 : t + 1])` beside
+`y.append(s[t])` in one loop over t).
 """
 from __future__ import annotations
 
@@ -52,6 +54,7 @@ def check_leakage(f: PyFile) -> list[Finding]:
     for scope in scopes:
         out += _val_overlaps(f, scope)
         out += _target_in_features(f, scope)
+        out += _window_holds_target(f, scope)
     out += _validates_on_train(f)
     out += _oversampled_before_split(f)
     for scope in scopes:
@@ -516,4 +519,72 @@ def _dropped(e: ast.AST, frame: str) -> set[str] | None:
                 return set(v)
             return None
     return None
+
+
+def _key(e: ast.AST | None) -> str | None:
+    return ast.dump(e) if e is not None else None
+
+
+def _plus_one(e: ast.AST | None) -> ast.AST | None:
+    """`e` for `e + 1` (or `1 + e`), else None."""
+    if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Add):
+        if const(e.right) == 1:
+            return e.left
+        if const(e.left) == 1:
+            return e.right
+    return None
+
+
+def _in_window(idx: ast.AST, sl: ast.Slice) -> bool:
+    """`idx` is the slice's first element (`s[t : t + w]` and `s[t]`) or its last (`s[.. : t + 1]` and `s[t]`,
+    `s[.. : i + w]` and `s[i + w - 1]`), read from the expressions as written."""
+    k = _key(idx)
+    if sl.lower is not None and k == _key(sl.lower):
+        return True
+    if (u := _plus_one(sl.upper)) is not None and k == _key(u):
+        return True
+    return (isinstance(idx, ast.BinOp) and isinstance(idx.op, ast.Sub) and const(idx.right) == 1
+            and sl.upper is not None and _key(idx.left) == _key(sl.upper))
+
+
+def _window_holds_target(f: PyFile, scope: ast.AST) -> list[Finding]:
+    """A sliding window of a series that includes the step it is to predict: in one loop, the inputs take a slice of an
+    array (`X.append(series[t - w + 1 : t + 1])`) and the target an element of the same array (`y.append(series[t])`)
+    that lies inside that slice (the slice starts at it, or ends one past it). The model reads the answer from its
+    window: validation error far below a persistence baseline from the first epoch."""
+    out: list[Finding] = []
+    for loop in f.scope_nodes_of(scope, ast.For):
+        bound: dict[str, ast.AST] = {}      # names bound in the loop to a subscript (`x_win = s[t - w : t + 1]`)
+        slices: list[tuple[str, ast.AST, ast.Slice, int]] = []
+        picks: list[tuple[str, ast.AST, int]] = []
+        for n in (x for stmt in loop.body for x in ast.walk(stmt)):
+            if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) \
+                    and isinstance(n.value, ast.Subscript):
+                bound[n.targets[0].id] = n.value
+            if not (isinstance(n, ast.Call) and last(n) == "append" and len(n.args) == 1
+                    and isinstance(n.func, ast.Attribute)):
+                continue
+            arg: ast.AST = n.args[0]
+            arg = bound.get(arg.id, arg) if isinstance(arg, ast.Name) else arg
+            if not isinstance(arg, ast.Subscript) or not (base := dotted(arg.value)):
+                continue
+            idx = arg.slice.elts[0] if isinstance(arg.slice, ast.Tuple) and arg.slice.elts else arg.slice
+            who = dotted(n.func.value) or ""
+            if isinstance(idx, ast.Slice):
+                slices.append((who, arg.value, idx, n.lineno))
+            elif _LABEL.search(who):
+                picks.append((base, idx, n.lineno))
+        for who, arr, sl, line in slices:
+            if not _FEATURE.search(who):
+                continue
+            for base, pick, pline in picks:
+                if base != dotted(arr):
+                    continue
+                if _in_window(pick, sl):
+                    out.append(Finding("code:target_in_features", STRONG, line,
+                                       f"the input window `{src(sl)}` of `{base}` holds element [{src(pick)}], the target "
+                                       f"taken on line {pline}: the model reads the value it is to predict from its input",
+                                       [(pline, "the target, inside the window")], {"label": base, "features": who}))
+                    return out
+    return out
 
