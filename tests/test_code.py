@@ -843,6 +843,24 @@ def test_colab_cells_copied_as_text_are_read_as_code(tmp_path):
     assert "code:no_eval_at_inference" in _kinds_in(tmp_path, "question.txt", post)
 
 
+def test_an_ipython_cells_next_lines_under_its_first_and_a_bootstrap_sample_before_the_split(tmp_path):
+    """A notebook's cells copied from a console (or read off a screenshot): "In [4]: df = df.sample(...)" and the cell's
+    other lines under the code's column (give or take a space), no "...:". The cell is read whole, and rows drawn with
+    replacement (pandas' sample(replace=True), a bootstrap) before train_test_split put copies on both sides."""
+    cells = ("In [3]: df = pd.read_csv('data/churn.csv')\n       print(df.shape)\n(800, 13)\n\n"
+             "In [4]: df = df.sample(n=4000, replace=True, random_state=42).reset_index(drop=True)\n"
+             "        train_df, val_df = train_test_split(df, test_size=0.2, random_state=42)\n"
+             "        len(train_df), len(val_df)\nOut[4]: (3200, 800)\n")
+    from mltdbg.analyzers.code.index import fenced_code
+    code = fenced_code(TextArtifact(path="s.txt", abspath=tmp_path / "s.txt", kind="log", text=cells))
+    assert code is not None and code.text.split("\n")[5].startswith("train_df, val_df = train_test_split(df")
+    assert "(3200, 800)" not in code.text and "(800, 13)" not in code.text
+    assert "code:val_overlaps_train" in _kinds_in(tmp_path, "s.txt", cells)
+    # drawn without replacement (a shuffle or a subsample): no copies
+    for clean in (cells.replace("replace=True, ", ""), cells.replace("replace=True", "replace=False")):
+        assert "code:val_overlaps_train" not in _kinds_in(tmp_path, "s.txt", clean), clean
+
+
 @pytest.mark.parametrize("name,code", [
     ("accumulation zeroed at the window's start", "import torch\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
      "for i, (x, y) in enumerate(loader):\n    if i % acc == 0:\n        opt.zero_grad()\n"

@@ -67,6 +67,9 @@ def check_leakage(f: PyFile) -> list[Finding]:
 _OVERSAMPLERS = re.compile(r"fit_resample|fit_sample|^resample$|^upsample|oversampl|augment", re.I)
 # ... not those that drop rows (imblearn's under-samplers, sklearn's resample without replacement)
 _UNDERSAMPLERS = re.compile(r"Under|NearMiss|Tomek|EditedNearest|ClusterCentroids|OneSided|replace\s*=\s*False")
+# ... and a sample drawn with replacement (pandas' `df.sample(n=4000, replace=True)`, a bootstrap): rows repeat in it
+_BOOTSTRAP = re.compile(r"sample")
+_BOOTSTRAP_ON = re.compile(r"replace\s*=\s*True")
 
 
 def _oversampled_before_split(f: PyFile) -> list[Finding]:
@@ -76,9 +79,12 @@ def _oversampled_before_split(f: PyFile) -> list[Finding]:
     name the resample call assigned."""
     out = []
     for c in f.calls:
-        if not _OVERSAMPLERS.search(last(c)) or _UNDERSAMPLERS.search(src(c)):
+        if not (_OVERSAMPLERS.search(last(c)) or _BOOTSTRAP.fullmatch(last(c)) and _BOOTSTRAP_ON.search(src(c))) \
+                or _UNDERSAMPLERS.search(src(c)):
             continue
         parent = f.parent.get(c)
+        while isinstance(parent, (ast.Attribute, ast.Call)):     # (a chain after it: `df.sample(...).reset_index()`)
+            parent = f.parent.get(parent)
         if not isinstance(parent, ast.Assign):
             continue
         names = {d for t in parent.targets for e in (t.elts if isinstance(t, ast.Tuple) else [t]) if (d := dotted(e))}
