@@ -260,12 +260,12 @@ _LATIN_LAST = frozenset(b"ainltv _")     # the last byte of a split word in _LAT
 # the key scanner (identifiers) cannot read. Rewritten, in the scanned bytes only and right-aligned in the same number
 # of bytes as the CJK labels are, to a key names.normalize reads as grad_norm ("gnorm", or "norm" where only the
 # three bytes of "|g|" and the space before them are there). A "mean" after it ("|grad| mean 14564.2 max 192237.3")
-# is part of the name: the mean is the norm the run reports. Bars of a norm with anything else inside ("|w|", "|x|")
-# are left.
+# is part of the name: the mean is the norm the run reports. Bars around anything else ("|w|", "|x|"), or with spaces
+# inside (a table's cell, "| g | 9.81 |"), are left.
 _BAR = rb"(?:\|\||\xe2\x80\x96|\|)"     # |, || or the double vertical line
-_NORM_NOTATION = re.compile(_BAR + rb" ?(?:grad(?:ient)?|g|\xe2\x88\x87(?:[A-Za-z]|\xce[\xb8\xb1])?) ?" + _BAR
+_NORM_NOTATION = re.compile(_BAR + rb"(?:grad(?:ient)?|g|\xe2\x88\x87(?:[A-Za-z]|\xce[\xb8\xb1])?)" + _BAR
                             + rb"(?:_?2)?(?:[ \t]+(?:mean|avg))?(?=[ \t]*(?:[:=]|-?\d))")
-_BAR_G = re.compile(rb"\|(?:\|?g|\xe2\x88\x87| (?:g|\xe2\x88\x87) ?\|)")   # (fast: bytes' `in` of two bytes is 3x slower)
+_BAR_G = re.compile(rb"\|\|?(?:g|\xe2\x88\x87)")   # (fast: bytes' `in` of two bytes is 3x slower)
 
 
 def norm_keys(data: bytes) -> bytes:
