@@ -1685,3 +1685,23 @@ def test_layers_appended_to_a_plain_list_in_init_are_unregistered(tmp_path):
         assert bool(hit) is want, (empty, fill)
         if want:
             assert hit[0].evidence[0].line == 7 and "self.layers" in hit[0].evidence[0].quote
+
+
+@pytest.mark.parametrize("code, fires", [
+    # the features shuffled after the labels were pulled out of the frame they came from
+    ("import pandas as pd\nraw = pd.read_csv('imp.csv')\nlabels = raw['click'].values\nfeats = raw.drop(columns=['click'])\n"
+     "feats = feats.sample(frac=1.0, random_state=0).reset_index(drop=True)\nX_tr, y_tr = feats.iloc[:800], labels[:800]\n", True),
+    # ... or sorted, through pd.get_dummies in between
+    ("import pandas as pd\ntarget = df['Segmentation'].values\nfeatures = df.drop(columns=['Segmentation'])\n"
+     "features = pd.get_dummies(features)\nfeatures = features.sort_values(['Age']).reset_index(drop=True)\n", True),
+    # the whole frame shuffled first, the labels taken after: paired
+    ("import pandas as pd\ndf = df.sample(frac=1.0).reset_index(drop=True)\ny = df['label'].values\nX = df.drop(columns=['label'])\n", False),
+    # the labels taken again after the sort
+    ("labels = df['y']\nfeats = df.drop(columns=['y'])\nfeats = feats.sort_values('t')\nlabels = df.loc[feats.index, 'y']\n", False),
+    # labels from another frame than the one sorted
+    ("import numpy as np\ny = np.load('y.npy')\nfeats = raw.drop(columns=['id'])\nfeats = feats.sort_values('t')\n", False),
+])
+def test_features_reordered_after_their_labels_were_taken(tmp_path, code, fires):
+    """`labels = raw['click']`, then `feats = feats.sample(frac=1)` (or a sort): features and labels are paired by row
+    position afterwards, each in another order (code:separate_shuffle, label_misalignment's evidence)."""
+    assert ("code:separate_shuffle" in _kinds_in(tmp_path, "train.py", code)) is fires

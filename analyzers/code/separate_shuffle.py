@@ -2,6 +2,10 @@
 pairs break (also an image and its segmentation mask augmented by two transform calls, the image's with a random
 crop or flip).
 
+Also a frame of features re-ordered in place (`feats = feats.sample(frac=1)`, `.sort_values(...)`) after the labels were
+taken from it or from the frame it came from (`labels = raw["click"].values`, `feats = raw.drop(columns=["click"])`), the
+labels left in the old order: rows are paired by position afterwards.
+
 In:  one parsed file (PyFile, from code/index.py).
 Out: `check_separate_shuffle(f)` -> Findings.
 """
@@ -137,7 +141,7 @@ def _unpaired_slices(f: PyFile) -> list[Finding]:
 def check_separate_shuffle(f: PyFile) -> list[Finding]:
     if aug := _unsynced_augmentation(f):
         return aug
-    out = _unpaired_slices(f)
+    out = _unpaired_slices(f) + _reordered_after_labels(f)
     # a scope without a call this check starts from can only hold sliced loops: only those are read
     # (both found from the file's name and type indexes, then placed in their scopes)
     started = {id(f.home(c)) for c in f.calls_named(*_STARTS)}
@@ -254,3 +258,58 @@ def _slice_sig(e: ast.AST) -> str:
     if isinstance(e, ast.Subscript):
         return src(e.slice).replace(" ", "")
     return ":"
+
+
+# Calls that re-order a frame's rows (pandas): a shuffle by sample(frac=1) (or a sample of n rows), a sort
+_REORDER = frozenset({"sample", "sort_values", "sort_index"})
+
+
+def _chain_calls(e: ast.AST) -> tuple[str | None, list[ast.Call]]:
+    """(the name a method chain starts from, its calls): `feats.sample(frac=1).reset_index(drop=True)` ->
+    ("feats", [reset_index(...), sample(...)])."""
+    calls: list[ast.Call] = []
+    while isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute):
+        calls.append(e)
+        e = e.func.value
+    return (e.id if isinstance(e, ast.Name) else None), calls
+
+
+def _reordered_after_labels(f: PyFile) -> list[Finding]:
+    """A frame re-ordered in place (`T = T.sample(frac=1)...`, `T = T.sort_values(...)`) after a label-named array was
+    taken from T or from a frame T was made from (`T = raw.drop(...)`), and the labels never assigned again: features
+    and labels are then paired by row position, each in another order."""
+    out: list[Finding] = []
+    # (module and function names are in every expression: `pd.get_dummies(feats)` makes feats from feats, not from pd)
+    bound = {(a.asname or a.name).split(".")[0] for n in ast.walk(f.tree) if isinstance(n, (ast.Import, ast.ImportFrom))
+             for a in n.names} | {d.name for d in f.funcs}
+    for scope in [f.tree] + f.funcs:
+        assigns = sorted((n for n in f.scope_nodes_of(scope, ast.Assign)), key=lambda n: n.lineno)
+        for n in assigns:
+            if len(n.targets) != 1 or not isinstance(n.targets[0], ast.Name):
+                continue
+            t = n.targets[0].id
+            base, calls = _chain_calls(n.value)
+            if base != t or not any(last(c) in _REORDER for c in calls):
+                continue
+            origins = {t} | {x.id for a in assigns if a.lineno < n.lineno and any(
+                isinstance(tg, ast.Name) and tg.id == t for tg in a.targets)
+                for x in ast.walk(a.value) if isinstance(x, ast.Name) and x.id != t and x.id not in bound}
+            for a in assigns:
+                if a.lineno >= n.lineno:
+                    break
+                names = [tg.id for tg in a.targets if isinstance(tg, ast.Name) and _category(tg.id) == "y"]
+                if not names or not any(isinstance(x, ast.Name) and x.id in origins for x in ast.walk(a.value)):
+                    continue
+                lab = names[0]
+                later = [b for b in assigns if b.lineno > n.lineno and any(
+                    isinstance(x, ast.Name) and x.id == lab and isinstance(x.ctx, ast.Store) for tg in b.targets
+                    for x in ast.walk(tg))]
+                if later:
+                    continue        # the labels taken again after the re-order
+                out.append(Finding("code:separate_shuffle", STRONG, n.lineno,
+                                   f"`{t}` is re-ordered here ({src(n.value)[:60]}) after `{lab}` was taken (line "
+                                   f"{a.lineno}): the labels keep the old row order, so features and labels are "
+                                   "paired by position with the wrong rows", [(a.lineno, f"`{lab}` taken here, before")]))
+                return out
+    return out
+
