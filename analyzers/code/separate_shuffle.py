@@ -281,7 +281,7 @@ def _reordered_after_labels(f: PyFile) -> list[Finding]:
     out: list[Finding] = []
     # (module and function names are in every expression: `pd.get_dummies(feats)` makes feats from feats, not from pd)
     bound = {(a.asname or a.name).split(".")[0] for n in ast.walk(f.tree) if isinstance(n, (ast.Import, ast.ImportFrom))
-             for a in n.names} | {d.name for d in f.funcs}
+             for a in n.names} | {getattr(d, "name", "") for d in f.funcs}
     for scope in [f.tree] + f.funcs:
         assigns = sorted((n for n in f.scope_nodes_of(scope, ast.Assign)), key=lambda n: n.lineno)
         for n in assigns:
