@@ -1889,10 +1889,11 @@ def test_a_gradient_norm_written_as_a_norm_is_the_grad_norm(tmp_path, fmt):
 
 
 def test_bars_around_anything_else_are_no_gradient_norm(tmp_path):
-    """|w|, |x - y|, a table's cells ("| g | 3 |" is a column named g) and "|g|" with no room for a key stay as printed."""
+    """|w|, |x - y|, a table's cells ("| g | 9.81 |" is a column named g) and "|g|" with no room for a key (no bar before
+    its space: "loss 0.5 |g| 3.3" would glue "norm" to the loss) stay as printed."""
     from mltdbg.analyzers.readers.textlog.vocabulary import norm_keys  # noqa: PLC0415 - the rewrite itself
     for b in (b"|w| 3.3", b"|x - y| 2", b"|g| 3.3", b"x|g| 3", b"step 1 | loss 0.5 | lr 0.1", b"|grad| is large",
-              b"| g | 9.81 |", b"| grad | 3 |"):
+              b"| g | 9.81 |", b"| grad | 3 |", b"loss 0.5 |g| 3.3", b"loss 0.5\t|g| 3.3"):
         assert norm_keys(b) == b, b
     p = tmp_path / "train.log"
     p.write_text("".join(f"step {s} loss {3 - s / 200:.3f} |w| {1 + s:.1f}\n" for s in range(0, 300, 10)))
