@@ -1429,7 +1429,7 @@ _SAVED_FILE = re.compile(r"(?i)\bsav(?:ed?|ing)\b[^\n/]{0,20}?[\s:=>'\"`]((?:[\w
 # A text that trains (a word of training, or a line that starts with its epoch): a load in a text without them and without
 # saves of its own is another job (an evaluation's output, "loaded runs/exp12/best.pt (epoch 1)"), compared with the saves
 # of the run's other texts
-_TRAINS = re.compile(r"(?im)\btrain|^[^\w\n]*epoch\b")
+_TRAINS = re.compile(r"(?im)(?<![\w/\\.-])train|^[^\w\n]*epoch\b")     # (not a path's folder: runs/detect/train/...)
 _LOADED = re.compile(r"(?i)\b(?:load(?:ed|ing|s)?|restor(?:ed|ing|es))\b[^\n]{0,60}?['\"`:=\s]"
                      r"((?:[\w.~-]+/)+[\w.-]+\.(?:pt|pth|ckpt|bin|safetensors|h5|keras|pkl|tar))\b")
 CHECKPOINT_HEAD = 262144
@@ -1484,9 +1484,14 @@ def checkpoint_of_other_run(run: Run, loaded: list[tuple[str, TextArtifact, int]
             if _evaluation_command(head[start:end if end >= 0 else len(head)]):
                 loads.append((_parts(m.group(1)), art, m.start(1)))
                 jobs.add(len(loads) - 1)
+    # a text with no saves and no training of its own is another job; one that also loads from a folder the run saved
+    # to evaluates the run's weights, its other loads being a backbone or a baseline it compares with
     savers = {id(a) for _, a, _ in saved}
-    jobs.update(i for i, (_, art, _) in enumerate(loads)
-                if id(art) not in savers and not _TRAINS.search(art.text[:CHECKPOINT_HEAD]))
+    own = {id(art) for lp, art, _ in loads if any(lp[:-1][:len(sp)] == sp or sp[:len(lp) - 1] == lp[:-1]
+                                                 for sp, _, _ in saved)}
+    job_texts = {id(a): a for _, a, _ in loads if id(a) not in savers and id(a) not in own}
+    trains = {k: bool(_TRAINS.search(a.text[:CHECKPOINT_HEAD])) for k, a in job_texts.items()}     # (once a text)
+    jobs.update(i for i, (_, art, _) in enumerate(loads) if id(art) in trains and not trains[id(art)])
     for n_load, (lp, art, off) in enumerate(loads):
         folder = lp[:-1]
         if not folder or any(folder[:len(sp)] == sp or sp[:len(folder)] == folder for sp, _, _ in saved):

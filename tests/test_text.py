@@ -751,6 +751,14 @@ def test_an_evaluation_jobs_output_loading_weights_from_beside_the_training_runs
     assert "log:checkpoint_other_run" not in signals(run_of(("slurm-1187320.out", train), ("slurm-1187955.out", own)))
     warm = "loaded runs/exp12/best.pt\nEpoch 1/10 loss 0.61\nEpoch 2/10 loss 0.52\n"     # another training job's start
     assert "log:checkpoint_other_run" not in signals(run_of(("slurm-1187320.out", train), ("slurm-1190000.out", warm)))
+    # an evaluation job that loads the run's own weights and a backbone or a baseline beside them
+    for other in ("runs/imagenet/backbone.pt", "runs/baseline/best.pt"):
+        both = f"loaded {other}\nloaded runs/exp13/best.pt\nn=2000  accuracy=0.7730\n"
+        assert "log:checkpoint_other_run" not in signals(run_of(("slurm-1187320.out", train), ("eval.out", both))), other
+    # a YOLO-style path with a 'train' folder in it is no training of the job's own
+    yolo = ("  new best -> saved runs/detect/train2/best.pt\n", "loaded runs/detect/train/best.pt\nmAP 0.31\n")
+    s = signals(run_of(("slurm-1.out", "epoch 1 box_loss 1.2\n" + yolo[0]), ("slurm-2.out", yolo[1])))
+    assert s["log:checkpoint_other_run"].data["saved"] == "runs/detect/train2"
 
 
 def _ds_log(skips: list[int], steps: int, scale_to: int = 32768, minimum: bool = False) -> str:
