@@ -475,6 +475,10 @@ def test_a_sliding_window_that_holds_the_step_it_predicts(tmp_path):
         assert "code:target_in_features" in signals(run_of(tmp_path, {"data.py": loop})), (feats, target)
         other = loop.replace(f"ys.append({base}", "ys.append(targets")      # the target from another array
         assert "code:target_in_features" not in signals(run_of(tmp_path, {"data.py": other})), other
+    # the window's columns leave the target column out: the other features at the target's step are no leak
+    cols = "xs, ys = [], []\nfor i in range(n):\n    xs.append(data[i : i + w, :-1])\n    ys.append(data[i + w - 1, -1])\n"
+    assert "code:target_in_features" not in signals(run_of(tmp_path, {"data.py": cols}))
+    assert "code:target_in_features" in signals(run_of(tmp_path, {"data.py": cols.replace(":-1]", ":]")}))
     ahead = code.replace("y.append(series[t])", "y.append(series[t + 1])")      # the next step: clean
     assert "code:target_in_features" not in signals(run_of(tmp_path, {"data.py": ahead}))
 

@@ -561,8 +561,8 @@ def _window_holds_target(f: PyFile, scope: ast.AST) -> list[Finding]:
     out: list[Finding] = []
     for loop in f.scope_nodes_of(scope, ast.For):
         bound: dict[str, ast.AST] = {}      # names bound in the loop to a subscript (`x_win = s[t - w : t + 1]`)
-        slices: list[tuple[str, ast.AST, ast.Slice, int]] = []
-        picks: list[tuple[str, ast.AST, int]] = []
+        slices: list[tuple[str, ast.AST, ast.Slice, ast.AST | None, int]] = []
+        picks: list[tuple[str, ast.AST, ast.AST | None, int]] = []
         for n in (x for stmt in loop.body for x in ast.walk(stmt)):
             if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) \
                     and isinstance(n.value, ast.Subscript):
@@ -574,18 +574,23 @@ def _window_holds_target(f: PyFile, scope: ast.AST) -> list[Finding]:
             arg = bound.get(arg.id, arg) if isinstance(arg, ast.Name) else arg
             if not isinstance(arg, ast.Subscript) or not (base := dotted(arg.value)):
                 continue
+            two = isinstance(arg.slice, ast.Tuple) and len(arg.slice.elts) >= 2
             idx = arg.slice.elts[0] if isinstance(arg.slice, ast.Tuple) and arg.slice.elts else arg.slice
+            cols = arg.slice.elts[1] if two and isinstance(arg.slice, ast.Tuple) else None
             who = dotted(n.func.value) or ""
             if isinstance(idx, ast.Slice):
-                slices.append((who, arg.value, idx, n.lineno))
+                slices.append((who, arg.value, idx, cols, n.lineno))
             elif _LABEL.search(who):
-                picks.append((base, idx, n.lineno))
-        for who, arr, sl, line in slices:
+                picks.append((base, idx, cols, n.lineno))
+        for who, arr, sl, wcols, line in slices:
             if not _FEATURE.search(who):
                 continue
-            for base, pick, pline in picks:
+            for base, pick, pcol, pline in picks:
                 if base != dotted(arr):
                     continue
+                c = const(pcol) if pcol is not None else None
+                if wcols is not None and isinstance(c, int) and _holds(wcols, c) is False:
+                    continue        # (the window's columns leave the target's out: data[i:i + w, :-1] and data[.., -1])
                 if _in_window(pick, sl):
                     out.append(Finding("code:target_in_features", STRONG, line,
                                        f"the input window `{src(sl)}` of `{base}` holds element [{src(pick)}], the target "
