@@ -857,6 +857,9 @@ def test_an_ipython_cells_next_lines_under_its_first_and_a_bootstrap_sample_befo
     assert "(3200, 800)" not in code.text and "(800, 13)" not in code.text
     assert "code:val_overlaps_train" in _kinds_in(tmp_path, "s.txt", cells)
     # drawn without replacement (a shuffle or a subsample): no copies
+    # a printed frame whose header falls at the code's column is the cell's output, not its code: the session is kept
+    framed = cells.replace("(800, 13)\n", "      a     b\n0   1.0   2.0\n1   3.0   4.0\n")
+    assert "code:val_overlaps_train" in _kinds_in(tmp_path, "s.txt", framed)
     for clean in (cells.replace("replace=True, ", ""), cells.replace("replace=True", "replace=False")):
         assert "code:val_overlaps_train" not in _kinds_in(tmp_path, "s.txt", clean), clean
 

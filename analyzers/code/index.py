@@ -1069,7 +1069,7 @@ def _repl_code(lines: list[str], min_prompts: int = 2) -> list[str] | None:
     """The statements of a pasted interactive session (min_prompts prompts at least), prompts stripped, at their
     own lines; what the session printed is blank. None when `lines` are no such session."""
     out = [""] * len(lines)
-    prompts, inside, depth, block, col = 0, False, 0, False, 0
+    prompts, inside, depth, block, col, cell_at = 0, False, 0, False, 0, 0
     body_to = -1        # a bare cell marker's body runs to this line (exclusive)
     for i, ln in enumerate(lines):
         if i < body_to:
@@ -1098,15 +1098,17 @@ def _repl_code(lines: list[str], min_prompts: int = 2) -> list[str] | None:
             continue
         if m:
             prompts += 1
-            out[i], inside = ln[m.end():], True
+            out[i], inside, cell_at = ln[m.end():], True, i
             col = m.end() if "In [" in ln else 0       # (">>>" continues with "...": no column of its own)
             depth, block = _opened(out[i]), out[i].rstrip().endswith(":")
         elif inside and (c := _CONTINUED.match(ln)):
             out[i] = ln[c.end():]
             depth += _opened(out[i])
-        elif inside and col and depth <= 0 and ln.strip() and col - 2 <= len(ln) - len(ln.lstrip(" ")) <= col:
+        elif inside and col and depth <= 0 and ln.strip() and col - 2 <= len(ln) - len(ln.lstrip(" ")) <= col \
+                and _parses("\n".join(out[cell_at:i] + [ln.lstrip(" ")])):
             out[i] = ln.lstrip(" ")   # an IPython cell's next line under its first, at the code's column (give or take
-            depth += _opened(out[i])  # a space: a console's copy, a transcription)
+            depth += _opened(out[i])  # a space: a console's copy, a transcription), while the cell still parses: a
+                                      # printed frame's header at that column is its output
         elif inside and (depth > 0 or (block and ln[:1] in " \t" and ln.strip())):
             out[i] = ln           # a continuation pasted without its "... " (an open bracket, an indented block body)
             depth += _opened(ln)
