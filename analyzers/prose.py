@@ -27,11 +27,13 @@ from mltdbg.analyzers.model import TextArtifact
 # overfitting?"). What follows it in its clause names a hypothesis to test, not something the user saw.
 HEDGE_CUE = (r"\b(?:i\s+(?:think|suspect|guess|believe|assume|wonder\s+(?:if|whether))|maybe|perhaps|probably|possibly"
              r"|my\s+guess|could\s+it\s+be|is\s+it\s+(?:because|possible|that)|might|may\s+be)\b")
-_GUESS = re.compile(HEDGE_CUE + r"[^.;!?\n]*", re.I)
+# ... to the end of its clause: a sentence's end (not a decimal point), or ", and" / ", but" that starts what was seen
+_GUESS = re.compile(HEDGE_CUE + r"(?:[^.;!?\n,]|\.(?=\d)|,(?!\s*(?:and|but)\b))*", re.I)
 
 
 def without_guesses(text: str) -> str:
-    """`text` with each guess (HEDGE_CUE to the end of its clause) blanked: what the user saw, not what they suspect."""
+    """`text` with each guess (HEDGE_CUE to the end of its clause) blanked: what the user saw, not what they suspect.
+    For the user's own words (a symptom, a post), not a log: a framework's "this might be caused by ..." is its text."""
     return _GUESS.sub(" ", text)
 
 

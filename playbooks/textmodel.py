@@ -1,7 +1,8 @@
 """A learned reading of the words: which causes the user's sentences and the artifacts' text point to.
 
-In: the user's symptom sentences and the run's text artifacts (a bounded head and tail of each), each guess in them
-("I suspect the default init") blanked to the end of its clause: a guess is no observation (prose.without_guesses).
+In: the user's symptom sentences and the run's text artifacts (a bounded head and tail of each), each guess in the
+user's own words (the symptom, a post; not a log) blanked to the end of its clause ("I suspect the default init"): a guess
+is no observation (prose.without_guesses). The counts are learned from text as written (guesses in).
 Out: one number per cause, `log p_text(cause) + log(n_causes)` (0 = no opinion, clipped to
 +-TEXT_CLIP), which scoring.py adds as a feature with a fitted weight.
 
@@ -103,7 +104,8 @@ def artifact_text(texts) -> str:
                   key=lambda t: (_KIND_ORDER.get(t.kind, 5), t.path))
     for t in kept[:MAX_FILES]:
         s = t.text
-        parts.append(s if len(s) <= HEAD_CHARS + TAIL_CHARS else s[:HEAD_CHARS] + "\n" + s[-TAIL_CHARS:])
+        s = s if len(s) <= HEAD_CHARS + TAIL_CHARS else s[:HEAD_CHARS] + "\n" + s[-TAIL_CHARS:]
+        parts.append(without_guesses(s) if t.kind == "text" else s)     # (a post's guesses; a log's words as printed)
     return "\n".join(parts)
 
 
@@ -133,9 +135,10 @@ class TextModel:
     def scores(self, symptoms: list[str], artifacts: str = "") -> dict[str, float]:
         """cause -> log p(cause | words) + log(n causes), clipped; {} when there are no words. In order
         of the unclipped value, highest first (what a ranking by the words reads past the clip)."""
-        # (a guess, "I suspect the default init", is no evidence for what it names: prose.without_guesses)
+        # (a guess, "I suspect the default init", is no evidence for what it names: prose.without_guesses; a post's
+        # guesses are blanked by artifact_text)
         ws = Counter(tokens(without_guesses(" ".join(symptoms))))
-        wf = Counter(tokens(without_guesses(artifacts))) if artifacts else Counter()
+        wf = Counter(tokens(artifacts)) if artifacts else Counter()
         if not ws and not wf or not self.counts:
             return {}
         n_s, n_f = sum(ws.values()), sum(wf.values())

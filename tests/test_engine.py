@@ -1,6 +1,7 @@
 """The offline engine: ranking, calibration guards, verdicts, symptoms as hints, status."""
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import jsonschema
@@ -143,9 +144,15 @@ def test_the_word_model_does_not_count_the_users_guess_as_what_they_saw():
         s = m.scores([f"{seen} {guess}."])
         assert list(s)[0] == "unnormalized_inputs", guess
         assert s == m.scores([seen])
-        assert m.scores([], f"{seen} {guess}.") == m.scores([], seen)        # the same in a post
-    # said plainly, the words count
+        # the same in a post (a text artifact), not in a log: a framework's "this might be caused by ..." is its text
+        post = TextArtifact(path="post.md", abspath=Path("post.md"), kind="text", text=f"{seen} {guess}.")
+        assert T.scores_for([], [post], m) == T.scores_for([], [replace(post, text=seen)], m)
+        assert T.scores_for([], [replace(post, kind="log")], m) != T.scores_for([], [replace(post, kind="log", text=seen)], m)
+    # said plainly, the words count; a clause after ", and" is what was seen, and a decimal point ends no guess
     assert list(m.scores(["the default weight init is wrong"]))[0] == "bad_initialization"
+    assert list(m.scores(["I think it is the init, and the features are in the thousands"]))[0] == "unnormalized_inputs"
+    from mltdbg.analyzers.prose import without_guesses  # noqa: PLC0415 - the blanking itself
+    assert without_guesses("maybe it is overfitting at 0.01, and the loss is nan").split() == [",", "and", "the", "loss", "is", "nan"]
 
 
 def test_the_word_model_reads_chinese_japanese_and_korean_text_by_character_pairs():
