@@ -117,9 +117,11 @@ def _batchnorm_train_behind(out: list[Signal]) -> list[Signal]:
 
 def _step_after_line(s: Series, sig: Signal) -> int | None:
     """The step of the first point of `s` logged after the line a resume message was cited at, in the
-    same file ("Resuming from checkpoint ckpt/epoch3.pt" names no step; the loss line after it does)."""
-    ev = next((e for e in sig.evidence if e.line is not None), None)
-    if ev is None or s.source != ev.source or s.loc_kind != LOC_LINE or s.locs is None:
+    same file ("Resuming from checkpoint ckpt/epoch3.pt" names no step; the loss line after it does), whichever of the
+    message's citations is in that file."""
+    # (the resume message in the series' own file: a notes table can say "resumed" first, the log at its line)
+    ev = next((e for e in sig.evidence if e.line is not None and e.source == s.source), None)
+    if ev is None or s.loc_kind != LOC_LINE or s.locs is None:
         return None
     after = np.flatnonzero(s.locs > ev.line)
     if not len(after) or not (s.locs < ev.line).any():

@@ -389,6 +389,11 @@ def test_a_resume_line_without_a_step_still_dates_the_loss_jump_after_it(tmp_pat
     assert jump.data["step"] == 3100 and [e.line for e in jump.evidence] == [3, 5]   # the lines around it
     d = diagnose_paths([str(tmp_path)], [])
     assert d.hypotheses[0].id == "resume_mismatch"
+    # a notes table that says "resumed" first (the resume's first citation, in another file) dates nothing: the
+    # log's own resume line still does
+    (tmp_path / "experiments.csv").write_text("run,status,notes\ncos30-b,done (resumed),resumed with --resume last.pt\n")
+    ctx = context_for([str(tmp_path)], [])
+    assert [s.data["step"] for s in ctx.signals if s.kind == "loss_jump_at_resume"] == [3100]
 
 
 def test_a_scheduler_stepped_at_the_wrong_interval_is_the_cause_of_its_tiny_lr_not_a_low_setting(tmp_path):
