@@ -37,6 +37,35 @@ def without_guesses(text: str) -> str:
     return _GUESS.sub(" ", text)
 
 
+# A conversation with an AI assistant pasted or exported as text ("## User" / "## Assistant", "User:" / "ChatGPT:",
+# "**You:**" / "**Claude:**"): the user's turns hold what they saw and pasted; the assistant's hold its guesses, model
+# output, which is no observation of the run (the cause it names, the errors it quotes as examples).
+_TURN = re.compile(r"^[ \t]*(?:#{1,6}[ \t]*|>[ \t]*)?(?:\*\*)?(?P<who>user|you|me|human|assistant|chatgpt|gpt-?4o?|claude|gemini"
+                   r"|copilot|bard|ai assistant)(?:[ \t]+said)?[ \t]*(?:\*\*)?[ \t]*:?[ \t]*(?:\*\*)?(?=[ \t]*$|[ \t]*:|:)",
+                   re.I | re.M)
+_ASSISTANT = frozenset({"assistant", "chatgpt", "gpt4", "gpt-4", "gpt4o", "gpt-4o", "claude", "gemini", "copilot", "bard",
+                        "ai assistant"})
+TURN_SCAN = 200_000      # (a transcript is a small file: only this much is looked at for its turns)
+
+
+def without_assistant_turns(text: str) -> str:
+    """`text` with an AI assistant's turns blanked (spaces; line breaks kept, so lines and offsets stay the file's), when
+    it is a transcript: a user's turn header and an assistant's, each on a line of its own or before its first words.
+    Any other text as it is."""
+    if len(text) > TURN_SCAN or not re.search(r"(?i)assistant|chatgpt|claude|gemini|copilot|bard", text):
+        return text
+    heads = [(m.start(), m.group("who").lower()) for m in _TURN.finditer(text)]
+    if not any(w in _ASSISTANT for _, w in heads) or all(w in _ASSISTANT for _, w in heads):
+        return text
+    out = list(text)
+    for (at, who), (nxt, _) in zip(heads, heads[1:] + [(len(text), "")]):
+        if who in _ASSISTANT:
+            for i in range(at, nxt):
+                if out[i] != "\n":
+                    out[i] = " "
+    return "".join(out)
+
+
 PROSE_SHARE = 0.5
 # a line with two or more `key=value` / `key: number` shapes is a metric line unless it has at least this
 # many words per shape: a sentence may quote a call ("I use DataLoader(ds, batch_size=256, num_workers=0)")

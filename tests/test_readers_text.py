@@ -2098,3 +2098,25 @@ def test_printed_output_kept_in_a_json_string_is_read_for_its_messages(tmp_path)
     assert "log:cuda_oom" not in {s.kind for s in text_signals(ingest([str(tmp_path / "ds")]))}
     text = p.read_text() + '"a\\nb\\t\\"c\\""'
     assert len(blank_json_escapes(text)) == len(text) and "\\n" not in blank_json_escapes(text)
+
+
+def test_an_ai_assistants_turns_in_a_pasted_conversation_are_not_read(tmp_path):
+    """A conversation with a chat assistant handed over as text: the user's turns (what they saw and pasted) are read;
+    the assistant's (its guesses, the errors it quotes as examples: model output, no observation of the run) are blanked,
+    lines kept. A post that only names an assistant, or has no user turn, is read whole."""
+    chat = ("## User\nMy loss goes to nan at step 650:\n```\nstep 640 loss 0.31\nstep 650 loss nan\n```\n\n"
+            "## Assistant\nThis is most likely exploding gradients. A typical message is CUDA out of memory.\n"
+            "Try lowering the lr.\n\n## User\nlowering the lr did not help\n")
+    p = tmp_path / "chat_export.md"
+    p.write_text(chat)
+    (art,) = read(p).texts
+    assert "exploding" not in art.text and "CUDA out of memory" not in art.text and "lowering the lr did not" in art.text
+    assert art.text.count("\n") == chat.count("\n") and len(art.text) == len(chat)
+    assert art.line(13).strip() == "lowering the lr did not help"
+    from mltdbg.analyzers.log_findings import text_signals  # noqa: PLC0415 - what the reader's text feeds
+    assert "log:cuda_oom" not in {s.kind for s in text_signals(read(p))}
+    for whole in ("Assistant: try a smaller lr\nit still diverges\n",            # no user turn: no transcript
+                  "I asked Claude and ChatGPT, both said the lr. User error?\n"):  # names, no turn headers
+        p.write_text(whole)
+        assert read(p).texts[0].text == whole
+

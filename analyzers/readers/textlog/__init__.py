@@ -58,7 +58,7 @@ import numpy as np
 
 from mltdbg.analyzers.ingest import UTF16_BOMS, binary_skipped, decode_utf8, is_binary, read_bytes
 from mltdbg.analyzers.model import Run, TextArtifact
-from mltdbg.analyzers.prose import is_documentation
+from mltdbg.analyzers.prose import is_documentation, without_assistant_turns
 from mltdbg.analyzers.readers.textlog.arrays import (find_byte, one_thread, release_memory, reused_heap,
                                                      small_pages)
 from mltdbg.analyzers.readers.textlog.assemble import (MAX_METRIC_LINE, LogMetrics, extract_metrics, prepare_block,
@@ -222,7 +222,7 @@ def _read_whole(path: Path, rel: str, run: Run) -> None:
     if is_binary(data[:4096]):  # a gzip of something binary
         run.warnings.append(binary_skipped(rel, data[:4096]))
         return
-    text = decode_utf8(data, rel, run)
+    text = without_assistant_turns(decode_utf8(data, rel, run))     # (an AI assistant's turns: no observation)
     art = TextArtifact(path=rel, abspath=path, kind=text_kind(path, text), text=text)
     if data.isascii():  # byte offsets are character offsets: reuse a newline scan
         art._starts = np.concatenate(([0], find_byte(np.frombuffer(data, np.uint8), 10) + 1)).astype(np.int64)
@@ -477,7 +477,7 @@ def _read_log_blocks(path: Path, rel: str, run: Run, gz: bool, metrics: bool, re
                             f"{MAX_METRIC_LINE // 1024} KB kept as text, no metrics read from it")
     if not sparse:
         data = b"".join(full)
-        text = decode_utf8(data, rel, run)
+        text = without_assistant_turns(decode_utf8(data, rel, run))     # (an AI assistant's turns: no observation)
         kind = text_kind(path, text)
         art = TextArtifact(path=rel, abspath=path, kind=kind, text=text)
         if data.isascii():  # byte offsets are character offsets: reuse the newline scan
