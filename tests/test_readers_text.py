@@ -2120,3 +2120,16 @@ def test_an_ai_assistants_turns_in_a_pasted_conversation_are_not_read(tmp_path):
         p.write_text(whole)
         assert read(p).texts[0].text == whole
 
+
+def test_julias_float32_literals_are_numbers(tmp_path):
+    """Flux's loops print Float32 values with Julia's own exponent letter ("loss = 1.4486f0", "lr = 1.0f-5"): the same
+    numbers as 1.4486e0 and 1.0e-5, read as the series they are; words that end in f0 stay words."""
+    p = tmp_path / "output.txt"
+    p.write_text("".join(f"Epoch {e}: loss = {1.5 / e:.4f}f0, val_loss = {1.6 / e:.4f}f0, lr = 1.0f-{e + 2}\n"
+                         for e in range(1, 9)))
+    run = read(p)
+    assert series(run, "loss").values[:2].tolist() == [1.5, 0.75] and series(run, "val_loss").values[0] == 1.6
+    assert series(run, "lr").values[0] == pytest.approx(1e-3)
+    from mltdbg.analyzers.readers.textlog.scan import julia_floats  # noqa: PLC0415 - the rewrite itself
+    for b in (b"self0 f0 buf0.5", b"v1.2f0rc", b"epoch 1 loss 0.5"):
+        assert julia_floats(b) == b

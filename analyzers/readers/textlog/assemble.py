@@ -35,7 +35,7 @@ from mltdbg.analyzers.names import normalize, rename_by_layout
 from mltdbg.analyzers.readers.textlog.arrays import (Masked, count_before, factorize, find_byte, hash_rows,
                                                      release_memory, rows_of, small_pages)
 from mltdbg.analyzers.readers.textlog.scan import (BACK, DECIMAL_COMMA_HEAD, EVAL_KEY_PREFIX, FWD, LONG_BACK, LONG_FWD, Keys, anchors,
-                                                   decimal_commas, held_out_marks, inline_set_tags, line_ranks,
+                                                   decimal_commas, held_out_marks, inline_set_tags, julia_floats, line_ranks,
                                                    progress_counters, read_anchors)
 from mltdbg.analyzers.readers.textlog.layergrads import layer_series, scan_layer_tables, table_lines
 from mltdbg.analyzers.readers.textlog.settle import StepContext, counter_restarts, pass_ends
@@ -83,7 +83,7 @@ def prepare_block(data: bytes, nl: np.ndarray | None, rel: str) -> dict | None:
     None for an empty block."""
     if not data:
         return None
-    data = norm_keys(cjk_keys(_decimal_commas_by_file(data, [(0, len(data), 0, rel)])))    # (same length: offsets and newlines stay)
+    data = julia_floats(norm_keys(cjk_keys(_decimal_commas_by_file(data, [(0, len(data), 0, rel)]))))    # (same length: offsets and newlines stay)
     if nl is None:
         nl = find_byte(np.frombuffer(data, dtype=np.uint8), 10)
     sc = scan_block(data, nl)
@@ -99,7 +99,7 @@ def prepare_files(data: bytes, nl: np.ndarray, pieces: list[tuple[int, int, int,
     on every log the tests hold). The scan keeps each spelling of a key apart, and each file gets
     the spellings it prints; a file that spells one key two ways ("Loss", "loss") gets None: which
     spelling names its series depends on its own scan's order, so it is read alone."""
-    data = norm_keys(cjk_keys(_decimal_commas_by_file(data, pieces)))
+    data = julia_floats(norm_keys(cjk_keys(_decimal_commas_by_file(data, pieces))))
     sc = scan_block(data, nl, exact_keys=True, files=[(b0, n) for b0, n, _, _ in pieces])
     places = _places(sc, nl, [(b0, n, l0) for b0, n, l0, _ in pieces])
     return [_package(sc, data[b0:b0 + n], rel, at) for (b0, n, _, rel), at in zip(pieces, places)]

@@ -493,6 +493,22 @@ def decimal_commas(data: bytes) -> bytes:
     return _COMMA_NUMBER.sub(lambda m: m.group(1) + b"." + m.group(2), data)
 
 
+# Julia prints a Float32 with its own exponent letter ("loss = 1.4486f0", "lr = 1.0f-5", Flux's training loops): the
+# same number as 1.4486e0, written so in the scanned bytes (same length)
+_JULIA_F32 = re.compile(rb"(?<![\w.])(\d+\.\d*)f([-+]?\d{1,3})(?![\w.])")
+
+
+def julia_floats(data: bytes) -> bytes:
+    """`data` with Julia's Float32 literals' `f` exponent made `e` (see above); data without an "f0" as it is, at the
+    cost of one literal search (~0.02 s on 50 MB); every Float32 log prints some."""
+    if _F0.search(data) is None:
+        return data
+    return _JULIA_F32.sub(lambda m: m.group(1) + b"e" + m.group(2), data)
+
+
+_F0 = re.compile(rb"f0")
+
+
 # A line that reports on a held-out set: "Test set: Average loss: 0.0334, Accuracy: 9890/10000 (99%)"
 # (PyTorch's MNIST example, and the many scripts made from it), "Validation: loss=0.41 acc=0.88". Its
 # keys are that set's (EVAL_KEY_PREFIX + key), not the training loss and accuracy printed beside them.
