@@ -46,6 +46,7 @@ _TURN = re.compile(r"^[ \t]*(?:#{1,6}[ \t]*|>[ \t]*)?(?:\*\*)?(?P<who>user|you|m
 _ASSISTANT = frozenset({"assistant", "chatgpt", "gpt4", "gpt-4", "gpt4o", "gpt-4o", "claude", "gemini", "copilot", "bard",
                         "ai assistant"})
 TURN_SCAN = 200_000      # (a transcript is a small file: only this much is looked at for its turns)
+_NOT_NEWLINE = re.compile(r"[^\n]")
 
 
 def without_assistant_turns(text: str) -> str:
@@ -57,13 +58,12 @@ def without_assistant_turns(text: str) -> str:
     heads = [(m.start(), m.group("who").lower()) for m in _TURN.finditer(text)]
     if not any(w in _ASSISTANT for _, w in heads) or all(w in _ASSISTANT for _, w in heads):
         return text
-    out = list(text)
+    parts, done = [], 0
     for (at, who), (nxt, _) in zip(heads, heads[1:] + [(len(text), "")]):
         if who in _ASSISTANT:
-            for i in range(at, nxt):
-                if out[i] != "\n":
-                    out[i] = " "
-    return "".join(out)
+            parts += [text[done:at], _NOT_NEWLINE.sub(" ", text[at:nxt])]
+            done = nxt
+    return "".join(parts) + text[done:]
 
 
 PROSE_SHARE = 0.5

@@ -68,7 +68,6 @@ _OVERSAMPLERS = re.compile(r"fit_resample|fit_sample|^resample$|^upsample|oversa
 # ... not those that drop rows (imblearn's under-samplers, sklearn's resample without replacement)
 _UNDERSAMPLERS = re.compile(r"Under|NearMiss|Tomek|EditedNearest|ClusterCentroids|OneSided|replace\s*=\s*False")
 # ... and a sample drawn with replacement (pandas' `df.sample(n=4000, replace=True)`, a bootstrap): rows repeat in it
-_BOOTSTRAP = re.compile(r"sample")
 _BOOTSTRAP_ON = re.compile(r"replace\s*=\s*True")
 
 
@@ -79,7 +78,7 @@ def _oversampled_before_split(f: PyFile) -> list[Finding]:
     name the resample call assigned."""
     out = []
     for c in f.calls:
-        if not (_OVERSAMPLERS.search(last(c)) or _BOOTSTRAP.fullmatch(last(c)) and _BOOTSTRAP_ON.search(src(c))) \
+        if not (_OVERSAMPLERS.search(last(c)) or last(c) == "sample" and _BOOTSTRAP_ON.search(src(c))) \
                 or _UNDERSAMPLERS.search(src(c)):
             continue
         parent = f.parent.get(c)
@@ -574,9 +573,10 @@ def _window_holds_target(f: PyFile, scope: ast.AST) -> list[Finding]:
             arg = bound.get(arg.id, arg) if isinstance(arg, ast.Name) else arg
             if not isinstance(arg, ast.Subscript) or not (base := dotted(arg.value)):
                 continue
-            two = isinstance(arg.slice, ast.Tuple) and len(arg.slice.elts) >= 2
-            idx = arg.slice.elts[0] if isinstance(arg.slice, ast.Tuple) and arg.slice.elts else arg.slice
-            cols = arg.slice.elts[1] if two and isinstance(arg.slice, ast.Tuple) else None
+            elts = arg.slice.elts if isinstance(arg.slice, ast.Tuple) else [arg.slice]
+            if not elts:
+                continue
+            idx, cols = elts[0], (elts[1] if len(elts) > 1 else None)       # (rows, and the columns of a 2-d pick)
             who = dotted(n.func.value) or ""
             if isinstance(idx, ast.Slice):
                 slices.append((who, arg.value, idx, cols, n.lineno))

@@ -301,10 +301,8 @@ def _reordered_after_labels(f: PyFile) -> list[Finding]:
                 if not names or not any(isinstance(x, ast.Name) and x.id in origins for x in ast.walk(a.value)):
                     continue
                 lab = names[0]
-                later = [b for b in assigns if b.lineno > n.lineno and any(
-                    isinstance(x, ast.Name) and x.id == lab and isinstance(x.ctx, ast.Store) for tg in b.targets
-                    for x in ast.walk(tg))]
-                if later:
+                if any(b.lineno > n.lineno and isinstance(x, ast.Name) and x.id == lab and isinstance(x.ctx, ast.Store)
+                       for b in assigns for tg in b.targets for x in ast.walk(tg)):
                     continue        # the labels taken again after the re-order
                 out.append(Finding("code:separate_shuffle", STRONG, n.lineno,
                                    f"`{t}` is re-ordered here ({src(n.value)[:60]}) after `{lab}` was taken (line "
