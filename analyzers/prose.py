@@ -47,13 +47,16 @@ _ASSISTANT = frozenset({"assistant", "chatgpt", "gpt4", "gpt-4", "gpt4o", "gpt-4
                         "ai assistant"})
 TURN_SCAN = 200_000      # (a transcript is a small file: only this much is looked at for its turns)
 _NOT_NEWLINE = re.compile(r"[^\n]")
+# (a few substring finds before any pattern: a folder of 5,000 small logs paid 0.34 s for one case-blind search each)
+_ASSISTANT_HINTS = ("ssistant", "SSISTANT", "hatGPT", "HATGPT", "hatgpt", "laude", "LAUDE", "emini", "EMINI", "opilot",
+                    "OPILOT", "Bard", "BARD", "bard")
 
 
 def without_assistant_turns(text: str) -> str:
     """`text` with an AI assistant's turns blanked (spaces; line breaks kept, so lines and offsets stay the file's), when
     it is a transcript: a user's turn header and an assistant's, each on a line of its own or before its first words.
     Any other text as it is."""
-    if len(text) > TURN_SCAN or not re.search(r"(?i)assistant|chatgpt|claude|gemini|copilot|bard", text):
+    if len(text) > TURN_SCAN or not any(h in text for h in _ASSISTANT_HINTS):
         return text
     heads = [(m.start(), m.group("who").lower()) for m in _TURN.finditer(text)]
     if not any(w in _ASSISTANT for _, w in heads) or all(w in _ASSISTANT for _, w in heads):
