@@ -1696,13 +1696,21 @@ def test_layers_appended_to_a_plain_list_in_init_are_unregistered(tmp_path):
      "feats = feats.sample(frac=1.0, random_state=0).reset_index(drop=True)\nX_tr, y_tr = feats.iloc[:800], labels[:800]\n", True),
     # ... or sorted, through pd.get_dummies in between
     ("import pandas as pd\ntarget = df['Segmentation'].values\nfeatures = df.drop(columns=['Segmentation'])\n"
-     "features = pd.get_dummies(features)\nfeatures = features.sort_values(['Age']).reset_index(drop=True)\n", True),
+     "features = pd.get_dummies(features)\nfeatures = features.sort_values(['Age']).reset_index(drop=True)\n"
+     "X_tr, X_va, y_tr, y_va = train_test_split(features.values, target)\n", True),
     # the whole frame shuffled first, the labels taken after: paired
     ("import pandas as pd\ndf = df.sample(frac=1.0).reset_index(drop=True)\ny = df['label'].values\nX = df.drop(columns=['label'])\n", False),
     # the labels taken again after the sort
     ("labels = df['y']\nfeats = df.drop(columns=['y'])\nfeats = feats.sort_values('t')\nlabels = df.loc[feats.index, 'y']\n", False),
     # labels from another frame than the one sorted
     ("import numpy as np\ny = np.load('y.npy')\nfeats = raw.drop(columns=['id'])\nfeats = feats.sort_values('t')\n", False),
+    # review: a summary of the label column, the columns sorted, labels taken again under another name
+    ("classes = sorted(df['label'].unique())\ndf = df.sample(frac=1, random_state=0).reset_index(drop=True)\n"
+     "X = df.drop(columns=['label'])\ny = df['label']\nprint(classes)\n", False),
+    ("import pandas as pd\ny = train['target'].values\nX = pd.get_dummies(train.drop(columns=['target']))\n"
+     "X = X.sort_index(axis=1)\nmodel.fit(X, y)\n", False),
+    ("y = df['label']\nprint(y.value_counts())\ndf = df.sample(frac=1).reset_index(drop=True)\nlabels = df['label']\n"
+     "model.fit(df.drop(columns=['label']), labels)\n", False),
 ])
 def test_features_reordered_after_their_labels_were_taken(tmp_path, code, fires):
     """`labels = raw['click']`, then `feats = feats.sample(frac=1)` (or a sort): features and labels are paired by row

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 import re
 
-from mltdbg.analyzers.code.index import LOOPS, STRONG, Finding, PyFile, core, dotted, fname, kwarg, last, src
+from mltdbg.analyzers.code.index import LOOPS, STRONG, Finding, PyFile, const, core, dotted, fname, kwarg, last, src
 
 
 _INPUT_RE = re.compile(r"^(x|xs|x_\w+|inputs?|images?|imgs|texts?|sentences|features|feats|samples|examples|data_x|train_x|xtrain)$", re.I)
@@ -262,6 +262,14 @@ def _slice_sig(e: ast.AST) -> str:
 
 # Calls that re-order a frame's rows (pandas): a shuffle by sample(frac=1) (or a sample of n rows), a sort
 _REORDER = frozenset({"sample", "sort_values", "sort_index"})
+# ... a label-named value that is a summary of the column, not a label per row
+_SUMMARIES = frozenset({"unique", "value_counts", "nunique", "mean", "sum", "max", "min", "count"})
+
+
+def _columns_axis(c: ast.Call) -> bool:
+    """The call works on the columns (`sort_index(axis=1)`): the rows keep their order."""
+    ax = kwarg(c, "axis")
+    return ax is not None and (const(ax) in (1, -1, "columns"))
 
 
 def _chain_calls(e: ast.AST) -> tuple[str | None, list[ast.Call]]:
@@ -289,7 +297,7 @@ def _reordered_after_labels(f: PyFile) -> list[Finding]:
                 continue
             t = n.targets[0].id
             base, calls = _chain_calls(n.value)
-            if base != t or not any(last(c) in _REORDER for c in calls):
+            if base != t or not any(last(c) in _REORDER and not _columns_axis(c) for c in calls):
                 continue
             origins = {t} | {x.id for a in assigns if a.lineno < n.lineno and any(
                 isinstance(tg, ast.Name) and tg.id == t for tg in a.targets)
@@ -298,9 +306,14 @@ def _reordered_after_labels(f: PyFile) -> list[Finding]:
                 if a.lineno >= n.lineno:
                     break
                 names = [tg.id for tg in a.targets if isinstance(tg, ast.Name) and _category(tg.id) == "y"]
-                if not names or not any(isinstance(x, ast.Name) and x.id in origins for x in ast.walk(a.value)):
-                    continue
+                if not names or not any(isinstance(x, ast.Name) and x.id in origins for x in ast.walk(a.value)) \
+                        or _chain_calls(a.value)[1][:1] and last(_chain_calls(a.value)[1][0]) in _SUMMARIES \
+                        or isinstance(a.value, ast.Call) and last(a.value) in ("sorted", "set", "list", "len"):
+                    continue        # (a summary of the column, `classes = sorted(df.label.unique())`: no row's label)
                 lab = names[0]
+                if not any(isinstance(x, ast.Name) and x.id == lab and isinstance(x.ctx, ast.Load)
+                           and getattr(x, "lineno", 0) > n.lineno for x in ast.walk(scope)):
+                    continue        # (never read after the re-order: the labels used are taken again, under another name)
                 if any(b.lineno > n.lineno and isinstance(x, ast.Name) and x.id == lab and isinstance(x.ctx, ast.Store)
                        for b in assigns for tg in b.targets for x in ast.walk(tg)):
                     continue        # the labels taken again after the re-order
