@@ -46,6 +46,7 @@ _TURN = re.compile(r"^[ \t]*(?:#{1,6}[ \t]*|>[ \t]*)?(?:\*\*)?(?P<who>user|you|m
 _ASSISTANT = frozenset({"assistant", "chatgpt", "gpt4", "gpt-4", "gpt4o", "gpt-4o", "claude", "gemini", "copilot", "bard",
                         "ai assistant"})
 TURN_SCAN = 200_000      # (a transcript is a small file: only this much is looked at for its turns)
+TURN_LEAD_LINES = 3      # non-blank lines before its first turn (a title, an export's date line)
 _NOT_NEWLINE = re.compile(r"[^\n]")
 # (a few substring finds before any pattern: a folder of 5,000 small logs paid 0.34 s for one case-blind search each)
 _ASSISTANT_HINTS = ("ssistant", "SSISTANT", "hatGPT", "HATGPT", "hatgpt", "laude", "LAUDE", "emini", "EMINI", "opilot",
@@ -54,13 +55,15 @@ _ASSISTANT_HINTS = ("ssistant", "SSISTANT", "hatGPT", "HATGPT", "hatgpt", "laude
 
 def without_assistant_turns(text: str) -> str:
     """`text` with an AI assistant's turns blanked (spaces; line breaks kept, so lines and offsets stay the file's), when
-    it is a transcript: a user's turn header and an assistant's, each on a line of its own or before its first words.
-    Any other text as it is."""
+    it is a transcript: it opens with a user's turn header (under a title at most) and holds an assistant's, each on a
+    line of its own or before its first words. Any other text as it is; for posts and logs only, never code or a config
+    (a chat template's "Assistant:")."""
     if len(text) > TURN_SCAN or not any(h in text for h in _ASSISTANT_HINTS):
         return text
     heads = [(m.start(), m.group("who").lower()) for m in _TURN.finditer(text)]
-    if not any(w in _ASSISTANT for _, w in heads) or all(w in _ASSISTANT for _, w in heads):
-        return text
+    if not heads or heads[0][1] in _ASSISTANT or not any(w in _ASSISTANT for _, w in heads) \
+            or len([ln for ln in text[:heads[0][0]].splitlines() if ln.strip()]) > TURN_LEAD_LINES:
+        return text     # (a transcript opens with the user's turn, under a title at most: not a sample a log printed)
     parts, done = [], 0
     for (at, who), (nxt, _) in zip(heads, heads[1:] + [(len(text), "")]):
         if who in _ASSISTANT:

@@ -1895,6 +1895,9 @@ def test_bars_around_anything_else_are_no_gradient_norm(tmp_path):
     for b in (b"|w| 3.3", b"|x - y| 2", b"|g| 3.3", b"x|g| 3", b"step 1 | loss 0.5 | lr 0.1", b"|grad| is large",
               b"| g | 9.81 |", b"| grad | 3 |", b"loss 0.5 |g| 3.3", b"loss 0.5\t|g| 3.3"):
         assert norm_keys(b) == b, b
+    # after a comma or a semicolon the space before |g| gives the key its fourth byte (review)
+    for b in (b"loss=0.5, |g|=3.3", b"loss: 0.5; |g|: 3.3"):
+        assert norm_keys(b) == b.replace(b" |g|", b"norm"), b
     p = tmp_path / "train.log"
     p.write_text("".join(f"step {s} loss {3 - s / 200:.3f} |w| {1 + s:.1f}\n" for s in range(0, 300, 10)))
     assert not [s for s in read(p).series if s.name == "grad_norm"]
@@ -2116,9 +2119,19 @@ def test_an_ai_assistants_turns_in_a_pasted_conversation_are_not_read(tmp_path):
     from mltdbg.analyzers.log_findings import text_signals  # noqa: PLC0415 - what the reader's text feeds
     assert "log:cuda_oom" not in {s.kind for s in text_signals(read(p))}
     for whole in ("Assistant: try a smaller lr\nit still diverges\n",            # no user turn: no transcript
-                  "I asked Claude and ChatGPT, both said the lr. User error?\n"):  # names, no turn headers
+                  "I asked Claude and ChatGPT, both said the lr. User error?\n",  # names, no turn headers
+                  # an RLHF log that prints a sample of its data (review): not a conversation handed over
+                  "step 1 loss 2.1\nstep 2 loss 2.0\nsample:\nstep 3 loss 1.9\nstep 4 loss 1.8\nHuman: hi\n"
+                  "Assistant: hello\nstep 5 loss 1.7\nRuntimeError: CUDA out of memory\n"):
         p.write_text(whole)
         assert read(p).texts[0].text == whole
+    # a chat template in code or a config is the program's text (review)
+    for name, body in (("train.py", 'TEMPLATE = """\nUser:\n{q}\nAssistant:\n{a}"""\nloss.backward()\n'),
+                       ("config.yaml", "chat_template:\n  user: 'User:'\nassistant:\n  x: 1\nlearning_rate: 5.0\n")):
+        q = tmp_path / name
+        q.write_text(body)
+        from mltdbg.analyzers.ingest import ingest  # noqa: PLC0415 - the files as a run reads them
+        assert [t.text for t in ingest([str(q)]).texts if t.path == name] == [body], name
 
 
 def test_julias_float32_literals_are_numbers(tmp_path):
@@ -2131,5 +2144,7 @@ def test_julias_float32_literals_are_numbers(tmp_path):
     assert series(run, "loss").values[:2].tolist() == [1.5, 0.75] and series(run, "val_loss").values[0] == 1.6
     assert series(run, "lr").values[0] == pytest.approx(1e-3)
     from mltdbg.analyzers.readers.textlog.scan import julia_floats  # noqa: PLC0415 - the rewrite itself
-    for b in (b"self0 f0 buf0.5", b"v1.2f0rc", b"epoch 1 loss 0.5"):
+    for b in (b"self0 f0 buf0.5", b"v1.2f0rc", b"epoch 1 loss 0.5", b"<Net object at 0x7f0a3c2b1d90> loss 0.5"):
         assert julia_floats(b) == b
+    # Float32's NaN and Inf, and a value at a sentence's end (review)
+    assert julia_floats(b"loss = 0.5f0, then loss = NaN32 at 0.25f0.") == b"loss = 0.5e0, then loss = NaN   at 0.25e0."

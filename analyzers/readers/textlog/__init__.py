@@ -222,8 +222,11 @@ def _read_whole(path: Path, rel: str, run: Run) -> None:
     if is_binary(data[:4096]):  # a gzip of something binary
         run.warnings.append(binary_skipped(rel, data[:4096]))
         return
-    text = without_assistant_turns(decode_utf8(data, rel, run))     # (an AI assistant's turns: no observation)
-    art = TextArtifact(path=rel, abspath=path, kind=text_kind(path, text), text=text)
+    text = decode_utf8(data, rel, run)
+    kind = text_kind(path, text)
+    if kind in ("text", "log"):
+        text = without_assistant_turns(text)     # (an AI assistant's turns in a pasted conversation: no observation)
+    art = TextArtifact(path=rel, abspath=path, kind=kind, text=text)
     if data.isascii():  # byte offsets are character offsets: reuse a newline scan
         art._starts = np.concatenate(([0], find_byte(np.frombuffer(data, np.uint8), 10) + 1)).astype(np.int64)
     run.texts.append(art)
@@ -477,8 +480,10 @@ def _read_log_blocks(path: Path, rel: str, run: Run, gz: bool, metrics: bool, re
                             f"{MAX_METRIC_LINE // 1024} KB kept as text, no metrics read from it")
     if not sparse:
         data = b"".join(full)
-        text = without_assistant_turns(decode_utf8(data, rel, run))     # (an AI assistant's turns: no observation)
+        text = decode_utf8(data, rel, run)
         kind = text_kind(path, text)
+        if kind in ("text", "log"):
+            text = without_assistant_turns(text)     # (an AI assistant's turns in a pasted conversation: no observation)
         art = TextArtifact(path=rel, abspath=path, kind=kind, text=text)
         if data.isascii():  # byte offsets are character offsets: reuse the newline scan
             # (block offsets as Python ints: one array op per block, which a small log's cost is made of)

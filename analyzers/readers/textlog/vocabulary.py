@@ -278,7 +278,7 @@ def norm_keys(data: bytes) -> bytes:
         s0, e = m.span()
         if s0 and (chr(data[s0 - 1]).isalnum() or data[s0 - 1] in b"_|"):
             continue        # (inside a word, or the second bar of a "||" the match began in)
-        if e - s0 < 5 and s0 and data[s0 - 1] in b" \t" and (s0 < 2 or data[s0 - 2] in b" \t|\n"):
+        if e - s0 < 5 and s0 and data[s0 - 1] in b" \t" and (s0 < 2 or data[s0 - 2] in b" \t|\n,;"):
             s0 -= 1         # "| |g| 3.3": the space before the bars gives "norm" its fourth byte (never glued to a
                             # value before it: "loss 0.5 |g| 3.3" keeps its loss, and its three bytes of |g| unread)
         if e - s0 >= 4:
