@@ -1429,7 +1429,7 @@ _SAVED_FILE = re.compile(r"(?i)\bsav(?:ed?|ing)\b[^\n/]{0,20}?[\s:=>'\"`]((?:[\w
 # A text that trains (a word of training, or a line that starts with its epoch): a load in a text without them and without
 # saves of its own is another job (an evaluation's output, "loaded runs/exp12/best.pt (epoch 1)"), compared with the saves
 # of the run's other texts
-_TRAINS = re.compile(r"(?im)(?<![\w/\\.-])train|^[^\w\n]*epoch\b")     # (not a path's folder: runs/detect/train/...)
+_TRAINS = re.compile(r"(?im)(?<![\w/\\.])train|^[^\w\n]*epoch\b")     # (not a path's folder: runs/detect/train/...)
 _LOADED = re.compile(r"(?i)\b(?:load(?:ed|ing|s)?|restor(?:ed|ing|es))\b[^\n]{0,60}?['\"`:=\s]"
                      r"((?:[\w.~-]+/)+[\w.-]+\.(?:pt|pth|ckpt|bin|safetensors|h5|keras|pkl|tar))\b")
 CHECKPOINT_HEAD = 262144

@@ -479,6 +479,8 @@ def test_a_sliding_window_that_holds_the_step_it_predicts(tmp_path):
     cols = "xs, ys = [], []\nfor i in range(n):\n    xs.append(data[i : i + w, :-1])\n    ys.append(data[i + w - 1, -1])\n"
     assert "code:target_in_features" not in signals(run_of(tmp_path, {"data.py": cols}))
     assert "code:target_in_features" in signals(run_of(tmp_path, {"data.py": cols.replace(":-1]", ":]")}))
+    # the window's columns hold the target's when it is column 0 under :-1 (review: the width decides nothing there)
+    assert "code:target_in_features" in signals(run_of(tmp_path, {"data.py": cols.replace(", -1])", ", 0])")}))
     ahead = code.replace("y.append(series[t])", "y.append(series[t + 1])")      # the next step: clean
     assert "code:target_in_features" not in signals(run_of(tmp_path, {"data.py": ahead}))
 

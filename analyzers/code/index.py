@@ -1105,7 +1105,7 @@ def _repl_code(lines: list[str], min_prompts: int = 2) -> list[str] | None:
             out[i] = ln[c.end():]
             depth += _opened(out[i])
         elif inside and col and depth <= 0 and ln.strip() and col - 2 <= len(ln) - len(ln.lstrip(" ")) <= col \
-                and _parses("\n".join(out[cell_at:i] + [ln.lstrip(" ")])):
+                and i - cell_at <= COLUMN_CELL_LINES and _parses("\n".join(out[cell_at:i] + [ln.lstrip(" ")])):
             out[i] = ln.lstrip(" ")   # an IPython cell's next line under its first, at the code's column (give or take
             depth += _opened(out[i])  # a space: a console's copy, a transcription), while the cell still parses: a
                                       # printed frame's header at that column is its output
@@ -1120,6 +1120,7 @@ def _repl_code(lines: list[str], min_prompts: int = 2) -> list[str] | None:
 
 _BRACKET_CELL = re.compile(r"^\[\d+\][ \t]{1,6}(?=\S)", re.M)
 CELL_MAX_LINES = 300
+COLUMN_CELL_LINES = 60      # an IPython cell's lines at its code's column, each parsed with the cell so far: bounded
 
 
 def _cell_body(lines: list[str], start: int, marker: re.Pattern = _PROMPT) -> int:

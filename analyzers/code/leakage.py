@@ -451,9 +451,11 @@ def _holds(col: ast.AST, c: int) -> bool | None:
             return True
         if lo is not None and lo < 0 and lo > c:
             return False
+        if hi is not None and hi >= 0:
+            return None     # (0:4 against -1: depends on the width)
         return hi is None or (hi < 0 and c < hi)
-    if (lo or 0) < 0:
-        return None
+    if (lo or 0) < 0 or (hi is not None and hi < 0):
+        return None         # (:-1 against 0: depends on the width)
     return (lo or 0) <= c and (hi is None or (hi >= 0 and c < hi))
 
 
