@@ -83,7 +83,7 @@ def prepare_block(data: bytes, nl: np.ndarray | None, rel: str) -> dict | None:
     None for an empty block."""
     if not data:
         return None
-    data = julia_floats(norm_keys(cjk_keys(_decimal_commas_by_file(data, [(0, len(data), 0, rel)]))))    # (same length: offsets and newlines stay)
+    data = _scanned_bytes(data, [(0, len(data), 0, rel)])
     if nl is None:
         nl = find_byte(np.frombuffer(data, dtype=np.uint8), 10)
     sc = scan_block(data, nl)
@@ -99,10 +99,17 @@ def prepare_files(data: bytes, nl: np.ndarray, pieces: list[tuple[int, int, int,
     on every log the tests hold). The scan keeps each spelling of a key apart, and each file gets
     the spellings it prints; a file that spells one key two ways ("Loss", "loss") gets None: which
     spelling names its series depends on its own scan's order, so it is read alone."""
-    data = julia_floats(norm_keys(cjk_keys(_decimal_commas_by_file(data, pieces))))
+    data = _scanned_bytes(data, pieces)
     sc = scan_block(data, nl, exact_keys=True, files=[(b0, n) for b0, n, _, _ in pieces])
     places = _places(sc, nl, [(b0, n, l0) for b0, n, l0, _ in pieces])
     return [_package(sc, data[b0:b0 + n], rel, at) for (b0, n, _, rel), at in zip(pieces, places)]
+
+
+def _scanned_bytes(data: bytes, pieces: list[tuple[int, int, int, str]]) -> bytes:
+    """The bytes the key scanner reads: decimal commas made dots (file by file), names printed in other languages
+    made English keys, a gradient norm's bars and Julia's Float32 exponents rewritten; each the same length, so
+    offsets and newlines stay the file's (and every quote is taken from the file's own text)."""
+    return julia_floats(norm_keys(cjk_keys(_decimal_commas_by_file(data, pieces))))
 
 
 def _decimal_commas_by_file(data: bytes, pieces: list[tuple[int, int, int, str]]) -> bytes:
