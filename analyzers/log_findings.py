@@ -1464,6 +1464,11 @@ def _loaded_checkpoints(run: Run) -> list[tuple[str, TextArtifact, int]]:
             if art.kind in LOG_KINDS and "/" in (head := art.text[:CHECKPOINT_HEAD]) for m in _LOADED.finditer(head)]
 
 
+def _saved_into(folder: tuple[str, ...], saved: list[tuple[tuple[str, ...], TextArtifact, int]]) -> bool:
+    """Whether `folder` is one the run saved to, inside one, or holds one."""
+    return any(folder[:len(sp)] == sp or sp[:len(folder)] == folder for sp, _, _ in saved)
+
+
 def checkpoint_of_other_run(run: Run, loaded: list[tuple[str, TextArtifact, int]] | None = None) -> Signal | None:
     """log:checkpoint_other_run: a weights file loaded from a folder beside the one the run wrote its results to
     (runs/train/exp/best.pt loaded after "Results saved to runs/train/exp2"), neither that folder nor under it, nor
@@ -1487,14 +1492,13 @@ def checkpoint_of_other_run(run: Run, loaded: list[tuple[str, TextArtifact, int]
     # a text with no saves and no training of its own is another job; one that also loads from a folder the run saved
     # to evaluates the run's weights, its other loads being a backbone or a baseline it compares with
     savers = {id(a) for _, a, _ in saved}
-    own = {id(art) for lp, art, _ in loads if any(lp[:-1][:len(sp)] == sp or sp[:len(lp) - 1] == lp[:-1]
-                                                 for sp, _, _ in saved)}
+    own = {id(art) for lp, art, _ in loads if _saved_into(lp[:-1], saved)}
     job_texts = {id(a): a for _, a, _ in loads if id(a) not in savers and id(a) not in own}
     trains = {k: bool(_TRAINS.search(a.text[:CHECKPOINT_HEAD])) for k, a in job_texts.items()}     # (once a text)
     jobs.update(i for i, (_, art, _) in enumerate(loads) if id(art) in trains and not trains[id(art)])
     for n_load, (lp, art, off) in enumerate(loads):
         folder = lp[:-1]
-        if not folder or any(folder[:len(sp)] == sp or sp[:len(folder)] == folder for sp, _, _ in saved):
+        if not folder or _saved_into(folder, saved):
             continue        # its own output (or a folder it saved into): the run's weights
         # (only saves printed before it in the same text: a load before the run's saves is a warm start or a resume;
         # an evaluation job's flags against any text's saves)
