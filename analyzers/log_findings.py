@@ -1272,7 +1272,10 @@ def text_signals(run: Run) -> list[Signal]:
         if kind is None or not any(s.kind == kind for s in out):
             if (sig := _first_log_reading(run, read_log)) is not None:
                 out.append(sig)
-    if (sig := metric_disagrees_in(run)) is not None:
+    # (one model's two evaluations may sit in two logs, the old version's and the new one's: the lines read so far
+    # are carried from log to log)
+    seen: dict = {}
+    if (sig := _first_log_reading(run, lambda art: metric_disagrees(art, seen), "metric_disagrees")) is not None:
         out.append(sig)
     loaded = _loaded_checkpoints(run)
     for reading in (checkpoint_of_other_run, checkpoint_of_earlier_epoch):
@@ -1344,9 +1347,9 @@ def vocab_files_differ(run: Run) -> Signal | None:
     return None
 
 
-def _first_log_reading(run: Run, reading: Callable[[TextArtifact], Signal | None]) -> Signal | None:
-    """`reading` of the first log text that gives one; a log it fails on is skipped with a warning (an odd log must
-    not stop the other readings)."""
+def _first_log_reading(run: Run, reading: Callable[[TextArtifact], Signal | None], name: str = "") -> Signal | None:
+    """`reading` of the first log text that gives one; a log it fails on is skipped with a warning naming the reading
+    (`name`, else its function's) (an odd log must not stop the other readings)."""
     for art in run.texts:
         if art.kind not in LOG_KINDS:
             continue
@@ -1354,7 +1357,7 @@ def _first_log_reading(run: Run, reading: Callable[[TextArtifact], Signal | None
             if (sig := reading(art)) is not None:
                 return sig
         except Exception as e:  # noqa: BLE001
-            run.warnings.append(f"{art.path}: {reading.__name__} not read ({type(e).__name__}: {e})")
+            run.warnings.append(f"{art.path}: {name or reading.__name__} not read ({type(e).__name__}: {e})")
     return None
 
 
@@ -1609,26 +1612,11 @@ _PROGRESS_WORDS = re.compile(r"\b(?:epoch|ep|step|iter(?:ation)?|batch|class|fol
 METRIC_MOVED = 0.02
 
 
-def metric_disagrees_in(run: Run) -> Signal | None:
-    """metric_disagrees over the run's log texts in turn, a line of one compared with the lines of those before it
-    (the old version's eval log, then the new one's)."""
-    seen: dict[tuple[str, ...], tuple[TextArtifact, int, dict[str, str]]] = {}
-    for art in run.texts:
-        if art.kind not in LOG_KINDS:
-            continue
-        try:
-            if (sig := metric_disagrees(art, seen)) is not None:
-                return sig
-        except Exception as e:  # noqa: BLE001 - an odd log must not stop the other readings
-            run.warnings.append(f"{art.path}: metric_disagrees not read ({type(e).__name__}: {e})")
-    return None
-
-
 def metric_disagrees(art: TextArtifact, seen: dict) -> Signal | None:
     """log:metric_disagrees: two lines scoring one model with the same metrics, where one metric is equal to its
     last printed digit and another differs by METRIC_MOVED or more: the predictions are the same, so the
     difference is in how the other metric is computed (its averaging, threshold or ignored labels). `seen`: the
-    lines of texts read before (metric_disagrees_in), filled with this one's."""
+    lines of the log texts read before (text_signals reads them in turn), filled with this one's."""
     # (one search over the head, then the lines that hold two pairs or more: a log of many small files pays one
     # regex call each, not one a line)
     head = art.text[:METRIC_PAIR_HEAD].lower()
