@@ -25,6 +25,7 @@ from functools import lru_cache
 from itertools import islice
 from typing import Callable
 
+from mltdbg.analyzers.code.index import REPL_CONTINUED, REPL_PROMPT
 from mltdbg.analyzers.common.textfind import SHORT_TEXT, TextFinder, contains_any
 from mltdbg.analyzers.model import Evidence, Run, Signal, TextArtifact
 from mltdbg.analyzers.tracebacks import LOG_KINDS, blank_json_escapes, extract_tracebacks, line_quote, lines_of_offsets
@@ -1824,7 +1825,6 @@ def _stat_of(node: ast.expr) -> tuple[str, str] | None:
 # An interactive session's input cell that evaluates an input array's statistics (`In [14]: X.mean(0), X.std(0)`,
 # `>>> xb.mean(), xb.std()`), its value shown in the lines after it (IPython's "Out[14]: (tensor([...]), tensor([...]))")
 _REPL_STATS = re.compile(r"^(?:In \[\d+\]:|>>>)[ \t]*(?P<expr>[^\n]*\.(?:mean|std|max)\([^\n]*?)[ \t]*\r?$", re.M)
-_REPL_PROMPT = re.compile(r"^(?:In \[\d+\]:|>>>)")
 _REPL_VALUE = re.compile(rf"(?:tensor|array)\(\[[^\]\n]*\]\)?|\[[^\[\]\n]*\]|{_STAT_NUM.pattern}")
 REPL_OUT_LINES = 6
 
@@ -1855,9 +1855,9 @@ def repl_input_stats(art: TextArtifact) -> Signal | None:
         first = 0
         for n in range(line + 1, min(art.n_lines, line + REPL_OUT_LINES) + 1):
             row = art.line(n)
-            if row.lstrip().startswith("...:"):
+            if REPL_CONTINUED.match(row):
                 continue        # (the cell's own continuation lines)
-            if _REPL_PROMPT.match(row):
+            if REPL_PROMPT.match(row):
                 break
             first = first or n
             shown.append(re.sub(r"^Out\[\d+\]:", "", row))

@@ -1061,8 +1061,8 @@ _SNIPPET_OPENER = re.compile(r"\s*(?:for|while|def|class|with|if|import|from)\b"
 
 
 # An interactive session pasted as it ran: the Python prompt and its continuation, or IPython's.
-_PROMPT = re.compile(r"^\s*(?:>>>|In \[\d+\]:)(?: |$)")
-_CONTINUED = re.compile(r"^\s*\.\.\.:?(?: |$)")
+REPL_PROMPT = re.compile(r"^\s*(?:>>>|In \[\d+\]:)(?: |$)")
+REPL_CONTINUED = re.compile(r"^\s*\.\.\.:?(?: |$)")
 
 
 def _repl_code(lines: list[str], min_prompts: int = 2) -> list[str] | None:
@@ -1081,13 +1081,13 @@ def _repl_code(lines: list[str], min_prompts: int = 2) -> list[str] | None:
             prompts += 1
             w = bc.end()
             nxt = next((j for j in range(i + 1, min(len(lines), i + 1 + CELL_MAX_LINES))
-                        if _BRACKET_CELL.match(lines[j]) or _PROMPT.match(lines[j])), min(len(lines), i + 1 + CELL_MAX_LINES))
+                        if _BRACKET_CELL.match(lines[j]) or REPL_PROMPT.match(lines[j])), min(len(lines), i + 1 + CELL_MAX_LINES))
             body = [ln[w:]] + [x[w:] if not x[:w].strip() else x for x in lines[i + 1:nxt]]
             n = _cell_body([""] + body, 1, _BRACKET_CELL) - 1
             out[i:i + n] = body[:n]
             body_to, inside = i + max(n, 1), False
             continue
-        m = _PROMPT.match(ln)
+        m = REPL_PROMPT.match(ln)
         if m and not ln[m.end():].strip() and "In [" in ln:
             # "In [3]:" alone on its line (a notebook pasted as text): the cell's code is on the lines under it,
             # its output after them; chunk by chunk (blank lines apart) while the code so far still parses
@@ -1101,7 +1101,7 @@ def _repl_code(lines: list[str], min_prompts: int = 2) -> list[str] | None:
             out[i], inside, cell_at = ln[m.end():], True, i
             col = m.end() if "In [" in ln else 0       # (">>>" continues with "...": no column of its own)
             depth, block = _opened(out[i]), out[i].rstrip().endswith(":")
-        elif inside and (c := _CONTINUED.match(ln)):
+        elif inside and (c := REPL_CONTINUED.match(ln)):
             out[i] = ln[c.end():]
             depth += _opened(out[i])
         elif inside and col and depth <= 0 and ln.strip() and col - 2 <= len(ln) - len(ln.lstrip(" ")) <= col \
@@ -1123,7 +1123,7 @@ CELL_MAX_LINES = 300
 COLUMN_CELL_LINES = 60      # an IPython cell's lines at its code's column, each parsed with the cell so far: bounded
 
 
-def _cell_body(lines: list[str], start: int, marker: re.Pattern = _PROMPT) -> int:
+def _cell_body(lines: list[str], start: int, marker: re.Pattern = REPL_PROMPT) -> int:
     """The end (exclusive) of the code under a bare cell marker at start - 1: its chunks of lines (blank lines
     apart, up to the next marker) as long as they parse together; the first chunk that does not (a printed
     tuple, a model summary, an epoch line) starts the cell's output."""
