@@ -262,8 +262,9 @@ def _slice_sig(e: ast.AST) -> str:
 
 # Calls that re-order a frame's rows (pandas): a shuffle by sample(frac=1) (or a sample of n rows), a sort
 _REORDER = frozenset({"sample", "sort_values", "sort_index"})
-# ... a label-named value that is a summary of the column, not a label per row
-_SUMMARIES = frozenset({"unique", "value_counts", "nunique", "mean", "sum", "max", "min", "count"})
+# ... a label-named value that is a summary of the column, not a label per row (the last call it is made by)
+_SUMMARIES = frozenset({"unique", "value_counts", "nunique", "mean", "sum", "max", "min", "count",
+                        "sorted", "set", "list", "len"})
 
 
 def _columns_axis(c: ast.Call) -> bool:
@@ -307,8 +308,7 @@ def _reordered_after_labels(f: PyFile) -> list[Finding]:
                     break
                 names = [tg.id for tg in a.targets if isinstance(tg, ast.Name) and _category(tg.id) == "y"]
                 if not names or not any(isinstance(x, ast.Name) and x.id in origins for x in ast.walk(a.value)) \
-                        or _chain_calls(a.value)[1][:1] and last(_chain_calls(a.value)[1][0]) in _SUMMARIES \
-                        or isinstance(a.value, ast.Call) and last(a.value) in ("sorted", "set", "list", "len"):
+                        or isinstance(a.value, ast.Call) and last(a.value) in _SUMMARIES:
                     continue        # (a summary of the column, `classes = sorted(df.label.unique())`: no row's label)
                 lab = names[0]
                 if not any(isinstance(x, ast.Name) and x.id == lab and isinstance(x.ctx, ast.Load)
