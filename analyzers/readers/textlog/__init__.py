@@ -214,6 +214,14 @@ def read_text_only(path: Path, rel: str, run: Run) -> None:
         run.warnings.append(f"{rel}: cannot read ({e.strerror or e})")
 
 
+def _artifact(path: Path, rel: str, text: str) -> TextArtifact:
+    """The file's TextArtifact, of the kind its name and text say; in a post or a log, an AI assistant's turns of a
+    pasted conversation blanked (prose.without_assistant_turns: no observation of the run)."""
+    kind = text_kind(path, text)
+    return TextArtifact(path=rel, abspath=path, kind=kind,
+                        text=without_assistant_turns(text) if kind in ("text", "log") else text)
+
+
 def _read_whole(path: Path, rel: str, run: Run) -> None:
     data = read_bytes(path)
     if not data:
@@ -222,11 +230,8 @@ def _read_whole(path: Path, rel: str, run: Run) -> None:
     if is_binary(data[:4096]):  # a gzip of something binary
         run.warnings.append(binary_skipped(rel, data[:4096]))
         return
-    text = decode_utf8(data, rel, run)
-    kind = text_kind(path, text)
-    if kind in ("text", "log"):
-        text = without_assistant_turns(text)     # (an AI assistant's turns in a pasted conversation: no observation)
-    art = TextArtifact(path=rel, abspath=path, kind=kind, text=text)
+    art = _artifact(path, rel, decode_utf8(data, rel, run))
+    text = art.text
     if data.isascii():  # byte offsets are character offsets: reuse a newline scan
         art._starts = np.concatenate(([0], find_byte(np.frombuffer(data, np.uint8), 10) + 1)).astype(np.int64)
     run.texts.append(art)
@@ -480,11 +485,8 @@ def _read_log_blocks(path: Path, rel: str, run: Run, gz: bool, metrics: bool, re
                             f"{MAX_METRIC_LINE // 1024} KB kept as text, no metrics read from it")
     if not sparse:
         data = b"".join(full)
-        text = decode_utf8(data, rel, run)
-        kind = text_kind(path, text)
-        if kind in ("text", "log"):
-            text = without_assistant_turns(text)     # (an AI assistant's turns in a pasted conversation: no observation)
-        art = TextArtifact(path=rel, abspath=path, kind=kind, text=text)
+        art = _artifact(path, rel, decode_utf8(data, rel, run))
+        kind = art.kind
         if data.isascii():  # byte offsets are character offsets: reuse the newline scan
             # (block offsets as Python ints: one array op per block, which a small log's cost is made of)
             off = accumulate((len(d) for d in full[:-1]), initial=0)
