@@ -1422,20 +1422,20 @@ def transforms_differ(art: TextArtifact) -> Signal | None:
 
 # --------------------------------------------------------------------------- weights of another run
 
+# A weights file in a folder (group 1), as saves, loads and evaluation flags name it
+_WEIGHTS_FILE = r"((?:[\w.~-]+/)+[\w.-]+\.(?:pt|pth|ckpt|bin|safetensors|h5|keras|pkl|tar))\b"
 # Where a run says it wrote its results ("Results saved to runs/train/exp2", "Saving model checkpoint to
 # out/checkpoint-500", "model saved in ckpt/run3/") and which weights file a later step loads ("Loaded weights:
 # runs/train/exp/best.pt", "loading checkpoint 'ckpt/run2/model.pth'"), read in the head of each log or post.
 _SAVED_TO = re.compile(r"(?i)\b(?:sav(?:ed?|ing)|logging\s+results|writ(?:ten|ing))\b[^\n]{0,40}?\b(?:to|in|at|into|under)\s+"
                        r"['\"`]?(?:\x1b\[[\d;]*m)?(/?(?:[\w.~-]+/)+[\w.-]+)/?")
 # ... or names the weights file it saved with no preposition ("new best val_acc 0.7770 -> saved runs/exp13/best.pt")
-_SAVED_FILE = re.compile(r"(?i)\bsav(?:ed?|ing)\b[^\n/]{0,20}?[\s:=>'\"`]((?:[\w.~-]+/)+[\w.-]+\.(?:pt|pth|ckpt|bin|safetensors|h5|keras"
-                         r"|pkl|tar))\b")
+_SAVED_FILE = re.compile(r"(?i)\bsav(?:ed?|ing)\b[^\n/]{0,20}?[\s:=>'\"`]" + _WEIGHTS_FILE)
 # A text that trains (a word of training, or a line that starts with its epoch): a load in a text without them and without
 # saves of its own is another job (an evaluation's output, "loaded runs/exp12/best.pt (epoch 1)"), compared with the saves
 # of the run's other texts
 _TRAINS = re.compile(r"(?im)(?<![\w/\\.])train|^[^\w\n]*epoch\b")     # (not a path's folder: runs/detect/train/...)
-_LOADED = re.compile(r"(?i)\b(?:load(?:ed|ing|s)?|restor(?:ed|ing|es))\b[^\n]{0,60}?['\"`:=\s]"
-                     r"((?:[\w.~-]+/)+[\w.-]+\.(?:pt|pth|ckpt|bin|safetensors|h5|keras|pkl|tar))\b")
+_LOADED = re.compile(r"(?i)\b(?:load(?:ed|ing|s)?|restor(?:ed|ing|es))\b[^\n]{0,60}?['\"`:=\s]" + _WEIGHTS_FILE)
 CHECKPOINT_HEAD = 262144
 # An evaluation job's command that names its weights by a flag ("python3 -m espnet2.bin.asr_inference ... --asr_model_file
 # exp/asr_train_v1/valid.acc.ave.pth --output_dir exp/asr_train_v2/decode"): a load too, and, being another job, it is
@@ -1453,8 +1453,7 @@ def _evaluation_command(line: str) -> bool:
     return bool(words & _EVAL_WORDS) and not any(w.startswith("train") for w in words)
 
 
-_FLAG_LOADED = re.compile(r"--\w*(?:model_file|model_path|checkpoint|ckpt|weights|model)\w*[= ]+['\"]?"
-                          r"((?:[\w.~-]+/)+[\w.-]+\.(?:pt|pth|ckpt|bin|safetensors|h5|keras|pkl|tar))\b")
+_FLAG_LOADED = re.compile(r"--\w*(?:model_file|model_path|checkpoint|ckpt|weights|model)\w*[= ]+['\"]?" + _WEIGHTS_FILE)
 
 
 def _parts(p: str) -> tuple[str, ...]:
